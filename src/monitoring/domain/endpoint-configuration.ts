@@ -1,0 +1,54 @@
+/**
+ * Everything that shapes how an endpoint is probed and judged. Includes hidden values (query,
+ * user-info, header values, payload, expected body) that never leave the service.
+ */
+
+export const PROBE_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
+export type ProbeMethod = (typeof PROBE_METHODS)[number];
+
+export const BODY_MATCH_MODES = ['none', 'exact', 'contains', 'json_subset'] as const;
+export type BodyMatchMode = (typeof BODY_MATCH_MODES)[number];
+
+export const LATENCY_DETECTION_MODES = ['auto', 'fixed', 'off'] as const;
+export type LatencyDetectionMode = (typeof LATENCY_DETECTION_MODES)[number];
+
+export interface LatencySettings {
+  latency_detection_mode: LatencyDetectionMode;
+  latency_fixed_threshold_ms: number | null;
+  latency_sensitivity: number;
+  latency_min_samples: number;
+  latency_trigger_count: number;
+  latency_trigger_window: number;
+  latency_recovery_count: number;
+}
+
+export interface EndpointConfiguration extends LatencySettings {
+  /** The full configured URL, hidden query and user-info included. */
+  url: string;
+  method: ProbeMethod;
+  /** Header name -> hidden value. */
+  headers: Record<string, string>;
+  request_payload: string | null;
+  expected_status: number;
+  body_match_mode: BodyMatchMode;
+  expected_body: string | null;
+  interval_seconds: number;
+  timeout_seconds: number;
+}
+
+export const DEFAULT_LATENCY_SETTINGS: LatencySettings = {
+  latency_detection_mode: 'auto',
+  latency_fixed_threshold_ms: null,
+  latency_sensitivity: 3,
+  latency_min_samples: 20,
+  latency_trigger_count: 3,
+  latency_trigger_window: 5,
+  latency_recovery_count: 3,
+};
+
+/** Availability signal settings follow the latency trigger settings (api-decisions: Alerting). */
+export interface AlertRules {
+  trigger_count: number;
+  trigger_window: number;
+  recovery_count: number;
+}

@@ -1,0 +1,106 @@
+/**
+ * The event store port: the one source of truth. Every adapter (SQLite, EventStoreDB) passes
+ * the same contract suite in test/contract/event-store.contract.ts.
+ */
+
+/** Global, strictly increasing position of an event in the whole log ($all). */
+export type Position = number;
+
+/**
+ * What the appender believes about the stream: it must not exist yet, anything goes,
+ * or its last event has exactly this revision (0-based).
+ */
+export type ExpectedRevision = 'no_stream' | 'any' | number;
+
+export interface EventMetadata {
+  /** Who caused it: `token:<id>`, `admin`, `system:<component>`. */
+  actor: string | null;
+  request_id: string | null;
+  correlation_id: string | null;
+  causation_id: string | null;
+  /** RFC 3339 UTC with milliseconds; when the fact happened (may predate the append, e.g. imports). */
+  occurred_at: string;
+}
+
+export interface NewEvent<T = unknown> {
+  type: string;
+  /** Schema version of `data`; 1 when omitted. Upcasters lift old versions on read. */
+  schemaVersion?: number;
+  data: T;
+  metadata?: Partial<EventMetadata>;
+}
+
+export interface RecordedEvent<T = unknown> {
+  /** Unique event id (UUID). */
+  id: string;
+  streamId: string;
+  type: string;
+  schemaVersion: number;
+  data: T;
+  metadata: EventMetadata;
+  /** 0-based revision within its stream. */
+  revision: number;
+  position: Position;
+  /** RFC 3339 time the store recorded it. */
+  recordedAt: string;
+}
+
+export interface AppendResult {
+  /** Revision of the last appended event: pass it as the next expected revision. */
+  nextExpectedRevision: number;
+  /** Global position of the last appended event: what read-your-writes waits for. */
+  position: Position;
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** Inclusive start revision; defaults to the first (forwards) or last (backwards). */
+  fromRevision?: number;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. null/undefined: from the beginning. */
+  after?: Position | null;
+  maxCount: number;
+}
+
+/** Catch-up then live; iterate with `for await`. `close()` ends the iteration. */
+export interface EventSubscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  /** Events of one stream; an empty array when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** A page of the global log in position order, user events only. */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Every event after `after` (exclusive), then every new one as it is appended. */
+  subscribeToAll(options: { after?: Position | null }): EventSubscription;
+  /** Position of the newest event, null on an empty store. For lag and read-your-writes. */
+  headPosition(): Promise<Position | null>;
+  /** Throws when the store cannot be reached (readiness probe). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    /** Actual last revision, or -1 when the stream does not exist; null when the adapter cannot tell. */
+    readonly actual: number | null,
+  ) {
+    super(`Stream ${streamId}: expected revision ${String(expected)}, actual ${actual === null ? 'unknown' : actual}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+/** The backing store is unreachable; the HTTP layer answers 503. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The read store port: documents (views) that projections write and queries read.
+ * Adapters: SQLite, MongoDB. Contract suite: test/contract/read-store.contract.ts.
+ */
+
+export type Scalar = string | number | boolean | null;
+
+/** A view document. `id` is the primary key within its collection. */
+export interface Doc {
+  id: string;
+  [field: string]: unknown;
+}
+
+export interface IndexSpec {
+  /** Top-level fields, in index order. */
+  fields: string[];
+  unique?: boolean;
+}
+
+export interface CollectionSpec {
+  /** Physical name: `[a-z0-9_]+`. */
+  name: string;
+  /** Every field used in a filter or sort should be covered by one of these. */
+  indexes: IndexSpec[];
+}
+
+export interface FieldCondition {
+  eq?: Scalar;
+  ne?: Scalar;
+  in?: Scalar[];
+  gt?: Scalar;
+  gte?: Scalar;
+  lt?: Scalar;
+  lte?: Scalar;
+  /** The field is an array that contains this value. */
+  has?: Scalar;
+}
+
+/** All conditions must hold. A bare scalar means `eq`; `eq: null` matches null or missing. */
+export type Filter = Record<string, Scalar | FieldCondition>;
+
+export type SortDirection = 'asc' | 'desc';
+
+export interface FindQuery {
+  filter?: Filter;
+  /** Sort fields; the last should be unique (usually `id` or a numeric id field) for stable keysets. */
+  sort?: Array<[field: string, direction: SortDirection]>;
+  /** Keyset: values of the sort fields of the last row already seen; rows strictly after it. */
+  after?: Scalar[];
+  limit?: number;
+}
+
+export interface AggregateQuery {
+  filter?: Filter;
+  /** Optional top-level field to group by; one result row per distinct value. */
+  groupBy?: string;
+  sum?: string[];
+  min?: string[];
+  max?: string[];
+}
+
+/** `count` is the number of matching documents; `sum.x` is 0 and `min.x`/`max.x` null when no document has x. */
+export interface AggregateRow {
+  group: Scalar;
+  count: number;
+  sum: Record<string, number>;
+  min: Record<string, number | null>;
+  max: Record<string, number | null>;
+}
+
+export type ViewWrite =
+  | { op: 'put'; collection: string; doc: Doc }
+  | { op: 'delete'; collection: string; id: string };
+
+export interface ReadStore {
+  /** Creates the collection and its indexes if missing (idempotent). */
+  ensureCollection(spec: CollectionSpec): Promise<void>;
+  dropCollection(name: string): Promise<void>;
+  listCollections(): Promise<string[]>;
+  get(collection: string, id: string): Promise<Doc | null>;
+  getMany(collection: string, ids: string[]): Promise<Doc[]>;
+  find(collection: string, query: FindQuery): Promise<Doc[]>;
+  count(collection: string, filter?: Filter): Promise<number>;
+  aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]>;
+  /** All writes (across collections) become visible together or not at all. */
+  commit(writes: ViewWrite[]): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,23 @@
+import { loadConfig, ConfigError } from '../../src/platform/config/config.js';
+
+describe('configuration', () => {
+  it('defaults to an embedded, all-in-one process on port 3000', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 3000, role: 'all', eventStoreUrl: null, mongodbUrl: null, natsUrl: null });
+  });
+
+  it('reports every wrong value at once, naming each variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', ROLE: 'boss', MONGODB_URL: 'http://x' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      expect.stringContaining('PORT'),
+      expect.stringContaining('MONGODB_URL'),
+      expect.stringContaining('ROLE'),
+    ]);
+  });
+});
