@@ -1,0 +1,77 @@
+/**
+ * Robust latency baseline (api-decisions: Alerting): median + sensitivity x scaled MAD over the
+ * recent successful applicable checks of an endpoint.
+ *
+ * Decisions:
+ * - Window: the last max(min_samples, 100) samples, at most MAX_BASELINE_SAMPLES (1000). 100
+ *   recent checks follow a changed normal within a few hours at common intervals while staying
+ *   robust; a larger min_samples widens the window so the baseline can become ready at all.
+ *   A min_samples above 1000 is treated as 1000 (the state keeps no more).
+ * - Spread floor: the spread used for the threshold is max(scaled MAD, 1 ms, 5% of the median).
+ *   A perfectly stable endpoint has MAD 0; without a floor its threshold would equal the
+ *   median and +1 ms would be an anomaly. With the floor, a steady 100 ms endpoint at
+ *   sensitivity 3 gets a threshold of 115 ms. `mad_ms` reports the raw MAD.
+ * - `median_ms` and `mad_ms` are exact (latencies are whole ms, so they are multiples of 0.25);
+ *   `threshold_ms` is rounded to a whole ms, and a check is anomalous when strictly above it.
+ */
+
+export const MAD_SCALE = 1.4826;
+export const BASELINE_RECENT_SAMPLES = 100;
+export const MAX_BASELINE_SAMPLES = 1000;
+export const MIN_SPREAD_MS = 1;
+export const MIN_SPREAD_RATIO = 0.05;
+
+export interface LatencyBaseline {
+  samples: number;
+  median_ms: number;
+  mad_ms: number;
+  threshold_ms: number;
+  /** checked_at of the newest sample in the window. */
+  computed_at: string;
+}
+
+export interface BaselineOptions {
+  latency_min_samples: number;
+  latency_sensitivity: number;
+}
+
+/** Median of a non-empty list; the mean of the two middle values for an even count. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new RangeError('median of an empty list');
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Samples a baseline needs before it exists: at least 1, at most MAX_BASELINE_SAMPLES. */
+export function effectiveMinSamples(minSamples: number): number {
+  return Math.min(Math.max(1, Math.floor(minSamples)), MAX_BASELINE_SAMPLES);
+}
+
+/** How many of the most recent samples the baseline is computed over. */
+export function baselineWindowSize(minSamples: number): number {
+  return Math.max(effectiveMinSamples(minSamples), BASELINE_RECENT_SAMPLES);
+}
+
+/**
+ * The baseline over the most recent latencies (oldest first), or null while fewer than
+ * min_samples exist.
+ */
+export function computeBaseline(
+  latencies: readonly number[],
+  options: BaselineOptions,
+  computedAt: string,
+): LatencyBaseline | null {
+  if (latencies.length < effectiveMinSamples(options.latency_min_samples)) return null;
+  const window = latencies.slice(-baselineWindowSize(options.latency_min_samples));
+  const center = median(window);
+  const mad = median(window.map((latency) => Math.abs(latency - center)));
+  const spread = Math.max(MAD_SCALE * mad, MIN_SPREAD_MS, MIN_SPREAD_RATIO * center);
+  return {
+    samples: window.length,
+    median_ms: center,
+    mad_ms: mad,
+    threshold_ms: Math.round(center + options.latency_sensitivity * spread),
+    computed_at: computedAt,
+  };
+}
