@@ -1,0 +1,11 @@
+import type { ConsumeOptions } from './probe-transport.port.js';
+
+/** Rejects options no adapter can honour, so a misconfigured worker fails at start. */
+export function assertConsumeOptions(options: ConsumeOptions): void {
+  if (!Number.isInteger(options.maxInFlight) || options.maxInFlight < 1) {
+    throw new RangeError(`maxInFlight must be a positive integer, got ${options.maxInFlight}`);
+  }
+  if (!Number.isFinite(options.ackWaitMs) || options.ackWaitMs <= 0) {
+    throw new RangeError(`ackWaitMs must be a positive number of milliseconds, got ${options.ackWaitMs}`);
+  }
+}
