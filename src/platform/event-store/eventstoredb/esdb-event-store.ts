@@ -1,0 +1,319 @@
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  ErrorType,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  type AllStreamResolvedEvent,
+  type AppendExpectedRevision,
+  type JSONType,
+  type ReadPosition,
+  type ResolvedEvent,
+  type RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import {
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type EventSubscription,
+  type ExpectedRevision,
+  type NewEvent,
+  type Position,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  StoreUnavailableError,
+  WrongExpectedRevisionError,
+} from '../event-store.port.js';
+
+/**
+ * Positions are the event's commit position in the transaction file, as a number.
+ * - Unique per event: appends over gRPC are implicit transactions whose events each carry their
+ *   own log position as commit (= prepare) position, so (commit, commit) rebuilds the full
+ *   Position when we resume. (Legacy explicit transactions, TCP-only, are not used here.)
+ * - Safe as a number: it is a byte offset in the log; Number.MAX_SAFE_INTEGER bytes is 8 PiB,
+ *   far beyond any single EventStoreDB database.
+ */
+function toPosition(commit: bigint): Position {
+  return Number(commit);
+}
+
+function fromPosition(position: Position): ReadPosition {
+  const value = BigInt(position);
+  return { commit: value, prepare: value };
+}
+
+/** What we keep in EventStoreDB's metadata: ours plus its own correlation keys. */
+interface StoredMetadata extends EventMetadata {
+  schema_version: number;
+  $correlationId?: string;
+  $causationId?: string;
+}
+
+const READ_PAGE = 200;
+
+export interface EsdbEventStoreOptions {
+  /** Per-call deadline in milliseconds. */
+  deadlineMs?: number;
+}
+
+export class EsdbEventStore implements EventStore {
+  private readonly client: EventStoreDBClient;
+  private readonly subscriptions = new Set<EventSubscription>();
+  private readonly deadline: number | undefined;
+  private closed = false;
+
+  constructor(connectionString: string, options: EsdbEventStoreOptions = {}) {
+    try {
+      this.client = EventStoreDBClient.connectionString(connectionString);
+    } catch (error) {
+      throw new StoreUnavailableError('Invalid EventStoreDB connection string', { cause: error });
+    }
+    this.deadline = options.deadlineMs;
+  }
+
+  async append(
+    streamId: string,
+    events: NewEvent[],
+    options: { expectedRevision: ExpectedRevision },
+  ): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const now = new Date().toISOString();
+    const payload = events.map((event) =>
+      jsonEvent({
+        type: event.type,
+        data: (event.data ?? null) as JSONType,
+        metadata: storedMetadata(event, now) as unknown as JSONType,
+      }),
+    );
+    try {
+      const result = await this.client.appendToStream(streamId, payload, {
+        expectedRevision: toEsdbExpected(options.expectedRevision),
+        deadline: this.deadline,
+      });
+      return {
+        nextExpectedRevision: Number(result.nextExpectedRevision),
+        position: result.position ? toPosition(result.position.commit) : -1,
+      };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = error.actualVersion === NO_STREAM ? -1 : typeof error.actualVersion === 'bigint' ? Number(error.actualVersion) : null;
+        throw new WrongExpectedRevisionError(streamId, options.expectedRevision, actual);
+      }
+      throw toStoreError(error);
+    }
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const events: RecordedEvent[] = [];
+    try {
+      const read = this.client.readStream(streamId, {
+        direction: backwards ? BACKWARDS : FORWARDS,
+        fromRevision: options.fromRevision === undefined ? (backwards ? END : START) : BigInt(options.fromRevision),
+        maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER,
+        deadline: this.deadline,
+      });
+      for await (const resolved of read) {
+        const event = fromResolved(resolved);
+        if (event) events.push(event);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw toStoreError(error);
+    }
+    return events;
+  }
+
+  /** $all has no server-side filter on reads in this client: page and drop system events here. */
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    const result: RecordedEvent[] = [];
+    let after = options.after ?? null;
+    try {
+      while (result.length < options.maxCount) {
+        let seen = 0;
+        const read = this.client.readAll({
+          direction: FORWARDS,
+          // fromPosition is inclusive for reads: start at `after` and drop it below.
+          fromPosition: after === null ? START : fromPosition(after),
+          maxCount: READ_PAGE,
+          deadline: this.deadline,
+        });
+        for await (const resolved of read) {
+          seen += 1;
+          const event = fromResolved(resolved);
+          if (!event || (after !== null && event.position <= after)) continue;
+          after = event.position;
+          if (isSystemEvent(event)) continue;
+          result.push(event);
+          if (result.length === options.maxCount) break;
+        }
+        if (seen < READ_PAGE) break;
+      }
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    return result;
+  }
+
+  subscribeToAll(options: { after?: Position | null }): EventSubscription {
+    const after = options.after ?? null;
+    // fromPosition is exclusive for subscriptions: the event at `after` is not delivered again.
+    const inner = this.client.subscribeToAll({
+      fromPosition: after === null ? START : fromPosition(after),
+      filter: excludeSystemEvents(),
+    });
+    const subscriptions = this.subscriptions;
+    const subscription: EventSubscription = {
+      async close() {
+        subscriptions.delete(subscription);
+        await inner.unsubscribe();
+      },
+      async *[Symbol.asyncIterator]() {
+        try {
+          for await (const resolved of inner) {
+            const event = fromResolved(resolved);
+            if (event && !isSystemEvent(event) && (after === null || event.position > after)) yield event;
+          }
+        } catch (error) {
+          throw toStoreError(error);
+        } finally {
+          await subscription.close();
+        }
+      },
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /** Newest user event's position: lag is measured against what subscribers can see. */
+  async headPosition(): Promise<Position | null> {
+    let before: ReadPosition = END;
+    try {
+      for (;;) {
+        let seen = 0;
+        let last: AllStreamResolvedEvent | null = null;
+        const read = this.client.readAll({ direction: BACKWARDS, fromPosition: before, maxCount: READ_PAGE, deadline: this.deadline });
+        for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+          seen += 1;
+          last = resolved;
+          const event = fromResolved(resolved);
+          if (event && !isSystemEvent(event)) return event.position;
+        }
+        const lastPosition: ReadPosition | undefined = last?.event?.position;
+        if (seen < READ_PAGE || !lastPosition) return null;
+        // Backward reads start before this position, so the page boundary is not read twice.
+        before = lastPosition;
+      }
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  async ping(): Promise<void> {
+    try {
+      for await (const _ of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, deadline: this.deadline ?? 5000 })) {
+        break;
+      }
+    } catch (error) {
+      const mapped = toStoreError(error);
+      throw mapped instanceof StoreUnavailableError ? mapped : new StoreUnavailableError('EventStoreDB ping failed', { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.subscriptions].map((s) => s.close()));
+    await this.client.dispose();
+  }
+}
+
+function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
+  if (expected === 'no_stream') return NO_STREAM;
+  if (expected === 'any') return ANY;
+  return BigInt(expected);
+}
+
+function storedMetadata(event: NewEvent, now: string): StoredMetadata {
+  const m = event.metadata;
+  const stored: StoredMetadata = {
+    actor: m?.actor ?? null,
+    request_id: m?.request_id ?? null,
+    correlation_id: m?.correlation_id ?? null,
+    causation_id: m?.causation_id ?? null,
+    occurred_at: m?.occurred_at ?? now,
+    schema_version: event.schemaVersion ?? 1,
+  };
+  if (stored.correlation_id) stored.$correlationId = stored.correlation_id;
+  if (stored.causation_id) stored.$causationId = stored.causation_id;
+  return stored;
+}
+
+function fromResolved(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | null {
+  const event = resolved.event as EsdbRecordedEvent | undefined;
+  if (!event) return null;
+  const meta = parseMetadata(event.metadata);
+  const commit = event.position?.commit ?? resolved.commitPosition;
+  return {
+    id: event.id,
+    streamId: event.streamId,
+    type: event.type,
+    schemaVersion: meta.schema_version,
+    data: event.isJson ? event.data : null,
+    metadata: {
+      actor: meta.actor,
+      request_id: meta.request_id,
+      correlation_id: meta.correlation_id,
+      causation_id: meta.causation_id,
+      occurred_at: meta.occurred_at,
+    },
+    revision: Number(event.revision),
+    // Servers before 22.6 do not return positions on stream reads: -1 means unknown there.
+    position: commit === undefined ? -1 : toPosition(commit),
+    recordedAt: event.created.toISOString(),
+  };
+}
+
+function parseMetadata(raw: unknown): StoredMetadata {
+  const value = (raw && typeof raw === 'object' && !(raw instanceof Uint8Array) ? raw : {}) as Partial<StoredMetadata>;
+  return {
+    actor: value.actor ?? null,
+    request_id: value.request_id ?? null,
+    correlation_id: value.correlation_id ?? null,
+    causation_id: value.causation_id ?? null,
+    occurred_at: value.occurred_at ?? new Date(0).toISOString(),
+    schema_version: value.schema_version ?? 1,
+  };
+}
+
+function isSystemEvent(event: RecordedEvent): boolean {
+  return event.type.startsWith('$') || event.streamId.startsWith('$');
+}
+
+const UNAVAILABLE_TYPES = new Set<string>([
+  ErrorType.UNAVAILABLE,
+  ErrorType.DEADLINE_EXCEEDED,
+  ErrorType.TIMEOUT,
+  ErrorType.NOT_LEADER,
+  ErrorType.CANCELLED,
+]);
+
+/** gRPC status 14 (UNAVAILABLE) and 4 (DEADLINE_EXCEEDED) may also arrive unwrapped. */
+function toStoreError(error: unknown): unknown {
+  if (error instanceof StoreUnavailableError || error instanceof WrongExpectedRevisionError) return error;
+  const e = error as { type?: unknown; code?: unknown; message?: unknown } | null;
+  const unavailable =
+    (typeof e?.type === 'string' && UNAVAILABLE_TYPES.has(e.type)) ||
+    e?.code === 14 ||
+    e?.code === 4 ||
+    (typeof e?.message === 'string' && /ECONNREFUSED|failed to connect|No connection established/i.test(e.message));
+  return unavailable ? new StoreUnavailableError('EventStoreDB is unavailable', { cause: error }) : error;
+}
