@@ -1,0 +1,335 @@
+/**
+ * The endpoint-alerts aggregate, folded from the check stream `checks-<endpointId>`: it judges
+ * each probe outcome (latency threshold and anomaly), keeps the latency baseline and drives the
+ * availability and latency alert signals (api-decisions: Alerting).
+ *
+ * Rules and the choices made where api-decisions is silent:
+ * - Only checks that count for alerting touch signals and the baseline: scheduled, not
+ *   suppressed, not imported. Manual, suppressed and imported checks still get
+ *   `latency_threshold_ms` and `latency_anomaly` for display.
+ * - Availability triggers on a failed counted check when at least trigger_count of the last
+ *   trigger_window counted checks failed; it recovers after recovery_count consecutive counted
+ *   successes. A success never triggers, so a freshly recovered signal does not re-trigger on
+ *   failures it already reported: only a new failure can.
+ * - Latency: each successful counted check with a threshold is judged (exceeds when
+ *   latency_ms > threshold). Triggers on an exceeding check when at least trigger_count of the
+ *   last trigger_window judged checks exceeded; recovers after recovery_count consecutive judged
+ *   checks at or under the threshold. Failed checks are not judged and do not break a streak.
+ *   Judgments keep the threshold in force when they were made.
+ * - The check being judged is compared to the baseline before its own latency joins it, so a
+ *   slow check cannot raise the bar it is measured against.
+ * - When no threshold applies to a counted check (mode `off`, `fixed` without a value, or an
+ *   `auto` baseline not ready, e.g. after min_samples was raised), past judgments are dropped and
+ *   an active latency signal recovers on that check: nothing is being exceeded any more.
+ * - Availability uses the latency trigger settings (AlertRules follow them).
+ * - Settings arrive with each command, so a new configuration takes effect on the next check.
+ * - A redelivered probe job (job_id among the last RECENT_JOB_IDS) records nothing.
+ * - Windows keep at most MAX_SIGNAL_WINDOW outcomes: a larger trigger_window acts as that many.
+ * - A signal's `since` is when it last changed state (null if it never has); its `incident_id`
+ *   is set by AlertSignalIncidentLinked while triggered and cleared on recovery.
+ */
+
+import {
+  CHECK_RECORDED,
+  isApplicable,
+  type CheckRecordedData,
+  type CheckSource,
+  type ProbeOutcome,
+} from '../../monitoring/domain/check.js';
+import type { AlertRules, LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import { computeBaseline, MAX_BASELINE_SAMPLES, type LatencyBaseline } from './baseline.js';
+
+export { CHECK_RECORDED };
+export const ALERT_SIGNAL_TRIGGERED = 'AlertSignalTriggered';
+export const ALERT_SIGNAL_RECOVERED = 'AlertSignalRecovered';
+export const ALERT_SIGNAL_INCIDENT_LINKED = 'AlertSignalIncidentLinked';
+
+export const MAX_SIGNAL_WINDOW = 100;
+export const RECENT_JOB_IDS = 100;
+
+export const SIGNAL_TYPES = ['availability', 'latency'] as const;
+export type SignalType = (typeof SIGNAL_TYPES)[number];
+export type SignalStateName = 'ok' | 'triggered';
+
+export interface AlertSignalTriggeredData {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  signal: SignalType;
+  check_id: number;
+  at: string;
+  /** Latency signal only: the threshold the triggering check exceeded. */
+  threshold_ms?: number;
+}
+
+export interface AlertSignalRecoveredData {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  signal: SignalType;
+  check_id: number;
+  at: string;
+}
+
+export interface AlertSignalIncidentLinkedData {
+  endpoint_id: number;
+  signal: SignalType;
+  incident_id: number;
+}
+
+export type EndpointAlertsEvent =
+  | { type: typeof CHECK_RECORDED; data: CheckRecordedData }
+  | { type: typeof ALERT_SIGNAL_TRIGGERED; data: AlertSignalTriggeredData }
+  | { type: typeof ALERT_SIGNAL_RECOVERED; data: AlertSignalRecoveredData }
+  | { type: typeof ALERT_SIGNAL_INCIDENT_LINKED; data: AlertSignalIncidentLinkedData };
+
+export interface SignalState {
+  type: SignalType;
+  state: SignalStateName;
+  since: string | null;
+  incident_id: number | null;
+}
+
+export interface EndpointAlertsState {
+  /** Latencies of successful counted checks, oldest first. */
+  baselineSamples: readonly number[];
+  baselineUpdatedAt: string | null;
+  /** Counted checks, oldest first: true when the check failed. */
+  availabilityFailures: readonly boolean[];
+  consecutiveSuccesses: number;
+  /** Judged successful counted checks, oldest first: true when over the threshold. */
+  latencyExceeded: readonly boolean[];
+  consecutiveUnder: number;
+  signals: Readonly<Record<SignalType, SignalState>>;
+  recentJobIds: readonly string[];
+}
+
+export interface RecordCheckCommand {
+  outcome: ProbeOutcome;
+  check_id: number;
+  team_id: number;
+  project_id: number;
+  endpoint_id: number;
+  configuration_version: number;
+  source: CheckSource;
+  job_id: string | null;
+  imported: boolean;
+  alert_suppressed: boolean;
+  settings: LatencySettings;
+}
+
+export interface AlertStatusView {
+  team_id: number;
+  endpoint_id: number;
+  latency_baseline: LatencyBaseline | null;
+  signals: SignalState[];
+}
+
+export function initialState(): EndpointAlertsState {
+  return {
+    baselineSamples: [],
+    baselineUpdatedAt: null,
+    availabilityFailures: [],
+    consecutiveSuccesses: 0,
+    latencyExceeded: [],
+    consecutiveUnder: 0,
+    signals: {
+      availability: { type: 'availability', state: 'ok', since: null, incident_id: null },
+      latency: { type: 'latency', state: 'ok', since: null, incident_id: null },
+    },
+    recentJobIds: [],
+  };
+}
+
+/** Availability follows the latency trigger settings. */
+export function alertRulesFrom(settings: LatencySettings): AlertRules {
+  return {
+    trigger_count: settings.latency_trigger_count,
+    trigger_window: settings.latency_trigger_window,
+    recovery_count: settings.latency_recovery_count,
+  };
+}
+
+/** Scheduled, unsuppressed and not imported: the checks that move signals and the baseline. */
+export function countsForAlerting(
+  check: Pick<CheckRecordedData, 'source' | 'alert_suppressed' | 'imported'>,
+): boolean {
+  return isApplicable(check) && !check.imported;
+}
+
+export function currentBaseline(state: EndpointAlertsState, settings: LatencySettings): LatencyBaseline | null {
+  if (state.baselineUpdatedAt === null) return null;
+  return computeBaseline(state.baselineSamples, settings, state.baselineUpdatedAt);
+}
+
+/** The threshold the next check is judged against, or null when none applies. */
+export function latencyThreshold(state: EndpointAlertsState, settings: LatencySettings): number | null {
+  switch (settings.latency_detection_mode) {
+    case 'fixed':
+      return settings.latency_fixed_threshold_ms;
+    case 'auto':
+      return currentBaseline(state, settings)?.threshold_ms ?? null;
+    case 'off':
+      return null;
+  }
+}
+
+export function decide(state: EndpointAlertsState, command: RecordCheckCommand): EndpointAlertsEvent[] {
+  if (command.job_id !== null && state.recentJobIds.includes(command.job_id)) return [];
+  const check = judgeCheck(state, command);
+  const recorded: EndpointAlertsEvent = { type: CHECK_RECORDED, data: check };
+  if (!countsForAlerting(check)) return [recorded];
+  const after = evolve(state, recorded);
+  const rules = alertRulesFrom(command.settings);
+  return [recorded, ...availabilityTransition(after, check, rules), ...latencyTransition(after, check, rules)];
+}
+
+export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): EndpointAlertsState {
+  switch (event.type) {
+    case CHECK_RECORDED:
+      return evolveCheckRecorded(state, event.data);
+    case ALERT_SIGNAL_TRIGGERED:
+      return withSignal(state, { type: event.data.signal, state: 'triggered', since: event.data.at, incident_id: null });
+    case ALERT_SIGNAL_RECOVERED:
+      return withSignal(state, { type: event.data.signal, state: 'ok', since: event.data.at, incident_id: null });
+    case ALERT_SIGNAL_INCIDENT_LINKED: {
+      const signal = state.signals[event.data.signal];
+      // A link arriving after the signal recovered belongs to a finished episode.
+      if (signal.state !== 'triggered') return state;
+      return withSignal(state, { ...signal, incident_id: event.data.incident_id });
+    }
+    default:
+      return state;
+  }
+}
+
+/** The alert-status `data` object. Settings give the baseline its sensitivity and min_samples. */
+export function alertStatusView(
+  state: EndpointAlertsState,
+  ids: { team_id: number; endpoint_id: number },
+  settings: LatencySettings,
+): AlertStatusView {
+  return {
+    team_id: ids.team_id,
+    endpoint_id: ids.endpoint_id,
+    latency_baseline: currentBaseline(state, settings),
+    signals: SIGNAL_TYPES.map((type) => ({ ...state.signals[type] })),
+  };
+}
+
+function judgeCheck(state: EndpointAlertsState, command: RecordCheckCommand): CheckRecordedData {
+  const threshold = latencyThreshold(state, command.settings);
+  const { outcome } = command;
+  return {
+    ...outcome,
+    check_id: command.check_id,
+    team_id: command.team_id,
+    project_id: command.project_id,
+    endpoint_id: command.endpoint_id,
+    configuration_version: command.configuration_version,
+    source: command.source,
+    job_id: command.job_id,
+    alert_suppressed: command.alert_suppressed,
+    latency_anomaly: threshold !== null && outcome.success && outcome.latency_ms > threshold,
+    latency_threshold_ms: threshold,
+    imported: command.imported,
+  };
+}
+
+function evolveCheckRecorded(state: EndpointAlertsState, check: CheckRecordedData): EndpointAlertsState {
+  const recentJobIds = check.job_id === null ? state.recentJobIds : keepLast(state.recentJobIds, check.job_id, RECENT_JOB_IDS);
+  if (!countsForAlerting(check)) return { ...state, recentJobIds };
+  return {
+    ...state,
+    ...availabilityAfter(state, check),
+    ...latencyAfter(state, check),
+    ...baselineAfter(state, check),
+    recentJobIds,
+  };
+}
+
+function availabilityAfter(state: EndpointAlertsState, check: CheckRecordedData) {
+  return {
+    availabilityFailures: keepLast(state.availabilityFailures, !check.success, MAX_SIGNAL_WINDOW),
+    consecutiveSuccesses: check.success ? state.consecutiveSuccesses + 1 : 0,
+  };
+}
+
+function latencyAfter(state: EndpointAlertsState, check: CheckRecordedData) {
+  if (check.latency_threshold_ms === null) return { latencyExceeded: [], consecutiveUnder: 0 };
+  if (!check.success) return {};
+  return {
+    latencyExceeded: keepLast(state.latencyExceeded, check.latency_anomaly, MAX_SIGNAL_WINDOW),
+    consecutiveUnder: check.latency_anomaly ? 0 : state.consecutiveUnder + 1,
+  };
+}
+
+function baselineAfter(state: EndpointAlertsState, check: CheckRecordedData) {
+  if (!check.success) return {};
+  return {
+    baselineSamples: keepLast(state.baselineSamples, check.latency_ms, MAX_BASELINE_SAMPLES),
+    baselineUpdatedAt: check.checked_at,
+  };
+}
+
+/** Signal events for the availability signal, judged on the state that includes the check. */
+function availabilityTransition(after: EndpointAlertsState, check: CheckRecordedData, rules: AlertRules): EndpointAlertsEvent[] {
+  const signal = after.signals.availability;
+  if (signal.state === 'ok' && !check.success) {
+    const failures = countTrue(lastN(after.availabilityFailures, rules.trigger_window));
+    if (failures >= rules.trigger_count) return [triggered(check, 'availability')];
+  }
+  if (signal.state === 'triggered' && after.consecutiveSuccesses >= rules.recovery_count) {
+    return [recovered(check, 'availability')];
+  }
+  return [];
+}
+
+function latencyTransition(after: EndpointAlertsState, check: CheckRecordedData, rules: AlertRules): EndpointAlertsEvent[] {
+  const signal = after.signals.latency;
+  if (signal.state === 'triggered' && check.latency_threshold_ms === null) return [recovered(check, 'latency')];
+  if (signal.state === 'ok' && check.latency_anomaly) {
+    const exceeded = countTrue(lastN(after.latencyExceeded, rules.trigger_window));
+    if (exceeded >= rules.trigger_count) {
+      return [triggered(check, 'latency', check.latency_threshold_ms ?? undefined)];
+    }
+  }
+  if (signal.state === 'triggered' && check.success && after.consecutiveUnder >= rules.recovery_count) {
+    return [recovered(check, 'latency')];
+  }
+  return [];
+}
+
+function triggered(check: CheckRecordedData, signal: SignalType, thresholdMs?: number): EndpointAlertsEvent {
+  const data: AlertSignalTriggeredData = { ...signalIds(check), signal, check_id: check.check_id, at: check.checked_at };
+  if (thresholdMs !== undefined) data.threshold_ms = thresholdMs;
+  return { type: ALERT_SIGNAL_TRIGGERED, data };
+}
+
+function recovered(check: CheckRecordedData, signal: SignalType): EndpointAlertsEvent {
+  return {
+    type: ALERT_SIGNAL_RECOVERED,
+    data: { ...signalIds(check), signal, check_id: check.check_id, at: check.checked_at },
+  };
+}
+
+function signalIds(check: CheckRecordedData) {
+  return { endpoint_id: check.endpoint_id, team_id: check.team_id, project_id: check.project_id };
+}
+
+function withSignal(state: EndpointAlertsState, signal: SignalState): EndpointAlertsState {
+  return { ...state, signals: { ...state.signals, [signal.type]: signal } };
+}
+
+function keepLast<T>(items: readonly T[], item: T, max: number): T[] {
+  const next = [...items, item];
+  return next.length > max ? next.slice(next.length - max) : next;
+}
+
+function lastN<T>(items: readonly T[], n: number): readonly T[] {
+  return n <= 0 ? [] : items.slice(-Math.min(n, MAX_SIGNAL_WINDOW));
+}
+
+function countTrue(items: readonly boolean[]): number {
+  return items.filter(Boolean).length;
+}
