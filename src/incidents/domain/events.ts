@@ -1,0 +1,315 @@
+/**
+ * Events of the incident aggregate, one stream per incident (`incident-<id>`).
+ *
+ * Every event carries everything a replay needs: evolve never looks anything up and never reads
+ * the clock. Timestamps are RFC 3339 UTC with milliseconds. All events are schema version 1.
+ */
+import type { CheckRecordedData } from '../../monitoring/domain/check.js';
+
+export const INCIDENT_OPENED = 'IncidentOpened';
+export const INCIDENT_DETAILS_UPDATED = 'IncidentDetailsUpdated';
+export const INCIDENT_STATUS_CHANGED = 'IncidentStatusChanged';
+export const INCIDENT_RESOLVED = 'IncidentResolved';
+export const INCIDENT_REOPENED = 'IncidentReopened';
+export const INCIDENT_AUTO_RESOLVE_CHANGED = 'IncidentAutoResolveChanged';
+export const INCIDENT_CHECK_LINKED = 'IncidentCheckLinked';
+export const COMMENT_ADDED = 'CommentAdded';
+export const COMMENT_UPDATED = 'CommentUpdated';
+export const COMMENT_DELETED = 'CommentDeleted';
+export const CHECKPOINT_ADDED = 'CheckpointAdded';
+export const CHECKPOINT_UPDATED = 'CheckpointUpdated';
+export const INCIDENT_MERGED_INTO = 'IncidentMergedInto';
+export const INCIDENTS_ABSORBED = 'IncidentsAbsorbed';
+
+export const INCIDENT_EVENT_TYPES = [
+  INCIDENT_OPENED,
+  INCIDENT_DETAILS_UPDATED,
+  INCIDENT_STATUS_CHANGED,
+  INCIDENT_RESOLVED,
+  INCIDENT_REOPENED,
+  INCIDENT_AUTO_RESOLVE_CHANGED,
+  INCIDENT_CHECK_LINKED,
+  COMMENT_ADDED,
+  COMMENT_UPDATED,
+  COMMENT_DELETED,
+  CHECKPOINT_ADDED,
+  CHECKPOINT_UPDATED,
+  INCIDENT_MERGED_INTO,
+  INCIDENTS_ABSORBED,
+] as const;
+
+export function incidentStreamId(incidentId: number): string {
+  return `incident-${incidentId}`;
+}
+
+export type Severity = 'warning' | 'critical';
+export const SEVERITIES: readonly Severity[] = ['warning', 'critical'];
+export type IncidentSource = 'manual' | 'automatic';
+export type JsonObject = Record<string, unknown>;
+
+/** A before/after pair; history renders it as "field: from -> to". */
+export interface Change<T> {
+  from: T;
+  to: T;
+}
+
+/**
+ * A failing check as the incident detail shows it: the public Check fields. There is no
+ * response excerpt field at all, so none can leak through an incident.
+ */
+export interface LinkedCheck {
+  id: number;
+  endpoint_id: number;
+  configuration_version: number;
+  success: boolean;
+  status_code: number;
+  latency_ms: number;
+  time_to_first_byte_ms: number;
+  duration_ms: number;
+  source: 'scheduled' | 'manual';
+  body_complete: boolean;
+  latency_anomaly: boolean;
+  latency_threshold_ms: number | null;
+  alert_suppressed: boolean;
+  failure_reason: string | null;
+  response_excerpt_omitted: boolean;
+  checked_at: string;
+}
+
+/** Copies the public fields of a recorded check; the internal excerpt is dropped here. */
+export function toLinkedCheck(check: CheckRecordedData): LinkedCheck {
+  return {
+    id: check.check_id,
+    endpoint_id: check.endpoint_id,
+    configuration_version: check.configuration_version,
+    success: check.success,
+    status_code: check.status_code,
+    latency_ms: check.latency_ms,
+    time_to_first_byte_ms: check.time_to_first_byte_ms,
+    duration_ms: check.duration_ms,
+    source: check.source,
+    body_complete: check.body_complete,
+    latency_anomaly: check.latency_anomaly,
+    latency_threshold_ms: check.latency_threshold_ms,
+    alert_suppressed: check.alert_suppressed,
+    failure_reason: check.failure_reason,
+    response_excerpt_omitted: check.response_excerpt !== null,
+    checked_at: check.checked_at,
+  };
+}
+
+export interface Comment {
+  id: number;
+  body: string;
+  pinned: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Checkpoint {
+  id: number;
+  title: string;
+  body: string;
+  status_label: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MergedIncidentRef {
+  id: number;
+  title: string;
+  merged_at: string;
+}
+
+export interface IncidentOpenedData {
+  incident_id: number;
+  team_id: number;
+  project_id: number;
+  endpoint_ids: number[];
+  title: string;
+  type: string;
+  severity: Severity;
+  detection_reason: string;
+  metadata: JsonObject;
+  status_id: number;
+  status_name: string;
+  auto_resolve: boolean;
+  first_error_at: string;
+  last_error_at: string;
+  source: IncidentSource;
+  opened_at: string;
+}
+
+/** Fields PATCH /incidents/:id may change. */
+export interface IncidentDetails {
+  project_id: number;
+  endpoint_ids: number[];
+  title: string;
+  type: string;
+  severity: Severity;
+  detection_reason: string;
+  metadata: JsonObject;
+  first_error_at: string;
+  last_error_at: string;
+}
+export type DetailField = keyof IncidentDetails;
+export const DETAIL_FIELDS: readonly DetailField[] = [
+  'project_id',
+  'endpoint_ids',
+  'title',
+  'type',
+  'severity',
+  'detection_reason',
+  'metadata',
+  'first_error_at',
+  'last_error_at',
+];
+
+export interface IncidentDetailsUpdatedData {
+  incident_id: number;
+  /** Only the fields that changed, each with its previous value. */
+  changes: { [K in DetailField]?: Change<IncidentDetails[K]> };
+  updated_at: string;
+}
+
+export interface IncidentStatusChangedData {
+  incident_id: number;
+  status_id: number;
+  status_name: string;
+  previous_status_id: number;
+  previous_status_name: string;
+  changed_at: string;
+}
+
+/** `merge`: a source incident resolved because it was merged into another. */
+export type ResolvedBy = 'manual' | 'automatic' | 'merge';
+
+export interface IncidentResolvedData {
+  incident_id: number;
+  resolved_at: string;
+  by: ResolvedBy;
+}
+
+export interface IncidentReopenedData {
+  incident_id: number;
+  reopened_at: string;
+  previous_resolved_at: string;
+}
+
+export interface IncidentAutoResolveChangedData {
+  incident_id: number;
+  auto_resolve: boolean;
+  changed_at: string;
+}
+
+/**
+ * A failing check joins the incident: error_count + 1, last_error_at moves forward to the
+ * check time (never back), and the check's endpoint joins endpoint_ids if missing.
+ */
+export interface IncidentCheckLinkedData {
+  incident_id: number;
+  check: LinkedCheck;
+  linked_at: string;
+}
+
+export interface CommentAddedData {
+  incident_id: number;
+  comment_id: number;
+  body: string;
+  pinned: boolean;
+  created_at: string;
+}
+
+export interface CommentUpdatedData {
+  incident_id: number;
+  comment_id: number;
+  changes: { body?: Change<string>; pinned?: Change<boolean> };
+  updated_at: string;
+}
+
+export interface CommentDeletedData {
+  incident_id: number;
+  comment_id: number;
+  deleted_at: string;
+}
+
+export interface CheckpointAddedData {
+  incident_id: number;
+  checkpoint_id: number;
+  title: string;
+  body: string;
+  status_label: string;
+  created_at: string;
+}
+
+export interface CheckpointUpdatedData {
+  incident_id: number;
+  checkpoint_id: number;
+  changes: { title?: Change<string>; body?: Change<string>; status_label?: Change<string> };
+  updated_at: string;
+}
+
+/**
+ * On the source: it now lives on in the target. Its comments, checkpoints and checks left with
+ * the merge (they are on the target); its own summary fields stay as they were, readable.
+ */
+export interface IncidentMergedIntoData {
+  incident_id: number;
+  target_id: number;
+  merged_at: string;
+}
+
+/** What one source hands over to the target, as it was at merge time. */
+export interface AbsorbedSource {
+  id: number;
+  title: string;
+  endpoint_ids: number[];
+  error_count: number;
+  first_error_at: string;
+  last_error_at: string;
+  checks: LinkedCheck[];
+  comments: Comment[];
+  checkpoints: Checkpoint[];
+  /** Incidents that had been merged into the source earlier: they now count for the target. */
+  merged_incidents: MergedIncidentRef[];
+}
+
+/** On the target: the sources' content moves in; `changes` holds the resulting summary values. */
+export interface IncidentsAbsorbedData {
+  incident_id: number;
+  sources: AbsorbedSource[];
+  changes: {
+    endpoint_ids?: Change<number[]>;
+    error_count?: Change<number>;
+    first_error_at?: Change<string>;
+    last_error_at?: Change<string>;
+  };
+  merged_at: string;
+}
+
+interface Ev<T extends string, D> {
+  type: T;
+  data: D;
+}
+
+export type IncidentEvent =
+  | Ev<typeof INCIDENT_OPENED, IncidentOpenedData>
+  | Ev<typeof INCIDENT_DETAILS_UPDATED, IncidentDetailsUpdatedData>
+  | Ev<typeof INCIDENT_STATUS_CHANGED, IncidentStatusChangedData>
+  | Ev<typeof INCIDENT_RESOLVED, IncidentResolvedData>
+  | Ev<typeof INCIDENT_REOPENED, IncidentReopenedData>
+  | Ev<typeof INCIDENT_AUTO_RESOLVE_CHANGED, IncidentAutoResolveChangedData>
+  | Ev<typeof INCIDENT_CHECK_LINKED, IncidentCheckLinkedData>
+  | Ev<typeof COMMENT_ADDED, CommentAddedData>
+  | Ev<typeof COMMENT_UPDATED, CommentUpdatedData>
+  | Ev<typeof COMMENT_DELETED, CommentDeletedData>
+  | Ev<typeof CHECKPOINT_ADDED, CheckpointAddedData>
+  | Ev<typeof CHECKPOINT_UPDATED, CheckpointUpdatedData>
+  | Ev<typeof INCIDENT_MERGED_INTO, IncidentMergedIntoData>
+  | Ev<typeof INCIDENTS_ABSORBED, IncidentsAbsorbedData>;
+
+export type IncidentEventType = IncidentEvent['type'];
+
+export function isIncidentEvent(event: { type: string; data: unknown }): event is IncidentEvent {
+  return (INCIDENT_EVENT_TYPES as readonly string[]).includes(event.type);
+}
