@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type EventStore,
+  type EventSubscription,
+  type Position,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from '../../src/platform/event-store/event-store.port.js';
+import { UpcasterRegistry, withUpcasting } from '../../src/platform/event-store/upcasting.js';
+
+export interface EventStoreContractOptions {
+  /** False for shared servers, where other runs' events exist before ours. */
+  startsEmpty?: boolean;
+}
+
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Drains a subscription until `count` events of our streams arrived, then hands them back. */
+async function take(subscription: EventSubscription, ours: (e: RecordedEvent) => boolean, count: number, onEach?: (seen: RecordedEvent[]) => Promise<void>): Promise<RecordedEvent[]> {
+  const seen: RecordedEvent[] = [];
+  for await (const event of subscription) {
+    if (!ours(event)) continue;
+    seen.push(event);
+    if (onEach) await onEach(seen);
+    if (seen.length === count) break;
+  }
+  return seen;
+}
+
+async function readAllPaged(store: EventStore, after: Position | null, pageSize: number): Promise<RecordedEvent[][]> {
+  const pages: RecordedEvent[][] = [];
+  for (;;) {
+    const page = await store.readAll({ after, maxCount: pageSize });
+    if (page.length === 0) return pages;
+    pages.push(page);
+    after = page[page.length - 1].position;
+  }
+}
+
+export function eventStoreContract(
+  name: string,
+  makeStore: () => Promise<EventStore>,
+  cleanup: () => Promise<void> = async () => {},
+  options: EventStoreContractOptions = {},
+): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let store: EventStore;
+    const run = randomUUID().slice(0, 8);
+    let counter = 0;
+    const stream = (label: string): string => `contract_${run}-${label}${++counter}`;
+
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await cleanup();
+    });
+
+    it('returns appended events with their data, metadata and revisions', async () => {
+      const id = stream('roundtrip');
+      const result = await store.append(
+        id,
+        [
+          { type: 'EndpointAdded', data: { url: 'https://example.com', interval: 60 }, metadata: { actor: 'token:t1', request_id: 'req-1' } },
+          { type: 'EndpointPaused', schemaVersion: 2, data: { reason: 'maintenance' }, metadata: { occurred_at: '2024-01-02T03:04:05.006Z' } },
+        ],
+        { expectedRevision: 'no_stream' },
+      );
+
+      const events = await store.readStream(id);
+      expect(events.map((e) => [e.type, e.revision, e.schemaVersion, e.data])).toEqual([
+        ['EndpointAdded', 0, 1, { url: 'https://example.com', interval: 60 }],
+        ['EndpointPaused', 1, 2, { reason: 'maintenance' }],
+      ]);
+      expect(events[0].metadata).toEqual({
+        actor: 'token:t1',
+        request_id: 'req-1',
+        correlation_id: null,
+        causation_id: null,
+        occurred_at: expect.stringMatching(ISO_MILLIS),
+      });
+      expect(events[1].metadata.occurred_at).toBe('2024-01-02T03:04:05.006Z');
+      expect(events[1].metadata.actor).toBeNull();
+      expect(events.every((e) => e.streamId === id && ISO_MILLIS.test(e.recordedAt))).toBe(true);
+      expect(new Set(events.map((e) => e.id)).size).toBe(2);
+      expect(events[1].position).toBeGreaterThan(events[0].position);
+      expect(result).toEqual({ nextExpectedRevision: 1, position: events[1].position });
+    });
+
+    it('reads a stream that does not exist as empty', async () => {
+      await expect(store.readStream(stream('missing'))).resolves.toEqual([]);
+    });
+
+    it('refuses no_stream on an existing stream and reports the actual revision', async () => {
+      const id = stream('exists');
+      await store.append(id, [{ type: 'A', data: {} }], { expectedRevision: 'no_stream' });
+
+      const error = await store.append(id, [{ type: 'B', data: {} }], { expectedRevision: 'no_stream' }).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(error).toMatchObject({ streamId: id, expected: 'no_stream', actual: 0 });
+      expect((await store.readStream(id)).map((e) => e.type)).toEqual(['A']);
+    });
+
+    it('refuses a stale exact revision and leaves the stream unchanged', async () => {
+      const id = stream('exact');
+      await store.append(id, [{ type: 'A', data: {} }, { type: 'B', data: {} }], { expectedRevision: 'no_stream' });
+
+      const error = await store.append(id, [{ type: 'C', data: {} }], { expectedRevision: 0 }).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(error).toMatchObject({ expected: 0, actual: 1 });
+      const next = await store.append(id, [{ type: 'C', data: {} }], { expectedRevision: 1 });
+      expect(next.nextExpectedRevision).toBe(2);
+      expect((await store.readStream(id)).map((e) => e.type)).toEqual(['A', 'B', 'C']);
+    });
+
+    it('refuses an exact revision on a stream that does not exist', async () => {
+      const error = await store.append(stream('absent'), [{ type: 'A', data: {} }], { expectedRevision: 0 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(error).toMatchObject({ actual: -1 });
+    });
+
+    it('appends with any whether or not the stream exists', async () => {
+      const id = stream('any');
+      await store.append(id, [{ type: 'A', data: {} }], { expectedRevision: 'any' });
+      const result = await store.append(id, [{ type: 'B', data: {} }], { expectedRevision: 'any' });
+      expect(result.nextExpectedRevision).toBe(1);
+      expect((await store.readStream(id)).map((e) => e.revision)).toEqual([0, 1]);
+    });
+
+    it('reads backwards, from a revision and up to maxCount', async () => {
+      const id = stream('directions');
+      await store.append(id, [0, 1, 2, 3, 4].map((n) => ({ type: 'N', data: { n } })), { expectedRevision: 'no_stream' });
+      const revisions = async (o: Parameters<EventStore['readStream']>[1]) => (await store.readStream(id, o)).map((e) => e.revision);
+
+      expect(await revisions({ direction: 'backwards' })).toEqual([4, 3, 2, 1, 0]);
+      expect(await revisions({ direction: 'backwards', fromRevision: 2, maxCount: 2 })).toEqual([2, 1]);
+      expect(await revisions({ fromRevision: 3 })).toEqual([3, 4]);
+      expect(await revisions({ maxCount: 2 })).toEqual([0, 1]);
+      expect(await revisions({ direction: 'backwards', maxCount: 1 })).toEqual([4]);
+    });
+
+    it('pages the global log in append order, strictly after the given position', async () => {
+      const start = await store.headPosition();
+      const [a, b] = [stream('all-a'), stream('all-b')];
+      await store.append(a, [{ type: 'A1', data: {} }], { expectedRevision: 'no_stream' });
+      await store.append(b, [{ type: 'B1', data: {} }, { type: 'B2', data: {} }], { expectedRevision: 'no_stream' });
+      await store.append(a, [{ type: 'A2', data: {} }], { expectedRevision: 0 });
+
+      const pages = await readAllPaged(store, start, 2);
+      const ours = pages.flat().filter((e) => e.streamId === a || e.streamId === b);
+
+      expect(ours.map((e) => e.type)).toEqual(['A1', 'B1', 'B2', 'A2']);
+      expect(pages.every((p) => p.length <= 2)).toBe(true);
+      const positions = pages.flat().map((e) => e.position);
+      expect(positions).toEqual([...positions].sort((x, y) => x - y));
+      expect(new Set(positions).size).toBe(positions.length);
+      const afterFirst = await store.readAll({ after: ours[0].position, maxCount: 3 });
+      expect(afterFirst[0].position).toBeGreaterThan(ours[0].position);
+      expect(afterFirst.map((e) => e.id)).not.toContain(ours[0].id);
+    });
+
+    it('reports the newest position as head', async () => {
+      const id = stream('head');
+      await store.append(id, [{ type: 'A', data: {} }], { expectedRevision: 'no_stream' });
+      const { position } = await store.append(id, [{ type: 'B', data: {} }], { expectedRevision: 0 });
+      await expect(store.headPosition()).resolves.toBe(position);
+    });
+
+    if (options.startsEmpty) {
+      it('reports no head position on an empty store', async () => {
+        await expect(store.headPosition()).resolves.toBeNull();
+        await expect(store.readAll({ maxCount: 10 })).resolves.toEqual([]);
+      });
+    }
+
+    it('answers ping while reachable', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    it('subscribes: catches up on existing events, then delivers new appends', async () => {
+      const start = await store.headPosition();
+      const id = stream('sub');
+      await store.append(id, [{ type: 'Old1', data: {} }, { type: 'Old2', data: {} }], { expectedRevision: 'no_stream' });
+      const subscription = store.subscribeToAll({ after: start });
+
+      const seen = await take(subscription, (e) => e.streamId === id, 3, async (events) => {
+        if (events.length === 2) await store.append(id, [{ type: 'New', data: { live: true } }], { expectedRevision: 1 });
+      });
+      await subscription.close();
+
+      expect(seen.map((e) => e.type)).toEqual(['Old1', 'Old2', 'New']);
+      expect(seen[2].data).toEqual({ live: true });
+    });
+
+    it('subscribes strictly after the given position', async () => {
+      const id = stream('sub-after');
+      const first = await store.append(id, [{ type: 'Skipped', data: {} }], { expectedRevision: 'no_stream' });
+      await store.append(id, [{ type: 'Delivered', data: {} }], { expectedRevision: 0 });
+      const subscription = store.subscribeToAll({ after: first.position });
+
+      const seen = await take(subscription, (e) => e.streamId === id, 1);
+      await subscription.close();
+
+      expect(seen.map((e) => e.type)).toEqual(['Delivered']);
+    });
+
+    it('ends the iteration when the subscription is closed while waiting', async () => {
+      const subscription = store.subscribeToAll({ after: await store.headPosition() });
+      const received: RecordedEvent[] = [];
+      const consuming = (async () => {
+        for await (const event of subscription) received.push(event);
+        return 'ended';
+      })();
+
+      await subscription.close();
+
+      await expect(consuming).resolves.toBe('ended');
+    });
+
+    it('reads old schema versions as the latest through withUpcasting, without rewriting them', async () => {
+      const id = stream('upcast');
+      const start = await store.headPosition();
+      await store.append(id, [{ type: 'CheckRecorded', schemaVersion: 1, data: { ms: 120 } }], { expectedRevision: 'no_stream' });
+      const registry = new UpcasterRegistry()
+        .register('CheckRecorded', 1, (data) => ({ durationMs: (data as { ms: number }).ms }))
+        .register('CheckRecorded', 2, (data) => ({ ...(data as object), region: 'unknown' }));
+      const upcasting = withUpcasting(store, registry);
+      await upcasting.append(id, [{ type: 'CheckRecorded', data: { durationMs: 80, region: 'eu' } }], { expectedRevision: 0 });
+
+      const expected = [
+        [3, { durationMs: 120, region: 'unknown' }],
+        [3, { durationMs: 80, region: 'eu' }],
+      ];
+      const shape = (events: RecordedEvent[]) => events.filter((e) => e.streamId === id).map((e) => [e.schemaVersion, e.data]);
+      expect(shape(await upcasting.readStream(id))).toEqual(expected);
+      expect(shape(await upcasting.readAll({ after: start, maxCount: 100 }))).toEqual(expected);
+      const subscription = upcasting.subscribeToAll({ after: start });
+      expect(shape(await take(subscription, (e) => e.streamId === id, 2))).toEqual(expected);
+      await subscription.close();
+      expect((await store.readStream(id)).map((e) => [e.schemaVersion, e.data])).toEqual([
+        [1, { ms: 120 }],
+        [3, { durationMs: 80, region: 'eu' }],
+      ]);
+    });
+  });
+}

@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
+import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
+import { EsdbEventStore } from '../../src/platform/event-store/eventstoredb/esdb-event-store.js';
+import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { makeTempDir } from '../support/event-store-fixtures.js';
+import { eventStoreContract } from './event-store.contract.js';
+
+let dir: ReturnType<typeof makeTempDir> | null = null;
+
+eventStoreContract(
+  'SQLite',
+  async () => {
+    dir = makeTempDir();
+    return new SqliteEventStore(join(dir.path, 'events.sqlite'), { pollIntervalMs: 20 });
+  },
+  async () => {
+    dir?.remove();
+    dir = null;
+  },
+  { startsEmpty: true },
+);
+
+const eventStoreUrl = process.env.EVENTSTORE_URL;
+if (eventStoreUrl) {
+  eventStoreContract('EventStoreDB', async () => new EsdbEventStore(eventStoreUrl), undefined, { startsEmpty: false });
+} else {
+  describe.skip('EventStoreDB adapter (skipped: EVENTSTORE_URL not set)', () => {
+    it('runs the event store contract against a real server', () => {});
+  });
+}
+
+describe('SQLite event log shared by several store instances', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  beforeEach(() => {
+    temp = makeTempDir();
+  });
+  afterEach(() => temp.remove());
+
+  it('wakes a subscription on one instance when another instance appends to the same file', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    // A poll far longer than the test timeout: only the in-process append signal can deliver.
+    const reader = new SqliteEventStore(file, { pollIntervalMs: 600_000 });
+    const writer = new SqliteEventStore(file);
+    const subscription = reader.subscribeToAll({ after: null });
+    const first = (async () => {
+      for await (const event of subscription) return event;
+      return null;
+    })();
+
+    await writer.append('shared-1', [{ type: 'Hello', data: { from: 'writer' } }], { expectedRevision: 'no_stream' });
+
+    expect(((await first) as RecordedEvent).data).toEqual({ from: 'writer' });
+    await Promise.all([reader.close(), writer.close()]);
+  });
+
+  it('sees the other instance as a concurrent writer when expected revisions collide', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const [a, b] = [new SqliteEventStore(file), new SqliteEventStore(file)];
+    await a.append('race', [{ type: 'Start', data: {} }], { expectedRevision: 'no_stream' });
+
+    const outcomes = await Promise.allSettled([
+      a.append('race', [{ type: 'FromA', data: {} }], { expectedRevision: 0 }),
+      b.append('race', [{ type: 'FromB', data: {} }], { expectedRevision: 0 }),
+    ]);
+
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(await b.readStream('race')).toHaveLength(2);
+    await Promise.all([a.close(), b.close()]);
+  });
+});
+
+describe('createEventStore', () => {
+  it('opens a SQLite log at DATA_DIR/events.sqlite, creating the directory', async () => {
+    const temp = makeTempDir();
+    const dataDir = join(temp.path, 'nested', 'data');
+    const store = createEventStore({ dataDir, eventStoreUrl: null });
+
+    await store.append('s', [{ type: 'A', data: {} }], { expectedRevision: 'no_stream' });
+
+    expect(existsSync(join(dataDir, 'events.sqlite'))).toBe(true);
+    await store.close();
+    temp.remove();
+  });
+});
