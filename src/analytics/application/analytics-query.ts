@@ -1,0 +1,426 @@
+import type { Doc, Filter, ReadStore, Scalar } from '../../platform/read-store/read-store.port.js';
+import {
+  P95_SAMPLE_LIMIT,
+  addAccumulator,
+  addCheck,
+  emptyAccumulator,
+  p95,
+  toFigures,
+  type Accumulator,
+  type RangeFigures,
+} from '../domain/aggregate.js';
+import { GRANULARITIES, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, SCOPE_FIELD, type RawCheckRow } from '../domain/rollup.js';
+import { GRANULARITY_MS, floorTo, planRange, type Granularity, type RangePiece } from '../domain/range-plan.js';
+import { bucketRange, type AnalyticsWindow } from '../domain/window.js';
+import type { AnalyticsFacts, AnalyticsScope, AnalyticsScopeKind, EndpointFact } from './analytics-facts.js';
+
+/**
+ * Analytics figures from time rollups: each range is planned into day/hour/minute rollup rows
+ * plus sub-minute raw edges, so a query reads (range / granularity + edges) rows whatever the
+ * number of checks. Proven equal to the brute-force reference in test/unit/analytics.
+ */
+
+/** Half-open, epoch milliseconds. */
+export interface TimeRange {
+  from: number;
+  to: number;
+}
+
+/** Physical names of the two views (the projection runner maps logical names per generation). */
+export interface AnalyticsCollections {
+  rollups: string;
+  checks: string;
+}
+
+export interface Totals extends RangeFigures {
+  p95_latency_ms: number | null;
+}
+
+export interface SeriesItem {
+  bucket_start: string;
+  checks: number;
+  failures: number;
+  uptime_percent: number | null;
+  avg_latency_ms: number | null;
+}
+
+export interface WindowOut {
+  from: string;
+  to: string;
+  bucket_seconds: number;
+}
+
+export interface Health {
+  enabled_endpoints: number;
+  healthy_endpoints: number;
+  failing_endpoints: number;
+  unchecked_endpoints: number;
+}
+
+export interface ProjectRow {
+  project_id: number;
+  name: string;
+  enabled_endpoints: number;
+  checks: number;
+  failures: number;
+  uptime_percent: number | null;
+  avg_latency_ms: number | null;
+  open_incidents: number;
+}
+
+export interface EndpointRow {
+  endpoint_id: number;
+  name: string;
+  enabled: boolean;
+  checks: number;
+  failures: number;
+  uptime_percent: number | null;
+  avg_latency_ms: number | null;
+  /** The latest applicable check succeeded; false while unchecked. */
+  up: boolean;
+  last_check_at: string | null;
+}
+
+export interface Current {
+  up: boolean;
+  last_check_at: string | null;
+  last_status_code: number | null;
+  last_latency_ms: number | null;
+  consecutive_failures: number;
+}
+
+interface Common {
+  team_id: number;
+  window: WindowOut;
+  totals: Totals;
+  incidents: { total: number; open: number };
+  series: SeriesItem[];
+}
+
+export interface TeamAnalytics extends Common {
+  health: Health;
+  projects: ProjectRow[];
+}
+
+export interface ProjectAnalytics extends Common {
+  project_id: number;
+  health: Health;
+  endpoints: EndpointRow[];
+}
+
+export interface EndpointAnalytics extends Common {
+  project_id: number;
+  endpoint_id: number;
+  current: Current;
+}
+
+/** Each `in` list stays short, so two of them stay well under SQLite's bound-parameter limit. */
+const IN_CHUNK = 250;
+const PAGE = 5000;
+const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
+
+export class AnalyticsQuery {
+  constructor(
+    private readonly store: ReadStore,
+    private readonly facts: AnalyticsFacts,
+    private readonly collections: AnalyticsCollections | (() => Promise<AnalyticsCollections>) = {
+      rollups: ROLLUPS_COLLECTION,
+      checks: RAW_CHECKS_COLLECTION,
+    },
+  ) {}
+
+  /** Figures of one scope over one range, p95 included. */
+  async computeTotals(scope: AnalyticsScope, range: TimeRange): Promise<Totals> {
+    const [sums, p95Value] = await Promise.all([
+      this.sumPerScope(scope.kind, [scope.id], range),
+      this.computeP95(scope, range.from, range.to),
+    ]);
+    return { ...toFigures(sums.get(scope.id) ?? emptyAccumulator()), p95_latency_ms: p95Value };
+  }
+
+  async computeSeries(
+    scope: AnalyticsScope,
+    from: number,
+    to: number,
+    bucket_seconds: number,
+    buckets: number,
+  ): Promise<SeriesItem[]> {
+    const window: AnalyticsWindow = { from, to, bucket_seconds, buckets };
+    const sums = await this.sumBuckets(scope, window);
+    return sums.map((acc, i) => seriesItem(bucketRange(window, i).start, acc));
+  }
+
+  /** Nearest-rank p95 over the newest P95_SAMPLE_LIMIT successful applicable checks in range. */
+  async computeP95(scope: AnalyticsScope, from: number, to: number): Promise<number | null> {
+    const { checks } = await this.names();
+    const rows = await this.store.find(checks, {
+      filter: { [SCOPE_FIELD[scope.kind]]: scope.id, success: true, checked_at_ms: { gte: from, lt: to } },
+      sort: [
+        ['checked_at_ms', 'desc'],
+        ['check_id', 'desc'],
+      ],
+      limit: P95_SAMPLE_LIMIT,
+    });
+    return p95(rows.map((row) => Number(row.latency_ms)));
+  }
+
+  async teamAnalytics(teamId: number, window: AnalyticsWindow): Promise<TeamAnalytics> {
+    const scope: AnalyticsScope = { kind: 'team', id: teamId };
+    const [common, projects, endpoints, openByProject] = await Promise.all([
+      this.common(teamId, scope, window),
+      this.facts.projects(teamId),
+      this.facts.endpoints(teamId, scope),
+      this.facts.openIncidentsByProject(teamId),
+    ]);
+    const ids = projects.map((p) => p.project_id);
+    const perProject = await this.sumPerScope('project', ids, window);
+    const rows = [...projects]
+      .sort((a, b) => a.project_id - b.project_id)
+      .map((project): ProjectRow => {
+        const figures = toFigures(perProject.get(project.project_id) ?? emptyAccumulator());
+        return {
+          project_id: project.project_id,
+          name: project.name,
+          enabled_endpoints: endpoints.filter((e) => e.enabled && e.project_id === project.project_id).length,
+          checks: figures.checks,
+          failures: figures.failures,
+          uptime_percent: figures.uptime_percent,
+          avg_latency_ms: figures.avg_latency_ms,
+          open_incidents: openByProject.get(project.project_id) ?? 0,
+        };
+      });
+    return { ...common, health: health(endpoints), projects: rows };
+  }
+
+  async projectAnalytics(teamId: number, projectId: number, window: AnalyticsWindow): Promise<ProjectAnalytics> {
+    const scope: AnalyticsScope = { kind: 'project', id: projectId };
+    const [common, endpoints] = await Promise.all([this.common(teamId, scope, window), this.facts.endpoints(teamId, scope)]);
+    const perEndpoint = await this.sumPerScope('endpoint', endpoints.map((e) => e.endpoint_id), window);
+    const rows = [...endpoints]
+      .sort((a, b) => a.endpoint_id - b.endpoint_id)
+      .map((endpoint): EndpointRow => {
+        const figures = toFigures(perEndpoint.get(endpoint.endpoint_id) ?? emptyAccumulator());
+        return {
+          endpoint_id: endpoint.endpoint_id,
+          name: endpoint.name,
+          enabled: endpoint.enabled,
+          checks: figures.checks,
+          failures: figures.failures,
+          uptime_percent: figures.uptime_percent,
+          avg_latency_ms: figures.avg_latency_ms,
+          up: endpoint.latest?.success ?? false,
+          last_check_at: endpoint.latest?.checked_at ?? null,
+        };
+      });
+    return { ...common, project_id: projectId, health: health(endpoints), endpoints: rows };
+  }
+
+  /** null when the endpoint is not among the team's endpoints. */
+  async endpointAnalytics(teamId: number, endpointId: number, window: AnalyticsWindow): Promise<EndpointAnalytics | null> {
+    const scope: AnalyticsScope = { kind: 'endpoint', id: endpointId };
+    const [common, endpoints] = await Promise.all([this.common(teamId, scope, window), this.facts.endpoints(teamId, scope)]);
+    const endpoint = endpoints.find((e) => e.endpoint_id === endpointId);
+    if (!endpoint) return null;
+    return { ...common, project_id: endpoint.project_id, endpoint_id: endpointId, current: current(endpoint) };
+  }
+
+  /** Window, totals, incidents and series: the part all three objects share. */
+  private async common(teamId: number, scope: AnalyticsScope, window: AnalyticsWindow): Promise<Common> {
+    const [bucketSums, p95Value, incidents] = await Promise.all([
+      this.sumBuckets(scope, window),
+      this.computeP95(scope, window.from, window.to),
+      this.facts.incidentCounts(teamId, scope, { from: window.from, to: window.to }),
+    ]);
+    // The buckets partition [from, to) exactly, so their sums are the totals.
+    const total = bucketSums.reduce((acc, part) => addAccumulator(acc, part), emptyAccumulator());
+    return {
+      team_id: teamId,
+      window: { from: iso(window.from), to: iso(window.to), bucket_seconds: window.bucket_seconds },
+      totals: { ...toFigures(total), p95_latency_ms: p95Value },
+      incidents: { total: incidents.total, open: incidents.open },
+      series: bucketSums.map((acc, i) => seriesItem(bucketRange(window, i).start, acc)),
+    };
+  }
+
+  /**
+   * Partial sums of every bucket of one scope. All rollup rows the series needs are fetched
+   * together (per granularity, by start keys), then assigned to buckets in memory.
+   */
+  private async sumBuckets(scope: AnalyticsScope, window: AnalyticsWindow): Promise<Accumulator[]> {
+    const plans: RangePiece[][] = [];
+    for (let i = 0; i < window.buckets; i++) {
+      const { start, end } = bucketRange(window, i);
+      plans.push(planRange(start, end));
+    }
+    const pieces = plans.flat();
+    const [rollups, raw] = await Promise.all([
+      this.fetchRollups(scope.kind, scope.id, pieces),
+      this.fetchRawEdges(scope.kind, [scope.id], pieces),
+    ]);
+    return plans.map((plan) => {
+      const acc = emptyAccumulator();
+      for (const piece of plan) {
+        if (piece.kind === 'rollup') {
+          const row = rollups.get(`${piece.granularity}:${piece.start / 1000}`);
+          if (row) addAccumulator(acc, row);
+        } else {
+          for (const check of raw.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
+            if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(acc, check);
+          }
+        }
+      }
+      return acc;
+    });
+  }
+
+  /** Partial sums of one range for several scopes of one kind, summed by the store. */
+  private async sumPerScope(kind: AnalyticsScopeKind, ids: number[], range: TimeRange): Promise<Map<number, Accumulator>> {
+    const sums = new Map<number, Accumulator>(ids.map((id) => [id, emptyAccumulator()]));
+    if (ids.length === 0) return sums;
+    const pieces = planRange(range.from, range.to);
+    const { rollups } = await this.names();
+    const queries: Array<Promise<void>> = [];
+    for (const granularity of GRANULARITIES) {
+      for (const [idChunk, starts] of pairs(chunk(ids, IN_CHUNK), chunk(rollupStarts(pieces, granularity), IN_CHUNK))) {
+        queries.push(
+          this.store
+            .aggregate(rollups, {
+              filter: { scope: kind, scope_id: { in: idChunk }, granularity, start: { in: starts } },
+              groupBy: 'scope_id',
+              sum: ROLLUP_SUMS,
+              min: ['latency_min'],
+              max: ['latency_max'],
+            })
+            .then((groups) => {
+              for (const group of groups) {
+                const acc = sums.get(Number(group.group));
+                if (!acc || group.count === 0) continue;
+                addAccumulator(acc, {
+                  checks: group.sum.checks,
+                  failures: group.sum.failures,
+                  latency_sum: group.sum.latency_sum,
+                  latency_min: group.min.latency_min,
+                  latency_max: group.max.latency_max,
+                });
+              }
+            }),
+        );
+      }
+    }
+    const field = SCOPE_FIELD[kind];
+    const edges = this.fetchRawEdges(kind, ids, pieces).then((byMinute) => {
+      for (const piece of pieces) {
+        if (piece.kind !== 'raw') continue;
+        for (const check of byMinute.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
+          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(sums.get(check[field])!, check);
+        }
+      }
+    });
+    await Promise.all([...queries, edges]);
+    return sums;
+  }
+
+  /** Rollup rows of one scope for every rollup piece, keyed `granularity:startSeconds`. */
+  private async fetchRollups(kind: AnalyticsScopeKind, id: number, pieces: RangePiece[]): Promise<Map<string, Accumulator>> {
+    const { rollups } = await this.names();
+    const requests = GRANULARITIES.flatMap((granularity) =>
+      chunk(rollupStarts(pieces, granularity), IN_CHUNK).map((starts) =>
+        this.findAll(rollups, { scope: kind, scope_id: id, granularity, start: { in: starts } }),
+      ),
+    );
+    const rows = (await Promise.all(requests)).flat();
+    return new Map(rows.map((row) => [`${row.granularity}:${row.start}`, row as unknown as Accumulator]));
+  }
+
+  /** Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms). */
+  private async fetchRawEdges(kind: AnalyticsScopeKind, ids: number[], pieces: RangePiece[]): Promise<Map<number, RawCheckRow[]>> {
+    const minutes = [
+      ...new Set(pieces.flatMap((p) => (p.kind === 'raw' ? [floorTo(p.from, GRANULARITY_MS.minute) / 1000] : []))),
+    ];
+    const byMinute = new Map<number, RawCheckRow[]>();
+    if (minutes.length === 0 || ids.length === 0) return byMinute;
+    const { checks } = await this.names();
+    const field = SCOPE_FIELD[kind];
+    const requests = pairs(chunk(ids, IN_CHUNK), chunk(minutes, IN_CHUNK)).map(([idChunk, keys]) =>
+      this.findAll(checks, { [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk }, minute: { in: keys } }),
+    );
+    for (const row of (await Promise.all(requests)).flat() as unknown as RawCheckRow[]) {
+      const key = row.minute * 1000;
+      const list = byMinute.get(key) ?? [];
+      list.push(row);
+      byMinute.set(key, list);
+    }
+    return byMinute;
+  }
+
+  /** Every matching row, paged by id so that no adapter page limit can cut the result. */
+  private async findAll(collection: string, filter: Filter): Promise<Doc[]> {
+    const rows: Doc[] = [];
+    let after: Scalar[] | undefined;
+    for (;;) {
+      const page = await this.store.find(collection, { filter, sort: [['id', 'asc']], after, limit: PAGE });
+      rows.push(...page);
+      if (page.length < PAGE) return rows;
+      after = [page[page.length - 1].id];
+    }
+  }
+
+  private async names(): Promise<AnalyticsCollections> {
+    return typeof this.collections === 'function' ? this.collections() : this.collections;
+  }
+}
+
+function rollupStarts(pieces: RangePiece[], granularity: Granularity): number[] {
+  const starts = new Set<number>();
+  for (const piece of pieces) {
+    if (piece.kind === 'rollup' && piece.granularity === granularity) starts.add(piece.start / 1000);
+  }
+  return [...starts];
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
+function pairs<A, B>(left: A[], right: B[]): Array<[A, B]> {
+  return left.flatMap((a) => right.map((b): [A, B] => [a, b]));
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function seriesItem(startMs: number, acc: Accumulator): SeriesItem {
+  const figures = toFigures(acc);
+  return {
+    bucket_start: iso(startMs),
+    checks: figures.checks,
+    failures: figures.failures,
+    uptime_percent: figures.uptime_percent,
+    avg_latency_ms: figures.avg_latency_ms,
+  };
+}
+
+/** From each enabled endpoint's latest applicable check; none yet: unchecked. */
+function health(endpoints: EndpointFact[]): Health {
+  const enabled = endpoints.filter((e) => e.enabled);
+  return {
+    enabled_endpoints: enabled.length,
+    healthy_endpoints: enabled.filter((e) => e.latest?.success === true).length,
+    failing_endpoints: enabled.filter((e) => e.latest?.success === false).length,
+    unchecked_endpoints: enabled.filter((e) => e.latest === null).length,
+  };
+}
+
+function current(endpoint: EndpointFact): Current {
+  const latest = endpoint.latest;
+  return {
+    up: latest?.success ?? false,
+    last_check_at: latest?.checked_at ?? null,
+    last_status_code: latest?.status_code ?? null,
+    last_latency_ms: latest?.latency_ms ?? null,
+    consecutive_failures: latest?.consecutive_failures ?? 0,
+  };
+}

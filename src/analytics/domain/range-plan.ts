@@ -1,0 +1,72 @@
+/**
+ * Cuts a half-open range `[from, to)` of epoch milliseconds into the fewest pieces that rollups
+ * can answer: whole UTC days, hours and minutes, plus at most two raw edges shorter than a
+ * minute where `from` or `to` is not on a minute boundary. Summing those pieces gives exactly
+ * the range, so a query costs (range / granularity + edges) rows, whatever the check count.
+ */
+
+export type Granularity = 'minute' | 'hour' | 'day';
+
+export const GRANULARITY_MS: Readonly<Record<Granularity, number>> = {
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+};
+
+const COARSEST_FIRST: Granularity[] = ['day', 'hour', 'minute'];
+
+/** One rollup row: the aligned period `[start, start + GRANULARITY_MS[granularity])`. */
+export interface RollupPiece {
+  kind: 'rollup';
+  granularity: Granularity;
+  start: number;
+}
+
+/** Raw checks in `[from, to)`, always inside a single minute. */
+export interface RawPiece {
+  kind: 'raw';
+  from: number;
+  to: number;
+}
+
+export type RangePiece = RollupPiece | RawPiece;
+
+export function floorTo(ms: number, unit: number): number {
+  return Math.floor(ms / unit) * unit;
+}
+
+export function ceilTo(ms: number, unit: number): number {
+  return Math.ceil(ms / unit) * unit;
+}
+
+/** Pieces in time order; empty for an empty range. */
+export function planRange(from: number, to: number): RangePiece[] {
+  if (from >= to) return [];
+  const minute = GRANULARITY_MS.minute;
+  const alignedFrom = ceilTo(from, minute);
+  const alignedTo = floorTo(to, minute);
+  if (alignedFrom > alignedTo) return [{ kind: 'raw', from, to }];
+
+  const pieces: RangePiece[] = [];
+  if (from < alignedFrom) pieces.push({ kind: 'raw', from, to: alignedFrom });
+  pieces.push(...alignedPieces(alignedFrom, alignedTo));
+  if (alignedTo < to) pieces.push({ kind: 'raw', from: alignedTo, to });
+  return pieces;
+}
+
+/**
+ * Greedy: at each point take the coarsest period that starts there and still fits. Because
+ * minutes nest in hours and hours in UTC days, this yields the fewest pieces.
+ */
+function alignedPieces(from: number, to: number): RollupPiece[] {
+  const pieces: RollupPiece[] = [];
+  let cursor = from;
+  while (cursor < to) {
+    const granularity = COARSEST_FIRST.find(
+      (g) => cursor % GRANULARITY_MS[g] === 0 && cursor + GRANULARITY_MS[g] <= to,
+    ) as Granularity;
+    pieces.push({ kind: 'rollup', granularity, start: cursor });
+    cursor += GRANULARITY_MS[granularity];
+  }
+  return pieces;
+}

@@ -1,0 +1,94 @@
+import { isApplicable, type CheckRecordedData } from '../../monitoring/domain/check.js';
+import { addCheck, type Accumulator } from './aggregate.js';
+import { floorTo, GRANULARITY_MS, type Granularity } from './range-plan.js';
+
+/**
+ * The two analytics views, written by projections/analytics-rollups.ts and read by the query
+ * service. Both hold APPLICABLE checks only (scheduled, unsuppressed).
+ */
+export const ROLLUPS_COLLECTION = 'analytics_rollups';
+export const RAW_CHECKS_COLLECTION = 'analytics_checks';
+
+export type AnalyticsScopeKind = 'endpoint' | 'project' | 'team';
+
+export const SCOPE_KINDS: AnalyticsScopeKind[] = ['endpoint', 'project', 'team'];
+export const GRANULARITIES: Granularity[] = ['minute', 'hour', 'day'];
+
+/** Which field of a raw check row names the scope's id. */
+export const SCOPE_FIELD: Readonly<Record<AnalyticsScopeKind, 'endpoint_id' | 'project_id' | 'team_id'>> = {
+  endpoint: 'endpoint_id',
+  project: 'project_id',
+  team: 'team_id',
+};
+
+/** Sums over one aligned period of one scope. */
+export interface RollupRow extends Accumulator {
+  id: string;
+  scope: AnalyticsScopeKind;
+  scope_id: number;
+  granularity: Granularity;
+  /** Period start, epoch seconds (UTC-aligned to the granularity). */
+  start: number;
+}
+
+/** One applicable check, kept for sub-minute range edges and for p95. */
+export interface RawCheckRow {
+  id: string;
+  check_id: number;
+  team_id: number;
+  project_id: number;
+  endpoint_id: number;
+  /** Epoch milliseconds of `checked_at`. */
+  checked_at_ms: number;
+  /** Start of the check's minute, epoch seconds: lets edge queries fetch whole minutes by key. */
+  minute: number;
+  success: boolean;
+  latency_ms: number;
+}
+
+export function rollupId(scope: AnalyticsScopeKind, scopeId: number, granularity: Granularity, startSeconds: number): string {
+  return `${scope}:${scopeId}:${granularity}:${startSeconds}`;
+}
+
+/** The raw row of an applicable check; null when the check does not feed analytics. */
+export function rawCheckRow(check: CheckRecordedData): RawCheckRow | null {
+  if (!isApplicable(check)) return null;
+  const checkedAtMs = Date.parse(check.checked_at);
+  return {
+    id: String(check.check_id),
+    check_id: check.check_id,
+    team_id: check.team_id,
+    project_id: check.project_id,
+    endpoint_id: check.endpoint_id,
+    checked_at_ms: checkedAtMs,
+    minute: floorTo(checkedAtMs, GRANULARITY_MS.minute) / 1000,
+    success: check.success,
+    latency_ms: check.latency_ms,
+  };
+}
+
+/** Keys of the nine rollup rows (3 scopes x 3 granularities) a check adds to. */
+export function rollupKeysOf(row: RawCheckRow): Array<Omit<RollupRow, keyof Accumulator>> {
+  const keys: Array<Omit<RollupRow, keyof Accumulator>> = [];
+  for (const scope of SCOPE_KINDS) {
+    const scopeId = row[SCOPE_FIELD[scope]];
+    for (const granularity of GRANULARITIES) {
+      const start = floorTo(row.checked_at_ms, GRANULARITY_MS[granularity]) / 1000;
+      keys.push({ id: rollupId(scope, scopeId, granularity, start), scope, scope_id: scopeId, granularity, start });
+    }
+  }
+  return keys;
+}
+
+/** The rollup row after adding the check; `existing` is null for a new period. */
+export function withCheck(
+  existing: RollupRow | null,
+  key: Omit<RollupRow, keyof Accumulator>,
+  row: RawCheckRow,
+): RollupRow {
+  const base: RollupRow = existing
+    ? { ...existing }
+    : { ...key, checks: 0, failures: 0, latency_sum: 0, latency_min: null, latency_max: null };
+  addCheck(base, row);
+  return base;
+}
