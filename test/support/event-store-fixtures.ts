@@ -1,9 +1,38 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** A fresh directory per test; `remove()` deletes it with everything inside. */
 export function makeTempDir(prefix = 'event-store-'): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * Transpiles project sources to CommonJS under `outDir` so a plain `node` child process can run
+ * them (jest's ts-jest transform only exists inside the test process). Relative imports already
+ * end in `.js`, so the output tree resolves as is; packages resolve through NODE_PATH.
+ */
+export async function transpileForChildProcess(projectRoot: string, sources: string[], outDir: string): Promise<void> {
+  const ts = (await import('typescript')).default;
+  for (const source of sources) {
+    const text = readFileSync(join(projectRoot, source), 'utf8');
+    const output = ts.transpileModule(text, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+    }).outputText;
+    const target = join(outDir, source.replace(/\.ts$/, '.js'));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, output);
+  }
+}
+
+/** Runs `node script args...` and resolves with its stdout; rejects with stderr on failure. */
+export function runNode(script: string, args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(process.execPath, [script, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${script} failed: ${stderr || error.message}`));
+      else resolvePromise(stdout);
+    });
+  });
 }
