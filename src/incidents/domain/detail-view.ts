@@ -1,0 +1,115 @@
+/**
+ * The public shapes of an incident (spec: Incident summary, Incident detail), field names
+ * exactly as the spec writes them, plus the additive `merged_into_id`.
+ * Orders (api-decisions: Pagination): comments, checkpoints and merged_incidents oldest first;
+ * checks by `checked_at` ascending. Ties fall back to the id so the order is stable.
+ */
+import type { Checkpoint, Comment, IncidentSource, JsonObject, LinkedCheck, MergedIncidentRef, Severity } from './events.js';
+import { IncidentNotFoundError } from './errors.js';
+import type { IncidentState } from './incident.js';
+import { compareTimes } from './time.js';
+
+export interface IncidentSummary {
+  id: number;
+  team_id: number;
+  project_id: number;
+  /** Primary affected endpoint: the first of endpoint_ids, or null when there is none. */
+  endpoint_id: number | null;
+  endpoint_ids: number[];
+  title: string;
+  type: string;
+  source: IncidentSource;
+  severity: Severity;
+  auto_resolve: boolean;
+  detection_reason: string;
+  metadata: JsonObject;
+  status_id: number;
+  status_name: string;
+  error_count: number;
+  first_error_at: string;
+  last_error_at: string;
+  resolved_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Set once the incident was merged into another; it then refuses writes. */
+  merged_into_id: number | null;
+}
+
+export interface IncidentDetail extends IncidentSummary {
+  comments: Comment[];
+  checkpoints: Checkpoint[];
+  checks: LinkedCheck[];
+  merged_incidents: MergedIncidentRef[];
+}
+
+export function toIncidentSummary(state: IncidentState): IncidentSummary {
+  if (state === null) throw new IncidentNotFoundError(null);
+  return {
+    id: state.id,
+    team_id: state.team_id,
+    project_id: state.project_id,
+    endpoint_id: state.endpoint_ids[0] ?? null,
+    endpoint_ids: [...state.endpoint_ids],
+    title: state.title,
+    type: state.type,
+    source: state.source,
+    severity: state.severity,
+    auto_resolve: state.auto_resolve,
+    detection_reason: state.detection_reason,
+    metadata: state.metadata,
+    status_id: state.status_id,
+    status_name: state.status_name,
+    error_count: state.error_count,
+    first_error_at: state.first_error_at,
+    last_error_at: state.last_error_at,
+    resolved_at: state.resolved_at,
+    created_at: state.created_at,
+    updated_at: state.updated_at,
+    merged_into_id: state.merged_into_id,
+  };
+}
+
+export function toIncidentDetail(state: IncidentState): IncidentDetail {
+  if (state === null) throw new IncidentNotFoundError(null);
+  return {
+    ...toIncidentSummary(state),
+    comments: oldestFirst(state.comments, (c) => c.created_at).map(toComment),
+    checkpoints: oldestFirst(state.checkpoints, (c) => c.created_at).map(toCheckpoint),
+    checks: oldestFirst(state.checks, (c) => c.checked_at).map(toCheck),
+    merged_incidents: oldestFirst(state.merged_incidents, (m) => m.merged_at).map(({ id, title, merged_at }) => ({ id, title, merged_at })),
+  };
+}
+
+export function toComment({ id, body, pinned, created_at, updated_at }: Comment): Comment {
+  return { id, body, pinned, created_at, updated_at };
+}
+
+export function toCheckpoint({ id, title, body, status_label, created_at, updated_at }: Checkpoint): Checkpoint {
+  return { id, title, body, status_label, created_at, updated_at };
+}
+
+/** Field by field, so nothing stored beside a check (such as an excerpt) can slip out. */
+function toCheck(check: LinkedCheck): LinkedCheck {
+  return {
+    id: check.id,
+    endpoint_id: check.endpoint_id,
+    configuration_version: check.configuration_version,
+    success: check.success,
+    status_code: check.status_code,
+    latency_ms: check.latency_ms,
+    time_to_first_byte_ms: check.time_to_first_byte_ms,
+    duration_ms: check.duration_ms,
+    source: check.source,
+    body_complete: check.body_complete,
+    latency_anomaly: check.latency_anomaly,
+    latency_threshold_ms: check.latency_threshold_ms,
+    alert_suppressed: check.alert_suppressed,
+    failure_reason: check.failure_reason,
+    response_excerpt_omitted: check.response_excerpt_omitted,
+    checked_at: check.checked_at,
+  };
+}
+
+function oldestFirst<T extends { id: number }>(items: T[], time: (item: T) => string): T[] {
+  return [...items].sort((a, b) => compareTimes(time(a), time(b)) || a.id - b.id);
+}
