@@ -1,0 +1,198 @@
+/**
+ * Executes checks and destination verifications over one shared undici Agent (keep-alive,
+ * one connection pool per origin), behind the address guard.
+ */
+import { performance } from 'node:perf_hooks';
+import { TextDecoder } from 'node:util';
+import { Agent } from 'undici';
+import type { EndpointConfiguration } from '../../monitoring/domain/endpoint-configuration.js';
+import type { ProbeOutcome } from '../../monitoring/domain/check.js';
+import { matchBody } from '../domain/body-match.js';
+import {
+  bodyReason,
+  statusReason,
+  timeoutReason,
+  transportFailureReason,
+  type FailureTarget,
+} from '../domain/failure-reason.js';
+import { createGuardedConnector, type Resolver } from './address-guard.js';
+import { exchange, type Exchange, type ExchangeRequest } from './exchange.js';
+
+export interface HttpProberOptions {
+  /** Refuse non-public addresses (see address-guard.ts). */
+  blockPrivate: boolean;
+  /** Body bytes read for matching; default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Body bytes kept as the internal response excerpt; default 512. */
+  excerptBytes?: number;
+  /** DNS resolution; the system resolver by default. */
+  resolve?: Resolver;
+}
+
+export type VerificationResult = { ok: true } | { ok: false; reason: string };
+
+export interface HttpProber {
+  probe(config: EndpointConfiguration): Promise<ProbeOutcome>;
+  fetchVerification(url: string, expectedToken: string): Promise<VerificationResult>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_EXCERPT_BYTES = 512;
+const VERIFICATION_TIMEOUT_MS = 10_000;
+/** A verification page holds a 64-character token; more than this cannot match. */
+const VERIFICATION_MAX_BODY_BYTES = 4096;
+
+export function createHttpProber(options: HttpProberOptions): HttpProber {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const excerptBytes = options.excerptBytes ?? DEFAULT_EXCERPT_BYTES;
+  const agent = new Agent({
+    connect: createGuardedConnector({ blockPrivate: options.blockPrivate, resolve: options.resolve }),
+    keepAliveTimeout: 30_000,
+  });
+
+  return {
+    async probe(config) {
+      const checkedAt = new Date().toISOString();
+      const startedAt = performance.now();
+      const target = parseTarget(config.url);
+      if (!target.ok) return unsentOutcome(target.reason, checkedAt, startedAt);
+      const request = buildProbeRequest(config, target.url, maxBodyBytes);
+      const result = await exchange(agent, request);
+      return judgeProbe(config, target.failureTarget, result, { checkedAt, startedAt, excerptBytes });
+    },
+
+    async fetchVerification(url, expectedToken) {
+      const target = parseTarget(url);
+      if (!target.ok) return { ok: false, reason: target.reason };
+      const result = await exchange(agent, {
+        origin: target.url.origin,
+        path: target.url.pathname + target.url.search,
+        method: 'GET',
+        headers: {},
+        body: null,
+        timeoutMs: VERIFICATION_TIMEOUT_MS,
+        maxBodyBytes: VERIFICATION_MAX_BODY_BYTES,
+      });
+      return judgeVerification(result, expectedToken, target.failureTarget);
+    },
+
+    close: () => agent.close(),
+  };
+}
+
+type ParsedTarget = { ok: true; url: URL; failureTarget: FailureTarget } | { ok: false; reason: string };
+
+function parseTarget(raw: string): ParsedTarget {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'network: invalid URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return { ok: false, reason: 'network: unsupported URL scheme' };
+  }
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return { ok: true, url, failureTarget: { host: url.hostname, port } };
+}
+
+function buildProbeRequest(config: EndpointConfiguration, url: URL, maxBodyBytes: number): ExchangeRequest {
+  return {
+    origin: url.origin, // URL.origin carries no user-info
+    path: url.pathname + url.search,
+    method: config.method,
+    headers: requestHeaders(config.headers, url),
+    body: config.request_payload,
+    timeoutMs: config.timeout_seconds * 1000,
+    maxBodyBytes,
+  };
+}
+
+/** URL user-info becomes Basic auth; an explicitly configured Authorization header wins. */
+function requestHeaders(configured: Record<string, string>, url: URL): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (url.username || url.password) {
+    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+  }
+  for (const [name, value] of Object.entries(configured)) headers[name.toLowerCase()] = value;
+  return headers;
+}
+
+interface ProbeClock {
+  checkedAt: string;
+  startedAt: number;
+  excerptBytes: number;
+}
+
+function judgeProbe(
+  config: EndpointConfiguration,
+  target: FailureTarget,
+  result: Exchange,
+  clock: ProbeClock,
+): ProbeOutcome {
+  const failure = probeFailure(config, target, result);
+  const requestStart = result.requestStartedAt ?? clock.startedAt;
+  return {
+    success: failure === null,
+    status_code: result.statusCode,
+    latency_ms: ms(result.finishedAt - requestStart),
+    time_to_first_byte_ms: result.headersAt === null ? 0 : ms(result.headersAt - requestStart),
+    duration_ms: ms(result.finishedAt - clock.startedAt),
+    body_complete: result.bodyComplete,
+    failure_reason: failure,
+    response_excerpt: excerpt(result, clock.excerptBytes),
+    checked_at: clock.checkedAt,
+  };
+}
+
+/** First failing cause in order: transport, timeout, status, body. null when the check passed. */
+function probeFailure(config: EndpointConfiguration, target: FailureTarget, result: Exchange): string | null {
+  if (result.timedOut) return timeoutReason(config.timeout_seconds, result.statusCode === 0 ? 'response' : 'body');
+  if (result.error !== null) return transportFailureReason(result.error, target);
+  if (result.statusCode !== config.expected_status) return statusReason(config.expected_status, result.statusCode);
+  const match = matchBody(config.body_match_mode, config.expected_body, result.body.toString('utf8'));
+  if (match.ok) return null;
+  const cut = result.cutBy === 'limit' ? ` (body cut at ${result.body.length} bytes)` : '';
+  return bodyReason(match.reason + cut);
+}
+
+function judgeVerification(result: Exchange, token: string, target: FailureTarget): VerificationResult {
+  if (result.timedOut && result.statusCode === 0) return { ok: false, reason: timeoutReason(10, 'response') };
+  if (result.statusCode === 0) return { ok: false, reason: transportFailureReason(result.error, target) };
+  if (result.statusCode < 200 || result.statusCode > 299) {
+    return { ok: false, reason: statusReason('2xx', result.statusCode) };
+  }
+  if (result.timedOut) return { ok: false, reason: timeoutReason(10, 'body') };
+  if (result.error !== null) return { ok: false, reason: transportFailureReason(result.error, target) };
+  if (!result.bodyComplete || result.body.toString('utf8').trim() !== token) {
+    return { ok: false, reason: 'body: token mismatch' };
+  }
+  return { ok: true };
+}
+
+function unsentOutcome(reason: string, checkedAt: string, startedAt: number): ProbeOutcome {
+  const elapsed = ms(performance.now() - startedAt);
+  return {
+    success: false,
+    status_code: 0,
+    latency_ms: elapsed,
+    time_to_first_byte_ms: 0,
+    duration_ms: elapsed,
+    body_complete: false,
+    failure_reason: reason,
+    response_excerpt: null,
+    checked_at: checkedAt,
+  };
+}
+
+/** Decoded without a trailing partial UTF-8 sequence; null when there is no body. */
+function excerpt(result: Exchange, excerptBytes: number): string | null {
+  if (result.statusCode === 0 || result.body.length === 0) return null;
+  return new TextDecoder('utf-8').decode(result.body.subarray(0, excerptBytes), { stream: true });
+}
+
+function ms(value: number): number {
+  return Math.max(0, Math.round(value));
+}
