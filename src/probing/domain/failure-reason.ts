@@ -41,6 +41,7 @@ export function transportFailureReason(error: unknown, target: FailureTarget): s
     return `blocked: ${target.host} resolves to a non-public address (${String(range)})`;
   }
   if (code === undefined) return 'network: request failed';
+  if (code === 'UND_ERR_INVALID_ARG') return 'network: request not sent (invalid header, method or payload)';
   if (DNS_CODES.has(code)) return `dns: ${target.host} could not be resolved (${code})`;
   if (code === 'ECONNREFUSED') return `refused: ${where} refused the connection`;
   if (TIMEOUT_CODES.has(code)) return `timeout: ${where} did not answer in time (${code})`;

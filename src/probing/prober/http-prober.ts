@@ -159,17 +159,17 @@ function probeFailure(config: EndpointConfiguration, target: FailureTarget, resu
 }
 
 function judgeVerification(result: Exchange, token: string, target: FailureTarget): VerificationResult {
-  if (result.timedOut && result.statusCode === 0) return { ok: false, reason: timeoutReason(10, 'response') };
-  if (result.statusCode === 0) return { ok: false, reason: transportFailureReason(result.error, target) };
-  if (result.statusCode < 200 || result.statusCode > 299) {
-    return { ok: false, reason: statusReason('2xx', result.statusCode) };
-  }
-  if (result.timedOut) return { ok: false, reason: timeoutReason(10, 'body') };
-  if (result.error !== null) return { ok: false, reason: transportFailureReason(result.error, target) };
-  if (!result.bodyComplete || result.body.toString('utf8').trim() !== token) {
-    return { ok: false, reason: 'body: token mismatch' };
-  }
+  const seconds = VERIFICATION_TIMEOUT_MS / 1000;
+  if (result.timedOut) return fail(timeoutReason(seconds, result.statusCode === 0 ? 'response' : 'body'));
+  if (result.error !== null) return fail(transportFailureReason(result.error, target));
+  if (result.statusCode < 200 || result.statusCode > 299) return fail(statusReason('2xx', result.statusCode));
+  // The reason never carries the token or what the page returned.
+  if (!result.bodyComplete || result.body.toString('utf8').trim() !== token) return fail('body: token mismatch');
   return { ok: true };
+}
+
+function fail(reason: string): VerificationResult {
+  return { ok: false, reason };
 }
 
 function unsentOutcome(reason: string, checkedAt: string, startedAt: number): ProbeOutcome {

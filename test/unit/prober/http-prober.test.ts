@@ -261,6 +261,16 @@ describe('HTTP prober against local servers', () => {
       expect(outcome.failure_reason).toMatch(/^tls: /);
     });
 
+    it('fails without sending when a configured header cannot be sent', async () => {
+      const { origin, requests } = await serve(reply(200));
+
+      const outcome = await prober.probe(endpoint(origin, { headers: { 'X-A': 'v\r\nInjected: 1' } }));
+
+      expect(outcome).toMatchObject({ success: false, status_code: 0 });
+      expect(outcome.failure_reason).toBe('network: request not sent (invalid header, method or payload)');
+      expect(requests).toHaveLength(0);
+    });
+
     it('never puts user-info, query or header values in the failure reason', async () => {
       const port = await closedPort();
 
