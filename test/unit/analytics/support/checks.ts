@@ -1,0 +1,68 @@
+import { CHECK_RECORDED, type CheckRecordedData } from '../../../../src/monitoring/domain/check.js';
+import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
+import type { AnalyticsFacts } from '../../../../src/analytics/application/analytics-facts.js';
+import { AnalyticsQuery } from '../../../../src/analytics/application/analytics-query.js';
+import { analyticsRollupsProjection } from '../../../../projections/analytics-rollups.js';
+import { MemoryReadStore, applyBatch } from './memory-store.js';
+
+let nextId = 1;
+
+/** A scheduled, unsuppressed, successful check of endpoint 1 (project 1, team 1) unless overridden. */
+export function check(overrides: Partial<CheckRecordedData> & { checked_at: string }): CheckRecordedData {
+  const success = overrides.success ?? true;
+  return {
+    check_id: nextId++,
+    team_id: 1,
+    project_id: 1,
+    endpoint_id: 1,
+    configuration_version: 1,
+    source: 'scheduled',
+    job_id: null,
+    alert_suppressed: false,
+    latency_anomaly: false,
+    latency_threshold_ms: null,
+    imported: false,
+    success,
+    status_code: success ? 200 : 500,
+    latency_ms: 100,
+    time_to_first_byte_ms: 50,
+    duration_ms: 100,
+    body_complete: true,
+    failure_reason: success ? null : 'status: 500',
+    response_excerpt: null,
+    ...overrides,
+  };
+}
+
+export function recorded(data: CheckRecordedData, position: number): RecordedEvent<CheckRecordedData> {
+  return {
+    id: `event-${data.check_id}-${position}`,
+    streamId: `checks-${data.endpoint_id}`,
+    type: CHECK_RECORDED,
+    schemaVersion: 1,
+    data,
+    metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: data.checked_at },
+    revision: position,
+    position,
+    recordedAt: data.checked_at,
+  };
+}
+
+/** Facts for tests that only look at figures: no projects, endpoints or incidents. */
+export const noFacts: AnalyticsFacts = {
+  projects: async () => [],
+  endpoints: async () => [],
+  incidentCounts: async () => ({ total: 0, open: 0 }),
+  openIncidentsByProject: async () => new Map(),
+};
+
+/** A query service over an in-memory store filled by the real projection, in batches. */
+export async function queryOver(checks: CheckRecordedData[], facts: AnalyticsFacts = noFacts, batchSize = 50) {
+  const store = new MemoryReadStore();
+  for (const spec of analyticsRollupsProjection.collections) await store.ensureCollection(spec);
+  const events = checks.map((c, i) => recorded(c, i));
+  for (let i = 0; i < events.length; i += batchSize) {
+    await applyBatch(store, analyticsRollupsProjection, events.slice(i, i + batchSize));
+  }
+  return { store, query: new AnalyticsQuery(store, facts) };
+}
