@@ -1,0 +1,108 @@
+/**
+ * The monitoring context's events and streams. This file is the contract other contexts build
+ * on (probing, alerting, incidents, analytics): change it additively.
+ *
+ * Streams:
+ *   project-<projectId>        ProjectCreated, ProjectUpdated
+ *   endpoint-<endpointId>      EndpointRegistered, EndpointReconfigured, EndpointEnabled, EndpointDisabled,
+ *                              DestinationVerified, EndpointMaintenanceUntilSet
+ *   maintenance-<teamId>       MaintenanceWindowScheduled, MaintenanceWindowCancelled
+ *   checks-<endpointId>        CheckRecorded (see check.ts) and the alerting signal events
+ *
+ * Views (projection `monitoring`, collections `projects`, `endpoints`, `maintenance_windows`;
+ * projection `checks`, collection `checks`): see projections/monitoring.ts and projections/checks.ts.
+ */
+import type { EndpointConfiguration } from './endpoint-configuration.js';
+
+export const PROJECT_CREATED = 'ProjectCreated';
+export const PROJECT_UPDATED = 'ProjectUpdated';
+export const ENDPOINT_REGISTERED = 'EndpointRegistered';
+export const ENDPOINT_RECONFIGURED = 'EndpointReconfigured';
+export const ENDPOINT_ENABLED = 'EndpointEnabled';
+export const ENDPOINT_DISABLED = 'EndpointDisabled';
+export const DESTINATION_VERIFIED = 'DestinationVerified';
+export const ENDPOINT_MAINTENANCE_UNTIL_SET = 'EndpointMaintenanceUntilSet';
+export const MAINTENANCE_WINDOW_SCHEDULED = 'MaintenanceWindowScheduled';
+export const MAINTENANCE_WINDOW_CANCELLED = 'MaintenanceWindowCancelled';
+
+export const projectStream = (projectId: number) => `project-${projectId}`;
+export const endpointStream = (endpointId: number) => `endpoint-${endpointId}`;
+export const maintenanceStream = (teamId: number) => `maintenance-${teamId}`;
+export const checksStream = (endpointId: number) => `checks-${endpointId}`;
+
+export interface ProjectCreatedData {
+  project_id: number;
+  team_id: number;
+  name: string;
+  description: string;
+  created_at: string;
+}
+
+export interface ProjectUpdatedData {
+  project_id: number;
+  team_id: number;
+  changes: { name?: string; description?: string };
+  updated_at: string;
+}
+
+export interface EndpointRegisteredData {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  /** Full configuration including hidden values: it never leaves the service. */
+  configuration: EndpointConfiguration;
+  verification_token: string;
+  configuration_version: 1;
+  created_at: string;
+}
+
+export interface EndpointReconfiguredData {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  /** Only the fields that changed (name, description, project_id or any configuration field). */
+  changes: Partial<EndpointConfiguration> & { name?: string; description?: string; project_id?: number };
+  /** The new version: previous + 1. Name/description-only edits also count as configuration changes. */
+  configuration_version: number;
+  updated_at: string;
+}
+
+export interface EndpointToggledData {
+  endpoint_id: number;
+  team_id: number;
+  at: string;
+}
+
+export interface DestinationVerifiedData {
+  endpoint_id: number;
+  team_id: number;
+  verified_at: string;
+}
+
+export interface EndpointMaintenanceUntilSetData {
+  endpoint_id: number;
+  team_id: number;
+  /** Legacy maintenance: covered until this time; null clears it. */
+  maintenance_until: string | null;
+  at: string;
+}
+
+export interface MaintenanceWindowScheduledData {
+  window_id: number;
+  team_id: number;
+  /** Both null: team-wide. */
+  project_id: number | null;
+  endpoint_id: number | null;
+  starts_at: string;
+  ends_at: string;
+  reason: string | null;
+  created_at: string;
+}
+
+export interface MaintenanceWindowCancelledData {
+  window_id: number;
+  team_id: number;
+  cancelled_at: string;
+}

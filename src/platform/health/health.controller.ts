@@ -1,0 +1,44 @@
+import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Public } from '../http/route-auth.js';
+import { PLATFORM, type Platform } from '../platform.js';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+async function probe(name: string, check: () => Promise<void>): Promise<[string, 'ok' | string]> {
+  try {
+    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS))]);
+    return [name, 'ok'];
+  } catch (error) {
+    return [name, `unavailable: ${(error as Error).message}`];
+  }
+}
+
+@ApiExcludeController()
+@Controller('health')
+export class HealthController {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  /** The process is up (no dependency checked): restart it when this fails. */
+  @Public()
+  @Get('live')
+  @HttpCode(200)
+  live() {
+    return { status: 'ok' };
+  }
+
+  /** Every configured store answers: route traffic here only when this passes. */
+  @Public()
+  @Get('ready')
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const { events, views, coordination } = this.platform;
+    const extra = this.platform.transport ? [probe('probe_transport', () => this.platform.transport!.ping())] : [];
+    const checks = Object.fromEntries(
+      await Promise.all([probe('event_store', () => events.ping()), probe('read_store', () => views.ping()), probe('coordination_store', () => coordination.ping()), ...extra]),
+    );
+    const ready = Object.values(checks).every((value) => value === 'ok');
+    reply.code(ready ? 200 : 503);
+    return { status: ready ? 'ok' : 'unavailable', checks };
+  }
+}

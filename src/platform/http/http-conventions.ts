@@ -1,0 +1,216 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordination.port.js';
+import { StoreUnavailableError } from '../event-store/event-store.port.js';
+import type { Logger } from '../logging/logger.js';
+import { canonicalJson } from './canonical-json.js';
+import { Problems, ProblemError, problemBody, type Problem } from './problem.js';
+import type { Principal, RouteAuth, RouteOptions, TokenVerifier } from './route-auth.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+    idempotencyKey?: string;
+    rateLimitHeaders?: Record<string, string>;
+  }
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Hard ceiling for routes that raise their limit (check import). */
+export const MAX_BODY_LIMIT = 32 * 1024 * 1024;
+const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** An in-progress key whose request died (process crash) may be taken over after this. */
+const IDEMPOTENCY_STALE_MS = 60 * 1000;
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
+export interface HttpConventionsDeps {
+  adminToken: string;
+  tokens: () => TokenVerifier;
+  coordination: CoordinationStore;
+  rateLimitPerMinute: number;
+  logger: Logger;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function routeOptions(request: FastifyRequest): RouteOptions | undefined {
+  return (request.routeOptions?.config as unknown as Partial<RouteOptions> | undefined)?.auth
+    ? (request.routeOptions.config as unknown as RouteOptions)
+    : undefined;
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  for (const [name, value] of Object.entries(problem.headers ?? {})) reply.header(name, value);
+  return reply.code(problem.status).type('application/problem+json').send(problemBody(problem, String(reply.request.id)));
+}
+
+/** Maps anything thrown to a problem; unknown errors never leak their message. */
+export function toProblem(error: unknown, logger: Logger, requestId: string): Problem {
+  if (error instanceof ProblemError) return error.problem;
+  if (error instanceof StoreUnavailableError) {
+    logger.error({ err: error, reqId: requestId }, 'backing store unavailable');
+    return Problems.unavailable().problem;
+  }
+  const code = (error as { code?: string })?.code;
+  const status = (error as { statusCode?: number })?.statusCode;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return Problems.payloadTooLarge(DEFAULT_BODY_LIMIT).problem;
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return Problems.unsupportedMediaType().problem;
+  if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return Problems.invalidJson('The body length does not match Content-Length.').problem;
+  if (status === 413) return Problems.payloadTooLarge(DEFAULT_BODY_LIMIT).problem;
+  if (status === 415) return Problems.unsupportedMediaType().problem;
+  logger.error({ err: error, reqId: requestId }, 'unhandled error');
+  return Problems.internal().problem;
+}
+
+function bearerToken(request: FastifyRequest): { sent: boolean; token: string | null } {
+  const header = request.headers.authorization;
+  if (!header) return { sent: false, token: null };
+  const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(header);
+  return { sent: true, token: match ? match[1] : null };
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(sha256(a));
+  const right = Buffer.from(sha256(b));
+  return timingSafeEqual(left, right);
+}
+
+async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: HttpConventionsDeps): Promise<Principal | null> {
+  const { sent, token } = bearerToken(request);
+  if (!token) throw Problems.unauthenticated(sent);
+  if (auth.kind === 'admin') {
+    if (!safeEqual(token, deps.adminToken)) throw Problems.unauthenticated(true);
+    return { kind: 'admin' };
+  }
+  if (auth.kind !== 'token') return null;
+  const record = await deps.tokens().findByHash(sha256(token));
+  const now = Date.now();
+  if (!record || record.revokedAt !== null || (record.expiresAt !== null && Date.parse(record.expiresAt) <= now)) {
+    throw Problems.unauthenticated(true);
+  }
+  if (!record.scopes.includes(auth.scope)) throw Problems.insufficientScope(auth.scope);
+  if (auth.editor && record.role !== 'editor') throw Problems.editorRequired();
+  deps.tokens().touched(record.tokenId, record.teamId);
+  return { kind: 'token', tokenId: record.tokenId, teamId: record.teamId, scopes: record.scopes, role: record.role };
+}
+
+async function applyRateLimit(request: FastifyRequest, principal: Principal, deps: HttpConventionsDeps): Promise<void> {
+  if (principal.kind !== 'token') return;
+  const window = await deps.coordination.hit(`rate:token:${principal.tokenId}`, 60_000);
+  const limit = deps.rateLimitPerMinute;
+  const resetSeconds = Math.max(1, Math.ceil((window.resetAt - Date.now()) / 1000));
+  request.rateLimitHeaders = {
+    'ratelimit-limit': String(limit),
+    'ratelimit-remaining': String(Math.max(0, limit - window.count)),
+    'ratelimit-reset': String(resetSeconds),
+  };
+  if (window.count > limit) throw Problems.rateLimited(resetSeconds);
+}
+
+function idempotencyScope(principal: Principal | undefined): string {
+  return principal?.kind === 'token' ? `team:${principal.teamId}` : 'admin';
+}
+
+async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply, deps: HttpConventionsDeps): Promise<boolean> {
+  const header = request.headers['idempotency-key'];
+  if (request.method !== 'POST' || header === undefined) return false;
+  const key = Array.isArray(header) ? header[0] : header;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw Problems.validation([{ field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 printable ASCII characters' }]);
+  }
+  const path = request.url.split('?')[0];
+  const fingerprint = sha256(`${request.method} ${path} ${canonicalJson(request.body ?? null)}`);
+  const scopedKey = `${idempotencyScope(request.principal)}:${key}`;
+  const claim: IdempotencyClaim = await deps.coordination.claimIdempotency(scopedKey, fingerprint, {
+    retentionMs: IDEMPOTENCY_RETENTION_MS,
+    staleAfterMs: IDEMPOTENCY_STALE_MS,
+  });
+  switch (claim.outcome) {
+    case 'claimed':
+      request.idempotencyKey = scopedKey;
+      return false;
+    case 'in_progress':
+      throw Problems.conflict('idempotency_key_in_progress', 'A request with this Idempotency-Key is still being processed.', { 'retry-after': '1' });
+    case 'fingerprint_mismatch':
+      throw Problems.unprocessable('idempotency_key_reused', 'This Idempotency-Key was used with another method, path or body.');
+    case 'completed': {
+      for (const [name, value] of Object.entries(claim.response.headers ?? {})) reply.header(name, value);
+      reply.header('idempotent-replayed', 'true').code(claim.response.status).send(claim.response.body as string);
+      return true;
+    }
+  }
+}
+
+const REPLAYED_HEADERS = ['content-type', 'location'];
+
+async function settleIdempotencyKey(request: FastifyRequest, reply: FastifyReply, payload: unknown, deps: HttpConventionsDeps) {
+  const key = request.idempotencyKey;
+  if (!key) return;
+  request.idempotencyKey = undefined;
+  if (reply.statusCode >= 500) {
+    await deps.coordination.releaseIdempotency(key);
+    return;
+  }
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  await deps.coordination.completeIdempotency(key, { status: reply.statusCode, body: typeof payload === 'string' ? payload : '', headers });
+}
+
+/**
+ * The HTTP conventions every route shares, as Fastify hooks so their order is exact:
+ * authentication, scope/role and rate limit before the body is read; idempotency replay before
+ * the handler; request id, rate-limit headers and problem details on every response.
+ */
+export function installHttpConventions(fastify: FastifyInstance, deps: HttpConventionsDeps): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const options = routeOptions(request);
+    if (!options || options.auth.kind === 'public') return;
+    const principal = await authenticate(request, options.auth, deps);
+    if (principal) {
+      request.principal = principal;
+      await applyRateLimit(request, principal, deps);
+    }
+    const declared = Number(request.headers['content-length'] ?? 0);
+    const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    if (declared > limit) throw Problems.payloadTooLarge(limit);
+  });
+
+  fastify.addHook('preHandler', async (request, reply) => {
+    if (await claimIdempotencyKey(request, reply, deps)) return reply;
+  });
+
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    for (const [name, value] of Object.entries(request.rateLimitHeaders ?? {})) reply.header(name, value);
+    await settleIdempotencyKey(request, reply, payload, deps);
+    return payload;
+  });
+
+  const releaseAbandoned = async (request: FastifyRequest) => {
+    if (request.idempotencyKey) await deps.coordination.releaseIdempotency(request.idempotencyKey).catch(() => undefined);
+  };
+  fastify.addHook('onRequestAbort', releaseAbandoned);
+  fastify.addHook('onResponse', releaseAbandoned);
+
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_LIMIT }, (request, body, done) => {
+    const limit = routeOptions(request)?.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    const text = body as string;
+    if (Buffer.byteLength(text) > limit) return done(Problems.payloadTooLarge(limit), undefined);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(Problems.invalidJson(), undefined);
+    }
+  });
+
+  fastify.setErrorHandler((error, request, reply) => {
+    sendProblem(reply, toProblem(error, deps.logger, String(request.id)));
+  });
+}

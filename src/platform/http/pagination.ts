@@ -1,0 +1,47 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Doc, Scalar, SortDirection } from '../read-store/read-store.port.js';
+import { canonicalJson } from './canonical-json.js';
+import { Problems } from './problem.js';
+
+export interface Pagination {
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+/**
+ * Opaque keyset cursors: the last row's sort values, bound to the query's filters and signed,
+ * so a cursor from another query or a tampered one is refused (400 invalid_cursor).
+ */
+export class CursorCodec {
+  constructor(private readonly key: Buffer) {}
+
+  private sign(text: string): string {
+    return createHmac('sha256', this.key).update(text).digest('base64url').slice(0, 22);
+  }
+
+  encode(keyset: Scalar[], filters: unknown): string {
+    const payload = Buffer.from(JSON.stringify({ k: keyset, f: this.sign(canonicalJson(filters)) })).toString('base64url');
+    return `${payload}.${this.sign(payload)}`;
+  }
+
+  decode(cursor: string | undefined, filters: unknown): Scalar[] | undefined {
+    if (cursor === undefined) return undefined;
+    const [payload, signature, extra] = cursor.split('.');
+    if (!payload || !signature || extra !== undefined) throw Problems.invalidCursor();
+    const expected = Buffer.from(this.sign(payload));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw Problems.invalidCursor();
+    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { k: Scalar[]; f: string };
+    if (decoded.f !== this.sign(canonicalJson(filters)) || !Array.isArray(decoded.k)) throw Problems.invalidCursor();
+    return decoded.k;
+  }
+
+  /** Fetch `limit + 1` rows; this trims the extra one and issues the cursor for the next page. */
+  page<T extends Doc>(rows: T[], limit: number, sort: Array<[string, SortDirection]>, filters: unknown): { rows: T[]; pagination: Pagination } {
+    const hasMore = rows.length > limit;
+    const pageRows = hasMore ? rows.slice(0, limit) : rows;
+    const last = pageRows[pageRows.length - 1];
+    const next = hasMore && last ? this.encode(sort.map(([field]) => (last[field] ?? null) as Scalar), filters) : null;
+    return { rows: pageRows, pagination: { next_cursor: next, has_more: next !== null } };
+  }
+}

@@ -1,0 +1,45 @@
+import { RouteConfig } from '@nestjs/platform-fastify';
+
+export const SCOPES = ['monitoring:read', 'analytics:read', 'incidents:read', 'incidents:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+export type Role = 'editor' | 'viewer';
+
+/** Who a request acts as, set by the auth hook before the handler runs. */
+export type Principal =
+  | { kind: 'admin' }
+  | { kind: 'token'; tokenId: number; teamId: number; scopes: Scope[]; role: Role };
+
+export type RouteAuth =
+  | { kind: 'public' }
+  | { kind: 'admin' }
+  | { kind: 'token'; scope: Scope; editor?: boolean };
+
+export interface RouteOptions {
+  auth: RouteAuth;
+  /** Raised body limit (bytes) for this route; the default is 1 MiB. */
+  bodyLimit?: number;
+}
+
+/** A developer token as the auth hook needs it. */
+export interface TokenRecord {
+  tokenId: number;
+  teamId: number;
+  scopes: Scope[];
+  role: Role;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+/** Looks a presented token up by its SHA-256 hash (implemented by the tenancy context). */
+export interface TokenVerifier {
+  findByHash(hash: string): Promise<TokenRecord | null>;
+  /** Records use, throttled by the implementation. */
+  touched(tokenId: number, teamId: number): void;
+}
+
+export const TOKEN_VERIFIER = Symbol('TOKEN_VERIFIER');
+
+export const Public = () => RouteConfig({ auth: { kind: 'public' } } satisfies RouteOptions);
+export const AdminOnly = (options: Omit<RouteOptions, 'auth'> = {}) => RouteConfig({ auth: { kind: 'admin' }, ...options } satisfies RouteOptions);
+export const RequiresScope = (scope: Scope, options: { editor?: boolean } = {}) =>
+  RouteConfig({ auth: { kind: 'token', scope, editor: options.editor } } satisfies RouteOptions);

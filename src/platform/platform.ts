@@ -1,0 +1,87 @@
+import { hostname } from 'node:os';
+import { createHash } from 'node:crypto';
+import type { AppConfig } from './config/config.js';
+import type { CoordinationStore } from './coordination/coordination.port.js';
+import { createCoordinationStore } from './coordination/create-coordination-store.js';
+import { createEventStore } from './event-store/create-event-store.js';
+import type { EventStore } from './event-store/event-store.port.js';
+import { UpcasterRegistry } from './event-store/upcasting.js';
+import { IdAllocator } from './ids/id-allocator.js';
+import { createLogger, type Logger } from './logging/logger.js';
+import type { Projection } from './projections/projection.js';
+import { ProjectionRunner } from './projections/projection-runner.js';
+import { ReadYourWrites, ViewReader } from './projections/views.js';
+import type { ProbeTransport } from './transport/probe-transport.port.js';
+import { createProbeTransport } from './transport/create-probe-transport.js';
+import { createReadStore } from './read-store/create-read-store.js';
+import type { ReadStore } from './read-store/read-store.port.js';
+import { resolveAdminToken } from './admin-token.js';
+
+export const PLATFORM = Symbol('PLATFORM');
+
+/** The ports and shared services every context uses; built once per process, outside Nest. */
+export interface Platform {
+  config: AppConfig;
+  logger: Logger;
+  events: EventStore;
+  views: ReadStore;
+  coordination: CoordinationStore;
+  ids: IdAllocator;
+  reader: ViewReader;
+  freshness: ReadYourWrites;
+  /** Probe job queue; null in processes that neither schedule, probe nor take manual checks. */
+  transport: ProbeTransport | null;
+  /** Present in processes that apply projections (roles all and projector). */
+  runner: ProjectionRunner | null;
+  adminToken: string;
+  /** Key that signs pagination cursors; the same in every process sharing the stores. */
+  cursorKey: Buffer;
+  /** Identity of this process for leases. */
+  instanceId: string;
+  close(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  projections: Projection[];
+  upcasters?: UpcasterRegistry;
+  withTransport: boolean;
+  /** Build a runner (it is started by the caller). */
+  withRunner: boolean;
+  logger?: Logger;
+}
+
+export async function createPlatform(config: AppConfig, options: PlatformOptions): Promise<Platform> {
+  const logger = options.logger ?? createLogger(config.logLevel, { role: config.role });
+  const admin = resolveAdminToken(config.adminToken, config.dataDir);
+  if (admin.generated) {
+    process.stderr.write(`\nGenerated admin token (shown once; also kept in ${admin.file}):\n  ${admin.token}\n\n`);
+  }
+  const instanceId = `${hostname()}:${process.pid}:${Date.now().toString(36)}`;
+  const events = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, upcasters: options.upcasters });
+  const views = await createReadStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
+  const coordination = await createCoordinationStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
+  const transport = options.withTransport ? await createProbeTransport({ natsUrl: config.natsUrl }) : null;
+  const runner = options.withRunner
+    ? new ProjectionRunner(events, views, options.projections, { owner: instanceId, logger, coordination })
+    : null;
+  const reader = new ViewReader(views);
+  return {
+    config,
+    logger,
+    events,
+    views,
+    coordination,
+    ids: new IdAllocator(events),
+    reader,
+    freshness: new ReadYourWrites(reader, runner),
+    transport,
+    runner,
+    adminToken: admin.token,
+    cursorKey: createHash('sha256').update(`cursor-key:${admin.token}`).digest(),
+    instanceId,
+    async close() {
+      await runner?.stop();
+      await Promise.allSettled([transport?.close(), events.close(), views.close(), coordination.close()]);
+    },
+  };
+}

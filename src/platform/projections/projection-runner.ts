@@ -1,0 +1,328 @@
+import { EventEmitter } from 'node:events';
+import type { CoordinationStore } from '../coordination/coordination.port.js';
+import type { EventStore, Position, RecordedEvent } from '../event-store/event-store.port.js';
+import type { ReadStore } from '../read-store/read-store.port.js';
+import type { Logger } from '../logging/logger.js';
+import { batches } from './batches.js';
+import type { Projection } from './projection.js';
+import { ProjectionRegistry, parsePhysicalCollection, physicalCollection } from './registry.js';
+import { BatchViewTransaction } from './view-transaction.js';
+
+export interface RunnerOptions {
+  /** Identity of this process for leases. */
+  owner: string;
+  logger: Logger;
+  /** With a coordination store, exactly one process applies each projection at a time. */
+  coordination?: CoordinationStore | null;
+  batchSize?: number;
+  leaseTtlMs?: number;
+  /** How often a live projection looks for a swap made by another process (operator rebuild). */
+  pointerCheckMs?: number;
+  /** Old generations stay readable this long after a swap, for queries already under way. */
+  dropDelayMs?: number;
+}
+
+export interface ProjectionStatus {
+  name: string;
+  version: number;
+  activeVersion: number | null;
+  generation: number | null;
+  position: Position | null;
+  head: Position | null;
+  lag: number;
+  state: 'running' | 'rebuilding' | 'stopped' | 'failed' | 'standby';
+}
+
+export interface RebuildProgress {
+  name: string;
+  applied: number;
+  position: Position | null;
+  head: Position | null;
+}
+
+class Stopped extends Error {}
+
+/**
+ * Owns subscriptions, batching, checkpoints and rebuilds; projections are just handler maps.
+ * Each batch's view changes and its checkpoint commit atomically, so a crash neither loses nor
+ * repeats an effect.
+ */
+export class ProjectionRunner {
+  private readonly registry: ProjectionRegistry;
+  private readonly byName: Map<string, Projection>;
+  private readonly applied = new Map<string, { generation: number; position: Position | null }>();
+  private readonly states = new Map<string, ProjectionStatus['state']>();
+  private readonly progress = new EventEmitter();
+  private readonly closers = new Set<() => Promise<void>>();
+  private readonly loops: Promise<void>[] = [];
+  private stopping = false;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly views: ReadStore,
+    projections: Projection[],
+    private readonly options: RunnerOptions,
+  ) {
+    this.registry = new ProjectionRegistry(views);
+    this.byName = new Map(projections.map((p) => [p.name, p]));
+    this.batchSize = options.batchSize ?? 500;
+    this.progress.setMaxListeners(0);
+  }
+
+  get projections(): Projection[] {
+    return [...this.byName.values()];
+  }
+
+  async init(): Promise<void> {
+    await this.registry.init();
+  }
+
+  /** Starts following the log for every projection; returns once each has its views in place. */
+  async start(): Promise<void> {
+    await this.init();
+    for (const projection of this.byName.values()) {
+      const ready = new Promise<void>((resolve) => this.progress.once(`ready:${projection.name}`, resolve));
+      this.loops.push(this.runLive(projection));
+      await Promise.race([ready, this.loops[this.loops.length - 1]]);
+    }
+  }
+
+  /** Finishes the batch under way, closes subscriptions and releases leases. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all([...this.closers].map((close) => close()));
+    await Promise.allSettled(this.loops);
+  }
+
+  private projection(name: string): Projection {
+    const projection = this.byName.get(name);
+    if (!projection) throw new Error(`Unknown projection "${name}". Known: ${[...this.byName.keys()].join(', ')}`);
+    return projection;
+  }
+
+  private async runLive(projection: Projection): Promise<void> {
+    const { name } = projection;
+    while (!this.stopping) {
+      try {
+        if (!(await this.holdLease(`projection:${name}`))) {
+          this.states.set(name, 'standby');
+          this.progress.emit(`ready:${name}`);
+          await this.sleep(this.options.leaseTtlMs ?? 10_000);
+          continue;
+        }
+        let pointer = await this.registry.pointer(name);
+        if (!pointer) {
+          pointer = { name, version: projection.version, generation: 1 };
+          await this.ensureCollections(projection, 1);
+          await this.views.commit([this.registry.pointerWrite(pointer)]);
+        } else if (pointer.version !== projection.version) {
+          this.options.logger.info({ projection: name, from: pointer.version, to: projection.version }, 'projection version changed: rebuilding');
+          await this.rebuild(name);
+          continue;
+        }
+        await this.ensureCollections(projection, pointer.generation);
+        this.states.set(name, 'running');
+        this.progress.emit(`ready:${name}`);
+        await this.follow(projection, pointer.generation, { watchPointer: true, leaseName: `projection:${name}` });
+      } catch (error) {
+        if (error instanceof Stopped || this.stopping) break;
+        this.states.set(name, 'failed');
+        this.progress.emit(`ready:${name}`);
+        this.options.logger.error({ err: error, projection: name }, 'projection failed; retrying');
+        await this.sleep(1000);
+      }
+    }
+    this.states.set(name, 'stopped');
+    await this.options.coordination?.releaseLease(`projection:${name}`, this.options.owner).catch(() => undefined);
+  }
+
+  private async holdLease(lease: string): Promise<boolean> {
+    if (!this.options.coordination) return true;
+    const grant = await this.options.coordination.acquireLease(lease, this.options.owner, this.options.leaseTtlMs ?? 10_000);
+    return grant !== null;
+  }
+
+  private async ensureCollections(projection: Projection, generation: number): Promise<void> {
+    for (const spec of projection.collections) {
+      await this.views.ensureCollection({ ...spec, name: physicalCollection(projection.name, generation, spec.name) });
+    }
+  }
+
+  /**
+   * Applies the log to one generation from its checkpoint. Live: until stopped, the pointer moves
+   * away (another process swapped in a rebuild), or the lease is lost. Rebuild: until `until`.
+   */
+  private async follow(
+    projection: Projection,
+    generation: number,
+    options: { watchPointer?: boolean; leaseName?: string; until?: () => Promise<Position | null>; onBatch?: (n: number, p: Position) => void },
+  ): Promise<void> {
+    const { name } = projection;
+    const checkpoint = await this.registry.checkpoint(name, generation);
+    const live = options.until === undefined;
+    if (live) this.markApplied(name, generation, checkpoint.position);
+    let target = options.until ? await options.until() : null;
+    if (options.until && (target === null || (checkpoint.position ?? -1) >= target)) return;
+
+    const subscription = this.events.subscribeToAll({ after: checkpoint.position });
+    const close = () => subscription.close();
+    this.closers.add(close);
+    const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close);
+    try {
+      for await (const batch of batches(subscription, this.batchSize)) {
+        const position = await this.applyBatch(projection, generation, batch);
+        if (live) this.markApplied(name, generation, position);
+        options.onBatch?.(batch.length, position);
+        if (options.until && position >= (target ?? 0)) {
+          target = await options.until();
+          if (target === null || position >= target) break;
+        }
+      }
+    } finally {
+      clearInterval(watcher);
+      this.closers.delete(close);
+      await subscription.close();
+    }
+    if (this.stopping) throw new Stopped();
+  }
+
+  private watch(projection: Projection, generation: number, leaseName: string | undefined, watchPointer: boolean, close: () => Promise<void>) {
+    const every = Math.min(this.options.pointerCheckMs ?? 1000, (this.options.leaseTtlMs ?? 10_000) / 3);
+    return setInterval(async () => {
+      try {
+        const moved = watchPointer && (await this.registry.pointer(projection.name))?.generation !== generation;
+        const leaseLost = leaseName !== undefined && !(await this.holdLease(leaseName));
+        if (moved || leaseLost) await close();
+      } catch (error) {
+        this.options.logger.warn({ err: error, projection: projection.name }, 'projection watch check failed');
+      }
+    }, every);
+  }
+
+  private async applyBatch(projection: Projection, generation: number, batch: RecordedEvent[]): Promise<Position> {
+    const transaction = new BatchViewTransaction(this.views, (collection) => {
+      if (!projection.collections.some((c) => c.name === collection)) {
+        throw new Error(`Projection ${projection.name} writes undeclared collection "${collection}"`);
+      }
+      return physicalCollection(projection.name, generation, collection);
+    });
+    for (const event of batch) {
+      const handler = projection.handlers[event.type];
+      if (handler) await handler(event, transaction);
+    }
+    const position = batch[batch.length - 1].position;
+    await this.views.commit([...transaction.writes(), this.registry.checkpointWrite(projection.name, generation, position)]);
+    return position;
+  }
+
+  private markApplied(name: string, generation: number, position: Position | null): void {
+    this.applied.set(name, { generation, position });
+    this.progress.emit('applied');
+  }
+
+  /**
+   * Builds a fresh generation from the whole log while the current one keeps serving, then swaps
+   * the pointer in one write and drops the old generation after a grace period.
+   */
+  async rebuild(name: string, onProgress?: (progress: RebuildProgress) => void): Promise<{ generation: number; applied: number }> {
+    const projection = this.projection(name);
+    await this.init();
+    if (!(await this.holdLease(`projection-rebuild:${name}`))) {
+      throw new Error(`A rebuild of "${name}" is already running elsewhere`);
+    }
+    this.states.set(name, 'rebuilding');
+    const previous = await this.registry.pointer(name);
+    const generation = (await this.highestGeneration(name)) + 1;
+    try {
+      await this.dropGeneration(projection, generation);
+      await this.ensureCollections(projection, generation);
+      let applied = 0;
+      const head = () => this.events.headPosition();
+      onProgress?.({ name, applied, position: null, head: await head() });
+      await this.follow(projection, generation, {
+        until: head,
+        onBatch: async (count, position) => {
+          applied += count;
+          onProgress?.({ name, applied, position, head: await head() });
+        },
+      });
+      await this.views.commit([this.registry.pointerWrite({ name, version: projection.version, generation })]);
+      this.options.logger.info({ projection: name, generation, applied }, 'projection rebuilt and swapped in');
+      if (previous) this.scheduleDrop(projection, previous.generation);
+      return { generation, applied };
+    } finally {
+      await this.options.coordination?.releaseLease(`projection-rebuild:${name}`, this.options.owner).catch(() => undefined);
+    }
+  }
+
+  private async highestGeneration(name: string): Promise<number> {
+    const generations = (await this.views.listCollections())
+      .map(parsePhysicalCollection)
+      .filter((parsed) => parsed?.projection === name)
+      .map((parsed) => parsed!.generation);
+    const pointer = await this.registry.pointer(name);
+    return Math.max(0, pointer?.generation ?? 0, ...generations);
+  }
+
+  private scheduleDrop(projection: Projection, generation: number): void {
+    const timer = setTimeout(() => {
+      this.dropGeneration(projection, generation).catch((error) =>
+        this.options.logger.warn({ err: error, projection: projection.name, generation }, 'dropping old generation failed'),
+      );
+    }, this.options.dropDelayMs ?? 2000);
+    this.closers.add(async () => {
+      clearTimeout(timer);
+      await this.dropGeneration(projection, generation).catch(() => undefined);
+    });
+  }
+
+  private async dropGeneration(projection: Projection, generation: number): Promise<void> {
+    for (const spec of projection.collections) {
+      await this.views.dropCollection(physicalCollection(projection.name, generation, spec.name));
+    }
+    await this.views.commit([this.registry.checkpointDelete(projection.name, generation)]);
+  }
+
+  async status(): Promise<ProjectionStatus[]> {
+    await this.init();
+    const head = await this.events.headPosition();
+    const result: ProjectionStatus[] = [];
+    for (const projection of this.byName.values()) {
+      const pointer = await this.registry.pointer(projection.name);
+      const position = pointer ? (await this.registry.checkpoint(projection.name, pointer.generation)).position : null;
+      result.push({
+        name: projection.name,
+        version: projection.version,
+        activeVersion: pointer?.version ?? null,
+        generation: pointer?.generation ?? null,
+        position,
+        head,
+        lag: head === null ? 0 : Math.max(0, head - (position ?? 0)),
+        state: this.states.get(projection.name) ?? 'stopped',
+      });
+    }
+    return result;
+  }
+
+  /** Position this process has applied for a projection (in its current generation). */
+  appliedPosition(name: string): Position | null {
+    return this.applied.get(name)?.position ?? null;
+  }
+
+  onApplied(listener: () => void): () => void {
+    this.progress.on('applied', listener);
+    return () => this.progress.off('applied', listener);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      const close = async () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.closers.add(close);
+    });
+  }
+}

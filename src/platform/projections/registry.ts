@@ -1,0 +1,70 @@
+import type { Position } from '../event-store/event-store.port.js';
+import type { Doc, ReadStore, ViewWrite } from '../read-store/read-store.port.js';
+
+/**
+ * Where each projection's active generation and per-generation checkpoints live: documents in
+ * one read-store collection, so a checkpoint is written in the same atomic commit as the view
+ * changes it stands for.
+ *
+ * Generations let a rebuild fill fresh (shadow) collections while readers keep using the
+ * active ones; a swap is one write of the pointer document.
+ */
+export const REGISTRY_COLLECTION = '_projections';
+
+export interface ProjectionPointer {
+  name: string;
+  version: number;
+  generation: number;
+}
+
+export interface Checkpoint {
+  name: string;
+  generation: number;
+  /** null: nothing applied yet. */
+  position: Position | null;
+}
+
+const pointerId = (name: string) => `pointer:${name}`;
+const checkpointId = (name: string, generation: number) => `checkpoint:${name}:${generation}`;
+
+/** Physical collection of a projection's logical collection in one generation. */
+export function physicalCollection(projection: string, generation: number, collection: string): string {
+  return `p__${projection}__g${generation}__${collection}`;
+}
+
+export function parsePhysicalCollection(name: string): { projection: string; generation: number; collection: string } | null {
+  const match = /^p__(.+?)__g(\d+)__(.+)$/.exec(name);
+  return match ? { projection: match[1], generation: Number(match[2]), collection: match[3] } : null;
+}
+
+export class ProjectionRegistry {
+  constructor(private readonly store: ReadStore) {}
+
+  async init(): Promise<void> {
+    await this.store.ensureCollection({ name: REGISTRY_COLLECTION, indexes: [] });
+  }
+
+  async pointer(name: string): Promise<ProjectionPointer | null> {
+    const doc = await this.store.get(REGISTRY_COLLECTION, pointerId(name));
+    return doc ? { name, version: Number(doc.version), generation: Number(doc.generation) } : null;
+  }
+
+  async checkpoint(name: string, generation: number): Promise<Checkpoint> {
+    const doc = await this.store.get(REGISTRY_COLLECTION, checkpointId(name, generation));
+    return { name, generation, position: doc && doc.position !== null ? Number(doc.position) : null };
+  }
+
+  checkpointWrite(name: string, generation: number, position: Position): ViewWrite {
+    const doc: Doc = { id: checkpointId(name, generation), name, generation, position, updated_at: new Date().toISOString() };
+    return { op: 'put', collection: REGISTRY_COLLECTION, doc };
+  }
+
+  pointerWrite(pointer: ProjectionPointer): ViewWrite {
+    const doc: Doc = { id: pointerId(pointer.name), ...pointer, swapped_at: new Date().toISOString() };
+    return { op: 'put', collection: REGISTRY_COLLECTION, doc };
+  }
+
+  checkpointDelete(name: string, generation: number): ViewWrite {
+    return { op: 'delete', collection: REGISTRY_COLLECTION, id: checkpointId(name, generation) };
+  }
+}

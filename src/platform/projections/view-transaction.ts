@@ -1,0 +1,67 @@
+import type { Doc, FindQuery, ReadStore, ViewWrite } from '../read-store/read-store.port.js';
+import { compareBySort, isAfterKeyset, matchesFilter } from './doc-matching.js';
+import type { ViewTransaction } from './projection.js';
+
+/**
+ * The unit of work for one batch: reads see the batch's own writes; each touched document is
+ * written once when the batch commits, however many events changed it.
+ */
+export class BatchViewTransaction implements ViewTransaction {
+  /** physical collection -> id -> doc (put) or null (deleted) */
+  private readonly pending = new Map<string, Map<string, Doc | null>>();
+
+  constructor(
+    private readonly store: ReadStore,
+    private readonly resolve: (collection: string) => string,
+  ) {}
+
+  private pendingOf(physical: string): Map<string, Doc | null> {
+    let docs = this.pending.get(physical);
+    if (!docs) {
+      docs = new Map();
+      this.pending.set(physical, docs);
+    }
+    return docs;
+  }
+
+  async get(collection: string, id: string): Promise<Doc | null> {
+    const physical = this.resolve(collection);
+    const docs = this.pendingOf(physical);
+    if (docs.has(id)) return structuredClone(docs.get(id) ?? null);
+    const stored = await this.store.get(physical, id);
+    return stored;
+  }
+
+  async find(collection: string, query: FindQuery): Promise<Doc[]> {
+    const physical = this.resolve(collection);
+    const docs = this.pendingOf(physical);
+    const limit = query.limit ?? Number.MAX_SAFE_INTEGER;
+    const committed = await this.store.find(physical, { ...query, limit: query.limit === undefined ? undefined : limit + docs.size });
+    const merged = committed.filter((doc) => !docs.has(doc.id));
+    for (const doc of docs.values()) {
+      if (doc && matchesFilter(doc, query.filter) && (!query.after || !query.sort || isAfterKeyset(doc, query.sort, query.after))) {
+        merged.push(structuredClone(doc));
+      }
+    }
+    if (query.sort) merged.sort((a, b) => compareBySort(a, b, query.sort!));
+    return merged.slice(0, limit);
+  }
+
+  put(collection: string, doc: Doc): void {
+    this.pendingOf(this.resolve(collection)).set(doc.id, structuredClone(doc));
+  }
+
+  delete(collection: string, id: string): void {
+    this.pendingOf(this.resolve(collection)).set(id, null);
+  }
+
+  writes(): ViewWrite[] {
+    const writes: ViewWrite[] = [];
+    for (const [collection, docs] of this.pending) {
+      for (const [id, doc] of docs) {
+        writes.push(doc ? { op: 'put', collection, doc } : { op: 'delete', collection, id });
+      }
+    }
+    return writes;
+  }
+}

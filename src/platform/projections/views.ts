@@ -1,0 +1,101 @@
+import type { Position } from '../event-store/event-store.port.js';
+import type { AggregateQuery, AggregateRow, Doc, Filter, FindQuery, ReadStore } from '../read-store/read-store.port.js';
+import type { ProjectionRunner } from './projection-runner.js';
+import { ProjectionRegistry, physicalCollection } from './registry.js';
+
+/**
+ * Query-side access to projection views by logical name. The active generation is looked up
+ * through the registry (cached briefly), so an operator's rebuild swaps under running readers.
+ */
+export class ViewReader {
+  private readonly registry: ProjectionRegistry;
+  private readonly generations = new Map<string, { generation: number; until: number }>();
+
+  constructor(
+    private readonly store: ReadStore,
+    private readonly cacheMs = 250,
+  ) {
+    this.registry = new ProjectionRegistry(store);
+  }
+
+  async collection(projection: string, collection: string): Promise<string> {
+    const cached = this.generations.get(projection);
+    if (cached && cached.until > Date.now()) return physicalCollection(projection, cached.generation, collection);
+    const pointer = await this.registry.pointer(projection);
+    const generation = pointer?.generation ?? 1;
+    this.generations.set(projection, { generation, until: Date.now() + this.cacheMs });
+    return physicalCollection(projection, generation, collection);
+  }
+
+  async get(projection: string, collection: string, id: string | number): Promise<Doc | null> {
+    return this.store.get(await this.collection(projection, collection), String(id));
+  }
+
+  async getMany(projection: string, collection: string, ids: Array<string | number>): Promise<Doc[]> {
+    if (ids.length === 0) return [];
+    return this.store.getMany(await this.collection(projection, collection), ids.map(String));
+  }
+
+  async find(projection: string, collection: string, query: FindQuery): Promise<Doc[]> {
+    return this.store.find(await this.collection(projection, collection), query);
+  }
+
+  async count(projection: string, collection: string, filter?: Filter): Promise<number> {
+    return this.store.count(await this.collection(projection, collection), filter);
+  }
+
+  async aggregate(projection: string, collection: string, query: AggregateQuery): Promise<AggregateRow[]> {
+    return this.store.aggregate(await this.collection(projection, collection), query);
+  }
+
+  /** Position the active generation of `projection` has applied (null: nothing yet). */
+  async position(projection: string): Promise<Position | null> {
+    const pointer = await this.registry.pointer(projection);
+    if (!pointer) return null;
+    return (await this.registry.checkpoint(projection, pointer.generation)).position;
+  }
+}
+
+/**
+ * Read-your-writes: a command's response waits, bounded, until the views it names have applied
+ * the position its append reached. Uses the in-process runner's notifications when there is one,
+ * and polls the shared store otherwise (an API-only process).
+ */
+export class ReadYourWrites {
+  constructor(
+    private readonly reader: ViewReader,
+    private readonly runner: ProjectionRunner | null,
+    private readonly options: { timeoutMs: number; pollMs: number } = { timeoutMs: 5000, pollMs: 20 },
+  ) {}
+
+  /** Resolves true once every named projection reached `position`, false on timeout. */
+  async waitFor(position: Position, projections: string[]): Promise<boolean> {
+    const deadline = Date.now() + this.options.timeoutMs;
+    const reached = async () => {
+      for (const name of projections) {
+        const local = this.runner?.appliedPosition(name);
+        if (local !== undefined && local !== null && local >= position) continue;
+        const shared = await this.reader.position(name);
+        if (shared === null || shared < position) return false;
+      }
+      return true;
+    };
+    while (!(await reached())) {
+      if (Date.now() >= deadline) return false;
+      await this.nextChange(Math.min(this.options.pollMs, deadline - Date.now()));
+    }
+    return true;
+  }
+
+  private nextChange(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe?.();
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      const unsubscribe = this.runner?.onApplied(done);
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Role, Scope, TokenRecord, TokenVerifier } from '../../platform/http/route-auth.js';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { TOKEN_USED, teamStream } from '../domain/team.js';
+
+/** last_used_at is recorded at most this often per token and process, to keep the log lean. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+@Injectable()
+export class ViewTokenVerifier implements TokenVerifier {
+  private readonly lastTouched = new Map<number, number>();
+
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async findByHash(hash: string): Promise<TokenRecord | null> {
+    const [token] = await this.platform.reader.find('tenancy', 'tokens', { filter: { token_hash: hash }, limit: 1 });
+    if (!token) return null;
+    return {
+      tokenId: Number(token.token_id),
+      teamId: Number(token.team_id),
+      scopes: token.scopes as Scope[],
+      role: token.role as Role,
+      expiresAt: (token.expires_at as string | null) ?? null,
+      revokedAt: (token.revoked_at as string | null) ?? null,
+    };
+  }
+
+  touched(tokenId: number, teamId: number): void {
+    const now = Date.now();
+    if (now - (this.lastTouched.get(tokenId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.lastTouched.set(tokenId, now);
+    const event = { type: TOKEN_USED, data: { token_id: tokenId, team_id: teamId, at: new Date(now).toISOString() }, metadata: { actor: `token:${tokenId}` } };
+    this.platform.events.append(teamStream(teamId), [event], { expectedRevision: 'any' }).catch((error) => {
+      this.platform.logger.warn({ err: error, token_id: tokenId }, 'recording token use failed');
+    });
+  }
+}

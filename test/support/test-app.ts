@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp } from '../../src/app/http-app.js';
+import { projections } from '../../src/app/contexts.js';
+import { loadConfig } from '../../src/platform/config/config.js';
+import { silentLogger } from '../../src/platform/logging/logger.js';
+import { createPlatform, type Platform } from '../../src/platform/platform.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface InjectResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+  json<T = any>(): T;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  platform: Platform;
+  dataDir: string;
+  request(method: string, url: string, options?: RequestOptions): Promise<InjectResponse>;
+  /** Admin (application API) request. */
+  admin(method: string, url: string, body?: unknown): Promise<InjectResponse>;
+  createTeam(name?: string): Promise<{ id: number; name: string }>;
+  issueToken(teamId: number, scopes: string[], role?: 'editor' | 'viewer', extra?: Record<string, unknown>): Promise<{ id: number; token: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service in this process, embedded (SQLite, in-process transport) under a temp
+ * DATA_DIR, served through Fastify inject.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'monitor-test-'));
+  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env });
+  const platform = await createPlatform(config, {
+    projections: projections(),
+    withRunner: true,
+    withTransport: true,
+    logger: silentLogger,
+  });
+  await platform.runner!.start();
+  const app = await createHttpApp(platform);
+  await app.getHttpAdapter().getInstance().ready();
+
+  const request = async (method: string, url: string, options: RequestOptions = {}): Promise<InjectResponse> => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let payload: string | undefined;
+    if (options.body !== undefined) {
+      payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await app.inject({ method: method as any, url, headers, payload, query: options.query });
+    return {
+      statusCode: response.statusCode,
+      headers: response.headers,
+      body: response.body,
+      json: () => JSON.parse(response.body),
+    };
+  };
+  const admin = (method: string, url: string, body?: unknown) => request(method, url, { token: ADMIN_TOKEN, body });
+
+  return {
+    app,
+    platform,
+    dataDir,
+    request,
+    admin,
+    async createTeam(name = 'Team') {
+      const response = await admin('POST', '/api/v2/teams', { name });
+      if (response.statusCode !== 201) throw new Error(`createTeam: ${response.statusCode} ${response.body}`);
+      return response.json().data;
+    },
+    async issueToken(teamId, scopes, role = 'editor', extra = {}) {
+      const response = await admin('POST', `/api/v2/teams/${teamId}/tokens`, { name: 'test', scopes, role, ...extra });
+      if (response.statusCode !== 201) throw new Error(`issueToken: ${response.statusCode} ${response.body}`);
+      return response.json().data;
+    },
+    async close() {
+      await app.close();
+      await platform.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const ALL_SCOPES = ['monitoring:read', 'analytics:read', 'incidents:read', 'incidents:write'];
