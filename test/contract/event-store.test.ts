@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
+import { type RecordedEvent, StoreUnavailableError } from '../../src/platform/event-store/event-store.port.js';
 import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
 import { EsdbEventStore } from '../../src/platform/event-store/eventstoredb/esdb-event-store.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
-import { makeTempDir } from '../support/event-store-fixtures.js';
+import { makeTempDir, runNode, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { eventStoreContract } from './event-store.contract.js';
 
 let dir: ReturnType<typeof makeTempDir> | null = null;
@@ -31,6 +31,23 @@ if (eventStoreUrl) {
   });
 }
 
+describe('EventStoreDB adapter without a server', () => {
+  it('reports an unreachable server as StoreUnavailableError on every kind of call', async () => {
+    const store = new EsdbEventStore('esdb://127.0.0.1:1?tls=false', { deadlineMs: 5000 });
+    const outcomes = await Promise.allSettled([
+      store.ping(),
+      store.append('s', [{ type: 'A', data: {} }], { expectedRevision: 'any' }),
+      store.readStream('s'),
+      store.readAll({ maxCount: 1 }),
+      store.headPosition(),
+    ]);
+
+    const failures = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : 'resolved'));
+    expect(failures).toEqual(Array(5).fill('StoreUnavailableError'));
+    await store.close();
+  });
+});
+
 describe('SQLite event log shared by several store instances', () => {
   let temp: ReturnType<typeof makeTempDir>;
   beforeEach(() => {
@@ -53,6 +70,31 @@ describe('SQLite event log shared by several store instances', () => {
 
     expect(((await first) as RecordedEvent).data).toEqual({ from: 'writer' });
     await Promise.all([reader.close(), writer.close()]);
+  });
+
+  it('delivers to a waiting subscription what another process appends to the same file', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const out = join(temp.path, 'child');
+    await transpileForChildProcess(process.cwd(), ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts'], out);
+    const script = join(out, 'append.js');
+    writeFileSync(
+      script,
+      `const { SqliteEventStore } = require('./src/platform/event-store/sqlite/sqlite-event-store.js');
+       const store = new SqliteEventStore(process.argv[2]);
+       store.append('from-child', [{ type: 'Hello', data: { pid: process.pid } }], { expectedRevision: 'no_stream' })
+         .then(() => store.close()).catch((e) => { console.error(e); process.exit(1); });`,
+    );
+    const reader = new SqliteEventStore(file, { pollIntervalMs: 20 });
+    const subscription = reader.subscribeToAll({ after: null });
+    const first = (async () => {
+      for await (const event of subscription) return event;
+      return null;
+    })();
+
+    await runNode(script, [file], { NODE_PATH: join(process.cwd(), 'node_modules') });
+
+    expect((await first)?.streamId).toBe('from-child');
+    await reader.close();
   });
 
   it('sees the other instance as a concurrent writer when expected revisions collide', async () => {
