@@ -113,11 +113,20 @@ function buildProbeRequest(config: EndpointConfiguration, url: URL, maxBodyBytes
 function requestHeaders(configured: Record<string, string>, url: URL): Record<string, string> {
   const headers: Record<string, string> = {};
   if (url.username || url.password) {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    const credentials = `${decodeUserInfo(url.username)}:${decodeUserInfo(url.password)}`;
     headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
   }
   for (const [name, value] of Object.entries(configured)) headers[name.toLowerCase()] = value;
   return headers;
+}
+
+/** URL keeps user-info percent-encoded; a malformed escape is sent as written rather than failing. */
+function decodeUserInfo(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 interface ProbeClock {

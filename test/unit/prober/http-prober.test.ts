@@ -149,6 +149,15 @@ describe('HTTP prober against local servers', () => {
       expect(received.body).toBe('{"ping":true}');
     });
 
+    it('sends a malformed percent-escape in user-info as written instead of failing', async () => {
+      const { port, requests } = await serve(reply(200));
+
+      const outcome = await prober.probe(endpoint(`http://user:%E0x@127.0.0.1:${port}/`));
+
+      expect(outcome.success).toBe(true);
+      expect(requests[0].headers.authorization).toBe(`Basic ${Buffer.from('user:%E0x').toString('base64')}`);
+    });
+
     it('lets an explicitly configured Authorization header win over user-info', async () => {
       const { port, requests } = await serve(reply(200));
 
