@@ -151,7 +151,7 @@ export function probeTransportContract(name: string, make: () => Promise<ProbeTr
       const handled: string[] = [];
       await consume(async (delivery) => {
         handled.push(delivery.job.jobId);
-      });
+      }, 3); // room for a second copy to be handled alongside the first
 
       await waitForAsync(async () => (await transport.pending()) === 0, 'both jobs to be acknowledged');
       expect(handled.sort()).toEqual(['distinct', 'duplicate']);
