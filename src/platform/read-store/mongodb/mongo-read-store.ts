@@ -1,0 +1,226 @@
+/**
+ * Read store on MongoDB: one collection per view collection (`<prefix><name>`), `_id` holding the
+ * document id. Commits run in a multi-document transaction, which needs a replica set.
+ */
+import { MongoClient, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
+import type {
+  AggregateQuery,
+  AggregateRow,
+  CollectionSpec,
+  Doc,
+  Filter,
+  FindQuery,
+  ReadStore,
+  Scalar,
+  ViewWrite,
+} from '../read-store.port.js';
+import {
+  assertCollectionName,
+  assertDocId,
+  emptyAggregateRow,
+  sortAggregateRows,
+  UnknownCollectionError,
+} from '../read-store-rules.js';
+import { guardMongo } from './mongo-errors.js';
+import { mongoField, mongoFilter, mongoKeyset, mongoSort, type SortSpec } from './mongo-query.js';
+
+export interface MongoReadStoreOptions {
+  /** Database name; defaults to the one in the URL, else `http_monitor`. */
+  dbName?: string;
+  /** Prefix of every physical collection name. */
+  collectionPrefix?: string;
+  serverSelectionTimeoutMS?: number;
+}
+
+/** A view document as stored: its id is the string `_id`. */
+type StoredView = Document & { _id: string };
+
+function fromMongo(raw: Document): Doc {
+  const { _id, ...rest } = raw;
+  return { id: String(_id), ...rest };
+}
+
+/**
+ * The document's fields without its id, in the SQLite adapter's value space: what JSON keeps
+ * (Dates become strings, undefined goes). Throws for what JSON cannot hold (cycles, BigInt).
+ */
+function toMongoBody(doc: Doc): Document {
+  assertDocId(doc.id);
+  const json = JSON.stringify(doc);
+  if (typeof json !== 'string') throw new Error(`Document ${doc.id} cannot be serialised`);
+  const { id: _id, ...rest } = JSON.parse(json) as Doc;
+  return rest;
+}
+
+export class MongoReadStore implements ReadStore {
+  private readonly known = new Set<string>();
+
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    private readonly prefix: string,
+  ) {}
+
+  static async connect(url: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
+    const client = new MongoClient(url, {
+      ignoreUndefined: true,
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+    });
+    await guardMongo('connect', () => client.connect());
+    const db = client.db(options.dbName ?? (client.options.dbName || 'http_monitor'));
+    return new MongoReadStore(client, db, options.collectionPrefix ?? 'view_');
+  }
+
+  async ensureCollection(spec: CollectionSpec): Promise<void> {
+    const physical = this.physical(spec.name);
+    await guardMongo('ensureCollection', async () => {
+      const exists = await this.db.listCollections({ name: physical }, { nameOnly: true }).hasNext();
+      if (!exists) {
+        await this.db.createCollection(physical).catch((error: { code?: number }) => {
+          if (error.code !== 48) throw error; // NamespaceExists: another process won the race.
+        });
+      }
+      const coll = this.db.collection(physical);
+      for (const index of spec.indexes) {
+        const keys = Object.fromEntries(index.fields.map((f) => [mongoField(f), 1]));
+        if (index.fields.length === 1 && index.fields[0] === 'id') continue;
+        const name = `ix_${index.fields.join('__')}${index.unique ? '__u' : ''}`;
+        const partial = index.unique
+          ? { partialFilterExpression: Object.fromEntries(index.fields.map((f) => [mongoField(f), { $exists: true }])) }
+          : {};
+        await coll.createIndex(keys, { name, unique: index.unique ?? false, ...partial });
+      }
+    });
+    this.known.add(spec.name);
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    const physical = this.physical(name);
+    await guardMongo('dropCollection', () => 
+      this.db.dropCollection(physical).catch((error: { code?: number }) => {
+        if (error.code !== 26) throw error; // NamespaceNotFound: already gone.
+        return false;
+      }),
+    );
+    this.known.delete(name);
+  }
+
+  async listCollections(): Promise<string[]> {
+    const infos = await guardMongo('listCollections', () => this.db.listCollections({}, { nameOnly: true }).toArray());
+    return infos
+      .map((c) => c.name)
+      .filter((n) => n.startsWith(this.prefix))
+      .map((n) => n.slice(this.prefix.length))
+      .sort();
+  }
+
+  async get(collection: string, id: string): Promise<Doc | null> {
+    const raw = await guardMongo('get', () => this.coll(collection).findOne({ _id: id }));
+    return raw ? fromMongo(raw) : null;
+  }
+
+  async getMany(collection: string, ids: string[]): Promise<Doc[]> {
+    if (ids.length === 0) return [];
+    const unique = [...new Set(ids)];
+    const raws = await guardMongo('getMany', () => this.coll(collection).find({ _id: { $in: unique } }).toArray());
+    const byId = new Map(raws.map(fromMongo).map((d) => [d.id, d]));
+    return unique.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+  }
+
+  async find(collection: string, query: FindQuery): Promise<Doc[]> {
+    const sort: SortSpec = query.sort && query.sort.length > 0 ? query.sort : [['id', 'asc']];
+    const filter = mongoFilter(query.filter);
+    const keyset = mongoKeyset(sort, query.after);
+    const where = keyset ? { $and: [filter, keyset] } : filter;
+    const raws = await guardMongo('find', () => {
+      const cursor = this.coll(collection).find(where).sort(mongoSort(sort));
+      return (query.limit === undefined ? cursor : cursor.limit(query.limit)).toArray();
+    });
+    return raws.map(fromMongo);
+  }
+
+  async count(collection: string, filter?: Filter): Promise<number> {
+    return guardMongo('count', () => this.coll(collection).countDocuments(mongoFilter(filter)));
+  }
+
+  async aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]> {
+    const { sum = [], min = [], max = [] } = query;
+    const numeric = (f: string) => ({ $cond: [{ $isNumber: `$${mongoField(f)}` }, `$${mongoField(f)}`, null] });
+    const group: Document = { _id: query.groupBy === undefined ? null : `$${mongoField(query.groupBy)}`, n: { $sum: 1 } };
+    sum.forEach((f, i) => (group[`s${i}`] = { $sum: `$${mongoField(f)}` }));
+    min.forEach((f, i) => (group[`mn${i}`] = { $min: numeric(f) }));
+    max.forEach((f, i) => (group[`mx${i}`] = { $max: numeric(f) }));
+    const raws = await guardMongo('aggregate', () =>
+      this.coll(collection).aggregate([{ $match: mongoFilter(query.filter) }, { $group: group }]).toArray(),
+    );
+    const rows: AggregateRow[] = raws.map((r) => ({
+      group: (r._id ?? null) as Scalar,
+      count: r.n as number,
+      sum: Object.fromEntries(sum.map((f, i) => [f, Number(r[`s${i}`] ?? 0)])),
+      min: Object.fromEntries(min.map((f, i) => [f, (r[`mn${i}`] ?? null) as number | null])),
+      max: Object.fromEntries(max.map((f, i) => [f, (r[`mx${i}`] ?? null) as number | null])),
+    }));
+    if (query.groupBy === undefined) return rows.length > 0 ? rows : [emptyAggregateRow(sum, min, max)];
+    return sortAggregateRows(rows);
+  }
+
+  async commit(writes: ViewWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    const batches = toBatches(writes);
+    for (const name of new Set(writes.map((w) => w.collection))) await this.assertExists(name);
+    await guardMongo('commit', () =>
+      this.client.withSession((session) =>
+        session.withTransaction(async () => {
+          for (const batch of batches) {
+            await this.coll(batch.collection).bulkWrite(batch.ops, { ordered: true, session });
+          }
+        }),
+      ),
+    );
+  }
+
+  async ping(): Promise<void> {
+    await guardMongo('ping', () => this.db.command({ ping: 1 }));
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private physical(name: string): string {
+    assertCollectionName(name);
+    return `${this.prefix}${name}`;
+  }
+
+  private coll(name: string) {
+    return this.db.collection<StoredView>(this.physical(name));
+  }
+
+  private async assertExists(name: string): Promise<void> {
+    if (this.known.has(name)) return;
+    const physical = this.physical(name);
+    const exists = await guardMongo('commit', () => this.db.listCollections({ name: physical }, { nameOnly: true }).hasNext());
+    if (!exists) throw new UnknownCollectionError(name);
+    this.known.add(name);
+  }
+}
+
+interface Batch {
+  collection: string;
+  ops: AnyBulkWriteOperation<StoredView>[];
+}
+
+/** Consecutive writes to one collection share a bulkWrite; documents are serialised up front. */
+function toBatches(writes: ViewWrite[]): Batch[] {
+  const batches: Batch[] = [];
+  for (const w of writes) {
+    const op: AnyBulkWriteOperation<StoredView> =
+      w.op === 'put'
+        ? { replaceOne: { filter: { _id: w.doc.id }, replacement: toMongoBody(w.doc), upsert: true } }
+        : { deleteOne: { filter: { _id: w.id } } };
+    const last = batches[batches.length - 1];
+    if (last && last.collection === w.collection) last.ops.push(op);
+    else batches.push({ collection: w.collection, ops: [op] });
+  }
+  return batches;
+}

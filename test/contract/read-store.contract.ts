@@ -1,0 +1,347 @@
+/**
+ * The read-store contract: every adapter must pass it. `make` returns a fresh, empty store each
+ * time; the suite closes what it makes, the caller removes the storage afterwards.
+ */
+import type { Doc, Filter, ReadStore, Scalar, SortDirection } from '../../src/platform/read-store/read-store.port.js';
+
+type Sort = Array<[string, SortDirection]>;
+
+const FILTER_DOCS: Doc[] = [
+  { id: 'a', n: 1, s: 'apple', b: true, tags: ['red', 'blue'], opt: null },
+  { id: 'b', n: 2, s: 'banana', b: false, tags: ['blue'], opt: 5 },
+  { id: 'c', n: 3, s: 'cherry', tags: [], opt: 'five' },
+  { id: 'd', n: 0, s: 'apple', b: true, tags: [true, 7] },
+  { id: 'e', s: '10', b: 1, tags: ['red'] },
+  { id: 'f', n: 10, s: 'date', b: 0, opt: 0 },
+];
+
+function ids(docs: Doc[]): string[] {
+  return docs.map((d) => d.id).sort();
+}
+
+/** Reference order: nulls/missing lowest, then numbers, then strings. */
+function compare(a: unknown, b: unknown): number {
+  const rank = (v: unknown) => (v === null || v === undefined ? 0 : typeof v === 'number' ? 1 : 2);
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  if (a === b || rank(a) === 0) return 0;
+  return (a as number | string) < (b as number | string) ? -1 : 1;
+}
+
+function compareBySort(sort: Sort) {
+  return (x: Doc, y: Doc): number => {
+    for (const [field, dir] of sort) {
+      const c = compare(x[field], y[field]);
+      if (c !== 0) return dir === 'asc' ? c : -c;
+    }
+    return 0;
+  };
+}
+
+function sortValues(doc: Doc, sort: Sort): Scalar[] {
+  return sort.map(([field]) => (doc[field] ?? null) as Scalar);
+}
+
+interface Walk {
+  sort: Sort;
+  pageSize: number;
+  filter?: Filter;
+  between?: (page: number) => Promise<void>;
+}
+
+async function walk(store: ReadStore, collection: string, { sort, pageSize, filter, between }: Walk): Promise<Doc[]> {
+  const seen: Doc[] = [];
+  let after: Scalar[] | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const rows = await store.find(collection, { filter, sort, after, limit: pageSize });
+    seen.push(...rows);
+    if (rows.length < pageSize) return seen;
+    after = sortValues(rows[rows.length - 1], sort);
+    await between?.(page);
+  }
+  throw new Error('pagination did not end');
+}
+
+export function readStoreContract(name: string, make: () => Promise<ReadStore>): void {
+  describe(`read store contract: ${name}`, () => {
+    let store: ReadStore;
+
+    beforeEach(async () => {
+      store = await make();
+    });
+
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const put = (collection: string, docs: Doc[]) => store.commit(docs.map((doc) => ({ op: 'put', collection, doc })));
+
+    describe('collections', () => {
+      it('creates a collection once even when ensured repeatedly, and lists it', async () => {
+        const spec = { name: 'checks', indexes: [{ fields: ['endpoint_id', 'at'] }] };
+        await store.ensureCollection(spec);
+        await put('checks', [{ id: 'x', endpoint_id: 'e1', at: 1 }]);
+        await store.ensureCollection(spec);
+        expect(await store.listCollections()).toEqual(['checks']);
+        expect(await store.get('checks', 'x')).toEqual({ id: 'x', endpoint_id: 'e1', at: 1 });
+      });
+
+      it('adds a new index to an existing collection without losing its documents', async () => {
+        await store.ensureCollection({ name: 'items', indexes: [{ fields: ['a'] }] });
+        await put('items', [{ id: '1', a: 1, b: 'y' }, { id: '2', a: 2, b: 'x' }]);
+        await store.ensureCollection({ name: 'items', indexes: [{ fields: ['a'] }, { fields: ['b', 'id'] }] });
+        const rows = await store.find('items', { filter: { b: { gte: 'x' } }, sort: [['b', 'asc'], ['id', 'asc']] });
+        expect(rows.map((r) => r.id)).toEqual(['2', '1']);
+      });
+
+      it('drops a collection with its documents', async () => {
+        await store.ensureCollection({ name: 'keep', indexes: [] });
+        await store.ensureCollection({ name: 'gone', indexes: [] });
+        await put('gone', [{ id: '1' }]);
+        await store.dropCollection('gone');
+        await store.dropCollection('gone');
+        expect(await store.listCollections()).toEqual(['keep']);
+        await store.ensureCollection({ name: 'gone', indexes: [] });
+        expect(await store.get('gone', '1')).toBeNull();
+      });
+
+      it('reads a collection that does not exist as empty', async () => {
+        expect(await store.get('nothing', 'x')).toBeNull();
+        expect(await store.find('nothing', {})).toEqual([]);
+        expect(await store.count('nothing')).toBe(0);
+      });
+    });
+
+    describe('documents', () => {
+      beforeEach(() => store.ensureCollection({ name: 'docs', indexes: [] }));
+
+      it('replaces the whole document on put and forgets it on delete', async () => {
+        await put('docs', [{ id: '1', a: 1, nested: { x: [1, 'two'] } }, { id: '2', a: 2 }]);
+        await put('docs', [{ id: '1', b: 'new' }]);
+        await store.commit([{ op: 'delete', collection: 'docs', id: '2' }]);
+        expect(await store.get('docs', '1')).toEqual({ id: '1', b: 'new' });
+        expect(await store.get('docs', '2')).toBeNull();
+      });
+
+      it('returns the documents found by getMany in the order asked, skipping unknown ids', async () => {
+        await put('docs', [{ id: '1' }, { id: '2' }, { id: '3' }]);
+        const rows = await store.getMany('docs', ['3', 'missing', '1']);
+        expect(rows.map((r) => r.id)).toEqual(['3', '1']);
+        expect(await store.getMany('docs', [])).toEqual([]);
+      });
+    });
+
+    describe('filters', () => {
+      beforeEach(async () => {
+        await store.ensureCollection({ name: 'f', indexes: [{ fields: ['n'] }, { fields: ['s'] }, { fields: ['b'] }] });
+        await put('f', FILTER_DOCS);
+      });
+
+      const cases: Array<[string, Record<string, unknown>, string[]]> = [
+        ['bare scalar is eq', { s: 'apple' }, ['a', 'd']],
+        ['eq on a number', { n: { eq: 3 } }, ['c']],
+        ['eq true matches booleans only, not the number 1', { b: true }, ['a', 'd']],
+        ['eq false matches booleans only, not the number 0', { b: { eq: false } }, ['b']],
+        ['eq 1 matches the number, not true', { b: 1 }, ['e']],
+        ['eq null matches null and missing', { opt: null }, ['a', 'd', 'e']],
+        ['ne excludes the value and keeps missing', { b: { ne: true } }, ['b', 'c', 'e', 'f']],
+        ['ne null matches present values', { opt: { ne: null } }, ['b', 'c', 'f']],
+        ['in with strings', { s: { in: ['apple', 'date', 'nope'] } }, ['a', 'd', 'f']],
+        ['in with null and a boolean', { b: { in: [null, false] } }, ['b', 'c']],
+        ['in with an empty list matches nothing', { s: { in: [] } }, []],
+        ['gt on numbers ignores strings and missing', { n: { gt: 1 } }, ['b', 'c', 'f']],
+        ['gte and lt together', { n: { gte: 1, lt: 10 } }, ['a', 'b', 'c']],
+        ['lte on numbers ignores booleans', { b: { lte: 1 } }, ['e', 'f']],
+        ['lt on strings ignores numbers', { s: { lt: 'banana' } }, ['a', 'd', 'e']],
+        ['gt on strings compares lexically', { s: { gt: 'banana' } }, ['c', 'f']],
+        ['has finds a string in an array', { tags: { has: 'red' } }, ['a', 'e']],
+        ['has finds a boolean in an array', { tags: { has: true } }, ['d']],
+        ['has finds a number in an array', { tags: { has: 7 } }, ['d']],
+        ['several fields must all hold', { s: 'apple', b: true, n: { gt: 0 } }, ['a']],
+        ['filters on id', { id: { in: ['a', 'c', 'zz'] } }, ['a', 'c']],
+        ['range on id', { id: { gte: 'e' } }, ['e', 'f']],
+      ];
+
+      it.each(cases)('%s', async (_title, filter, expected) => {
+        expect(ids(await store.find('f', { filter: filter as never }))).toEqual(expected);
+        expect(await store.count('f', filter as never)).toBe(expected.length);
+      });
+    });
+
+    describe('sort and keyset pagination', () => {
+      const sort: Sort = [['grp', 'asc'], ['score', 'desc'], ['id', 'asc']];
+
+      function makeRows(count: number, prefix: string): Doc[] {
+        return Array.from({ length: count }, (_, i) => {
+          const doc: Doc = { id: `${prefix}${String(i).padStart(3, '0')}`, score: (i * 7) % 5 };
+          if (i % 4 === 1) doc.grp = null;
+          else if (i % 4 !== 2) doc.grp = ['x', 'y', 'z'][i % 3];
+          if (i % 6 === 0) doc.score = null;
+          return doc;
+        });
+      }
+
+      beforeEach(() =>
+        store.ensureCollection({ name: 'p', indexes: [{ fields: ['grp', 'score', 'id'] }, { fields: ['score', 'id'] }] }),
+      );
+
+      it('sorts by several fields with mixed directions, nulls lowest', async () => {
+        const rows = makeRows(40, 'r');
+        await put('p', rows);
+        const found = await store.find('p', { sort });
+        expect(found.map((d) => d.id)).toEqual([...rows].sort(compareBySort(sort)).map((d) => d.id));
+      });
+
+      it('walks the whole collection page by page without duplicates or gaps', async () => {
+        const rows = makeRows(53, 'r');
+        await put('p', rows);
+        for (const order of [sort, [['score', 'desc'], ['id', 'desc']] as Sort, [['score', 'asc'], ['id', 'asc']] as Sort]) {
+          const seen = await walk(store, 'p', { sort: order, pageSize: 6 });
+          expect(seen.map((d) => d.id)).toEqual([...rows].sort(compareBySort(order)).map((d) => d.id));
+        }
+      });
+
+      it('walks a filtered subset sorted descending into its nulls', async () => {
+        const rows = makeRows(60, 'r');
+        await put('p', rows);
+        const expected = rows.filter((r) => r.grp === 'x').sort(compareBySort(sort));
+        expect(expected.some((r) => r.score === null)).toBe(true);
+        for (const pageSize of [1, 2, 3]) {
+          const seen = await walk(store, 'p', { sort, pageSize, filter: { grp: 'x' } });
+          expect(seen.map((d) => d.id)).toEqual(expected.map((d) => d.id));
+        }
+      });
+
+      it('keeps walking correctly while rows are inserted between pages', async () => {
+        const rows = makeRows(30, 'r');
+        await put('p', rows);
+        const extra = makeRows(30, 'n');
+        const between = (page: number) => put('p', extra.slice(page * 3, page * 3 + 3));
+        const seen = await walk(store, 'p', { sort, pageSize: 4, between });
+        const seenIds = seen.map((d) => d.id);
+        expect(new Set(seenIds).size).toBe(seenIds.length);
+        expect(seenIds).toEqual(expect.arrayContaining(rows.map((r) => r.id)));
+        expect([...seen].sort(compareBySort(sort)).map((d) => d.id)).toEqual(seenIds);
+      });
+
+      it('combines a filter, a keyset and a limit', async () => {
+        await put('p', makeRows(20, 'r'));
+        const order: Sort = [['score', 'desc'], ['id', 'asc']];
+        const all = await store.find('p', { filter: { grp: 'x' }, sort: order });
+        const rest = await store.find('p', { filter: { grp: 'x' }, sort: order, after: sortValues(all[1], order), limit: 2 });
+        expect(rest.map((d) => d.id)).toEqual(all.slice(2, 4).map((d) => d.id));
+      });
+    });
+
+    describe('aggregate', () => {
+      beforeEach(() => store.ensureCollection({ name: 'agg', indexes: [{ fields: ['status'] }] }));
+
+      it('returns one zero row without groupBy and no rows with groupBy on an empty set', async () => {
+        const query = { sum: ['ms'], min: ['ms'], max: ['ms'] };
+        expect(await store.aggregate('agg', query)).toEqual([
+          { group: null, count: 0, sum: { ms: 0 }, min: { ms: null }, max: { ms: null } },
+        ]);
+        expect(await store.aggregate('agg', { ...query, groupBy: 'status' })).toEqual([]);
+        await put('agg', [{ id: '1', status: 'up', ms: 3 }]);
+        expect(await store.aggregate('agg', { ...query, filter: { status: 'down' } })).toEqual([
+          { group: null, count: 0, sum: { ms: 0 }, min: { ms: null }, max: { ms: null } },
+        ]);
+      });
+
+      it('counts, sums and takes min/max of numbers only, overall and per group', async () => {
+        await put('agg', [
+          { id: '1', status: 'up', ms: 10, ok: true },
+          { id: '2', status: 'up', ms: 30, ok: true },
+          { id: '3', status: 'down', ms: 'n/a', ok: false },
+          { id: '4', status: 'down', ms: 5, ok: false },
+          { id: '5', ms: 7, ok: true },
+          { id: '6', status: null },
+        ]);
+        const query = { sum: ['ms', 'ok'], min: ['ms'], max: ['ms', 'absent'] };
+        expect(await store.aggregate('agg', query)).toEqual([
+          { group: null, count: 6, sum: { ms: 52, ok: 0 }, min: { ms: 5 }, max: { ms: 30, absent: null } },
+        ]);
+        expect(await store.aggregate('agg', { ...query, groupBy: 'status' })).toEqual([
+          { group: null, count: 2, sum: { ms: 7, ok: 0 }, min: { ms: 7 }, max: { ms: 7, absent: null } },
+          { group: 'down', count: 2, sum: { ms: 5, ok: 0 }, min: { ms: 5 }, max: { ms: 5, absent: null } },
+          { group: 'up', count: 2, sum: { ms: 40, ok: 0 }, min: { ms: 10 }, max: { ms: 30, absent: null } },
+        ]);
+      });
+
+      it('groups by booleans and applies the filter first', async () => {
+        await put('agg', [
+          { id: '1', ok: true, ms: 1 },
+          { id: '2', ok: false, ms: 2 },
+          { id: '3', ok: true, ms: 4 },
+          { id: '4', ok: 1, ms: 8 },
+        ]);
+        const rows = await store.aggregate('agg', { groupBy: 'ok', sum: ['ms'], filter: { ms: { lt: 8 } } });
+        expect(rows.map((r) => [r.group, r.count, r.sum.ms])).toEqual([
+          [false, 1, 2],
+          [true, 2, 5],
+        ]);
+      });
+    });
+
+    describe('commit', () => {
+      beforeEach(async () => {
+        await store.ensureCollection({ name: 'one', indexes: [] });
+        await store.ensureCollection({ name: 'two', indexes: [{ fields: ['email'], unique: true }] });
+      });
+
+      it('applies puts and deletes across collections together', async () => {
+        await put('one', [{ id: 'old' }]);
+        await store.commit([
+          { op: 'put', collection: 'one', doc: { id: 'a', v: 1 } },
+          { op: 'put', collection: 'two', doc: { id: 'b', email: 'b@x' } },
+          { op: 'delete', collection: 'one', id: 'old' },
+          { op: 'put', collection: 'one', doc: { id: 'a', v: 2 } },
+        ]);
+        expect(await store.find('one', {})).toEqual([{ id: 'a', v: 2 }]);
+        expect(await store.get('two', 'b')).toEqual({ id: 'b', email: 'b@x' });
+      });
+
+      it('leaves nothing behind when a document cannot be serialised', async () => {
+        const cyclic: Doc = { id: 'c' };
+        cyclic.self = cyclic;
+        await expect(
+          store.commit([
+            { op: 'put', collection: 'one', doc: { id: 'a' } },
+            { op: 'put', collection: 'two', doc: { id: 'b', email: 'b@x' } },
+            { op: 'put', collection: 'one', doc: cyclic },
+          ]),
+        ).rejects.toThrow();
+        expect(await store.count('one')).toBe(0);
+        expect(await store.count('two')).toBe(0);
+      });
+
+      it('leaves nothing behind when the store rejects a write part-way', async () => {
+        await put('two', [{ id: 'taken', email: 'dup@x' }]);
+        await expect(
+          store.commit([
+            { op: 'put', collection: 'one', doc: { id: 'a' } },
+            { op: 'delete', collection: 'two', id: 'taken' },
+            { op: 'put', collection: 'two', doc: { id: 'b', email: 'b@x' } },
+            { op: 'put', collection: 'two', doc: { id: 'c', email: 'b@x' } },
+          ]),
+        ).rejects.toThrow();
+        expect(await store.count('one')).toBe(0);
+        expect(ids(await store.find('two', {}))).toEqual(['taken']);
+      });
+
+      it('refuses writes to a collection that was never ensured, applying none', async () => {
+        await expect(
+          store.commit([
+            { op: 'put', collection: 'one', doc: { id: 'a' } },
+            { op: 'put', collection: 'missing', doc: { id: 'b' } },
+          ]),
+        ).rejects.toThrow(/missing/);
+        expect(await store.count('one')).toBe(0);
+        expect(await store.listCollections()).not.toContain('missing');
+      });
+    });
+
+    it('answers ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+}
