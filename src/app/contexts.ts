@@ -1,14 +1,21 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { ProcessRole } from '../platform/config/config.js';
 import type { Projection } from '../platform/projections/projection.js';
+import { AlertingModule } from '../alerting/alerting.module.js';
+import { AnalyticsModule } from '../analytics/analytics.module.js';
+import { IncidentsModule } from '../incidents/incidents.module.js';
+import { MonitoringModule } from '../monitoring/monitoring.module.js';
+import { ProbingModule } from '../probing/probing.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { allProjections } from '../../projections/index.js';
 
-/** The bounded contexts this process's role serves. Every role gets health routes. */
+/**
+ * The bounded contexts. Every role loads them all (HTTP routes are only served by roles all and
+ * api; background workers check `platform.config.role` before they start).
+ */
 export function contextModules(role: ProcessRole): Array<Type | DynamicModule> {
-  const modules: Array<Type | DynamicModule> = [TenancyModule];
   void role;
-  return modules;
+  return [TenancyModule, MonitoringModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule];
 }
 
 export function projections(): Projection[] {
