@@ -41,11 +41,16 @@ export const SQLITE_EVENTS_SCHEMA = `
     UNIQUE (stream_id, revision)
   )`;
 
-/** The log is the source of truth: every commit is fsynced (synchronous=FULL). */
+/**
+ * WAL with synchronous=NORMAL: a committed append survives a crash or SIGKILL of any process
+ * (the WAL is written before the commit returns); only an OS crash or power loss can drop the
+ * newest commits. FULL (SQLITE_SYNCHRONOUS=FULL) fsyncs every commit and caps appends near
+ * the disk's fsync rate (about 300/s here), below what 1,000 endpoints at 1 s need.
+ */
 export function applySqliteEventLogPragmas(db: Database.Database, busyTimeoutMs: number): void {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(`synchronous = ${process.env.SQLITE_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL'}`);
 }
 
 interface EventRow {
