@@ -1,96 +1,12 @@
 import fc from 'fast-check';
-import type { CheckRecordedData } from '../../../src/monitoring/domain/check.js';
-import type { AnalyticsFacts, EndpointFact } from '../../../src/analytics/application/analytics-facts.js';
-import { referenceAnalytics, referenceFigures, referenceP95 } from '../../../src/analytics/domain/reference.js';
-import { makeWindow } from '../../../src/analytics/domain/window.js';
-import { check, queryOver } from './support/checks.js';
+import { referenceFigures, referenceP95 } from '../../../src/analytics/domain/reference.js';
+import { queryOver } from './support/checks.js';
+import { T0, expectObjectMatchesReference, facts, instant, scenario, toChecks } from './support/scenario.js';
 
 /**
  * The rollup + range-plan computation must equal brute force for every figure, whatever the
  * checks, the range (aligned or not, to the millisecond) and the bucket count.
  */
-
-const T0 = Date.parse('2026-03-01T00:00:00Z');
-const SPAN = 3 * 86_400_000;
-
-// endpoint -> project -> team
-const TOPOLOGY = [
-  { endpoint_id: 1, project_id: 1, team_id: 1 },
-  { endpoint_id: 2, project_id: 1, team_id: 1 },
-  { endpoint_id: 3, project_id: 2, team_id: 1 },
-  { endpoint_id: 4, project_id: 3, team_id: 2 },
-];
-
-const facts: AnalyticsFacts = {
-  projects: async (teamId) =>
-    [...new Set(TOPOLOGY.filter((t) => t.team_id === teamId).map((t) => t.project_id))].map((id) => ({
-      project_id: id,
-      name: `project ${id}`,
-    })),
-  endpoints: async (teamId, scope) =>
-    TOPOLOGY.filter((t) => t.team_id === teamId && (scope.kind === 'team' || t[`${scope.kind}_id`] === scope.id)).map(
-      (t): EndpointFact => ({ endpoint_id: t.endpoint_id, project_id: t.project_id, name: `e${t.endpoint_id}`, enabled: true, latest: null }),
-    ),
-  incidentCounts: async () => ({ total: 0, open: 0 }),
-  openIncidentsByProject: async () => new Map(),
-};
-
-/** Instants near boundaries matter most: on a day/hour/minute edge, or a few ms either side. */
-const instant = fc.oneof(
-  fc.integer({ min: 0, max: SPAN - 1 }),
-  fc.tuple(fc.constantFrom(60_000, 3_600_000, 86_400_000), fc.nat(200), fc.integer({ min: -2, max: 2 })).map(
-    ([unit, n, nudge]) => Math.min(SPAN - 1, Math.max(0, ((n * unit) % SPAN) + nudge)),
-  ),
-);
-
-function checkArb(at: fc.Arbitrary<number>) {
-  return fc.record({
-    at,
-    where: fc.constantFrom(...TOPOLOGY),
-    source: fc.constantFrom<'scheduled' | 'manual'>('scheduled', 'scheduled', 'scheduled', 'manual'),
-    alert_suppressed: fc.integer({ min: 0, max: 9 }).map((n) => n < 3),
-    success: fc.boolean(),
-    latency_ms: fc.integer({ min: 0, max: 5000 }),
-  });
-}
-
-type GeneratedCheck = { at: number; where: (typeof TOPOLOGY)[number]; source: 'scheduled' | 'manual'; alert_suppressed: boolean; success: boolean; latency_ms: number };
-
-/** The window first, then checks, many of them exactly on (or 1 ms beside) a bucket boundary or `to`. */
-const scenario = fc
-  .record({
-    from: instant,
-    length: fc.oneof(fc.integer({ min: 1, max: SPAN }), fc.constantFrom(60_000, 3_600_000, 86_400_000, 2 * 86_400_000)),
-    buckets: fc.oneof(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 6 })),
-    scope: fc.constantFrom(
-      { kind: 'team' as const, id: 1 },
-      { kind: 'project' as const, id: 1 },
-      { kind: 'endpoint' as const, id: 2 },
-    ),
-    batchSize: fc.integer({ min: 1, max: 25 }),
-    redeliver: fc.nat(5),
-  })
-  .chain((w) => {
-    const window = makeWindow(w.from, w.from + w.length, w.buckets);
-    const boundary = fc
-      .tuple(fc.integer({ min: 0, max: w.buckets }), fc.integer({ min: -1, max: 1 }))
-      .map(([i, nudge]) => Math.min(window.to, window.from + i * window.bucket_seconds * 1000) + nudge);
-    const at = fc.oneof(instant, boundary);
-    return fc.record({ checks: fc.array(checkArb(at), { maxLength: 60 }) }).map((c) => ({ ...w, ...c }));
-  });
-
-function toChecks(generated: GeneratedCheck[]): CheckRecordedData[] {
-  return generated.map((g) =>
-    check({
-      checked_at: new Date(T0 + g.at).toISOString(),
-      ...g.where,
-      source: g.source,
-      alert_suppressed: g.alert_suppressed,
-      success: g.success,
-      latency_ms: g.latency_ms,
-    }),
-  );
-}
 
 describe('analytics from rollups equals brute force', () => {
   it('for totals, p95, series and comparison rows of team, project and endpoint analytics', async () => {
@@ -100,27 +16,7 @@ describe('analytics from rollups equals brute force', () => {
         // A check delivered again (same check id) must not count twice.
         const delivered = [...checks, ...checks.slice(0, s.redeliver)];
         const { query } = await queryOver(delivered, facts, s.batchSize);
-        const window = makeWindow(T0 + s.from, T0 + s.from + s.length, s.buckets);
-
-        const childIds = s.scope.kind === 'team' ? [1, 2] : s.scope.kind === 'project' ? [1, 2] : [];
-        const expected = referenceAnalytics(checks, s.scope, window, childIds);
-        const actual =
-          s.scope.kind === 'team'
-            ? await query.teamAnalytics(1, window)
-            : s.scope.kind === 'project'
-              ? await query.projectAnalytics(1, s.scope.id, window)
-              : await query.endpointAnalytics(1, s.scope.id, window);
-
-        expect(actual!.totals).toEqual(expected.totals);
-        expect(actual!.series).toEqual(expected.series);
-        const rows: Array<{ checks: number; failures: number; uptime_percent: number | null; avg_latency_ms: number | null }> =
-          'projects' in actual! ? actual.projects : 'endpoints' in actual! ? actual.endpoints : [];
-        expect(rows.map(({ checks, failures, uptime_percent, avg_latency_ms }) => ({ checks, failures, uptime_percent, avg_latency_ms }))).toEqual(
-          childIds.map((id) => {
-            const f = expected.children.get(id)!;
-            return { checks: f.checks, failures: f.failures, uptime_percent: f.uptime_percent, avg_latency_ms: f.avg_latency_ms };
-          }),
-        );
+        await expectObjectMatchesReference(query, checks, s);
       }),
       { numRuns: 150 },
     );

@@ -4,6 +4,7 @@ import type { AnalyticsFacts } from '../../../../src/analytics/application/analy
 import { AnalyticsQuery } from '../../../../src/analytics/application/analytics-query.js';
 import { analyticsRollupsProjection } from '../../../../projections/analytics-rollups.js';
 import { MemoryReadStore, applyBatch } from './memory-store.js';
+import type { ReadStore } from '../../../../src/platform/read-store/read-store.port.js';
 
 let nextId = 1;
 
@@ -57,8 +58,12 @@ export const noFacts: AnalyticsFacts = {
 };
 
 /** A query service over an in-memory store filled by the real projection, in batches. */
-export async function queryOver(checks: CheckRecordedData[], facts: AnalyticsFacts = noFacts, batchSize = 50) {
-  const store = new MemoryReadStore();
+export async function queryOver<S extends ReadStore = MemoryReadStore>(
+  checks: CheckRecordedData[],
+  facts: AnalyticsFacts = noFacts,
+  batchSize = 50,
+  store: S = new MemoryReadStore() as unknown as S,
+) {
   for (const spec of analyticsRollupsProjection.collections) await store.ensureCollection(spec);
   const events = checks.map((c, i) => recorded(c, i));
   for (let i = 0; i < events.length; i += batchSize) {
