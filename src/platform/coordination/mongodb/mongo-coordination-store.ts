@@ -1,0 +1,204 @@
+/**
+ * Coordination store on MongoDB. Every decision is one conditional write on a unique `_id`, so
+ * concurrent processes agree; an upsert that loses an insert race surfaces as a duplicate-key
+ * error and is answered from the winner's document. TTL indexes purge old rate windows and
+ * idempotency records.
+ */
+import { MongoClient, type Collection, type Db } from 'mongodb';
+import { guardMongo, isDuplicateKeyError } from '../../read-store/mongodb/mongo-errors.js';
+import type {
+  CoordinationStore,
+  IdempotencyClaim,
+  LeaseGrant,
+  RateWindow,
+  StoredResponse,
+} from '../coordination.port.js';
+
+export interface MongoCoordinationStoreOptions {
+  dbName?: string;
+  /** Prefix of the three collection names (`leases`, `rate_windows`, `idempotency`). */
+  collectionPrefix?: string;
+  serverSelectionTimeoutMS?: number;
+}
+
+interface LeaseDoc {
+  _id: string;
+  owner: string;
+  expiresAt: number;
+}
+
+interface RateDoc {
+  _id: string;
+  count: number;
+  resetAt: number;
+  purgeAt: Date;
+}
+
+interface IdempotencyDoc {
+  _id: string;
+  fingerprint: string;
+  state: 'in_progress' | 'completed';
+  claimedAt: number;
+  expiresAt: number;
+  /** JSON text, so that any body (keys with dots or `$`) round-trips exactly. */
+  response: string | null;
+  purgeAt: Date;
+}
+
+/** How many times a claim is re-decided when another process changed the record meanwhile. */
+const CLAIM_ATTEMPTS = 10;
+
+/** TTL purge time for a logical expiry `at`, measured on the caller's clock (`now` may be injected). */
+function purgeDate(at: number, now: number): Date {
+  return new Date(Date.now() + Math.max(0, at - now) + 60_000);
+}
+
+export class MongoCoordinationStore implements CoordinationStore {
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    private readonly leases: Collection<LeaseDoc>,
+    private readonly rates: Collection<RateDoc>,
+    private readonly claims: Collection<IdempotencyDoc>,
+  ) {}
+
+  static async connect(url: string, options: MongoCoordinationStoreOptions = {}): Promise<MongoCoordinationStore> {
+    const client = new MongoClient(url, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000 });
+    await guardMongo('connect', () => client.connect());
+    const db = client.db(options.dbName ?? (client.options.dbName || 'http_monitor'));
+    const prefix = options.collectionPrefix ?? 'coord_';
+    const store = new MongoCoordinationStore(
+      client,
+      db,
+      db.collection<LeaseDoc>(`${prefix}leases`),
+      db.collection<RateDoc>(`${prefix}rate_windows`),
+      db.collection<IdempotencyDoc>(`${prefix}idempotency`),
+    );
+    await guardMongo('createIndex', async () => {
+      await store.rates.createIndex({ purgeAt: 1 }, { expireAfterSeconds: 0 });
+      await store.claims.createIndex({ purgeAt: 1 }, { expireAfterSeconds: 0 });
+    });
+    return store;
+  }
+
+  async acquireLease(name: string, owner: string, ttlMs: number, now = Date.now()): Promise<LeaseGrant | null> {
+    return guardMongo('acquireLease', async () => {
+      try {
+        const doc = await this.leases.findOneAndUpdate(
+          { _id: name, $or: [{ owner }, { expiresAt: { $lte: now } }] },
+          { $set: { owner, expiresAt: now + ttlMs } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        return doc ? { name, owner: doc.owner, expiresAt: doc.expiresAt } : null;
+      } catch (error) {
+        // The lease exists and is held by someone else: the upsert's insert collided with it.
+        if (isDuplicateKeyError(error)) return null;
+        throw error;
+      }
+    });
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    await guardMongo('releaseLease', () => this.leases.deleteOne({ _id: name, owner }));
+  }
+
+  async hit(key: string, windowMs: number, now = Date.now()): Promise<RateWindow> {
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const resetAt = windowStart + windowMs;
+    const id = `${key}@${windowStart}`; // windowStart is digits only, so ids cannot collide
+    return guardMongo('hit', async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const doc = await this.rates.findOneAndUpdate(
+            { _id: id },
+            { $inc: { count: 1 }, $setOnInsert: { resetAt, purgeAt: purgeDate(resetAt, now) } },
+            { upsert: true, returnDocument: 'after' },
+          );
+          return { count: doc!.count, resetAt: doc!.resetAt };
+        } catch (error) {
+          // Two first hits raced to insert the window; the loser now finds it and increments.
+          if (!isDuplicateKeyError(error) || attempt >= 3) throw error;
+        }
+      }
+    });
+  }
+
+  async claimIdempotency(
+    key: string,
+    fingerprint: string,
+    options: { retentionMs: number; staleAfterMs: number; now?: number },
+  ): Promise<IdempotencyClaim> {
+    const now = options.now ?? Date.now();
+    const fresh = (): IdempotencyDoc => ({
+      _id: key,
+      fingerprint,
+      state: 'in_progress',
+      claimedAt: now,
+      expiresAt: now + options.retentionMs,
+      response: null,
+      purgeAt: purgeDate(now + options.retentionMs, now),
+    });
+    return guardMongo('claimIdempotency', async () => {
+      for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+        const decided = await this.decideClaim(key, fingerprint, now, options.staleAfterMs, fresh);
+        if (decided) return decided;
+      }
+      throw new Error(`Idempotency key ${key}: could not settle a claim under contention`);
+    });
+  }
+
+  /** One attempt: null when the record changed under us and the caller should look again. */
+  private async decideClaim(
+    key: string,
+    fingerprint: string,
+    now: number,
+    staleAfterMs: number,
+    fresh: () => IdempotencyDoc,
+  ): Promise<IdempotencyClaim | null> {
+    const existing = await this.claims.findOne({ _id: key });
+    if (!existing) {
+      try {
+        await this.claims.insertOne(fresh());
+        return { outcome: 'claimed' };
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return null;
+        throw error;
+      }
+    }
+    if (existing.expiresAt <= now) {
+      const replaced = await this.claims.replaceOne({ _id: key, expiresAt: existing.expiresAt }, fresh());
+      return replaced.modifiedCount === 1 ? { outcome: 'claimed' } : null;
+    }
+    if (existing.fingerprint !== fingerprint) return { outcome: 'fingerprint_mismatch' };
+    if (existing.state === 'completed') {
+      return { outcome: 'completed', response: JSON.parse(existing.response!) as StoredResponse };
+    }
+    if (existing.claimedAt + staleAfterMs > now) return { outcome: 'in_progress' };
+    const taken = await this.claims.updateOne(
+      { _id: key, state: 'in_progress', claimedAt: existing.claimedAt },
+      { $set: { claimedAt: now } },
+    );
+    return taken.modifiedCount === 1 ? { outcome: 'claimed' } : null;
+  }
+
+  async completeIdempotency(key: string, response: StoredResponse): Promise<void> {
+    await guardMongo('completeIdempotency', () =>
+      this.claims.updateOne(
+        { _id: key, state: 'in_progress' },
+        { $set: { state: 'completed', response: JSON.stringify(response) } },
+      ),
+    );
+  }
+
+  async releaseIdempotency(key: string): Promise<void> {
+    await guardMongo('releaseIdempotency', () => this.claims.deleteOne({ _id: key, state: 'in_progress' }));
+  }
+
+  async ping(): Promise<void> {
+    await guardMongo('ping', () => this.db.command({ ping: 1 }));
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The coordination-store contract: every adapter must pass it. `make` prepares fresh, empty
+ * storage and returns a backend whose `open()` gives another store instance over that same
+ * storage (what a second process would see). The suite closes what it opens; the caller removes
+ * the storage afterwards.
+ */
+import type { CoordinationStore, StoredResponse } from '../../src/platform/coordination/coordination.port.js';
+
+export interface CoordinationBackend {
+  open(): Promise<CoordinationStore>;
+}
+
+const T0 = 1_700_000_000_000;
+const CLAIM = { retentionMs: 86_400_000, staleAfterMs: 60_000 };
+
+export function coordinationStoreContract(name: string, make: () => Promise<CoordinationBackend>): void {
+  describe(`coordination store contract: ${name}`, () => {
+    let opened: CoordinationStore[];
+    let a: CoordinationStore;
+    let b: CoordinationStore;
+
+    beforeEach(async () => {
+      opened = [];
+      const backend = await make();
+      a = await backend.open();
+      b = await backend.open();
+      opened.push(a, b);
+    });
+
+    afterEach(async () => {
+      await Promise.all(opened.map((s) => s.close()));
+    });
+
+    describe('leases', () => {
+      it('grants a free lease and refuses it to another owner until it lapses', async () => {
+        expect(await a.acquireLease('projector', 'p1', 10_000, T0)).toEqual({ name: 'projector', owner: 'p1', expiresAt: T0 + 10_000 });
+        expect(await b.acquireLease('projector', 'p2', 10_000, T0 + 9_999)).toBeNull();
+        expect(await b.acquireLease('projector', 'p2', 10_000, T0 + 10_000)).toEqual({
+          name: 'projector',
+          owner: 'p2',
+          expiresAt: T0 + 20_000,
+        });
+        expect(await a.acquireLease('projector', 'p1', 10_000, T0 + 10_001)).toBeNull();
+      });
+
+      it('renews for the holder, pushing the expiry forward', async () => {
+        await a.acquireLease('shard-1', 'p1', 10_000, T0);
+        expect(await a.acquireLease('shard-1', 'p1', 10_000, T0 + 8_000)).toEqual({
+          name: 'shard-1',
+          owner: 'p1',
+          expiresAt: T0 + 18_000,
+        });
+        expect(await b.acquireLease('shard-1', 'p2', 10_000, T0 + 12_000)).toBeNull();
+      });
+
+      it('frees the lease only when its owner releases it', async () => {
+        await a.acquireLease('shard-2', 'p1', 10_000, T0);
+        await b.releaseLease('shard-2', 'p2');
+        expect(await b.acquireLease('shard-2', 'p2', 10_000, T0 + 1)).toBeNull();
+        await a.releaseLease('shard-2', 'p1');
+        expect(await b.acquireLease('shard-2', 'p2', 10_000, T0 + 2)).not.toBeNull();
+      });
+
+      it('grants a contested lease to exactly one of many owners', async () => {
+        const grants = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).acquireLease('contested', `owner-${i}`, 10_000, T0)),
+        );
+        expect(grants.filter((g) => g !== null)).toHaveLength(1);
+      });
+    });
+
+    describe('rate counters', () => {
+      const MINUTE = 60_000;
+
+      it('counts hits from two instances in one fixed window and resets in the next', async () => {
+        const start = T0 - (T0 % MINUTE);
+        const counts: number[] = [];
+        for (let i = 0; i < 6; i++) counts.push((await (i % 2 ? a : b).hit('token-1', MINUTE, start + i * 1000)).count);
+        expect(counts).toEqual([1, 2, 3, 4, 5, 6]);
+        expect(await a.hit('token-1', MINUTE, start + MINUTE - 1)).toEqual({ count: 7, resetAt: start + MINUTE });
+        expect(await b.hit('token-1', MINUTE, start + MINUTE)).toEqual({ count: 1, resetAt: start + 2 * MINUTE });
+      });
+
+      it('keeps separate counts per key', async () => {
+        await a.hit('token-a', MINUTE, T0);
+        await a.hit('token-a', MINUTE, T0);
+        expect((await b.hit('token-b', MINUTE, T0)).count).toBe(1);
+      });
+
+      it('counts every concurrent hit exactly once', async () => {
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).hit('burst', MINUTE, T0)));
+        expect(results.map((r) => r.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      });
+    });
+
+    describe('idempotency claims', () => {
+      const response: StoredResponse = {
+        status: 201,
+        body: { id: 'inc_1', nested: { 'dotted.key': [1, null, 'x'], $sign: true } },
+        headers: { location: '/v2/incidents/inc_1' },
+      };
+
+      it('lets exactly one of 20 concurrent claims of a key through', async () => {
+        const claims = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claimIdempotency('k-race', 'fp', { ...CLAIM, now: T0 })),
+        );
+        const outcomes = claims.map((c) => c.outcome);
+        expect(outcomes.filter((o) => o === 'claimed')).toHaveLength(1);
+        expect(outcomes.filter((o) => o === 'in_progress')).toHaveLength(19);
+      });
+
+      it('replays the stored response once completed, to any instance', async () => {
+        expect(await a.claimIdempotency('k1', 'fp', { ...CLAIM, now: T0 })).toEqual({ outcome: 'claimed' });
+        await a.completeIdempotency('k1', response);
+        expect(await b.claimIdempotency('k1', 'fp', { ...CLAIM, now: T0 + 5_000 })).toEqual({ outcome: 'completed', response });
+        expect(await a.claimIdempotency('k1', 'fp', { ...CLAIM, now: T0 + 6_000 })).toEqual({ outcome: 'completed', response });
+      });
+
+      it('reports a fingerprint mismatch while running and after completion', async () => {
+        await a.claimIdempotency('k2', 'fp-1', { ...CLAIM, now: T0 });
+        expect(await b.claimIdempotency('k2', 'fp-2', { ...CLAIM, now: T0 + 1 })).toEqual({ outcome: 'fingerprint_mismatch' });
+        await a.completeIdempotency('k2', response);
+        expect(await b.claimIdempotency('k2', 'fp-2', { ...CLAIM, now: T0 + 2 })).toEqual({ outcome: 'fingerprint_mismatch' });
+      });
+
+      it('treats a record older than the retention as absent', async () => {
+        await a.claimIdempotency('k3', 'fp-1', { ...CLAIM, now: T0 });
+        await a.completeIdempotency('k3', response);
+        const later = T0 + CLAIM.retentionMs;
+        expect(await b.claimIdempotency('k3', 'fp-1', { ...CLAIM, now: later - 1 })).toEqual({ outcome: 'completed', response });
+        expect(await b.claimIdempotency('k3', 'fp-2', { ...CLAIM, now: later })).toEqual({ outcome: 'claimed' });
+        expect(await a.claimIdempotency('k3', 'fp-2', { ...CLAIM, now: later + 1 })).toEqual({ outcome: 'in_progress' });
+      });
+
+      it('lets a stale in-progress claim be taken over, once', async () => {
+        await a.claimIdempotency('k4', 'fp', { ...CLAIM, now: T0 });
+        const stale = T0 + CLAIM.staleAfterMs;
+        expect(await b.claimIdempotency('k4', 'fp', { ...CLAIM, now: stale - 1 })).toEqual({ outcome: 'in_progress' });
+        expect(await b.claimIdempotency('k4', 'fp', { ...CLAIM, now: stale })).toEqual({ outcome: 'claimed' });
+        expect(await a.claimIdempotency('k4', 'fp', { ...CLAIM, now: stale + 1 })).toEqual({ outcome: 'in_progress' });
+      });
+
+      it('forgets a released claim so the client may retry, but never a completed one', async () => {
+        await a.claimIdempotency('k5', 'fp', { ...CLAIM, now: T0 });
+        await a.releaseIdempotency('k5');
+        expect(await b.claimIdempotency('k5', 'fp', { ...CLAIM, now: T0 + 1 })).toEqual({ outcome: 'claimed' });
+        await b.completeIdempotency('k5', { status: 200, body: null });
+        await b.releaseIdempotency('k5');
+        expect(await a.claimIdempotency('k5', 'fp', { ...CLAIM, now: T0 + 2 })).toEqual({
+          outcome: 'completed',
+          response: { status: 200, body: null },
+        });
+      });
+    });
+
+    it('answers ping', async () => {
+      await expect(a.ping()).resolves.toBeUndefined();
+    });
+  });
+}
