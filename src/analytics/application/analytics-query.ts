@@ -189,7 +189,8 @@ export class AnalyticsQuery {
           open_incidents: openByProject.get(project.project_id) ?? 0,
         };
       });
-    return { ...common, health: health(endpoints), projects: rows };
+    const { window: w, totals, incidents, series } = common;
+    return { team_id: teamId, window: w, health: health(endpoints), totals, incidents, series, projects: rows };
   }
 
   async projectAnalytics(teamId: number, projectId: number, window: AnalyticsWindow): Promise<ProjectAnalytics> {
@@ -212,7 +213,8 @@ export class AnalyticsQuery {
           last_check_at: endpoint.latest?.checked_at ?? null,
         };
       });
-    return { ...common, project_id: projectId, health: health(endpoints), endpoints: rows };
+    const { window: w, totals, incidents, series } = common;
+    return { team_id: teamId, project_id: projectId, window: w, health: health(endpoints), totals, incidents, series, endpoints: rows };
   }
 
   /** null when the endpoint is not among the team's endpoints. */
@@ -221,7 +223,8 @@ export class AnalyticsQuery {
     const [common, endpoints] = await Promise.all([this.common(teamId, scope, window), this.facts.endpoints(teamId, scope)]);
     const endpoint = endpoints.find((e) => e.endpoint_id === endpointId);
     if (!endpoint) return null;
-    return { ...common, project_id: endpoint.project_id, endpoint_id: endpointId, current: current(endpoint) };
+    const { window: w, totals, incidents, series } = common;
+    return { team_id: teamId, project_id: endpoint.project_id, endpoint_id: endpointId, window: w, totals, incidents, series, current: current(endpoint) };
   }
 
   /** Window, totals, incidents and series: the part all three objects share. */
