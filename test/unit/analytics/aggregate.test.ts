@@ -81,6 +81,15 @@ describe('analytics range and bucket edges', () => {
     expect((await query.computeTotals(TEAM, { from, to })).checks).toBe(2);
   });
 
+  it('counts every check of a busy edge minute, beyond one store page', async () => {
+    const minute = T('2026-03-01T00:05:00Z');
+    const busy = Array.from({ length: 6000 }, (_, i) => check({ checked_at: new Date(minute + i * 10).toISOString() }));
+    const { query } = await queryOver(busy, undefined, 3000);
+    // from sits mid-minute: the first 3000 checks (00:05:00.000-00:05:29.990) are before it
+    const totals = await query.computeTotals(TEAM, { from: minute + 30_000, to: TO });
+    expect(totals.checks).toBe(3000);
+  });
+
   it('puts a check exactly at a bucket start into that bucket, not the one before', async () => {
     const window = makeWindow(FROM, TO, 4); // 15-minute buckets
     const { query } = await queryOver([
