@@ -1,0 +1,147 @@
+import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
+import { defineProjection, type ViewTransaction } from '../src/platform/projections/projection.js';
+import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../src/monitoring/domain/check.js';
+import {
+  ENDPOINT_DISABLED,
+  ENDPOINT_ENABLED,
+  ENDPOINT_RECONFIGURED,
+  ENDPOINT_REGISTERED,
+  PROJECT_CREATED,
+  PROJECT_UPDATED,
+  type EndpointReconfiguredData,
+  type EndpointRegisteredData,
+  type EndpointToggledData,
+  type ProjectCreatedData,
+  type ProjectUpdatedData,
+} from '../src/monitoring/domain/events.js';
+
+/**
+ * What analytics needs to know about a team's projects and endpoints: names, project membership,
+ * `enabled`, and each endpoint's newest APPLICABLE check (the one `health` and `current` read).
+ *
+ * Analytics keeps this small view itself (built from the monitoring events, which are the shared
+ * contract) instead of reading the monitoring context's views, so the "latest applicable check"
+ * is kept next to the endpoint and analytics does not depend on another view's shape.
+ * Consecutive failures are not stored: they are counted exactly at query time from the raw
+ * applicable checks of `analytics_rollups`, so checks arriving out of order cannot skew them.
+ */
+export const ANALYTICS_ENDPOINTS_PROJECTION = 'analytics_endpoints';
+export const ANALYTICS_PROJECTS_COLLECTION = 'analytics_projects';
+export const ANALYTICS_ENDPOINTS_COLLECTION = 'analytics_endpoints';
+
+export interface AnalyticsProjectDoc {
+  id: string;
+  project_id: number;
+  team_id: number;
+  name: string;
+}
+
+export interface AnalyticsEndpointDoc {
+  id: string;
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  name: string;
+  enabled: boolean;
+  /** Newest applicable check (by checked_at, then check_id); null fields while there is none. */
+  latest_check_id: number | null;
+  latest_checked_at: string | null;
+  latest_checked_at_ms: number | null;
+  latest_success: boolean | null;
+  latest_status_code: number | null;
+  latest_latency_ms: number | null;
+}
+
+async function onProjectCreated(event: RecordedEvent<ProjectCreatedData>, views: ViewTransaction): Promise<void> {
+  const { project_id, team_id, name } = event.data;
+  views.put(ANALYTICS_PROJECTS_COLLECTION, { id: String(project_id), project_id, team_id, name });
+}
+
+async function onProjectUpdated(event: RecordedEvent<ProjectUpdatedData>, views: ViewTransaction): Promise<void> {
+  const existing = await views.get(ANALYTICS_PROJECTS_COLLECTION, String(event.data.project_id));
+  if (!existing || event.data.changes.name === undefined) return;
+  views.put(ANALYTICS_PROJECTS_COLLECTION, { ...existing, name: event.data.changes.name });
+}
+
+async function onEndpointRegistered(event: RecordedEvent<EndpointRegisteredData>, views: ViewTransaction): Promise<void> {
+  const { endpoint_id, team_id, project_id, name } = event.data;
+  const existing = (await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(endpoint_id))) as AnalyticsEndpointDoc | null;
+  const doc: AnalyticsEndpointDoc = {
+    id: String(endpoint_id),
+    endpoint_id,
+    team_id,
+    project_id,
+    name,
+    // A new endpoint starts disabled: it is enabled only after its destination is verified.
+    enabled: existing?.enabled ?? false,
+    latest_check_id: existing?.latest_check_id ?? null,
+    latest_checked_at: existing?.latest_checked_at ?? null,
+    latest_checked_at_ms: existing?.latest_checked_at_ms ?? null,
+    latest_success: existing?.latest_success ?? null,
+    latest_status_code: existing?.latest_status_code ?? null,
+    latest_latency_ms: existing?.latest_latency_ms ?? null,
+  };
+  views.put(ANALYTICS_ENDPOINTS_COLLECTION, { ...doc });
+}
+
+async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredData>, views: ViewTransaction): Promise<void> {
+  const existing = await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(event.data.endpoint_id));
+  if (!existing) return;
+  const { name, project_id } = event.data.changes;
+  views.put(ANALYTICS_ENDPOINTS_COLLECTION, {
+    ...existing,
+    ...(name !== undefined ? { name } : {}),
+    ...(project_id !== undefined ? { project_id } : {}),
+  });
+}
+
+function toggled(enabled: boolean) {
+  return async (event: RecordedEvent<EndpointToggledData>, views: ViewTransaction): Promise<void> => {
+    const existing = await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(event.data.endpoint_id));
+    if (!existing) return;
+    views.put(ANALYTICS_ENDPOINTS_COLLECTION, { ...existing, enabled });
+  };
+}
+
+/** Keeps the newest applicable check; an older or repeated one (import, redelivery) changes nothing. */
+async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, views: ViewTransaction): Promise<void> {
+  const check = event.data;
+  if (!isApplicable(check)) return;
+  const existing = (await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(check.endpoint_id))) as AnalyticsEndpointDoc | null;
+  if (!existing) return;
+  const at = Date.parse(check.checked_at);
+  if (existing.latest_checked_at_ms !== null && existing.latest_check_id !== null) {
+    const newer = at > existing.latest_checked_at_ms || (at === existing.latest_checked_at_ms && check.check_id > existing.latest_check_id);
+    if (!newer) return;
+  }
+  views.put(ANALYTICS_ENDPOINTS_COLLECTION, {
+    ...existing,
+    latest_check_id: check.check_id,
+    latest_checked_at: new Date(at).toISOString(),
+    latest_checked_at_ms: at,
+    latest_success: check.success,
+    latest_status_code: check.status_code,
+    latest_latency_ms: check.latency_ms,
+  });
+}
+
+export const analyticsEndpointsProjection = defineProjection({
+  name: ANALYTICS_ENDPOINTS_PROJECTION,
+  version: 1,
+  collections: [
+    { name: ANALYTICS_PROJECTS_COLLECTION, indexes: [{ fields: ['team_id', 'project_id'] }] },
+    {
+      name: ANALYTICS_ENDPOINTS_COLLECTION,
+      indexes: [{ fields: ['team_id', 'project_id', 'endpoint_id'] }, { fields: ['team_id', 'endpoint_id'] }],
+    },
+  ],
+  handlers: {
+    [PROJECT_CREATED]: onProjectCreated,
+    [PROJECT_UPDATED]: onProjectUpdated,
+    [ENDPOINT_REGISTERED]: onEndpointRegistered,
+    [ENDPOINT_RECONFIGURED]: onEndpointReconfigured,
+    [ENDPOINT_ENABLED]: toggled(true),
+    [ENDPOINT_DISABLED]: toggled(false),
+    [CHECK_RECORDED]: onCheckRecorded,
+  },
+});

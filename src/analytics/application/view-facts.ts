@@ -1,0 +1,172 @@
+import type { Doc, Filter } from '../../platform/read-store/read-store.port.js';
+import type { ReadStore } from '../../platform/read-store/read-store.port.js';
+import type { ViewReader } from '../../platform/projections/views.js';
+import {
+  ANALYTICS_ENDPOINTS_COLLECTION,
+  ANALYTICS_ENDPOINTS_PROJECTION,
+  ANALYTICS_PROJECTS_COLLECTION,
+  type AnalyticsEndpointDoc,
+  type AnalyticsProjectDoc,
+} from '../../../projections/analytics-endpoints.js';
+import { RAW_CHECKS_COLLECTION } from '../domain/rollup.js';
+import type { AnalyticsCollections } from './analytics-query.js';
+import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact } from './analytics-facts.js';
+
+export const ROLLUPS_PROJECTION = 'analytics_rollups';
+/** The incidents context's view (projection `incidents`, collection `incidents`). */
+export const INCIDENTS_PROJECTION = 'incidents';
+export const INCIDENTS_COLLECTION = 'incidents';
+
+const PAGE = 1000;
+
+interface IncidentDoc extends Doc {
+  team_id: number;
+  project_id: number;
+  endpoint_ids: number[];
+  first_error_at?: string | null;
+  created_at?: string | null;
+  resolved_at: string | null;
+}
+
+/**
+ * AnalyticsFacts over the views: projects, endpoints and latest applicable checks from
+ * `analytics_endpoints`, consecutive failures from the raw applicable checks of
+ * `analytics_rollups`, incidents from the incidents context's `incidents` view. While no
+ * `incidents` view exists in the store (that context not deployed), there are no incidents to
+ * count, so both counts are 0.
+ */
+export class ViewAnalyticsFacts implements AnalyticsFacts {
+  constructor(
+    private readonly reader: ViewReader,
+    private readonly store: ReadStore,
+  ) {}
+
+  /** Physical names of the rollup collections for AnalyticsQuery (active generation). */
+  async collections(): Promise<AnalyticsCollections> {
+    const [rollups, checks] = await Promise.all([
+      this.reader.collection(ROLLUPS_PROJECTION, 'analytics_rollups'),
+      this.reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION),
+    ]);
+    return { rollups, checks };
+  }
+
+  async projects(teamId: number): Promise<ProjectFact[]> {
+    const docs = (await this.findAll(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, { team_id: teamId }, 'project_id')) as unknown as AnalyticsProjectDoc[];
+    return docs.map((d) => ({ project_id: d.project_id, name: d.name }));
+  }
+
+  /** The project when it belongs to the team; null otherwise. */
+  async project(teamId: number, projectId: number): Promise<ProjectFact | null> {
+    const doc = (await this.reader.get(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, projectId)) as AnalyticsProjectDoc | null;
+    return doc && doc.team_id === teamId ? { project_id: doc.project_id, name: doc.name } : null;
+  }
+
+  async endpoints(teamId: number, scope: AnalyticsScope): Promise<EndpointFact[]> {
+    let docs: AnalyticsEndpointDoc[];
+    if (scope.kind === 'endpoint') {
+      const doc = (await this.reader.get(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_ENDPOINTS_COLLECTION, scope.id)) as AnalyticsEndpointDoc | null;
+      docs = doc && doc.team_id === teamId ? [doc] : [];
+    } else {
+      const filter: Filter = scope.kind === 'project' ? { team_id: teamId, project_id: scope.id } : { team_id: teamId };
+      docs = (await this.findAll(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_ENDPOINTS_COLLECTION, filter, 'endpoint_id')) as unknown as AnalyticsEndpointDoc[];
+    }
+    return Promise.all(
+      docs.map(async (doc): Promise<EndpointFact> => ({
+        endpoint_id: doc.endpoint_id,
+        project_id: doc.project_id,
+        name: doc.name,
+        enabled: doc.enabled,
+        latest:
+          doc.latest_checked_at === null
+            ? null
+            : {
+                checked_at: doc.latest_checked_at,
+                success: doc.latest_success === true,
+                status_code: doc.latest_status_code ?? 0,
+                latency_ms: doc.latest_latency_ms ?? 0,
+                // Only the endpoint object shows it; counting costs two indexed queries per endpoint.
+                consecutive_failures: scope.kind === 'endpoint' && doc.latest_success === false ? await this.consecutiveFailures(doc.endpoint_id) : 0,
+              },
+      })),
+    );
+  }
+
+  /** Failed applicable checks after the newest successful one (all of them when none succeeded). */
+  async consecutiveFailures(endpointId: number): Promise<number> {
+    const checks = await this.reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION);
+    const [lastSuccess] = await this.store.find(checks, {
+      filter: { endpoint_id: endpointId, success: true },
+      sort: [
+        ['checked_at_ms', 'desc'],
+        ['check_id', 'desc'],
+      ],
+      limit: 1,
+    });
+    if (!lastSuccess) return this.store.count(checks, { endpoint_id: endpointId, success: false });
+    const [later, sameInstant] = await Promise.all([
+      this.store.count(checks, { endpoint_id: endpointId, success: false, checked_at_ms: { gt: lastSuccess.checked_at_ms as number } }),
+      this.store.count(checks, {
+        endpoint_id: endpointId,
+        success: false,
+        checked_at_ms: lastSuccess.checked_at_ms as number,
+        check_id: { gt: lastSuccess.check_id as number },
+      }),
+    ]);
+    return later + sameInstant;
+  }
+
+  async incidentCounts(teamId: number, scope: AnalyticsScope, range: { from: number; to: number }): Promise<IncidentCounts> {
+    const incidents = await this.incidents(teamId, scope);
+    let total = 0;
+    let open = 0;
+    for (const incident of incidents) {
+      if (incident.resolved_at === null) open++;
+      if (activeIn(incident, range)) total++;
+    }
+    return { total, open };
+  }
+
+  async openIncidentsByProject(teamId: number): Promise<Map<number, number>> {
+    const open = new Map<number, number>();
+    for (const incident of await this.incidents(teamId, { kind: 'team', id: teamId })) {
+      if (incident.resolved_at === null) open.set(incident.project_id, (open.get(incident.project_id) ?? 0) + 1);
+    }
+    return open;
+  }
+
+  private async incidents(teamId: number, scope: AnalyticsScope): Promise<IncidentDoc[]> {
+    if (!(await this.hasIncidentsView())) return [];
+    const filter: Filter = { team_id: teamId };
+    if (scope.kind === 'project') filter.project_id = scope.id;
+    if (scope.kind === 'endpoint') filter.endpoint_ids = { has: scope.id };
+    const docs = (await this.findAll(INCIDENTS_PROJECTION, INCIDENTS_COLLECTION, filter, 'id')) as IncidentDoc[];
+    // A merged-away incident lives on in its target; it is not counted twice.
+    return docs.filter((doc) => !doc.merged_into);
+  }
+
+  private async hasIncidentsView(): Promise<boolean> {
+    const physical = await this.reader.collection(INCIDENTS_PROJECTION, INCIDENTS_COLLECTION);
+    return (await this.store.listCollections()).includes(physical);
+  }
+
+  private async findAll(projection: string, collection: string, filter: Filter, key: string): Promise<Doc[]> {
+    const rows: Doc[] = [];
+    let after: Array<string | number> | undefined;
+    for (;;) {
+      const page = await this.reader.find(projection, collection, { filter, sort: [[key, 'asc']], after, limit: PAGE });
+      rows.push(...page);
+      if (page.length < PAGE) return rows;
+      after = [page[page.length - 1][key] as string | number];
+    }
+  }
+}
+
+/** Started before the range ends and not resolved before it starts. */
+function activeIn(incident: IncidentDoc, range: { from: number; to: number }): boolean {
+  const startText = incident.first_error_at ?? incident.created_at;
+  const start = startText ? Date.parse(startText) : Number.NEGATIVE_INFINITY;
+  const created = incident.created_at ? Date.parse(incident.created_at) : start;
+  const startedAt = Math.min(start, created);
+  if (!(startedAt < range.to)) return false;
+  return incident.resolved_at === null || Date.parse(incident.resolved_at) >= range.from;
+}

@@ -1,0 +1,108 @@
+import { applyDecorators, Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { Problems } from '../../platform/http/problem.js';
+import { RequiresScope } from '../../platform/http/route-auth.js';
+import { pathId } from '../../platform/http/validation.js';
+import { AnalyticsQuery } from '../application/analytics-query.js';
+import { ViewAnalyticsFacts } from '../application/view-facts.js';
+import { DEFAULT_BUCKETS, DEFAULT_WINDOW, MAX_BUCKETS, WINDOWS, parseAnalyticsWindow, type AnalyticsWindow } from '../domain/window.js';
+import { endpointAnalyticsSchema, projectAnalyticsSchema, teamAnalyticsSchema, wrapped } from './analytics.schemas.js';
+
+export const V2_TEAM_ANALYTICS_PATH = '/api/public/v2/analytics';
+
+const WindowQuery = () =>
+  applyDecorators(
+    ApiQuery({ name: 'window', required: false, enum: Object.keys(WINDOWS), description: `Default ${DEFAULT_WINDOW}. Ignored when from and to are given.` }),
+    ApiQuery({ name: 'from', required: false, type: String, format: 'date-time', description: 'RFC 3339, inclusive; only together with to.' }),
+    ApiQuery({ name: 'to', required: false, type: String, format: 'date-time', description: 'RFC 3339, exclusive; only together with from. Range at most 90 days.' }),
+    ApiQuery({ name: 'buckets', required: false, type: Number, minimum: 1, maximum: MAX_BUCKETS, description: `Series buckets, default ${DEFAULT_BUCKETS}.` }),
+    ApiResponse({ status: 400, description: 'Invalid query: every problem listed in `errors`.' }),
+    ApiResponse({ status: 401, description: 'Missing or invalid token.' }),
+    ApiResponse({ status: 403, description: 'The token lacks analytics:read.' }),
+  );
+
+function teamOf(request: FastifyRequest): number {
+  const principal = request.principal;
+  if (principal?.kind !== 'token') throw Problems.insufficientScope('analytics:read');
+  return principal.teamId;
+}
+
+function windowOf(query: Record<string, unknown>): AnalyticsWindow {
+  const result = parseAnalyticsWindow(query ?? {}, Date.now());
+  if (!result.ok) throw Problems.validation(result.errors);
+  return result.window;
+}
+
+/** Aggregated figures of a team, a project or an endpoint (scope analytics:read). */
+@ApiTags('Analytics')
+@ApiBearerAuth()
+@Controller()
+export class AnalyticsController {
+  private readonly query: AnalyticsQuery;
+  private readonly facts: ViewAnalyticsFacts;
+
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.facts = new ViewAnalyticsFacts(platform.reader, platform.views);
+    this.query = new AnalyticsQuery(platform.views, this.facts, () => this.facts.collections());
+  }
+
+  @RequiresScope('analytics:read')
+  @Get('api/public/v2/analytics')
+  @ApiOperation({ summary: 'Team analytics' })
+  @WindowQuery()
+  @ApiOkResponse({ schema: wrapped(teamAnalyticsSchema) })
+  async team(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    return { data: await this.query.teamAnalytics(teamOf(request), windowOf(query)) };
+  }
+
+  @RequiresScope('analytics:read')
+  @Get('api/public/v2/projects/:projectID/analytics')
+  @ApiOperation({ summary: 'Project analytics' })
+  @ApiParam({ name: 'projectID', type: Number })
+  @WindowQuery()
+  @ApiOkResponse({ schema: wrapped(projectAnalyticsSchema) })
+  @ApiResponse({ status: 404, description: 'No such project in the token\'s team.' })
+  async project(@Param('projectID') projectParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    const teamId = teamOf(request);
+    const projectId = pathId(projectParam, 'The project');
+    const window = windowOf(query);
+    if (!(await this.facts.project(teamId, projectId))) throw Problems.notFound('The project');
+    return { data: await this.query.projectAnalytics(teamId, projectId, window) };
+  }
+
+  @RequiresScope('analytics:read')
+  @Get('api/public/v2/endpoints/:endpointID/analytics')
+  @ApiOperation({ summary: 'Endpoint analytics' })
+  @ApiParam({ name: 'endpointID', type: Number })
+  @WindowQuery()
+  @ApiOkResponse({ schema: wrapped(endpointAnalyticsSchema) })
+  @ApiResponse({ status: 404, description: 'No such endpoint in the token\'s team.' })
+  async endpoint(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    const teamId = teamOf(request);
+    const endpointId = pathId(endpointParam, 'The endpoint');
+    const window = windowOf(query);
+    const data = await this.query.endpointAnalytics(teamId, endpointId, window);
+    if (!data) throw Problems.notFound('The endpoint');
+    return { data };
+  }
+
+  /** Version 1: the team object without the `data` wrapper, marked deprecated. */
+  @RequiresScope('analytics:read')
+  @Get('api/public/v1/analytics')
+  @ApiOperation({
+    summary: 'Team analytics (version 1, deprecated)',
+    deprecated: true,
+    description: 'The v2 team analytics object without the data wrapper. Headers: Deprecation: true, Link to the successor, Sunset once a date is set.',
+  })
+  @WindowQuery()
+  @ApiOkResponse({ schema: teamAnalyticsSchema })
+  async teamV1(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    reply.header('deprecation', 'true');
+    reply.header('link', `<${V2_TEAM_ANALYTICS_PATH}>; rel="successor-version"`);
+    const sunset = this.platform.config.v1SunsetAt;
+    if (sunset) reply.header('sunset', new Date(sunset).toUTCString());
+    return this.query.teamAnalytics(teamOf(request), windowOf(query));
+  }
+}
