@@ -1,4 +1,5 @@
 import type { Projection } from '../src/platform/projections/projection.js';
+import { incidentsProjection } from './incidents.js';
 
 /** The incidents context's views. */
-export const incidentsProjections: Projection[] = [];
+export const incidentsProjections: Projection[] = [incidentsProjection];

@@ -1,5 +1,24 @@
 import { Module } from '@nestjs/common';
+import {
+  CreateIncidentHandler,
+  UpdateIncidentDetailsHandler,
+  UpdateIncidentStatusHandler,
+} from './application/incident.commands.js';
+import { MergeIncidentsHandler } from './application/merge.command.js';
+import { WriteCheckpointHandler, WriteCommentHandler } from './application/notes.commands.js';
+import { IncidentHistoryController } from './http/incident-history.controller.js';
+import { IncidentsController } from './http/incidents.controller.js';
 
 /** The incidents context's Nest wiring: controllers, command/query handlers, background workers. */
-@Module({})
+@Module({
+  controllers: [IncidentsController, IncidentHistoryController],
+  providers: [
+    CreateIncidentHandler,
+    UpdateIncidentDetailsHandler,
+    UpdateIncidentStatusHandler,
+    MergeIncidentsHandler,
+    WriteCommentHandler,
+    WriteCheckpointHandler,
+  ],
+})
 export class IncidentsModule {}

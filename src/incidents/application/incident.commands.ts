@@ -1,0 +1,170 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { CommandContext } from '../../platform/es/command-context.js';
+import { runStreamCommand } from '../../platform/es/stream-command.js';
+import type { NewEvent } from '../../platform/event-store/event-store.port.js';
+import { Problems } from '../../platform/http/problem.js';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
+import { IncidentMergedError } from '../domain/errors.js';
+import { incidentStreamId, type IncidentDetails, type JsonObject, type Severity } from '../domain/events.js';
+import { decide, replay, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
+import { validateCreateIncident, validateUpdateDetails, validateUpdateStatus } from '../domain/validation.js';
+import { mapDomainErrors } from './domain-errors.js';
+import { incidentAggregate, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
+
+export const INCIDENT_VIEWS = ['incidents'];
+
+type Body = Record<string, unknown>;
+
+/** Checks order after auth/idempotency (done by hooks): path incident (404), merged (409), body (400). */
+export async function writableIncident(platform: Platform, teamId: number, incidentId: number): Promise<Incident> {
+  const loaded = await loadTeamIncident(platform, teamId, incidentId);
+  if (!loaded) throw Problems.notFound('The incident');
+  const incident = loaded.state;
+  if (incident.merged_into_id !== null) {
+    return mapDomainErrors(async () => {
+      throw new IncidentMergedError(incident.id, incident.merged_into_id!);
+    });
+  }
+  return incident;
+}
+
+export function failIfInvalid(errors: { field: string; code: string; message: string }[]): void {
+  if (errors.length > 0) throw Problems.validation(errors);
+}
+
+/**
+ * Runs one domain command on an incident stream with optimistic concurrency (reload and decide
+ * again on a concurrent append), waits until the incidents view has the result, and returns
+ * the state after the command.
+ */
+export async function runIncidentCommand(platform: Platform, incidentId: number, context: CommandContext, command: IncidentCommand): Promise<Incident> {
+  return mapDomainErrors(async () => {
+    const { append, result } = await runStreamCommand<IncidentState, IncidentState>(
+      platform.events,
+      incidentStreamId(incidentId),
+      incidentAggregate,
+      context,
+      (state) => {
+        const events = decide(state, command, { now: new Date().toISOString() });
+        return { events: events as NewEvent[], result: replay(events, state) };
+      },
+    );
+    if (append) await platform.freshness.waitFor(append.position, INCIDENT_VIEWS);
+    return result as Incident;
+  });
+}
+
+function resolveStatus(statuses: StatusRef[], body: Body): StatusRef | undefined {
+  if (typeof body.status === 'string') return statuses.find((s) => s.name === body.status);
+  if (typeof body.status_id === 'number') return statuses.find((s) => s.id === body.status_id);
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class CreateIncident extends Command<IncidentDetail> {
+  constructor(readonly teamId: number, readonly body: unknown, readonly context: CommandContext) {
+    super();
+  }
+}
+
+@CommandHandler(CreateIncident)
+export class CreateIncidentHandler implements ICommandHandler<CreateIncident> {
+  private readonly monitoring: MonitoringFacts;
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.monitoring = new MonitoringFacts(platform);
+  }
+
+  async execute({ teamId, body, context }: CreateIncident): Promise<IncidentDetail> {
+    const input = (body ?? {}) as Body;
+    const statuses = await teamStatuses(this.platform, teamId);
+    const endpointIds = Array.isArray(input.endpoint_ids) ? (input.endpoint_ids as number[]) : [];
+    const projectIds = typeof input.project_id === 'number' ? [input.project_id] : [];
+    const facts = {
+      statuses: statusFacts(statuses),
+      projectIds: await this.monitoring.projectIds(teamId, projectIds),
+      endpointProjects: await this.monitoring.endpointProjects(teamId, endpointIds),
+      now: new Date().toISOString(),
+    };
+    failIfInvalid(validateCreateIncident(body, facts));
+    const status = resolveStatus(facts.statuses, input) ?? statuses.find((s) => s.is_default) ?? statuses[0];
+    if (!status) throw Problems.validation([{ field: 'status_id', code: 'not_found', message: 'the team has no incident statuses' }]);
+    const projectId = (input.project_id as number | undefined) ?? facts.endpointProjects[endpointIds[0]];
+    const incidentId = await this.platform.ids.next('incident');
+    const state = await runIncidentCommand(this.platform, incidentId, context, {
+      kind: 'create',
+      incident_id: incidentId,
+      team_id: teamId,
+      project_id: projectId,
+      endpoint_ids: endpointIds,
+      title: input.title as string,
+      type: input.type as string | undefined,
+      severity: input.severity as Severity | undefined,
+      detection_reason: input.detection_reason as string | undefined,
+      metadata: input.metadata as JsonObject | undefined,
+      status: { id: status.id, name: status.name },
+      auto_resolve: input.auto_resolve as boolean | undefined,
+      first_error_at: input.first_error_at as string | undefined,
+      last_error_at: input.last_error_at as string | undefined,
+    });
+    return toIncidentDetail(state);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class UpdateIncidentDetails extends Command<IncidentDetail> {
+  constructor(readonly teamId: number, readonly incidentId: number, readonly body: unknown, readonly context: CommandContext) {
+    super();
+  }
+}
+
+@CommandHandler(UpdateIncidentDetails)
+export class UpdateIncidentDetailsHandler implements ICommandHandler<UpdateIncidentDetails> {
+  private readonly monitoring: MonitoringFacts;
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.monitoring = new MonitoringFacts(platform);
+  }
+
+  async execute({ teamId, incidentId, body, context }: UpdateIncidentDetails): Promise<IncidentDetail> {
+    const current = await writableIncident(this.platform, teamId, incidentId);
+    const input = (body ?? {}) as Body;
+    const endpointIds = [...(Array.isArray(input.endpoint_ids) ? (input.endpoint_ids as number[]) : []), ...current.endpoint_ids];
+    const facts = {
+      projectIds: await this.monitoring.projectIds(teamId, typeof input.project_id === 'number' ? [input.project_id] : []),
+      endpointProjects: await this.monitoring.endpointProjects(teamId, endpointIds),
+    };
+    failIfInvalid(validateUpdateDetails(body, current, facts));
+    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_details', changes: input as Partial<IncidentDetails> });
+    return toIncidentDetail(state);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class UpdateIncidentStatus extends Command<IncidentDetail> {
+  constructor(readonly teamId: number, readonly incidentId: number, readonly body: unknown, readonly context: CommandContext) {
+    super();
+  }
+}
+
+@CommandHandler(UpdateIncidentStatus)
+export class UpdateIncidentStatusHandler implements ICommandHandler<UpdateIncidentStatus> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, incidentId, body, context }: UpdateIncidentStatus): Promise<IncidentDetail> {
+    await writableIncident(this.platform, teamId, incidentId);
+    const statuses = statusFacts(await teamStatuses(this.platform, teamId));
+    failIfInvalid(validateUpdateStatus(body, { statuses }));
+    const input = body as Body;
+    const state = await runIncidentCommand(this.platform, incidentId, context, {
+      kind: 'update_status',
+      status: resolveStatus(statuses, input),
+      resolved: input.resolved as boolean | undefined,
+      auto_resolve: input.auto_resolve as boolean | undefined,
+    });
+    return toIncidentDetail(state);
+  }
+}

@@ -1,0 +1,103 @@
+import type { Doc } from '../../platform/read-store/read-store.port.js';
+import type { Platform } from '../../platform/platform.js';
+import { loadStream } from '../../platform/es/stream-command.js';
+import { incidentStreamId, type IncidentEvent } from '../domain/events.js';
+import { evolve, initialState, type Incident, type IncidentState } from '../domain/incident.js';
+import type { StatusFact } from '../domain/validation.js';
+
+/** The aggregate as runStreamCommand and loadStream need it. */
+export const incidentAggregate = {
+  initial: initialState,
+  evolve: (state: IncidentState, event: { type: string; data: unknown }): IncidentState => evolve(state, event as IncidentEvent),
+};
+
+/** The incident from its stream (strongly consistent); null when missing or of another team. */
+export async function loadTeamIncident(platform: Platform, teamId: number, incidentId: number) {
+  const loaded = await loadStream(platform.events, incidentStreamId(incidentId), incidentAggregate);
+  if (!loaded.state || loaded.state.team_id !== teamId) return null;
+  return { ...loaded, state: loaded.state as Incident };
+}
+
+export interface IncidentStatusView {
+  id: number;
+  team_id: number;
+  name: string;
+  is_default: boolean;
+  created_at: string;
+}
+
+/** The team's incident statuses (tenancy view), id ascending. */
+export async function teamStatuses(platform: Platform, teamId: number): Promise<IncidentStatusView[]> {
+  const docs = await platform.reader.find('tenancy', 'incident_statuses', { filter: { team_id: teamId }, sort: [['id_num', 'asc']] });
+  return docs.map((doc) => ({
+    id: doc.id_num as number,
+    team_id: doc.team_id as number,
+    name: doc.name as string,
+    is_default: doc.is_default as boolean,
+    created_at: doc.created_at as string,
+  }));
+}
+
+export function statusFacts(statuses: IncidentStatusView[]): StatusFact[] {
+  return statuses.map(({ id, name }) => ({ id, name }));
+}
+
+/**
+ * Projects and endpoints of a team, for the lookup rules. The monitoring views answer first;
+ * an id they do not know (a view still catching up, or the view not deployed) is confirmed
+ * from the monitoring streams, which are the truth. So a project created a moment ago is
+ * accepted, and an id that does not exist in the team is reported.
+ */
+export class MonitoringFacts {
+  constructor(private readonly platform: Platform) {}
+
+  async projectIds(teamId: number, ids: number[]): Promise<number[]> {
+    const found: number[] = [];
+    for (const id of unique(ids)) {
+      const doc = await this.viewDoc('projects', id);
+      const team = doc ? (doc.team_id as number) : await this.projectTeamFromStream(id);
+      if (team === teamId) found.push(id);
+    }
+    return found;
+  }
+
+  /** endpoint id -> project id, for the team's endpoints among `ids`. */
+  async endpointProjects(teamId: number, ids: number[]): Promise<Record<number, number>> {
+    const result: Record<number, number> = {};
+    for (const id of unique(ids)) {
+      const doc = await this.viewDoc('endpoints', id);
+      const found = doc ? { team: doc.team_id as number, project: doc.project_id as number } : await this.endpointFromStream(id);
+      if (found && found.team === teamId) result[id] = found.project;
+    }
+    return result;
+  }
+
+  private async viewDoc(collection: string, id: number): Promise<Doc | null> {
+    try {
+      return await this.platform.reader.get('monitoring', collection, id);
+    } catch {
+      return null;
+    }
+  }
+
+  private async projectTeamFromStream(id: number): Promise<number | null> {
+    const [first] = await this.platform.events.readStream(`project-${id}`, { maxCount: 1 });
+    return first ? ((first.data as { team_id: number }).team_id ?? null) : null;
+  }
+
+  private async endpointFromStream(id: number): Promise<{ team: number; project: number } | null> {
+    const events = await this.platform.events.readStream(`endpoint-${id}`);
+    if (events.length === 0) return null;
+    let found: { team: number; project: number } | null = null;
+    for (const event of events) {
+      const data = event.data as { team_id?: number; project_id?: number; changes?: { project_id?: number } };
+      if (event.type === 'EndpointRegistered') found = { team: data.team_id!, project: data.project_id! };
+      else if (found !== null && data.changes?.project_id !== undefined) found = { team: found.team, project: data.changes.project_id };
+    }
+    return found;
+  }
+}
+
+function unique(ids: number[]): number[] {
+  return [...new Set(ids.filter((id) => Number.isSafeInteger(id) && id > 0))];
+}

@@ -1,0 +1,208 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { actorOf, type CommandContext } from '../../platform/es/command-context.js';
+import { Problems } from '../../platform/http/problem.js';
+import { QueryReader } from '../../platform/http/query.js';
+import { RequiresScope } from '../../platform/http/route-auth.js';
+import { pathId } from '../../platform/http/validation.js';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { SEVERITIES } from '../domain/events.js';
+import { CreateIncident, UpdateIncidentDetails, UpdateIncidentStatus } from '../application/incident.commands.js';
+import { IncidentQueries } from '../application/incident.queries.js';
+import { teamStatuses } from '../application/lookups.js';
+import { MergeIncidents } from '../application/merge.command.js';
+import { WriteCheckpoint, WriteComment } from '../application/notes.commands.js';
+
+function teamOf(request: FastifyRequest): number {
+  const principal = request.principal;
+  if (principal?.kind !== 'token') throw Problems.notFound('The incident');
+  return principal.teamId;
+}
+
+function contextOf(request: FastifyRequest): CommandContext {
+  return { actor: actorOf(request.principal), requestId: String(request.id) };
+}
+
+const incidentId = (value: string) => pathId(value, 'The incident');
+const READ = () => RequiresScope('incidents:read');
+const WRITE = () => RequiresScope('incidents:write', { editor: true });
+const IDEMPOTENCY = ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-255 printable ASCII characters; replays the first response for 24 hours.' });
+const json = (description: string) => ApiBody({ description, schema: { type: 'object' } });
+
+/** Public Developer API: incidents (spec: Incidents). */
+@ApiTags('Incidents')
+@ApiBearerAuth()
+@Controller('api/public/v2')
+export class IncidentsController {
+  private readonly queries: IncidentQueries;
+
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(PLATFORM) private readonly platform: Platform,
+  ) {
+    this.queries = new IncidentQueries(platform);
+  }
+
+  @READ()
+  @Get('incidents')
+  @ApiOperation({ summary: 'List incidents, id descending' })
+  @ApiQuery({ name: 'project_id', required: false, type: Number })
+  @ApiQuery({ name: 'endpoint_id', required: false, type: Number })
+  @ApiQuery({ name: 'status_id', required: false, type: Number })
+  @ApiQuery({ name: 'state', required: false, enum: ['open', 'resolved'] })
+  @ApiQuery({ name: 'severity', required: false, enum: SEVERITIES })
+  @ApiQuery({ name: 'type', required: false, type: String })
+  @ApiQuery({ name: 'source', required: false, enum: ['automatic', 'manual'] })
+  @ApiQuery({ name: 'from', required: false, description: 'RFC 3339; last_error_at at or after' })
+  @ApiQuery({ name: 'to', required: false, description: 'RFC 3339; last_error_at before' })
+  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1-100, default 50' })
+  @ApiQuery({ name: 'cursor', required: false, type: String })
+  @ApiResponse({ status: 200, description: '`data`: Incident summaries; `pagination`.' })
+  async list(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    const q = new QueryReader(query);
+    const filters = {
+      project_id: q.integer('project_id', { min: 1 }),
+      endpoint_id: q.integer('endpoint_id', { min: 1 }),
+      status_id: q.integer('status_id', { min: 1 }),
+      state: q.oneOf('state', ['open', 'resolved'] as const),
+      severity: q.oneOf('severity', SEVERITIES),
+      type: q.string('type', { maxLength: 80 }),
+      source: q.oneOf('source', ['automatic', 'manual'] as const),
+      from: q.timestamp('from'),
+      to: q.timestamp('to'),
+    };
+    const { limit, cursor } = q.page();
+    q.done();
+    const defined = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
+    return this.queries.list(teamOf(request), defined, limit, cursor);
+  }
+
+  @READ()
+  @Get('incidents/:incidentID')
+  @ApiOperation({ summary: 'Incident detail' })
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiResponse({ status: 200, description: '`data`: Incident detail.' })
+  async get(@Param('incidentID') id: string, @Req() request: FastifyRequest) {
+    const detail = await this.queries.detail(teamOf(request), incidentId(id));
+    if (!detail) throw Problems.notFound('The incident');
+    return { data: detail };
+  }
+
+  @READ()
+  @Get('incident-statuses')
+  @ApiOperation({ summary: "The team's incident statuses, id ascending" })
+  @ApiResponse({ status: 200, description: '`data`: Incident statuses.' })
+  async statuses(@Req() request: FastifyRequest) {
+    return { data: await teamStatuses(this.platform, teamOf(request)) };
+  }
+
+  @WRITE()
+  @Post('incidents')
+  @HttpCode(201)
+  @IDEMPOTENCY
+  @json('Create incident body')
+  @ApiOperation({ summary: 'Create an incident' })
+  @ApiResponse({ status: 201, description: '`data`: the complete Incident detail.' })
+  async create(@Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new CreateIncident(teamOf(request), body, contextOf(request))) };
+  }
+
+  @WRITE()
+  @Patch('incidents/:incidentID')
+  @json('Update incident details body: at least one field')
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiOperation({ summary: 'Update incident details' })
+  @ApiResponse({ status: 200, description: '`data`: updated Incident detail.' })
+  async update(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new UpdateIncidentDetails(teamOf(request), incidentId(id), body, contextOf(request))) };
+  }
+
+  @WRITE()
+  @Patch('incidents/:incidentID/status')
+  @json('status or status_id, resolved, auto_resolve')
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiOperation({ summary: 'Update incident status or resolution' })
+  @ApiResponse({ status: 200, description: '`data`: updated Incident detail.' })
+  async updateStatus(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new UpdateIncidentStatus(teamOf(request), incidentId(id), body, contextOf(request))) };
+  }
+
+  @WRITE()
+  @Post('incidents/:incidentID/merge')
+  @HttpCode(200)
+  @IDEMPOTENCY
+  @json('{ source_incident_ids: integer[] }')
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiOperation({ summary: 'Merge source incidents into this one' })
+  @ApiResponse({ status: 200, description: '`data`: complete target Incident detail.' })
+  async merge(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new MergeIncidents(teamOf(request), incidentId(id), body, contextOf(request))) };
+  }
+
+  @WRITE()
+  @Post('incidents/:incidentID/comments')
+  @HttpCode(201)
+  @IDEMPOTENCY
+  @json('{ body: string, pinned?: boolean }')
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiOperation({ summary: 'Add a private comment' })
+  @ApiResponse({ status: 201, description: '`data`: the comment.' })
+  async addComment(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new WriteComment('add', teamOf(request), incidentId(id), null, body, contextOf(request))) };
+  }
+
+  @WRITE()
+  @Patch('incidents/:incidentID/comments/:commentID')
+  @json('{ pinned?: boolean, body?: string }')
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiParam({ name: 'commentID', type: Number })
+  @ApiOperation({ summary: 'Pin, unpin or edit a comment' })
+  @ApiResponse({ status: 200, description: '`data`: the updated comment.' })
+  async updateComment(@Param('incidentID') id: string, @Param('commentID') commentId: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const team = teamOf(request);
+    const incident = incidentId(id);
+    const comment = pathId(commentId, 'The comment');
+    return { data: await this.commands.execute(new WriteComment('update', team, incident, comment, body, contextOf(request))) };
+  }
+
+  @WRITE()
+  @Delete('incidents/:incidentID/comments/:commentID')
+  @HttpCode(204)
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiParam({ name: 'commentID', type: Number })
+  @ApiOperation({ summary: 'Delete a comment' })
+  @ApiResponse({ status: 204, description: 'No body.' })
+  async deleteComment(@Param('incidentID') id: string, @Param('commentID') commentId: string, @Req() request: FastifyRequest): Promise<void> {
+    const team = teamOf(request);
+    const incident = incidentId(id);
+    await this.commands.execute(new WriteComment('delete', team, incident, pathId(commentId, 'The comment'), undefined, contextOf(request)));
+  }
+
+  @WRITE()
+  @Post('incidents/:incidentID/checkpoints')
+  @HttpCode(201)
+  @IDEMPOTENCY
+  @json('{ title: string, body?: string, status_label?: string }')
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiOperation({ summary: 'Post a status-page checkpoint' })
+  @ApiResponse({ status: 201, description: '`data`: the checkpoint.' })
+  async addCheckpoint(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new WriteCheckpoint('add', teamOf(request), incidentId(id), null, body, contextOf(request))) };
+  }
+
+  @WRITE()
+  @Patch('incidents/:incidentID/checkpoints/:checkpointID')
+  @json('At least one of status_label, title, body')
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiParam({ name: 'checkpointID', type: Number })
+  @ApiOperation({ summary: 'Update a checkpoint' })
+  @ApiResponse({ status: 200, description: '`data`: the updated checkpoint.' })
+  async updateCheckpoint(@Param('incidentID') id: string, @Param('checkpointID') checkpointId: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const team = teamOf(request);
+    const incident = incidentId(id);
+    const checkpoint = pathId(checkpointId, 'The checkpoint');
+    return { data: await this.commands.execute(new WriteCheckpoint('update', team, incident, checkpoint, body, contextOf(request))) };
+  }
+}
