@@ -1,0 +1,59 @@
+import { defineProjection } from '../src/platform/projections/projection.js';
+import { evolveEndpoint, type EndpointSnapshot } from '../src/probing/domain/endpoint-snapshot.js';
+import {
+  DESTINATION_VERIFIED,
+  ENDPOINT_DISABLED,
+  ENDPOINT_ENABLED,
+  ENDPOINT_MAINTENANCE_UNTIL_SET,
+  ENDPOINT_RECONFIGURED,
+  ENDPOINT_REGISTERED,
+} from '../src/monitoring/domain/events.js';
+import type { ProjectionHandler } from '../src/platform/projections/projection.js';
+
+/**
+ * What the scheduler needs of every endpoint: one row per endpoint with `schedulable`
+ * (enabled and verified), interval and configuration version. No hidden values.
+ */
+export const SCHEDULE_COLLECTION = 'schedule';
+
+export interface ScheduleRow {
+  id: string;
+  endpoint_id: number;
+  team_id: number;
+  schedulable: boolean;
+  interval_seconds: number;
+  configuration_version: number;
+}
+
+const apply: ProjectionHandler = async (event, views) => {
+  const endpointId = (event.data as { endpoint_id: number }).endpoint_id;
+  const stored = await views.get(SCHEDULE_COLLECTION, String(endpointId));
+  // The row keeps the folded snapshot minus hidden values; rebuild the fold from what we keep.
+  const previous = stored ? (stored.snapshot as EndpointSnapshot) : null;
+  const next = evolveEndpoint(previous, event);
+  if (next === null) return;
+  const snapshot: EndpointSnapshot = { ...next, verification_token: '', configuration: { ...next.configuration, url: '', headers: {}, request_payload: null, expected_body: null } };
+  views.put(SCHEDULE_COLLECTION, {
+    id: String(endpointId),
+    endpoint_id: endpointId,
+    team_id: next.team_id,
+    schedulable: next.enabled && next.destination_verified,
+    interval_seconds: next.configuration.interval_seconds,
+    configuration_version: next.configuration_version,
+    snapshot,
+  });
+};
+
+export const probingProjection = defineProjection({
+  name: 'probing',
+  version: 1,
+  collections: [{ name: SCHEDULE_COLLECTION, indexes: [{ fields: ['schedulable', 'endpoint_id'] }] }],
+  handlers: {
+    [ENDPOINT_REGISTERED]: apply,
+    [ENDPOINT_RECONFIGURED]: apply,
+    [ENDPOINT_ENABLED]: apply,
+    [ENDPOINT_DISABLED]: apply,
+    [DESTINATION_VERIFIED]: apply,
+    [ENDPOINT_MAINTENANCE_UNTIL_SET]: apply,
+  },
+});

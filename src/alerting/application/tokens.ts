@@ -1,0 +1,1 @@
+export const CHECK_RECORDER = Symbol('CHECK_RECORDER');

@@ -1,0 +1,27 @@
+import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { alertStatusView, initialState, type EndpointAlertsState } from '../domain/endpoint-alerts.js';
+import { DEFAULT_LATENCY_SETTINGS, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import { Problems } from '../../platform/http/problem.js';
+import { RequiresScope } from '../../platform/http/route-auth.js';
+import { pathId } from '../../platform/http/validation.js';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+
+/** Public API: the current alert state of one endpoint of the token's team. */
+@Controller('api/public/v2/endpoints')
+export class AlertStatusController {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  @RequiresScope('monitoring:read')
+  @Get(':endpointID/alert-status')
+  async alertStatus(@Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
+    const endpointId = pathId(endpointParam, 'The endpoint');
+    const principal = request.principal;
+    const teamId = principal?.kind === 'token' ? principal.teamId : null;
+    const doc = await this.platform.reader.get('alerting', 'alert_status', endpointId);
+    if (!doc || doc.team_id !== teamId) throw Problems.notFound('The endpoint');
+    const state = (doc.state as EndpointAlertsState | undefined) ?? initialState();
+    const settings = (doc.settings as LatencySettings | undefined) ?? DEFAULT_LATENCY_SETTINGS;
+    return { data: alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings) };
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Prober worker: takes probe jobs from the transport, loads the endpoint at the job's
+ * configuration version or newer, probes it and records the check. Redelivered jobs are
+ * dropped by the recorder (same job id), so a crash between recording and acknowledging
+ * records nothing twice.
+ */
+import type { CheckRecorder } from '../../alerting/application/check-recorder.js';
+import type { Platform } from '../../platform/platform.js';
+import type { JobConsumer, JobDelivery, ProbeJob } from '../../platform/transport/probe-transport.port.js';
+import type { HttpProber } from '../prober/http-prober.js';
+
+export interface ProberWorkerOptions {
+  maxInFlight: number;
+  ackWaitMs: number;
+}
+
+export const DEFAULT_PROBER_OPTIONS: ProberWorkerOptions = { maxInFlight: 64, ackWaitMs: 30_000 };
+
+export type JobResult = 'recorded' | 'duplicate' | 'skipped';
+
+export class ProberWorker {
+  private consumer: JobConsumer | null = null;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly recorder: CheckRecorder,
+    private readonly prober: HttpProber,
+    private readonly options: ProberWorkerOptions = DEFAULT_PROBER_OPTIONS,
+  ) {}
+
+  async start(): Promise<void> {
+    const transport = this.platform.transport;
+    if (!transport || this.consumer) return;
+    this.consumer = await transport.consume((delivery) => this.handleDelivery(delivery), this.options);
+  }
+
+  async stop(): Promise<void> {
+    const consumer = this.consumer;
+    this.consumer = null;
+    await consumer?.stop();
+  }
+
+  private async handleDelivery(delivery: JobDelivery): Promise<void> {
+    const keepAlive = setInterval(() => delivery.inProgress(), Math.max(100, Math.floor(this.options.ackWaitMs / 2)));
+    try {
+      await this.handle(delivery.job);
+    } catch (error) {
+      this.platform.logger.warn({ err: error, job_id: delivery.job.jobId }, 'probe job failed; it will be redelivered');
+      throw error;
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
+  async handle(job: ProbeJob): Promise<JobResult> {
+    const endpoint = await this.recorder.loadEndpoint(job.endpointId);
+    if (!endpoint || endpoint.team_id !== job.teamId) return 'skipped';
+    if (endpoint.configuration_version < job.configurationVersion) {
+      // The store has not shown us that version yet: try again later.
+      throw new Error(`endpoint ${job.endpointId} is at version ${endpoint.configuration_version}, job wants ${job.configurationVersion}`);
+    }
+    if (!endpoint.destination_verified) return 'skipped';
+    if (job.source === 'scheduled' && !endpoint.enabled) return 'skipped';
+    const outcome = await this.prober.probe(endpoint.configuration);
+    const result = await this.recorder.record({ jobId: job.jobId, source: job.source, endpoint, outcome });
+    return result.check ? 'recorded' : 'duplicate';
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Scheduler: every enabled and verified endpoint is probed every interval_seconds.
+ *
+ * - Endpoints are split into SHARDS shards (endpoint_id mod SHARDS); a scheduler process owns a
+ *   shard while it holds the lease `scheduler-shard-<n>` (renewed every second, TTL a few
+ *   seconds), so exactly one scheduler publishes each endpoint's jobs.
+ * - Due times are `k * interval + offset`, offset a hash of the endpoint id within the interval,
+ *   so endpoints on the same interval are spread over it instead of firing together.
+ * - The job id is `${endpointId}:${dueTimeMs}`: a slot published twice (e.g. around a lease
+ *   hand-over) is recorded once.
+ * - The endpoint list comes from the `probing` view (`schedule`), re-read every second, so a
+ *   configuration change (enable, disable, interval) takes effect within one interval.
+ * - Missed slots (process paused) are not replayed: the next job is the next slot after now.
+ */
+import { createHash } from 'node:crypto';
+import type { Platform } from '../../platform/platform.js';
+import type { ProbeJob } from '../../platform/transport/probe-transport.port.js';
+
+export const SCHEDULER_SHARDS = 16;
+const LEASE_TTL_MS = 5_000;
+const REFRESH_MS = 1_000;
+const TICK_MS = 50;
+
+export interface ScheduledEndpoint {
+  endpointId: number;
+  teamId: number;
+  intervalMs: number;
+  configurationVersion: number;
+  nextDue: number;
+}
+
+export function spreadOffset(endpointId: number, intervalMs: number): number {
+  const digest = createHash('sha256').update(`endpoint:${endpointId}`).digest();
+  return digest.readUInt32BE(0) % intervalMs;
+}
+
+/** First slot `k * interval + offset` at or after `from`. */
+export function nextSlot(endpointId: number, intervalMs: number, from: number): number {
+  const offset = spreadOffset(endpointId, intervalMs);
+  return Math.ceil((from - offset) / intervalMs) * intervalMs + offset;
+}
+
+export interface SchedulerOptions {
+  shards?: number;
+  /** Called after each publish with the scheduling delay (publish time - due time), for benchmarks. */
+  onPublish?: (job: ProbeJob, delayMs: number) => void;
+}
+
+export class Scheduler {
+  private readonly shards: number;
+  private readonly owned = new Set<number>();
+  private readonly endpoints = new Map<number, ScheduledEndpoint>();
+  private tickTimer: NodeJS.Timeout | null = null;
+  private refreshTimer: NodeJS.Timeout | null = null;
+  private refreshing: Promise<void> | null = null;
+  private ticking = false;
+  private stopped = true;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly options: SchedulerOptions = {},
+  ) {
+    this.shards = options.shards ?? SCHEDULER_SHARDS;
+  }
+
+  start(): void {
+    if (!this.platform.transport || !this.stopped) return;
+    this.stopped = false;
+    const refresh = () => {
+      if (this.stopped || this.refreshing) return;
+      this.refreshing = this.refresh()
+        .catch((error) => this.platform.logger.warn({ err: error }, 'scheduler refresh failed'))
+        .finally(() => {
+          this.refreshing = null;
+        });
+    };
+    refresh();
+    this.refreshTimer = setInterval(refresh, REFRESH_MS);
+    this.tickTimer = setInterval(() => void this.tick(), TICK_MS);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.tickTimer) clearInterval(this.tickTimer);
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
+    await this.refreshing;
+    for (const shard of this.owned) {
+      await this.platform.coordination.releaseLease(`scheduler-shard-${shard}`, this.platform.instanceId).catch(() => undefined);
+    }
+    this.owned.clear();
+    this.endpoints.clear();
+  }
+
+  /** Shards this process schedules right now. */
+  ownedShards(): number[] {
+    return [...this.owned].sort((a, b) => a - b);
+  }
+
+  async refresh(now = Date.now()): Promise<void> {
+    for (let shard = 0; shard < this.shards; shard++) {
+      const grant = await this.platform.coordination.acquireLease(`scheduler-shard-${shard}`, this.platform.instanceId, LEASE_TTL_MS);
+      if (grant) this.owned.add(shard);
+      else this.owned.delete(shard);
+    }
+    const rows = await this.platform.reader.find('probing', 'schedule', { filter: { schedulable: true }, sort: [['endpoint_id', 'asc']] });
+    const seen = new Set<number>();
+    for (const row of rows) {
+      const endpointId = Number(row.endpoint_id);
+      if (!this.owned.has(endpointId % this.shards)) continue;
+      seen.add(endpointId);
+      const intervalMs = Math.max(1, Number(row.interval_seconds)) * 1000;
+      const existing = this.endpoints.get(endpointId);
+      const slot = nextSlot(endpointId, intervalMs, now);
+      if (!existing) {
+        this.endpoints.set(endpointId, { endpointId, teamId: Number(row.team_id), intervalMs, configurationVersion: Number(row.configuration_version), nextDue: slot });
+        continue;
+      }
+      existing.configurationVersion = Number(row.configuration_version);
+      if (existing.intervalMs !== intervalMs) {
+        existing.intervalMs = intervalMs;
+        existing.nextDue = Math.min(existing.nextDue, slot);
+      }
+    }
+    for (const endpointId of this.endpoints.keys()) if (!seen.has(endpointId)) this.endpoints.delete(endpointId);
+  }
+
+  async tick(now = Date.now()): Promise<void> {
+    const transport = this.platform.transport;
+    if (this.ticking || this.stopped || !transport) return;
+    this.ticking = true;
+    try {
+      const due: ScheduledEndpoint[] = [];
+      for (const endpoint of this.endpoints.values()) if (endpoint.nextDue <= now) due.push(endpoint);
+      await Promise.all(
+        due.map(async (endpoint) => {
+          const dueAt = endpoint.nextDue;
+          endpoint.nextDue = nextSlot(endpoint.endpointId, endpoint.intervalMs, now + 1);
+          const job: ProbeJob = {
+            jobId: `${endpoint.endpointId}:${dueAt}`,
+            teamId: endpoint.teamId,
+            endpointId: endpoint.endpointId,
+            configurationVersion: endpoint.configurationVersion,
+            source: 'scheduled',
+            scheduledAt: new Date(dueAt).toISOString(),
+          };
+          try {
+            await transport.publish(job);
+            this.options.onPublish?.(job, Date.now() - dueAt);
+          } catch (error) {
+            this.platform.logger.warn({ err: error, job_id: job.jobId }, 'probe job not published');
+          }
+        }),
+      );
+    } finally {
+      this.ticking = false;
+    }
+  }
+}

@@ -1,0 +1,1 @@
+export const HTTP_PROBER = Symbol('HTTP_PROBER');

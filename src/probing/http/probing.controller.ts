@@ -1,0 +1,117 @@
+import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { CHECK_RECORDER } from '../../alerting/application/tokens.js';
+import type { CheckRecorder } from '../../alerting/application/check-recorder.js';
+import { toLinkedCheck } from '../../incidents/domain/events.js';
+import { DESTINATION_VERIFIED, endpointStream, type DestinationVerifiedData } from '../../monitoring/domain/events.js';
+import { actorOf, metadataOf } from '../../platform/es/command-context.js';
+import { WrongExpectedRevisionError } from '../../platform/event-store/event-store.port.js';
+import { Problems } from '../../platform/http/problem.js';
+import { AdminOnly } from '../../platform/http/route-auth.js';
+import { pathId } from '../../platform/http/validation.js';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { allProjections } from '../../../projections/index.js';
+import { verificationUrl, type EndpointSnapshot } from '../domain/endpoint-snapshot.js';
+import type { HttpProber } from '../prober/http-prober.js';
+import { HTTP_PROBER } from '../application/tokens.js';
+
+/** Application API (admin token): run a check now, verify an endpoint's destination. */
+@ApiExcludeController()
+@Controller('api/v2/teams/:teamID/endpoints/:endpointID')
+export class ProbingController {
+  constructor(
+    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(CHECK_RECORDER) private readonly recorder: CheckRecorder,
+    @Inject(HTTP_PROBER) private readonly prober: HttpProber,
+  ) {}
+
+  @AdminOnly()
+  @Post('checks')
+  @HttpCode(201)
+  async runCheck(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string) {
+    const endpoint = await this.endpointOf(teamParam, endpointParam);
+    if (!endpoint.destination_verified) {
+      throw Problems.conflict('destination_unverified', 'Verify the endpoint destination before checking it.');
+    }
+    const outcome = await this.prober.probe(endpoint.configuration);
+    const result = await this.recorder.record({ jobId: `manual:${randomUUID()}`, source: 'manual', endpoint, outcome });
+    if (!result.check) throw Problems.internal();
+    if (result.position !== null) await this.platform.freshness.waitFor(result.position, this.registered(['checks']));
+    return { data: toLinkedCheck(result.check) };
+  }
+
+  @AdminOnly()
+  @Post('verify-destination')
+  @HttpCode(200)
+  async verifyDestination(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
+    let endpoint = await this.endpointOf(teamParam, endpointParam);
+    const url = verificationUrl(endpoint);
+    if (url === null) throw Problems.unprocessable('verification_failed', 'The endpoint URL has no host to verify.');
+    const verdict = await this.prober.fetchVerification(url, endpoint.verification_token);
+    if (!verdict.ok) throw Problems.unprocessable('verification_failed', `Destination verification failed: ${verdict.reason}`);
+    let position: number | null = null;
+    for (let attempt = 1; !endpoint.destination_verified; attempt++) {
+      const stream = endpointStream(endpoint.endpoint_id);
+      const cached = await this.recorder.endpoints.load(stream);
+      if (!cached.state) throw Problems.notFound('The endpoint');
+      endpoint = cached.state;
+      if (endpoint.destination_verified) break;
+      const data: DestinationVerifiedData = { endpoint_id: endpoint.endpoint_id, team_id: endpoint.team_id, verified_at: new Date().toISOString() };
+      try {
+        const append = await this.platform.events.append(
+          stream,
+          [{ type: DESTINATION_VERIFIED, data, metadata: metadataOf({ actor: actorOf(request.principal), requestId: String(request.id) }) }],
+          { expectedRevision: cached.revision },
+        );
+        position = append.position;
+        endpoint = (await this.recorder.endpoints.load(stream)).state!;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= 4) throw error;
+      }
+    }
+    return { data: await this.endpointView(endpoint, position) };
+  }
+
+  private async endpointOf(teamParam: string, endpointParam: string): Promise<EndpointSnapshot> {
+    const teamId = pathId(teamParam, 'The team');
+    const endpointId = pathId(endpointParam, 'The endpoint');
+    const endpoint = await this.recorder.loadEndpoint(endpointId);
+    if (!endpoint || endpoint.team_id !== teamId) throw Problems.notFound('The endpoint');
+    return endpoint;
+  }
+
+  private registered(names: string[]): string[] {
+    return names.filter((name) => allProjections.some((projection) => projection.name === name));
+  }
+
+  /** The endpoint as the `monitoring` view shows it once it has applied the write. */
+  private async endpointView(endpoint: EndpointSnapshot, position: number | null): Promise<Record<string, unknown>> {
+    const views = this.registered(['monitoring']);
+    if (views.length > 0) {
+      if (position !== null) await this.platform.freshness.waitFor(position, views);
+      const doc = await this.platform.reader.get('monitoring', 'endpoints', endpoint.endpoint_id).catch(() => null);
+      if (doc) return publicEndpoint(doc);
+    }
+    return {
+      id: endpoint.endpoint_id,
+      team_id: endpoint.team_id,
+      project_id: endpoint.project_id,
+      name: endpoint.name,
+      enabled: endpoint.enabled,
+      destination_verified: endpoint.destination_verified,
+      destination_verified_at: endpoint.destination_verified_at,
+      verification_url: verificationUrl(endpoint),
+      configuration_version: endpoint.configuration_version,
+    };
+  }
+}
+
+/** The view document without storage-only fields. */
+function publicEndpoint(doc: Record<string, unknown>): Record<string, unknown> {
+  const { id, ...rest } = doc;
+  const out: Record<string, unknown> = { id: Number(id) };
+  for (const [key, value] of Object.entries(rest)) if (!key.startsWith('_')) out[key] = value;
+  return out;
+}
