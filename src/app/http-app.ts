@@ -48,8 +48,8 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
   const adapter = new FastifyAdapter({
     loggerInstance: platform.logger,
     genReqId: requestIdFor,
-    requestIdLogLabel: 'request_id',
     bodyLimit: MAX_BODY_LIMIT,
+    requestIdLogLabel: 'request_id',
     disableRequestLogging: platform.config.logLevel !== 'debug' && platform.config.logLevel !== 'trace',
   });
   const routes = new RouteTable();
