@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { LogController } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { HealthController } from '../platform/health/health.controller.js';
@@ -49,8 +50,10 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     loggerInstance: platform.logger,
     genReqId: requestIdFor,
     bodyLimit: MAX_BODY_LIMIT,
-    requestIdLogLabel: 'request_id',
-    disableRequestLogging: platform.config.logLevel !== 'debug' && platform.config.logLevel !== 'trace',
+    logController: new LogController({
+      requestIdLogLabel: 'request_id',
+      disableRequestLogging: platform.config.logLevel !== 'debug' && platform.config.logLevel !== 'trace',
+    }),
   });
   const routes = new RouteTable();
   routes.attach(adapter.getInstance());
