@@ -131,6 +131,12 @@ describe('latency signal (fixed 500 ms, 3 of the last 5 successful checks)', () 
     const steps = run([...slow, command(ok(600), { latency_detection_mode: 'off' })]);
     expect(signalEvents(steps)).toEqual(['2:AlertSignalTriggered:latency', '3:AlertSignalRecovered:latency']);
   });
+
+  it('forgets slow checks judged before detection was switched off', () => {
+    const slow = [ok(600), ok(600)].map((spec) => command(spec, FIXED_500));
+    const steps = run([...slow, command(ok(600), { latency_detection_mode: 'off' }), command(ok(600), FIXED_500)]);
+    expect(signalEvents(steps)).toEqual([]);
+  });
 });
 
 describe('checks that never move signals or the baseline', () => {
