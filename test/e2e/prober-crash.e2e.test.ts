@@ -1,0 +1,88 @@
+/**
+ * A prober that dies after recording a check but before acknowledging the job: NATS delivers
+ * the job again to another prober, and the check is recorded exactly once (job id dedup).
+ */
+import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { CheckRecorder } from '../../src/alerting/application/check-recorder.js';
+import { ProberWorker } from '../../src/probing/application/prober-worker.js';
+import { createHttpProber } from '../../src/probing/prober/http-prober.js';
+import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
+import type { ProbeJob } from '../../src/platform/transport/probe-transport.port.js';
+import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { allEvents, configuration, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+
+jest.setTimeout(60_000);
+
+describe('prober crash over NATS', () => {
+  let nats: TestNatsServer | null = null;
+  let t: TestApp;
+  let target: Target;
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    target = await startTarget();
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await target?.close();
+    await nats?.stop();
+  });
+
+  it('redelivers the job of a prober killed mid-job and records exactly one check for it', async () => {
+    if (!nats) {
+      console.warn(`skipped: ${NATS_SKIP_REASON}`);
+      return;
+    }
+    const team = await t.createTeam('Crash');
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/ok`), 'c'.repeat(64));
+    target.tokens.set(endpoint.id, endpoint.token);
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+
+    const id = randomUUID().replaceAll('-', '');
+    const names = { stream: `CRASH_${id}`, subject: `crash.${id}.jobs`, durable: 'probers' };
+    const options = { maxInFlight: 1, ackWaitMs: 1000 };
+    const prober = createHttpProber({ blockPrivate: false });
+    const first = await NatsTransport.connect({ url: nats.url, ...names });
+    const second = await NatsTransport.connect({ url: nats.url, ...names });
+    const job: ProbeJob = {
+      jobId: `${endpoint.id}:${Date.now()}`,
+      teamId: team.id,
+      endpointId: endpoint.id,
+      configurationVersion: 1,
+      source: 'manual',
+      scheduledAt: new Date().toISOString(),
+    };
+    try {
+      // The first prober records the check, then dies before acknowledging.
+      const dying = new ProberWorker({ ...t.platform, transport: first }, new CheckRecorder(t.platform), prober, options);
+      let recorded!: () => void;
+      const recordedOnce = new Promise<void>((resolve) => (recorded = resolve));
+      await first.consume(async (delivery) => {
+        await dying.handle(delivery.job);
+        recorded();
+        await new Promise(() => {}); // never acknowledges
+      }, options);
+      await first.publish(job);
+      await recordedOnce;
+      await (first as unknown as { nc: { close(): Promise<void> } }).nc.close();
+
+      // Another prober (its own process state) gets the job again and records nothing new.
+      const results: string[] = [];
+      const survivor = new ProberWorker({ ...t.platform, transport: second }, new CheckRecorder(t.platform), prober, options);
+      const consumer = await second.consume(async (delivery) => {
+        results.push(`${delivery.deliveryCount}:${await survivor.handle(delivery.job)}`);
+      }, options);
+      await eventually('the job to be redelivered', async () => results.length >= 1, 20_000);
+      await eventually('the job to be acknowledged', async () => (await second.pending()) === 0, 20_000);
+      await consumer.stop();
+      expect(results).toEqual(['2:duplicate']);
+      const checks = (await allEvents(t)).filter((e) => e.type === 'CheckRecorded' && e.data.job_id === job.jobId);
+      expect(checks).toHaveLength(1);
+    } finally {
+      await second.close();
+      await prober.close();
+    }
+  });
+});
