@@ -1,0 +1,184 @@
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AnalyticsFacts, EndpointFact } from '../src/analytics/application/analytics-facts.js';
+import { AnalyticsQuery } from '../src/analytics/application/analytics-query.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, rawCheckRow, rollupKeysOf, withCheck, type RollupRow } from '../src/analytics/domain/rollup.js';
+import { makeWindow } from '../src/analytics/domain/window.js';
+import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
+import type { CheckRecordedData } from '../src/monitoring/domain/check.js';
+import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-store.js';
+import type { Doc, ViewWrite } from '../src/platform/read-store/read-store.port.js';
+import { analyticsRollupsProjection } from '../projections/analytics-rollups.js';
+import { type BenchFigure, type BenchModule, ratio } from './bench.js';
+
+/**
+ * Team analytics over 90 days, with N and 10 N applicable checks spread over 100 endpoints
+ * (10 projects, one team). The query reads rollups plus the p95 sample, so its cost should not
+ * grow with the number of checks: the aim is a 10N / N time ratio of at most 1.5.
+ *
+ * Building: the rows the rollup projection would write (raw applicable checks and the final
+ * minute/hour/day rollups of every scope, computed with the projection's own domain functions)
+ * go straight into a SQLite read store in large commits; the event log and runner are skipped.
+ */
+const TEAM = 1;
+const ENDPOINTS = 100;
+const PROJECTS = 10;
+const DAY = 86_400_000;
+const RANGE = 90 * DAY;
+const COMMIT_ROWS = 50_000;
+
+function checkAt(n: number, total: number, to: number): CheckRecordedData {
+  const endpoint_id = (n % ENDPOINTS) + 1;
+  // Evenly spread over the 90 days, with a per-endpoint offset so minutes do not all align.
+  const at = to - RANGE + Math.floor((n * RANGE) / total) + (endpoint_id * 137) % 1000;
+  const success = n % 50 !== 0;
+  const latency = 40 + ((n * 7919) % 400);
+  return {
+    check_id: n + 1,
+    team_id: TEAM,
+    project_id: ((endpoint_id - 1) % PROJECTS) + 1,
+    endpoint_id,
+    configuration_version: 1,
+    source: 'scheduled',
+    job_id: null,
+    alert_suppressed: false,
+    latency_anomaly: false,
+    latency_threshold_ms: null,
+    imported: false,
+    success,
+    status_code: success ? 200 : 503,
+    latency_ms: latency,
+    time_to_first_byte_ms: latency,
+    duration_ms: latency,
+    body_complete: true,
+    failure_reason: success ? null : 'status: 503',
+    response_excerpt: null,
+    checked_at: new Date(at).toISOString(),
+  };
+}
+
+async function build(dir: string, total: number, to: number): Promise<{ store: SqliteReadStore; ms: number; bytes: number }> {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'views.sqlite');
+  const store = new SqliteReadStore(file);
+  for (const spec of analyticsRollupsProjection.collections) await store.ensureCollection(spec);
+  const started = performance.now();
+  const rollups = new Map<string, RollupRow>();
+  let writes: ViewWrite[] = [];
+  // Checks come in time order (within a second), so a rollup whose period ended more than a
+  // second ago is final: write it and forget it, which keeps memory flat at 10M checks.
+  const flushEnded = async (before: number) => {
+    for (const [id, row] of rollups) {
+      if ((row.start * 1000 + GRANULARITY_MS[row.granularity]) > before) continue;
+      writes.push({ op: 'put', collection: ROLLUPS_COLLECTION, doc: row as unknown as Doc });
+      rollups.delete(id);
+    }
+  };
+  for (let n = 0; n < total; n++) {
+    const row = rawCheckRow(checkAt(n, total, to))!;
+    writes.push({ op: 'put', collection: RAW_CHECKS_COLLECTION, doc: row as unknown as Doc });
+    for (const key of rollupKeysOf(row)) rollups.set(key.id, withCheck(rollups.get(key.id) ?? null, key, row));
+    if (writes.length >= COMMIT_ROWS) {
+      await flushEnded(row.checked_at_ms - 1000);
+      await store.commit(writes);
+      writes = [];
+    }
+  }
+  for (const row of rollups.values()) {
+    writes.push({ op: 'put', collection: ROLLUPS_COLLECTION, doc: row as unknown as Doc });
+    if (writes.length >= COMMIT_ROWS) {
+      await store.commit(writes);
+      writes = [];
+    }
+  }
+  await store.commit(writes);
+  const ms = performance.now() - started;
+  let bytes = 0;
+  for (const suffix of ['', '-wal']) {
+    try {
+      bytes += statSync(file + suffix).size;
+    } catch {
+      /* no WAL file */
+    }
+  }
+  return { store, ms, bytes };
+}
+
+function facts(): AnalyticsFacts {
+  const endpoints: EndpointFact[] = Array.from({ length: ENDPOINTS }, (_, i) => ({
+    endpoint_id: i + 1,
+    project_id: (i % PROJECTS) + 1,
+    name: `endpoint ${i + 1}`,
+    enabled: true,
+    latest: { checked_at: new Date().toISOString(), success: true, status_code: 200, latency_ms: 50, consecutive_failures: 0 },
+  }));
+  return {
+    projects: async () => Array.from({ length: PROJECTS }, (_, i) => ({ project_id: i + 1, name: `project ${i + 1}` })),
+    endpoints: async () => endpoints,
+    incidentCounts: async () => ({ total: 0, open: 0 }),
+    openIncidentsByProject: async () => new Map(),
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function measure(store: SqliteReadStore, to: number, runs: number): Promise<{ p50: number; p99: number; checks: number }> {
+  const query = new AnalyticsQuery(store, facts());
+  // `to` not on a minute boundary: the query also reads sub-minute raw edges, as a live "now" does.
+  const window = makeWindow(to - RANGE, to, 48);
+  const first = await query.teamAnalytics(TEAM, window); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await query.teamAnalytics(TEAM, window);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), checks: first.totals.checks };
+}
+
+const analyticsBench: BenchModule = {
+  name: 'analytics',
+  async run({ quick, workDir, log }) {
+    const small = quick ? 100_000 : 1_000_000;
+    const large = quick ? 1_000_000 : 10_000_000;
+    const runs = quick ? 30 : 100;
+    const to = Date.parse('2026-01-31T12:34:56.789Z');
+    const results: Array<{ total: number; buildMs: number; bytes: number; p50: number; p99: number }> = [];
+    for (const total of [small, large]) {
+      log(`analytics: building ${total.toLocaleString('en-US')} checks`);
+      const built = await build(join(workDir, `analytics-${total}`), total, to);
+      log(`analytics: built in ${(built.ms / 1000).toFixed(1)} s, ${(built.bytes / 1e6).toFixed(0)} MB; querying ${runs} times`);
+      const m = await measure(built.store, to, runs);
+      if (m.checks !== total) throw new Error(`expected ${total} checks in range, the query counted ${m.checks}`);
+      log(`analytics: p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms`);
+      results.push({ total, buildMs: built.ms, bytes: built.bytes, p50: m.p50, p99: m.p99 });
+      await built.store.close();
+      rmSync(join(workDir, `analytics-${total}`), { recursive: true, force: true });
+    }
+    const [a, b] = results;
+    const label = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
+    const figures: BenchFigure[] = [
+      { name: `team analytics p50, ${label(a.total)} checks`, value: a.p50, unit: 'ms' },
+      { name: `team analytics p99, ${label(a.total)} checks`, value: a.p99, unit: 'ms' },
+      { name: `team analytics p50, ${label(b.total)} checks`, value: b.p50, unit: 'ms', baseline: { name: `p50 at ${label(a.total)}`, value: a.p50 }, ratio: ratio(b.p50, a.p50), aim: '<= 1.5' },
+      { name: `team analytics p99, ${label(b.total)} checks`, value: b.p99, unit: 'ms', baseline: { name: `p99 at ${label(a.total)}`, value: a.p99 }, ratio: ratio(b.p99, a.p99) },
+      { name: `build ${label(a.total)} checks`, value: a.buildMs / 1000, unit: 's' },
+      { name: `build ${label(b.total)} checks`, value: b.buildMs / 1000, unit: 's' },
+    ];
+    return {
+      title: 'Analytics: team analytics over 90 days, 100 endpoints',
+      figures,
+      notes: [
+        `${runs} timed queries each after one warm-up; window 90 days, 48 buckets, \`to\` off the minute grid (raw edges read).`,
+        `Read store size: ${(a.bytes / 1e6).toFixed(0)} MB and ${(b.bytes / 1e6).toFixed(0)} MB (SQLite, raw applicable checks + rollups).`,
+        'Build: raw rows and final rollups computed with the projection\'s domain functions, committed in batches of 50,000 rows (event log and runner skipped).',
+      ],
+    };
+  },
+};
+
+export default analyticsBench;
