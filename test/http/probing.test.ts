@@ -1,0 +1,73 @@
+import { jest } from '@jest/globals';
+import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
+import { allEvents, configuration, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
+
+jest.setTimeout(30_000);
+
+describe('manual checks, destination verification and alert status', () => {
+  let t: TestApp;
+  let target: Target;
+  beforeAll(async () => {
+    target = await startTarget();
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+    await target.close();
+  });
+
+  it('refuses verification with 422 verification_failed when the token does not match', async () => {
+    const team = await t.createTeam();
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/x`), 'd'.repeat(64));
+    target.tokens.set(endpoint.id, 'e'.repeat(64));
+    const response = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toMatchObject({ code: 'verification_failed', status: 422 });
+    expect((await t.platform.events.readStream(`endpoint-${endpoint.id}`)).map((e) => e.type)).not.toContain('DestinationVerified');
+  });
+
+  it('answers 404 for another team\'s endpoint on every route', async () => {
+    const owner = await t.createTeam();
+    const other = await t.createTeam();
+    const endpoint = await registerEndpoint(t, owner.id, configuration(`${target.url}/x`), 'f'.repeat(64));
+    const { token } = await t.issueToken(other.id, ALL_SCOPES);
+    expect((await t.admin('POST', `/api/v2/teams/${other.id}/endpoints/${endpoint.id}/checks`)).statusCode).toBe(404);
+    expect((await t.admin('POST', `/api/v2/teams/${other.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(404);
+    const status = await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/alert-status`, { token });
+    expect(status.statusCode).toBe(404);
+    expect(status.json().code).toBe('not_found');
+  });
+
+  it('runs a manual check now, answers the public Check shape and leaves alert signals alone', async () => {
+    const team = await t.createTeam();
+    const { token } = await t.issueToken(team.id, ['monitoring:read']);
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/manual`, { latency_trigger_count: 1, latency_trigger_window: 1 }), '1'.repeat(64));
+    target.tokens.set(endpoint.id, endpoint.token);
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`)).statusCode).toBe(409);
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+
+    target.mode = { status: 500, delayMs: 0 };
+    const response = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`);
+    target.mode = { status: 200, delayMs: 0 };
+    expect(response.statusCode).toBe(201);
+    const check = response.json().data;
+    expect(check).toMatchObject({ endpoint_id: endpoint.id, source: 'manual', success: false, status_code: 500, alert_suppressed: false, configuration_version: 1 });
+    expect(check.failure_reason).toMatch(/^status: /);
+    expect(check).not.toHaveProperty('response_excerpt');
+    expect(typeof check.response_excerpt_omitted).toBe('boolean');
+
+    const types = (await allEvents(t)).filter((e) => e.streamId === `checks-${endpoint.id}`).map((e) => e.type);
+    expect(types).toEqual(['CheckRecorded']);
+    const status = await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/alert-status`, { token });
+    expect(status.statusCode).toBe(200);
+    expect(status.json().data).toEqual({
+      team_id: team.id,
+      endpoint_id: endpoint.id,
+      latency_baseline: null,
+      signals: [
+        { type: 'availability', state: 'ok', since: null, incident_id: null },
+        { type: 'latency', state: 'ok', since: null, incident_id: null },
+      ],
+    });
+  });
+});
