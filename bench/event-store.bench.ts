@@ -128,7 +128,7 @@ const eventStoreBench: BenchModule = {
           figure('SQLite adapter, 100 events per append', 'raw better-sqlite3, 100 rows per transaction', hundredResult),
         ],
         notes: [
-          'Both sides use WAL, synchronous=NORMAL (the default; SQLITE_SYNCHRONOUS=FULL fsyncs every commit) and the same table and indexes; every append is one transaction (one fsync).',
+          'Both sides use WAL, synchronous=NORMAL (the default; SQLITE_SYNCHRONOUS=FULL fsyncs every commit) and the same table and indexes; every append is one transaction.',
           'The adapter adds the expected-revision check, event ids, timestamps and JSON serialisation; the raw side inserts pre-serialised rows.',
           `Appends round-robin over ${STREAMS} streams with exact expected revisions; adapter and raw alternate in ${ROUNDS} rounds.`,
         ],
