@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { silentLogger } from '../../src/platform/logging/logger.js';
+import { defineProjection, type Projection } from '../../src/platform/projections/projection.js';
+import { ProjectionRunner } from '../../src/platform/projections/projection-runner.js';
+import { ReadYourWrites, ViewReader } from '../../src/platform/projections/views.js';
+import { SqliteReadStore } from '../../src/platform/read-store/sqlite/sqlite-read-store.js';
+import { makeTempDir } from '../support/event-store-fixtures.js';
+
+/** version 1 stores the amount; version 2 stores it doubled, so a rebuild is visible. */
+const totals = (version: number): Projection =>
+  defineProjection({
+    name: 'totals',
+    version,
+    collections: [{ name: 'totals', indexes: [] }],
+    handlers: {
+      Added: async (event, views) => {
+        const doc = (await views.get('totals', event.streamId)) ?? { id: event.streamId, total: 0 };
+        views.put('totals', { ...doc, total: Number(doc.total) + (event.data as { n: number }).n * version });
+      },
+    },
+  });
+
+describe('projection runner', () => {
+  let dir: ReturnType<typeof makeTempDir>;
+  let events: SqliteEventStore;
+  let views: SqliteReadStore;
+  const runners: ProjectionRunner[] = [];
+  const runner = (projection: Projection) => {
+    const created = new ProjectionRunner(events, views, [projection], { owner: `r${runners.length}`, logger: silentLogger, pointerCheckMs: 50, dropDelayMs: 0 });
+    runners.push(created);
+    return created;
+  };
+  const totalOf = async (stream: string) => (await new ViewReader(views, 0).get('totals', 'totals', stream))?.total;
+
+  beforeEach(() => {
+    dir = makeTempDir('runner-');
+    events = new SqliteEventStore(join(dir.path, 'events.sqlite'));
+    views = new SqliteReadStore(join(dir.path, 'views.sqlite'));
+  });
+  afterEach(async () => {
+    await Promise.all(runners.splice(0).map((r) => r.stop()));
+    await views.close();
+    await events.close();
+    dir.remove();
+  });
+
+  it('applies new events live and lets a writer wait until its append is visible', async () => {
+    const live = runner(totals(1));
+    await live.start();
+    const append = await events.append('a', [{ type: 'Added', data: { n: 5 } }], { expectedRevision: 'no_stream' });
+    const freshness = new ReadYourWrites(new ViewReader(views, 0), live);
+    expect(await freshness.waitFor(append.position, ['totals'])).toBe(true);
+    expect(await totalOf('a')).toBe(5);
+  });
+
+  it('rebuilds on start when the projection version changed, from the whole log', async () => {
+    await events.append('a', [{ type: 'Added', data: { n: 2 } }, { type: 'Added', data: { n: 3 } }], { expectedRevision: 'any' });
+    const first = runner(totals(1));
+    await first.start();
+    await new ReadYourWrites(new ViewReader(views, 0), first).waitFor((await events.headPosition())!, ['totals']);
+    expect(await totalOf('a')).toBe(5);
+    await first.stop();
+
+    const upgraded = runner(totals(2));
+    await upgraded.start();
+    await new ReadYourWrites(new ViewReader(views, 0), upgraded).waitFor((await events.headPosition())!, ['totals']);
+    expect(await totalOf('a')).toBe(10);
+    expect((await upgraded.status())[0]).toMatchObject({ version: 2, activeVersion: 2, generation: 2, lag: 0 });
+  });
+
+  it('keeps serving the old generation during an operator rebuild, and the live runner follows the swap', async () => {
+    await events.append('a', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'any' });
+    const live = runner(totals(1));
+    await live.start();
+    const reader = new ViewReader(views, 0);
+    await new ReadYourWrites(reader, live).waitFor((await events.headPosition())!, ['totals']);
+
+    const operator = runner(totals(1));
+    const progress: number[] = [];
+    const rebuilt = operator.rebuild('totals', (p) => progress.push(p.applied));
+    expect(await totalOf('a')).toBe(1);
+    const { generation } = await rebuilt;
+    expect(generation).toBe(2);
+    expect(progress.length).toBeGreaterThan(0);
+
+    const after = await events.append('a', [{ type: 'Added', data: { n: 4 } }], { expectedRevision: 'any' });
+    const deadline = Date.now() + 5000;
+    while ((await totalOf('a')) !== 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(await totalOf('a')).toBe(5);
+    expect(await reader.position('totals')).toBe(after.position);
+  });
+});
