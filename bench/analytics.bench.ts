@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnalyticsFacts, EndpointFact } from '../src/analytics/application/analytics-facts.js';
 import { AnalyticsQuery } from '../src/analytics/application/analytics-query.js';
+import { withPerIdAggregates } from '../src/analytics/application/per-id-aggregates.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, rawCheckRow, rollupKeysOf, withCheck, type RollupRow } from '../src/analytics/domain/rollup.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
@@ -57,7 +58,7 @@ function checkAt(n: number, total: number, to: number): CheckRecordedData {
   };
 }
 
-async function build(dir: string, total: number, to: number): Promise<{ store: SqliteReadStore; ms: number; bytes: number }> {
+export async function build(dir: string, total: number, to: number): Promise<{ store: SqliteReadStore; ms: number; bytes: number }> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'views.sqlite');
@@ -105,7 +106,7 @@ async function build(dir: string, total: number, to: number): Promise<{ store: S
   return { store, ms, bytes };
 }
 
-function facts(): AnalyticsFacts {
+export function facts(): AnalyticsFacts {
   const endpoints: EndpointFact[] = Array.from({ length: ENDPOINTS }, (_, i) => ({
     endpoint_id: i + 1,
     project_id: (i % PROJECTS) + 1,
@@ -126,7 +127,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function measure(store: SqliteReadStore, to: number, runs: number): Promise<{ p50: number; p99: number; checks: number }> {
-  const query = new AnalyticsQuery(store, facts());
+  const query = new AnalyticsQuery(withPerIdAggregates(store), facts());
   // `to` not on a minute boundary: the query also reads sub-minute raw edges, as a live "now" does.
   const window = makeWindow(to - RANGE, to, 48);
   const first = await query.teamAnalytics(TEAM, window); // warm-up

@@ -7,6 +7,7 @@ import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { AnalyticsQuery } from '../application/analytics-query.js';
 import { ViewAnalyticsFacts } from '../application/view-facts.js';
+import { withPerIdAggregates } from '../application/per-id-aggregates.js';
 import { DEFAULT_BUCKETS, DEFAULT_WINDOW, MAX_BUCKETS, WINDOWS, parseAnalyticsWindow, type AnalyticsWindow } from '../domain/window.js';
 import { endpointAnalyticsSchema, projectAnalyticsSchema, teamAnalyticsSchema, wrapped } from './analytics.schemas.js';
 
@@ -45,7 +46,7 @@ export class AnalyticsController {
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.facts = new ViewAnalyticsFacts(platform.reader, platform.views);
-    this.query = new AnalyticsQuery(platform.views, this.facts, () => this.facts.collections());
+    this.query = new AnalyticsQuery(withPerIdAggregates(platform.views), this.facts, () => this.facts.collections());
   }
 
   @RequiresScope('analytics:read')
