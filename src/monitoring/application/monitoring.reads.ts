@@ -1,0 +1,213 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
+import { Problems } from '../../platform/http/problem.js';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import type { Doc, Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
+import { coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
+
+const MONITORING = 'monitoring';
+const CHECKS = 'checks';
+
+const PROJECT_SORT: Array<[string, SortDirection]> = [['project_id', 'asc']];
+const ENDPOINT_SORT: Array<[string, SortDirection]> = [['endpoint_id', 'asc']];
+const CHECK_SORT: Array<[string, SortDirection]> = [['checked_at', 'desc'], ['check_id', 'desc']];
+
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+export function presentProject(row: Doc, windows: MaintenanceWindow[], now: Date) {
+  const covered = projectCoverage(now, { team_id: row.team_id as number, project_id: row.project_id as number }, windows);
+  return {
+    id: row.project_id as number,
+    team_id: row.team_id as number,
+    name: row.name as string,
+    description: row.description as string,
+    ...covered,
+    created_at: row.created_at as string,
+    updated_at: row.updated_at as string,
+  };
+}
+
+export function presentEndpoint(row: Doc, windows: MaintenanceWindow[], now: Date) {
+  const covered = coverage(
+    now,
+    { team_id: row.team_id as number, project_id: row.project_id as number, endpoint_id: row.endpoint_id as number, maintenance_until: (row.maintenance_until as string | null) ?? null },
+    windows,
+  );
+  return {
+    id: row.endpoint_id,
+    team_id: row.team_id,
+    project_id: row.project_id,
+    name: row.name,
+    description: row.description,
+    url: row.url,
+    url_query_configured: row.url_query_configured,
+    method: row.method,
+    header_names: row.header_names,
+    request_payload_configured: row.request_payload_configured,
+    expected_status: row.expected_status,
+    body_match_mode: row.body_match_mode,
+    expected_body_configured: row.expected_body_configured,
+    interval_seconds: row.interval_seconds,
+    timeout_seconds: row.timeout_seconds,
+    enabled: row.enabled,
+    destination_verified: row.destination_verified,
+    verification_url: row.verification_url,
+    verification_token: row.verification_token,
+    destination_verified_at: row.destination_verified_at ?? null,
+    latency_detection_mode: row.latency_detection_mode,
+    latency_fixed_threshold_ms: row.latency_fixed_threshold_ms ?? null,
+    latency_sensitivity: row.latency_sensitivity,
+    latency_min_samples: row.latency_min_samples,
+    latency_trigger_count: row.latency_trigger_count,
+    latency_trigger_window: row.latency_trigger_window,
+    latency_recovery_count: row.latency_recovery_count,
+    configuration_version: row.configuration_version,
+    maintenance_until: row.maintenance_until ?? null,
+    ...covered,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function presentCheck(row: Doc) {
+  return {
+    id: row.check_id,
+    endpoint_id: row.endpoint_id,
+    configuration_version: row.configuration_version,
+    success: row.success,
+    status_code: row.status_code,
+    latency_ms: row.latency_ms,
+    time_to_first_byte_ms: row.time_to_first_byte_ms,
+    duration_ms: row.duration_ms,
+    source: row.source,
+    body_complete: row.body_complete,
+    latency_anomaly: row.latency_anomaly,
+    latency_threshold_ms: row.latency_threshold_ms ?? null,
+    alert_suppressed: row.alert_suppressed,
+    failure_reason: row.failure_reason ?? null,
+    response_excerpt_omitted: row.response_excerpt_omitted === true,
+    checked_at: row.checked_at,
+  };
+}
+
+export function presentWindow(row: Doc | MaintenanceWindow & { reason: string | null; created_at: string }) {
+  return {
+    id: row.window_id as number,
+    team_id: row.team_id as number,
+    project_id: (row.project_id as number | null) ?? null,
+    endpoint_id: (row.endpoint_id as number | null) ?? null,
+    starts_at: row.starts_at as string,
+    ends_at: row.ends_at as string,
+    reason: (row.reason as string | null) ?? null,
+    created_at: row.created_at as string,
+  };
+}
+
+export interface EndpointFilters {
+  project_id?: number;
+  enabled?: boolean;
+}
+
+export interface CheckFilters {
+  source?: 'scheduled' | 'manual';
+  success?: boolean;
+  from?: string;
+  to?: string;
+}
+
+/** Reads of the monitoring views, with maintenance coverage computed at request time. */
+@Injectable()
+export class MonitoringReads {
+  private readonly cursors: CursorCodec;
+
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.cursors = new CursorCodec(platform.cursorKey);
+  }
+
+  /** The team's windows that have not ended by `now` (cancelled ones included; coverage skips them). */
+  async windows(teamId: number, now: Date): Promise<MaintenanceWindow[]> {
+    const rows = await this.platform.reader.find(MONITORING, 'maintenance_windows', { filter: { team_id: teamId, ends_at: { gt: now.toISOString() } } });
+    return rows as unknown as MaintenanceWindow[];
+  }
+
+  async projectRow(teamId: number, projectId: number): Promise<Doc> {
+    const row = await this.platform.reader.get(MONITORING, 'projects', projectId);
+    if (!row || row.team_id !== teamId) throw Problems.notFound('The project');
+    return row;
+  }
+
+  async endpointRow(teamId: number, endpointId: number): Promise<Doc> {
+    const row = await this.platform.reader.get(MONITORING, 'endpoints', endpointId);
+    if (!row || row.team_id !== teamId) throw Problems.notFound('The endpoint');
+    return row;
+  }
+
+  async project(teamId: number, projectId: number) {
+    const row = await this.projectRow(teamId, projectId);
+    const now = new Date();
+    return presentProject(row, await this.windows(teamId, now), now);
+  }
+
+  async endpoint(teamId: number, endpointId: number) {
+    const row = await this.endpointRow(teamId, endpointId);
+    const now = new Date();
+    return presentEndpoint(row, await this.windows(teamId, now), now);
+  }
+
+  async window(teamId: number, windowId: number) {
+    const row = await this.platform.reader.get(MONITORING, 'maintenance_windows', windowId);
+    if (!row || row.team_id !== teamId) throw Problems.notFound('The maintenance window');
+    return presentWindow(row);
+  }
+
+  /** Decodes the cursor first, so a bad cursor is refused before anything is read. */
+  cursor(cursor: string | undefined, filters: unknown) {
+    return this.cursors.decode(cursor, filters);
+  }
+
+  async projects(teamId: number, limit: number, cursor: string | undefined): Promise<Page<ReturnType<typeof presentProject>>> {
+    const bound = { list: 'projects', team_id: teamId };
+    const after = this.cursor(cursor, bound);
+    const rows = await this.platform.reader.find(MONITORING, 'projects', { filter: { team_id: teamId }, sort: PROJECT_SORT, after, limit: limit + 1 });
+    const page = this.cursors.page(rows, limit, PROJECT_SORT, bound);
+    const now = new Date();
+    const windows = await this.windows(teamId, now);
+    return { data: page.rows.map((row) => presentProject(row, windows, now)), pagination: page.pagination };
+  }
+
+  async endpoints(teamId: number, filters: EndpointFilters, limit: number, cursor: string | undefined): Promise<Page<ReturnType<typeof presentEndpoint>>> {
+    const bound = { list: 'endpoints', team_id: teamId, project_id: filters.project_id ?? null, enabled: filters.enabled ?? null };
+    const after = this.cursor(cursor, bound);
+    const filter: Filter = { team_id: teamId };
+    if (filters.project_id !== undefined) filter.project_id = filters.project_id;
+    if (filters.enabled !== undefined) filter.enabled = filters.enabled;
+    const rows = await this.platform.reader.find(MONITORING, 'endpoints', { filter, sort: ENDPOINT_SORT, after, limit: limit + 1 });
+    const page = this.cursors.page(rows, limit, ENDPOINT_SORT, bound);
+    const now = new Date();
+    const windows = await this.windows(teamId, now);
+    return { data: page.rows.map((row) => presentEndpoint(row, windows, now)), pagination: page.pagination };
+  }
+
+  async checks(teamId: number, endpointId: number, filters: CheckFilters, limit: number, cursor: string | undefined): Promise<Page<ReturnType<typeof presentCheck>>> {
+    const bound = { list: 'checks', team_id: teamId, endpoint_id: endpointId, ...filters };
+    const after = this.cursor(cursor, bound);
+    const filter: Filter = { endpoint_id: endpointId, team_id: teamId };
+    if (filters.source !== undefined) filter.source = filters.source;
+    if (filters.success !== undefined) filter.success = filters.success;
+    if (filters.from !== undefined || filters.to !== undefined) {
+      filter.checked_at = { ...(filters.from !== undefined ? { gte: filters.from } : {}), ...(filters.to !== undefined ? { lt: filters.to } : {}) };
+    }
+    const rows = await this.platform.reader.find(CHECKS, 'checks', { filter, sort: CHECK_SORT, after, limit: limit + 1 });
+    const page = this.cursors.page(rows, limit, CHECK_SORT, bound);
+    return { data: page.rows.map(presentCheck), pagination: page.pagination };
+  }
+
+  async check(teamId: number, endpointId: number, checkId: number) {
+    const row = await this.platform.reader.get(CHECKS, 'checks', checkId);
+    if (!row || row.team_id !== teamId || row.endpoint_id !== endpointId) throw Problems.notFound('The check');
+    return presentCheck(row);
+  }
+}

@@ -1,0 +1,127 @@
+import { Body, Controller, Delete, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { Problems } from '../../platform/http/problem.js';
+import { toTimestamp } from '../../platform/http/query.js';
+import { AdminOnly } from '../../platform/http/route-auth.js';
+import { pathId, validateBody } from '../../platform/http/validation.js';
+import { commandContext } from '../../tenancy/http/teams.controller.js';
+import {
+  CancelMaintenanceWindow,
+  CreateProject,
+  ImportChecks,
+  RegisterEndpoint,
+  ScheduleMaintenanceWindow,
+  UpdateEndpoint,
+  UpdateProject,
+} from '../application/monitoring.commands.js';
+import { MonitoringReads } from '../application/monitoring.reads.js';
+import { CreateEndpointBody, CreateMaintenanceWindowBody, CreateProjectBody, ImportChecksBody, UpdateEndpointBody, UpdateProjectBody } from './admin.dto.js';
+
+const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
+
+function requireSomething(body: object): void {
+  if (Object.keys(body).length === 0) throw Problems.validation([{ field: 'body', code: 'required', message: 'must change at least one field' }]);
+}
+
+/** Without undefined entries (class-transformer keeps declared-but-absent keys off; this is belt and braces). */
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Application API (admin token): projects, endpoints, maintenance windows, check import. */
+@ApiExcludeController()
+@Controller('api/v2/teams/:teamID')
+export class MonitoringAdminController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly reads: MonitoringReads,
+  ) {}
+
+  @AdminOnly()
+  @Post('projects')
+  @HttpCode(201)
+  async createProject(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const teamId = pathId(teamParam, 'The team');
+    const input = defined(validateBody(CreateProjectBody, body));
+    const projectId = await this.commands.execute(new CreateProject(teamId, input, commandContext(request)));
+    return { data: await this.reads.project(teamId, projectId) };
+  }
+
+  @AdminOnly()
+  @Patch('projects/:projectID')
+  async updateProject(@Param('teamID') teamParam: string, @Param('projectID') projectParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const teamId = pathId(teamParam, 'The team');
+    const projectId = pathId(projectParam, 'The project');
+    await this.reads.projectRow(teamId, projectId);
+    const input = defined(validateBody(UpdateProjectBody, body));
+    requireSomething(input);
+    await this.commands.execute(new UpdateProject(teamId, projectId, input, commandContext(request)));
+    return { data: await this.reads.project(teamId, projectId) };
+  }
+
+  @AdminOnly()
+  @Post('endpoints')
+  @HttpCode(201)
+  async createEndpoint(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const teamId = pathId(teamParam, 'The team');
+    const input = defined(validateBody(CreateEndpointBody, body));
+    const endpointId = await this.commands.execute(new RegisterEndpoint(teamId, input, commandContext(request)));
+    return { data: await this.reads.endpoint(teamId, endpointId) };
+  }
+
+  @AdminOnly()
+  @Patch('endpoints/:endpointID')
+  async updateEndpoint(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const teamId = pathId(teamParam, 'The team');
+    const endpointId = pathId(endpointParam, 'The endpoint');
+    await this.reads.endpointRow(teamId, endpointId);
+    const input = defined(validateBody(UpdateEndpointBody, body));
+    requireSomething(input);
+    if (input.maintenance_until) input.maintenance_until = toTimestamp(input.maintenance_until);
+    await this.commands.execute(new UpdateEndpoint(teamId, endpointId, input, commandContext(request)));
+    return { data: await this.reads.endpoint(teamId, endpointId) };
+  }
+
+  @AdminOnly()
+  @Post('maintenance-windows')
+  @HttpCode(201)
+  async createWindow(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const teamId = pathId(teamParam, 'The team');
+    const input = validateBody(CreateMaintenanceWindowBody, body);
+    const windowId = await this.commands.execute(
+      new ScheduleMaintenanceWindow(
+        teamId,
+        {
+          project_id: input.project_id ?? null,
+          endpoint_id: input.endpoint_id ?? null,
+          starts_at: toTimestamp(input.starts_at),
+          ends_at: toTimestamp(input.ends_at),
+          reason: input.reason ?? null,
+        },
+        commandContext(request),
+      ),
+    );
+    return { data: await this.reads.window(teamId, windowId) };
+  }
+
+  @AdminOnly()
+  @Delete('maintenance-windows/:windowID')
+  @HttpCode(204)
+  async cancelWindow(@Param('teamID') teamParam: string, @Param('windowID') windowParam: string, @Req() request: FastifyRequest) {
+    await this.commands.execute(new CancelMaintenanceWindow(pathId(teamParam, 'The team'), pathId(windowParam, 'The maintenance window'), commandContext(request)));
+  }
+
+  @AdminOnly({ bodyLimit: IMPORT_BODY_LIMIT })
+  @Post('endpoints/:endpointID/checks/import')
+  @HttpCode(201)
+  async importChecks(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const teamId = pathId(teamParam, 'The team');
+    const endpointId = pathId(endpointParam, 'The endpoint');
+    await this.reads.endpointRow(teamId, endpointId);
+    const input = validateBody(ImportChecksBody, body);
+    const imported = await this.commands.execute(new ImportChecks(teamId, endpointId, input.checks, commandContext(request)));
+    return { data: { imported } };
+  }
+}

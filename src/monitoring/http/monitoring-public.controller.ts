@@ -1,0 +1,128 @@
+import { applyDecorators, Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { Problems } from '../../platform/http/problem.js';
+import { QueryReader } from '../../platform/http/query.js';
+import { RequiresScope } from '../../platform/http/route-auth.js';
+import { pathId } from '../../platform/http/validation.js';
+import { MonitoringReads } from '../application/monitoring.reads.js';
+import { CheckListResponse, CheckResponse, EndpointListResponse, EndpointResponse, ProjectListResponse, ProjectResponse } from './public.dto.js';
+
+function teamOf(request: FastifyRequest): number {
+  const principal = request.principal;
+  if (principal?.kind !== 'token') throw Problems.notFound('The resource');
+  return principal.teamId;
+}
+
+const PageQueries = () =>
+  applyDecorators(
+    ApiQuery({ name: 'limit', required: false, type: Number, description: '1 through 100; default 50.' }),
+    ApiQuery({ name: 'cursor', required: false, type: String, description: 'pagination.next_cursor of the previous page.' }),
+  );
+const EnabledQuery = () => ApiQuery({ name: 'enabled', required: false, enum: ['true', 'false'] });
+
+/** Public monitoring read API (developer tokens with monitoring:read; other teams' resources are 404). */
+@ApiTags('Monitoring')
+@ApiBearerAuth()
+@Controller('api/public/v2')
+export class MonitoringPublicController {
+  constructor(private readonly reads: MonitoringReads) {}
+
+  @RequiresScope('monitoring:read')
+  @Get('projects')
+  @ApiOperation({ summary: 'List projects', description: 'Ordered by id ascending.' })
+  @PageQueries()
+  @ApiOkResponse({ type: ProjectListResponse })
+  async listProjects(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    const teamId = teamOf(request);
+    const q = new QueryReader(query);
+    const { limit, cursor } = q.page();
+    q.done();
+    return this.reads.projects(teamId, limit, cursor);
+  }
+
+  @RequiresScope('monitoring:read')
+  @Get('projects/:projectID')
+  @ApiOperation({ summary: 'Get a project' })
+  @ApiOkResponse({ type: ProjectResponse })
+  async getProject(@Param('projectID') projectParam: string, @Req() request: FastifyRequest) {
+    const teamId = teamOf(request);
+    return { data: await this.reads.project(teamId, pathId(projectParam, 'The project')) };
+  }
+
+  @RequiresScope('monitoring:read')
+  @Get('projects/:projectID/endpoints')
+  @ApiOperation({ summary: "List a project's endpoints", description: 'Ordered by id ascending.' })
+  @EnabledQuery()
+  @PageQueries()
+  @ApiOkResponse({ type: EndpointListResponse })
+  async listProjectEndpoints(@Param('projectID') projectParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    const teamId = teamOf(request);
+    const projectId = pathId(projectParam, 'The project');
+    await this.reads.projectRow(teamId, projectId);
+    const q = new QueryReader(query);
+    const enabled = q.boolean('enabled');
+    const { limit, cursor } = q.page();
+    q.done();
+    return this.reads.endpoints(teamId, { project_id: projectId, enabled }, limit, cursor);
+  }
+
+  @RequiresScope('monitoring:read')
+  @Get('endpoints')
+  @ApiOperation({ summary: 'List endpoints', description: 'Ordered by id ascending.' })
+  @ApiQuery({ name: 'project_id', required: false, type: Number })
+  @EnabledQuery()
+  @PageQueries()
+  @ApiOkResponse({ type: EndpointListResponse })
+  async listEndpoints(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    const teamId = teamOf(request);
+    const q = new QueryReader(query);
+    const project_id = q.integer('project_id', { min: 1 });
+    const enabled = q.boolean('enabled');
+    const { limit, cursor } = q.page();
+    q.done();
+    return this.reads.endpoints(teamId, { project_id, enabled }, limit, cursor);
+  }
+
+  @RequiresScope('monitoring:read')
+  @Get('endpoints/:endpointID')
+  @ApiOperation({ summary: 'Get an endpoint' })
+  @ApiOkResponse({ type: EndpointResponse })
+  async getEndpoint(@Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
+    const teamId = teamOf(request);
+    return { data: await this.reads.endpoint(teamId, pathId(endpointParam, 'The endpoint')) };
+  }
+
+  @RequiresScope('monitoring:read')
+  @Get('endpoints/:endpointID/checks')
+  @ApiOperation({ summary: "List an endpoint's checks", description: 'Ordered by checked_at descending, then id descending.' })
+  @ApiQuery({ name: 'source', required: false, enum: ['scheduled', 'manual'] })
+  @ApiQuery({ name: 'success', required: false, enum: ['true', 'false'] })
+  @ApiQuery({ name: 'from', required: false, type: String, description: 'RFC 3339, inclusive: checks at or after.' })
+  @ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339, exclusive: checks before.' })
+  @PageQueries()
+  @ApiOkResponse({ type: CheckListResponse })
+  async listChecks(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    const teamId = teamOf(request);
+    const endpointId = pathId(endpointParam, 'The endpoint');
+    await this.reads.endpointRow(teamId, endpointId);
+    const q = new QueryReader(query);
+    const filters = { source: q.oneOf('source', ['scheduled', 'manual'] as const), success: q.boolean('success'), from: q.timestamp('from'), to: q.timestamp('to') };
+    const { limit, cursor } = q.page();
+    q.done();
+    const defined = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
+    return this.reads.checks(teamId, endpointId, defined, limit, cursor);
+  }
+
+  @RequiresScope('monitoring:read')
+  @Get('endpoints/:endpointID/checks/:checkID')
+  @ApiOperation({ summary: 'Get a check', description: '404 unless the check belongs to the endpoint and to the token team.' })
+  @ApiOkResponse({ type: CheckResponse })
+  async getCheck(@Param('endpointID') endpointParam: string, @Param('checkID') checkParam: string, @Req() request: FastifyRequest) {
+    const teamId = teamOf(request);
+    const endpointId = pathId(endpointParam, 'The endpoint');
+    const checkId = pathId(checkParam, 'The check');
+    await this.reads.endpointRow(teamId, endpointId);
+    return { data: await this.reads.check(teamId, endpointId, checkId) };
+  }
+}
