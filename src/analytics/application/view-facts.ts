@@ -26,6 +26,7 @@ interface IncidentDoc extends Doc {
   first_error_at?: string | null;
   created_at?: string | null;
   resolved_at: string | null;
+  merged_into_id: number | null;
 }
 
 /**
@@ -139,9 +140,24 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
     const filter: Filter = { team_id: teamId };
     if (scope.kind === 'project') filter.project_id = scope.id;
     if (scope.kind === 'endpoint') filter.endpoint_ids = { has: scope.id };
-    const docs = (await this.findAll(INCIDENTS_PROJECTION, INCIDENTS_COLLECTION, filter, 'id')) as IncidentDoc[];
+    const docs = await this.findAll(INCIDENTS_PROJECTION, INCIDENTS_COLLECTION, filter, 'id');
+    // The view keeps the aggregate state under `state` (flat copies of a few fields beside it).
+    const incidents = docs.map((doc): IncidentDoc => {
+      const state = (doc.state ?? {}) as Record<string, unknown>;
+      const pick = (field: string) => (state[field] !== undefined ? state[field] : doc[field]);
+      return {
+        id: doc.id,
+        team_id: doc.team_id as number,
+        project_id: doc.project_id as number,
+        endpoint_ids: (doc.endpoint_ids ?? []) as number[],
+        first_error_at: (pick('first_error_at') ?? null) as string | null,
+        created_at: (pick('created_at') ?? null) as string | null,
+        resolved_at: (pick('resolved_at') ?? null) as string | null,
+        merged_into_id: (pick('merged_into_id') ?? null) as number | null,
+      };
+    });
     // A merged-away incident lives on in its target; it is not counted twice.
-    return docs.filter((doc) => !doc.merged_into);
+    return incidents.filter((incident) => incident.merged_into_id === null);
   }
 
   private async hasIncidentsView(): Promise<boolean> {
