@@ -1,0 +1,50 @@
+import { ALL_SCOPES, type TestApp } from './test-app.js';
+
+export const INCIDENTS = '/api/public/v2/incidents';
+
+export interface TeamFixture {
+  teamId: number;
+  /** incidents:read + incidents:write, editor. */
+  editor: string;
+  projectId: number;
+  otherProjectId: number;
+  /** Two endpoints of projectId, one of otherProjectId. */
+  endpoints: [number, number];
+  otherEndpoint: number;
+}
+
+/** Projects and endpoints through the monitoring admin routes (application API). */
+export async function createProject(t: TestApp, teamId: number, name = 'Project'): Promise<number> {
+  const response = await t.admin('POST', `/api/v2/teams/${teamId}/projects`, { name });
+  if (response.statusCode !== 201) throw new Error(`createProject: ${response.statusCode} ${response.body}`);
+  return response.json().data.id;
+}
+
+export async function createEndpoint(t: TestApp, teamId: number, projectId: number, name = 'Endpoint'): Promise<number> {
+  const response = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints`, { project_id: projectId, name, url: 'https://example.com/health' });
+  if (response.statusCode !== 201) throw new Error(`createEndpoint: ${response.statusCode} ${response.body}`);
+  return response.json().data.id;
+}
+
+export async function teamWithMonitoring(t: TestApp): Promise<TeamFixture> {
+  const team = await t.createTeam('Incident team');
+  const { token } = await t.issueToken(team.id, ALL_SCOPES, 'editor');
+  const projectId = await createProject(t, team.id);
+  const otherProjectId = await createProject(t, team.id, 'Other');
+  const endpoints: [number, number] = [await createEndpoint(t, team.id, projectId), await createEndpoint(t, team.id, projectId)];
+  const otherEndpoint = await createEndpoint(t, team.id, otherProjectId);
+  return { teamId: team.id, editor: token, projectId, otherProjectId, endpoints, otherEndpoint };
+}
+
+export async function createIncident(t: TestApp, f: TeamFixture, body: Record<string, unknown> = {}) {
+  const response = await t.request('POST', INCIDENTS, { token: f.editor, body: { project_id: f.projectId, title: 'Checkout down', ...body } });
+  if (response.statusCode !== 201) throw new Error(`createIncident: ${response.statusCode} ${response.body}`);
+  return response.json().data;
+}
+
+export function fieldsOf(response: { json(): any }): string[] {
+  return response
+    .json()
+    .errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`)
+    .sort();
+}
