@@ -64,4 +64,30 @@ describe('incident routes', () => {
     ]);
     expect(statuses.map((s: any) => s.id)).toEqual([...statuses.map((s: any) => s.id)].sort((a: number, b: number) => a - b));
   });
+
+  it('documents every incident route in the OpenAPI document', async () => {
+    const document = (await t.request('GET', '/api/public/v2/openapi.json')).json();
+    const paths = Object.fromEntries(Object.entries(document.paths).map(([path, ops]) => [path, Object.keys(ops as object).sort()]));
+    expect(paths).toMatchObject({
+      '/api/public/v2/incidents': ['get', 'post'],
+      '/api/public/v2/incidents/{incidentID}': ['get', 'patch'],
+      '/api/public/v2/incident-statuses': ['get'],
+      '/api/public/v2/incidents/{incidentID}/status': ['patch'],
+      '/api/public/v2/incidents/{incidentID}/merge': ['post'],
+      '/api/public/v2/incidents/{incidentID}/comments': ['post'],
+      '/api/public/v2/incidents/{incidentID}/comments/{commentID}': ['delete', 'patch'],
+      '/api/public/v2/incidents/{incidentID}/checkpoints': ['post'],
+      '/api/public/v2/incidents/{incidentID}/checkpoints/{checkpointID}': ['patch'],
+    });
+  });
+
+  it('answers invalid JSON 400, a non-JSON body 415 and an oversized body 413 on incident writes', async () => {
+    const invalid = await t.request('POST', INCIDENTS, { token: f.editor, body: '{"title": ', headers: { 'content-type': 'application/json' } });
+    expect([invalid.statusCode, invalid.json().code]).toEqual([400, 'invalid_json']);
+    const text = await t.request('POST', INCIDENTS, { token: f.editor, body: 'title=x', headers: { 'content-type': 'text/plain' } });
+    expect([text.statusCode, text.json().code]).toEqual([415, 'unsupported_media_type']);
+    const big = await t.request('POST', INCIDENTS, { token: f.editor, body: { project_id: f.projectId, title: 'x', detection_reason: 'r'.repeat(1024 * 1024) } });
+    expect(big.statusCode).toBe(413);
+    expect(invalid.json().request_id).toBe(invalid.headers['x-request-id']);
+  });
 });
