@@ -190,3 +190,39 @@ describe('Idempotency-Key on incident routes', () => {
     }
   });
 });
+
+describe('merge interrupted between the sources and the target', () => {
+  let t: TestApp;
+  let f: TeamFixture;
+  beforeAll(async () => {
+    t = await startTestApp();
+    f = await teamWithMonitoring(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('loses no content: a retry of the merge completes the target', async () => {
+    const target = await createIncident(t, f);
+    const source = await createIncident(t, f);
+    const comment = (await t.request('POST', `${INCIDENTS}/${source.id}/comments`, { token: f.editor, body: { body: 'keep me' } })).json().data;
+    const events = t.platform.events;
+    const originalAppend = events.append.bind(events);
+    events.append = async (stream, batch, options) => {
+      if (stream === `incident-${target.id}`) throw new Error('simulated crash before the target append');
+      return originalAppend(stream, batch, options);
+    };
+    const body = { source_incident_ids: [source.id] };
+    const headers = { 'idempotency-key': 'crash-merge' };
+    try {
+      const failed = await t.request('POST', `${INCIDENTS}/${target.id}/merge`, { token: f.editor, body, headers });
+      expect(failed.statusCode).toBe(500);
+    } finally {
+      events.append = originalAppend;
+    }
+    const retried = await t.request('POST', `${INCIDENTS}/${target.id}/merge`, { token: f.editor, body, headers });
+    expect(retried.statusCode).toBe(200);
+    expect(retried.json().data.comments).toEqual([comment]);
+    expect(retried.json().data.merged_incidents.map((m: any) => m.id)).toEqual([source.id]);
+  });
+});
