@@ -43,8 +43,16 @@ function indexName(collection: string, index: IndexSpec): string {
   return `"ix_${collection}__${index.fields.join('__')}${index.unique ? '__u' : ''}"`;
 }
 
+/** By message, not `instanceof`: better-sqlite3's error class can come from another realm (jest workers). */
 function isMissingTable(error: unknown): boolean {
-  return error instanceof Error && /no such table/.test(error.message);
+  return /no such table/.test(String((error as { message?: unknown })?.message ?? ''));
+}
+
+/** Re-raises an error from another realm as a local Error, keeping its message, code and cause. */
+function asLocalError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  const foreign = error as { message?: unknown; code?: unknown };
+  return Object.assign(new Error(String(foreign?.message ?? error), { cause: error }), { code: foreign?.code });
 }
 
 function parseDoc(row: { doc: string }): Doc {
@@ -145,6 +153,14 @@ export class SqliteReadStore implements ReadStore {
   async commit(writes: ViewWrite[]): Promise<void> {
     if (writes.length === 0) return;
     const prepared = writes.map(prepareWrite);
+    try {
+      this.commitPrepared(writes, prepared);
+    } catch (error) {
+      throw asLocalError(error);
+    }
+  }
+
+  private commitPrepared(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[]): void {
     this.db
       .transaction(() => {
         for (const collection of new Set(writes.map((w) => w.collection))) this.assertExists(collection);
