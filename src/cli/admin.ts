@@ -1,0 +1,83 @@
+/**
+ * Provisioning from the shell, over the application API of a running service:
+ *   npm run admin -- create-team Acme
+ *   npm run admin -- issue-token 1 --name dashboard --scopes monitoring:read,analytics:read --role viewer
+ *   npm run admin -- create-endpoint 1 --json '{"project_id":1,"name":"API","url":"https://example.com/health"}'
+ * The admin token comes from ADMIN_TOKEN or DATA_DIR/admin-token; the service from --url.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command } from 'commander';
+
+const program = new Command('admin').description('Provision teams, tokens, projects and endpoints').option('--url <url>', 'service base URL', 'http://127.0.0.1:3000');
+
+function adminToken(): string {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = join(resolve(process.env.DATA_DIR ?? './data'), 'admin-token');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new Error(`No ADMIN_TOKEN set and no ${file}: start the service once, or set ADMIN_TOKEN.`);
+  }
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<void> {
+  const base = program.opts<{ url: string }>().url.replace(/\/$/, '');
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken()}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  process.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status}, no body)`}\n`);
+  if (!response.ok) process.exitCode = 1;
+}
+
+const json = (text: string | undefined): Record<string, unknown> => (text ? (JSON.parse(text) as Record<string, unknown>) : {});
+
+program.command('create-team').argument('<name>').action((name: string) => call('POST', '/api/v2/teams', { name }));
+program
+  .command('issue-token')
+  .argument('<teamId>')
+  .requiredOption('--name <name>')
+  .requiredOption('--scopes <list>', 'comma-separated: monitoring:read,analytics:read,incidents:read,incidents:write')
+  .option('--role <role>', 'editor or viewer', 'viewer')
+  .option('--expires-at <time>', 'RFC 3339')
+  .action((teamId: string, o: { name: string; scopes: string; role: string; expiresAt?: string }) =>
+    call('POST', `/api/v2/teams/${teamId}/tokens`, { name: o.name, scopes: o.scopes.split(','), role: o.role, ...(o.expiresAt ? { expires_at: o.expiresAt } : {}) }),
+  );
+program.command('revoke-token').argument('<teamId>').argument('<tokenId>').action((t: string, k: string) => call('DELETE', `/api/v2/teams/${t}/tokens/${k}`));
+program
+  .command('create-project')
+  .argument('<teamId>')
+  .argument('<name>')
+  .option('--description <text>')
+  .action((t: string, name: string, o: { description?: string }) => call('POST', `/api/v2/teams/${t}/projects`, { name, ...(o.description ? { description: o.description } : {}) }));
+program.command('create-endpoint').argument('<teamId>').requiredOption('--json <body>', 'endpoint fields as JSON').action((t: string, o: { json: string }) => call('POST', `/api/v2/teams/${t}/endpoints`, json(o.json)));
+program.command('update-endpoint').argument('<teamId>').argument('<endpointId>').requiredOption('--json <body>').action((t: string, e: string, o: { json: string }) => call('PATCH', `/api/v2/teams/${t}/endpoints/${e}`, json(o.json)));
+program.command('verify-destination').argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/verify-destination`));
+program.command('enable').argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('PATCH', `/api/v2/teams/${t}/endpoints/${e}`, { enabled: true }));
+program.command('check-now').argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/checks`));
+program
+  .command('maintenance')
+  .argument('<teamId>')
+  .requiredOption('--starts-at <time>')
+  .requiredOption('--ends-at <time>')
+  .option('--project-id <id>')
+  .option('--endpoint-id <id>')
+  .option('--reason <text>')
+  .action((t: string, o: { startsAt: string; endsAt: string; projectId?: string; endpointId?: string; reason?: string }) =>
+    call('POST', `/api/v2/teams/${t}/maintenance-windows`, {
+      starts_at: o.startsAt,
+      ends_at: o.endsAt,
+      ...(o.projectId ? { project_id: Number(o.projectId) } : {}),
+      ...(o.endpointId ? { endpoint_id: Number(o.endpointId) } : {}),
+      ...(o.reason ? { reason: o.reason } : {}),
+    }),
+  );
+program.command('import-checks').argument('<teamId>').argument('<endpointId>').argument('<file>', 'JSON file: {"checks": [...]}').action((t: string, e: string, file: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/checks/import`, JSON.parse(readFileSync(file, 'utf8'))));
+
+program.parseAsync(process.argv).catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
