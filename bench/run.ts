@@ -3,7 +3,7 @@
  * ones) and writes docs/benchmarks.md. Each figure is reported as a ratio against a baseline
  * measured in the same run, so the ratio, not the machine, is what the numbers say.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,38 +32,46 @@ function format(value: number): string {
   return value >= 100 ? Math.round(value).toLocaleString('en-US') : String(Math.round(value * 100) / 100);
 }
 
-function render(sections: Array<{ name: string; section: BenchSection; seconds: number }>, command: string): string {
-  const lines = [
-    '# Benchmarks',
-    '',
-    `Produced by \`${command}\` on ${new Date().toISOString().slice(0, 10)} (${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}).`,
-    'Every figure stands beside a baseline measured in the same run; compare ratios, not absolute numbers, across machines.',
-    '',
-  ];
-  for (const { name, section, seconds } of sections) {
-    lines.push(`## ${section.title}`, '', `Module \`${name}\`, ${seconds.toFixed(1)} s.`, '');
-    lines.push('| figure | value | baseline (same run) | ratio | aim |', '|---|---|---|---|---|');
-    for (const figure of withRatios(section.figures)) {
-      const baseline = figure.baseline ? `${figure.baseline.name}: ${format(figure.baseline.value)} ${figure.unit}` : '';
-      lines.push(`| ${figure.name} | ${format(figure.value)} ${figure.unit} | ${baseline} | ${figure.ratio ?? ''} | ${figure.aim ?? ''} |`);
-    }
-    for (const note of section.notes ?? []) lines.push('', `- ${note}`);
-    lines.push('');
+function renderSection(name: string, section: BenchSection, seconds: number, command: string): string {
+  const lines = [`<!-- bench:${name} -->`, `## ${section.title}`, '', `Module \`${name}\`, ${seconds.toFixed(1)} s, produced by \`${command}\` on ${new Date().toISOString().slice(0, 10)} (${cpus().length} cores, Node ${process.version}).`, ''];
+  lines.push('| figure | value | baseline (same run) | ratio | aim |', '|---|---|---|---|---|');
+  for (const figure of withRatios(section.figures)) {
+    const baseline = figure.baseline ? `${figure.baseline.name}: ${format(figure.baseline.value)} ${figure.unit}` : '';
+    lines.push(`| ${figure.name} | ${format(figure.value)} ${figure.unit} | ${baseline} | ${figure.ratio ?? ''} | ${figure.aim ?? ''} |`);
   }
+  for (const note of section.notes ?? []) lines.push('', `- ${note}`);
+  lines.push('', `<!-- /bench:${name} -->`);
   return lines.join('\n');
+}
+
+const HEADER = [
+  '# Benchmarks',
+  '',
+  'Written by `npm run bench`. Every figure stands beside a baseline measured in the same run; compare ratios, not absolute numbers, across machines.',
+  'Each section says the command and date that produced it; running some modules replaces only their sections.',
+  '',
+].join('\n');
+
+/** Replaces the sections of the modules just run and keeps the others. */
+function merge(existing: string, sections: Map<string, string>): string {
+  const kept = new Map<string, string>();
+  for (const match of existing.matchAll(/<!-- bench:([\w-]+) -->[\s\S]*?<!-- \/bench:\1 -->/g)) kept.set(match[1], match[0]);
+  for (const [name, text] of sections) kept.set(name, text);
+  return `${HEADER}\n${[...kept.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, text]) => text).join('\n\n')}\n`;
 }
 
 async function main(): Promise<void> {
   const modules = await loadModules();
   if (modules.length === 0) throw new Error(`No bench module matched ${only.join(', ') || '(any)'}`);
-  const results: Array<{ name: string; section: BenchSection; seconds: number }> = [];
+  const command = `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`;
+  const sections = new Map<string, string>();
   for (const module of modules) {
     const workDir = mkdtempSync(join(tmpdir(), `bench-${module.name}-`));
     const started = performance.now();
     process.stdout.write(`\n== ${module.name}${quick ? ' (quick)' : ''}\n`);
     try {
       const section = await module.run({ quick, workDir, log: (line) => process.stdout.write(`   ${line}\n`) });
-      results.push({ name: module.name, section, seconds: (performance.now() - started) / 1000 });
+      sections.set(module.name, renderSection(module.name, section, (performance.now() - started) / 1000, command));
       for (const figure of withRatios(section.figures)) {
         process.stdout.write(`   ${figure.name}: ${format(figure.value)} ${figure.unit}${figure.ratio !== undefined ? ` (ratio ${figure.ratio})` : ''}\n`);
       }
@@ -71,10 +79,9 @@ async function main(): Promise<void> {
       rmSync(workDir, { recursive: true, force: true });
     }
   }
-  const command = `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`;
   const target = join(here, '..', '..', 'docs', 'benchmarks.md');
   mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, render(results, command));
+  writeFileSync(target, merge(existsSync(target) ? readFileSync(target, 'utf8') : '', sections));
   process.stdout.write(`\nWrote ${target}\n`);
   process.exit(0);
 }
