@@ -18,7 +18,7 @@ describe('manual checks, destination verification and alert status', () => {
 
   it('refuses verification with 422 verification_failed when the token does not match', async () => {
     const team = await t.createTeam();
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/x`), 'd'.repeat(64));
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/x`));
     target.tokens.set(endpoint.id, 'e'.repeat(64));
     const response = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`);
     expect(response.statusCode).toBe(422);
@@ -29,7 +29,7 @@ describe('manual checks, destination verification and alert status', () => {
   it('answers 404 for another team\'s endpoint on every route', async () => {
     const owner = await t.createTeam();
     const other = await t.createTeam();
-    const endpoint = await registerEndpoint(t, owner.id, configuration(`${target.url}/x`), 'f'.repeat(64));
+    const endpoint = await registerEndpoint(t, owner.id, configuration(`${target.url}/x`));
     const { token } = await t.issueToken(other.id, ALL_SCOPES);
     expect((await t.admin('POST', `/api/v2/teams/${other.id}/endpoints/${endpoint.id}/checks`)).statusCode).toBe(404);
     expect((await t.admin('POST', `/api/v2/teams/${other.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(404);
@@ -38,10 +38,31 @@ describe('manual checks, destination verification and alert status', () => {
     expect(status.json().code).toBe('not_found');
   });
 
+  it('marks a check taken under a project maintenance window alert_suppressed, and one outside it not', async () => {
+    const team = await t.createTeam();
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/maintained`));
+    target.tokens.set(endpoint.id, endpoint.token);
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const checkNow = async () => (await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`)).json().data;
+    expect((await checkNow()).alert_suppressed).toBe(false);
+
+    const projectId = (await t.platform.reader.get('monitoring', 'endpoints', endpoint.id))!.project_id;
+    const window = await t.admin('POST', `/api/v2/teams/${team.id}/maintenance-windows`, {
+      project_id: projectId,
+      starts_at: new Date(Date.now() - 60_000).toISOString(),
+      ends_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(window.statusCode).toBe(201);
+    expect((await checkNow()).alert_suppressed).toBe(true);
+
+    expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/maintenance-windows/${window.json().data.id}`)).statusCode).toBe(204);
+    expect((await checkNow()).alert_suppressed).toBe(false);
+  });
+
   it('runs a manual check now, answers the public Check shape and leaves alert signals alone', async () => {
     const team = await t.createTeam();
     const { token } = await t.issueToken(team.id, ['monitoring:read']);
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/manual`, { latency_trigger_count: 1, latency_trigger_window: 1 }), '1'.repeat(64));
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/manual`, { latency_trigger_count: 1, latency_trigger_window: 1 }));
     target.tokens.set(endpoint.id, endpoint.token);
     expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`)).statusCode).toBe(409);
     expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);

@@ -81,7 +81,7 @@ export class CheckRecorder {
   private async recordNow(input: RecordCheckInput): Promise<RecordCheckResult> {
     const { endpoint, outcome } = input;
     const windows = await this.maintenance.load(maintenanceStream(endpoint.team_id));
-    const suppressed = isCovered(outcome.checked_at, endpoint, Object.values(windows.state));
+    const suppressed = isCovered(outcome.checked_at, endpoint, windows.state);
     const stream = checksStream(endpoint.endpoint_id);
     let checkId: number | null = null;
     for (let attempt = 1; ; attempt++) {
