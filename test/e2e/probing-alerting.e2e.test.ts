@@ -22,7 +22,7 @@ const SETTINGS = {
 async function scenario(t: TestApp, target: Target): Promise<void> {
   const team = await t.createTeam('E2E');
   const { token: apiToken } = await t.issueToken(team.id, ALL_SCOPES);
-  const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/health`, SETTINGS), randomUUID().replaceAll('-', '').padEnd(64, '0'));
+  const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/health`, SETTINGS));
   target.tokens.set(endpoint.id, endpoint.token);
 
   const verified = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`);

@@ -1,12 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
-import {
-  ENDPOINT_ENABLED,
-  ENDPOINT_REGISTERED,
-  endpointStream,
-  type EndpointRegisteredData,
-} from '../../src/monitoring/domain/events.js';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
 import type { TestApp } from '../support/test-app.js';
 
@@ -54,49 +48,24 @@ export function configuration(url: string, overrides: Partial<EndpointConfigurat
     body_match_mode: 'none',
     expected_body: null,
     interval_seconds: 1,
-    timeout_seconds: 2,
+    timeout_seconds: 1,
     ...overrides,
   };
 }
 
-let nextEndpointId = 900_000;
-
-/**
- * Registers an endpoint. Uses the monitoring admin routes when they are served, and otherwise
- * appends the monitoring contract's EndpointRegistered event (the contract those routes write).
- */
-export async function registerEndpoint(t: TestApp, teamId: number, config: EndpointConfiguration, token = 'a'.repeat(64)): Promise<{ id: number; token: string }> {
+/** Registers an endpoint through the monitoring admin routes (a project of its own, then the endpoint). */
+export async function registerEndpoint(t: TestApp, teamId: number, config: EndpointConfiguration): Promise<{ id: number; token: string }> {
   const project = await t.admin('POST', `/api/v2/teams/${teamId}/projects`, { name: 'P', description: '' });
-  if (project.statusCode === 201) {
-    const projectId = project.json().data.id;
-    const created = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints`, { project_id: projectId, name: 'Target', ...config });
-    if (created.statusCode === 201) {
-      const data = created.json().data;
-      return { id: data.id, token: data.verification_token };
-    }
-  }
-  const endpointId = nextEndpointId++;
-  const data: EndpointRegisteredData = {
-    endpoint_id: endpointId,
-    team_id: teamId,
-    project_id: 1,
-    name: 'Target',
-    description: '',
-    configuration: config,
-    verification_token: token,
-    configuration_version: 1,
-    created_at: new Date().toISOString(),
-  };
-  await t.platform.events.append(endpointStream(endpointId), [{ type: ENDPOINT_REGISTERED, data }], { expectedRevision: 'no_stream' });
-  return { id: endpointId, token };
+  if (project.statusCode !== 201) throw new Error(`create project: ${project.statusCode} ${project.body}`);
+  const created = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints`, { project_id: project.json().data.id, name: 'Target', ...config });
+  if (created.statusCode !== 201) throw new Error(`create endpoint: ${created.statusCode} ${created.body}`);
+  const data = created.json().data;
+  return { id: data.id, token: data.verification_token };
 }
 
 export async function enableEndpoint(t: TestApp, teamId: number, endpointId: number): Promise<void> {
   const response = await t.admin('PATCH', `/api/v2/teams/${teamId}/endpoints/${endpointId}`, { enabled: true });
-  if (response.statusCode === 200) return;
-  await t.platform.events.append(endpointStream(endpointId), [{ type: ENDPOINT_ENABLED, data: { endpoint_id: endpointId, team_id: teamId, at: new Date().toISOString() } }], {
-    expectedRevision: 'any',
-  });
+  if (response.statusCode !== 200) throw new Error(`enable endpoint: ${response.statusCode} ${response.body}`);
 }
 
 export async function allEvents(t: TestApp): Promise<RecordedEvent<any>[]> {
