@@ -4,9 +4,11 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Problems } from '../../platform/http/problem.js';
 import { toTimestamp } from '../../platform/http/query.js';
+import { PathResources } from '../../platform/http/path-resources.js';
 import { AdminOnly } from '../../platform/http/route-auth.js';
 import { pathId, validateBody } from '../../platform/http/validation.js';
 import { commandContext } from '../../tenancy/http/teams.controller.js';
+import { TEAM_PATH } from '../../tenancy/http/team-path.js';
 import {
   CancelMaintenanceWindow,
   CreateProject,
@@ -17,6 +19,7 @@ import {
   UpdateProject,
 } from '../application/monitoring.commands.js';
 import { MonitoringReads } from '../application/monitoring.reads.js';
+import { ENDPOINT_PATH, PROJECT_PATH } from './monitoring-paths.js';
 import { CreateEndpointBody, CreateMaintenanceWindowBody, CreateProjectBody, ImportChecksBody, UpdateEndpointBody, UpdateProjectBody } from './admin.dto.js';
 
 const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -33,6 +36,7 @@ function defined<T extends object>(value: T): T {
 /** Application API (admin token): projects, endpoints, maintenance windows, check import. */
 @ApiExcludeController()
 @Controller('api/v2/teams/:teamID')
+@PathResources(TEAM_PATH, PROJECT_PATH, ENDPOINT_PATH)
 export class MonitoringAdminController {
   constructor(
     private readonly commands: CommandBus,
@@ -54,7 +58,6 @@ export class MonitoringAdminController {
   async updateProject(@Param('teamID') teamParam: string, @Param('projectID') projectParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const projectId = pathId(projectParam, 'The project');
-    await this.reads.projectRow(teamId, projectId);
     const input = defined(validateBody(UpdateProjectBody, body));
     requireSomething(input);
     await this.commands.execute(new UpdateProject(teamId, projectId, input, commandContext(request)));
@@ -76,7 +79,6 @@ export class MonitoringAdminController {
   async updateEndpoint(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const endpointId = pathId(endpointParam, 'The endpoint');
-    await this.reads.endpointRow(teamId, endpointId);
     const input = defined(validateBody(UpdateEndpointBody, body));
     requireSomething(input);
     if (input.maintenance_until) input.maintenance_until = toTimestamp(input.maintenance_until);
@@ -119,7 +121,6 @@ export class MonitoringAdminController {
   async importChecks(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const endpointId = pathId(endpointParam, 'The endpoint');
-    await this.reads.endpointRow(teamId, endpointId);
     const input = validateBody(ImportChecksBody, body);
     const imported = await this.commands.execute(new ImportChecks(teamId, endpointId, input.checks, commandContext(request)));
     return { data: { imported } };

@@ -2,10 +2,12 @@ import { applyDecorators, Controller, Get, Param, Query, Req } from '@nestjs/com
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Problems } from '../../platform/http/problem.js';
+import { PathResources } from '../../platform/http/path-resources.js';
 import { QueryReader } from '../../platform/http/query.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { MonitoringReads } from '../application/monitoring.reads.js';
+import { ENDPOINT_PATH, PROJECT_PATH } from './monitoring-paths.js';
 import { CheckListResponse, CheckResponse, EndpointListResponse, EndpointResponse, ProjectListResponse, ProjectResponse } from './public.dto.js';
 
 function teamOf(request: FastifyRequest): number {
@@ -52,6 +54,7 @@ export class MonitoringPublicController {
 
   @RequiresScope('monitoring:read')
   @Get('projects/:projectID/endpoints')
+  @PathResources(PROJECT_PATH)
   @ApiOperation({ summary: "List a project's endpoints", description: 'Ordered by id ascending.' })
   @EnabledQuery()
   @PageQueries()
@@ -59,7 +62,6 @@ export class MonitoringPublicController {
   async listProjectEndpoints(@Param('projectID') projectParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
     const teamId = teamOf(request);
     const projectId = pathId(projectParam, 'The project');
-    await this.reads.projectRow(teamId, projectId);
     const q = new QueryReader(query);
     const enabled = q.boolean('enabled');
     const { limit, cursor } = q.page();
@@ -95,6 +97,7 @@ export class MonitoringPublicController {
 
   @RequiresScope('monitoring:read')
   @Get('endpoints/:endpointID/checks')
+  @PathResources(ENDPOINT_PATH)
   @ApiOperation({ summary: "List an endpoint's checks", description: 'Ordered by checked_at descending, then id descending.' })
   @ApiQuery({ name: 'source', required: false, enum: ['scheduled', 'manual'] })
   @ApiQuery({ name: 'success', required: false, enum: ['true', 'false'] })
@@ -105,7 +108,6 @@ export class MonitoringPublicController {
   async listChecks(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
     const teamId = teamOf(request);
     const endpointId = pathId(endpointParam, 'The endpoint');
-    await this.reads.endpointRow(teamId, endpointId);
     const q = new QueryReader(query);
     const filters = { source: q.oneOf('source', ['scheduled', 'manual'] as const), success: q.boolean('success'), from: q.timestamp('from'), to: q.timestamp('to') };
     const { limit, cursor } = q.page();
@@ -116,13 +118,13 @@ export class MonitoringPublicController {
 
   @RequiresScope('monitoring:read')
   @Get('endpoints/:endpointID/checks/:checkID')
+  @PathResources(ENDPOINT_PATH)
   @ApiOperation({ summary: 'Get a check', description: '404 unless the check belongs to the endpoint and to the token team.' })
   @ApiOkResponse({ type: CheckResponse })
   async getCheck(@Param('endpointID') endpointParam: string, @Param('checkID') checkParam: string, @Req() request: FastifyRequest) {
     const teamId = teamOf(request);
     const endpointId = pathId(endpointParam, 'The endpoint');
     const checkId = pathId(checkParam, 'The check');
-    await this.reads.endpointRow(teamId, endpointId);
     return { data: await this.reads.check(teamId, endpointId, checkId) };
   }
 }

@@ -4,12 +4,14 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { actorOf, type CommandContext } from '../../platform/es/command-context.js';
+import { PathResources } from '../../platform/http/path-resources.js';
 import { pathId, validateBody } from '../../platform/http/validation.js';
 import { IsRfc3339 } from '../../platform/http/validators.js';
 import { Problems } from '../../platform/http/problem.js';
 import { AdminOnly, SCOPES, type Role, type Scope } from '../../platform/http/route-auth.js';
 import { toTimestamp } from '../../platform/http/query.js';
 import { CreateTeam, IssueToken, RevokeToken } from '../application/tenancy.commands.js';
+import { TEAM_PATH } from './team-path.js';
 
 class CreateTeamBody {
   @IsString() @MinLength(1) @MaxLength(200) name!: string;
@@ -29,6 +31,7 @@ export function commandContext(request: FastifyRequest): CommandContext {
 /** Provisioning for operators (application API, admin token): teams and developer tokens. */
 @ApiExcludeController()
 @Controller('api/v2/teams')
+@PathResources(TEAM_PATH)
 export class TeamsController {
   constructor(private readonly commands: CommandBus) {}
 
