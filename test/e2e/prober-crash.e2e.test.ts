@@ -1,6 +1,9 @@
 /**
  * A prober that dies after recording a check but before acknowledging the job: NATS delivers
  * the job again to another prober, and the check is recorded exactly once (job id dedup).
+ * The death is simulated in-process (its NATS connection closes) because the window between
+ * the append and the ack cannot be hit from outside; prober-process-crash.e2e.test.ts kills a
+ * real prober process mid-request.
  */
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';

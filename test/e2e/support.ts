@@ -15,6 +15,8 @@ export interface Target {
 
 export async function startTarget(): Promise<Target> {
   const target = { mode: { status: 200, delayMs: 0 }, tokens: new Map<number, string>(), hits: 0 } as Target;
+  /** Answers still waiting out their delay; dropped on close so a long hold never outlives the test. */
+  const held = new Set<NodeJS.Timeout>();
   const server: Server = createServer((request, response) => {
     const verification = /^\/\.well-known\/monitor-verification\/(\d+)$/.exec(request.url ?? '');
     if (verification) {
@@ -24,13 +26,21 @@ export async function startTarget(): Promise<Target> {
     }
     target.hits++;
     const { status, delayMs } = target.mode;
-    setTimeout(() => response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 400 ? 'ok' : 'down'), delayMs);
+    const answer = setTimeout(() => {
+      response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 400 ? 'ok' : 'down');
+    }, delayMs);
+    held.add(answer);
+    response.once('close', () => {
+      clearTimeout(answer); // the client went away (e.g. a killed prober): nothing to answer
+      held.delete(answer);
+    });
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   target.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   target.close = () =>
     new Promise<void>((resolve) => {
+      for (const answer of held) clearTimeout(answer);
       server.closeAllConnections();
       server.close(() => resolve());
     });
