@@ -5,7 +5,7 @@ import { QueryReader } from '../../platform/http/query.js';
 import { AdminOnly } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { incidentHistory } from '../application/history.js';
+import { historyAsOf, owningTeam, readIncidentEvents } from '../application/history.js';
 
 /** Application API for auditors (admin token): every event of an incident and its state as of a time. */
 @ApiExcludeController()
@@ -18,11 +18,13 @@ export class IncidentHistoryController {
   async history(@Param('teamID') team: string, @Param('incidentID') incident: string, @Query() query: Record<string, unknown>) {
     const teamId = pathId(team, 'The team');
     const incidentId = pathId(incident, 'The incident');
+    const recorded = await readIncidentEvents(this.platform.events, incidentId);
+    if (owningTeam(recorded) !== teamId) throw Problems.notFound('The incident');
+    // Query validation after the path resource (api-decisions: order of checks).
     const q = new QueryReader(query);
     const at = q.timestamp('at');
     q.done();
-    const history = await incidentHistory(this.platform.events, incidentId, at);
-    if (!history || history.team_id !== teamId) throw Problems.notFound('The incident');
+    const history = historyAsOf(incidentId, recorded, at)!;
     return { data: { incident_id: history.incident_id, events: history.events, state: history.state } };
   }
 }
