@@ -1,123 +1,49 @@
 import fc from 'fast-check';
-import { CHECK_RECORDED, type CheckRecordedData, type CheckSource } from '../../src/monitoring/domain/check.js';
-import {
-  ENDPOINT_ENABLED,
-  ENDPOINT_REGISTERED,
-  PROJECT_CREATED,
-  checksStream,
-  endpointStream,
-  projectStream,
-} from '../../src/monitoring/domain/events.js';
+import type { CheckRecordedData } from '../../src/monitoring/domain/check.js';
 import { referenceAnalytics } from '../../src/analytics/domain/reference.js';
 import { makeWindow } from '../../src/analytics/domain/window.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { iso, startAnalyticsWorld, type AnalyticsTeam, type AnalyticsWorld, type CheckSpec } from '../support/analytics-fixtures.js';
+import type { TestApp } from '../support/test-app.js';
 
-const VIEWS = ['analytics_rollups', 'analytics_endpoints'];
 const T0 = Date.parse('2025-06-01T00:00:00.000Z');
-const iso = (ms: number) => new Date(ms).toISOString();
 const MIN = 60_000;
 
-/** Writes monitoring events straight to the log (the monitoring admin routes are another context's). */
-class World {
-  private nextId = 1000;
-  constructor(private readonly t: TestApp) {}
-
-  id(): number {
-    return this.nextId++;
-  }
-
-  async project(teamId: number, name = 'Project'): Promise<number> {
-    const project_id = this.id();
-    await this.append(projectStream(project_id), [
-      { type: PROJECT_CREATED, data: { project_id, team_id: teamId, name, description: '', created_at: iso(T0) } },
-    ]);
-    return project_id;
-  }
-
-  async endpoint(teamId: number, projectId: number, name = 'Endpoint', enabled = true): Promise<number> {
-    const endpoint_id = this.id();
-    const events: Array<{ type: string; data: unknown }> = [
-      {
-        type: ENDPOINT_REGISTERED,
-        data: { endpoint_id, team_id: teamId, project_id: projectId, name, description: '', configuration: {}, verification_token: 'x', configuration_version: 1, created_at: iso(T0) },
-      },
-    ];
-    if (enabled) events.push({ type: ENDPOINT_ENABLED, data: { endpoint_id, team_id: teamId, at: iso(T0) } });
-    await this.append(endpointStream(endpoint_id), events);
-    return endpoint_id;
-  }
-
-  /** Appends checks of one endpoint; returns the recorded data (for the brute-force reference). */
-  async checks(
-    ep: { teamId: number; projectId: number; endpointId: number },
-    specs: Array<{ at: number; success?: boolean; latency?: number; status?: number; source?: CheckSource; suppressed?: boolean }>,
-  ): Promise<CheckRecordedData[]> {
-    const data = specs.map((s): CheckRecordedData => {
-      const success = s.success ?? true;
-      return {
-        check_id: this.id(),
-        team_id: ep.teamId,
-        project_id: ep.projectId,
-        endpoint_id: ep.endpointId,
-        configuration_version: 1,
-        source: s.source ?? 'scheduled',
-        job_id: null,
-        alert_suppressed: s.suppressed ?? false,
-        latency_anomaly: false,
-        latency_threshold_ms: null,
-        imported: true,
-        success,
-        status_code: s.status ?? (success ? 200 : 500),
-        latency_ms: s.latency ?? 100,
-        time_to_first_byte_ms: 1,
-        duration_ms: s.latency ?? 100,
-        body_complete: true,
-        failure_reason: success ? null : 'status: 500',
-        response_excerpt: null,
-        checked_at: iso(s.at),
-      };
-    });
-    for (let i = 0; i < data.length; i += 2000) {
-      await this.append(
-        checksStream(ep.endpointId),
-        data.slice(i, i + 2000).map((d) => ({ type: CHECK_RECORDED, data: d })),
-      );
-    }
-    return data;
-  }
-
-  private async append(stream: string, events: Array<{ type: string; data: unknown }>): Promise<void> {
-    const { position } = await this.t.platform.events.append(stream, events, { expectedRevision: 'any' });
-    if (!(await this.t.platform.freshness.waitFor(position, VIEWS))) throw new Error('views did not catch up');
-  }
-}
-
 describe('analytics API', () => {
+  let w: AnalyticsWorld;
   let t: TestApp;
-  let w: World;
   beforeAll(async () => {
-    t = await startTestApp();
-    w = new World(t);
+    w = await startAnalyticsWorld();
+    t = w.t;
   });
   afterAll(async () => {
-    await t.close();
+    await w.close();
   });
 
-  /** A fresh team with one project and one enabled endpoint, and an analytics:read token. */
-  async function setup() {
-    const team = await t.createTeam();
-    const { token } = await t.issueToken(team.id, ['analytics:read'], 'viewer');
-    const projectId = await w.project(team.id, 'Main');
-    const endpointId = await w.endpoint(team.id, projectId, 'API');
-    return { teamId: team.id, token, projectId, endpointId, ep: { teamId: team.id, projectId, endpointId } };
+  interface Setup extends AnalyticsTeam {
+    projectId: number;
+    endpointId: number;
   }
+
+  /** A fresh team with an editor token, one project "Main" and one enabled endpoint "API". */
+  async function setup(): Promise<Setup> {
+    const team = await w.team();
+    const projectId = await w.project(team.teamId, 'Main');
+    const endpointId = await w.endpoint(team.teamId, projectId, 'API');
+    return { ...team, projectId, endpointId };
+  }
+
+  const importInto = (s: { teamId: number }, endpointId: number, checks: CheckSpec[]) => w.importChecks(s.teamId, endpointId, checks);
+  /** An endpoint maintenance window: the imported checks inside it are alert_suppressed. */
+  const suppress = (s: { teamId: number }, endpointId: number, startsAt: number, endsAt: number) =>
+    w.maintenance(s.teamId, { endpoint_id: endpointId }, startsAt, endsAt);
 
   const range = (from: number, to: number, buckets?: number) =>
     `from=${encodeURIComponent(iso(from))}&to=${encodeURIComponent(iso(to))}${buckets ? `&buckets=${buckets}` : ''}`;
 
   it('reports null figures (not zero) when the range has no applicable checks, and the endpoint as unchecked', async () => {
     const s = await setup();
-    await w.checks(s.ep, [{ at: T0 + 1000, source: 'manual' }, { at: T0 + 2000, suppressed: true }]);
+    await suppress(s, s.endpointId, T0 + 1500, T0 + 2500);
+    await importInto(s, s.endpointId, [{ at: T0 + 1000, source: 'manual' }, { at: T0 + 2000 }]);
     const response = await t.request('GET', `/api/public/v2/analytics?${range(T0, T0 + 60 * MIN, 2)}`, { token: s.token });
     expect(response.statusCode).toBe(200);
     expect(response.json().data).toEqual({
@@ -138,13 +64,15 @@ describe('analytics API', () => {
 
   it('counts only scheduled unsuppressed checks: counts, uptime, avg/min/max over all of them (failures included), p95 over successes', async () => {
     const s = await setup();
-    await w.checks(s.ep, [
+    // Covers the checks at 5 and 6 minutes, and only those.
+    await suppress(s, s.endpointId, T0 + 4 * MIN + 30_000, T0 + 6 * MIN + 30_000);
+    await importInto(s, s.endpointId, [
       { at: T0 + 1 * MIN, latency: 100 },
       { at: T0 + 2 * MIN, latency: 200 },
       { at: T0 + 3 * MIN, latency: 1000, success: false, status: 503 },
       { at: T0 + 4 * MIN, latency: 5, source: 'manual' },
-      { at: T0 + 5 * MIN, latency: 9000, success: false, suppressed: true },
-      { at: T0 + 6 * MIN, latency: 1, success: true, suppressed: true, source: 'manual' },
+      { at: T0 + 5 * MIN, latency: 9000, success: false },
+      { at: T0 + 6 * MIN, latency: 1, success: true, source: 'manual' },
     ]);
     const q = range(T0, T0 + 10 * MIN, 1);
     const team = (await t.request('GET', `/api/public/v2/analytics?${q}`, { token: s.token })).json().data;
@@ -176,21 +104,42 @@ describe('analytics API', () => {
     });
   });
 
+  it('excludes checks suppressed by team-wide and project windows too, and only those the windows cover', async () => {
+    const s = await setup();
+    const other = await w.project(s.teamId, 'Other');
+    const second = await w.endpoint(s.teamId, other, 'Second');
+    await w.maintenance(s.teamId, {}, T0 + 10 * MIN, T0 + 20 * MIN);
+    await w.maintenance(s.teamId, { project_id: other }, T0 + 30 * MIN, T0 + 40 * MIN);
+    // starts_at is covered, ends_at is not.
+    const times = [T0 + 10 * MIN - 1, T0 + 10 * MIN, T0 + 20 * MIN - 1, T0 + 20 * MIN, T0 + 30 * MIN, T0 + 40 * MIN];
+    await importInto(s, s.endpointId, times.map((at, i) => ({ at, latency: 10 * (i + 1) })));
+    await importInto(s, second, times.map((at, i) => ({ at, latency: 100 * (i + 1) })));
+    const q = range(T0, T0 + 60 * MIN, 1);
+    const team = (await t.request('GET', `/api/public/v2/analytics?${q}`, { token: s.token })).json().data;
+    // The team window drops the 2nd and 3rd check of both endpoints, Other's project window its 5th:
+    // Main keeps 10, 40, 50, 60 (160 / 4); Other keeps 100, 400, 600 (1100 / 3).
+    expect(team.projects.map((p: any) => [p.name, p.checks, p.avg_latency_ms])).toEqual([
+      ['Main', 4, 40],
+      ['Other', 3, 366.67],
+    ]);
+    expect(team.totals).toEqual({ checks: 7, failures: 0, uptime_percent: 100, avg_latency_ms: 180, min_latency_ms: 10, max_latency_ms: 600, p95_latency_ms: 600 });
+  });
+
   it('counts consecutive failures since the newest success, and compares projects and endpoints', async () => {
     const s = await setup();
     const other = await w.project(s.teamId, 'Other');
     const disabled = await w.endpoint(s.teamId, other, 'Off', false);
     const second = await w.endpoint(s.teamId, other, 'Second');
-    await w.checks(s.ep, [
+    await importInto(s, s.endpointId, [
       { at: T0 + 1 * MIN, success: false },
       { at: T0 + 2 * MIN, success: true, latency: 50 },
       { at: T0 + 3 * MIN, success: false, latency: 300, status: 0 },
       { at: T0 + 4 * MIN, success: false, latency: 301, status: 502 },
     ]);
     // Out of order: an older failure arriving last is still before the newest success.
-    await w.checks(s.ep, [{ at: T0 + 30_000, success: false }]);
-    await w.checks({ teamId: s.teamId, projectId: other, endpointId: second }, [{ at: T0 + 5 * MIN, latency: 40 }]);
-    await w.checks({ teamId: s.teamId, projectId: other, endpointId: disabled }, [{ at: T0 + 6 * MIN, latency: 60, success: false }]);
+    await importInto(s, s.endpointId, [{ at: T0 + 30_000, success: false }]);
+    await importInto(s, second, [{ at: T0 + 5 * MIN, latency: 40 }]);
+    await importInto(s, disabled, [{ at: T0 + 6 * MIN, latency: 60, success: false }]);
 
     const q = range(T0, T0 + 60 * MIN, 4);
     const endpoint = (await t.request('GET', `/api/public/v2/endpoints/${s.endpointId}/analytics?${q}`, { token: s.token })).json().data;
@@ -217,7 +166,7 @@ describe('analytics API', () => {
     const s = await setup();
     const from = T0 + 500; // not on a minute boundary: edges come from raw checks
     const to = from + 4 * MIN;
-    await w.checks(s.ep, [
+    await importInto(s, s.endpointId, [
       { at: from - 1, latency: 1 }, // before from: out
       { at: from, latency: 10 }, // bucket 0
       { at: from + MIN - 1, latency: 20 }, // last millisecond of bucket 0
@@ -239,7 +188,7 @@ describe('analytics API', () => {
   it('cuts the last bucket at `to` when the range does not divide evenly', async () => {
     const s = await setup();
     // 10 minutes in 7 buckets: ceil(600 / 7) = 86 s; the last bucket [516 s, 602 s) is cut at 600 s.
-    await w.checks(s.ep, [{ at: T0 + 515_999 }, { at: T0 + 516_000 }, { at: T0 + 599_999 }, { at: T0 + 600_000 }]);
+    await importInto(s, s.endpointId, [{ at: T0 + 515_999 }, { at: T0 + 516_000 }, { at: T0 + 599_999 }, { at: T0 + 600_000 }]);
     const data = (await t.request('GET', `/api/public/v2/endpoints/${s.endpointId}/analytics?${range(T0, T0 + 10 * MIN, 7)}`, { token: s.token })).json().data;
     expect(data.window.bucket_seconds).toBe(86);
     expect(data.series.map((b: any) => [b.bucket_start, b.checks])).toEqual([
@@ -259,11 +208,12 @@ describe('analytics API', () => {
     const older = Array.from({ length: 600 }, (_, i) => ({ at: T0 + i * 250, latency: 5000 }));
     const newer = Array.from({ length: 10_000 }, (_, i) => ({ at: T0 + 600 * 250 + i * 250, latency: 100 }));
     // Newer failures and manual checks do not push successes out of the sample.
-    const noise = [
+    const noise: CheckSpec[] = [
       { at: T0 + 3_000_000, latency: 7, success: false },
-      { at: T0 + 3_000_001, latency: 1, source: 'manual' as const },
+      { at: T0 + 3_000_001, latency: 1, source: 'manual' },
     ];
-    await w.checks(s.ep, [...older, ...newer, ...noise]);
+    // 10,602 checks: two import requests (10,000 is the route's limit).
+    await importInto(s, s.endpointId, [...older, ...newer, ...noise]);
     const data = (await t.request('GET', `/api/public/v2/endpoints/${s.endpointId}/analytics?${range(T0, T0 + 24 * 60 * MIN, 1)}`, { token: s.token })).json().data;
     // All 10,601 applicable checks count for the other figures: (600 x 5000 + 10000 x 100 + 7) / 10601 = 377.3235...
     expect(data.totals).toEqual({ checks: 10_601, failures: 1, uptime_percent: 99.991, avg_latency_ms: 377.32, min_latency_ms: 7, max_latency_ms: 5000, p95_latency_ms: 100 });
@@ -275,7 +225,7 @@ describe('analytics API', () => {
 
   it('v1 returns the v2 team object without the data wrapper, with Deprecation and Link headers and no Sunset', async () => {
     const s = await setup();
-    await w.checks(s.ep, [{ at: T0 + MIN, latency: 70 }]);
+    await importInto(s, s.endpointId, [{ at: T0 + MIN, latency: 70 }]);
     const q = range(T0, T0 + 60 * MIN, 3);
     const v2 = await t.request('GET', `/api/public/v2/analytics?${q}`, { token: s.token });
     const v1 = await t.request('GET', `/api/public/v1/analytics?${q}`, { token: s.token });
@@ -361,7 +311,7 @@ describe('analytics API', () => {
       expect([path, response.statusCode, response.json().code]).toEqual([path, 404, 'not_found']);
     }
     // And another team's checks never reach this team's figures.
-    await w.checks(theirs.ep, [{ at: T0 + MIN }]);
+    await importInto(theirs, theirs.endpointId, [{ at: T0 + MIN }]);
     const data = (await t.request('GET', `/api/public/v2/analytics?${range(T0, T0 + 60 * MIN, 1)}`, { token: mine.token })).json().data;
     expect(data.totals.checks).toBe(0);
   });
@@ -375,27 +325,47 @@ describe('analytics API', () => {
     expect(doc.paths['/api/public/v1/analytics'].get.deprecated).toBe(true);
   });
 
-  it('property: through HTTP, every figure equals the brute-force reference for random checks, ranges and bucket counts', async () => {
+  it('property: through HTTP, every figure equals the brute-force reference for random checks, windows, ranges and bucket counts', async () => {
     const s = await setup();
     const second = await w.endpoint(s.teamId, s.projectId, 'Second');
     const otherProject = await w.project(s.teamId, 'Other');
     const third = await w.endpoint(s.teamId, otherProject, 'Third');
-    const eps = [s.ep, { ...s.ep, endpointId: second }, { teamId: s.teamId, projectId: otherProject, endpointId: third }];
+    const endpoints = [s.endpointId, second, third];
+    const projectOf = new Map([
+      [s.endpointId, s.projectId],
+      [second, s.projectId],
+      [third, otherProject],
+    ]);
     const SPAN = 3 * 24 * 60 * MIN;
+    // Clustered near hour/minute edges as well as spread out.
+    const instant = fc.oneof(fc.integer({ min: 0, max: SPAN }), fc.integer({ min: 0, max: 72 }).map((h) => h * 60 * MIN), fc.integer({ min: 0, max: 4320 }).map((m) => m * MIN - 1));
     const checkArb = fc.record({
-      ep: fc.integer({ min: 0, max: 2 }),
-      // Clustered near hour/minute edges as well as spread out.
-      at: fc.oneof(fc.integer({ min: 0, max: SPAN }), fc.integer({ min: 0, max: 72 }).map((h) => h * 60 * MIN), fc.integer({ min: 0, max: 4320 }).map((m) => m * MIN - 1)),
+      endpoint: fc.integer({ min: 0, max: 2 }),
+      at: instant,
       success: fc.boolean(),
       latency: fc.integer({ min: 0, max: 3000 }),
-      source: fc.constantFrom<CheckSource>('scheduled', 'scheduled', 'scheduled', 'manual'),
-      suppressed: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+      source: fc.constantFrom<'scheduled' | 'manual'>('scheduled', 'scheduled', 'scheduled', 'manual'),
     });
-    const all: CheckRecordedData[] = [];
-    const batch = fc.sample(fc.array(checkArb, { minLength: 300, maxLength: 300 }), { numRuns: 1, seed: 42 })[0];
-    for (let i = 0; i < eps.length; i++) {
-      all.push(...(await w.checks(eps[i], batch.filter((c) => c.ep === i).map((c) => ({ ...c, at: T0 + c.at })))));
+    // Maintenance windows of every scope: team-wide, a project, an endpoint.
+    const windowArb = fc.record({
+      scope: fc.constantFrom<Record<string, number>>({}, { project_id: s.projectId }, { project_id: otherProject }, { endpoint_id: s.endpointId }, { endpoint_id: second }, { endpoint_id: third }),
+      start: instant,
+      length: fc.integer({ min: 1, max: 3 * 60 * MIN }),
+    });
+    const [checks, windows] = fc.sample(fc.tuple(fc.array(checkArb, { minLength: 300, maxLength: 300 }), fc.array(windowArb, { minLength: 4, maxLength: 4 })), { numRuns: 1, seed: 42 })[0];
+    for (const window of windows) await w.maintenance(s.teamId, window.scope, T0 + window.start, T0 + window.start + window.length);
+    for (let i = 0; i < endpoints.length; i++) {
+      await importInto(s, endpoints[i], checks.filter((c) => c.endpoint === i).map((c) => ({ ...c, at: T0 + c.at })));
     }
+    // The reference reads the checks back as a client sees them (ids, alert_suppressed).
+    const all: CheckRecordedData[] = [];
+    for (const endpointId of endpoints) all.push(...(await w.recordedChecks(s, projectOf.get(endpointId)!, endpointId)));
+    expect(all).toHaveLength(300);
+    // The sample exercises every exclusion and failures.
+    expect(all.filter((c) => c.alert_suppressed && c.source === 'scheduled').length).toBeGreaterThan(5);
+    expect(all.filter((c) => c.source === 'manual').length).toBeGreaterThan(30);
+    expect(all.filter((c) => !c.success && c.source === 'scheduled' && !c.alert_suppressed).length).toBeGreaterThan(30);
+
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: SPAN }),
@@ -412,6 +382,7 @@ describe('analytics API', () => {
             const ref = referenceAnalytics(all, { kind: 'team', id: s.teamId }, window, [s.projectId, otherProject]);
             expect(data.totals).toEqual(ref.totals);
             expect(data.series).toEqual(ref.series);
+            expect(data.projects).toHaveLength(2);
             for (const row of data.projects) {
               const child = ref.children.get(row.project_id)!;
               expect([row.checks, row.failures, row.uptime_percent, row.avg_latency_ms]).toEqual([child.checks, child.failures, child.uptime_percent, child.avg_latency_ms]);
@@ -421,6 +392,7 @@ describe('analytics API', () => {
             const ref = referenceAnalytics(all, { kind: 'project', id: s.projectId }, window, [s.endpointId, second]);
             expect(data.totals).toEqual(ref.totals);
             expect(data.series).toEqual(ref.series);
+            expect(data.endpoints).toHaveLength(2);
             for (const row of data.endpoints) {
               const child = ref.children.get(row.endpoint_id)!;
               expect([row.checks, row.failures, row.uptime_percent, row.avg_latency_ms]).toEqual([child.checks, child.failures, child.uptime_percent, child.avg_latency_ms]);
