@@ -177,12 +177,16 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
   }
 }
 
-/** Started before the range ends and not resolved before it starts. */
+/**
+ * Active over [first error (or creation, if earlier), resolved_at): it overlaps the half-open
+ * range when it started before `to` and was resolved after `from`. At the instant `resolved_at`
+ * it is already resolved, so one resolved exactly at `from` was never active in the range.
+ */
 function activeIn(incident: IncidentDoc, range: { from: number; to: number }): boolean {
   const startText = incident.first_error_at ?? incident.created_at;
   const start = startText ? Date.parse(startText) : Number.NEGATIVE_INFINITY;
   const created = incident.created_at ? Date.parse(incident.created_at) : start;
   const startedAt = Math.min(start, created);
   if (!(startedAt < range.to)) return false;
-  return incident.resolved_at === null || Date.parse(incident.resolved_at) >= range.from;
+  return incident.resolved_at === null || Date.parse(incident.resolved_at) > range.from;
 }
