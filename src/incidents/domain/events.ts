@@ -20,6 +20,7 @@ export const CHECKPOINT_ADDED = 'CheckpointAdded';
 export const CHECKPOINT_UPDATED = 'CheckpointUpdated';
 export const INCIDENT_MERGED_INTO = 'IncidentMergedInto';
 export const INCIDENTS_ABSORBED = 'IncidentsAbsorbed';
+export const INCIDENT_MERGE_RELEASED = 'IncidentMergeReleased';
 
 export const INCIDENT_EVENT_TYPES = [
   INCIDENT_OPENED,
@@ -36,6 +37,7 @@ export const INCIDENT_EVENT_TYPES = [
   CHECKPOINT_UPDATED,
   INCIDENT_MERGED_INTO,
   INCIDENTS_ABSORBED,
+  INCIDENT_MERGE_RELEASED,
 ] as const;
 
 export function incidentStreamId(incidentId: number): string {
@@ -257,6 +259,31 @@ export interface IncidentMergedIntoData {
   incident_id: number;
   target_id: number;
   merged_at: string;
+  /**
+   * The merge request that marked the source (absent on marks recorded before merges carried
+   * one). Only that merge, or its retry with the same Idempotency-Key, finishes or releases it.
+   */
+  merge_id?: string;
+}
+
+/**
+ * On a source: the merge that marked it failed before the target absorbed it, so the mark is
+ * undone. The source is writable again with the content it had before the merge (`restored`;
+ * nothing could change it while it was marked). The IncidentMergedInto stays in the history.
+ */
+export interface IncidentMergeReleasedData {
+  incident_id: number;
+  target_id: number;
+  merge_id: string | null;
+  /** Why the merge failed, as the request was answered (problem code and detail). */
+  reason: string;
+  restored: {
+    resolved_at: string | null;
+    comments: Comment[];
+    checkpoints: Checkpoint[];
+    checks: LinkedCheck[];
+  };
+  released_at: string;
 }
 
 /** What one source hands over to the target, as it was at merge time. */
@@ -306,7 +333,8 @@ export type IncidentEvent =
   | Ev<typeof CHECKPOINT_ADDED, CheckpointAddedData>
   | Ev<typeof CHECKPOINT_UPDATED, CheckpointUpdatedData>
   | Ev<typeof INCIDENT_MERGED_INTO, IncidentMergedIntoData>
-  | Ev<typeof INCIDENTS_ABSORBED, IncidentsAbsorbedData>;
+  | Ev<typeof INCIDENTS_ABSORBED, IncidentsAbsorbedData>
+  | Ev<typeof INCIDENT_MERGE_RELEASED, IncidentMergeReleasedData>;
 
 export type IncidentEventType = IncidentEvent['type'];
 

@@ -17,6 +17,7 @@ import {
   INCIDENT_AUTO_RESOLVE_CHANGED,
   INCIDENT_CHECK_LINKED,
   INCIDENT_DETAILS_UPDATED,
+  INCIDENT_MERGE_RELEASED,
   INCIDENT_MERGED_INTO,
   INCIDENT_OPENED,
   INCIDENT_REOPENED,
@@ -125,6 +126,19 @@ function describe(event: IncidentEvent): Description {
       return { summary: `Checkpoint ${event.data.checkpoint_id} edited`, changes: prefixed(`checkpoints[${event.data.checkpoint_id}]`, event.data.changes) };
     case INCIDENT_MERGED_INTO:
       return { summary: `Merged into incident ${event.data.target_id}`, changes: { merged_into_id: { from: null, to: event.data.target_id } } };
+    case INCIDENT_MERGE_RELEASED: {
+      const { target_id, reason, restored } = event.data;
+      return {
+        summary: `Merge into incident ${target_id} released, the merge failed: ${reason}`,
+        changes: {
+          merged_into_id: { from: target_id, to: null },
+          resolved_at: { to: restored.resolved_at },
+          comments: { to: restored.comments.map((c) => c.id) },
+          checkpoints: { to: restored.checkpoints.map((c) => c.id) },
+          checks: { to: restored.checks.map((c) => c.id) },
+        },
+      };
+    }
     case INCIDENTS_ABSORBED: {
       const ids = event.data.sources.map((s) => s.id);
       return {

@@ -8,7 +8,9 @@
  *   twice). History then shows no entry, which is the truth: nothing changed.
  * - `resolved: true` on a resolved incident keeps the first `resolved_at` (no event).
  * - Every write to a merged incident throws IncidentMergedError, automatic writes included:
- *   the caller follows `merged_into_id` to the target instead.
+ *   the caller follows `merged_into_id` to the target instead. The one exception is the
+ *   release of a merge that failed before its target absorbed the source (IncidentMergeReleased
+ *   restores the source as it was; both events stay in its history).
  * - Merge moves the sources' checks, comments and checkpoints to the target; a source keeps its
  *   own summary fields (title, endpoints, counts) and stays readable with `merged_into_id`.
  *   Comment and checkpoint ids are allocated team-wide outside, so moved items keep their ids.
@@ -25,6 +27,7 @@ import {
   INCIDENT_AUTO_RESOLVE_CHANGED,
   INCIDENT_CHECK_LINKED,
   INCIDENT_DETAILS_UPDATED,
+  INCIDENT_MERGE_RELEASED,
   INCIDENT_MERGED_INTO,
   INCIDENT_OPENED,
   INCIDENT_REOPENED,
@@ -199,6 +202,20 @@ export interface UpdateCheckpoint {
 export interface MarkMergedInto {
   kind: 'mark_merged_into';
   target_id: number;
+  merge_id?: string;
+}
+
+/**
+ * Undoes a source's mark when its merge failed before the target absorbed it. `restored` is the
+ * source as it was just before the mark. A source no longer marked into `target_id` is left as
+ * it is (no event): releasing twice changes nothing.
+ */
+export interface ReleaseMerge {
+  kind: 'release_merge';
+  target_id: number;
+  merge_id: string | null;
+  reason: string;
+  restored: Incident;
 }
 
 /** Target side of a merge; the caller loaded every source's current state. */
@@ -220,6 +237,7 @@ export type IncidentCommand =
   | AddCheckpoint
   | UpdateCheckpoint
   | MarkMergedInto
+  | ReleaseMerge
   | AbsorbSources;
 
 export interface DecideContext {
@@ -238,12 +256,14 @@ export function decide(state: IncidentState, command: IncidentCommand, context: 
       return decideCreate(state, command, now);
     case 'open_automatic':
       return decideOpenAutomatic(state, command, now);
+    case 'release_merge':
+      return decideReleaseMerge(state, command, now);
     default:
       return decideOnExisting(writable(state), command, now);
   }
 }
 
-type ExistingCommand = Exclude<IncidentCommand, CreateIncident | OpenAutomaticIncident>;
+type ExistingCommand = Exclude<IncidentCommand, CreateIncident | OpenAutomaticIncident | ReleaseMerge>;
 
 function decideOnExisting(incident: Incident, command: ExistingCommand, now: string): IncidentEvent[] {
   switch (command.kind) {
@@ -484,18 +504,40 @@ function decideUpdateCheckpoint(incident: Incident, command: UpdateCheckpoint, n
 
 function decideMarkMergedInto(incident: Incident, command: MarkMergedInto, now: string): IncidentEvent[] {
   if (command.target_id === incident.id) fail('source_incident_ids', 'conflict', 'an incident cannot be merged into itself');
-  const merged: IncidentEvent = { type: INCIDENT_MERGED_INTO, data: { incident_id: incident.id, target_id: command.target_id, merged_at: now } };
+  const data = { incident_id: incident.id, target_id: command.target_id, merged_at: now, ...(command.merge_id ? { merge_id: command.merge_id } : {}) };
+  const merged: IncidentEvent = { type: INCIDENT_MERGED_INTO, data };
   return incident.resolved_at === null ? [resolved(incident, now, 'merge'), merged] : [merged];
+}
+
+function decideReleaseMerge(state: IncidentState, command: ReleaseMerge, now: string): IncidentEvent[] {
+  if (state === null) throw new IncidentNotFoundError(null);
+  if (state.merged_into_id !== command.target_id) return [];
+  const { resolved_at, comments, checkpoints, checks } = command.restored;
+  return [
+    {
+      type: INCIDENT_MERGE_RELEASED,
+      data: {
+        incident_id: state.id,
+        target_id: command.target_id,
+        merge_id: command.merge_id,
+        reason: command.reason,
+        restored: { resolved_at, comments, checkpoints, checks },
+        released_at: now,
+      },
+    },
+  ];
 }
 
 function mergeViolations(target: Incident, sources: Incident[]): FieldError[] {
   const errors: FieldError[] = [];
   if (sources.length === 0) errors.push({ field: 'source_incident_ids', code: 'required', message: 'at least one source incident is required' });
   const seen = new Set<number>();
+  const absorbed = new Set(target.merged_incidents.map((m) => m.id));
   sources.forEach((source, i) => {
     const field = `source_incident_ids[${i}]`;
     if (source.id === target.id) errors.push({ field, code: 'conflict', message: 'the target cannot be one of its sources' });
     else if (seen.has(source.id)) errors.push({ field, code: 'not_unique', message: `incident ${source.id} is listed more than once` });
+    else if (absorbed.has(source.id)) errors.push({ field, code: 'conflict', message: `incident ${source.id} was already merged into this incident` });
     else if (source.team_id !== target.team_id) errors.push({ field, code: 'not_found', message: `incident ${source.id} not found` });
     else if (source.merged_into_id !== null) errors.push({ field, code: 'conflict', message: `incident ${source.id} was already merged` });
     seen.add(source.id);
@@ -572,6 +614,8 @@ export function eventTime(event: IncidentEvent): string {
     case INCIDENT_MERGED_INTO:
     case INCIDENTS_ABSORBED:
       return event.data.merged_at;
+    case INCIDENT_MERGE_RELEASED:
+      return event.data.released_at;
   }
 }
 
@@ -652,6 +696,8 @@ function apply(s: Incident, event: Exclude<IncidentEvent, { type: typeof INCIDEN
       return { ...s, merged_into_id: event.data.target_id, comments: [], checkpoints: [], checks: [] };
     case INCIDENTS_ABSORBED:
       return absorb(s, event.data);
+    case INCIDENT_MERGE_RELEASED:
+      return { ...s, merged_into_id: null, ...event.data.restored };
   }
 }
 

@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
@@ -23,6 +24,16 @@ function teamOf(request: FastifyRequest): number {
 
 function contextOf(request: FastifyRequest): CommandContext {
   return { actor: actorOf(request.principal), requestId: String(request.id) };
+}
+
+/**
+ * Names a merge on the marks it leaves on its sources: derived from the (team-scoped)
+ * Idempotency-Key when one is sent, so a retry of a merge that died half-way finishes it;
+ * unique otherwise. Hashed: the key is the client's, the id lands in the event log.
+ */
+function mergeIdOf(request: FastifyRequest): string {
+  const key = request.idempotencyKey;
+  return key ? `key:${createHash('sha256').update(key).digest('hex').slice(0, 32)}` : `request:${randomUUID()}`;
 }
 
 const incidentId = (value: string) => pathId(value, 'The incident');
@@ -138,7 +149,7 @@ export class IncidentsController {
   @ApiOperation({ summary: 'Merge source incidents into this one' })
   @ApiResponse({ status: 200, description: '`data`: complete target Incident detail.' })
   async merge(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new MergeIncidents(teamOf(request), incidentId(id), body, contextOf(request))) };
+    return { data: await this.commands.execute(new MergeIncidents(teamOf(request), incidentId(id), body, contextOf(request), mergeIdOf(request))) };
   }
 
   @WRITE()
