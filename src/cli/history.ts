@@ -22,8 +22,9 @@ async function main(argv: string[]): Promise<void> {
   if (kind !== 'incident' || !idText || !/^[1-9]\d*$/.test(idText)) usage('Expected: incident <id>');
   let at: string | undefined;
   for (let i = 0; i < rest.length; i++) {
-    if (rest[i] === '--at') at = rest[++i];
-    else usage(`Unknown argument: ${rest[i]}`);
+    if (rest[i] !== '--at') usage(`Unknown argument: ${rest[i]}`);
+    at = rest[++i];
+    if (at === undefined) usage('--at needs an RFC 3339 time');
   }
   if (at !== undefined && parseRfc3339(at) === null) usage(`--at must be an RFC 3339 time, got ${at}`);
   const config = loadConfig();
