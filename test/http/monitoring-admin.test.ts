@@ -63,6 +63,15 @@ describe('monitoring application API', () => {
     expect(fixed.json().errors.map((e: any) => e.field).sort()).toEqual(['latency_fixed_threshold_ms', 'project_id']);
   });
 
+  it('reports a missing field once as required, and a malformed header map with a stable code', async () => {
+    const { teamId } = await readerTeam(t);
+    const project = await createProject(t, teamId);
+    const response = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints`, { project_id: project.id, url: 'https://example.com', headers: { 'X-Key': 42 } });
+    expect(response.statusCode).toBe(400);
+    const errors = response.json().errors.map((e: any) => `${e.field}:${e.code}`).sort();
+    expect(errors).toEqual(['headers:invalid_value', 'name:required']);
+  });
+
   it('bumps configuration_version by one per configuration change, and not for an unchanged value', async () => {
     const { teamId } = await readerTeam(t);
     const project = await createProject(t, teamId);

@@ -25,11 +25,21 @@ const CODES: Record<string, string> = {
   isBoolean: 'invalid_type',
   isArray: 'invalid_type',
   isObject: 'invalid_type',
+  isHeaderMap: 'invalid_value',
+  isJsonObjectWithin: 'invalid_value',
 };
+
+/** A missing required field is one `required` error, not one per rule its absent value fails. */
+function missingField(error: ValidationError, field: string): FieldError[] | null {
+  if (error.value !== undefined || !error.constraints || error.constraints.whitelistValidation) return null;
+  return [{ field, code: 'required', message: 'is required' }];
+}
 
 function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = prefix ? `${prefix}.${error.property}` : error.property;
+    const missing = missingField(error, field);
+    if (missing) return missing;
     const own = Object.entries(error.constraints ?? {}).map(([constraint, message]) => ({
       field,
       code: CODES[constraint] ?? constraint,
