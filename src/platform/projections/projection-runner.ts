@@ -20,6 +20,11 @@ export interface RunnerOptions {
   pointerCheckMs?: number;
   /** Old generations stay readable this long after a swap, for queries already under way. */
   dropDelayMs?: number;
+  /**
+   * A live batch with no event the projection handles changes no view; its checkpoint is written
+   * at most this often instead of once per batch (default 1000 ms).
+   */
+  idleCheckpointMs?: number;
 }
 
 export interface ProjectionStatus {
@@ -57,6 +62,8 @@ export class ProjectionRunner {
   private readonly loops: Promise<void>[] = [];
   private stopping = false;
   private readonly batchSize: number;
+  /** When each live generation last committed its checkpoint, keyed by physical name. */
+  private readonly checkpointedAt = new Map<string, number>();
 
   constructor(
     private readonly events: EventStore,
@@ -171,7 +178,7 @@ export class ProjectionRunner {
     const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close);
     try {
       for await (const batch of batches(subscription, this.batchSize)) {
-        const position = await this.applyBatch(projection, generation, batch);
+        const position = await this.applyBatch(projection, generation, batch, live);
         if (live) this.markApplied(name, generation, position);
         options.onBatch?.(batch.length, position);
         if (options.until && position >= (target ?? 0)) {
@@ -200,20 +207,35 @@ export class ProjectionRunner {
     }, every);
   }
 
-  private async applyBatch(projection: Projection, generation: number, batch: RecordedEvent[]): Promise<Position> {
+  private async applyBatch(projection: Projection, generation: number, batch: RecordedEvent[], live: boolean): Promise<Position> {
     const transaction = new BatchViewTransaction(this.views, (collection) => {
       if (!projection.collections.some((c) => c.name === collection)) {
         throw new Error(`Projection ${projection.name} writes undeclared collection "${collection}"`);
       }
       return physicalCollection(projection.name, generation, collection);
     });
+    let handled = 0;
     for (const event of batch) {
       const handler = projection.handlers[event.type];
-      if (handler) await handler(event, transaction);
+      if (!handler) continue;
+      handled++;
+      await handler(event, transaction);
     }
     const position = batch[batch.length - 1].position;
+    if (live && handled === 0 && !this.idleCheckpointDue(projection.name, generation)) return position;
     await this.views.commit([...transaction.writes(), this.registry.checkpointWrite(projection.name, generation, position)]);
+    this.checkpointedAt.set(`${projection.name}#${generation}`, Date.now());
     return position;
+  }
+
+  /**
+   * Skipping the checkpoint of a batch the projection ignores is safe: replaying such a batch
+   * after a restart changes nothing. It saves a read-store commit per projection per append,
+   * which is most of the commits when every projection wakes on every event.
+   */
+  private idleCheckpointDue(name: string, generation: number): boolean {
+    const last = this.checkpointedAt.get(`${name}#${generation}`) ?? 0;
+    return Date.now() - last >= (this.options.idleCheckpointMs ?? 1000);
   }
 
   private markApplied(name: string, generation: number, position: Position | null): void {
