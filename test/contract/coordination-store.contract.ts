@@ -93,6 +93,25 @@ export function coordinationStoreContract(name: string, make: () => Promise<Coor
       });
     });
 
+    describe('rate quotas', () => {
+      const MINUTE = 60_000;
+
+      it('grants what is asked until the limit, then only the rest, then nothing, and resets in the next window', async () => {
+        const start = T0 - (T0 % MINUTE);
+        expect(await a.takeQuota('quota-1', MINUTE, 4, 10, start)).toEqual({ granted: 4, count: 4, resetAt: start + MINUTE });
+        expect(await b.takeQuota('quota-1', MINUTE, 4, 10, start + 1)).toEqual({ granted: 4, count: 8, resetAt: start + MINUTE });
+        expect(await a.takeQuota('quota-1', MINUTE, 4, 10, start + 2)).toEqual({ granted: 2, count: 10, resetAt: start + MINUTE });
+        expect(await b.takeQuota('quota-1', MINUTE, 1, 10, start + MINUTE - 1)).toEqual({ granted: 0, count: 10, resetAt: start + MINUTE });
+        expect(await b.takeQuota('quota-1', MINUTE, 3, 10, start + MINUTE)).toEqual({ granted: 3, count: 3, resetAt: start + 2 * MINUTE });
+      });
+
+      it('never grants more than the limit to concurrent takers', async () => {
+        const grants = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).takeQuota('quota-race', MINUTE, 3, 25, T0)));
+        expect(grants.reduce((sum, g) => sum + g.granted, 0)).toBe(25);
+        expect(Math.max(...grants.map((g) => g.count))).toBe(25);
+      });
+    });
+
     describe('idempotency claims', () => {
       const response: StoredResponse = {
         status: 201,

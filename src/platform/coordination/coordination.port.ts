@@ -19,6 +19,15 @@ export interface RateWindow {
   resetAt: number;
 }
 
+export interface QuotaGrant {
+  /** Units granted now: `want`, fewer near the limit, 0 once the window's quota is spent. */
+  granted: number;
+  /** Units granted in the current window so far (every holder's), this grant included. */
+  count: number;
+  /** Epoch ms when the window resets. */
+  resetAt: number;
+}
+
 export interface StoredResponse {
   status: number;
   body: unknown;
@@ -41,6 +50,11 @@ export interface CoordinationStore {
   releaseLease(name: string, owner: string): Promise<void>;
   /** Counts one hit in the fixed window `[floor(now/windowMs)*windowMs, +windowMs)`. Atomic across processes. */
   hit(key: string, windowMs: number, now?: number): Promise<RateWindow>;
+  /**
+   * Takes up to `want` units of the `limit` a fixed window allows (same windows as `hit`), so a
+   * process can spend them locally. Atomic across processes: the window's count never exceeds `limit`.
+   */
+  takeQuota(key: string, windowMs: number, want: number, limit: number, now?: number): Promise<QuotaGrant>;
   /**
    * Atomically claims `key` for `fingerprint`. A record older than `retentionMs` is treated as absent.
    * A claim still `in_progress` after `staleAfterMs` (its owner died) may be taken over.

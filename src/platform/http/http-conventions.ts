@@ -5,13 +5,13 @@ import { StoreUnavailableError } from '../event-store/event-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import { canonicalJson } from './canonical-json.js';
 import { Problems, ProblemError, problemBody, type Problem } from './problem.js';
+import { RateLimiter } from './rate-limiter.js';
 import type { Principal, RouteAuth, RouteOptions, TokenVerifier } from './route-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
     idempotencyKey?: string;
-    rateLimitHeaders?: Record<string, string>;
   }
 }
 
@@ -96,17 +96,16 @@ async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: Http
   return { kind: 'token', tokenId: record.tokenId, teamId: record.teamId, scopes: record.scopes, role: record.role };
 }
 
-async function applyRateLimit(request: FastifyRequest, principal: Principal, deps: HttpConventionsDeps): Promise<void> {
+async function applyRateLimit(reply: FastifyReply, principal: Principal, limiter: RateLimiter): Promise<void> {
   if (principal.kind !== 'token') return;
-  const window = await deps.coordination.hit(`rate:token:${principal.tokenId}`, 60_000);
-  const limit = deps.rateLimitPerMinute;
-  const resetSeconds = Math.max(1, Math.ceil((window.resetAt - Date.now()) / 1000));
-  request.rateLimitHeaders = {
-    'ratelimit-limit': String(limit),
-    'ratelimit-remaining': String(Math.max(0, limit - window.count)),
-    'ratelimit-reset': String(resetSeconds),
-  };
-  if (window.count > limit) throw Problems.rateLimited(resetSeconds);
+  const now = Date.now();
+  const decision = await limiter.take(`rate:token:${principal.tokenId}`, now);
+  const resetSeconds = Math.max(1, Math.ceil((decision.resetAt - now) / 1000));
+  // Set now, so that every response (problem details included) carries them.
+  reply.header('ratelimit-limit', String(decision.limit));
+  reply.header('ratelimit-remaining', String(decision.remaining));
+  reply.header('ratelimit-reset', String(resetSeconds));
+  if (!decision.allowed) throw Problems.rateLimited(resetSeconds);
 }
 
 function idempotencyScope(principal: Principal | undefined): string {
@@ -167,6 +166,7 @@ async function settleIdempotencyKey(request: FastifyRequest, reply: FastifyReply
  * the handler; request id, rate-limit headers and problem details on every response.
  */
 export function installHttpConventions(fastify: FastifyInstance, deps: HttpConventionsDeps): void {
+  const limiter = new RateLimiter(deps.coordination, deps.rateLimitPerMinute);
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const options = routeOptions(request);
@@ -174,7 +174,7 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
     const principal = await authenticate(request, options.auth, deps);
     if (principal) {
       request.principal = principal;
-      await applyRateLimit(request, principal, deps);
+      await applyRateLimit(reply, principal, limiter);
     }
     const declared = Number(request.headers['content-length'] ?? 0);
     const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -186,7 +186,6 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
   });
 
   fastify.addHook('onSend', async (request, reply, payload) => {
-    for (const [name, value] of Object.entries(request.rateLimitHeaders ?? {})) reply.header(name, value);
     await settleIdempotencyKey(request, reply, payload, deps);
     return payload;
   });

@@ -10,6 +10,7 @@ import type {
   CoordinationStore,
   IdempotencyClaim,
   LeaseGrant,
+  QuotaGrant,
   RateWindow,
   StoredResponse,
 } from '../coordination.port.js';
@@ -117,6 +118,38 @@ export class MongoCoordinationStore implements CoordinationStore {
           return { count: doc!.count, resetAt: doc!.resetAt };
         } catch (error) {
           // Two first hits raced to insert the window; the loser now finds it and increments.
+          if (!isDuplicateKeyError(error) || attempt >= 3) throw error;
+        }
+      }
+    });
+  }
+
+  async takeQuota(key: string, windowMs: number, want: number, limit: number, now = Date.now()): Promise<QuotaGrant> {
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const resetAt = windowStart + windowMs;
+    const id = `${key}@${windowStart}`;
+    const used = { $ifNull: ['$count', 0] };
+    return guardMongo('takeQuota', async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          // One pipeline update: `before` keeps the count as it was, so the grant is their difference.
+          const doc = await this.rates.findOneAndUpdate(
+            { _id: id },
+            [
+              {
+                $set: {
+                  before: used,
+                  count: { $max: [used, { $min: [limit, { $add: [used, want] }] }] },
+                  resetAt,
+                  purgeAt: { $ifNull: ['$purgeAt', purgeDate(resetAt, now)] },
+                },
+              },
+            ],
+            { upsert: true, returnDocument: 'after' },
+          );
+          const after = doc as (RateDoc & { before: number }) | null;
+          return { granted: after!.count - after!.before, count: after!.count, resetAt };
+        } catch (error) {
           if (!isDuplicateKeyError(error) || attempt >= 3) throw error;
         }
       }

@@ -8,6 +8,7 @@ import type {
   CoordinationStore,
   IdempotencyClaim,
   LeaseGrant,
+  QuotaGrant,
   RateWindow,
   StoredResponse,
 } from '../coordination.port.js';
@@ -63,6 +64,10 @@ export class SqliteCoordinationStore implements CoordinationStore {
         INSERT INTO rate_windows (key, window_start, count, reset_at) VALUES (?, ?, 1, ?)
         ON CONFLICT (key, window_start) DO UPDATE SET count = count + 1
         RETURNING count, reset_at AS resetAt`),
+      readWindow: db.prepare(`SELECT count FROM rate_windows WHERE key = ? AND window_start = ?`),
+      addToWindow: db.prepare(`
+        INSERT INTO rate_windows (key, window_start, count, reset_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (key, window_start) DO UPDATE SET count = count + excluded.count`),
       purgeRateWindows: db.prepare(`DELETE FROM rate_windows WHERE reset_at <= ?`),
       purgeIdempotency: db.prepare(`DELETE FROM idempotency WHERE expires_at <= ?`),
       readClaim: db.prepare(`SELECT fingerprint, state, claimed_at, expires_at, response FROM idempotency WHERE key = ?`),
@@ -89,6 +94,22 @@ export class SqliteCoordinationStore implements CoordinationStore {
     const row = this.stmt.hit.get(key, windowStart, windowStart + windowMs) as RateWindow;
     this.cleanupOccasionally(now);
     return { count: row.count, resetAt: row.resetAt };
+  }
+
+  async takeQuota(key: string, windowMs: number, want: number, limit: number, now = Date.now()): Promise<QuotaGrant> {
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const resetAt = windowStart + windowMs;
+    const grant = this.db
+      .transaction((): QuotaGrant => {
+        const row = this.stmt.readWindow.get(key, windowStart) as { count: number } | undefined;
+        const used = row?.count ?? 0;
+        const granted = Math.max(0, Math.min(want, limit - used));
+        if (granted > 0) this.stmt.addToWindow.run(key, windowStart, granted, resetAt);
+        return { granted, count: used + granted, resetAt };
+      })
+      .immediate();
+    this.cleanupOccasionally(now);
+    return grant;
   }
 
   async claimIdempotency(
