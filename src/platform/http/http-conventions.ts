@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordination.port.js';
 import { StoreUnavailableError } from '../event-store/event-store.port.js';
@@ -32,7 +32,7 @@ export interface HttpConventionsDeps {
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 function routeOptions(request: FastifyRequest): RouteOptions | undefined {

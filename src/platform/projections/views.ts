@@ -1,5 +1,5 @@
 import type { Position } from '../event-store/event-store.port.js';
-import type { AggregateQuery, AggregateRow, Doc, Filter, FindQuery, ReadStore } from '../read-store/read-store.port.js';
+import type { AggregateQuery, AggregateRow, CollectionStamps, Doc, Filter, FindQuery, ReadStore } from '../read-store/read-store.port.js';
 import type { ProjectionRunner } from './projection-runner.js';
 import { ProjectionRegistry, physicalCollection } from './registry.js';
 
@@ -46,6 +46,16 @@ export class ViewReader {
 
   async aggregate(projection: string, collection: string, query: AggregateQuery): Promise<AggregateRow[]> {
     return this.store.aggregate(await this.collection(projection, collection), query);
+  }
+
+  /**
+   * Stamps of the active generation's collection, tagged with its physical name so that a swap
+   * counts as a change; null when the store cannot tell (then do not cache).
+   */
+  async stamps(projection: string, collection: string): Promise<(CollectionStamps & { collection: string }) | null> {
+    if (!this.store.stamps) return null;
+    const physical = await this.collection(projection, collection);
+    return { collection: physical, ...(await this.store.stamps(physical)) };
   }
 
   /** Position the active generation of `projection` has applied (null: nothing yet). */

@@ -72,6 +72,14 @@ export type ViewWrite =
   | { op: 'put'; collection: string; doc: Doc }
   | { op: 'delete'; collection: string; id: string };
 
+/** What a cache needs to know about a collection since it last looked (see `ReadStore.stamps`). */
+export interface CollectionStamps {
+  /** Differs after any write to the collection, and after its creation or drop. */
+  changed: number;
+  /** Differs after a document was replaced or deleted, or the collection created or dropped; inserts of new ids leave it. */
+  rewritten: number;
+}
+
 export interface ReadStore {
   /** Creates the collection and its indexes if missing (idempotent). */
   ensureCollection(spec: CollectionSpec): Promise<void>;
@@ -84,6 +92,11 @@ export interface ReadStore {
   aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]>;
   /** All writes (across collections) become visible together or not at all. */
   commit(writes: ViewWrite[]): Promise<void>;
+  /**
+   * Optional: the collection's stamps, as of now, for writes made through any process sharing the
+   * store; cheap enough to validate a cache on every request. Adapters without it: do not cache.
+   */
+  stamps?(collection: string): Promise<CollectionStamps>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -2,12 +2,17 @@
  * Read store on one SQLite file shared by several processes (WAL, busy timeout).
  * One table per collection, `c_<name>(id TEXT PRIMARY KEY, doc BLOB)` holding the document as
  * JSONB; declared indexes are expression indexes on `json_extract(doc, '$.field')`.
+ *
+ * Stamps: every commit, creation and drop sets its collections' row in `view_stamps` to a new
+ * number (one counter for the whole file, so a number is never reused). Reading them costs a
+ * `PRAGMA data_version` (which moves when another connection commits) while nothing changed.
  */
 import Database from 'better-sqlite3';
 import type {
   AggregateQuery,
   AggregateRow,
   CollectionSpec,
+  CollectionStamps,
   Doc,
   Filter,
   FindQuery,
@@ -28,15 +33,25 @@ import { and, fieldExpr, filterClause, planFind, type SqlFragment } from './sqli
 
 const TABLE_PREFIX = 'c_';
 const STATEMENT_CACHE_SIZE = 256;
+/** Not `c_`-prefixed, so never listed as a collection. */
+const STAMPS_TABLE = 'view_stamps';
+const NO_STAMPS: CollectionStamps = { changed: 0, rewritten: 0 };
 
 export interface SqliteReadStoreOptions {
   /** Milliseconds a writer waits for another process's lock before failing. */
   busyTimeoutMs?: number;
 }
 
+const tableNames = new Map<string, string>();
+
 function tableName(collection: string): string {
-  assertCollectionName(collection);
-  return `"${TABLE_PREFIX}${collection}"`;
+  let table = tableNames.get(collection);
+  if (table === undefined) {
+    assertCollectionName(collection);
+    table = `"${TABLE_PREFIX}${collection}"`;
+    tableNames.set(collection, table);
+  }
+  return table;
 }
 
 function indexName(collection: string, index: IndexSpec): string {
@@ -62,12 +77,19 @@ function parseDoc(row: { doc: string }): Doc {
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly dataVersion: Database.Statement;
+  /** Commits, creations and drops through this connection (data_version only counts other connections'). */
+  private localChanges = 0;
+  private stampsSeen = { dataVersion: -1, localChanges: -1 };
+  private stampsByCollection = new Map<string, CollectionStamps>();
 
   constructor(file: string, options: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${STAMPS_TABLE} (collection TEXT PRIMARY KEY, changed INTEGER NOT NULL, rewritten INTEGER NOT NULL)`);
+    this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
@@ -75,7 +97,10 @@ export class SqliteReadStore implements ReadStore {
     for (const index of spec.indexes) index.fields.forEach(assertFieldName);
     this.db
       .transaction(() => {
-        this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, doc BLOB NOT NULL)`);
+        if (!this.tableExists(spec.name)) {
+          this.db.exec(`CREATE TABLE ${table} (id TEXT PRIMARY KEY, doc BLOB NOT NULL)`);
+          this.stamp([spec.name], new Set([spec.name]));
+        }
         for (const index of spec.indexes) {
           const unique = index.unique ? 'UNIQUE ' : '';
           const columns = index.fields.map(fieldExpr).join(', ');
@@ -83,11 +108,30 @@ export class SqliteReadStore implements ReadStore {
         }
       })
       .immediate();
+    this.localChanges++;
   }
 
   async dropCollection(name: string): Promise<void> {
-    this.db.exec(`DROP TABLE IF EXISTS ${tableName(name)}`);
+    const table = tableName(name);
+    this.db
+      .transaction(() => {
+        this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+        this.stamp([name], new Set([name]));
+      })
+      .immediate();
+    this.localChanges++;
     this.statements.clear();
+  }
+
+  async stamps(collection: string): Promise<CollectionStamps> {
+    tableName(collection);
+    const version = this.dataVersion.get() as number;
+    if (version !== this.stampsSeen.dataVersion || this.localChanges !== this.stampsSeen.localChanges) {
+      this.stampsSeen = { dataVersion: version, localChanges: this.localChanges };
+      const rows = this.statement(`SELECT collection, changed, rewritten FROM ${STAMPS_TABLE}`).all() as Array<CollectionStamps & { collection: string }>;
+      this.stampsByCollection = new Map(rows.map((row) => [row.collection, { changed: row.changed, rewritten: row.rewritten }]));
+    }
+    return this.stampsByCollection.get(collection) ?? NO_STAMPS;
   }
 
   async listCollections(): Promise<string[]> {
@@ -163,18 +207,42 @@ export class SqliteReadStore implements ReadStore {
   private commitPrepared(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[]): void {
     this.db
       .transaction(() => {
-        for (const collection of new Set(writes.map((w) => w.collection))) this.assertExists(collection);
+        const collections = [...new Set(writes.map((w) => w.collection))];
+        for (const collection of collections) this.assertExists(collection);
+        const rewritten = new Set<string>();
         for (const w of prepared) {
           if (w.op === 'put') {
-            this.statement(
-              `INSERT INTO ${w.table} (id, doc) VALUES (?, jsonb(?)) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
-            ).run(w.id, w.json);
-          } else {
-            this.statement(`DELETE FROM ${w.table} WHERE id = ?`).run(w.id);
+            const inserted = this.statement(`INSERT INTO ${w.table} (id, doc) VALUES (?, jsonb(?)) ON CONFLICT (id) DO NOTHING`).run(w.id, w.json);
+            if (inserted.changes === 0) {
+              this.statement(`UPDATE ${w.table} SET doc = jsonb(?) WHERE id = ?`).run(w.json, w.id);
+              rewritten.add(w.collection);
+            }
+          } else if (this.statement(`DELETE FROM ${w.table} WHERE id = ?`).run(w.id).changes > 0) {
+            rewritten.add(w.collection);
           }
         }
+        this.stamp(collections, rewritten);
       })
       .immediate();
+    this.localChanges++;
+  }
+
+  /** Gives each collection a new `changed` stamp, and the same new `rewritten` stamp to those in `rewritten`. */
+  private stamp(collections: string[], rewritten: Set<string>): void {
+    const next = (this.statement(`SELECT coalesce(max(changed), 0) + 1 AS next FROM ${STAMPS_TABLE}`).get() as { next: number }).next;
+    for (const collection of collections) {
+      if (rewritten.has(collection)) {
+        this.statement(
+          `INSERT INTO ${STAMPS_TABLE} (collection, changed, rewritten) VALUES (@collection, @next, @next)
+           ON CONFLICT (collection) DO UPDATE SET changed = excluded.changed, rewritten = excluded.rewritten`,
+        ).run({ collection, next });
+      } else {
+        this.statement(
+          `INSERT INTO ${STAMPS_TABLE} (collection, changed, rewritten) VALUES (@collection, @next, 0)
+           ON CONFLICT (collection) DO UPDATE SET changed = excluded.changed`,
+        ).run({ collection, next });
+      }
+    }
   }
 
   async ping(): Promise<void> {
@@ -186,11 +254,12 @@ export class SqliteReadStore implements ReadStore {
     if (this.db.open) this.db.close();
   }
 
+  private tableExists(collection: string): boolean {
+    return this.statement(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(`${TABLE_PREFIX}${collection}`) !== undefined;
+  }
+
   private assertExists(collection: string): void {
-    const found = this.statement(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(
-      `${TABLE_PREFIX}${collection}`,
-    );
-    if (!found) throw new UnknownCollectionError(collection);
+    if (!this.tableExists(collection)) throw new UnknownCollectionError(collection);
   }
 
   /** Runs a read; a collection that does not exist reads as empty. */
@@ -219,17 +288,17 @@ export class SqliteReadStore implements ReadStore {
 }
 
 type PreparedWrite =
-  | { op: 'put'; table: string; id: string; json: string }
-  | { op: 'delete'; table: string; id: string };
+  | { op: 'put'; collection: string; table: string; id: string; json: string }
+  | { op: 'delete'; collection: string; table: string; id: string };
 
 /** Serialises every document before the transaction starts, so a bad one fails the whole commit. */
 function prepareWrite(write: ViewWrite): PreparedWrite {
   const table = tableName(write.collection);
-  if (write.op === 'delete') return { op: 'delete', table, id: write.id };
+  if (write.op === 'delete') return { op: 'delete', collection: write.collection, table, id: write.id };
   assertDocId(write.doc.id);
   const json = JSON.stringify(write.doc);
   if (typeof json !== 'string') throw new Error(`Document ${write.doc.id} cannot be serialised`);
-  return { op: 'put', table, id: write.doc.id, json };
+  return { op: 'put', collection: write.collection, table, id: write.doc.id, json };
 }
 
 function numericOnly(field: string): string {

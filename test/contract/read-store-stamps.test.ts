@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Doc, ReadStore } from '../../src/platform/read-store/read-store.port.js';
+import { SqliteReadStore } from '../../src/platform/read-store/sqlite/sqlite-read-store.js';
+
+/**
+ * `ReadStore.stamps` (optional in the port; the SQLite adapter has it): what a cache validates
+ * against. Two stores on one file stand for two processes sharing it.
+ */
+describe('SQLite read store stamps', () => {
+  const root = mkdtempSync(join(tmpdir(), 'read-store-stamps-'));
+  let n = 0;
+  let a: SqliteReadStore;
+  let b: SqliteReadStore;
+  beforeEach(async () => {
+    const file = join(root, `views-${++n}.sqlite`);
+    a = new SqliteReadStore(file);
+    b = new SqliteReadStore(file);
+    await a.ensureCollection({ name: 'docs', indexes: [{ fields: ['n'] }] });
+    await a.ensureCollection({ name: 'other', indexes: [] });
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  const put = (store: ReadStore, ...docs: Doc[]) => store.commit(docs.map((doc) => ({ op: 'put' as const, collection: 'docs', doc })));
+  const remove = (store: ReadStore, id: string) => store.commit([{ op: 'delete', collection: 'docs', id }]);
+
+  it('moves `changed` with every write, and `rewritten` only when a document is replaced or deleted', async () => {
+    const initial = await a.stamps('docs');
+    await put(a, { id: '1', n: 1 });
+    const afterInsert = await a.stamps('docs');
+    expect(afterInsert.changed).not.toBe(initial.changed);
+    expect(afterInsert.rewritten).toBe(initial.rewritten);
+
+    await put(a, { id: '1', n: 2 });
+    const afterReplace = await a.stamps('docs');
+    expect(afterReplace.changed).not.toBe(afterInsert.changed);
+    expect(afterReplace.rewritten).not.toBe(afterInsert.rewritten);
+    expect(await a.get('docs', '1')).toEqual({ id: '1', n: 2 });
+
+    await remove(a, 'missing');
+    const afterNoopDelete = await a.stamps('docs');
+    expect(afterNoopDelete.changed).not.toBe(afterReplace.changed);
+    expect(afterNoopDelete.rewritten).toBe(afterReplace.rewritten);
+
+    await remove(a, '1');
+    expect((await a.stamps('docs')).rewritten).not.toBe(afterReplace.rewritten);
+  });
+
+  it('shows a write made through another connection on the very next read', async () => {
+    await put(a, { id: '1', n: 1 });
+    const before = await a.stamps('docs');
+    await put(b, { id: '2', n: 2 });
+    const afterInsert = await a.stamps('docs');
+    expect(afterInsert.changed).not.toBe(before.changed);
+    expect(afterInsert.rewritten).toBe(before.rewritten);
+    await put(b, { id: '1', n: 3 });
+    expect((await a.stamps('docs')).rewritten).not.toBe(before.rewritten);
+    await remove(b, '2');
+    const afterDelete = await a.stamps('docs');
+    await put(a, { id: '3', n: 3 });
+    expect((await b.stamps('docs')).changed).not.toBe(afterDelete.changed);
+  });
+
+  it('leaves the stamps of untouched collections alone', async () => {
+    const other = await a.stamps('other');
+    await put(b, { id: '1', n: 1 });
+    await put(a, { id: '1', n: 2 });
+    expect(await a.stamps('other')).toEqual(other);
+    expect(await b.stamps('other')).toEqual(other);
+  });
+
+  it('never gives a collection that was dropped and created again a stamp it had before', async () => {
+    await put(a, { id: '1', n: 1 });
+    const seen = [await a.stamps('docs')];
+    await b.dropCollection('docs');
+    seen.push(await a.stamps('docs'));
+    await b.ensureCollection({ name: 'docs', indexes: [] });
+    const recreated = await a.stamps('docs');
+    for (const earlier of seen) {
+      expect(recreated.changed).not.toBe(earlier.changed);
+      expect(recreated.rewritten).not.toBe(earlier.rewritten);
+    }
+    expect(await a.get('docs', '1')).toBeNull();
+  });
+
+  it('keeps the stamps when a commit fails', async () => {
+    await put(a, { id: '1', n: 1 });
+    const before = await a.stamps('docs');
+    await expect(a.commit([{ op: 'put', collection: 'docs', doc: { id: '1', n: 5 } }, { op: 'put', collection: 'never_ensured', doc: { id: 'x' } }])).rejects.toThrow();
+    expect(await a.stamps('docs')).toEqual(before);
+    expect(await b.stamps('docs')).toEqual(before);
+  });
+
+  it('does not move any stamp when an existing collection is ensured again', async () => {
+    const before = await a.stamps('docs');
+    await b.ensureCollection({ name: 'docs', indexes: [{ fields: ['n'] }, { fields: ['m'] }] });
+    expect(await a.stamps('docs')).toEqual(before);
+  });
+});
