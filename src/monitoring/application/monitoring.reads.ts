@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
 import { Problems } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { ViewCache } from '../../platform/projections/view-cache.js';
 import type { Doc, Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
 import { coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
 
@@ -118,29 +119,45 @@ export interface CheckFilters {
   to?: string;
 }
 
-/** Reads of the monitoring views, with maintenance coverage computed at request time. */
+/**
+ * Reads of the monitoring views, with maintenance coverage computed at request time. Project and
+ * endpoint rows and each team's windows are cached while their collection's stamp is unchanged
+ * (see ViewCache): rows are shared, so presentation copies and never mutates them.
+ */
 @Injectable()
 export class MonitoringReads {
   private readonly cursors: CursorCodec;
+  private readonly projectRows: ViewCache<Doc>;
+  private readonly endpointRows: ViewCache<Doc>;
+  private readonly teamWindows: ViewCache<MaintenanceWindow[]>;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.cursors = new CursorCodec(platform.cursorKey);
+    this.projectRows = new ViewCache(platform.reader, MONITORING, 'projects');
+    this.endpointRows = new ViewCache(platform.reader, MONITORING, 'endpoints');
+    this.teamWindows = new ViewCache(platform.reader, MONITORING, 'maintenance_windows', { capacity: 1_000 });
   }
 
-  /** The team's windows that have not ended by `now` (cancelled ones included; coverage skips them). */
+  /**
+   * The team's windows that had not ended when read (cancelled ones included): coverage at any
+   * later `now` skips the cancelled and the ended ones itself.
+   */
   async windows(teamId: number, now: Date): Promise<MaintenanceWindow[]> {
-    const rows = await this.platform.reader.find(MONITORING, 'maintenance_windows', { filter: { team_id: teamId, ends_at: { gt: now.toISOString() } } });
-    return rows as unknown as MaintenanceWindow[];
+    const windows = await this.teamWindows.get(String(teamId), async () => {
+      const rows = await this.platform.reader.find(MONITORING, 'maintenance_windows', { filter: { team_id: teamId, ends_at: { gt: now.toISOString() } } });
+      return rows as unknown as MaintenanceWindow[];
+    });
+    return windows ?? [];
   }
 
   async projectRow(teamId: number, projectId: number): Promise<Doc> {
-    const row = await this.platform.reader.get(MONITORING, 'projects', projectId);
+    const row = await this.projectRows.get(String(projectId), () => this.platform.reader.get(MONITORING, 'projects', projectId));
     if (!row || row.team_id !== teamId) throw Problems.notFound('The project');
     return row;
   }
 
   async endpointRow(teamId: number, endpointId: number): Promise<Doc> {
-    const row = await this.platform.reader.get(MONITORING, 'endpoints', endpointId);
+    const row = await this.endpointRows.get(String(endpointId), () => this.platform.reader.get(MONITORING, 'endpoints', endpointId));
     if (!row || row.team_id !== teamId) throw Problems.notFound('The endpoint');
     return row;
   }

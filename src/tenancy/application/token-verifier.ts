@@ -1,19 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Role, Scope, TokenRecord, TokenVerifier } from '../../platform/http/route-auth.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { ViewCache } from '../../platform/projections/view-cache.js';
 import { TOKEN_USED, teamStream } from '../domain/team.js';
 
 /** last_used_at is recorded at most this often per token and process, to keep the log lean. */
 const TOUCH_INTERVAL_MS = 60_000;
-/** Tokens remembered per process; beyond it the least recently stored is forgotten. */
-const CACHED_TOKENS = 10_000;
-
-interface CachedToken {
-  /** Physical collection and its `changed` stamp when the record was read. */
-  collection: string;
-  changed: number;
-  record: TokenRecord;
-}
 
 /**
  * Finds tokens in the tenancy view. A found record is kept and served again while the tokens
@@ -23,17 +15,14 @@ interface CachedToken {
 @Injectable()
 export class ViewTokenVerifier implements TokenVerifier {
   private readonly lastTouched = new Map<number, number>();
-  private readonly byHash = new Map<string, CachedToken>();
+  private readonly byHash: ViewCache<TokenRecord>;
 
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.byHash = new ViewCache(platform.reader, 'tenancy', 'tokens');
+  }
 
-  async findByHash(hash: string): Promise<TokenRecord | null> {
-    const stamps = await this.platform.reader.stamps('tenancy', 'tokens');
-    const cached = this.byHash.get(hash);
-    if (cached && stamps && cached.collection === stamps.collection && cached.changed === stamps.changed) return cached.record;
-    const record = await this.read(hash);
-    if (record && stamps) this.remember(hash, { collection: stamps.collection, changed: stamps.changed, record });
-    return record;
+  findByHash(hash: string): Promise<TokenRecord | null> {
+    return this.byHash.get(hash, () => this.read(hash));
   }
 
   private async read(hash: string): Promise<TokenRecord | null> {
@@ -47,12 +36,6 @@ export class ViewTokenVerifier implements TokenVerifier {
       expiresAt: (token.expires_at as string | null) ?? null,
       revokedAt: (token.revoked_at as string | null) ?? null,
     };
-  }
-
-  private remember(hash: string, entry: CachedToken): void {
-    this.byHash.delete(hash);
-    if (this.byHash.size >= CACHED_TOKENS) this.byHash.delete(this.byHash.keys().next().value!);
-    this.byHash.set(hash, entry);
   }
 
   touched(tokenId: number, teamId: number): void {
