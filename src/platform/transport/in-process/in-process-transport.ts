@@ -126,8 +126,12 @@ export class InProcessTransport implements ProbeTransport {
   private ack(entry: Entry): void {
     if (this.entries.get(entry.job.jobId) !== entry) return;
     if (entry.timer) clearTimeout(entry.timer);
+    // Only a job waiting for redelivery sits in `ready`; searching it on every ack would cost
+    // the whole backlog per job.
+    const waiting = entry.delivery === null;
     entry.delivery = null;
     this.entries.delete(entry.job.jobId);
+    if (!waiting) return;
     const index = this.ready.indexOf(entry.job.jobId);
     if (index >= 0) this.ready.splice(index, 1);
   }
