@@ -230,6 +230,24 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         const rest = await store.find('p', { filter: { grp: 'x' }, sort: order, after: sortValues(all[1], order), limit: 2 });
         expect(rest.map((d) => d.id)).toEqual(all.slice(2, 4).map((d) => d.id));
       });
+
+      it('finds the same ids, in the same order, with findIds as with find (where the adapter has it)', async () => {
+        if (!store.findIds) return;
+        await put('p', makeRows(45, 'r'));
+        const order: Sort = [['score', 'desc'], ['id', 'asc']];
+        const all = await store.find('p', { sort });
+        const queries = [
+          { sort },
+          { sort, filter: { grp: 'x' }, limit: 5 },
+          { sort, after: sortValues(all[7], sort), limit: 9 },
+          { sort: order, filter: { grp: 'y' }, after: sortValues(all[3], order), limit: 4 },
+          { sort, filter: { grp: 'x' }, after: sortValues(all.filter((d) => d.grp === 'x').at(-3)!, sort) },
+        ];
+        for (const query of queries) {
+          expect(await store.findIds('p', query)).toEqual((await store.find('p', query)).map((d) => d.id));
+        }
+        expect(await store.findIds('missing_collection', { sort })).toEqual([]);
+      });
     });
 
     describe('aggregate', () => {

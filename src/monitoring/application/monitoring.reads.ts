@@ -94,6 +94,13 @@ export function presentCheck(row: Doc) {
   };
 }
 
+/** A check as the list serves it: its JSON, and its sort values for the next cursor. */
+type CheckEntry = { id: string; checked_at: unknown; check_id: unknown; json: string };
+
+function presentedCheck(row: Doc): CheckEntry {
+  return { id: row.id, checked_at: row.checked_at, check_id: row.check_id, json: JSON.stringify(presentCheck(row)) };
+}
+
 export function presentWindow(row: Doc | MaintenanceWindow & { reason: string | null; created_at: string }) {
   return {
     id: row.window_id as number,
@@ -130,12 +137,14 @@ export class MonitoringReads {
   private readonly projectRows: ViewCache<Doc>;
   private readonly endpointRows: ViewCache<Doc>;
   private readonly teamWindows: ViewCache<MaintenanceWindow[]>;
+  private readonly checkEntries: ViewCache<CheckEntry>;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.cursors = new CursorCodec(platform.cursorKey);
     this.projectRows = new ViewCache(platform.reader, MONITORING, 'projects');
     this.endpointRows = new ViewCache(platform.reader, MONITORING, 'endpoints');
     this.teamWindows = new ViewCache(platform.reader, MONITORING, 'maintenance_windows', { capacity: 1_000 });
+    this.checkEntries = new ViewCache(platform.reader, CHECKS, 'checks', { validUntil: 'rewritten', capacity: 20_000 });
   }
 
   /**
@@ -208,7 +217,12 @@ export class MonitoringReads {
     return { data: page.rows.map((row) => presentEndpoint(row, windows, now)), pagination: page.pagination };
   }
 
-  async checks(teamId: number, endpointId: number, filters: CheckFilters, limit: number, cursor: string | undefined): Promise<Page<ReturnType<typeof presentCheck>>> {
+  /**
+   * A page of checks as JSON text. The page's ids come from the index on every request; each
+   * check's presented JSON is kept per process until a check document is replaced or deleted
+   * (recording a check only inserts), so new checks show at once and old ones are not re-read.
+   */
+  async checksJson(teamId: number, endpointId: number, filters: CheckFilters, limit: number, cursor: string | undefined): Promise<string> {
     const bound = { list: 'checks', team_id: teamId, endpoint_id: endpointId, ...filters };
     const after = this.cursor(cursor, bound);
     const filter: Filter = { endpoint_id: endpointId, team_id: teamId };
@@ -217,9 +231,13 @@ export class MonitoringReads {
     if (filters.from !== undefined || filters.to !== undefined) {
       filter.checked_at = { ...(filters.from !== undefined ? { gte: filters.from } : {}), ...(filters.to !== undefined ? { lt: filters.to } : {}) };
     }
-    const rows = await this.platform.reader.find(CHECKS, 'checks', { filter, sort: CHECK_SORT, after, limit: limit + 1 });
+    const query = { filter, sort: CHECK_SORT, after, limit: limit + 1 };
+    const rows = await this.checkEntries.getMany(
+      () => this.platform.reader.findIds(CHECKS, 'checks', query),
+      async (ids) => (await this.platform.reader.getMany(CHECKS, 'checks', ids)).map((row) => [row.id, presentedCheck(row)]),
+    );
     const page = this.cursors.page(rows, limit, CHECK_SORT, bound);
-    return { data: page.rows.map(presentCheck), pagination: page.pagination };
+    return `{"data":[${page.rows.map((row) => row.json).join(',')}],"pagination":${JSON.stringify(page.pagination)}}`;
   }
 
   async check(teamId: number, endpointId: number, checkId: number) {

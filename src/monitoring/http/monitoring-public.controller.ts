@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Header, Param, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Problems } from '../../platform/http/problem.js';
@@ -105,6 +105,7 @@ export class MonitoringPublicController {
   @ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339, exclusive: checks before.' })
   @PageQueries()
   @ApiOkResponse({ type: CheckListResponse })
+  @Header('content-type', 'application/json; charset=utf-8')
   async listChecks(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
     const teamId = teamOf(request);
     const endpointId = pathId(endpointParam, 'The endpoint');
@@ -113,7 +114,7 @@ export class MonitoringPublicController {
     const { limit, cursor } = q.page();
     q.done();
     const defined = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
-    return this.reads.checks(teamId, endpointId, defined, limit, cursor);
+    return this.reads.checksJson(teamId, endpointId, defined, limit, cursor);
   }
 
   @RequiresScope('monitoring:read')

@@ -49,6 +49,40 @@ export class ViewCache<V> {
     return value;
   }
 
+  /**
+   * Values for the keys `findKeys` returns (read after the stamp), in that order: valid entries
+   * from the cache, the others from `loadMany` (keys it does not return are left out).
+   */
+  async getMany(findKeys: () => Promise<string[]>, loadMany: (keys: string[]) => Promise<Array<[string, V]>>): Promise<V[]> {
+    const stamps = await this.reader.stamps(this.projection, this.collection);
+    const keys = await findKeys();
+    if (!stamps) return this.ordered(keys, new Map(await loadMany(keys)));
+    const stamp = stamps[this.validUntil];
+    const found = new Map<string, V>();
+    const missing: string[] = [];
+    for (const key of keys) {
+      const entry = this.entries.get(key);
+      if (entry && entry.stamp === stamp && entry.collection === stamps.collection) found.set(key, entry.value);
+      else missing.push(key);
+    }
+    if (missing.length > 0) {
+      for (const [key, value] of await loadMany(missing)) {
+        found.set(key, value);
+        this.remember(key, { collection: stamps.collection, stamp, value });
+      }
+    }
+    return this.ordered(keys, found);
+  }
+
+  private ordered(keys: string[], values: Map<string, V>): V[] {
+    const result: V[] = [];
+    for (const key of keys) {
+      const value = values.get(key);
+      if (value !== undefined) result.push(value);
+    }
+    return result;
+  }
+
   private remember(key: string, entry: Entry<V>): void {
     this.entries.delete(key);
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);

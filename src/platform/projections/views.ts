@@ -40,6 +40,13 @@ export class ViewReader {
     return this.store.find(await this.collection(projection, collection), query);
   }
 
+  /** The ids `find` would return, in its order (read without the documents where the store can). */
+  async findIds(projection: string, collection: string, query: FindQuery): Promise<string[]> {
+    const physical = await this.collection(projection, collection);
+    if (this.store.findIds) return this.store.findIds(physical, query);
+    return (await this.store.find(physical, query)).map((doc) => doc.id);
+  }
+
   async count(projection: string, collection: string, filter?: Filter): Promise<number> {
     return this.store.count(await this.collection(projection, collection), filter);
   }

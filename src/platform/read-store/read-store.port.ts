@@ -88,6 +88,8 @@ export interface ReadStore {
   get(collection: string, id: string): Promise<Doc | null>;
   getMany(collection: string, ids: string[]): Promise<Doc[]>;
   find(collection: string, query: FindQuery): Promise<Doc[]>;
+  /** Optional: the ids `find` would return, in its order, without reading the documents. */
+  findIds?(collection: string, query: FindQuery): Promise<string[]>;
   count(collection: string, filter?: Filter): Promise<number>;
   aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]>;
   /** All writes (across collections) become visible together or not at all. */
