@@ -225,7 +225,9 @@ export class MonitoringReads {
   async checksJson(teamId: number, endpointId: number, filters: CheckFilters, limit: number, cursor: string | undefined): Promise<string> {
     const bound = { list: 'checks', team_id: teamId, endpoint_id: endpointId, ...filters };
     const after = this.cursor(cursor, bound);
-    const filter: Filter = { endpoint_id: endpointId, team_id: teamId };
+    // Every check of the team's endpoint is the team's: no per-row team filter in the query.
+    await this.endpointRow(teamId, endpointId);
+    const filter: Filter = { endpoint_id: endpointId };
     if (filters.source !== undefined) filter.source = filters.source;
     if (filters.success !== undefined) filter.success = filters.success;
     if (filters.from !== undefined || filters.to !== undefined) {

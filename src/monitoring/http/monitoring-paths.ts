@@ -1,9 +1,15 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
+import { ViewCache } from '../../platform/projections/view-cache.js';
 import type { ViewReader } from '../../platform/projections/views.js';
+import type { Doc } from '../../platform/read-store/read-store.port.js';
 
+/** Looks rows up through a ViewCache per reader (valid while the collection's stamp holds). */
 function inTeam(collection: string) {
+  const caches = new WeakMap<ViewReader, ViewCache<Doc>>();
   return async (reader: ViewReader, id: number, teamId: number | null) => {
-    const row = await reader.get('monitoring', collection, id);
+    let cache = caches.get(reader);
+    if (!cache) caches.set(reader, (cache = new ViewCache(reader, 'monitoring', collection)));
+    const row = await cache.get(String(id), () => reader.get('monitoring', collection, id));
     return row !== null && (teamId === null || row.team_id === teamId);
   };
 }

@@ -8,19 +8,35 @@ export interface Pagination {
   has_more: boolean;
 }
 
+const FILTER_SIGNATURES_KEPT = 1_000;
+
 /**
  * Opaque keyset cursors: the last row's sort values, bound to the query's filters and signed,
  * so a cursor from another query or a tampered one is refused (400 invalid_cursor).
  */
 export class CursorCodec {
+  /** Signatures of recently seen filter sets: the same list is paged again and again. */
+  private readonly filterSignatures = new Map<string, string>();
+
   constructor(private readonly key: Buffer) {}
 
   private sign(text: string): string {
     return createHmac('sha256', this.key).update(text).digest('base64url').slice(0, 22);
   }
 
+  private signFilters(filters: unknown): string {
+    const text = canonicalJson(filters);
+    let signature = this.filterSignatures.get(text);
+    if (signature === undefined) {
+      signature = this.sign(text);
+      if (this.filterSignatures.size >= FILTER_SIGNATURES_KEPT) this.filterSignatures.clear();
+      this.filterSignatures.set(text, signature);
+    }
+    return signature;
+  }
+
   encode(keyset: Scalar[], filters: unknown): string {
-    const payload = Buffer.from(JSON.stringify({ k: keyset, f: this.sign(canonicalJson(filters)) })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ k: keyset, f: this.signFilters(filters) })).toString('base64url');
     return `${payload}.${this.sign(payload)}`;
   }
 
@@ -32,7 +48,7 @@ export class CursorCodec {
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw Problems.invalidCursor();
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { k: Scalar[]; f: string };
-    if (decoded.f !== this.sign(canonicalJson(filters)) || !Array.isArray(decoded.k)) throw Problems.invalidCursor();
+    if (decoded.f !== this.signFilters(filters) || !Array.isArray(decoded.k)) throw Problems.invalidCursor();
     return decoded.k;
   }
 
