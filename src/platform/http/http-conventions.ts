@@ -181,20 +181,31 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
     if (declared > limit) throw Problems.payloadTooLarge(limit);
   });
 
-  fastify.addHook('preHandler', async (request, reply) => {
+  // Idempotency only concerns POSTs that carry a key: the other requests pass without a promise.
+  const claim = async (request: FastifyRequest, reply: FastifyReply) => {
     if (await claimIdempotencyKey(request, reply, deps)) return reply;
-  });
-
-  fastify.addHook('onSend', async (request, reply, payload) => {
-    await settleIdempotencyKey(request, reply, payload, deps);
-    return payload;
-  });
-
-  const releaseAbandoned = async (request: FastifyRequest) => {
-    if (request.idempotencyKey) await deps.coordination.releaseIdempotency(request.idempotencyKey).catch(() => undefined);
   };
-  fastify.addHook('onRequestAbort', releaseAbandoned);
-  fastify.addHook('onResponse', releaseAbandoned);
+  fastify.addHook('preHandler', (request, reply, done) => {
+    if (request.method !== 'POST' || request.headers['idempotency-key'] === undefined) return done();
+    return claim(request, reply);
+  });
+
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.idempotencyKey) return done(null, payload);
+    settleIdempotencyKey(request, reply, payload, deps).then(() => done(null, payload), done);
+  });
+
+  const releaseAbandoned = async (key: string) => {
+    await deps.coordination.releaseIdempotency(key).catch(() => undefined);
+  };
+  fastify.addHook('onRequestAbort', (request, done) => {
+    if (!request.idempotencyKey) return done();
+    return releaseAbandoned(request.idempotencyKey);
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    if (!request.idempotencyKey) return done();
+    return releaseAbandoned(request.idempotencyKey);
+  });
 
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_LIMIT }, (request, body, done) => {

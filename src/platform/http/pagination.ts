@@ -8,31 +8,32 @@ export interface Pagination {
   has_more: boolean;
 }
 
-const FILTER_SIGNATURES_KEPT = 1_000;
+/** Signatures remembered per codec: the same lists and pages are asked for again and again. */
+const SIGNATURES_KEPT = 1_000;
+const LONGEST_REMEMBERED = 512;
 
 /**
  * Opaque keyset cursors: the last row's sort values, bound to the query's filters and signed,
  * so a cursor from another query or a tampered one is refused (400 invalid_cursor).
  */
 export class CursorCodec {
-  /** Signatures of recently seen filter sets: the same list is paged again and again. */
-  private readonly filterSignatures = new Map<string, string>();
+  private readonly signatures = new Map<string, string>();
 
   constructor(private readonly key: Buffer) {}
 
   private sign(text: string): string {
-    return createHmac('sha256', this.key).update(text).digest('base64url').slice(0, 22);
+    let signature = this.signatures.get(text);
+    if (signature === undefined) {
+      signature = createHmac('sha256', this.key).update(text).digest('base64url').slice(0, 22);
+      if (text.length > LONGEST_REMEMBERED) return signature;
+      if (this.signatures.size >= SIGNATURES_KEPT) this.signatures.clear();
+      this.signatures.set(text, signature);
+    }
+    return signature;
   }
 
   private signFilters(filters: unknown): string {
-    const text = canonicalJson(filters);
-    let signature = this.filterSignatures.get(text);
-    if (signature === undefined) {
-      signature = this.sign(text);
-      if (this.filterSignatures.size >= FILTER_SIGNATURES_KEPT) this.filterSignatures.clear();
-      this.filterSignatures.set(text, signature);
-    }
-    return signature;
+    return this.sign(canonicalJson(filters));
   }
 
   encode(keyset: Scalar[], filters: unknown): string {
