@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
 import { Problems } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { ViewCache } from '../../platform/projections/view-cache.js';
+import { ViewCache, ViewListCache } from '../../platform/projections/view-cache.js';
 import type { Doc, Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
 import { coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
 
@@ -137,14 +137,14 @@ export class MonitoringReads {
   private readonly projectRows: ViewCache<Doc>;
   private readonly endpointRows: ViewCache<Doc>;
   private readonly teamWindows: ViewCache<MaintenanceWindow[]>;
-  private readonly checkEntries: ViewCache<CheckEntry>;
+  private readonly checkLists: ViewListCache<CheckEntry>;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.cursors = new CursorCodec(platform.cursorKey);
     this.projectRows = new ViewCache(platform.reader, MONITORING, 'projects');
     this.endpointRows = new ViewCache(platform.reader, MONITORING, 'endpoints');
     this.teamWindows = new ViewCache(platform.reader, MONITORING, 'maintenance_windows', { capacity: 1_000 });
-    this.checkEntries = new ViewCache(platform.reader, CHECKS, 'checks', { validUntil: 'rewritten', capacity: 20_000 });
+    this.checkLists = new ViewListCache(platform.reader, CHECKS, 'checks', { lists: 1_000, values: 20_000 });
   }
 
   /**
@@ -218,9 +218,10 @@ export class MonitoringReads {
   }
 
   /**
-   * A page of checks as JSON text. The page's ids come from the index on every request; each
-   * check's presented JSON is kept per process until a check document is replaced or deleted
-   * (recording a check only inserts), so new checks show at once and old ones are not re-read.
+   * A page of checks as JSON text. The page's ids are kept per query while the checks collection
+   * is unchanged and read from the index again after any write; each check's presented JSON is
+   * kept until a check document is replaced or deleted (recording a check only inserts), so new
+   * checks show at once and known ones are not read again.
    */
   async checksJson(teamId: number, endpointId: number, filters: CheckFilters, limit: number, cursor: string | undefined): Promise<string> {
     const bound = { list: 'checks', team_id: teamId, endpoint_id: endpointId, ...filters };
@@ -234,7 +235,8 @@ export class MonitoringReads {
       filter.checked_at = { ...(filters.from !== undefined ? { gte: filters.from } : {}), ...(filters.to !== undefined ? { lt: filters.to } : {}) };
     }
     const query = { filter, sort: CHECK_SORT, after, limit: limit + 1 };
-    const rows = await this.checkEntries.getMany(
+    const rows = await this.checkLists.list(
+      JSON.stringify(query),
       () => this.platform.reader.findIds(CHECKS, 'checks', query),
       async (ids) => (await this.platform.reader.getMany(CHECKS, 'checks', ids)).map((row) => [row.id, presentedCheck(row)]),
     );

@@ -11,10 +11,24 @@ export interface ViewCacheOptions {
   capacity?: number;
 }
 
-interface Entry<V> {
-  collection: string;
-  stamp: number;
-  value: V;
+type Stamped = CollectionStamps & { collection: string };
+
+/** Entries tagged with the physical collection and stamp they were read under. */
+class StampedEntries<V> {
+  private readonly entries = new Map<string, { collection: string; stamp: number; value: V }>();
+
+  constructor(private readonly capacity: number) {}
+
+  valid(key: string, collection: string, stamp: number): V | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.stamp === stamp && entry.collection === collection ? entry.value : undefined;
+  }
+
+  remember(key: string, collection: string, stamp: number, value: V): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { collection, stamp, value });
+  }
 }
 
 /**
@@ -24,9 +38,8 @@ interface Entry<V> {
  * get loads. Nothing is kept for a load that returns null.
  */
 export class ViewCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: StampedEntries<V>;
   private readonly validUntil: keyof CollectionStamps;
-  private readonly capacity: number;
 
   constructor(
     private readonly reader: ViewReader,
@@ -35,57 +48,79 @@ export class ViewCache<V> {
     options: ViewCacheOptions = {},
   ) {
     this.validUntil = options.validUntil ?? 'changed';
-    this.capacity = options.capacity ?? 10_000;
+    this.entries = new StampedEntries(options.capacity ?? 10_000);
   }
 
   async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
     const stamps = await this.reader.stamps(this.projection, this.collection);
     if (!stamps) return load();
     const stamp = stamps[this.validUntil];
-    const entry = this.entries.get(key);
-    if (entry && entry.stamp === stamp && entry.collection === stamps.collection) return entry.value;
+    const cached = this.entries.valid(key, stamps.collection, stamp);
+    if (cached !== undefined) return cached;
     const value = await load();
-    if (value !== null) this.remember(key, { collection: stamps.collection, stamp, value });
+    if (value !== null) this.entries.remember(key, stamps.collection, stamp, value);
     return value;
+  }
+}
+
+/**
+ * Lists read from one view collection: the ids each query returned, kept while the collection is
+ * unchanged (`changed`), and a value per document, kept until documents are rewritten
+ * (`rewritten`), so inserts only cost the list query again. One stamp read per list, before
+ * anything else is read. Values are shared: treat them as read-only.
+ */
+export class ViewListCache<V> {
+  private readonly lists: StampedEntries<string[]>;
+  private readonly values: StampedEntries<V>;
+
+  constructor(
+    private readonly reader: ViewReader,
+    private readonly projection: string,
+    private readonly collection: string,
+    options: { lists: number; values: number },
+  ) {
+    this.lists = new StampedEntries(options.lists);
+    this.values = new StampedEntries(options.values);
   }
 
   /**
-   * Values for the keys `findKeys` returns (read after the stamp), in that order: valid entries
-   * from the cache, the others from `loadMany` (keys it does not return are left out).
+   * The values of the documents `findIds` returns for the query named `queryKey`, in its order:
+   * cached ones as they are, the others from `loadMany` (ids it does not return are left out).
    */
-  async getMany(findKeys: () => Promise<string[]>, loadMany: (keys: string[]) => Promise<Array<[string, V]>>): Promise<V[]> {
+  async list(queryKey: string, findIds: () => Promise<string[]>, loadMany: (ids: string[]) => Promise<Array<[string, V]>>): Promise<V[]> {
     const stamps = await this.reader.stamps(this.projection, this.collection);
-    const keys = await findKeys();
-    if (!stamps) return this.ordered(keys, new Map(await loadMany(keys)));
-    const stamp = stamps[this.validUntil];
+    const ids = stamps ? await this.ids(stamps, queryKey, findIds) : await findIds();
+    if (!stamps) return ordered(ids, new Map(await loadMany(ids)));
     const found = new Map<string, V>();
     const missing: string[] = [];
-    for (const key of keys) {
-      const entry = this.entries.get(key);
-      if (entry && entry.stamp === stamp && entry.collection === stamps.collection) found.set(key, entry.value);
-      else missing.push(key);
+    for (const id of ids) {
+      const value = this.values.valid(id, stamps.collection, stamps.rewritten);
+      if (value === undefined) missing.push(id);
+      else found.set(id, value);
     }
     if (missing.length > 0) {
-      for (const [key, value] of await loadMany(missing)) {
-        found.set(key, value);
-        this.remember(key, { collection: stamps.collection, stamp, value });
+      for (const [id, value] of await loadMany(missing)) {
+        found.set(id, value);
+        this.values.remember(id, stamps.collection, stamps.rewritten, value);
       }
     }
-    return this.ordered(keys, found);
+    return ordered(ids, found);
   }
 
-  private ordered(keys: string[], values: Map<string, V>): V[] {
-    const result: V[] = [];
-    for (const key of keys) {
-      const value = values.get(key);
-      if (value !== undefined) result.push(value);
-    }
-    return result;
+  private async ids(stamps: Stamped, queryKey: string, findIds: () => Promise<string[]>): Promise<string[]> {
+    const cached = this.lists.valid(queryKey, stamps.collection, stamps.changed);
+    if (cached) return cached;
+    const ids = await findIds();
+    this.lists.remember(queryKey, stamps.collection, stamps.changed, ids);
+    return ids;
   }
+}
 
-  private remember(key: string, entry: Entry<V>): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, entry);
+function ordered<V>(keys: string[], values: Map<string, V>): V[] {
+  const result: V[] = [];
+  for (const key of keys) {
+    const value = values.get(key);
+    if (value !== undefined) result.push(value);
   }
+  return result;
 }
