@@ -64,7 +64,9 @@ describe('manual checks, destination verification and alert status', () => {
     const { token } = await t.issueToken(team.id, ['monitoring:read']);
     const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/manual`, { latency_trigger_count: 1, latency_trigger_window: 1 }));
     target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`)).statusCode).toBe(409);
+    const refused = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().code).toBe('destination_not_verified');
     expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
 
     target.mode = { status: 500, delayMs: 0 };

@@ -33,7 +33,7 @@ export class ProbingController {
   async runCheck(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string) {
     const endpoint = await this.endpointOf(teamParam, endpointParam);
     if (!endpoint.destination_verified) {
-      throw Problems.conflict('destination_unverified', 'Verify the endpoint destination before checking it.');
+      throw Problems.conflict('destination_not_verified', 'Verify the endpoint destination before checking it.');
     }
     const outcome = await this.prober.probe(endpoint.configuration);
     const result = await this.recorder.record({ jobId: `manual:${randomUUID()}`, source: 'manual', endpoint, outcome });
