@@ -4,7 +4,7 @@ import { Problems } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { ViewCache, ViewListCache } from '../../platform/projections/view-cache.js';
 import type { Doc, Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
-import { coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
+import { type Coverage, coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
 
 const MONITORING = 'monitoring';
 const CHECKS = 'checks';
@@ -31,12 +31,16 @@ export function presentProject(row: Doc, windows: MaintenanceWindow[], now: Date
   };
 }
 
-export function presentEndpoint(row: Doc, windows: MaintenanceWindow[], now: Date) {
-  const covered = coverage(
+function endpointCoverage(row: Doc, windows: MaintenanceWindow[], now: Date): Coverage {
+  return coverage(
     now,
     { team_id: row.team_id as number, project_id: row.project_id as number, endpoint_id: row.endpoint_id as number, maintenance_until: (row.maintenance_until as string | null) ?? null },
     windows,
   );
+}
+
+/** The presented endpoint's fields before its coverage (the order is the spec's). */
+function endpointConfiguration(row: Doc) {
   return {
     id: row.endpoint_id,
     team_id: row.team_id,
@@ -67,10 +71,32 @@ export function presentEndpoint(row: Doc, windows: MaintenanceWindow[], now: Dat
     latency_recovery_count: row.latency_recovery_count,
     configuration_version: row.configuration_version,
     maintenance_until: row.maintenance_until ?? null,
-    ...covered,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
   };
+}
+
+/** The presented endpoint's fields after its coverage. */
+function endpointTimestamps(row: Doc) {
+  return { created_at: row.created_at, updated_at: row.updated_at };
+}
+
+export function presentEndpoint(row: Doc, windows: MaintenanceWindow[], now: Date) {
+  return { ...endpointConfiguration(row), ...endpointCoverage(row, windows, now), ...endpointTimestamps(row) };
+}
+
+/** The JSON around an endpoint's coverage, made once per (cached, immutable) row. */
+const endpointJsonParts = new WeakMap<Doc, { before: string; after: string }>();
+
+/** `JSON.stringify(presentEndpoint(row, windows, now))`, serialising only the coverage per request. */
+export function presentEndpointJson(row: Doc, windows: MaintenanceWindow[], now: Date): string {
+  let parts = endpointJsonParts.get(row);
+  if (!parts) {
+    parts = { before: JSON.stringify(endpointConfiguration(row)).slice(0, -1), after: JSON.stringify(endpointTimestamps(row)).slice(1) };
+    endpointJsonParts.set(row, parts);
+  }
+  const covered = endpointCoverage(row, windows, now);
+  const coverageJson = `"under_maintenance":${covered.under_maintenance},"maintenance_window_ids":${JSON.stringify(covered.maintenance_window_ids)}`;
+  const head = parts.before === '{' ? parts.before : `${parts.before},`;
+  return `${head}${coverageJson}${parts.after === '}' ? '}' : `,${parts.after}`}`;
 }
 
 export function presentCheck(row: Doc) {
@@ -181,6 +207,13 @@ export class MonitoringReads {
     const row = await this.endpointRow(teamId, endpointId);
     const now = new Date();
     return presentEndpoint(row, await this.windows(teamId, now), now);
+  }
+
+  /** `{ data: endpoint }` as JSON text (the public GET, answered without re-serialising the row). */
+  async endpointJson(teamId: number, endpointId: number): Promise<string> {
+    const row = await this.endpointRow(teamId, endpointId);
+    const now = new Date();
+    return `{"data":${presentEndpointJson(row, await this.windows(teamId, now), now)}}`;
   }
 
   async window(teamId: number, windowId: number) {

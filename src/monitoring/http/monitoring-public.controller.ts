@@ -16,6 +16,9 @@ function teamOf(request: FastifyRequest): number {
   return principal.teamId;
 }
 
+/** Routes that answer JSON text already serialised say so themselves (Fastify would say text/plain). */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 const PageQueries = () =>
   applyDecorators(
     ApiQuery({ name: 'limit', required: false, type: Number, description: '1 through 100; default 50.' }),
@@ -90,9 +93,10 @@ export class MonitoringPublicController {
   @Get('endpoints/:endpointID')
   @ApiOperation({ summary: 'Get an endpoint' })
   @ApiOkResponse({ type: EndpointResponse })
+  @Header('content-type', JSON_CONTENT_TYPE)
   async getEndpoint(@Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
     const teamId = teamOf(request);
-    return { data: await this.reads.endpoint(teamId, pathId(endpointParam, 'The endpoint')) };
+    return this.reads.endpointJson(teamId, pathId(endpointParam, 'The endpoint'));
   }
 
   @RequiresScope('monitoring:read')
@@ -105,7 +109,7 @@ export class MonitoringPublicController {
   @ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339, exclusive: checks before.' })
   @PageQueries()
   @ApiOkResponse({ type: CheckListResponse })
-  @Header('content-type', 'application/json; charset=utf-8')
+  @Header('content-type', JSON_CONTENT_TYPE)
   async listChecks(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
     const teamId = teamOf(request);
     const endpointId = pathId(endpointParam, 'The endpoint');
