@@ -96,6 +96,23 @@ describe('SQLite read store stamps', () => {
     expect(await b.stamps('docs')).toEqual(before);
   });
 
+  it('lets calls in one scope share a look at other connections taken at its first call, and looks again for another scope', async () => {
+    await put(a, { id: '1', n: 1 });
+    const request = {};
+    const first = await a.stamps('docs', request);
+    await put(b, { id: '2', n: 2 });
+    expect(await a.stamps('docs', request)).toEqual(first);
+    const nextRequest = {};
+    const seenByNext = await a.stamps('docs', nextRequest);
+    expect(seenByNext.changed).not.toBe(first.changed);
+    await put(a, { id: '3', n: 3 });
+    const afterOwnCommit = await a.stamps('docs', nextRequest);
+    expect(afterOwnCommit.changed).not.toBe(seenByNext.changed);
+    await put(b, { id: '4', n: 4 });
+    expect(await a.stamps('docs', nextRequest)).toEqual(afterOwnCommit);
+    expect((await a.stamps('docs')).changed).not.toBe(afterOwnCommit.changed);
+  });
+
   it('does not move any stamp when an existing collection is ensured again', async () => {
     const before = await a.stamps('docs');
     await b.ensureCollection({ name: 'docs', indexes: [{ fields: ['n'] }, { fields: ['m'] }] });

@@ -177,11 +177,12 @@ export class MonitoringReads {
    * The team's windows that had not ended when read (cancelled ones included): coverage at any
    * later `now` skips the cancelled and the ended ones itself.
    */
-  async windows(teamId: number, now: Date): Promise<MaintenanceWindow[]> {
-    const windows = await this.teamWindows.get(String(teamId), async () => {
+  async windows(teamId: number, now: Date, scope?: object): Promise<MaintenanceWindow[]> {
+    const load = async () => {
       const rows = await this.platform.reader.find(MONITORING, 'maintenance_windows', { filter: { team_id: teamId, ends_at: { gt: now.toISOString() } } });
       return rows as unknown as MaintenanceWindow[];
-    });
+    };
+    const windows = await this.teamWindows.get(String(teamId), load, scope);
     return windows ?? [];
   }
 
@@ -191,8 +192,8 @@ export class MonitoringReads {
     return row;
   }
 
-  async endpointRow(teamId: number, endpointId: number): Promise<Doc> {
-    const row = await this.endpointRows.get(String(endpointId), () => this.platform.reader.get(MONITORING, 'endpoints', endpointId));
+  async endpointRow(teamId: number, endpointId: number, scope?: object): Promise<Doc> {
+    const row = await this.endpointRows.get(String(endpointId), () => this.platform.reader.get(MONITORING, 'endpoints', endpointId), scope);
     if (!row || row.team_id !== teamId) throw Problems.notFound('The endpoint');
     return row;
   }
@@ -209,11 +210,14 @@ export class MonitoringReads {
     return presentEndpoint(row, await this.windows(teamId, now), now);
   }
 
-  /** `{ data: endpoint }` as JSON text (the public GET, answered without re-serialising the row). */
-  async endpointJson(teamId: number, endpointId: number): Promise<string> {
-    const row = await this.endpointRow(teamId, endpointId);
+  /**
+   * `{ data: endpoint }` as JSON text (the public GET, answered without re-serialising the row).
+   * `scope` (the request): see `ReadStore.stamps`.
+   */
+  async endpointJson(teamId: number, endpointId: number, scope?: object): Promise<string> {
+    const row = await this.endpointRow(teamId, endpointId, scope);
     const now = new Date();
-    return `{"data":${presentEndpointJson(row, await this.windows(teamId, now), now)}}`;
+    return `{"data":${presentEndpointJson(row, await this.windows(teamId, now, scope), now)}}`;
   }
 
   async window(teamId: number, windowId: number) {
@@ -256,11 +260,11 @@ export class MonitoringReads {
    * kept until a check document is replaced or deleted (recording a check only inserts), so new
    * checks show at once and known ones are not read again.
    */
-  async checksJson(teamId: number, endpointId: number, filters: CheckFilters, limit: number, cursor: string | undefined): Promise<string> {
+  async checksJson(teamId: number, endpointId: number, filters: CheckFilters, limit: number, cursor: string | undefined, scope?: object): Promise<string> {
     const bound = { list: 'checks', team_id: teamId, endpoint_id: endpointId, ...filters };
     const after = this.cursor(cursor, bound);
     // Every check of the team's endpoint is the team's: no per-row team filter in the query.
-    await this.endpointRow(teamId, endpointId);
+    await this.endpointRow(teamId, endpointId, scope);
     const filter: Filter = { endpoint_id: endpointId };
     if (filters.source !== undefined) filter.source = filters.source;
     if (filters.success !== undefined) filter.success = filters.success;
@@ -272,6 +276,7 @@ export class MonitoringReads {
       JSON.stringify(query),
       () => this.platform.reader.findIds(CHECKS, 'checks', query),
       async (ids) => (await this.platform.reader.getMany(CHECKS, 'checks', ids)).map((row) => [row.id, presentedCheck(row)]),
+      scope,
     );
     const page = this.cursors.page(rows, limit, CHECK_SORT, bound);
     return `{"data":[${page.rows.map((row) => row.json).join(',')}],"pagination":${JSON.stringify(page.pagination)}}`;

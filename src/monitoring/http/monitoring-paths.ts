@@ -6,10 +6,10 @@ import type { Doc } from '../../platform/read-store/read-store.port.js';
 /** Looks rows up through a ViewCache per reader (valid while the collection's stamp holds). */
 function inTeam(collection: string) {
   const caches = new WeakMap<ViewReader, ViewCache<Doc>>();
-  return async (reader: ViewReader, id: number, teamId: number | null) => {
+  return async (reader: ViewReader, id: number, teamId: number | null, scope?: object) => {
     let cache = caches.get(reader);
     if (!cache) caches.set(reader, (cache = new ViewCache(reader, 'monitoring', collection)));
-    const row = await cache.get(String(id), () => reader.get('monitoring', collection, id));
+    const row = await cache.get(String(id), () => reader.get('monitoring', collection, id), scope);
     return row !== null && (teamId === null || row.team_id === teamId);
   };
 }

@@ -96,7 +96,7 @@ export class MonitoringPublicController {
   @Header('content-type', JSON_CONTENT_TYPE)
   async getEndpoint(@Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
     const teamId = teamOf(request);
-    return this.reads.endpointJson(teamId, pathId(endpointParam, 'The endpoint'));
+    return this.reads.endpointJson(teamId, pathId(endpointParam, 'The endpoint'), request);
   }
 
   @RequiresScope('monitoring:read')
@@ -118,7 +118,7 @@ export class MonitoringPublicController {
     const { limit, cursor } = q.page();
     q.done();
     const defined = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
-    return this.reads.checksJson(teamId, endpointId, defined, limit, cursor);
+    return this.reads.checksJson(teamId, endpointId, defined, limit, cursor, request);
   }
 
   @RequiresScope('monitoring:read')

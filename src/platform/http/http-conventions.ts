@@ -85,7 +85,7 @@ async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: Http
     return { kind: 'admin' };
   }
   if (auth.kind !== 'token') return null;
-  const record = await deps.tokens().findByHash(sha256(token));
+  const record = await deps.tokens().findByHash(sha256(token), request);
   const now = Date.now();
   if (!record || record.revokedAt !== null || (record.expiresAt !== null && Date.parse(record.expiresAt) <= now)) {
     throw Problems.unauthenticated(true);

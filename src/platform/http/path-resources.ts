@@ -14,8 +14,8 @@ export interface PathResource {
   what: string;
   /** True when this resource is the team that later path resources must belong to. */
   isTeam?: boolean;
-  /** Whether the resource exists and, when `teamId` is given, belongs to that team. */
-  exists(reader: ViewReader, id: number, teamId: number | null): Promise<boolean>;
+  /** Whether the resource exists and, when `teamId` is given, belongs to that team. `scope`: the request (see `ReadStore.stamps`). */
+  exists(reader: ViewReader, id: number, teamId: number | null, scope?: object): Promise<boolean>;
 }
 
 const PATH_RESOURCES = Symbol('PATH_RESOURCES');
@@ -42,7 +42,7 @@ export class PathResourceGuard implements CanActivate {
       const raw = params[resource.param];
       if (raw === undefined) continue;
       const id = pathId(raw, resource.what);
-      if (!(await resource.exists(this.platform.reader, id, teamId))) throw Problems.notFound(resource.what);
+      if (!(await resource.exists(this.platform.reader, id, teamId, request))) throw Problems.notFound(resource.what);
       if (resource.isTeam) teamId = id;
     }
     return true;

@@ -32,7 +32,8 @@ export interface TokenRecord {
 
 /** Looks a presented token up by its SHA-256 hash (implemented by the tenancy context). */
 export interface TokenVerifier {
-  findByHash(hash: string): Promise<TokenRecord | null>;
+  /** `scope` (the request): see `ReadStore.stamps`. */
+  findByHash(hash: string, scope?: object): Promise<TokenRecord | null>;
   /** Records use, throttled by the implementation. */
   touched(tokenId: number, teamId: number): void;
 }

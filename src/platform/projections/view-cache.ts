@@ -51,8 +51,9 @@ export class ViewCache<V> {
     this.entries = new StampedEntries(options.capacity ?? 10_000);
   }
 
-  async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
-    const stamps = await this.reader.stamps(this.projection, this.collection);
+  /** `scope`: one object per request lets its gets share one look at other processes' commits. */
+  async get(key: string, load: () => Promise<V | null>, scope?: object): Promise<V | null> {
+    const stamps = await this.reader.stamps(this.projection, this.collection, scope);
     if (!stamps) return load();
     const stamp = stamps[this.validUntil];
     const cached = this.entries.valid(key, stamps.collection, stamp);
@@ -86,9 +87,15 @@ export class ViewListCache<V> {
   /**
    * The values of the documents `findIds` returns for the query named `queryKey`, in its order:
    * cached ones as they are, the others from `loadMany` (ids it does not return are left out).
+   * `scope`: see `ViewCache.get`.
    */
-  async list(queryKey: string, findIds: () => Promise<string[]>, loadMany: (ids: string[]) => Promise<Array<[string, V]>>): Promise<V[]> {
-    const stamps = await this.reader.stamps(this.projection, this.collection);
+  async list(
+    queryKey: string,
+    findIds: () => Promise<string[]>,
+    loadMany: (ids: string[]) => Promise<Array<[string, V]>>,
+    scope?: object,
+  ): Promise<V[]> {
+    const stamps = await this.reader.stamps(this.projection, this.collection, scope);
     const ids = stamps ? await this.ids(stamps, queryKey, findIds) : await findIds();
     if (!stamps) return ordered(ids, new Map(await loadMany(ids)));
     const found = new Map<string, V>();

@@ -57,12 +57,13 @@ export class ViewReader {
 
   /**
    * Stamps of the active generation's collection, tagged with its physical name so that a swap
-   * counts as a change; null when the store cannot tell (then do not cache).
+   * counts as a change; null when the store cannot tell (then do not cache). `scope`: see
+   * `ReadStore.stamps`.
    */
-  async stamps(projection: string, collection: string): Promise<(CollectionStamps & { collection: string }) | null> {
+  async stamps(projection: string, collection: string, scope?: object): Promise<(CollectionStamps & { collection: string }) | null> {
     if (!this.store.stamps) return null;
     const physical = await this.collection(projection, collection);
-    return { collection: physical, ...(await this.store.stamps(physical)) };
+    return { collection: physical, ...(await this.store.stamps(physical, scope)) };
   }
 
   /** Position the active generation of `projection` has applied (null: nothing yet). */

@@ -21,8 +21,8 @@ export class ViewTokenVerifier implements TokenVerifier {
     this.byHash = new ViewCache(platform.reader, 'tenancy', 'tokens');
   }
 
-  findByHash(hash: string): Promise<TokenRecord | null> {
-    return this.byHash.get(hash, () => this.read(hash));
+  findByHash(hash: string, scope?: object): Promise<TokenRecord | null> {
+    return this.byHash.get(hash, () => this.read(hash), scope);
   }
 
   private async read(hash: string): Promise<TokenRecord | null> {

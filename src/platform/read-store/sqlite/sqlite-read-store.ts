@@ -82,7 +82,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly dataVersion: Database.Statement;
   /** Commits, creations and drops through this connection (data_version only counts other connections'). */
   private localChanges = 0;
-  private stampsSeen = { dataVersion: -1, localChanges: -1 };
+  private stampsSeen: { dataVersion: number; localChanges: number; scope: object | null } = { dataVersion: -1, localChanges: -1, scope: null };
   private stampsByCollection = new Map<string, CollectionStamps>();
 
   constructor(file: string, options: SqliteReadStoreOptions = {}) {
@@ -125,15 +125,20 @@ export class SqliteReadStore implements ReadStore {
     this.statements.clear();
   }
 
-  async stamps(collection: string): Promise<CollectionStamps> {
+  async stamps(collection: string, scope?: object): Promise<CollectionStamps> {
     tableName(collection);
+    const seen = this.stampsSeen;
+    if (scope === undefined || scope !== seen.scope || this.localChanges !== seen.localChanges) this.refreshStamps(scope ?? null);
+    return this.stampsByCollection.get(collection) ?? NO_STAMPS;
+  }
+
+  private refreshStamps(scope: object | null): void {
     const version = this.dataVersion.get() as number;
     if (version !== this.stampsSeen.dataVersion || this.localChanges !== this.stampsSeen.localChanges) {
-      this.stampsSeen = { dataVersion: version, localChanges: this.localChanges };
       const rows = this.statement(`SELECT collection, changed, rewritten FROM ${STAMPS_TABLE}`).all() as Array<CollectionStamps & { collection: string }>;
       this.stampsByCollection = new Map(rows.map((row) => [row.collection, { changed: row.changed, rewritten: row.rewritten }]));
     }
-    return this.stampsByCollection.get(collection) ?? NO_STAMPS;
+    this.stampsSeen = { dataVersion: version, localChanges: this.localChanges, scope };
   }
 
   async listCollections(): Promise<string[]> {
