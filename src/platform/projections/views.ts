@@ -9,7 +9,7 @@ import { ProjectionRegistry, physicalCollection } from './registry.js';
  */
 export class ViewReader {
   private readonly registry: ProjectionRegistry;
-  private readonly generations = new Map<string, { generation: number; until: number }>();
+  private readonly generations = new Map<string, { generation: number; until: number; names: Map<string, string> }>();
 
   constructor(
     private readonly store: ReadStore,
@@ -19,12 +19,20 @@ export class ViewReader {
   }
 
   async collection(projection: string, collection: string): Promise<string> {
-    const cached = this.generations.get(projection);
-    if (cached && cached.until > Date.now()) return physicalCollection(projection, cached.generation, collection);
-    const pointer = await this.registry.pointer(projection);
-    const generation = pointer?.generation ?? 1;
-    this.generations.set(projection, { generation, until: Date.now() + this.cacheMs });
-    return physicalCollection(projection, generation, collection);
+    let cached = this.generations.get(projection);
+    if (!cached || cached.until <= Date.now()) {
+      const pointer = await this.registry.pointer(projection);
+      const generation = pointer?.generation ?? 1;
+      const names = cached?.generation === generation ? cached.names : new Map<string, string>();
+      cached = { generation, until: Date.now() + this.cacheMs, names };
+      this.generations.set(projection, cached);
+    }
+    let name = cached.names.get(collection);
+    if (name === undefined) {
+      name = physicalCollection(projection, cached.generation, collection);
+      cached.names.set(collection, name);
+    }
+    return name;
   }
 
   async get(projection: string, collection: string, id: string | number): Promise<Doc | null> {

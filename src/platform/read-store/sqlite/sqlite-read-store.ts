@@ -126,7 +126,6 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async stamps(collection: string, scope?: object): Promise<CollectionStamps> {
-    tableName(collection);
     const seen = this.stampsSeen;
     if (scope === undefined || scope !== seen.scope || this.localChanges !== seen.localChanges) this.refreshStamps(scope ?? null);
     return this.stampsByCollection.get(collection) ?? NO_STAMPS;
