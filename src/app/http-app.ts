@@ -8,6 +8,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { HealthController } from '../platform/health/health.controller.js';
 import { installHttpConventions, MAX_BODY_LIMIT } from '../platform/http/http-conventions.js';
 import { ProblemFilter, ROUTE_TABLE } from '../platform/http/problem.filter.js';
+import { lazyRequestLogger } from '../platform/http/lazy-request-logger.js';
 import { requestIdFor } from '../platform/http/request-id.js';
 import { TOKEN_VERIFIER, type TokenVerifier } from '../platform/http/route-auth.js';
 import { RouteTable } from '../platform/http/route-table.js';
@@ -49,6 +50,7 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
   const adapter = new FastifyAdapter({
     loggerInstance: platform.logger,
     genReqId: requestIdFor,
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: MAX_BODY_LIMIT,
     logController: new LogController({
       requestIdLogLabel: 'request_id',
