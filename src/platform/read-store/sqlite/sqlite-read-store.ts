@@ -300,7 +300,6 @@ export class SqliteReadStore implements ReadStore {
     this.statements.set(key, stmt);
     return stmt;
   }
-
 }
 
 type PreparedWrite =
