@@ -3,6 +3,7 @@ import { CursorCodec, type Pagination } from '../../platform/http/pagination.js'
 import { Problems } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { ViewCache, ViewListCache } from '../../platform/projections/view-cache.js';
+import { monitoringRows } from './monitoring-rows.js';
 import type { Doc, Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
 import { type Coverage, coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
 
@@ -167,8 +168,8 @@ export class MonitoringReads {
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.cursors = new CursorCodec(platform.cursorKey);
-    this.projectRows = new ViewCache(platform.reader, MONITORING, 'projects');
-    this.endpointRows = new ViewCache(platform.reader, MONITORING, 'endpoints');
+    this.projectRows = monitoringRows(platform.reader, 'projects');
+    this.endpointRows = monitoringRows(platform.reader, 'endpoints');
     this.teamWindows = new ViewCache(platform.reader, MONITORING, 'maintenance_windows', { capacity: 1_000 });
     this.checkLists = new ViewListCache(platform.reader, CHECKS, 'checks', { lists: 1_000, values: 20_000 });
   }

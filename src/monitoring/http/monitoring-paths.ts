@@ -1,15 +1,11 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
-import { ViewCache } from '../../platform/projections/view-cache.js';
 import type { ViewReader } from '../../platform/projections/views.js';
-import type { Doc } from '../../platform/read-store/read-store.port.js';
+import { monitoringRows } from '../application/monitoring-rows.js';
 
-/** Looks rows up through a ViewCache per reader (valid while the collection's stamp holds). */
-function inTeam(collection: string) {
-  const caches = new WeakMap<ViewReader, ViewCache<Doc>>();
+/** Looks rows up through the shared row cache (valid while the collection's stamp holds). */
+function inTeam(collection: 'projects' | 'endpoints') {
   return async (reader: ViewReader, id: number, teamId: number | null, scope?: object) => {
-    let cache = caches.get(reader);
-    if (!cache) caches.set(reader, (cache = new ViewCache(reader, 'monitoring', collection)));
-    const row = await cache.get(String(id), () => reader.get('monitoring', collection, id), scope);
+    const row = await monitoringRows(reader, collection).get(String(id), () => reader.get('monitoring', collection, id), scope);
     return row !== null && (teamId === null || row.team_id === teamId);
   };
 }
