@@ -1,3 +1,4 @@
+import { holdAppend } from '../support/event-store-fixtures.js';
 import { createIncident, fieldsOf, INCIDENTS, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -160,33 +161,20 @@ describe('Idempotency-Key on incident routes', () => {
   });
 
   it('a second request while the first is still running is 409 with Retry-After', async () => {
-    const events = t.platform.events;
-    const originalAppend = events.append.bind(events);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const reachedStore = new Promise<void>((resolve) => (entered = resolve));
-    events.append = async (stream, batch, options) => {
-      if (stream.startsWith('incident-')) {
-        entered();
-        await held;
-      }
-      return originalAppend(stream, batch, options);
-    };
+    const hold = holdAppend(t.platform.events, (stream) => stream.startsWith('incident-'));
     try {
       const body = { project_id: f.projectId, title: 'Slow' };
       const headers = { 'idempotency-key': 'slow-one' };
       const first = t.request('POST', INCIDENTS, { token: f.editor, body, headers });
-      await reachedStore;
+      await hold.reached;
       const second = await t.request('POST', INCIDENTS, { token: f.editor, body, headers });
       expect(second.statusCode).toBe(409);
       expect(second.json().code).toBe('idempotency_key_in_progress');
       expect(second.headers['retry-after']).toBe('1');
-      release();
+      hold.release();
       expect((await first).statusCode).toBe(201);
     } finally {
-      release();
-      events.append = originalAppend;
+      hold.restore();
     }
   });
 });

@@ -6,36 +6,9 @@
  */
 import { jest } from '@jest/globals';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
+import { holdAppend } from '../support/event-store-fixtures.js';
 import { createIncident, INCIDENTS, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-
-type Append = EventStore['append'];
-
-/** Holds the first append that `matches` until `release()`; `reached` resolves when it arrives. */
-function holdAppend(events: EventStore, matches: (stream: string, types: string[]) => boolean) {
-  const original: Append = events.append.bind(events);
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let arrived!: () => void;
-  const reached = new Promise<void>((resolve) => (arrived = resolve));
-  let held = false;
-  events.append = (async (stream, batch, options) => {
-    if (!held && matches(stream, batch.map((e) => e.type))) {
-      held = true;
-      arrived();
-      await gate;
-    }
-    return original(stream, batch, options);
-  }) as Append;
-  return {
-    reached,
-    release,
-    restore: () => {
-      release();
-      events.append = original;
-    },
-  };
-}
 
 describe('concurrent merges over overlapping incidents', () => {
   let t: TestApp;
@@ -180,7 +153,7 @@ describe('a merge that dies after marking its sources', () => {
       const result = await original(stream, batch, options);
       if (stream === `incident-${source}` && batch.some((e) => e.type === 'IncidentMergedInto')) marked = true;
       return result;
-    }) as Append;
+    }) as EventStore['append'];
     try {
       return await merge(target, [source], headers);
     } finally {

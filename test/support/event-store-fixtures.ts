@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 
 /** A fresh directory per test; `remove()` deletes it with everything inside. */
 export function makeTempDir(prefix = 'event-store-'): { path: string; remove(): void } {
@@ -35,4 +36,32 @@ export function runNode(script: string, args: string[], env: Record<string, stri
       else resolvePromise(stdout);
     });
   });
+}
+
+type Append = EventStore['append'];
+
+/** Holds the first append that `matches` until `release()`; `reached` resolves when it arrives. */
+export function holdAppend(events: EventStore, matches: (stream: string, types: string[]) => boolean) {
+  const original: Append = events.append.bind(events);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
+  let held = false;
+  events.append = (async (stream, batch, options) => {
+    if (!held && matches(stream, batch.map((e) => e.type))) {
+      held = true;
+      arrived();
+      await gate;
+    }
+    return original(stream, batch, options);
+  }) as Append;
+  return {
+    reached,
+    release,
+    restore: () => {
+      release();
+      events.append = original;
+    },
+  };
 }
