@@ -75,7 +75,7 @@ describe('SQLite event log shared by several store instances', () => {
   it('delivers to a waiting subscription what another process appends to the same file', async () => {
     const file = join(temp.path, 'events.sqlite');
     const out = join(temp.path, 'child');
-    await transpileForChildProcess(process.cwd(), ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts'], out);
+    await transpileForChildProcess(process.cwd(), ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts'], out);
     const script = join(out, 'append.js');
     writeFileSync(
       script,
@@ -112,6 +112,78 @@ describe('SQLite event log shared by several store instances', () => {
     await Promise.all([a.close(), b.close()]);
   });
 });
+
+describe('SQLite subscriptions sharing the recent events', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  beforeEach(() => {
+    temp = makeTempDir();
+  });
+  afterEach(() => temp.remove());
+
+  async function take(subscription: AsyncIterable<RecordedEvent>, count: number, onEach?: (event: RecordedEvent) => Promise<void>): Promise<RecordedEvent[]> {
+    const seen: RecordedEvent[] = [];
+    for await (const event of subscription) {
+      seen.push(event);
+      await onEach?.(event);
+      if (seen.length === count) break;
+    }
+    return seen;
+  }
+
+  it('delivers an append made while the subscriber is still busy with the previous event, without waiting for a poll', async () => {
+    const store = new SqliteEventStore(join(temp.path, 'events.sqlite'), { pollIntervalMs: 600_000 });
+    await store.append('busy', [{ type: 'First', data: {} }], { expectedRevision: 'no_stream' });
+
+    const seen = await take(store.subscribeToAll({ after: null }), 2, async (event) => {
+      if (event.type === 'First') await store.append('busy', [{ type: 'Second', data: {} }], { expectedRevision: 0 });
+    });
+
+    expect(seen.map((e) => e.type)).toEqual(['First', 'Second']);
+    await store.close();
+  });
+
+  it('gives every subscriber every event once, in order, when two connections append in turns', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const local = new SqliteEventStore(file, { pollIntervalMs: 20, recentEventsKept: 7, subscriptionPageSize: 5 });
+    const other = new SqliteEventStore(file);
+    const total = 120;
+    const early = take(local.subscribeToAll({ after: null }), total);
+    const appends: Promise<unknown>[] = [];
+    for (let i = 0; i < total; i++) {
+      const writer = i % 3 === 0 ? other : local;
+      appends.push(writer.append(`turns-${i % 4}`, [{ type: 'Turn', data: { i } }], { expectedRevision: 'any' }));
+      if (i === 60) appends.push(take(local.subscribeToAll({ after: 10 }), total - 10).then((late) => expect(late.map((e) => e.position)).toEqual(range(11, total))));
+      if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(appends);
+
+    const seen = await early;
+    expect(seen.map((e) => e.position)).toEqual(range(1, total));
+    expect(seen.map((e) => (e.data as { i: number }).i).sort((a, b) => a - b)).toEqual(range(0, total - 1));
+    await Promise.all([local.close(), other.close()]);
+  });
+
+  it('does not let one subscriber change the event another subscriber receives', async () => {
+    const store = new SqliteEventStore(join(temp.path, 'events.sqlite'), { pollIntervalMs: 20 });
+    const first = store.subscribeToAll({ after: null });
+    const second = store.subscribeToAll({ after: null });
+    const firstSeen = take(first, 2);
+    const secondSeen = take(second, 2);
+    await store.append('shared', [{ type: 'A', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    await store.append('shared', [{ type: 'B', data: { n: 2 } }], { expectedRevision: 0 });
+
+    const [mine, theirs] = await Promise.all([firstSeen, secondSeen]);
+    expect(() => {
+      (mine[1].data as { n: number }).n = 99;
+    }).toThrow(TypeError);
+    expect(theirs.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    await store.close();
+  });
+});
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
 
 describe('createEventStore', () => {
   it('opens a SQLite log at DATA_DIR/events.sqlite, creating the directory', async () => {
