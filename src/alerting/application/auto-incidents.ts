@@ -34,12 +34,17 @@ import { runStreamCommand, type Aggregate } from '../../platform/es/stream-comma
 import { systemContext } from '../../platform/es/command-context.js';
 import type { EventSubscription, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
+import { batches } from '../../platform/projections/batches.js';
 import type { CheckRecorder } from './check-recorder.js';
 
 export const REACTOR_COLLECTION = 'alerting_reactor';
 const LEASE = 'alerting-incidents';
 const LEASE_TTL_MS = 10_000;
 const RENEW_MS = 1_000;
+const BATCH_MAX = 500;
+const GATHER_MS = 5;
+const IDLE_CHECKPOINT_MS = 1_000;
+const REACTS_TO = new Set([ALERT_SIGNAL_TRIGGERED, ALERT_SIGNAL_RECOVERED, CHECK_RECORDED]);
 
 const incidentAggregate: Aggregate<IncidentState> = {
   initial: initialState,
@@ -100,12 +105,21 @@ export class AutoIncidents {
     });
   }
 
+  /** The checkpoint is written once per batch, and for a batch of nothing it reacts to at most once a second. */
   private async consume(subscription: EventSubscription): Promise<void> {
+    let checkpointedAt = 0;
     try {
-      for await (const event of subscription) {
-        if (this.stopped) break;
-        await this.handleWithRetry(event);
-        await this.platform.views.commit([{ op: 'put', collection: REACTOR_COLLECTION, doc: { id: 'checkpoint', position: event.position } }]);
+      for await (const batch of batches(subscription, { max: BATCH_MAX, gatherMs: GATHER_MS })) {
+        let handled = 0;
+        for (const event of batch) {
+          if (this.stopped) return;
+          if (!REACTS_TO.has(event.type)) continue;
+          await this.handleWithRetry(event);
+          handled++;
+        }
+        if (handled === 0 && Date.now() - checkpointedAt < IDLE_CHECKPOINT_MS) continue;
+        await this.platform.views.commit([{ op: 'put', collection: REACTOR_COLLECTION, doc: { id: 'checkpoint', position: batch[batch.length - 1].position } }]);
+        checkpointedAt = Date.now();
       }
     } catch (error) {
       if (!this.stopped) this.platform.logger.warn({ err: error }, 'auto-incidents subscription ended');

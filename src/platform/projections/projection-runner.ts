@@ -25,6 +25,11 @@ export interface RunnerOptions {
    * at most this often instead of once per batch (default 1000 ms).
    */
   idleCheckpointMs?: number;
+  /**
+   * While events keep arriving, a live projection starts a batch at most this often (default
+   * 5 ms), so its commit is shared by every event of the interval. See `batches`.
+   */
+  liveGatherMs?: number;
 }
 
 export interface ProjectionStatus {
@@ -177,7 +182,8 @@ export class ProjectionRunner {
     this.closers.add(close);
     const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close);
     try {
-      for await (const batch of batches(subscription, this.batchSize)) {
+      const gatherMs = live ? (this.options.liveGatherMs ?? 5) : 0;
+      for await (const batch of batches(subscription, { max: this.batchSize, gatherMs })) {
         const position = await this.applyBatch(projection, generation, batch, live);
         if (live) this.markApplied(name, generation, position);
         options.onBatch?.(batch.length, position);
