@@ -220,7 +220,4 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
     }
   });
 
-  fastify.setErrorHandler((error, request, reply) => {
-    sendProblem(reply, toProblem(error, deps.logger, String(request.id)));
-  });
 }
