@@ -11,6 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { delimiter, join } from 'node:path';
 import { Agent } from 'undici';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -371,6 +372,9 @@ interface Window {
   backlogBefore: number;
   backlogAfter: number;
   projectionLagAfter: number;
+  /** How late the event loop ran its callbacks during the window (ms): stalls delay every probe. */
+  loopDelayP99: number;
+  loopDelayMax: number;
 }
 
 /**
@@ -389,7 +393,10 @@ async function measureWindow(platform: Platform, timing: Timing): Promise<Window
   const backlogBefore = await platform.transport!.pending();
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   await sleep(timing.measureMs);
+  loopDelay.disable();
   const endPosition = await platform.events.headPosition();
   const elapsed = performance.now() - started;
   const cpu = process.cpuUsage(cpuStarted);
@@ -403,6 +410,8 @@ async function measureWindow(platform: Platform, timing: Timing): Promise<Window
     backlogBefore,
     backlogAfter,
     projectionLagAfter,
+    loopDelayP99: loopDelay.percentile(99) / 1e6,
+    loopDelayMax: loopDelay.max / 1e6,
   };
 }
 
@@ -482,7 +491,8 @@ async function runMode(mode: ModeResult['mode'], dataDir: string, natsUrl: strin
     const scheduled = await measureScheduled(service, timing);
     log(
       `${mode}: ${scheduled.checksPerSecond.toFixed(0)} checks/s scheduled, delay p50 ${scheduled.delayP50} ms p99 ${scheduled.delayP99} ms, ` +
-        `backlog ${scheduled.backlogBefore} -> ${scheduled.backlogAfter}, projection lag ${scheduled.projectionLagAfter}, failures ${scheduled.failures}`,
+        `backlog ${scheduled.backlogBefore} -> ${scheduled.backlogAfter}, projection lag ${scheduled.projectionLagAfter}, failures ${scheduled.failures}, ` +
+        `event loop delay p99 ${scheduled.loopDelayP99.toFixed(0)} ms max ${scheduled.loopDelayMax.toFixed(0)} ms`,
     );
     await projectionsCaughtUp(service.platform, 30_000);
     const saturation = await measureSaturation(service, timing);
@@ -548,7 +558,7 @@ const probingBench: BenchModule = {
         'Process CPU per check: user + system time of the bench process (all its threads) over the window, divided by the checks recorded in it; the target and nats-server are other processes and not counted. Less sensitive than rates to other load on a shared machine.',
         ...results.map(
           (r) =>
-            `${r.mode}: backlog ${r.scheduled.backlogBefore} -> ${r.scheduled.backlogAfter} jobs over the scheduled window, projection lag after it ${r.scheduled.projectionLagAfter} events, after saturation ${r.saturation.projectionLagAfter} events; ${r.scheduled.failures} failed checks.`,
+            `${r.mode}: backlog ${r.scheduled.backlogBefore} -> ${r.scheduled.backlogAfter} jobs over the scheduled window, projection lag after it ${r.scheduled.projectionLagAfter} events, after saturation ${r.saturation.projectionLagAfter} events; ${r.scheduled.failures} failed checks; event loop delay in the scheduled window p99 ${r.scheduled.loopDelayP99.toFixed(0)} ms, max ${r.scheduled.loopDelayMax.toFixed(0)} ms.`,
         ),
         ...(nats ? [] : ['NATS figures skipped: no nats-server binary (set NATS_SERVER_BIN or install nats-server).']),
       ];
