@@ -38,7 +38,10 @@ describe('projection runner', () => {
     events = new SqliteEventStore(join(dir.path, 'events.sqlite'));
     views = new SqliteReadStore(join(dir.path, 'views.sqlite'));
   });
+  /** Extra runners and stores a test opens, closed in order after it even when it fails. */
+  const closeAfter: Array<() => Promise<void>> = [];
   afterEach(async () => {
+    for (const close of closeAfter.splice(0)) await close();
     await Promise.all(runners.splice(0).map((r) => r.stop()));
     await views.close();
     await events.close();
@@ -89,5 +92,28 @@ describe('projection runner', () => {
     while ((await totalOf('a')) !== 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     expect(await totalOf('a')).toBe(5);
     expect(await reader.position('totals')).toBe(after.position);
+  });
+
+  it('applies each event once when two processes both believe they own the projection (a lease lost in a pause)', async () => {
+    // No coordination store: both runners apply, as two processes do when one resumes after its
+    // lease expired. Each has its own connections, as another process would.
+    const otherEvents = new SqliteEventStore(join(dir.path, 'events.sqlite'));
+    const otherViews = new SqliteReadStore(join(dir.path, 'views.sqlite'));
+    const first = runner(totals(1));
+    const second = new ProjectionRunner(otherEvents, otherViews, [totals(1)], { owner: 'paused', logger: silentLogger });
+    closeAfter.push(() => second.stop(), () => otherViews.close(), () => otherEvents.close());
+    await first.start();
+    await second.start();
+
+    const streams = ['a', 'b', 'c'];
+    for (let round = 0; round < 40; round++) {
+      await Promise.all(streams.map((stream) => events.append(stream, [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'any' })));
+      if (round % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const head = (await events.headPosition())!;
+    const deadline = Date.now() + 10_000;
+    while ((await first.status())[0].position !== head && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    expect(await Promise.all(streams.map(totalOf))).toEqual([40, 40, 40]);
   });
 });

@@ -356,6 +356,28 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         expect(await store.count('one')).toBe(0);
         expect(await store.listCollections()).not.toContain('missing');
       });
+
+      it('commits when every precondition holds, a missing document counting as null', async () => {
+        await put('one', [{ id: 'checkpoint', position: 7 }]);
+        await store.commit([{ op: 'put', collection: 'one', doc: { id: 'checkpoint', position: 9 } }, { op: 'put', collection: 'two', doc: { id: 'x', email: 'x@x' } }], {
+          expect: [
+            { collection: 'one', id: 'checkpoint', field: 'position', value: 7 },
+            { collection: 'one', id: 'nobody', field: 'position', value: null },
+          ],
+        });
+        expect(await store.get('one', 'checkpoint')).toEqual({ id: 'checkpoint', position: 9 });
+        expect(await store.get('two', 'x')).toEqual({ id: 'x', email: 'x@x' });
+      });
+
+      it('writes nothing and says why when a precondition fails', async () => {
+        await put('one', [{ id: 'checkpoint', position: 8 }]);
+        const commit = store.commit([{ op: 'put', collection: 'one', doc: { id: 'checkpoint', position: 9 } }, { op: 'put', collection: 'two', doc: { id: 'x', email: 'x@x' } }], {
+          expect: [{ collection: 'one', id: 'checkpoint', field: 'position', value: 7 }],
+        });
+        await expect(commit).rejects.toMatchObject({ name: 'PreconditionFailedError', actual: 8 });
+        expect(await store.get('one', 'checkpoint')).toEqual({ id: 'checkpoint', position: 8 });
+        expect(await store.count('two')).toBe(0);
+      });
     });
 
     it('answers ping', async () => {

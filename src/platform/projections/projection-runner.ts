@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { CoordinationStore } from '../coordination/coordination.port.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/event-store.port.js';
-import type { ReadStore } from '../read-store/read-store.port.js';
+import { PreconditionFailedError, type ReadStore } from '../read-store/read-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import { batches } from './batches.js';
 import type { Projection } from './projection.js';
@@ -139,6 +139,12 @@ export class ProjectionRunner {
         await this.follow(projection, pointer.generation, { watchPointer: true, leaseName: `projection:${name}` });
       } catch (error) {
         if (error instanceof Stopped || this.stopping) break;
+        if (error instanceof PreconditionFailedError) {
+          // Another process moved the checkpoint: this one lost its lease (a long pause) and must
+          // not overwrite that work. Back to the lease, then on from the new checkpoint.
+          this.options.logger.warn({ projection: name, checkpoint: error.actual }, 'projection applied elsewhere; batch dropped');
+          continue;
+        }
         this.states.set(name, 'failed');
         this.progress.emit(`ready:${name}`);
         this.options.logger.error({ err: error, projection: name }, 'projection failed; retrying');
@@ -172,6 +178,8 @@ export class ProjectionRunner {
   ): Promise<void> {
     const { name } = projection;
     const checkpoint = await this.registry.checkpoint(name, generation);
+    /** The checkpoint as stored: each commit expects it unchanged, which fences a writer that lost its lease. */
+    let stored = checkpoint.position;
     const live = options.until === undefined;
     if (live) this.markApplied(name, generation, checkpoint.position);
     let target = options.until ? await options.until() : null;
@@ -184,7 +192,8 @@ export class ProjectionRunner {
     try {
       const gatherMs = live ? (this.options.liveGatherMs ?? 5) : 0;
       for await (const batch of batches(subscription, { max: this.batchSize, gatherMs })) {
-        const position = await this.applyBatch(projection, generation, batch, live);
+        const { position, committed } = await this.applyBatch(projection, generation, batch, live, stored);
+        if (committed) stored = position;
         if (live) this.markApplied(name, generation, position);
         options.onBatch?.(batch.length, position);
         if (options.until && position >= (target ?? 0)) {
@@ -213,7 +222,13 @@ export class ProjectionRunner {
     }, every);
   }
 
-  private async applyBatch(projection: Projection, generation: number, batch: RecordedEvent[], live: boolean): Promise<Position> {
+  private async applyBatch(
+    projection: Projection,
+    generation: number,
+    batch: RecordedEvent[],
+    live: boolean,
+    stored: Position | null,
+  ): Promise<{ position: Position; committed: boolean }> {
     const transaction = new BatchViewTransaction(this.views, (collection) => {
       if (!projection.collections.some((c) => c.name === collection)) {
         throw new Error(`Projection ${projection.name} writes undeclared collection "${collection}"`);
@@ -228,10 +243,12 @@ export class ProjectionRunner {
       await handler(event, transaction);
     }
     const position = batch[batch.length - 1].position;
-    if (live && handled === 0 && !this.idleCheckpointDue(projection.name, generation)) return position;
-    await this.views.commit([...transaction.writes(), this.registry.checkpointWrite(projection.name, generation, position)]);
+    if (live && handled === 0 && !this.idleCheckpointDue(projection.name, generation)) return { position, committed: false };
+    await this.views.commit([...transaction.writes(), this.registry.checkpointWrite(projection.name, generation, position)], {
+      expect: [this.registry.checkpointUnchanged(projection.name, generation, stored)],
+    });
     this.checkpointedAt.set(`${projection.name}#${generation}`, Date.now());
-    return position;
+    return { position, committed: true };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Position } from '../event-store/event-store.port.js';
-import type { Doc, ReadStore, ViewWrite } from '../read-store/read-store.port.js';
+import type { CommitPrecondition, Doc, ReadStore, ViewWrite } from '../read-store/read-store.port.js';
 
 /**
  * Where each projection's active generation and per-generation checkpoints live: documents in
@@ -57,6 +57,11 @@ export class ProjectionRegistry {
   checkpointWrite(name: string, generation: number, position: Position): ViewWrite {
     const doc: Doc = { id: checkpointId(name, generation), name, generation, position, updated_at: new Date().toISOString() };
     return { op: 'put', collection: REGISTRY_COLLECTION, doc };
+  }
+
+  /** The checkpoint is still where this writer left it: nobody else applied the generation meanwhile. */
+  checkpointUnchanged(name: string, generation: number, position: Position | null): CommitPrecondition {
+    return { collection: REGISTRY_COLLECTION, id: checkpointId(name, generation), field: 'position', value: position };
   }
 
   pointerWrite(pointer: ProjectionPointer): ViewWrite {

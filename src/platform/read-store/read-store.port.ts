@@ -72,6 +72,29 @@ export type ViewWrite =
   | { op: 'put'; collection: string; doc: Doc }
   | { op: 'delete'; collection: string; id: string };
 
+/**
+ * A condition a commit checks inside its transaction: the document's `field` equals `value`
+ * (a missing document or field counts as null). Fences a writer that may have lost its lease.
+ */
+export interface CommitPrecondition {
+  collection: string;
+  id: string;
+  field: string;
+  value: Scalar;
+}
+
+export interface CommitOptions {
+  /** When any fails, nothing is written and commit throws PreconditionFailedError. */
+  expect?: CommitPrecondition[];
+}
+
+export class PreconditionFailedError extends Error {
+  constructor(readonly precondition: CommitPrecondition, readonly actual: unknown) {
+    super(`Commit refused: ${precondition.collection}/${precondition.id}.${precondition.field} is ${JSON.stringify(actual ?? null)}, expected ${JSON.stringify(precondition.value)}`);
+    this.name = 'PreconditionFailedError';
+  }
+}
+
 /** What a cache needs to know about a collection since it last looked (see `ReadStore.stamps`). */
 export interface CollectionStamps {
   /** Differs after any write to the collection, and after its creation or drop. */
@@ -93,7 +116,7 @@ export interface ReadStore {
   count(collection: string, filter?: Filter): Promise<number>;
   aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]>;
   /** All writes (across collections) become visible together or not at all. */
-  commit(writes: ViewWrite[]): Promise<void>;
+  commit(writes: ViewWrite[], options?: CommitOptions): Promise<void>;
   /**
    * Optional: the collection's stamps, as of now, for writes made through any process sharing the
    * store; cheap enough to validate a cache on every request. Adapters without it: do not cache.

@@ -3,16 +3,18 @@
  * document id. Commits run in a multi-document transaction, which needs a replica set.
  */
 import { MongoClient, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
-import type {
-  AggregateQuery,
-  AggregateRow,
-  CollectionSpec,
-  Doc,
-  Filter,
-  FindQuery,
-  ReadStore,
-  Scalar,
-  ViewWrite,
+import {
+  PreconditionFailedError,
+  type AggregateQuery,
+  type AggregateRow,
+  type CollectionSpec,
+  type CommitOptions,
+  type Doc,
+  type Filter,
+  type FindQuery,
+  type ReadStore,
+  type Scalar,
+  type ViewWrite,
 } from '../read-store.port.js';
 import {
   assertCollectionName,
@@ -164,13 +166,23 @@ export class MongoReadStore implements ReadStore {
     return sortAggregateRows(rows);
   }
 
-  async commit(writes: ViewWrite[]): Promise<void> {
+  /**
+   * Preconditions are read inside the transaction; two commits racing on the same checkpoint
+   * document conflict, the driver retries the loser, and its re-read then fails the precondition.
+   */
+  async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
     const batches = toBatches(writes);
     for (const name of new Set(writes.map((w) => w.collection))) await this.assertExists(name);
     await guardMongo('commit', () =>
       this.client.withSession((session) =>
         session.withTransaction(async () => {
+          for (const precondition of options.expect ?? []) {
+            const current = await this.coll(precondition.collection).findOne({ _id: precondition.id }, { session });
+            const actual = (current?.[precondition.field] as unknown) ?? null;
+            // Thrown from the callback: the driver aborts the transaction and rethrows it.
+            if (actual !== precondition.value) throw new PreconditionFailedError(precondition, actual);
+          }
           for (const batch of batches) {
             await this.coll(batch.collection).bulkWrite(batch.ops, { ordered: true, session });
           }

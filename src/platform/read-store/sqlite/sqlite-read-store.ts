@@ -8,18 +8,21 @@
  * `PRAGMA data_version` (which moves when another connection commits) while nothing changed.
  */
 import Database from 'better-sqlite3';
-import type {
-  AggregateQuery,
-  AggregateRow,
-  CollectionSpec,
-  CollectionStamps,
-  Doc,
-  Filter,
-  FindQuery,
-  IndexSpec,
-  ReadStore,
-  Scalar,
-  ViewWrite,
+import {
+  PreconditionFailedError,
+  type AggregateQuery,
+  type AggregateRow,
+  type CollectionSpec,
+  type CommitOptions,
+  type CommitPrecondition,
+  type CollectionStamps,
+  type Doc,
+  type Filter,
+  type FindQuery,
+  type IndexSpec,
+  type ReadStore,
+  type Scalar,
+  type ViewWrite,
 } from '../read-store.port.js';
 import {
   assertCollectionName,
@@ -206,19 +209,20 @@ export class SqliteReadStore implements ReadStore {
     return sortAggregateRows(result.filter((r) => r.count > 0));
   }
 
-  async commit(writes: ViewWrite[]): Promise<void> {
+  async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
     const prepared = writes.map(prepareWrite);
     try {
-      this.commitPrepared(writes, prepared);
+      this.commitPrepared(writes, prepared, options.expect ?? []);
     } catch (error) {
-      throw asLocalError(error);
+      throw error instanceof PreconditionFailedError ? error : asLocalError(error);
     }
   }
 
-  private commitPrepared(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[]): void {
+  private commitPrepared(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[], expect: CommitPrecondition[]): void {
     this.db
       .transaction(() => {
+        for (const precondition of expect) this.check(precondition);
         const collections = [...new Set(writes.map((w) => w.collection))];
         for (const collection of collections) this.assertExists(collection);
         const rewritten = new Set<string>();
@@ -237,6 +241,13 @@ export class SqliteReadStore implements ReadStore {
       })
       .immediate();
     this.localChanges++;
+  }
+
+  /** Inside the write transaction (IMMEDIATE), so no other process can change the answer before the commit. */
+  private check(precondition: CommitPrecondition): void {
+    const text = this.read(precondition.collection, undefined, (t) => this.statement(`SELECT json(doc) FROM ${t} WHERE id = ?`, true).get(precondition.id)) as string | undefined;
+    const actual = text === undefined ? null : ((JSON.parse(text) as Doc)[precondition.field] ?? null);
+    if (actual !== precondition.value) throw new PreconditionFailedError(precondition, actual);
   }
 
   /** Gives each collection a new `changed` stamp, and the same new `rewritten` stamp to those in `rewritten`. */

@@ -1,14 +1,16 @@
-import type {
-  AggregateQuery,
-  AggregateRow,
-  CollectionSpec,
-  Doc,
-  FieldCondition,
-  Filter,
-  FindQuery,
-  ReadStore,
-  Scalar,
-  ViewWrite,
+import {
+  PreconditionFailedError,
+  type AggregateQuery,
+  type AggregateRow,
+  type CollectionSpec,
+  type CommitOptions,
+  type Doc,
+  type FieldCondition,
+  type Filter,
+  type FindQuery,
+  type ReadStore,
+  type Scalar,
+  type ViewWrite,
 } from '../../../../src/platform/read-store/read-store.port.js';
 import type { Projection, ViewTransaction } from '../../../../src/platform/projections/projection.js';
 import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
@@ -73,7 +75,11 @@ export class MemoryReadStore implements ReadStore {
       };
     });
   }
-  async commit(writes: ViewWrite[]): Promise<void> {
+  async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
+    for (const precondition of options.expect ?? []) {
+      const actual = this.rows(precondition.collection).get(precondition.id)?.[precondition.field] ?? null;
+      if (actual !== precondition.value) throw new PreconditionFailedError(precondition, actual);
+    }
     for (const write of writes) {
       if (write.op === 'put') this.rows(write.collection).set(write.doc.id, structuredClone(write.doc));
       else this.rows(write.collection).delete(write.id);
