@@ -22,7 +22,6 @@ import type { RecordedEvent } from '../src/platform/event-store/event-store.port
 import { silentLogger } from '../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../src/platform/platform.js';
 import type { ProbeJob } from '../src/platform/transport/probe-transport.port.js';
-import { DEFAULT_PROBER_OPTIONS } from '../src/probing/application/prober-worker.js';
 import { ProbingWorkers } from '../src/probing/application/probing-workers.js';
 import { AlertingWorkers } from '../src/alerting/application/alerting-workers.js';
 import { type BenchFigure, type BenchModule, ratio } from './bench.js';
@@ -30,7 +29,8 @@ import { type BenchFigure, type BenchModule, ratio } from './bench.js';
 const ENDPOINTS = 1000;
 const INTERVAL_SECONDS = 1;
 const OFFERED_PER_SECOND = ENDPOINTS / INTERVAL_SECONDS;
-const CONCURRENCY = DEFAULT_PROBER_OPTIONS.maxInFlight;
+/** The prober's slots as the service runs them here (PROBER_MAX_IN_FLIGHT or its default). */
+const CONCURRENCY = loadConfig({ PROBER_MAX_IN_FLIGHT: process.env.PROBER_MAX_IN_FLIGHT }).proberMaxInFlight;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const PROVISION_CONCURRENCY = 16;
 const QUEUE_DEPTH = 16 * CONCURRENCY;
@@ -268,6 +268,7 @@ async function startService(dataDir: string, natsUrl: string | null): Promise<Se
     ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '1000000',
+    PROBER_MAX_IN_FLIGHT: String(CONCURRENCY),
     ...(natsUrl ? { NATS_URL: natsUrl } : {}),
   });
   const platform = await createPlatform(config, { projections: projections(), withRunner: true, withTransport: true, logger: silentLogger });

@@ -6,6 +6,12 @@ describe('configuration', () => {
     expect(config).toMatchObject({ port: 3000, role: 'all', eventStoreUrl: null, mongodbUrl: null, natsUrl: null });
   });
 
+  it('runs 256 probe jobs at once per prober process unless PROBER_MAX_IN_FLIGHT says otherwise', () => {
+    expect(loadConfig({}).proberMaxInFlight).toBe(256);
+    expect(loadConfig({ PROBER_MAX_IN_FLIGHT: '32' }).proberMaxInFlight).toBe(32);
+    expect(() => loadConfig({ PROBER_MAX_IN_FLIGHT: '0' })).toThrow(/PROBER_MAX_IN_FLIGHT/);
+  });
+
   it('reports every wrong value at once, naming each variable', () => {
     let error: unknown;
     try {

@@ -18,6 +18,8 @@ export interface AppConfig {
   logLevel: LogLevel;
   rateLimitPerMinute: number;
   probeBlockPrivate: boolean;
+  /** Probe jobs one prober process runs at once (its share of the shared queue). */
+  proberMaxInFlight: number;
   /** v1 analytics `Sunset` header value (RFC 9110 HTTP-date source), null while no date is set. */
   v1SunsetAt: string | null;
 }
@@ -94,6 +96,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     probeBlockPrivate: bool('PROBE_BLOCK_PRIVATE', false),
+    proberMaxInFlight: integer('PROBER_MAX_IN_FLIGHT', 256, 1, 10_000),
     v1SunsetAt: sunset,
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -3,7 +3,7 @@ import { CHECK_RECORDER } from '../../alerting/application/tokens.js';
 import type { CheckRecorder } from '../../alerting/application/check-recorder.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { HttpProber } from '../prober/http-prober.js';
-import { ProberWorker } from './prober-worker.js';
+import { DEFAULT_PROBER_OPTIONS, ProberWorker } from './prober-worker.js';
 import { Scheduler } from './scheduler.js';
 import { HTTP_PROBER } from './tokens.js';
 
@@ -21,7 +21,7 @@ export class ProbingWorkers implements OnApplicationBootstrap, OnApplicationShut
     @Inject(CHECK_RECORDER) recorder: CheckRecorder,
     @Inject(HTTP_PROBER) private readonly prober: HttpProber,
   ) {
-    this.worker = new ProberWorker(platform, recorder, prober);
+    this.worker = new ProberWorker(platform, recorder, prober, { ...DEFAULT_PROBER_OPTIONS, maxInFlight: platform.config.proberMaxInFlight });
     this.scheduler = new Scheduler(platform);
   }
 
