@@ -35,6 +35,7 @@ import { systemContext } from '../../platform/es/command-context.js';
 import type { EventSubscription, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { batches } from '../../platform/projections/batches.js';
+import { StreamCache } from '../../probing/application/stream-cache.js';
 import type { CheckRecorder } from './check-recorder.js';
 
 export const REACTOR_COLLECTION = 'alerting_reactor';
@@ -44,6 +45,7 @@ const RENEW_MS = 1_000;
 const BATCH_MAX = 500;
 const GATHER_MS = 5;
 const IDLE_CHECKPOINT_MS = 1_000;
+const FOLDED_INCIDENTS = 1_000;
 const REACTS_TO = new Set([ALERT_SIGNAL_TRIGGERED, ALERT_SIGNAL_RECOVERED, CHECK_RECORDED]);
 
 const incidentAggregate: Aggregate<IncidentState> = {
@@ -62,11 +64,18 @@ export class AutoIncidents {
   private loop: Promise<void> | null = null;
   private stopped = true;
   private ready = false;
+  /**
+   * Incident streams folded forward from the last revision seen: an outage links every failing
+   * check, and replaying the whole stream per link made each link cost more than the last.
+   */
+  private readonly folded: { fold: StreamCache<IncidentState> };
 
   constructor(
     private readonly platform: Platform,
     private readonly recorder: CheckRecorder,
-  ) {}
+  ) {
+    this.folded = { fold: new StreamCache<IncidentState>(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_INCIDENTS) };
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -169,7 +178,7 @@ export class AutoIncidents {
     const check = await this.findCheck(data.endpoint_id, data.check_id);
     let incidentId = await this.openIncident(data.endpoint_id, data.signal);
     if (incidentId !== null) {
-      const state = (await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, systemContext('alerting'), () => ({ events: [], result: null }))).state;
+      const state = (await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, systemContext('alerting'), () => ({ events: [], result: null }), this.folded)).state;
       if (!state || state.resolved_at !== null || state.merged_into_id !== null) incidentId = null;
     }
     if (incidentId !== null) {
@@ -213,7 +222,7 @@ export class AutoIncidents {
         ...(check ? { check: toLinkedCheck(check) } : {}),
       };
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
-    });
+    }, this.folded);
     return incidentId;
   }
 
@@ -232,7 +241,7 @@ export class AutoIncidents {
       if (state === null) return { events: [], result: null };
       if (command.kind === 'link_check' && (state.resolved_at !== null || state.merged_into_id !== null)) return { events: [], result: null };
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
-    });
+    }, this.folded);
     return result.appended.reduce<IncidentState>((state, event) => evolve(state, event as unknown as IncidentEvent), result.state);
   }
 

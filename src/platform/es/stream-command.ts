@@ -17,7 +17,16 @@ export interface Loaded<S> {
   state: S;
   /** Revision of the last event, -1 when the stream does not exist. */
   revision: number;
+  /** The stream's events; empty when the state came from a fold (see `StreamFold`). */
   events: RecordedEvent[];
+}
+
+/**
+ * A per-process fold of streams (StreamCache): a load reads only the events after the cached
+ * revision. For streams that grow long, where replaying the whole stream per command is O(n).
+ */
+export interface StreamFold<S> {
+  load(streamId: string): Promise<{ state: S; revision: number }>;
 }
 
 export async function loadStream<S>(store: EventStore, streamId: string, aggregate: Aggregate<S>): Promise<Loaded<S>> {
@@ -45,9 +54,10 @@ export async function runStreamCommand<S, R = void>(
   aggregate: Aggregate<S>,
   context: CommandContext,
   decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
+  options: { fold?: StreamFold<S> } = {},
 ): Promise<StreamCommandResult<S, R>> {
   for (let attempt = 1; ; attempt++) {
-    const loaded = await loadStream(store, streamId, aggregate);
+    const loaded = options.fold ? { ...(await options.fold.load(streamId)), events: [] } : await loadStream(store, streamId, aggregate);
     const { events, result } = await decide(loaded.state, loaded);
     if (events.length === 0) return { state: loaded.state, appended: [], append: null, result };
     const withMetadata = events.map((event) => ({ ...event, metadata: { ...metadataOf(context), ...event.metadata } }));
