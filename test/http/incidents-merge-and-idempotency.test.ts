@@ -1,17 +1,8 @@
 import { holdAppend } from '../support/event-store-fixtures.js';
-import { createIncident, fieldsOf, INCIDENTS, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { appWithIncidentTeam, createIncident, fieldsOf, INCIDENTS } from '../support/incident-fixtures.js';
 
 describe('incident merge', () => {
-  let t: TestApp;
-  let f: TeamFixture;
-  beforeAll(async () => {
-    t = await startTestApp();
-    f = await teamWithMonitoring(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, f } = appWithIncidentTeam();
 
   const get = async (id: number) => (await t.request('GET', `${INCIDENTS}/${id}`, { token: f.editor })).json().data;
   const merge = (target: number, body: unknown, headers?: Record<string, string>) =>
@@ -97,15 +88,7 @@ describe('incident merge', () => {
 });
 
 describe('Idempotency-Key on incident routes', () => {
-  let t: TestApp;
-  let f: TeamFixture;
-  beforeAll(async () => {
-    t = await startTestApp();
-    f = await teamWithMonitoring(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, f } = appWithIncidentTeam();
 
   const countIncidents = async () => (await t.request('GET', INCIDENTS, { token: f.editor, query: { limit: '100' } })).json().data.length;
 
@@ -180,15 +163,7 @@ describe('Idempotency-Key on incident routes', () => {
 });
 
 describe('merge interrupted between the sources and the target', () => {
-  let t: TestApp;
-  let f: TeamFixture;
-  beforeAll(async () => {
-    t = await startTestApp();
-    f = await teamWithMonitoring(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, f } = appWithIncidentTeam();
 
   it('loses no content: a retry of the merge completes the target', async () => {
     const target = await createIncident(t, f);

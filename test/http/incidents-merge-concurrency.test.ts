@@ -7,19 +7,11 @@
 import { jest } from '@jest/globals';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 import { holdAppend } from '../support/event-store-fixtures.js';
-import { createIncident, INCIDENTS, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
+import { appWithIncidentTeam, createIncident, INCIDENTS, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('concurrent merges over overlapping incidents', () => {
-  let t: TestApp;
-  let f: TeamFixture;
-  beforeAll(async () => {
-    t = await startTestApp();
-    f = await teamWithMonitoring(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, f } = appWithIncidentTeam();
 
   const detail = async (id: number) => (await t.request('GET', `${INCIDENTS}/${id}`, { token: f.editor })).json().data;
   const merge = (target: number, sources: number[], headers?: Record<string, string>) =>

@@ -1,18 +1,9 @@
-import { createIncident, INCIDENTS, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { appWithIncidentTeam, createIncident, INCIDENTS } from '../support/incident-fixtures.js';
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe('incident routes', () => {
-  let t: TestApp;
-  let f: TeamFixture;
-  beforeAll(async () => {
-    t = await startTestApp();
-    f = await teamWithMonitoring(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, f } = appWithIncidentTeam();
 
   it('creates a manual incident with the documented defaults and returns the complete detail', async () => {
     const response = await t.request('POST', INCIDENTS, { token: f.editor, body: { endpoint_ids: f.endpoints, title: 'API errors' } });

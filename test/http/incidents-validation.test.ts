@@ -1,16 +1,7 @@
-import { createIncident, createProject, fieldsOf, INCIDENTS, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { appWithIncidentTeam, createIncident, createProject, fieldsOf, INCIDENTS } from '../support/incident-fixtures.js';
 
 describe('incident validation: one 400 listing every violated rule', () => {
-  let t: TestApp;
-  let f: TeamFixture;
-  beforeAll(async () => {
-    t = await startTestApp();
-    f = await teamWithMonitoring(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, f } = appWithIncidentTeam();
 
   const post = (body: unknown) => t.request('POST', INCIDENTS, { token: f.editor, body });
 

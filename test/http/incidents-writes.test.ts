@@ -1,16 +1,7 @@
-import { createIncident, INCIDENTS, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { appWithIncidentTeam, createIncident, INCIDENTS } from '../support/incident-fixtures.js';
 
 describe('incident writes', () => {
-  let t: TestApp;
-  let f: TeamFixture;
-  beforeAll(async () => {
-    t = await startTestApp();
-    f = await teamWithMonitoring(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, f } = appWithIncidentTeam();
 
   const get = async (id: number) => (await t.request('GET', `${INCIDENTS}/${id}`, { token: f.editor })).json().data;
 
@@ -110,15 +101,7 @@ describe('incident writes', () => {
 });
 
 describe('incident scopes and roles', () => {
-  let t: TestApp;
-  let f: TeamFixture;
-  beforeAll(async () => {
-    t = await startTestApp();
-    f = await teamWithMonitoring(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, f } = appWithIncidentTeam();
 
   it('reads need incidents:read; writes need incidents:write and an editor', async () => {
     const incident = await createIncident(t, f);
