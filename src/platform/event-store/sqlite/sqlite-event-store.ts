@@ -265,10 +265,11 @@ export class SqliteEventStore implements EventStore {
    */
   private readForSubscription(after: Position, max: number): RecordedEvent[] {
     const cached = this.recent.after(after, max);
-    if (cached !== null && (cached.length === max || this.dataVersionStmt.get() === this.recentDataVersion)) return cached;
+    if (cached !== null && cached.length === max) return cached;
+    const version = this.dataVersionStmt.get()!;
+    if (cached !== null && version === this.recentDataVersion) return cached;
     const from = cached === null ? after : this.recent.newest!;
     const limit = Math.max(max, this.pageSize);
-    const version = this.dataVersionStmt.get()!;
     const rows = this.readAllSync(from, limit);
     const reachedHead = rows.length < limit;
     // Rows after the stretch extend it; a reader outside it starts a new one once it reaches the head.
