@@ -1,5 +1,4 @@
-import { createIncident, iso, setResolved, startAnalyticsWorld, type AnalyticsTeam, type AnalyticsWorld } from '../support/analytics-fixtures.js';
-import type { TestApp } from '../support/test-app.js';
+import { analyticsWorld, createIncident, iso, setResolved, type AnalyticsTeam } from '../support/analytics-fixtures.js';
 
 /**
  * The `incidents` object of team, project and endpoint analytics, and the team's per-project
@@ -12,15 +11,7 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 
 describe('analytics incidents', () => {
-  let w: AnalyticsWorld;
-  let t: TestApp;
-  beforeAll(async () => {
-    w = await startAnalyticsWorld();
-    t = w.t;
-  });
-  afterAll(async () => {
-    await w.close();
-  });
+  const { w, t } = analyticsWorld();
 
   const range = (from: number, to: number) => `from=${encodeURIComponent(iso(from))}&to=${encodeURIComponent(iso(to))}&buckets=1`;
 

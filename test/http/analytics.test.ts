@@ -2,22 +2,13 @@ import fc from 'fast-check';
 import type { CheckRecordedData } from '../../src/monitoring/domain/check.js';
 import { referenceAnalytics } from '../../src/analytics/domain/reference.js';
 import { makeWindow } from '../../src/analytics/domain/window.js';
-import { iso, startAnalyticsWorld, type AnalyticsTeam, type AnalyticsWorld, type CheckSpec } from '../support/analytics-fixtures.js';
-import type { TestApp } from '../support/test-app.js';
+import { analyticsWorld, iso, type AnalyticsTeam, type CheckSpec } from '../support/analytics-fixtures.js';
 
 const T0 = Date.parse('2025-06-01T00:00:00.000Z');
 const MIN = 60_000;
 
 describe('analytics API', () => {
-  let w: AnalyticsWorld;
-  let t: TestApp;
-  beforeAll(async () => {
-    w = await startAnalyticsWorld();
-    t = w.t;
-  });
-  afterAll(async () => {
-    await w.close();
-  });
+  const { w, t } = analyticsWorld();
 
   interface Setup extends AnalyticsTeam {
     projectId: number;

@@ -1,5 +1,6 @@
 import type { CheckRecordedData } from '../../src/monitoring/domain/check.js';
 import { configuration, startTarget, type Target } from '../e2e/support.js';
+import { forwardTo, startedBeforeAll } from './started-before-all.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
 /**
@@ -52,6 +53,12 @@ export interface AnalyticsWorld {
  * are the imported ones (an enabled endpoint would otherwise be probed now and its latest check
  * would move `health` and `current`). The test app still runs the projections itself.
  */
+/** startAnalyticsWorld before the tests of the enclosing describe, closed after them; `t` is `w.t`. */
+export function analyticsWorld(): { w: AnalyticsWorld; t: TestApp } {
+  const w = startedBeforeAll(() => startAnalyticsWorld(), (world) => world.close());
+  return { w, t: forwardTo(() => w.t) };
+}
+
 export async function startAnalyticsWorld(env: Record<string, string> = {}): Promise<AnalyticsWorld> {
   const target: Target = await startTarget();
   const t = await startTestApp({ ROLE: 'api', ...env });

@@ -1,3 +1,4 @@
+import { forwardTo, startedBeforeAll } from './started-before-all.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from './test-app.js';
 
 export const INCIDENTS = '/api/public/v2/incidents';
@@ -51,29 +52,15 @@ export function fieldsOf(response: { json(): any }): string[] {
 
 /**
  * Starts the app and seeds a team with monitoring before the tests of the enclosing describe and
- * closes it after them. The returned `t` and `f` forward to the real objects once beforeAll has
- * run, so tests use them as plain names.
+ * closes it after them; `t` and `f` forward to the real objects (see started-before-all.ts).
  */
 export function appWithIncidentTeam(): { t: TestApp; f: TeamFixture } {
-  let app: TestApp | null = null;
-  let team: TeamFixture | null = null;
-  beforeAll(async () => {
-    app = await startTestApp();
-    team = await teamWithMonitoring(app);
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
-  return { t: forwardTo(() => app), f: forwardTo(() => team) };
-}
-
-function forwardTo<T extends object>(current: () => T | null): T {
-  return new Proxy({} as T, {
-    get(_, key) {
-      const target = current();
-      if (target === null) throw new Error('The test app is used before beforeAll has started it');
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
+  const world = startedBeforeAll(
+    async () => {
+      const t = await startTestApp();
+      return { t, f: await teamWithMonitoring(t) };
     },
-  });
+    (started) => started.t.close(),
+  );
+  return { t: forwardTo(() => world.t), f: forwardTo(() => world.f) };
 }
