@@ -11,10 +11,9 @@ import { CheckRecorder } from '../../src/alerting/application/check-recorder.js'
 import { ProberWorker } from '../../src/probing/application/prober-worker.js';
 import { createHttpProber } from '../../src/probing/prober/http-prober.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
-import type { ProbeJob } from '../../src/platform/transport/probe-transport.port.js';
 import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
 
 jest.setTimeout(60_000);
 
@@ -49,14 +48,7 @@ describe('prober crash over NATS', () => {
     const prober = createHttpProber({ blockPrivate: false });
     const first = await NatsTransport.connect({ url: nats.url, ...names });
     const second = await NatsTransport.connect({ url: nats.url, ...names });
-    const job: ProbeJob = {
-      jobId: `${endpoint.id}:${Date.now()}`,
-      teamId: team.id,
-      endpointId: endpoint.id,
-      configurationVersion: 1,
-      source: 'manual',
-      scheduledAt: new Date().toISOString(),
-    };
+    const job = manualJob(team.id, endpoint.id);
     try {
       // The first prober records the check, then dies before acknowledging.
       const dying = new ProberWorker({ ...t.platform, transport: first }, new CheckRecorder(t.platform), prober, options);

@@ -8,11 +8,10 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
-import type { ProbeJob } from '../../src/platform/transport/probe-transport.port.js';
 import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 import { compileProberProcess, startProberProcess, type ProberProcess } from '../support/fixtures/start-prober-process.js';
-import { allEvents, configuration, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
 
 jest.setTimeout(60_000);
 
@@ -60,14 +59,7 @@ describe('prober process crash over NATS', () => {
       return prober;
     };
     const publisher = await NatsTransport.connect({ url: nats.url, ...names });
-    const job: ProbeJob = {
-      jobId: `${endpoint.id}:${Date.now()}`,
-      teamId: team.id,
-      endpointId: endpoint.id,
-      configurationVersion: 1,
-      source: 'manual',
-      scheduledAt: new Date().toISOString(),
-    };
+    const job = manualJob(team.id, endpoint.id);
     try {
       // The first prober takes the job and its request reaches the target, which holds it open.
       target.mode = { status: 200, delayMs: HOLD_MS };

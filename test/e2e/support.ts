@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
 import type { TestApp } from '../support/test-app.js';
+import type { ProbeJob } from '../../src/platform/transport/probe-transport.port.js';
 
 /** A local HTTP target whose answer (status, delay) the test controls. */
 export interface Target {
@@ -98,4 +99,9 @@ export async function eventually<T>(what: string, probe: () => Promise<T | null 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** A probe job for one endpoint, as a manual check would publish it, with a fresh job id. */
+export function manualJob(teamId: number, endpointId: number): ProbeJob {
+  return { jobId: `${endpointId}:${Date.now()}`, teamId, endpointId, configurationVersion: 1, source: 'manual', scheduledAt: new Date().toISOString() };
 }
