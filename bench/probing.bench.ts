@@ -23,7 +23,6 @@ import { silentLogger } from '../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../src/platform/platform.js';
 import type { ProbeJob } from '../src/platform/transport/probe-transport.port.js';
 import { ProbingWorkers } from '../src/probing/application/probing-workers.js';
-import { AlertingWorkers } from '../src/alerting/application/alerting-workers.js';
 import { type BenchFigure, type BenchModule, ratio } from './bench.js';
 
 const ENDPOINTS = 1000;
@@ -257,7 +256,6 @@ interface AdminResponse {
 interface Service {
   platform: Platform;
   workers: ProbingWorkers;
-  alerting: AlertingWorkers;
   admin(method: string, url: string, body?: unknown): Promise<AdminResponse>;
   close(): Promise<void>;
 }
@@ -287,7 +285,6 @@ async function startService(dataDir: string, natsUrl: string | null): Promise<Se
   return {
     platform,
     workers: app.get(ProbingWorkers, { strict: false }),
-    alerting: app.get(AlertingWorkers, { strict: false }),
     admin,
     async close() {
       await app.close();
@@ -499,7 +496,6 @@ async function runMode(mode: ModeResult['mode'], dataDir: string, natsUrl: strin
     const saturation = await measureSaturation(service, timing);
     log(`${mode}: ${saturation.checksPerSecond.toFixed(0)} checks/s saturated, projection lag ${saturation.projectionLagAfter}`);
     await service.platform.runner!.stop();
-    await service.alerting.autoIncidents.stop();
     const withoutProjections = await measureSaturation(service, timing);
     log(`${mode}: ${withoutProjections.checksPerSecond.toFixed(0)} checks/s saturated with projections stopped (diagnostic)`);
     return { mode, scheduled, saturation, withoutProjections };

@@ -1,5 +1,5 @@
 import { defineProjection } from '../src/platform/projections/projection.js';
-import { evolveEndpoint, type EndpointSnapshot } from '../src/probing/domain/endpoint-snapshot.js';
+import { evolveEndpoint, type EndpointSnapshot } from '../src/monitoring/domain/endpoint-snapshot.js';
 import {
   DESTINATION_VERIFIED,
   ENDPOINT_DISABLED,

@@ -12,6 +12,7 @@ import { projections } from '../app/contexts.js';
 import { loadConfig } from '../platform/config/config.js';
 import { createLogger } from '../platform/logging/logger.js';
 import { createPlatform, type Platform } from '../platform/platform.js';
+import { isReactor } from '../platform/projections/projection.js';
 
 async function openPlatform(): Promise<Platform> {
   const config = loadConfig();
@@ -39,7 +40,7 @@ async function status(): Promise<void> {
 async function rebuild(names: string[], all: boolean): Promise<void> {
   const platform = await openPlatform();
   const runner = platform.runner!;
-  const targets = all ? runner.projections.map((p) => p.name) : names;
+  const targets = all ? runner.projections.filter((p) => !isReactor(p)).map((p) => p.name) : names;
   if (targets.length === 0) throw new Error('Name a projection or pass --all. Known: ' + runner.projections.map((p) => p.name).join(', '));
   const bars = new cliProgress.MultiBar(
     { format: ' {name} [{bar}] {percentage}% | {value}/{total} positions | {events} events | {rate}/s', hideCursor: true, clearOnComplete: false, noTTYOutput: true, notTTYSchedule: 1000 },

@@ -1,14 +1,13 @@
 import { Module } from '@nestjs/common';
-import { AlertingModule } from '../alerting/alerting.module.js';
 import { PLATFORM, type Platform } from '../platform/platform.js';
 import { ProbingWorkers } from './application/probing-workers.js';
-import { HTTP_PROBER } from './application/tokens.js';
+import { CheckRecorder } from './application/check-recorder.js';
+import { CHECK_RECORDER, HTTP_PROBER } from './application/tokens.js';
 import { ProbingController } from './http/probing.controller.js';
 import { createHttpProber } from './prober/http-prober.js';
 
 /** The probing context's Nest wiring: controllers, command/query handlers, background workers. */
 @Module({
-  imports: [AlertingModule],
   controllers: [ProbingController],
   providers: [
     {
@@ -16,6 +15,7 @@ import { createHttpProber } from './prober/http-prober.js';
       inject: [PLATFORM],
       useFactory: (platform: Platform) => createHttpProber({ blockPrivate: platform.config.probeBlockPrivate }),
     },
+    { provide: CHECK_RECORDER, inject: [PLATFORM], useFactory: (platform: Platform) => new CheckRecorder(platform) },
     ProbingWorkers,
   ],
 })

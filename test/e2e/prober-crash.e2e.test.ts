@@ -7,7 +7,7 @@
  */
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { CheckRecorder } from '../../src/alerting/application/check-recorder.js';
+import { CheckRecorder } from '../../src/probing/application/check-recorder.js';
 import { ProberWorker } from '../../src/probing/application/prober-worker.js';
 import { createHttpProber } from '../../src/probing/prober/http-prober.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';

@@ -1,27 +1,16 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { AutoIncidents } from './auto-incidents.js';
-import type { CheckRecorder } from './check-recorder.js';
-import { CHECK_RECORDER } from './tokens.js';
+import { autoIncidentsReactor } from './auto-incidents.js';
 
-const REACTOR_ROLES = ['all', 'projector'];
-
+/**
+ * Starts the automatic-incident reactor on this process's processor runner (roles all and
+ * projector have one); the runner stops it with the projections.
+ */
 @Injectable()
-export class AlertingWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly autoIncidents: AutoIncidents;
+export class AlertingWorkers implements OnApplicationBootstrap {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
-  constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
-    @Inject(CHECK_RECORDER) recorder: CheckRecorder,
-  ) {
-    this.autoIncidents = new AutoIncidents(platform, recorder);
-  }
-
-  onApplicationBootstrap(): void {
-    if (REACTOR_ROLES.includes(this.platform.config.role)) this.autoIncidents.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.autoIncidents.stop();
+  async onApplicationBootstrap(): Promise<void> {
+    await this.platform.runner?.run(autoIncidentsReactor(this.platform));
   }
 }

@@ -1,21 +1,40 @@
 /**
- * Automatic incidents: a process manager over the event log (api-decisions: Alerting).
+ * Automatic incidents: a reactor over the event log (api-decisions: Alerting), run by the
+ * processor runner like every projection (lease, live batches, fenced checkpoint).
  *
  * - AlertSignalTriggered opens an automatic incident for the endpoint and signal (or joins the
  *   one still open for that pair) and appends AlertSignalIncidentLinked to the checks stream.
+ *   A new incident starts at the first failure of the run that led to the trigger: every
+ *   counted failing check since the last success is linked to it, oldest first.
  * - Every further counted failing check (availability) or over-threshold check (latency) is
  *   linked to the open incident, which bumps error_count and last_error_at.
  * - AlertSignalRecovered resolves the incident when auto_resolve is true; with auto_resolve
  *   off it stays open and the next trigger joins it.
  *
- * One process runs it at a time (lease `alerting-incidents`). Its checkpoint and the open
- * incident per endpoint+signal live in the read store collection `alerting_reactor`. Effects
- * are idempotent, so an event handled again after a crash changes nothing: the incident id for
- * a trigger is fixed before the incident is opened (and opened with `no_stream`), links are
- * deduplicated by check id, resolving twice is a no-op.
+ * The open incident per endpoint+signal is the reactor's state (collection `open`), committed
+ * with its checkpoint. Effects on the log are idempotent, so a batch handled again (after a crash,
+ * or by a paused process that lost its lease) changes nothing: the incident id of a trigger is
+ * claimed once in the stream `alerting-trigger-<event id>` (expected revision: no stream), the
+ * incident is opened only when its stream is empty, links are deduplicated by check id, the
+ * signal link is appended only while the checks stream does not have it, and resolving twice is
+ * a no-op.
  */
-import { randomUUID } from 'node:crypto';
+import { IncidentDomainError } from '../../incidents/domain/errors.js';
+import { incidentStreamId, toLinkedCheck, type IncidentEvent } from '../../incidents/domain/events.js';
+import { decide, evolve, initialState, type IncidentCommand, type IncidentState, type StatusRef } from '../../incidents/domain/incident.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../../monitoring/domain/check.js';
+import { endpointSnapshotAggregate } from '../../monitoring/domain/endpoint-snapshot.js';
+import { checksStream, endpointStream } from '../../monitoring/domain/events.js';
+import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
+import { StreamCache } from '../../platform/es/stream-cache.js';
+import { foldAppended, runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
+import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
+import type { Platform } from '../../platform/platform.js';
+import { defineProjection, type AdoptedState, type Projection } from '../../platform/projections/projection.js';
+import type { ViewTransaction } from '../../platform/projections/projection.js';
+import type { ReadStore } from '../../platform/read-store/read-store.port.js';
 import {
+  alertRulesFrom,
   ALERT_SIGNAL_INCIDENT_LINKED,
   ALERT_SIGNAL_RECOVERED,
   ALERT_SIGNAL_TRIGGERED,
@@ -25,32 +44,26 @@ import {
   type AlertSignalTriggeredData,
   type SignalType,
 } from '../domain/endpoint-alerts.js';
-import { IncidentDomainError } from '../../incidents/domain/errors.js';
-import { incidentStreamId, toLinkedCheck, type IncidentEvent } from '../../incidents/domain/events.js';
-import { decide, evolve, initialState, type IncidentCommand, type IncidentState, type StatusRef } from '../../incidents/domain/incident.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../../monitoring/domain/check.js';
-import { checksStream } from '../../monitoring/domain/events.js';
-import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
-import { systemContext } from '../../platform/es/command-context.js';
-import type { EventSubscription, RecordedEvent } from '../../platform/event-store/event-store.port.js';
-import type { Platform } from '../../platform/platform.js';
-import { batches } from '../../platform/projections/batches.js';
-import { StreamCache } from '../../probing/application/stream-cache.js';
-import type { CheckRecorder } from './check-recorder.js';
 
-export const REACTOR_COLLECTION = 'alerting_reactor';
-const LEASE = 'alerting-incidents';
-const LEASE_TTL_MS = 10_000;
-const RENEW_MS = 1_000;
-const BATCH_MAX = 500;
-const GATHER_MS = 5;
-const IDLE_CHECKPOINT_MS = 1_000;
-const FOLDED_INCIDENTS = 1_000;
-const REACTS_TO = new Set([ALERT_SIGNAL_TRIGGERED, ALERT_SIGNAL_RECOVERED, CHECK_RECORDED]);
+export const AUTO_INCIDENTS = 'alerting_incidents';
+const OPEN = 'open';
+/** Where the reactor kept its state before it ran on the processor runner (adopted once). */
+const LEGACY_COLLECTION = 'alerting_reactor';
+const FOLDED_STREAMS = 1_000;
+/** How far back a trigger looks for the failures of its run. */
+const RUN_LOOKBACK = 1_000;
+const HANDLE_ATTEMPTS = 5;
 
 const incidentAggregate: Aggregate<IncidentState> = {
   initial: initialState,
   evolve: (state, event) => evolve(state, event as unknown as IncidentEvent),
+};
+
+/** The stream that fixes which incident a trigger opened: one event, appended once. */
+const TRIGGER_CLAIMED = 'AutomaticIncidentClaimed';
+const claimAggregate: Aggregate<number | null> = {
+  initial: () => null,
+  evolve: (claimed, event) => claimed ?? (event.data as { incident_id: number }).incident_id,
 };
 
 const TITLES: Record<SignalType, (name: string) => string> = {
@@ -58,156 +71,122 @@ const TITLES: Record<SignalType, (name: string) => string> = {
   latency: (name) => `${name} is responding slowly`,
 };
 
-export class AutoIncidents {
-  private timer: NodeJS.Timeout | null = null;
-  private subscription: EventSubscription | null = null;
-  private loop: Promise<void> | null = null;
-  private stopped = true;
-  private ready = false;
+/** The automatic-incident reactor of this process; started by the alerting context. */
+export function autoIncidentsReactor(platform: Platform): Projection {
+  const reactor = new AutoIncidents(platform);
+  return defineProjection({
+    kind: 'reactor',
+    name: AUTO_INCIDENTS,
+    version: 1,
+    collections: [{ name: OPEN, indexes: [] }],
+    adopt: adoptLegacyState,
+    handlers: {
+      [ALERT_SIGNAL_TRIGGERED]: (event, views) => reactor.withRetry(event, () => reactor.onTriggered(event as RecordedEvent<AlertSignalTriggeredData>, views)),
+      [ALERT_SIGNAL_RECOVERED]: (event, views) => reactor.withRetry(event, () => reactor.onRecovered(event.data as AlertSignalRecoveredData, views)),
+      [CHECK_RECORDED]: (event, views) => reactor.withRetry(event, () => reactor.onCheck(event.data as CheckRecordedData, views)),
+    },
+  });
+}
+
+class AutoIncidents {
   /**
    * Incident streams folded forward from the last revision seen: an outage links every failing
    * check, and replaying the whole stream per link made each link cost more than the last.
    */
-  private readonly folded: { fold: StreamCache<IncidentState> };
+  private readonly incidents: StreamCache<IncidentState>;
+  private readonly endpoints: StreamCache<ReturnType<typeof endpointSnapshotAggregate.initial>>;
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly recorder: CheckRecorder,
-  ) {
-    this.folded = { fold: new StreamCache<IncidentState>(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_INCIDENTS) };
+  constructor(private readonly platform: Platform) {
+    this.incidents = new StreamCache(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_STREAMS);
+    this.endpoints = new StreamCache(platform.events, endpointSnapshotAggregate.initial, endpointSnapshotAggregate.evolve, FOLDED_STREAMS);
   }
 
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const beat = () => void this.heartbeat().catch((error) => this.platform.logger.warn({ err: error }, 'auto-incidents heartbeat failed'));
-    beat();
-    this.timer = setInterval(beat, RENEW_MS);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.subscription?.close();
-    await this.loop;
-    await this.platform.coordination.releaseLease(LEASE, this.platform.instanceId).catch(() => undefined);
-  }
-
-  private async heartbeat(): Promise<void> {
-    if (this.stopped) return;
-    if (!this.ready) {
-      await this.platform.views.ensureCollection({ name: REACTOR_COLLECTION, indexes: [] });
-      this.ready = true;
-    }
-    const grant = await this.platform.coordination.acquireLease(LEASE, this.platform.instanceId, LEASE_TTL_MS);
-    if (!grant) {
-      await this.subscription?.close();
-      return;
-    }
-    if (this.loop || this.stopped) return;
-    const checkpoint = await this.platform.views.get(REACTOR_COLLECTION, 'checkpoint');
-    const subscription = this.platform.events.subscribeToAll({ after: (checkpoint?.position as number | undefined) ?? null });
-    this.subscription = subscription;
-    this.loop = this.consume(subscription).finally(() => {
-      this.loop = null;
-      this.subscription = null;
-    });
-  }
-
-  /** The checkpoint is written once per batch, and for a batch of nothing it reacts to at most once a second. */
-  private async consume(subscription: EventSubscription): Promise<void> {
-    let checkpointedAt = 0;
-    try {
-      for await (const batch of batches(subscription, { max: BATCH_MAX, gatherMs: GATHER_MS })) {
-        let handled = 0;
-        for (const event of batch) {
-          if (this.stopped) return;
-          if (!REACTS_TO.has(event.type)) continue;
-          await this.handleWithRetry(event);
-          handled++;
-        }
-        if (handled === 0 && Date.now() - checkpointedAt < IDLE_CHECKPOINT_MS) continue;
-        await this.platform.views.commit([{ op: 'put', collection: REACTOR_COLLECTION, doc: { id: 'checkpoint', position: batch[batch.length - 1].position } }]);
-        checkpointedAt = Date.now();
-      }
-    } catch (error) {
-      if (!this.stopped) this.platform.logger.warn({ err: error }, 'auto-incidents subscription ended');
-    }
-  }
-
-  private async handleWithRetry(event: RecordedEvent): Promise<void> {
+  /**
+   * A refused incident change (merged away, for instance) is logged and passed over; a failing
+   * store is tried a few times, then the batch fails and the runner retries it from its checkpoint.
+   */
+  async withRetry(event: RecordedEvent, handle: () => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.handle(event);
+        return await handle();
       } catch (error) {
         if (error instanceof IncidentDomainError) {
           this.platform.logger.warn({ err: error, event_id: event.id }, 'automatic incident change refused');
           return;
         }
-        if (attempt >= 5 || this.stopped) throw error;
+        if (attempt >= HANDLE_ATTEMPTS) throw error;
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       }
     }
   }
 
-  async handle(event: RecordedEvent): Promise<void> {
-    switch (event.type) {
-      case ALERT_SIGNAL_TRIGGERED:
-        return this.onTriggered(event as RecordedEvent<AlertSignalTriggeredData>);
-      case ALERT_SIGNAL_RECOVERED:
-        return this.onRecovered(event.data as AlertSignalRecoveredData);
-      case CHECK_RECORDED:
-        return this.onCheck(event.data as CheckRecordedData);
-    }
-  }
-
-  private async onCheck(check: CheckRecordedData): Promise<void> {
+  async onCheck(check: CheckRecordedData, views: ViewTransaction): Promise<void> {
     if (!countsForAlerting(check)) return;
-    if (!check.success) await this.linkToOpen(check.endpoint_id, 'availability', check);
-    if (check.success && check.latency_anomaly) await this.linkToOpen(check.endpoint_id, 'latency', check);
+    if (!check.success) await this.linkToOpen(check.endpoint_id, 'availability', check, views);
+    if (check.success && check.latency_anomaly) await this.linkToOpen(check.endpoint_id, 'latency', check, views);
   }
 
-  private async linkToOpen(endpointId: number, signal: SignalType, check: CheckRecordedData): Promise<void> {
-    const open = await this.openIncident(endpointId, signal);
+  private async linkToOpen(endpointId: number, signal: SignalType, check: CheckRecordedData, views: ViewTransaction): Promise<void> {
+    const open = await openIncident(views, endpointId, signal);
     if (open === null) return;
-    await this.incidentCommand(open, { kind: 'link_check', check: toLinkedCheck(check) });
+    await this.incidentCommand(open, { kind: 'link_check', check: toLinkedCheck(check) }, systemContext('alerting'));
   }
 
-  private async onTriggered(event: RecordedEvent<AlertSignalTriggeredData>): Promise<void> {
+  async onTriggered(event: RecordedEvent<AlertSignalTriggeredData>, views: ViewTransaction): Promise<void> {
     const data = event.data;
-    const check = await this.findCheck(data.endpoint_id, data.check_id);
-    let incidentId = await this.openIncident(data.endpoint_id, data.signal);
+    const run = await this.runOfTrigger(event);
+    let incidentId = await openIncident(views, data.endpoint_id, data.signal);
     if (incidentId !== null) {
-      const state = (await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, systemContext('alerting'), () => ({ events: [], result: null }), this.folded)).state;
+      const { state } = await this.incidents.load(incidentStreamId(incidentId));
       if (!state || state.resolved_at !== null || state.merged_into_id !== null) incidentId = null;
     }
-    if (incidentId !== null) {
-      if (check) await this.incidentCommand(incidentId, { kind: 'link_check', check: toLinkedCheck(check) });
-    } else {
-      incidentId = await this.openNew(event, check);
-    }
-    await this.putDoc({ id: openKey(data.endpoint_id, data.signal), incident_id: incidentId });
-    const link: AlertSignalIncidentLinkedData = { endpoint_id: data.endpoint_id, signal: data.signal, incident_id: incidentId };
-    await this.platform.events.append(
-      checksStream(data.endpoint_id),
-      [{ type: ALERT_SIGNAL_INCIDENT_LINKED, data: link, metadata: { actor: 'system:alerting', request_id: null, correlation_id: event.id, causation_id: event.id } }],
-      { expectedRevision: 'any' },
-    );
+    const context = systemContext('alerting', event.id, event.id);
+    if (incidentId === null) incidentId = await this.openNew(event, run, context);
+    for (const check of run) await this.incidentCommand(incidentId, { kind: 'link_check', check: toLinkedCheck(check) }, context);
+    views.put(OPEN, { id: openKey(data.endpoint_id, data.signal), incident_id: incidentId });
+    await this.linkSignal(event, incidentId);
   }
 
-  private async openNew(event: RecordedEvent<AlertSignalTriggeredData>, check: CheckRecordedData | null): Promise<number> {
+  /**
+   * The checks that led to the trigger, oldest first: among the last `trigger_window` counted
+   * checks up to the triggering one, those that failed (availability) or were anomalous
+   * (latency), as the signal's rule counted them.
+   */
+  private async runOfTrigger(event: RecordedEvent<AlertSignalTriggeredData>): Promise<CheckRecordedData[]> {
+    const { endpoint_id: endpointId, signal, check_id: checkId } = event.data;
+    const endpoint = (await this.endpoints.load(endpointStream(endpointId))).state;
+    const window = endpoint ? alertRulesFrom(endpoint.configuration).trigger_window : 1;
+    const recent = await this.platform.events.readStream(checksStream(endpointId), {
+      direction: 'backwards',
+      fromRevision: event.revision,
+      maxCount: RUN_LOOKBACK,
+    });
+    const run: CheckRecordedData[] = [];
+    let counted = 0;
+    for (const recorded of recent) {
+      if (recorded.type !== CHECK_RECORDED) continue;
+      const check = recorded.data as CheckRecordedData;
+      if (counted === 0 && check.check_id !== checkId) continue;
+      if (!countsForAlerting(check)) continue;
+      if (signal === 'availability' ? !check.success : check.success && check.latency_anomaly === true) run.push(check);
+      if (++counted >= window) break;
+    }
+    return run.reverse();
+  }
+
+  private async openNew(event: RecordedEvent<AlertSignalTriggeredData>, run: CheckRecordedData[], context: CommandContext): Promise<number> {
     const data = event.data;
-    const pendingKey = `pending:${event.id}`;
-    const pending = await this.platform.views.get(REACTOR_COLLECTION, pendingKey);
-    const incidentId = pending ? Number(pending.incident_id) : await this.platform.ids.next('incident');
-    if (!pending) await this.putDoc({ id: pendingKey, incident_id: incidentId });
-    const endpoint = await this.recorder.loadEndpoint(data.endpoint_id);
+    const incidentId = await this.claimIncidentId(event, context);
+    const endpoint = (await this.endpoints.load(endpointStream(data.endpoint_id))).state;
     const name = endpoint?.name ?? `Endpoint ${data.endpoint_id}`;
+    const trigger = run.find((check) => check.check_id === data.check_id) ?? null;
     const reason =
       data.signal === 'availability'
-        ? `Availability signal triggered by check ${data.check_id}${check?.failure_reason ? `: ${check.failure_reason}` : ''}`
+        ? `Availability signal triggered by check ${data.check_id}${trigger?.failure_reason ? `: ${trigger.failure_reason}` : ''}`
         : `Latency signal triggered by check ${data.check_id}${data.threshold_ms !== undefined ? ` over ${data.threshold_ms} ms` : ''}`;
-    await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, systemContext('alerting', event.id, event.id), async (state) => {
+    const status = await this.defaultStatus(data.team_id);
+    const first = run[0];
+    await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
       if (state !== null) return { events: [], result: null };
       const command: IncidentCommand = {
         kind: 'open_automatic',
@@ -218,42 +197,63 @@ export class AutoIncidents {
         signal: data.signal,
         title: TITLES[data.signal](name),
         detection_reason: reason,
-        status: await this.defaultStatus(data.team_id),
-        ...(check ? { check: toLinkedCheck(check) } : {}),
+        status,
+        ...(first ? { check: toLinkedCheck(first) } : {}),
       };
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
-    }, this.folded);
+    }, { fold: this.incidents });
     return incidentId;
   }
 
-  private async onRecovered(data: AlertSignalRecoveredData): Promise<void> {
-    const incidentId = await this.openIncident(data.endpoint_id, data.signal);
+  /** The trigger's incident id, allocated once whichever process (or retry) asks first. */
+  private async claimIncidentId(event: RecordedEvent, context: CommandContext): Promise<number> {
+    const { state, result } = await runStreamCommand(this.platform.events, `alerting-trigger-${event.id}`, claimAggregate, context, async (claimed) => {
+      if (claimed !== null) return { events: [], result: claimed };
+      const incidentId = await this.platform.ids.next('incident');
+      return { events: [{ type: TRIGGER_CLAIMED, data: { incident_id: incidentId, trigger_event_id: event.id } }], result: incidentId };
+    });
+    return state ?? result;
+  }
+
+  /** Records on the checks stream which incident the triggered signal belongs to (once). */
+  private async linkSignal(event: RecordedEvent<AlertSignalTriggeredData>, incidentId: number): Promise<void> {
+    const { endpoint_id: endpointId, signal } = event.data;
+    const link: AlertSignalIncidentLinkedData = { endpoint_id: endpointId, signal, incident_id: incidentId };
+    const linkedSinceTrigger: Aggregate<boolean> = {
+      initial: () => false,
+      evolve: (linked, recorded) => {
+        const data = recorded.data as AlertSignalIncidentLinkedData;
+        return linked || (recorded.type === ALERT_SIGNAL_INCIDENT_LINKED && data.signal === signal && data.incident_id === incidentId);
+      },
+    };
+    await runStreamCommand(
+      this.platform.events,
+      checksStream(endpointId),
+      linkedSinceTrigger,
+      systemContext('alerting', event.id, event.id),
+      (linked) => ({ events: linked ? [] : [{ type: ALERT_SIGNAL_INCIDENT_LINKED, data: link }], result: null }),
+      // The checks stream is the endpoint's busiest: only its tail after the trigger matters.
+      { fromRevision: event.revision + 1, attempts: 8 },
+    );
+  }
+
+  async onRecovered(data: AlertSignalRecoveredData, views: ViewTransaction): Promise<void> {
+    const incidentId = await openIncident(views, data.endpoint_id, data.signal);
     if (incidentId === null) return;
-    const state = await this.incidentCommand(incidentId, { kind: 'resolve_on_recovery' });
-    if (state === null || state.resolved_at !== null || state.merged_into_id !== null) {
-      await this.platform.views.commit([{ op: 'delete', collection: REACTOR_COLLECTION, id: openKey(data.endpoint_id, data.signal) }]);
-    }
+    const state = await this.incidentCommand(incidentId, { kind: 'resolve_on_recovery' }, systemContext('alerting'));
+    if (state === null || state.resolved_at !== null || state.merged_into_id !== null) views.delete(OPEN, openKey(data.endpoint_id, data.signal));
   }
 
   /** Runs one incident command; returns the state after it. */
-  private async incidentCommand(incidentId: number, command: IncidentCommand): Promise<IncidentState> {
-    const result = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, systemContext('alerting', randomUUID()), (state) => {
+  private async incidentCommand(incidentId: number, command: IncidentCommand, context: CommandContext): Promise<IncidentState> {
+    const stream = incidentStreamId(incidentId);
+    const result = await runStreamCommand(this.platform.events, stream, incidentAggregate, context, (state) => {
       if (state === null) return { events: [], result: null };
       if (command.kind === 'link_check' && (state.resolved_at !== null || state.merged_into_id !== null)) return { events: [], result: null };
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
-    }, this.folded);
-    return result.appended.reduce<IncidentState>((state, event) => evolve(state, event as unknown as IncidentEvent), result.state);
-  }
-
-  private async openIncident(endpointId: number, signal: SignalType): Promise<number | null> {
-    const doc = await this.platform.views.get(REACTOR_COLLECTION, openKey(endpointId, signal));
-    return doc ? Number(doc.incident_id) : null;
-  }
-
-  private async findCheck(endpointId: number, checkId: number): Promise<CheckRecordedData | null> {
-    const recent = await this.platform.events.readStream(checksStream(endpointId), { direction: 'backwards', maxCount: 50 });
-    const found = recent.find((event) => event.type === CHECK_RECORDED && (event.data as CheckRecordedData).check_id === checkId);
-    return found ? (found.data as CheckRecordedData) : null;
+    }, { fold: this.incidents });
+    if (!result.append) return result.state;
+    return foldAppended(incidentAggregate, result.state, result.appended, result.append.nextExpectedRevision - result.appended.length);
   }
 
   private async defaultStatus(teamId: number): Promise<StatusRef> {
@@ -262,13 +262,27 @@ export class AutoIncidents {
     if (!chosen) return { id: 0, name: 'Investigating' };
     return { id: Number(chosen.id_num ?? chosen.id), name: String(chosen.name) };
   }
+}
 
-  private putDoc(doc: { id: string; [key: string]: unknown }): Promise<void> {
-    return this.platform.views.commit([{ op: 'put', collection: REACTOR_COLLECTION, doc }]);
-  }
+async function openIncident(views: ViewTransaction, endpointId: number, signal: SignalType): Promise<number | null> {
+  const doc = await views.get(OPEN, openKey(endpointId, signal));
+  return doc ? Number(doc.incident_id) : null;
 }
 
 function openKey(endpointId: number, signal: SignalType): string {
-  return `open:${endpointId}:${signal}`;
+  return `${endpointId}:${signal}`;
 }
 
+/**
+ * Before the processor runner, the reactor kept its checkpoint and open incidents in the read
+ * store collection `alerting_reactor`; a data dir from then goes on where it stopped.
+ */
+async function adoptLegacyState(store: ReadStore): Promise<AdoptedState | null> {
+  if (!(await store.listCollections()).includes(LEGACY_COLLECTION)) return null;
+  const checkpoint = await store.get(LEGACY_COLLECTION, 'checkpoint');
+  const open = (await store.find(LEGACY_COLLECTION, {})).filter((doc) => String(doc.id).startsWith('open:'));
+  return {
+    position: checkpoint?.position === undefined || checkpoint.position === null ? null : Number(checkpoint.position),
+    docs: open.map((doc) => ({ collection: OPEN, doc: { id: String(doc.id).slice('open:'.length), incident_id: doc.incident_id } })),
+  };
+}

@@ -1,3 +1,4 @@
+import { ConcurrencyError } from '../es/stream-command.js';
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordination.port.js';
@@ -49,6 +50,9 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 /** Maps anything thrown to a problem; unknown errors never leak their message. */
 export function toProblem(error: unknown, logger: Logger, requestId: string): Problem {
   if (error instanceof ProblemError) return error.problem;
+  if (error instanceof ConcurrencyError) {
+    return Problems.conflict('concurrent_update', 'The resource was changed by concurrent requests; retry.').problem;
+  }
   if (error instanceof StoreUnavailableError) {
     logger.error({ err: error, reqId: requestId }, 'backing store unavailable');
     return Problems.unavailable().problem;

@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { CoordinationStore } from '../coordination/coordination.port.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/event-store.port.js';
-import { PreconditionFailedError, type ReadStore } from '../read-store/read-store.port.js';
+import { PreconditionFailedError, type ReadStore, type ViewWrite } from '../read-store/read-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import { batches } from './batches.js';
-import type { Projection } from './projection.js';
+import { isReactor, type Projection } from './projection.js';
 import { ProjectionRegistry, parsePhysicalCollection, physicalCollection } from './registry.js';
 import { BatchViewTransaction } from './view-transaction.js';
 
@@ -34,6 +34,7 @@ export interface RunnerOptions {
 
 export interface ProjectionStatus {
   name: string;
+  kind: 'projector' | 'reactor';
   version: number;
   activeVersion: number | null;
   generation: number | null;
@@ -90,14 +91,29 @@ export class ProjectionRunner {
     await this.registry.init();
   }
 
-  /** Starts following the log for every projection; returns once each has its views in place. */
+  /** Starts following the log for every processor; returns once each has its views in place. */
   async start(): Promise<void> {
     await this.init();
-    for (const projection of this.byName.values()) {
-      const ready = new Promise<void>((resolve) => this.progress.once(`ready:${projection.name}`, resolve));
-      this.loops.push(this.runLive(projection));
-      await Promise.race([ready, this.loops[this.loops.length - 1]]);
-    }
+    for (const projection of this.byName.values()) await this.startLive(projection);
+  }
+
+  /**
+   * Adds one more processor and starts it: reactors that a context builds once its own
+   * dependencies exist (the automatic-incident reactor needs the incident id allocator).
+   */
+  async run(processor: Projection): Promise<void> {
+    if (this.byName.has(processor.name)) throw new Error(`A processor named "${processor.name}" is already registered`);
+    this.byName.set(processor.name, processor);
+    if (this.stopping) return;
+    await this.init();
+    await this.startLive(processor);
+  }
+
+  private async startLive(projection: Projection): Promise<void> {
+    const ready = new Promise<void>((resolve) => this.progress.once(`ready:${projection.name}`, resolve));
+    const loop = this.runLive(projection);
+    this.loops.push(loop);
+    await Promise.race([ready, loop]);
   }
 
   /** Finishes the batch under way, closes subscriptions and releases leases. */
@@ -127,6 +143,10 @@ export class ProjectionRunner {
         if (!pointer) {
           pointer = { name, version: projection.version, generation: 1 };
           await this.ensureCollections(projection, 1);
+          await this.views.commit([this.registry.pointerWrite(pointer), ...(await this.firstRunWrites(projection))]);
+        } else if (pointer.version !== projection.version && isReactor(projection)) {
+          // A reactor's state is not rebuilt from history: its new code goes on from the checkpoint.
+          pointer = { ...pointer, version: projection.version };
           await this.views.commit([this.registry.pointerWrite(pointer)]);
         } else if (pointer.version !== projection.version) {
           this.options.logger.info({ projection: name, from: pointer.version, to: projection.version }, 'projection version changed: rebuilding');
@@ -153,6 +173,18 @@ export class ProjectionRunner {
     }
     this.states.set(name, 'stopped');
     await this.options.coordination?.releaseLease(`projection:${name}`, this.options.owner).catch(() => undefined);
+  }
+
+  /** A reactor's first checkpoint: adopted state, the log's head (`startFrom: 'end'`), or nothing. */
+  private async firstRunWrites(projection: Projection): Promise<ViewWrite[]> {
+    if (!isReactor(projection)) return [];
+    const adopted = await projection.adopt?.(this.views);
+    if (adopted) {
+      const docs: ViewWrite[] = adopted.docs.map(({ collection, doc }) => ({ op: 'put', collection: physicalCollection(projection.name, 1, collection), doc }));
+      return adopted.position === null ? docs : [...docs, this.registry.checkpointWrite(projection.name, 1, adopted.position)];
+    }
+    const head = projection.startFrom === 'end' ? await this.events.headPosition() : null;
+    return head === null ? [] : [this.registry.checkpointWrite(projection.name, 1, head)];
   }
 
   private async holdLease(lease: string): Promise<boolean> {
@@ -272,6 +304,7 @@ export class ProjectionRunner {
    */
   async rebuild(name: string, onProgress?: (progress: RebuildProgress) => void): Promise<{ generation: number; applied: number }> {
     const projection = this.projection(name);
+    if (isReactor(projection)) throw new Error(`"${name}" is a reactor: its effects are not replayed, so it is never rebuilt`);
     await this.init();
     if (!(await this.holdLease(`projection-rebuild:${name}`))) {
       throw new Error(`A rebuild of "${name}" is already running elsewhere`);
@@ -338,6 +371,7 @@ export class ProjectionRunner {
       const position = pointer ? (await this.registry.checkpoint(projection.name, pointer.generation)).position : null;
       result.push({
         name: projection.name,
+        kind: projection.kind ?? 'projector',
         version: projection.version,
         activeVersion: pointer?.version ?? null,
         generation: pointer?.generation ?? null,

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../event-store/event-store.port.js';
-import type { CollectionSpec, Doc, FindQuery } from '../read-store/read-store.port.js';
+import type { Position, RecordedEvent } from '../event-store/event-store.port.js';
+import type { CollectionSpec, Doc, FindQuery, ReadStore } from '../read-store/read-store.port.js';
 
 /**
  * What a projection handler sees of its views while a batch is applied: reads see the batch's
@@ -17,10 +17,33 @@ export interface ViewTransaction {
 export type ProjectionHandler = (event: RecordedEvent<any>, views: ViewTransaction) => void | Promise<void>;
 
 /**
- * A view built from the log. One file per projection under `projections/`. Collection names are
- * logical; the runner maps them to the physical collections of the active generation.
+ * A processor over the log, run by the ProcessorRunner (lease, subscription, live batching, and a
+ * fenced checkpoint committed atomically with the handlers' document writes). Two kinds:
+ *
+ * - `projector` (the default): a view. One file per projection under `projections/`. Rebuilt
+ *   from the whole log into a fresh generation when its version changes or an operator asks.
+ * - `reactor`: reacts to events with effects (appends to other streams, delivery records) and
+ *   keeps the state it needs in its collections. Never rebuilt: replaying history would repeat
+ *   its effects. Its handlers' effects outside the read store must be idempotent, because a
+ *   batch that fails part-way is handled again from the checkpoint; its document writes commit
+ *   with the checkpoint, so they happen exactly once even when a paused process lost its lease.
+ *
+ * Collection names are logical; the runner maps them to physical collections of the active
+ * generation (always generation 1 for a reactor).
  */
 export interface Projection {
+  /** Default `projector`. */
+  kind?: 'projector' | 'reactor';
+  /**
+   * Reactors: where the first run starts. `end`: only events appended after the reactor first
+   * ran (a notification channel does not receive history). Default `beginning`.
+   */
+  startFrom?: 'beginning' | 'end';
+  /**
+   * Reactors: state carried over from an earlier home, read once when the reactor has never run
+   * (its checkpoint and documents, committed with its first pointer).
+   */
+  adopt?: (store: ReadStore) => Promise<AdoptedState | null>;
   /** `[a-z0-9_]+`, unique. */
   name: string;
   /** Bump when the handlers or the view shape change: the runner rebuilds on start. */
@@ -31,4 +54,13 @@ export interface Projection {
 
 export function defineProjection(projection: Projection): Projection {
   return projection;
+}
+
+export interface AdoptedState {
+  position: Position | null;
+  docs: Array<{ collection: string; doc: Doc }>;
+}
+
+export function isReactor(projection: Projection): boolean {
+  return projection.kind === 'reactor';
 }

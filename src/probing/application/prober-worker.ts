@@ -4,7 +4,7 @@
  * dropped by the recorder (same job id), so a crash between recording and acknowledging
  * records nothing twice.
  */
-import type { CheckRecorder } from '../../alerting/application/check-recorder.js';
+import type { CheckRecorder } from './check-recorder.js';
 import type { Platform } from '../../platform/platform.js';
 import type { JobConsumer, JobDelivery, ProbeJob } from '../../platform/transport/probe-transport.port.js';
 import type { HttpProber } from '../prober/http-prober.js';

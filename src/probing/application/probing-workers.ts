@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CHECK_RECORDER } from '../../alerting/application/tokens.js';
-import type { CheckRecorder } from '../../alerting/application/check-recorder.js';
+import { CHECK_RECORDER } from './tokens.js';
+import type { CheckRecorder } from './check-recorder.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { HttpProber } from '../prober/http-prober.js';
 import { DEFAULT_PROBER_OPTIONS, ProberWorker } from './prober-worker.js';

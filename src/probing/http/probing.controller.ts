@@ -2,18 +2,18 @@ import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { CHECK_RECORDER } from '../../alerting/application/tokens.js';
-import type { CheckRecorder } from '../../alerting/application/check-recorder.js';
+import { CHECK_RECORDER } from '../application/tokens.js';
+import type { CheckRecorder } from '../application/check-recorder.js';
 import { toLinkedCheck } from '../../incidents/domain/events.js';
 import { DESTINATION_VERIFIED, endpointStream, type DestinationVerifiedData } from '../../monitoring/domain/events.js';
-import { actorOf, metadataOf } from '../../platform/es/command-context.js';
-import { WrongExpectedRevisionError } from '../../platform/event-store/event-store.port.js';
+import { actorOf } from '../../platform/es/command-context.js';
+import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { Problems } from '../../platform/http/problem.js';
 import { AdminOnly } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { allProjections } from '../../../projections/index.js';
-import { verificationUrl, type EndpointSnapshot } from '../domain/endpoint-snapshot.js';
+import { endpointSnapshotAggregate, verificationUrl, type EndpointSnapshot } from '../../monitoring/domain/endpoint-snapshot.js';
 import type { HttpProber } from '../prober/http-prober.js';
 import { HTTP_PROBER } from '../application/tokens.js';
 
@@ -51,26 +51,22 @@ export class ProbingController {
     if (url === null) throw Problems.unprocessable('verification_failed', 'The endpoint URL has no host to verify.');
     const verdict = await this.prober.fetchVerification(url, endpoint.verification_token);
     if (!verdict.ok) throw Problems.unprocessable('verification_failed', `Destination verification failed: ${verdict.reason}`);
-    let position: number | null = null;
-    for (let attempt = 1; !endpoint.destination_verified; attempt++) {
-      const stream = endpointStream(endpoint.endpoint_id);
-      const cached = await this.recorder.endpoints.load(stream);
-      if (!cached.state) throw Problems.notFound('The endpoint');
-      endpoint = cached.state;
-      if (endpoint.destination_verified) break;
-      const data: DestinationVerifiedData = { endpoint_id: endpoint.endpoint_id, team_id: endpoint.team_id, verified_at: new Date().toISOString() };
-      try {
-        const append = await this.platform.events.append(
-          stream,
-          [{ type: DESTINATION_VERIFIED, data, metadata: metadataOf({ actor: actorOf(request.principal), requestId: String(request.id) }) }],
-          { expectedRevision: cached.revision },
-        );
-        position = append.position;
-        endpoint = (await this.recorder.endpoints.load(stream)).state!;
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= 4) throw error;
-      }
-    }
+    const stream = endpointStream(endpoint.endpoint_id);
+    const { append, state } = await runStreamCommand(
+      this.platform.events,
+      stream,
+      endpointSnapshotAggregate,
+      { actor: actorOf(request.principal), requestId: String(request.id) },
+      (current) => {
+        if (!current) throw Problems.notFound('The endpoint');
+        if (current.destination_verified) return { events: [], result: null };
+        const data: DestinationVerifiedData = { endpoint_id: current.endpoint_id, team_id: current.team_id, verified_at: new Date().toISOString() };
+        return { events: [{ type: DESTINATION_VERIFIED, data }], result: null };
+      },
+      { fold: this.recorder.endpoints },
+    );
+    const position = append?.position ?? null;
+    endpoint = append ? (await this.recorder.endpoints.load(stream)).state! : state!;
     return { data: await this.endpointView(endpoint, position) };
   }
 

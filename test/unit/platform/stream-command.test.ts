@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../../src/platform/event-store/event-stor
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { systemContext } from '../../../src/platform/es/command-context.js';
 import { runStreamCommand, type Aggregate } from '../../../src/platform/es/stream-command.js';
-import { StreamCache } from '../../../src/probing/application/stream-cache.js';
+import { StreamCache } from '../../../src/platform/es/stream-cache.js';
 import { makeTempDir } from '../../support/event-store-fixtures.js';
 
 /** A counter that refuses to go past a limit: decisions depend on every event in the stream. */

@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
 
 export interface CachedStream<S> {
   state: S;

@@ -2,7 +2,7 @@
  * What probing needs of an endpoint, folded from its stream `endpoint-<id>` (monitoring
  * contract, src/monitoring/domain/events.ts). Plain data, JSON-serialisable.
  */
-import type { EndpointConfiguration } from '../../monitoring/domain/endpoint-configuration.js';
+import type { EndpointConfiguration } from './endpoint-configuration.js';
 import {
   DESTINATION_VERIFIED,
   ENDPOINT_DISABLED,
@@ -93,3 +93,9 @@ export function verificationUrl(endpoint: Pick<EndpointSnapshot, 'endpoint_id' |
     return null;
   }
 }
+
+/** The endpoint stream's one command-side fold, in the shape runStreamCommand and StreamCache take. */
+export const endpointSnapshotAggregate = {
+  initial: (): EndpointSnapshotState => null,
+  evolve: evolveEndpoint,
+};

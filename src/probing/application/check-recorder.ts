@@ -7,8 +7,8 @@
  * - Maintenance coverage is computed at `checked_at` from `maintenance-<teamId>` (the same
  *   events the `monitoring` view's maintenance_windows are built from, without projection lag)
  *   plus the endpoint's legacy maintenance_until.
- * - The aggregate drops a redelivered job id; the append uses the expected revision and on a
- *   conflict reloads and decides again.
+ * - The aggregate drops a redelivered job id; the append goes through runStreamCommand (expected
+ *   revision; on a conflict it reloads and decides again).
  * - Appends for one endpoint are serialised in this process; across processes the expected
  *   revision protects the stream.
  */
@@ -19,17 +19,24 @@ import {
   initialState,
   type EndpointAlertsEvent,
   type EndpointAlertsState,
-} from '../domain/endpoint-alerts.js';
-import { evolveMaintenance, isCovered, type MaintenanceState } from '../domain/maintenance-coverage.js';
+} from '../../alerting/domain/endpoint-alerts.js';
+import { evolveMaintenance, isCovered, type MaintenanceState } from '../../alerting/domain/maintenance-coverage.js';
 import { CHECK_RECORDED, type CheckRecordedData, type CheckSource, type ProbeOutcome } from '../../monitoring/domain/check.js';
 import { checksStream, endpointStream, maintenanceStream } from '../../monitoring/domain/events.js';
-import { metadataOf, systemContext } from '../../platform/es/command-context.js';
-import { WrongExpectedRevisionError, type Position } from '../../platform/event-store/event-store.port.js';
+import { systemContext } from '../../platform/es/command-context.js';
+import { StreamCache } from '../../platform/es/stream-cache.js';
+import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
+import type { Position } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
-import { evolveEndpoint, type EndpointSnapshot, type EndpointSnapshotState } from '../../probing/domain/endpoint-snapshot.js';
-import { StreamCache } from '../../probing/application/stream-cache.js';
+import { evolveEndpoint, type EndpointSnapshot, type EndpointSnapshotState } from '../../monitoring/domain/endpoint-snapshot.js';
 
 const MAX_ATTEMPTS = 8;
+
+/** The checks stream as the endpoint-alerts decider sees it (evolve reads only type and data). */
+export const alertsAggregate: Aggregate<EndpointAlertsState> = {
+  initial: initialState,
+  evolve: (state, event) => evolve(state, event as unknown as EndpointAlertsEvent),
+};
 const CHECK_ID_BLOCK = 100;
 
 export interface RecordCheckInput {
@@ -49,7 +56,7 @@ export interface RecordCheckResult {
 export class CheckRecorder {
   readonly endpoints: StreamCache<EndpointSnapshotState>;
   private readonly maintenance: StreamCache<MaintenanceState>;
-  private readonly alerts: StreamCache<EndpointAlertsState>;
+  readonly alerts: StreamCache<EndpointAlertsState>;
   private readonly queues = new Map<number, Promise<unknown>>();
   private idBlock: { next: number; end: number } | null = null;
   private idQueue: Promise<unknown> = Promise.resolve();
@@ -57,9 +64,7 @@ export class CheckRecorder {
   constructor(private readonly platform: Platform) {
     this.endpoints = new StreamCache<EndpointSnapshotState>(platform.events, () => null, evolveEndpoint);
     this.maintenance = new StreamCache<MaintenanceState>(platform.events, () => ({}), evolveMaintenance);
-    this.alerts = new StreamCache<EndpointAlertsState>(platform.events, initialState, (state, event) =>
-      evolve(state, event as unknown as EndpointAlertsEvent),
-    );
+    this.alerts = new StreamCache<EndpointAlertsState>(platform.events, alertsAggregate.initial, alertsAggregate.evolve);
   }
 
   /** The endpoint as of its latest event (null when it does not exist). */
@@ -82,43 +87,37 @@ export class CheckRecorder {
     const { endpoint, outcome } = input;
     const windows = await this.maintenance.load(maintenanceStream(endpoint.team_id));
     const suppressed = isCovered(outcome.checked_at, endpoint, windows.state);
-    const stream = checksStream(endpoint.endpoint_id);
     let checkId: number | null = null;
-    for (let attempt = 1; ; attempt++) {
-      const loaded = await this.alerts.load(stream);
-      if (input.jobId !== null && loaded.state.recentJobIds.includes(input.jobId)) {
-        return { check: null, events: [], position: null };
-      }
-      checkId ??= await this.nextCheckId();
-      const events = decide(loaded.state, {
-        outcome,
-        check_id: checkId,
-        team_id: endpoint.team_id,
-        project_id: endpoint.project_id,
-        endpoint_id: endpoint.endpoint_id,
-        configuration_version: endpoint.configuration_version,
-        source: input.source,
-        job_id: input.jobId,
-        imported: false,
-        alert_suppressed: suppressed,
-        settings: endpoint.configuration,
-      });
-      if (events.length === 0) return { check: null, events: [], position: null };
-      const context = systemContext('prober', input.jobId ?? randomUUID());
-      try {
-        const append = await this.platform.events.append(
-          stream,
-          events.map((event) => ({ type: event.type, data: event.data, metadata: metadataOf(context, outcome.checked_at) })),
-          { expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision },
-        );
-        this.alerts.remember(stream, { state: events.reduce(evolve, loaded.state), revision: append.nextExpectedRevision });
-        const check = events.find((event) => event.type === CHECK_RECORDED)!.data as CheckRecordedData;
-        return { check, events, position: append.position };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-      }
-    }
+    const { appended, append } = await runStreamCommand(
+      this.platform.events,
+      checksStream(endpoint.endpoint_id),
+      alertsAggregate,
+      systemContext('prober', input.jobId ?? randomUUID()),
+      async (state) => {
+        // A redelivered job was recorded already: nothing to append (the decider drops it too).
+        if (input.jobId !== null && state.recentJobIds.includes(input.jobId)) return { events: [], result: null };
+        checkId ??= await this.nextCheckId();
+        const events = decide(state, {
+          outcome,
+          check_id: checkId,
+          team_id: endpoint.team_id,
+          project_id: endpoint.project_id,
+          endpoint_id: endpoint.endpoint_id,
+          configuration_version: endpoint.configuration_version,
+          source: input.source,
+          job_id: input.jobId,
+          imported: false,
+          alert_suppressed: suppressed,
+          settings: endpoint.configuration,
+        });
+        return { events: events.map((event) => ({ ...event, metadata: { occurred_at: outcome.checked_at } })), result: null };
+      },
+      { fold: this.alerts, attempts: MAX_ATTEMPTS, foldOwnAppends: true },
+    );
+    if (!append) return { check: null, events: [], position: null };
+    const events = appended.map((event) => ({ type: event.type, data: event.data }) as EndpointAlertsEvent);
+    const check = events.find((event) => event.type === CHECK_RECORDED)!.data as CheckRecordedData;
+    return { check, events, position: append.position };
   }
 
   /** Check ids come from the shared `check` sequence in blocks: one append per block. */

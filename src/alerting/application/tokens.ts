@@ -1,1 +1,0 @@
-export const CHECK_RECORDER = Symbol('CHECK_RECORDER');
