@@ -21,6 +21,19 @@ const totals = (version: number): Projection =>
     },
   });
 
+/** A reactor that records each event it saw (its state commits with its checkpoint). */
+const seen = (version: number, startFrom: 'beginning' | 'end'): Projection =>
+  defineProjection({
+    kind: 'reactor',
+    startFrom,
+    name: 'seen',
+    version,
+    collections: [{ name: 'seen', indexes: [] }],
+    handlers: {
+      Added: (event, views) => views.put('seen', { id: event.id, stream: event.streamId, version }),
+    },
+  });
+
 describe('projection runner', () => {
   let dir: ReturnType<typeof makeTempDir>;
   let events: SqliteEventStore;
@@ -115,5 +128,33 @@ describe('projection runner', () => {
     while ((await first.status())[0].position !== head && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 
     expect(await Promise.all(streams.map(totalOf))).toEqual([40, 40, 40]);
+  });
+  describe('reactors', () => {
+    const seenStreams = async () => (await new ViewReader(views, 0).find('seen', 'seen', {})).map((doc) => doc.stream).sort();
+
+    it('start at the head of the log when told to, and see only what is appended after', async () => {
+      await events.append('before', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+      const live = runner(seen(1, 'end'));
+      await live.start();
+      const append = await events.append('after', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+      expect(await new ReadYourWrites(new ViewReader(views, 0), live).waitFor(append.position, ['seen'])).toBe(true);
+      expect(await seenStreams()).toEqual(['after']);
+    });
+
+    it('go on from their checkpoint after a version change instead of replaying history, and refuse a rebuild', async () => {
+      const first = runner(seen(1, 'beginning'));
+      await first.start();
+      const append = await events.append('a', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+      await new ReadYourWrites(new ViewReader(views, 0), first).waitFor(append.position, ['seen']);
+      await first.stop();
+
+      const second = runner(seen(2, 'beginning'));
+      await second.start();
+      const next = await events.append('b', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+      await new ReadYourWrites(new ViewReader(views, 0), second).waitFor(next.position, ['seen']);
+      const docs = await new ViewReader(views, 0).find('seen', 'seen', {});
+      expect(docs.map((doc) => [doc.stream, doc.version]).sort()).toEqual([['a', 1], ['b', 2]]);
+      await expect(second.rebuild('seen')).rejects.toThrow(/reactor/);
+    });
   });
 });
