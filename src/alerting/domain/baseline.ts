@@ -11,9 +11,16 @@
  *   A perfectly stable endpoint has MAD 0; without a floor its threshold would equal the
  *   median and +1 ms would be an anomaly. With the floor, a steady 100 ms endpoint at
  *   sensitivity 3 gets a threshold of 115 ms. `mad_ms` reports the raw MAD.
+ * - Materiality floors: the threshold is at least median + `min_increase_ms` and median x
+ *   (1 + `min_increase_percent` / 100) (per endpoint; defaults 25 ms and 25 %). A statistical
+ *   outlier that is not also a material slowdown is no anomaly: a 2 ms endpoint's threshold
+ *   is 27 ms, not 6 ms, so scheduling jitter on a busy machine opens no incident, while a
+ *   100 ms endpoint keeps a threshold of 125 ms. Both floors are returned with the baseline.
  * - `median_ms` and `mad_ms` are exact (latencies are whole ms, so they are multiples of 0.25);
  *   `threshold_ms` is rounded to a whole ms, and a check is anomalous when strictly above it.
  */
+
+import { materialityFloors, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
 
 export const MAD_SCALE = 1.4826;
 export const BASELINE_RECENT_SAMPLES = 100;
@@ -28,12 +35,14 @@ export interface LatencyBaseline {
   threshold_ms: number;
   /** checked_at of the newest sample in the window. */
   computed_at: string;
+  /** The materiality floors the threshold respects (see above). */
+  min_increase_ms: number;
+  min_increase_percent: number;
 }
 
-export interface BaselineOptions {
-  latency_min_samples: number;
-  latency_sensitivity: number;
-}
+/** The endpoint's latency settings the baseline reads; floors missing from an old configuration take their defaults. */
+export type BaselineOptions = Pick<LatencySettings, 'latency_min_samples' | 'latency_sensitivity'> &
+  Partial<Pick<LatencySettings, 'latency_min_increase_ms' | 'latency_min_increase_percent'>>;
 
 /** Median of a non-empty list; the mean of the two middle values for an even count. */
 export function median(values: readonly number[]): number {
@@ -67,11 +76,16 @@ export function computeBaseline(
   const center = median(window);
   const mad = median(window.map((latency) => Math.abs(latency - center)));
   const spread = Math.max(MAD_SCALE * mad, MIN_SPREAD_MS, MIN_SPREAD_RATIO * center);
+  const { min_increase_ms: minIncreaseMs, min_increase_percent: minIncreasePercent } = materialityFloors(options);
+  const statistical = center + options.latency_sensitivity * spread;
+  const material = Math.max(center + minIncreaseMs, center * (1 + minIncreasePercent / 100));
   return {
     samples: window.length,
     median_ms: center,
     mad_ms: mad,
-    threshold_ms: Math.round(center + options.latency_sensitivity * spread),
+    threshold_ms: Math.round(Math.max(statistical, material)),
     computed_at: computedAt,
+    min_increase_ms: minIncreaseMs,
+    min_increase_percent: minIncreasePercent,
   };
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_LATENCY_SETTINGS } from '../domain/endpoint-configuration.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
 import { Problems } from '../../platform/http/problem.js';
@@ -70,6 +71,8 @@ function endpointConfiguration(row: Doc) {
     latency_trigger_count: row.latency_trigger_count,
     latency_trigger_window: row.latency_trigger_window,
     latency_recovery_count: row.latency_recovery_count,
+    latency_min_increase_ms: row.latency_min_increase_ms ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_ms,
+    latency_min_increase_percent: row.latency_min_increase_percent ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_percent,
     configuration_version: row.configuration_version,
     maintenance_until: row.maintenance_until ?? null,
   };

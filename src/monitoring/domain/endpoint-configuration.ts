@@ -20,6 +20,14 @@ export interface LatencySettings {
   latency_trigger_count: number;
   latency_trigger_window: number;
   latency_recovery_count: number;
+  /**
+   * Materiality floors of auto mode: a check is anomalous only when it is also at least this many
+   * ms and this many percent over the baseline's median, so jitter on a fast endpoint (2 ms
+   * median, 15 ms checks on a busy machine) never opens an incident. Endpoints registered before
+   * these existed have neither field: `materialityFloors` gives them the defaults.
+   */
+  latency_min_increase_ms: number;
+  latency_min_increase_percent: number;
 }
 
 export interface EndpointConfiguration extends LatencySettings {
@@ -44,7 +52,17 @@ export const DEFAULT_LATENCY_SETTINGS: LatencySettings = {
   latency_trigger_count: 3,
   latency_trigger_window: 5,
   latency_recovery_count: 3,
+  latency_min_increase_ms: 25,
+  latency_min_increase_percent: 25,
 };
+
+/** The floors of a configuration, with the defaults for one stored before they existed. */
+export function materialityFloors(settings: Partial<LatencySettings>): { min_increase_ms: number; min_increase_percent: number } {
+  return {
+    min_increase_ms: settings.latency_min_increase_ms ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_ms,
+    min_increase_percent: settings.latency_min_increase_percent ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_percent,
+  };
+}
 
 /** Availability signal settings follow the latency trigger settings (api-decisions: Alerting). */
 export interface AlertRules {

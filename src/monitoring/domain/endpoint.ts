@@ -27,6 +27,8 @@ export const LIMITS = {
   latency_trigger_count: { min: 1, max: 100 },
   latency_trigger_window: { min: 1, max: 100 },
   latency_recovery_count: { min: 1, max: 100 },
+  latency_min_increase_ms: { min: 0, max: 600_000 },
+  latency_min_increase_percent: { min: 0, max: 10_000 },
   expected_status: { min: 100, max: 599 },
 } as const;
 
@@ -151,6 +153,8 @@ export interface PublicConfiguration {
   latency_trigger_count: number;
   latency_trigger_window: number;
   latency_recovery_count: number;
+  latency_min_increase_ms: number;
+  latency_min_increase_percent: number;
 }
 
 /** Maps (part of) a configuration to its public fields; hidden values never pass through. */

@@ -85,6 +85,8 @@ class EndpointFields {
   @Optional() @Range(LIMITS.latency_trigger_count) latency_trigger_count?: number;
   @Optional() @Range(LIMITS.latency_trigger_window) latency_trigger_window?: number;
   @Optional() @Range(LIMITS.latency_recovery_count) latency_recovery_count?: number;
+  @Optional() @Range(LIMITS.latency_min_increase_ms) latency_min_increase_ms?: number;
+  @Optional() @Range(LIMITS.latency_min_increase_percent) latency_min_increase_percent?: number;
 }
 
 export class CreateEndpointBody extends EndpointFields {

@@ -45,6 +45,8 @@ export class EndpointDto {
   @ApiProperty() latency_trigger_count!: number;
   @ApiProperty() latency_trigger_window!: number;
   @ApiProperty() latency_recovery_count!: number;
+  @ApiProperty({ description: 'Auto mode: a check is anomalous only when also at least this many ms over the baseline median (default 25).' }) latency_min_increase_ms!: number;
+  @ApiProperty({ description: 'Auto mode: a check is anomalous only when also at least this many percent over the baseline median (default 25).' }) latency_min_increase_percent!: number;
   @ApiProperty({ description: 'Increases by 1 with every configuration change; each check records the version that produced it.' }) configuration_version!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Legacy maintenance value.' }) maintenance_until!: string | null;
   @ApiProperty({ description: 'true while a team, project, endpoint or legacy endpoint maintenance window covers the endpoint.' }) under_maintenance!: boolean;

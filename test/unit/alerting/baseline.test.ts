@@ -1,7 +1,13 @@
 import { computeBaseline, median } from '../../../src/alerting/domain/baseline.js';
 
 const AT = '2026-11-21T15:04:05.123Z';
-const options = (latency_min_samples: number, latency_sensitivity = 3) => ({ latency_min_samples, latency_sensitivity });
+/** The statistical part alone: materiality floors off (their own tests below set them). */
+const options = (latency_min_samples: number, latency_sensitivity = 3) => ({
+  latency_min_samples,
+  latency_sensitivity,
+  latency_min_increase_ms: 0,
+  latency_min_increase_percent: 0,
+});
 const repeat = (value: number, times: number) => Array.from({ length: times }, () => value);
 
 describe('latency baseline', () => {
@@ -14,6 +20,8 @@ describe('latency baseline', () => {
       mad_ms: 20,
       threshold_ms: 189,
       computed_at: AT,
+      min_increase_ms: 0,
+      min_increase_percent: 0,
     });
   });
 
@@ -47,5 +55,19 @@ describe('latency baseline', () => {
     const latencies = [...repeat(1000, 50), ...repeat(100, 150)];
     expect(computeBaseline(latencies, options(200), AT)).toMatchObject({ samples: 200, median_ms: 100 });
     expect(computeBaseline(latencies.slice(1), options(200), AT)).toBeNull();
+  });
+  describe('materiality floors', () => {
+    it('keep a fast endpoint\'s threshold above scheduling jitter (defaults 25 ms and 25 %)', () => {
+      // 2 ms median, MAD 0: statistically 2 + 3 x 1 = 5 ms, materially 2 + 25 = 27 ms.
+      const baseline = computeBaseline(repeat(2, 20), { latency_min_samples: 20, latency_sensitivity: 3 }, AT);
+      expect(baseline).toMatchObject({ median_ms: 2, threshold_ms: 27, min_increase_ms: 25, min_increase_percent: 25 });
+    });
+
+    it('take the larger of the absolute and relative floor, and never lower a statistical threshold', () => {
+      const settings = (ms: number, percent: number) => ({ latency_min_samples: 20, latency_sensitivity: 3, latency_min_increase_ms: ms, latency_min_increase_percent: percent });
+      expect(computeBaseline(repeat(400, 20), settings(25, 25), AT)?.threshold_ms).toBe(500);
+      expect(computeBaseline(repeat(400, 20), settings(150, 25), AT)?.threshold_ms).toBe(550);
+      expect(computeBaseline([100, 120, 80, 140, 60, 110, 90], { ...settings(10, 10), latency_min_samples: 7 }, AT)?.threshold_ms).toBe(189);
+    });
   });
 });

@@ -22,6 +22,8 @@ const settingsArb: fc.Arbitrary<LatencySettings> = fc.record({
   latency_trigger_count: fc.integer({ min: 1, max: 5 }),
   latency_trigger_window: fc.integer({ min: 1, max: 6 }),
   latency_recovery_count: fc.integer({ min: 1, max: 4 }),
+  latency_min_increase_ms: fc.integer({ min: 0, max: 60 }),
+  latency_min_increase_percent: fc.integer({ min: 0, max: 100 }),
 });
 
 const checkArb = fc.record({

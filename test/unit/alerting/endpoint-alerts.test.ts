@@ -40,7 +40,8 @@ describe('latency threshold on each check', () => {
   });
 
   it('auto mode has no threshold until min_samples checks, then judges against the earlier ones', () => {
-    const steps = run([...Array.from({ length: 20 }, () => command(ok(100))), command(ok(116)), command(ok(115))]);
+    const statistical = { latency_min_increase_ms: 0, latency_min_increase_percent: 0 };
+    const steps = run([...Array.from({ length: 20 }, () => command(ok(100), statistical)), command(ok(116), statistical), command(ok(115), statistical)]);
     expect(recorded(steps[19]).latency_threshold_ms).toBeNull();
     // the 21st check is judged against the 20 before it (median 100, MAD 0, spread floor 5 ms)
     expect(recorded(steps[20])).toMatchObject({ latency_threshold_ms: 115, latency_anomaly: true });
@@ -187,15 +188,17 @@ describe('alert status view', () => {
     });
   });
 
-  it('shows the baseline once min_samples successful checks exist', () => {
+  it('shows the baseline once min_samples successful checks exist, with its materiality floors', () => {
     const steps = run(Array.from({ length: 20 }, (_, i) => command(ok(i % 2 === 0 ? 100 : 110))));
     expect(alertStatusView(last(steps).state, { team_id: 1, endpoint_id: 7 }, DEFAULT_LATENCY_SETTINGS).latency_baseline).toEqual({
       samples: 20,
       median_ms: 105,
       mad_ms: 5,
-      // 105 + 3 x max(1.4826 x 5, 5.25) = 127.239
-      threshold_ms: 127,
+      // statistically 105 + 3 x max(1.4826 x 5, 5.25) = 127.239; materially 105 x 1.25 = 131.25
+      threshold_ms: 131,
       computed_at: last(steps).command.outcome.checked_at,
+      min_increase_ms: 25,
+      min_increase_percent: 25,
     });
   });
 });
