@@ -53,6 +53,16 @@ describe('analytics API', () => {
     });
   });
 
+  it('reports an endpoint that was never checked as unknown (up null), not down, in endpoint and project analytics', async () => {
+    const s = await setup();
+    const endpoint = await t.request('GET', `/api/public/v2/endpoints/${s.endpointId}/analytics?${range(T0, T0 + 60 * MIN)}`, { token: s.token });
+    expect(endpoint.statusCode).toBe(200);
+    expect(endpoint.json().data.current).toEqual({ up: null, last_check_at: null, last_status_code: null, last_latency_ms: null, consecutive_failures: 0 });
+    const project = await t.request('GET', `/api/public/v2/projects/${s.projectId}/analytics?${range(T0, T0 + 60 * MIN)}`, { token: s.token });
+    expect(project.statusCode).toBe(200);
+    expect(project.json().data.endpoints).toEqual([expect.objectContaining({ endpoint_id: s.endpointId, up: null, last_check_at: null })]);
+  });
+
   it('counts only scheduled unsuppressed checks: counts, uptime, avg/min/max over all of them (failures included), p95 over successes', async () => {
     const s = await setup();
     // Covers the checks at 5 and 6 minutes, and only those.

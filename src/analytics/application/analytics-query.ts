@@ -76,13 +76,14 @@ export interface EndpointRow {
   failures: number;
   uptime_percent: number | null;
   avg_latency_ms: number | null;
-  /** The latest applicable check succeeded; false while unchecked. */
-  up: boolean;
+  /** The latest applicable check succeeded; null while unchecked (no data is not down). */
+  up: boolean | null;
   last_check_at: string | null;
 }
 
 export interface Current {
-  up: boolean;
+  /** null while the endpoint has no applicable check: unknown is not down. */
+  up: boolean | null;
   last_check_at: string | null;
   last_status_code: number | null;
   last_latency_ms: number | null;
@@ -209,7 +210,7 @@ export class AnalyticsQuery {
           failures: figures.failures,
           uptime_percent: figures.uptime_percent,
           avg_latency_ms: figures.avg_latency_ms,
-          up: endpoint.latest?.success ?? false,
+          up: endpoint.latest?.success ?? null,
           last_check_at: endpoint.latest?.checked_at ?? null,
         };
       });
@@ -420,7 +421,7 @@ function health(endpoints: EndpointFact[]): Health {
 function current(endpoint: EndpointFact): Current {
   const latest = endpoint.latest;
   return {
-    up: latest?.success ?? false,
+    up: latest?.success ?? null,
     last_check_at: latest?.checked_at ?? null,
     last_status_code: latest?.status_code ?? null,
     last_latency_ms: latest?.latency_ms ?? null,

@@ -68,7 +68,7 @@ export const projectAnalyticsSchema = obj({
       failures: int,
       uptime_percent: nullableNumber,
       avg_latency_ms: nullableNumber,
-      up: { type: 'boolean' },
+      up: { type: 'boolean', nullable: true },
       last_check_at: { ...timestamp, nullable: true },
     }),
   },
@@ -83,7 +83,7 @@ export const endpointAnalyticsSchema = obj({
   incidents: incidentsSchema,
   series: seriesSchema,
   current: obj({
-    up: { type: 'boolean' },
+    up: { type: 'boolean', nullable: true },
     last_check_at: { ...timestamp, nullable: true },
     last_status_code: { type: 'integer', nullable: true },
     last_latency_ms: { type: 'integer', nullable: true },
