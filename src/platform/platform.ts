@@ -1,8 +1,8 @@
-import { hostname } from 'node:os';
 import { createHash } from 'node:crypto';
 import type { AppConfig } from './config/config.js';
 import type { CoordinationStore } from './coordination/coordination.port.js';
 import { createCoordinationStore } from './coordination/create-coordination-store.js';
+import { newProcessIdentity, releaseLeasesOfDeadHolders } from './coordination/process-identity.js';
 import { createEventStore } from './event-store/create-event-store.js';
 import type { EventStore } from './event-store/event-store.port.js';
 import { UpcasterRegistry } from './event-store/upcasting.js';
@@ -56,10 +56,11 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
   if (admin.generated) {
     process.stderr.write(`\nGenerated admin token (shown once; also kept in ${admin.file}):\n  ${admin.token}\n\n`);
   }
-  const instanceId = `${hostname()}:${process.pid}:${Date.now().toString(36)}`;
+  const instanceId = newProcessIdentity();
   const events = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, upcasters: options.upcasters });
   const views = await createReadStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
   const coordination = await createCoordinationStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
+  await releaseLeasesOfDeadHolders(coordination, instanceId, logger);
   const transport = options.withTransport ? await createProbeTransport({ natsUrl: config.natsUrl }) : null;
   const runner = options.withRunner
     ? new ProjectionRunner(events, views, options.projections, { owner: instanceId, logger, coordination })

@@ -61,6 +61,13 @@ export function coordinationStoreContract(name: string, make: () => Promise<Coor
         expect(await b.acquireLease('shard-2', 'p2', 10_000, T0 + 2)).not.toBeNull();
       });
 
+      it('lists the leases not yet lapsed with their owners', async () => {
+        await a.acquireLease('listed-1', 'p1', 10_000, T0);
+        await b.acquireLease('listed-2', 'p2', 5_000, T0);
+        const listed = (await a.listLeases(T0 + 6_000)).filter((lease) => lease.name.startsWith('listed-'));
+        expect(listed).toEqual([{ name: 'listed-1', owner: 'p1', expiresAt: T0 + 10_000 }]);
+      });
+
       it('grants a contested lease to exactly one of many owners', async () => {
         const grants = await Promise.all(
           Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).acquireLease('contested', `owner-${i}`, 10_000, T0)),

@@ -51,7 +51,7 @@ export async function runIncidentCommand(platform: Platform, incidentId: number,
         return { events: events as NewEvent[], result: replay(events, state) };
       },
     );
-    if (append) await platform.freshness.waitFor(append.position, INCIDENT_VIEWS);
+    if (append) await platform.freshness.require(append.position, INCIDENT_VIEWS);
     return result as Incident;
   });
 }

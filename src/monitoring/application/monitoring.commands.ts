@@ -123,7 +123,7 @@ async function endpointOf(platform: Platform, teamId: number, endpointId: number
 const unknownProject = (field = 'project_id'): FieldError => ({ field, code: 'not_found', message: 'does not name a project of this team' });
 
 async function settle(platform: Platform, position: Position | undefined, views = VIEWS): Promise<void> {
-  if (position !== undefined) await platform.freshness.waitFor(position, views);
+  if (position !== undefined) await platform.freshness.require(position, views);
 }
 
 @CommandHandler(CreateProject)

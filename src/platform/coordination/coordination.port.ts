@@ -48,6 +48,8 @@ export interface CoordinationStore {
   /** Takes the lease if free or lapsed, renews it if `owner` holds it; null when another owner holds it. */
   acquireLease(name: string, owner: string, ttlMs: number, now?: number): Promise<LeaseGrant | null>;
   releaseLease(name: string, owner: string): Promise<void>;
+  /** Every lease not yet lapsed at `now`: who holds what (operators' status, dead-owner takeover). */
+  listLeases(now?: number): Promise<LeaseGrant[]>;
   /** Counts one hit in the fixed window `[floor(now/windowMs)*windowMs, +windowMs)`. Atomic across processes. */
   hit(key: string, windowMs: number, now?: number): Promise<RateWindow>;
   /**

@@ -15,6 +15,11 @@ async function probe(name: string, check: () => Promise<void>): Promise<[string,
   }
 }
 
+/** The views this process applies are live; otherwise names the ones still catching up. */
+function viewsLive(liveness: { live: boolean; behind: string[] }): void {
+  if (!liveness.live) throw new Error(`catching up: ${liveness.behind.join(', ')}`);
+}
+
 @ApiExcludeController()
 @Controller('health')
 export class HealthController {
@@ -28,12 +33,17 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Every configured store answers: route traffic here only when this passes. */
+  /**
+   * Every configured store answers and the views this process applies are live: route traffic
+   * here only when this passes.
+   */
   @Public()
   @Get('ready')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const { events, views, coordination } = this.platform;
     const extra = this.platform.transport ? [probe('probe_transport', () => this.platform.transport!.ping())] : [];
+    const runner = this.platform.runner;
+    if (runner) extra.push(probe('projections', async () => viewsLive(runner.liveness())));
     const checks = Object.fromEntries(
       await Promise.all([probe('event_store', () => events.ping()), probe('read_store', () => views.ping()), probe('coordination_store', () => coordination.ping()), ...extra]),
     );

@@ -4,8 +4,26 @@ import { PLATFORM, type Platform } from '../platform.js';
 import { sendProblem, toProblem } from './http-conventions.js';
 import { Problems, ProblemError, type Problem } from './problem.js';
 import type { RouteTable } from './route-table.js';
+import { ViewsBehindError } from '../projections/views.js';
 
 export const ROUTE_TABLE = Symbol('ROUTE_TABLE');
+
+/**
+ * A write whose views did not catch up within the read-your-writes bound: it is recorded and will
+ * show, but this answer cannot show it. 202, so the client neither takes the answer for the result
+ * nor repeats the write (with an Idempotency-Key, a retry replays this answer).
+ */
+function sendViewsBehind(reply: FastifyReply, error: ViewsBehindError, requestId: string): void {
+  reply
+    .code(202)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send({
+      status: 'accepted',
+      code: 'views_behind',
+      detail: `The change was recorded, but the views did not show it within ${error.waitedMs / 1000} s. Read it with GET in a moment; do not repeat the request.`,
+      request_id: requestId,
+    });
+}
 
 /** Every error from the Nest pipeline leaves as problem details (see api-decisions.md). */
 @Catch()
@@ -19,6 +37,10 @@ export class ProblemFilter implements ExceptionFilter {
     const context = host.switchToHttp();
     const reply = context.getResponse<FastifyReply>();
     const request = context.getRequest<FastifyRequest>();
+    if (exception instanceof ViewsBehindError) {
+      sendViewsBehind(reply, exception, String(request.id));
+      return;
+    }
     sendProblem(reply, this.toProblem(exception, request));
   }
 

@@ -67,6 +67,8 @@ export class ProjectionRunner {
   private readonly closers = new Set<() => Promise<void>>();
   private readonly loops: Promise<void>[] = [];
   private stopping = false;
+  /** The log's head when this process started: a processor is live once it has applied it. */
+  private startHead: Position | null | undefined;
   private readonly batchSize: number;
   /** When each live generation last committed its checkpoint, keyed by physical name. */
   private readonly checkpointedAt = new Map<string, number>();
@@ -94,6 +96,7 @@ export class ProjectionRunner {
   /** Starts following the log for every processor; returns once each has its views in place. */
   async start(): Promise<void> {
     await this.init();
+    this.startHead = await this.events.headPosition();
     for (const projection of this.byName.values()) await this.startLive(projection);
   }
 
@@ -382,6 +385,23 @@ export class ProjectionRunner {
       });
     }
     return result;
+  }
+
+  /**
+   * Whether this process's processors are live: each one either applies the log and has caught
+   * up with it as it stood when the process started, or stands by while a live process holds its
+   * lease. Readiness waits for this, so a write answered after ready is visible to the next read.
+   */
+  liveness(): { live: boolean; behind: string[] } {
+    const behind: string[] = [];
+    for (const name of this.byName.keys()) {
+      const state = this.states.get(name);
+      if (state === 'standby') continue;
+      const applied = this.applied.get(name)?.position ?? null;
+      const caughtUp = this.startHead === undefined || this.startHead === null || (applied !== null && applied >= this.startHead);
+      if (state !== 'running' || !caughtUp) behind.push(name);
+    }
+    return { live: behind.length === 0, behind };
   }
 
   /** Position this process has applied for a projection (in its current generation). */

@@ -87,12 +87,32 @@ export class ViewReader {
  * the position its append reached. Uses the in-process runner's notifications when there is one,
  * and polls the shared store otherwise (an API-only process).
  */
+/**
+ * The write was appended (it is durable and will be applied), but the views did not show it
+ * within the read-your-writes bound. The HTTP edge answers 202 `views_behind` (documented), never
+ * the usual success that would promise a GET sees the change.
+ */
+export class ViewsBehindError extends Error {
+  constructor(readonly position: Position, readonly projections: string[], readonly waitedMs: number) {
+    super(`Views ${projections.join(', ')} did not reach position ${position} within ${waitedMs} ms`);
+    this.name = 'ViewsBehindError';
+  }
+}
+
 export class ReadYourWrites {
   constructor(
     private readonly reader: ViewReader,
     private readonly runner: ProjectionRunner | null,
     private readonly options: { timeoutMs: number; pollMs: number } = { timeoutMs: 5000, pollMs: 20 },
   ) {}
+
+  /**
+   * Returns once every named projection reached `position`; throws ViewsBehindError when they
+   * did not within the bound, so a write is never answered as if its result were visible.
+   */
+  async require(position: Position, projections: string[]): Promise<void> {
+    if (!(await this.waitFor(position, projections))) throw new ViewsBehindError(position, projections, this.options.timeoutMs);
+  }
 
   /** Resolves true once every named projection reached `position`, false on timeout. */
   async waitFor(position: Position, projections: string[]): Promise<boolean> {

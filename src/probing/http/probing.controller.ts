@@ -38,7 +38,7 @@ export class ProbingController {
     const outcome = await this.prober.probe(endpoint.configuration);
     const result = await this.recorder.record({ jobId: `manual:${randomUUID()}`, source: 'manual', endpoint, outcome });
     if (!result.check) throw Problems.internal();
-    if (result.position !== null) await this.platform.freshness.waitFor(result.position, this.registered(['checks']));
+    if (result.position !== null) await this.platform.freshness.require(result.position, this.registered(['checks']));
     return { data: toLinkedCheck(result.check) };
   }
 
@@ -86,7 +86,7 @@ export class ProbingController {
   private async endpointView(endpoint: EndpointSnapshot, position: number | null): Promise<Record<string, unknown>> {
     const views = this.registered(['monitoring']);
     if (views.length > 0) {
-      if (position !== null) await this.platform.freshness.waitFor(position, views);
+      if (position !== null) await this.platform.freshness.require(position, views);
       const doc = await this.platform.reader.get('monitoring', 'endpoints', endpoint.endpoint_id).catch(() => null);
       if (doc) return publicEndpoint(doc);
     }

@@ -81,7 +81,7 @@ export class CreateTeamHandler implements ICommandHandler<CreateTeam> {
       ],
       result: undefined,
     }));
-    await freshness.waitFor(append!.position, VIEWS);
+    await freshness.require(append!.position, VIEWS);
     return { id: teamId, name, created_at };
   }
 }
@@ -100,7 +100,7 @@ export class IssueTokenHandler implements ICommandHandler<IssueToken> {
       const data = { token_id: tokenId, team_id: teamId, name: input.name, scopes: input.scopes, role: input.role, token_hash: sha256(token), created_at, expires_at: input.expires_at };
       return { events: [{ type: TOKEN_ISSUED, data }], result: tokenId };
     });
-    await freshness.waitFor(append!.position, VIEWS);
+    await freshness.require(append!.position, VIEWS);
     return { id: result, token, name: input.name, scopes: input.scopes, role: input.role, created_at, expires_at: input.expires_at };
   }
 }
@@ -117,6 +117,6 @@ export class RevokeTokenHandler implements ICommandHandler<RevokeToken> {
       if (token.revoked) return { events: [], result: undefined };
       return { events: [{ type: TOKEN_REVOKED, data: { token_id: tokenId, team_id: teamId, revoked_at: new Date().toISOString() } }], result: undefined };
     });
-    if (append) await freshness.waitFor(append.position, VIEWS);
+    if (append) await freshness.require(append.position, VIEWS);
   }
 }

@@ -103,6 +103,13 @@ export class MongoCoordinationStore implements CoordinationStore {
     await guardMongo('releaseLease', () => this.leases.deleteOne({ _id: name, owner }));
   }
 
+  async listLeases(now = Date.now()): Promise<LeaseGrant[]> {
+    return guardMongo('listLeases', async () => {
+      const docs = await this.leases.find({ expiresAt: { $gt: now } }).sort({ _id: 1 }).toArray();
+      return docs.map((doc) => ({ name: doc._id, owner: doc.owner, expiresAt: doc.expiresAt }));
+    });
+  }
+
   async hit(key: string, windowMs: number, now = Date.now()): Promise<RateWindow> {
     const windowStart = Math.floor(now / windowMs) * windowMs;
     const resetAt = windowStart + windowMs;

@@ -60,6 +60,7 @@ export class SqliteCoordinationStore implements CoordinationStore {
         WHERE leases.owner = excluded.owner OR leases.expires_at <= @now
         RETURNING name, owner, expires_at AS expiresAt`),
       releaseLease: db.prepare(`DELETE FROM leases WHERE name = ? AND owner = ?`),
+      listLeases: db.prepare(`SELECT name, owner, expires_at AS expiresAt FROM leases WHERE expires_at > ? ORDER BY name`),
       hit: db.prepare(`
         INSERT INTO rate_windows (key, window_start, count, reset_at) VALUES (?, ?, 1, ?)
         ON CONFLICT (key, window_start) DO UPDATE SET count = count + 1
@@ -87,6 +88,10 @@ export class SqliteCoordinationStore implements CoordinationStore {
 
   async releaseLease(name: string, owner: string): Promise<void> {
     this.stmt.releaseLease.run(name, owner);
+  }
+
+  async listLeases(now = Date.now()): Promise<LeaseGrant[]> {
+    return this.stmt.listLeases.all(now) as LeaseGrant[];
   }
 
   async hit(key: string, windowMs: number, now = Date.now()): Promise<RateWindow> {
