@@ -129,6 +129,23 @@ describe('projection runner', () => {
 
     expect(await Promise.all(streams.map(totalOf))).toEqual([40, 40, 40]);
   });
+  it('stores the checkpoint of events it ignores once the log is quiet, so status shows no stale lag', async () => {
+    const live = new ProjectionRunner(events, views, [totals(1)], { owner: 'quiet', logger: silentLogger, pointerCheckMs: 20, idleCheckpointMs: 60_000 });
+    runners.push(live);
+    await live.start();
+    const added = await events.append('a', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    await new ReadYourWrites(new ViewReader(views, 0), live).waitFor(added.position, ['totals']);
+    let last = 0;
+    for (let i = 0; i < 20; i++) last = (await events.append(`ignored-${i}`, [{ type: 'Ignored', data: {} }], { expectedRevision: 'no_stream' })).position;
+    const deadline = Date.now() + 5_000;
+    let status = (await live.status())[0];
+    while (status.position !== last && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = (await live.status())[0];
+    }
+    expect(status).toMatchObject({ position: last, head: last, lag: 0 });
+  });
+
   describe('reactors', () => {
     const seenStreams = async () => (await new ViewReader(views, 0).find('seen', 'seen', {})).map((doc) => doc.stream).sort();
 

@@ -223,12 +223,32 @@ export class ProjectionRunner {
     const subscription = this.events.subscribeToAll({ after: checkpoint.position });
     const close = () => subscription.close();
     this.closers.add(close);
-    const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close);
+    /** Applied by an idle batch whose checkpoint was skipped; written once the projection is quiet. */
+    let unflushed: Position | null = null;
+    /** Batch commits and the quiet-time flush run one at a time: each expects the checkpoint the other left. */
+    let commits: Promise<unknown> = Promise.resolve();
+    const serially = <T>(work: () => Promise<T>): Promise<T> => {
+      const run = commits.then(work);
+      commits = run.catch(() => undefined);
+      return run;
+    };
+    const flushIdle = () =>
+      serially(async () => {
+        if (unflushed === null) return;
+        await this.views.commit([this.registry.checkpointWrite(name, generation, unflushed)], {
+          expect: [this.registry.checkpointUnchanged(name, generation, stored)],
+        });
+        stored = unflushed;
+        unflushed = null;
+        this.checkpointedAt.set(`${name}#${generation}`, Date.now());
+      });
+    const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close, live ? flushIdle : null);
     try {
       const gatherMs = live ? (this.options.liveGatherMs ?? 5) : 0;
       for await (const batch of batches(subscription, { max: this.batchSize, gatherMs })) {
-        const { position, committed } = await this.applyBatch(projection, generation, batch, live, stored);
+        const { position, committed } = await serially(() => this.applyBatch(projection, generation, batch, live, stored));
         if (committed) stored = position;
+        unflushed = committed ? null : position;
         if (live) this.markApplied(name, generation, position);
         options.onBatch?.(batch.length, position);
         if (options.until && position >= (target ?? 0)) {
@@ -244,10 +264,26 @@ export class ProjectionRunner {
     if (this.stopping) throw new Stopped();
   }
 
-  private watch(projection: Projection, generation: number, leaseName: string | undefined, watchPointer: boolean, close: () => Promise<void>) {
+  /**
+   * Every second or so: follow a swap made elsewhere, give up a lost lease, and write the
+   * checkpoint of idle batches once the projection is quiet, so the stored position (what
+   * `projections status` and other processes read) does not stay behind after the last event.
+   */
+  private watch(
+    projection: Projection,
+    generation: number,
+    leaseName: string | undefined,
+    watchPointer: boolean,
+    close: () => Promise<void>,
+    flushIdle: (() => Promise<void>) | null,
+  ) {
     const every = Math.min(this.options.pointerCheckMs ?? 1000, (this.options.leaseTtlMs ?? 10_000) / 3);
     return setInterval(async () => {
       try {
+        await flushIdle?.().catch(async (error) => {
+          if (!(error instanceof PreconditionFailedError)) throw error;
+          await close(); // applied elsewhere meanwhile: this process lost its lease
+        });
         const moved = watchPointer && (await this.registry.pointer(projection.name))?.generation !== generation;
         const leaseLost = leaseName !== undefined && !(await this.holdLease(leaseName));
         if (moved || leaseLost) await close();
