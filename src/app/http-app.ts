@@ -65,6 +65,7 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     tokens: () => tokens!,
     coordination: platform.coordination,
     rateLimitPerMinute: platform.config.rateLimitPerMinute,
+    idempotencyStaleMs: platform.config.idempotencyStaleSeconds * 1000,
     logger: platform.logger,
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(platform, routes, contextModules(platform.config.role)), adapter, {

@@ -89,6 +89,16 @@ export function eventStoreContract(
       expect(result).toEqual({ nextExpectedRevision: 1, position: events[1].position });
     });
 
+    it('keeps the Idempotency-Key metadata of a keyed request\'s events, and adds none to the others', async () => {
+      const id = stream('keyed');
+      await store.append(id, [{ type: 'Noted', data: {}, metadata: { actor: 'admin', idempotency_key: 'team:1:k', idempotency_step: 2 } }, { type: 'Noted', data: {} }], {
+        expectedRevision: 'no_stream',
+      });
+      const [keyed, plain] = await store.readStream(id);
+      expect(keyed.metadata).toMatchObject({ idempotency_key: 'team:1:k', idempotency_step: 2 });
+      expect('idempotency_key' in plain.metadata).toBe(false);
+    });
+
     it('reads a stream that does not exist as empty', async () => {
       await expect(store.readStream(stream('missing'))).resolves.toEqual([]);
     });

@@ -13,14 +13,14 @@ jest.setTimeout(180_000);
 
 const ADMIN = 'restart-test-admin-token-0123456789';
 
-async function call(service: ServiceProcess, method: string, path: string, token: string, body?: unknown) {
+async function call(service: ServiceProcess, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${service.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+  return { status: response.status, body: text ? JSON.parse(text) : null, replayed: response.headers.get('idempotent-replayed') === 'true' };
 }
 
 async function ready(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
@@ -29,6 +29,23 @@ async function ready(service: ServiceProcess, timeoutMs = 60_000): Promise<void>
     if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms:\n${service.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A team with an editor token, a project and an incident, made through a running service. */
+async function provision(service: ServiceProcess) {
+  const team = await call(service, 'POST', '/api/v2/teams', ADMIN, { name: 'Restart' });
+  expect(team.status).toBe(201);
+  const token = await call(service, 'POST', `/api/v2/teams/${team.body.data.id}/tokens`, ADMIN, {
+    name: 'editor',
+    scopes: ['monitoring:read', 'incidents:read', 'incidents:write'],
+    role: 'editor',
+  });
+  expect(token.status).toBe(201);
+  const editor: string = token.body.data.token;
+  const project = await call(service, 'POST', `/api/v2/teams/${team.body.data.id}/projects`, ADMIN, { name: 'P' });
+  const incident = await call(service, 'POST', '/api/public/v2/incidents', editor, { project_id: project.body.data.id, title: 'Before the crash' });
+  expect(incident.status).toBe(201);
+  return { editor, projectId: project.body.data.id as number, incidentId: incident.body.data.id as number };
 }
 
 describe('a restart after SIGKILL', () => {
@@ -50,18 +67,9 @@ describe('a restart after SIGKILL', () => {
     const first = await startService(build, env);
     running.push(first);
     await ready(first);
-    const team = await call(first, 'POST', '/api/v2/teams', ADMIN, { name: 'Restart' });
-    expect(team.status).toBe(201);
-    const token = await call(first, 'POST', `/api/v2/teams/${team.body.data.id}/tokens`, ADMIN, {
-      name: 'editor',
-      scopes: ['monitoring:read', 'incidents:read', 'incidents:write'],
-      role: 'editor',
-    });
-    expect(token.status).toBe(201);
-    const editor: string = token.body.data.token;
-    const project = await call(first, 'POST', `/api/v2/teams/${team.body.data.id}/projects`, ADMIN, { name: 'P' });
-    const created = await call(first, 'POST', '/api/public/v2/incidents', editor, { project_id: project.body.data.id, title: 'Before the crash' });
-    expect(created.status).toBe(201);
+    const { editor, projectId, incidentId } = await provision(first);
+    const created = { body: { data: { id: incidentId } } };
+    const project = { body: { data: { id: projectId } } };
 
     await first.kill('SIGKILL');
     const second = await startService(build, env);
@@ -78,5 +86,51 @@ describe('a restart after SIGKILL', () => {
     expect(another.status).toBe(201);
     const listed = await call(second, 'GET', '/api/public/v2/incidents', editor);
     expect(listed.body.data.map((item: { title: string }) => item.title)).toContain('After the restart');
+  });
+
+  it('gives one effect for any number of retries of one Idempotency-Key, even when the first attempt died after its append', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'monitor-idempotency-'));
+    try {
+      const env = { DATA_DIR: dir, ADMIN_TOKEN: ADMIN };
+      const first = await startService(build, env);
+      running.push(first);
+      await ready(first);
+      const { editor, incidentId } = await provision(first);
+      await first.kill('SIGTERM');
+
+      // An API process with no projector: the comment is appended, then the answer waits for views
+      // that never come, and the process dies in that wait: appended, key never completed.
+      const api = await startService(build, { ...env, ROLE: 'api' });
+      running.push(api);
+      const key = { 'idempotency-key': 'comment-once' };
+      const inFlight = call(api, 'POST', `/api/public/v2/incidents/${incidentId}/comments`, editor, { body: 'exactly once' }, key).catch(() => null);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await api.kill('SIGKILL');
+      expect(await inFlight).toBeNull();
+
+      const restarted = await startService(build, { ...env, IDEMPOTENCY_STALE_SECONDS: '1' });
+      running.push(restarted);
+      await ready(restarted);
+      const retry = async () => {
+        for (;;) {
+          const answer = await call(restarted, 'POST', `/api/public/v2/incidents/${incidentId}/comments`, editor, { body: 'exactly once' }, key);
+          if (answer.status !== 409) return answer;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      };
+      const second = await retry();
+      expect(JSON.stringify(second)).toMatch(/^{"status":201/);
+      const third = await retry();
+      expect(third.status).toBe(201);
+      expect(third.replayed).toBe(true);
+      expect(third.body).toEqual(second.body);
+
+      const incident = await call(restarted, 'GET', `/api/public/v2/incidents/${incidentId}`, editor);
+      const comments = incident.body.data.comments.filter((comment: { body: string }) => comment.body === 'exactly once');
+      expect(comments).toHaveLength(1);
+      expect(comments[0].id).toBe(second.body.data.id);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

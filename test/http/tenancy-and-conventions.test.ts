@@ -87,10 +87,10 @@ describe('provisioning and HTTP conventions', () => {
     expect(wrongMethod.json().code).toBe('method_not_allowed');
   });
 
-  it('reports readiness of every configured store', async () => {
+  it('reports readiness of every configured store and of the views this process applies', async () => {
     const response = await t.request('GET', '/health/ready');
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'ok', checks: { event_store: 'ok', read_store: 'ok', coordination_store: 'ok', probe_transport: 'ok' } });
+    expect(response.json()).toEqual({ status: 'ok', checks: { event_store: 'ok', read_store: 'ok', coordination_store: 'ok', probe_transport: 'ok', projections: 'ok' } });
   });
 
   it('stops accepting a revoked token at once', async () => {

@@ -50,6 +50,8 @@ export async function runIncidentCommand(platform: Platform, incidentId: number,
         const events = decide(state, command, { now: new Date().toISOString() });
         return { events: events as NewEvent[], result: replay(events, state) };
       },
+      // A retry of a keyed request answers the incident as the first attempt left it.
+      { resultAfter: (state) => state },
     );
     if (append) await platform.freshness.require(append.position, INCIDENT_VIEWS);
     return result as Incident;

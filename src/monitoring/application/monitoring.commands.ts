@@ -122,9 +122,12 @@ async function endpointOf(platform: Platform, teamId: number, endpointId: number
 
 const unknownProject = (field = 'project_id'): FieldError => ({ field, code: 'not_found', message: 'does not name a project of this team' });
 
-async function settle(platform: Platform, position: Position | undefined, views = VIEWS): Promise<void> {
-  if (position !== undefined) await platform.freshness.require(position, views);
+async function settle(platform: Platform, position: Position | undefined, views = VIEWS, timeoutMs?: number): Promise<void> {
+  if (position !== undefined) await platform.freshness.require(position, views, timeoutMs);
 }
+
+/** An import's views take longer to apply the more checks it holds: 5 s plus 1 s per 1,000 checks. */
+const importWaitMs = (checks: number) => 5_000 + checks;
 
 @CommandHandler(CreateProject)
 export class CreateProjectHandler implements ICommandHandler<CreateProject> {
@@ -339,7 +342,7 @@ export class ImportChecksHandler implements ICommandHandler<ImportChecks> {
       const append = await events.append(checksStream(endpointId), recorded.slice(start, start + IMPORT_CHUNK), { expectedRevision: 'any' });
       position = append.position;
     }
-    await settle(this.platform, position, ['checks']);
+    await settle(this.platform, position, ['checks'], importWaitMs(recorded.length));
     return recorded.length;
   }
 }

@@ -20,6 +20,11 @@ export interface AppConfig {
   probeBlockPrivate: boolean;
   /** Probe jobs one prober process runs at once (its share of the shared queue). */
   proberMaxInFlight: number;
+  /**
+   * How long an Idempotency-Key claim may stay unfinished before a retry may run the request
+   * again (its owner died). Safe at any value: the retry finds what the first attempt appended.
+   */
+  idempotencyStaleSeconds: number;
   /** v1 analytics `Sunset` header value (RFC 9110 HTTP-date source), null while no date is set. */
   v1SunsetAt: string | null;
 }
@@ -97,6 +102,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     probeBlockPrivate: bool('PROBE_BLOCK_PRIVATE', false),
     proberMaxInFlight: integer('PROBER_MAX_IN_FLIGHT', 256, 1, 10_000),
+    idempotencyStaleSeconds: integer('IDEMPOTENCY_STALE_SECONDS', 60, 1, 86_400),
     v1SunsetAt: sunset,
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -6,6 +6,7 @@ import {
   WrongExpectedRevisionError,
 } from '../event-store/event-store.port.js';
 import { type CommandContext, metadataOf } from './command-context.js';
+import { currentIdempotency, nextStep } from './idempotency-scope.js';
 
 export interface Aggregate<S> {
   initial(): S;
@@ -54,9 +55,11 @@ export interface StreamCommandResult<S, R> {
   appended: NewEvent[];
   append: AppendResult | null;
   result: R;
+  /** An earlier attempt of the same keyed request appended these events; this one appended nothing. */
+  replayed?: true;
 }
 
-export interface StreamCommandOptions<S> {
+export interface StreamCommandOptions<S, R = unknown> {
   /** Fold the stream forward from a per-process cache instead of replaying it. */
   fold?: StreamFold<S>;
   /**
@@ -72,6 +75,12 @@ export interface StreamCommandOptions<S> {
    * event's type, data and metadata (not its id, position or recorded time).
    */
   foldOwnAppends?: boolean;
+  /**
+   * The result to answer when this command already ran for the same Idempotency-Key (a retry):
+   * computed from the state after the events that attempt appended. Without it the result is
+   * decided again on the state before them.
+   */
+  resultAfter?: (state: S) => R;
 }
 
 const DEFAULT_ATTEMPTS = 4;
@@ -88,16 +97,23 @@ export async function runStreamCommand<S, R = void>(
   aggregate: Aggregate<S>,
   context: CommandContext,
   decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
-  options: StreamCommandOptions<S> = {},
+  options: StreamCommandOptions<S, R> = {},
 ): Promise<StreamCommandResult<S, R>> {
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
+  const keyed = currentIdempotency();
+  const step = keyed ? nextStep(keyed, `stream:${streamId}`) : 0;
   for (let attempt = 1; ; attempt++) {
+    if (keyed) {
+      const done = await alreadyApplied(store, streamId, aggregate, keyed.key, step, decide, options.resultAfter);
+      if (done) return done;
+    }
     const loaded = options.fold
       ? { ...(await options.fold.load(streamId)), events: [] }
       : await loadStream(store, streamId, aggregate, options.fromRevision);
     const { events, result } = await decide(loaded.state, loaded);
     if (events.length === 0) return { state: loaded.state, appended: [], append: null, result };
-    const withMetadata = events.map((event) => ({ ...event, metadata: { ...metadataOf(context), ...event.metadata } }));
+    const idempotency = keyed ? { idempotency_key: keyed.key, idempotency_step: step } : {};
+    const withMetadata = events.map((event) => ({ ...event, metadata: { ...metadataOf(context), ...event.metadata, ...idempotency } }));
     try {
       const append = await store.append(streamId, withMetadata, {
         expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision,
@@ -110,6 +126,37 @@ export async function runStreamCommand<S, R = void>(
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
+}
+
+/**
+ * What an earlier attempt of the same keyed request appended to the stream at this step, answered
+ * as this attempt's outcome; null when it appended nothing (the command runs as usual).
+ */
+async function alreadyApplied<S, R>(
+  store: EventStore,
+  streamId: string,
+  aggregate: Aggregate<S>,
+  key: string,
+  step: number,
+  decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
+  resultAfter: ((state: S) => R) | undefined,
+): Promise<StreamCommandResult<S, R> | null> {
+  const events = await store.readStream(streamId);
+  const first = events.findIndex((event) => event.metadata.idempotency_key === key && event.metadata.idempotency_step === step);
+  if (first < 0) return null;
+  const before = events.slice(0, first).reduce(aggregate.evolve, aggregate.initial());
+  const appended = events.slice(first).filter((event) => event.metadata.idempotency_key === key && event.metadata.idempotency_step === step);
+  const last = appended[appended.length - 1];
+  const result = resultAfter
+    ? resultAfter(appended.reduce(aggregate.evolve, before))
+    : (await decide(before, { state: before, revision: first - 1, events: events.slice(0, first) })).result;
+  return {
+    state: before,
+    appended: appended.map(({ type, data, metadata }) => ({ type, data, metadata })),
+    append: { nextExpectedRevision: last.revision, position: last.position },
+    result,
+    replayed: true,
+  };
 }
 
 /** The state after this command's own events, folded as if read back from the store. */

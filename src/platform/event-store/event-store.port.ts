@@ -20,6 +20,15 @@ export interface EventMetadata {
   causation_id: string | null;
   /** RFC 3339 UTC with milliseconds; when the fact happened (may predate the append, e.g. imports). */
   occurred_at: string;
+  /** The request's Idempotency-Key (scoped), when it carried one: its retry finds what it did. */
+  idempotency_key?: string;
+  /** Which of the keyed request's commands on this stream appended the event (0 for the first). */
+  idempotency_step?: number;
+}
+
+/** The metadata of an idempotent request's events, kept only when present (most events have none). */
+export function idempotencyMetadata(input: Partial<EventMetadata> | undefined): Pick<EventMetadata, 'idempotency_key' | 'idempotency_step'> {
+  return input?.idempotency_key === undefined ? {} : { idempotency_key: input.idempotency_key, idempotency_step: input.idempotency_step ?? 0 };
 }
 
 export interface NewEvent<T = unknown> {

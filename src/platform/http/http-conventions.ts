@@ -1,4 +1,5 @@
 import { ConcurrencyError } from '../es/stream-command.js';
+import { runIdempotent } from '../es/idempotency-scope.js';
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordination.port.js';
@@ -30,6 +31,8 @@ export interface HttpConventionsDeps {
   coordination: CoordinationStore;
   rateLimitPerMinute: number;
   logger: Logger;
+  /** An unfinished Idempotency-Key claim older than this may be run again (default 60 s). */
+  idempotencyStaleMs?: number;
 }
 
 export function sha256(text: string): string {
@@ -128,7 +131,7 @@ async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply,
   const scopedKey = `${idempotencyScope(request.principal)}:${key}`;
   const claim: IdempotencyClaim = await deps.coordination.claimIdempotency(scopedKey, fingerprint, {
     retentionMs: IDEMPOTENCY_RETENTION_MS,
-    staleAfterMs: IDEMPOTENCY_STALE_MS,
+    staleAfterMs: deps.idempotencyStaleMs ?? IDEMPOTENCY_STALE_MS,
   });
   switch (claim.outcome) {
     case 'claimed':
@@ -186,12 +189,16 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
   });
 
   // Idempotency only concerns POSTs that carry a key: the other requests pass without a promise.
-  const claim = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (await claimIdempotencyKey(request, reply, deps)) return reply;
-  };
+  // A claimed request's handler runs inside its idempotency scope, so every event it appends
+  // carries the key and a retry finds in the log what an earlier attempt did (platform/es).
   fastify.addHook('preHandler', (request, reply, done) => {
     if (request.method !== 'POST' || request.headers['idempotency-key'] === undefined) return done();
-    return claim(request, reply);
+    claimIdempotencyKey(request, reply, deps).then(
+      (replayed) => {
+        if (!replayed) runIdempotent(request.idempotencyKey!, () => done());
+      },
+      (error: Error) => done(error),
+    );
   });
 
   fastify.addHook('onSend', (request, reply, payload, done) => {
@@ -202,10 +209,6 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
   const releaseAbandoned = async (key: string) => {
     await deps.coordination.releaseIdempotency(key).catch(() => undefined);
   };
-  fastify.addHook('onRequestAbort', (request, done) => {
-    if (!request.idempotencyKey) return done();
-    return releaseAbandoned(request.idempotencyKey);
-  });
   fastify.addHook('onResponse', (request, reply, done) => {
     if (!request.idempotencyKey) return done();
     return releaseAbandoned(request.idempotencyKey);

@@ -3,9 +3,24 @@ import {
   type ExpectedRevision,
   WrongExpectedRevisionError,
 } from '../event-store/event-store.port.js';
+import { currentIdempotency, idempotencyStream, nextStep, type IdempotencyScope } from '../es/idempotency-scope.js';
 
 /** Event recorded in `sequence-<name>`: ids first .. first + count - 1 now belong to someone. */
 export const IDS_RESERVED = 'IdsReserved';
+
+/** Event recorded in `idempotency-<key hash>`: the id a keyed request's step took. */
+export const IDEMPOTENT_ID_ALLOCATED = 'IdempotentIdAllocated';
+
+interface IdempotentIdAllocated {
+  sequence: string;
+  step: number;
+  id: number;
+}
+
+function isAllocation(data: unknown, sequence: string, step: number): boolean {
+  const allocation = data as IdempotentIdAllocated;
+  return allocation.sequence === sequence && allocation.step === step;
+}
 
 export interface IdsReserved {
   first: number;
@@ -67,8 +82,16 @@ export class IdAllocator {
     this.blockSizes = options.blockSizes ?? {};
   }
 
-  /** The next id of the sequence; the first id ever handed out is 1. */
+  /**
+   * The next id of the sequence; the first id ever handed out is 1. Inside a keyed request
+   * (Idempotency-Key) the id is recorded under the key, and the request's retry gets the same id.
+   */
   async next(sequence: string): Promise<number> {
+    const scope = currentIdempotency();
+    return scope ? this.keyedNext(sequence, scope) : this.nextUnkeyed(sequence);
+  }
+
+  private async nextUnkeyed(sequence: string): Promise<number> {
     const blockSize = this.blockSizes[sequence];
     if (!blockSize || blockSize <= 1) return (await this.reserve(sequence, 1)).first;
     return this.serialized(sequence, async () => {
@@ -80,6 +103,27 @@ export class IdAllocator {
       }
       return block.next++;
     });
+  }
+
+  private async keyedNext(sequence: string, scope: IdempotencyScope): Promise<number> {
+    const step = nextStep(scope, `ids:${sequence}`);
+    const stream = idempotencyStream(scope.key);
+    for (let attempt = 1; ; attempt++) {
+      const recorded = await this.store.readStream(stream);
+      const earlier = recorded.find((event) => event.type === IDEMPOTENT_ID_ALLOCATED && isAllocation(event.data, sequence, step));
+      if (earlier) return (earlier.data as IdempotentIdAllocated).id;
+      const id = await this.nextUnkeyed(sequence);
+      try {
+        const data: IdempotentIdAllocated = { sequence, step, id };
+        await this.store.append(stream, [{ type: IDEMPOTENT_ID_ALLOCATED, data, metadata: { actor: 'system:id-allocator' } }], {
+          expectedRevision: recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision,
+        });
+        return id;
+      } catch (error) {
+        // Another attempt of the same request recorded first: its id wins, this one is a gap.
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= this.maxAttempts) throw error;
+      }
+    }
   }
 
   /** `count` consecutive ids in one append, for bulk imports. */

@@ -110,13 +110,13 @@ export class ReadYourWrites {
    * Returns once every named projection reached `position`; throws ViewsBehindError when they
    * did not within the bound, so a write is never answered as if its result were visible.
    */
-  async require(position: Position, projections: string[]): Promise<void> {
-    if (!(await this.waitFor(position, projections))) throw new ViewsBehindError(position, projections, this.options.timeoutMs);
+  async require(position: Position, projections: string[], timeoutMs = this.options.timeoutMs): Promise<void> {
+    if (!(await this.waitFor(position, projections, timeoutMs))) throw new ViewsBehindError(position, projections, timeoutMs);
   }
 
   /** Resolves true once every named projection reached `position`, false on timeout. */
-  async waitFor(position: Position, projections: string[]): Promise<boolean> {
-    const deadline = Date.now() + this.options.timeoutMs;
+  async waitFor(position: Position, projections: string[], timeoutMs = this.options.timeoutMs): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
     const reached = async () => {
       for (const name of projections) {
         const local = this.runner?.appliedPosition(name);

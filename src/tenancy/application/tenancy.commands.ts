@@ -27,7 +27,8 @@ export interface TeamView {
 
 export interface IssuedToken {
   id: number;
-  token: string;
+  /** The raw token, shown once: absent when an earlier attempt of a keyed request issued it (only its hash is kept). */
+  token?: string;
   name: string;
   scopes: Scope[];
   role: Role;
@@ -94,14 +95,14 @@ export class IssueTokenHandler implements ICommandHandler<IssueToken> {
     const { events, ids, freshness } = this.platform;
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const created_at = new Date().toISOString();
-    const { append, result } = await runStreamCommand(events, teamStream(teamId), teamAggregate, context, async (state) => {
+    const { append, result, replayed } = await runStreamCommand(events, teamStream(teamId), teamAggregate, context, async (state) => {
       if (!state.exists) throw Problems.notFound('The team');
       const tokenId = await ids.next('token');
       const data = { token_id: tokenId, team_id: teamId, name: input.name, scopes: input.scopes, role: input.role, token_hash: sha256(token), created_at, expires_at: input.expires_at };
       return { events: [{ type: TOKEN_ISSUED, data }], result: tokenId };
     });
     await freshness.require(append!.position, VIEWS);
-    return { id: result, token, name: input.name, scopes: input.scopes, role: input.role, created_at, expires_at: input.expires_at };
+    return { id: result, ...(replayed ? {} : { token }), name: input.name, scopes: input.scopes, role: input.role, created_at, expires_at: input.expires_at };
   }
 }
 

@@ -66,7 +66,7 @@ describe('project analytics object', () => {
     expect(project.endpoints).toEqual([
       { endpoint_id: 11, name: 'home', enabled: true, checks: 1, failures: 0, uptime_percent: 100, avg_latency_ms: 100, up: true, last_check_at: '2026-03-01T01:59:00.000Z' },
       { endpoint_id: 12, name: 'checkout', enabled: true, checks: 1, failures: 1, uptime_percent: 0, avg_latency_ms: 300, up: false, last_check_at: '2026-03-01T01:59:00.000Z' },
-      { endpoint_id: 13, name: 'new', enabled: true, checks: 0, failures: 0, uptime_percent: null, avg_latency_ms: null, up: false, last_check_at: null },
+      { endpoint_id: 13, name: 'new', enabled: true, checks: 0, failures: 0, uptime_percent: null, avg_latency_ms: null, up: null, last_check_at: null },
       { endpoint_id: 14, name: 'old', enabled: false, checks: 0, failures: 0, uptime_percent: null, avg_latency_ms: null, up: false, last_check_at: '2026-03-01T01:59:00.000Z' },
     ]);
   });
@@ -87,10 +87,10 @@ describe('endpoint analytics object', () => {
     });
   });
 
-  it('reports an unchecked endpoint as not up with no last check', async () => {
+  it('reports an unchecked endpoint as unknown (up null, not down) with no last check', async () => {
     const { query } = await queryOver(CHECKS, facts);
     const endpoint = await query.endpointAnalytics(1, 13, WINDOW);
-    expect(endpoint!.current).toEqual({ up: false, last_check_at: null, last_status_code: null, last_latency_ms: null, consecutive_failures: 0 });
+    expect(endpoint!.current).toEqual({ up: null, last_check_at: null, last_status_code: null, last_latency_ms: null, consecutive_failures: 0 });
   });
 
   it('is null for an endpoint outside the team', async () => {

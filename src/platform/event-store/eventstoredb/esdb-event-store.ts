@@ -21,6 +21,7 @@ import {
 import {
   type AppendResult,
   type EventMetadata,
+  idempotencyMetadata,
   type EventStore,
   type EventSubscription,
   type ExpectedRevision,
@@ -251,6 +252,7 @@ function storedMetadata(event: NewEvent, now: string): StoredMetadata {
     causation_id: m?.causation_id ?? null,
     occurred_at: m?.occurred_at ?? now,
     schema_version: event.schemaVersion ?? 1,
+    ...idempotencyMetadata(m),
   };
   if (stored.correlation_id) stored.$correlationId = stored.correlation_id;
   if (stored.causation_id) stored.$causationId = stored.causation_id;
@@ -274,6 +276,7 @@ function fromResolved(resolved: ResolvedEvent | AllStreamResolvedEvent): Recorde
       correlation_id: meta.correlation_id,
       causation_id: meta.causation_id,
       occurred_at: meta.occurred_at,
+      ...idempotencyMetadata(meta),
     },
     revision: Number(event.revision),
     // Servers before 22.6 do not return positions on stream reads: -1 means unknown there.

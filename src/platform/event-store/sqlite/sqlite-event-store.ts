@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import {
   type AppendResult,
   type EventMetadata,
+  idempotencyMetadata,
   type EventStore,
   type EventSubscription,
   type ExpectedRevision,
@@ -315,6 +316,7 @@ function completeMetadata(input: Partial<EventMetadata> | undefined, now: string
     correlation_id: input?.correlation_id ?? null,
     causation_id: input?.causation_id ?? null,
     occurred_at: input?.occurred_at ?? now,
+    ...idempotencyMetadata(input),
   };
 }
 
