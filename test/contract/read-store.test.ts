@@ -6,6 +6,7 @@ import { MongoClient } from 'mongodb';
 import { MongoReadStore } from '../../src/platform/read-store/mongodb/mongo-read-store.js';
 import { SqliteReadStore } from '../../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { readStoreContract } from './read-store.contract.js';
+import { MemoryReadStore } from '../unit/analytics/support/memory-store.js';
 
 describe('SQLite read store', () => {
   const root = mkdtempSync(join(tmpdir(), 'read-store-'));
@@ -13,6 +14,11 @@ describe('SQLite read store', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   readStoreContract('SQLite', async () => new SqliteReadStore(join(root, `views-${++n}.sqlite`)));
+});
+
+// The in-memory store that unit tests of projections and queries run on must keep the same rules.
+describe('in-memory read store (tests)', () => {
+  readStoreContract('memory', async () => new MemoryReadStore());
 });
 
 const mongoUrl = process.env.MONGODB_URL;

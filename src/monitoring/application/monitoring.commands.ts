@@ -126,8 +126,8 @@ async function settle(platform: Platform, position: Position | undefined, views 
   if (position !== undefined) await platform.freshness.require(position, views, timeoutMs);
 }
 
-/** An import's views take longer to apply the more checks it holds: 5 s plus 1 s per 1,000 checks. */
-const importWaitMs = (checks: number) => 5_000 + checks;
+/** An import's views take longer to apply the more checks it holds: 5 s plus 2 s per 1,000 checks. */
+const importWaitMs = (checks: number) => 5_000 + 2 * checks;
 
 @CommandHandler(CreateProject)
 export class CreateProjectHandler implements ICommandHandler<CreateProject> {

@@ -1,24 +1,22 @@
 import type { Doc, FieldCondition, Filter, Scalar, SortDirection } from '../read-store/read-store.port.js';
+import { compareScalars as compareStoredScalars } from '../read-store/read-store-rules.js';
 
 /**
  * In-memory evaluation of read-store filters and sorts, with the same semantics as the adapters
- * (null matches missing, nulls sort lowest). Used to overlay a batch's pending writes on reads.
+ * (null matches missing, nulls sort lowest, then numbers, strings, booleans: the adapters' shared
+ * order). Used to overlay a batch's pending writes on reads, and by the in-memory test store.
  */
+
+/** The adapters' order; a missing field counts as null. */
+function compareScalars(a: unknown, b: unknown): number {
+  return compareStoredScalars((a ?? null) as Scalar, (b ?? null) as Scalar);
+}
 
 function isCondition(value: unknown): value is FieldCondition {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function compareScalars(a: unknown, b: unknown): number {
-  const left = a ?? null;
-  const right = b ?? null;
-  if (left === right) return 0;
-  if (left === null) return -1;
-  if (right === null) return 1;
-  if (typeof left === 'number' && typeof right === 'number') return left - right;
-  if (typeof left === 'boolean' && typeof right === 'boolean') return Number(left) - Number(right);
-  return String(left) < String(right) ? -1 : String(left) > String(right) ? 1 : 0;
-}
+export { compareScalars };
 
 function matchesCondition(value: unknown, condition: FieldCondition): boolean {
   const v = value ?? null;

@@ -1,3 +1,5 @@
+import { compareBySort, isAfterKeyset, matchesFilter } from '../../../../src/platform/projections/doc-matching.js';
+import { assertCollectionName, assertDocId, emptyAggregateRow, sortAggregateRows, UnknownCollectionError } from '../../../../src/platform/read-store/read-store-rules.js';
 import {
   PreconditionFailedError,
   type AggregateQuery,
@@ -5,7 +7,6 @@ import {
   type CollectionSpec,
   type CommitOptions,
   type Doc,
-  type FieldCondition,
   type Filter,
   type FindQuery,
   type ReadStore,
@@ -16,19 +17,29 @@ import type { Projection, ViewTransaction } from '../../../../src/platform/proje
 import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
 
 /**
- * A small in-memory ReadStore with the port's documented semantics, plus a ViewTransaction that
- * buffers a batch's writes like the projection runner does. It also counts the documents each
- * read returns, so tests can see how much a query reads.
+ * A small in-memory ReadStore for unit tests of projections and queries. It evaluates filters,
+ * sorts and keysets with the same code as the projection runner's overlay (doc-matching) and
+ * the adapters' shared rules, and runs the read-store contract suite like every adapter
+ * (test/contract/read-store.test.ts), so it cannot drift from the real matching rules. It also
+ * counts the documents each read returns, so tests can see how much a query reads.
  */
 export class MemoryReadStore implements ReadStore {
   readonly collections = new Map<string, Map<string, Doc>>();
+  private readonly uniqueFields = new Map<string, string[][]>();
   docsRead = 0;
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
+    assertCollectionName(spec.name);
     if (!this.collections.has(spec.name)) this.collections.set(spec.name, new Map());
+    const unique = this.uniqueFields.get(spec.name) ?? [];
+    for (const index of spec.indexes) {
+      if (index.unique && !unique.some((fields) => fields.join() === index.fields.join())) unique.push(index.fields);
+    }
+    this.uniqueFields.set(spec.name, unique);
   }
   async dropCollection(name: string): Promise<void> {
     this.collections.delete(name);
+    this.uniqueFields.delete(name);
   }
   async listCollections(): Promise<string[]> {
     return [...this.collections.keys()];
@@ -38,63 +49,85 @@ export class MemoryReadStore implements ReadStore {
     return doc ? structuredClone(doc) : null;
   }
   async getMany(collection: string, ids: string[]): Promise<Doc[]> {
-    return ids.flatMap((id) => (this.rows(collection).has(id) ? [structuredClone(this.rows(collection).get(id)!)] : []));
+    const rows = this.rows(collection);
+    return ids.flatMap((id) => (rows.has(id) ? [structuredClone(rows.get(id)!)] : []));
   }
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
-    let docs = [...this.rows(collection).values()].filter((d) => matches(d, query.filter));
     const sort = query.sort ?? [['id', 'asc']];
-    docs.sort((a, b) => compareBy(a, b, sort));
-    if (query.after) {
-      const after = query.after;
-      docs = docs.filter((d) => compareKey(d, after, sort) > 0);
-    }
+    let docs = [...this.rows(collection).values()].filter((d) => matchesFilter(d, query.filter)).sort((a, b) => compareBySort(a, b, sort));
+    if (query.after) docs = docs.filter((d) => isAfterKeyset(d, sort, query.after!));
     if (query.limit !== undefined) docs = docs.slice(0, query.limit);
     this.docsRead += docs.length;
     return docs.map((d) => structuredClone(d));
   }
   async count(collection: string, filter?: Filter): Promise<number> {
-    return [...this.rows(collection).values()].filter((d) => matches(d, filter)).length;
+    return [...this.rows(collection).values()].filter((d) => matchesFilter(d, filter)).length;
   }
   async aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]> {
-    const docs = [...this.rows(collection).values()].filter((d) => matches(d, query.filter));
+    const docs = [...this.rows(collection).values()].filter((d) => matchesFilter(d, query.filter));
+    const sum = query.sum ?? [];
+    const min = query.min ?? [];
+    const max = query.max ?? [];
+    if (!query.groupBy && docs.length === 0) return [emptyAggregateRow(sum, min, max)];
     const groups = new Map<Scalar, Doc[]>();
-    if (!query.groupBy) groups.set(null, docs);
-    for (const doc of query.groupBy ? docs : []) {
-      const key = (doc[query.groupBy!] ?? null) as Scalar;
+    for (const doc of docs) {
+      const key = query.groupBy ? ((doc[query.groupBy] ?? null) as Scalar) : null;
       groups.set(key, [...(groups.get(key) ?? []), doc]);
     }
     this.docsRead += groups.size;
-    return [...groups.entries()].map(([group, members]) => {
+    const rows = [...groups.entries()].map(([group, members]) => {
+      // Numbers only: strings and booleans are not summed, nor taken as min or max.
       const values = (f: string) => members.map((m) => m[f]).filter((v): v is number => typeof v === 'number');
       return {
         group,
         count: members.length,
-        sum: Object.fromEntries((query.sum ?? []).map((f) => [f, values(f).reduce((a, b) => a + b, 0)])),
-        min: Object.fromEntries((query.min ?? []).map((f) => [f, values(f).length ? Math.min(...values(f)) : null])),
-        max: Object.fromEntries((query.max ?? []).map((f) => [f, values(f).length ? Math.max(...values(f)) : null])),
+        sum: Object.fromEntries(sum.map((f) => [f, values(f).reduce((a, b) => a + b, 0)])),
+        min: Object.fromEntries(min.map((f) => [f, values(f).length ? Math.min(...values(f)) : null])),
+        max: Object.fromEntries(max.map((f) => [f, values(f).length ? Math.max(...values(f)) : null])),
       };
     });
+    return sortAggregateRows(rows);
   }
+  /** All or nothing: every write is checked (collection, serialisation, unique indexes, preconditions) before any is applied. */
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     for (const precondition of options.expect ?? []) {
-      const actual = this.rows(precondition.collection).get(precondition.id)?.[precondition.field] ?? null;
+      const actual = this.collections.get(precondition.collection)?.get(precondition.id)?.[precondition.field] ?? null;
       if (actual !== precondition.value) throw new PreconditionFailedError(precondition, actual);
     }
+    const staged = new Map<string, Map<string, Doc>>();
+    const stage = (collection: string) => {
+      const existing = this.collections.get(collection);
+      if (!existing) throw new UnknownCollectionError(collection);
+      if (!staged.has(collection)) staged.set(collection, new Map(existing));
+      return staged.get(collection)!;
+    };
     for (const write of writes) {
-      if (write.op === 'put') this.rows(write.collection).set(write.doc.id, structuredClone(write.doc));
-      else this.rows(write.collection).delete(write.id);
+      if (write.op === 'put') {
+        assertDocId(write.doc.id);
+        stage(write.collection).set(write.doc.id, JSON.parse(JSON.stringify(write.doc)) as Doc);
+      } else stage(write.collection).delete(write.id);
     }
+    for (const [collection, rows] of staged) this.assertUnique(collection, rows);
+    for (const [collection, rows] of staged) this.collections.set(collection, rows);
   }
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
 
-  private rows(collection: string): Map<string, Doc> {
-    let rows = this.collections.get(collection);
-    if (!rows) {
-      rows = new Map();
-      this.collections.set(collection, rows);
+  private assertUnique(collection: string, rows: Map<string, Doc>): void {
+    for (const fields of this.uniqueFields.get(collection) ?? []) {
+      const seen = new Set<string>();
+      for (const doc of rows.values()) {
+        const values = fields.map((field) => doc[field] ?? null);
+        if (values.includes(null)) continue; // as in SQLite, rows missing a field never collide
+        const key = JSON.stringify(values);
+        if (seen.has(key)) throw new Error(`Unique index on ${collection}(${fields.join(', ')}) refuses a second ${key}`);
+        seen.add(key);
+      }
     }
-    return rows;
+  }
+
+  private rows(collection: string): Map<string, Doc> {
+    return this.collections.get(collection) ?? new Map();
   }
 }
 
@@ -123,47 +156,4 @@ export async function applyBatch(store: ReadStore, projection: Projection, event
     for (const [id, doc] of docs) writes.push(doc ? { op: 'put', collection, doc } : { op: 'delete', collection, id });
   }
   await store.commit(writes);
-}
-
-function compareScalars(a: unknown, b: unknown): number {
-  const left = a ?? null;
-  const right = b ?? null;
-  if (left === right) return 0;
-  if (left === null) return -1;
-  if (right === null) return 1;
-  if (typeof left === 'number' && typeof right === 'number') return left - right;
-  return String(left) < String(right) ? -1 : 1;
-}
-
-function matchesCondition(value: unknown, c: FieldCondition): boolean {
-  if (c.eq !== undefined && compareScalars(value, c.eq) !== 0) return false;
-  if (c.ne !== undefined && compareScalars(value, c.ne) === 0) return false;
-  if (c.in && !c.in.some((item) => compareScalars(value, item) === 0)) return false;
-  if (c.gt !== undefined && !(value != null && compareScalars(value, c.gt) > 0)) return false;
-  if (c.gte !== undefined && !(value != null && compareScalars(value, c.gte) >= 0)) return false;
-  if (c.lt !== undefined && !(value != null && compareScalars(value, c.lt) < 0)) return false;
-  if (c.lte !== undefined && !(value != null && compareScalars(value, c.lte) <= 0)) return false;
-  return true;
-}
-
-function matches(doc: Doc, filter: Filter | undefined): boolean {
-  return Object.entries(filter ?? {}).every(([field, cond]) =>
-    typeof cond === 'object' && cond !== null ? matchesCondition(doc[field], cond) : compareScalars(doc[field], cond) === 0,
-  );
-}
-
-function compareBy(a: Doc, b: Doc, sort: Array<[string, 'asc' | 'desc']>): number {
-  for (const [field, dir] of sort) {
-    const c = compareScalars(a[field], b[field]);
-    if (c !== 0) return dir === 'asc' ? c : -c;
-  }
-  return 0;
-}
-
-function compareKey(doc: Doc, key: Scalar[], sort: Array<[string, 'asc' | 'desc']>): number {
-  for (let i = 0; i < sort.length; i++) {
-    const c = compareScalars(doc[sort[i][0]], key[i]);
-    if (c !== 0) return sort[i][1] === 'asc' ? c : -c;
-  }
-  return 0;
 }
