@@ -12,7 +12,6 @@ import { Problems } from '../../platform/http/problem.js';
 import { AdminOnly } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { allProjections } from '../../../projections/index.js';
 import { endpointSnapshotAggregate, verificationUrl, type EndpointSnapshot } from '../../monitoring/domain/endpoint-snapshot.js';
 import type { HttpProber } from '../prober/http-prober.js';
 import { HTTP_PROBER } from '../application/tokens.js';
@@ -38,7 +37,7 @@ export class ProbingController {
     const outcome = await this.prober.probe(endpoint.configuration);
     const result = await this.recorder.record({ jobId: `manual:${randomUUID()}`, source: 'manual', endpoint, outcome });
     if (!result.check) throw Problems.internal();
-    if (result.position !== null) await this.platform.freshness.require(result.position, this.registered(['checks']));
+    if (result.position !== null) await this.platform.freshness.require(result.position, ['checks']);
     return { data: toLinkedCheck(result.check) };
   }
 
@@ -78,18 +77,11 @@ export class ProbingController {
     return endpoint;
   }
 
-  private registered(names: string[]): string[] {
-    return names.filter((name) => allProjections.some((projection) => projection.name === name));
-  }
-
   /** The endpoint as the `monitoring` view shows it once it has applied the write. */
   private async endpointView(endpoint: EndpointSnapshot, position: number | null): Promise<Record<string, unknown>> {
-    const views = this.registered(['monitoring']);
-    if (views.length > 0) {
-      if (position !== null) await this.platform.freshness.require(position, views);
-      const doc = await this.platform.reader.get('monitoring', 'endpoints', endpoint.endpoint_id).catch(() => null);
-      if (doc) return publicEndpoint(doc);
-    }
+    if (position !== null) await this.platform.freshness.require(position, ['monitoring']);
+    const doc = await this.platform.reader.get('monitoring', 'endpoints', endpoint.endpoint_id).catch(() => null);
+    if (doc) return publicEndpoint(doc);
     return {
       id: endpoint.endpoint_id,
       team_id: endpoint.team_id,

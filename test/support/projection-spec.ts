@@ -1,0 +1,73 @@
+/**
+ * Given events, then documents: a projection tested in isolation, on the in-memory read store
+ * (which runs the read-store contract) and the runner's own batch transaction. Every spec
+ * applies the events twice, all in one batch and one batch per event, and the two results must
+ * be the same: a projection may not depend on where the runner cuts its batches.
+ */
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
+import type { Projection } from '../../src/platform/projections/projection.js';
+import { BatchViewTransaction } from '../../src/platform/projections/view-transaction.js';
+import type { Doc } from '../../src/platform/read-store/read-store.port.js';
+import { MemoryReadStore } from '../unit/analytics/support/memory-store.js';
+
+export interface GivenEvent {
+  type: string;
+  data: unknown;
+  streamId?: string;
+  at?: string;
+}
+
+export interface ProjectionOutcome {
+  /** The collection's documents, sorted by id. */
+  documents(collection: string): Doc[];
+  document(collection: string, id: string): Doc | undefined;
+}
+
+const AT = '2026-11-23T12:00:00.000Z';
+
+function recorded(events: GivenEvent[]): RecordedEvent[] {
+  return events.map((event, index) => ({
+    id: `event-${index + 1}`,
+    streamId: event.streamId ?? 'stream',
+    type: event.type,
+    schemaVersion: 1,
+    data: event.data,
+    metadata: { actor: 'test', request_id: null, correlation_id: null, causation_id: null, occurred_at: event.at ?? AT },
+    revision: index,
+    position: index + 1,
+    recordedAt: event.at ?? AT,
+  }));
+}
+
+async function apply(projection: Projection, batches: RecordedEvent[][]): Promise<MemoryReadStore> {
+  const store = new MemoryReadStore();
+  for (const spec of projection.collections) await store.ensureCollection(spec);
+  for (const batch of batches) {
+    const transaction = new BatchViewTransaction(store, (collection) => {
+      if (!projection.collections.some((spec) => spec.name === collection)) throw new Error(`${projection.name} writes undeclared collection "${collection}"`);
+      return collection;
+    });
+    for (const event of batch) await projection.handlers[event.type]?.(event, transaction);
+    await store.commit(transaction.writes());
+  }
+  return store;
+}
+
+function snapshot(store: MemoryReadStore): Record<string, Doc[]> {
+  return Object.fromEntries(
+    [...store.collections.entries()].map(([name, rows]) => [name, [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))]),
+  );
+}
+
+export async function given(projection: Projection, events: GivenEvent[]): Promise<ProjectionOutcome> {
+  const all = recorded(events);
+  const together = snapshot(await apply(projection, [all]));
+  const oneByOne = snapshot(await apply(projection, all.map((event) => [event])));
+  if (JSON.stringify(together) !== JSON.stringify(oneByOne)) {
+    throw new Error(`${projection.name} gives other documents when the same events come in other batches`);
+  }
+  return {
+    documents: (collection) => together[collection] ?? [],
+    document: (collection, id) => (together[collection] ?? []).find((doc) => doc.id === id),
+  };
+}

@@ -1,0 +1,27 @@
+import { ALERT_STATUS_COLLECTION, alertingProjection } from '../../../projections/alerting.js';
+import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
+import { given, type GivenEvent } from '../../support/projection-spec.js';
+import { command, run } from '../alerting/support.js';
+
+const T = '2026-11-23T10:00:00.000Z';
+
+describe('alerting projection (alert status)', () => {
+  it('folds the checks stream with the endpoint-alerts aggregate and keeps the latency settings it needs', async () => {
+    // Three failing checks in a window of three trigger the availability signal.
+    const steps = run([command({ success: false }), command({ success: false }), command({ success: false })], undefined);
+    const checkEvents: GivenEvent[] = steps.flatMap((step) => step.events.map((event) => ({ type: event.type, data: event.data, streamId: 'checks-7' })));
+    const views = await given(alertingProjection, [
+      {
+        type: 'EndpointRegistered',
+        data: { endpoint_id: 7, team_id: 1, project_id: 3, name: 'API', description: '', configuration: { ...DEFAULT_CONFIGURATION, url: 'https://example.com', latency_sensitivity: 5 }, verification_token: 't', configuration_version: 1, created_at: T },
+      },
+      { type: 'EndpointReconfigured', data: { endpoint_id: 7, team_id: 1, project_id: 3, changes: { latency_min_increase_ms: 40 }, configuration_version: 2, updated_at: T } },
+      ...checkEvents,
+    ]);
+    const doc = views.document(ALERT_STATUS_COLLECTION, '7') as any;
+    expect(doc).toMatchObject({ endpoint_id: 7, team_id: 1 });
+    expect(doc.settings).toMatchObject({ latency_sensitivity: 5, latency_min_increase_ms: 40 });
+    expect(doc.state.signals.availability).toMatchObject({ type: 'availability', state: 'triggered' });
+    expect(doc.state).toEqual(steps[steps.length - 1].state);
+  });
+});
