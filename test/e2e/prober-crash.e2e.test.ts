@@ -11,13 +11,13 @@ import { CheckRecorder } from '../../src/probing/application/check-recorder.js';
 import { ProberWorker } from '../../src/probing/application/prober-worker.js';
 import { createHttpProber } from '../../src/probing/prober/http-prober.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
-import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
+import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
 
 jest.setTimeout(60_000);
 
-describe('prober crash over NATS', () => {
+describeWithNats('prober crash over NATS', () => {
   let nats: TestNatsServer | null = null;
   let t: TestApp;
   let target: Target;
@@ -33,10 +33,6 @@ describe('prober crash over NATS', () => {
   });
 
   it('redelivers the job of a prober killed mid-job and records exactly one check for it', async () => {
-    if (!nats) {
-      console.warn(`skipped: ${NATS_SKIP_REASON}`);
-      return;
-    }
     const team = await t.createTeam('Crash');
     const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/ok`));
     target.tokens.set(endpoint.id, endpoint.token);
@@ -46,8 +42,8 @@ describe('prober crash over NATS', () => {
     const names = { stream: `CRASH_${id}`, subject: `crash.${id}.jobs`, durable: 'probers' };
     const options = { maxInFlight: 1, ackWaitMs: 1000 };
     const prober = createHttpProber({ blockPrivate: false });
-    const first = await NatsTransport.connect({ url: nats.url, ...names });
-    const second = await NatsTransport.connect({ url: nats.url, ...names });
+    const first = await NatsTransport.connect({ url: nats!.url, ...names });
+    const second = await NatsTransport.connect({ url: nats!.url, ...names });
     const job = manualJob(team.id, endpoint.id);
     try {
       // The first prober records the check, then dies before acknowledging.

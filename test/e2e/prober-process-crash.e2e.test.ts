@@ -8,7 +8,7 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
-import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
+import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 import { compileProberProcess, startProberProcess, type ProberProcess } from '../support/fixtures/start-prober-process.js';
 import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
@@ -19,7 +19,7 @@ const ACK_WAIT_MS = 1000;
 /** Long enough that the probe is still waiting for its answer when the prober is killed. */
 const HOLD_MS = 60_000;
 
-describe('prober process crash over NATS', () => {
+describeWithNats('prober process crash over NATS', () => {
   let nats: TestNatsServer | null = null;
   let compiled: { script: string; remove(): void } | null = null;
   let t: TestApp;
@@ -42,10 +42,6 @@ describe('prober process crash over NATS', () => {
   });
 
   it('redelivers the job of a prober killed mid-request; the target sees it again and one check is recorded', async () => {
-    if (!nats || !compiled) {
-      console.warn(`skipped: ${NATS_SKIP_REASON}`);
-      return;
-    }
     const team = await t.createTeam('Process crash');
     const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/slow`, { interval_seconds: 60, timeout_seconds: 60 }));
     target.tokens.set(endpoint.id, endpoint.token);
@@ -58,7 +54,7 @@ describe('prober process crash over NATS', () => {
       probers.push(prober);
       return prober;
     };
-    const publisher = await NatsTransport.connect({ url: nats.url, ...names });
+    const publisher = await NatsTransport.connect({ url: nats!.url, ...names });
     const job = manualJob(team.id, endpoint.id);
     try {
       // The first prober takes the job and its request reaches the target, which holds it open.

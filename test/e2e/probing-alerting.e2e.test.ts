@@ -6,7 +6,7 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
+import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
 
 jest.setTimeout(120_000);
@@ -105,7 +105,7 @@ describe('probing and alerting end to end, embedded', () => {
   });
 });
 
-describe('probing and alerting end to end, over NATS JetStream', () => {
+describeWithNats('probing and alerting end to end, over NATS JetStream', () => {
   let nats: TestNatsServer | null = null;
   let t: TestApp | null = null;
   let target: Target;
@@ -121,10 +121,6 @@ describe('probing and alerting end to end, over NATS JetStream', () => {
   });
 
   it('runs the same scenario with jobs going through NATS', async () => {
-    if (!t) {
-      console.warn(`skipped: ${NATS_SKIP_REASON}`);
-      return;
-    }
-    await scenario(t, target);
+    await scenario(t!, target);
   });
 });

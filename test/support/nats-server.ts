@@ -16,6 +16,16 @@ export interface TestNatsServer {
 
 export const NATS_SKIP_REASON = 'no NATS_URL and no nats-server binary';
 
+/**
+ * `describe` for suites that need NATS, or `describe.skip` with the reason in the title: a suite
+ * that cannot run is reported as skipped, never as passed.
+ */
+export function describeWithNats(title: string, suite: () => void): void {
+  const available = Boolean(process.env.NATS_URL) || findNatsServerBinary() !== null;
+  if (available) describe(title, suite);
+  else describe.skip(`${title} (skipped: ${NATS_SKIP_REASON})`, suite);
+}
+
 const READY_TIMEOUT_MS = 10_000;
 
 export async function startNatsServer(): Promise<TestNatsServer | null> {
