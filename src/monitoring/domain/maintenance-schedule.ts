@@ -5,9 +5,13 @@ import {
   type MaintenanceWindowCancelledData,
   type MaintenanceWindowScheduledData,
 } from './events.js';
-import type { MaintenanceWindow } from './maintenance.js';
+import { coverage, type CoveredEndpoint, type MaintenanceWindow } from './maintenance.js';
 
-/** A team's maintenance windows (stream `maintenance-<teamId>`). */
+/**
+ * A team's maintenance windows (stream `maintenance-<teamId>`): the one command-side fold of that
+ * stream. Commands decide on it, and check recording folds it per process so a check sees a
+ * window as soon as it is scheduled (no projection lag).
+ */
 export interface MaintenanceScheduleState {
   windows: Map<number, MaintenanceWindow & { reason: string | null; created_at: string }>;
 }
@@ -35,3 +39,8 @@ export const maintenanceScheduleAggregate = {
     }
   },
 };
+
+/** True when a team, project, endpoint or legacy maintenance window covers `at` (`coverage`, the one rule). */
+export function isCovered(at: string, endpoint: CoveredEndpoint, state: MaintenanceScheduleState): boolean {
+  return coverage(at, endpoint, [...state.windows.values()]).under_maintenance;
+}

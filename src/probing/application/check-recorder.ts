@@ -20,7 +20,7 @@ import {
   type EndpointAlertsEvent,
   type EndpointAlertsState,
 } from '../../alerting/domain/endpoint-alerts.js';
-import { evolveMaintenance, isCovered, type MaintenanceState } from '../../alerting/domain/maintenance-coverage.js';
+import { isCovered, maintenanceScheduleAggregate, type MaintenanceScheduleState } from '../../monitoring/domain/maintenance-schedule.js';
 import { CHECK_RECORDED, type CheckRecordedData, type CheckSource, type ProbeOutcome } from '../../monitoring/domain/check.js';
 import { checksStream, endpointStream, maintenanceStream } from '../../monitoring/domain/events.js';
 import { systemContext } from '../../platform/es/command-context.js';
@@ -55,7 +55,7 @@ export interface RecordCheckResult {
 
 export class CheckRecorder {
   readonly endpoints: StreamCache<EndpointSnapshotState>;
-  private readonly maintenance: StreamCache<MaintenanceState>;
+  private readonly maintenance: StreamCache<MaintenanceScheduleState>;
   readonly alerts: StreamCache<EndpointAlertsState>;
   private readonly queues = new Map<number, Promise<unknown>>();
   private idBlock: { next: number; end: number } | null = null;
@@ -63,7 +63,7 @@ export class CheckRecorder {
 
   constructor(private readonly platform: Platform) {
     this.endpoints = new StreamCache<EndpointSnapshotState>(platform.events, () => null, evolveEndpoint);
-    this.maintenance = new StreamCache<MaintenanceState>(platform.events, () => ({}), evolveMaintenance);
+    this.maintenance = new StreamCache(platform.events, maintenanceScheduleAggregate.initial, maintenanceScheduleAggregate.evolve);
     this.alerts = new StreamCache<EndpointAlertsState>(platform.events, alertsAggregate.initial, alertsAggregate.evolve);
   }
 
