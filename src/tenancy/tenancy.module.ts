@@ -3,6 +3,10 @@ import { TOKEN_VERIFIER } from '../platform/http/route-auth.js';
 import { CreateTeamHandler, IssueTokenHandler, RevokeTokenHandler } from './application/tenancy.commands.js';
 import { ViewTokenVerifier } from './application/token-verifier.js';
 import { TeamsController } from './http/teams.controller.js';
+import { tenancyProblems } from './http/tenancy-errors.js';
+import { registerDomainErrors } from '../platform/http/domain-errors.js';
+
+registerDomainErrors(tenancyProblems);
 
 @Module({
   controllers: [TeamsController],

@@ -1,4 +1,5 @@
 import { ConcurrencyError } from '../es/stream-command.js';
+import { domainProblem } from './domain-errors.js';
 import { runIdempotent } from '../es/idempotency-scope.js';
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -53,6 +54,8 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 /** Maps anything thrown to a problem; unknown errors never leak their message. */
 export function toProblem(error: unknown, logger: Logger, requestId: string): Problem {
   if (error instanceof ProblemError) return error.problem;
+  const fromDomain = domainProblem(error);
+  if (fromDomain) return fromDomain;
   if (error instanceof ConcurrencyError) {
     return Problems.conflict('concurrent_update', 'The resource was changed by concurrent requests; retry.').problem;
   }

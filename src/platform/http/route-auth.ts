@@ -1,8 +1,8 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 
-export const SCOPES = ['monitoring:read', 'analytics:read', 'incidents:read', 'incidents:write'] as const;
-export type Scope = (typeof SCOPES)[number];
-export type Role = 'editor' | 'viewer';
+import type { Role, Scope } from '../auth/scopes.js';
+
+export { SCOPES, type Role, type Scope } from '../auth/scopes.js';
 
 /** Who a request acts as, set by the auth hook before the handler runs. */
 export type Principal =

@@ -4,18 +4,9 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { sha256 } from '../../platform/http/http-conventions.js';
-import { Problems } from '../../platform/http/problem.js';
-import type { Role, Scope } from '../../platform/http/route-auth.js';
+import type { Role, Scope } from '../../platform/auth/scopes.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import {
-  DEFAULT_INCIDENT_STATUSES,
-  INCIDENT_STATUSES_SEEDED,
-  TEAM_CREATED,
-  TOKEN_ISSUED,
-  TOKEN_REVOKED,
-  teamAggregate,
-  teamStream,
-} from '../domain/team.js';
+import { decide, DEFAULT_INCIDENT_STATUSES, teamAggregate, teamStream, type TeamCommand } from '../domain/team.js';
 
 export const TOKEN_PREFIX = 'mon_pat_';
 
@@ -69,19 +60,8 @@ export class CreateTeamHandler implements ICommandHandler<CreateTeam> {
     const teamId = await ids.next('team');
     const created_at = new Date().toISOString();
     const statusIds = await ids.reserve('incident_status', DEFAULT_INCIDENT_STATUSES.length);
-    const statuses = DEFAULT_INCIDENT_STATUSES.map((status, index) => ({
-      id: statusIds.first + index,
-      name: status,
-      is_default: index === 0,
-      created_at,
-    }));
-    const { append } = await runStreamCommand(events, teamStream(teamId), teamAggregate, context, () => ({
-      events: [
-        { type: TEAM_CREATED, data: { team_id: teamId, name, created_at } },
-        { type: INCIDENT_STATUSES_SEEDED, data: { team_id: teamId, statuses } },
-      ],
-      result: undefined,
-    }));
+    const statuses = DEFAULT_INCIDENT_STATUSES.map((status, index) => ({ id: statusIds.first + index, name: status, is_default: index === 0, created_at }));
+    const { append } = await runTeamCommand(this.platform, teamId, context, { kind: 'create_team', team_id: teamId, name, statuses, created_at });
     await freshness.require(append!.position, VIEWS);
     return { id: teamId, name, created_at };
   }
@@ -92,17 +72,14 @@ export class IssueTokenHandler implements ICommandHandler<IssueToken> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, input, context }: IssueToken): Promise<IssuedToken> {
-    const { events, ids, freshness } = this.platform;
+    const { ids, freshness } = this.platform;
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const created_at = new Date().toISOString();
-    const { append, result, replayed } = await runStreamCommand(events, teamStream(teamId), teamAggregate, context, async (state) => {
-      if (!state.exists) throw Problems.notFound('The team');
-      const tokenId = await ids.next('token');
-      const data = { token_id: tokenId, team_id: teamId, name: input.name, scopes: input.scopes, role: input.role, token_hash: sha256(token), created_at, expires_at: input.expires_at };
-      return { events: [{ type: TOKEN_ISSUED, data }], result: tokenId };
-    });
+    const tokenId = await ids.next('token');
+    const issued = { token_id: tokenId, team_id: teamId, name: input.name, scopes: input.scopes, role: input.role, token_hash: sha256(token), created_at, expires_at: input.expires_at };
+    const { append, replayed } = await runTeamCommand(this.platform, teamId, context, { kind: 'issue_token', token: issued });
     await freshness.require(append!.position, VIEWS);
-    return { id: result, ...(replayed ? {} : { token }), name: input.name, scopes: input.scopes, role: input.role, created_at, expires_at: input.expires_at };
+    return { id: tokenId, ...(replayed ? {} : { token }), name: input.name, scopes: input.scopes, role: input.role, created_at, expires_at: input.expires_at };
   }
 }
 
@@ -111,13 +88,13 @@ export class RevokeTokenHandler implements ICommandHandler<RevokeToken> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, tokenId, context }: RevokeToken): Promise<void> {
-    const { events, freshness } = this.platform;
-    const { append } = await runStreamCommand(events, teamStream(teamId), teamAggregate, context, (state) => {
-      const token = state.tokens.get(tokenId);
-      if (!state.exists || !token) throw Problems.notFound('The token');
-      if (token.revoked) return { events: [], result: undefined };
-      return { events: [{ type: TOKEN_REVOKED, data: { token_id: tokenId, team_id: teamId, revoked_at: new Date().toISOString() } }], result: undefined };
-    });
-    if (append) await freshness.require(append.position, VIEWS);
+    const revoked_at = new Date().toISOString();
+    const { append } = await runTeamCommand(this.platform, teamId, context, { kind: 'revoke_token', team_id: teamId, token_id: tokenId, revoked_at });
+    if (append) await this.platform.freshness.require(append.position, VIEWS);
   }
+}
+
+/** One command on a team's stream through the tenancy decider. */
+function runTeamCommand(platform: Platform, teamId: number, context: CommandContext, command: TeamCommand) {
+  return runStreamCommand(platform.events, teamStream(teamId), teamAggregate, context, (state) => ({ events: decide(state, command), result: undefined }));
 }
