@@ -78,7 +78,7 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     transport,
     runner,
     adminToken: admin.token,
-    cursorKey: createHash('sha256').update(`cursor-key:${admin.token}`).digest(),
+    cursorKey: createHash('sha256').update(`cursor-key:${config.cursorSigningKey ?? admin.token}`).digest(),
     instanceId,
     async close() {
       await runner?.stop();

@@ -72,11 +72,9 @@ export class EsdbEventStore implements EventStore {
   private closed = false;
 
   constructor(connectionString: string, options: EsdbEventStoreOptions = {}) {
-    try {
-      this.client = EventStoreDBClient.connectionString(connectionString);
-    } catch (error) {
-      throw new StoreUnavailableError('Invalid EventStoreDB connection string', { cause: error });
-    }
+    // A connection string the client refuses is a configuration error (loadConfig reports it
+    // at start), never "store unavailable": let the client's own error through.
+    this.client = EventStoreDBClient.connectionString(connectionString);
     this.deadline = options.deadlineMs;
   }
 
