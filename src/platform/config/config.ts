@@ -86,14 +86,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }
     return raw as T;
   };
-  const url = (name: string, schemes: string[]): string | null => {
+  /** One URL, or several separated by commas (a cluster's seed servers). */
+  const urls = (name: string, schemes: string[]): string | null => {
     const raw = text(name);
     if (raw === null) return null;
-    try {
-      const parsed = new URL(raw);
-      if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) throw new Error('scheme');
-    } catch {
-      problems.push(`${name} must be a ${schemes.join(' or ')} URL, got "${withoutCredentials(raw)}"`);
+    for (const one of raw.split(',').map((part) => part.trim())) {
+      try {
+        const parsed = new URL(one);
+        if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) throw new Error('scheme');
+      } catch {
+        problems.push(`${name} must be ${schemes.join(' or ')} URLs separated by commas, got "${withoutCredentials(one)}"`);
+      }
     }
     return raw;
   };
@@ -135,7 +138,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminToken,
     eventStoreUrl: connectionString('EVENTSTORE_URL', 'EventStoreDB', esdbUrlProblem),
     mongodbUrl: connectionString('MONGODB_URL', 'MongoDB', mongoUrlProblem),
-    natsUrl: url('NATS_URL', ['nats', 'tls', 'ws', 'wss']),
+    natsUrl: urls('NATS_URL', ['nats', 'tls', 'ws', 'wss']),
     role: oneOf('ROLE', PROCESS_ROLES, 'all'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),

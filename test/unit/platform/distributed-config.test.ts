@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../../../src/platform/config/config.js'
 import { EsdbEventStore } from '../../../src/platform/event-store/eventstoredb/esdb-event-store.js';
 import { StoreUnavailableError } from '../../../src/platform/event-store/event-store.port.js';
 import { mongoClientFor } from '../../../src/platform/read-store/mongodb/mongo-connection.js';
+import { natsServers } from '../../../src/platform/transport/nats/nats-transport.js';
 
 const SHARED = { ADMIN_TOKEN: 'a-real-admin-token-0123456789', CURSOR_SIGNING_KEY: 'k'.repeat(16) + 'a-real-cursor-key-0123' };
 
@@ -39,6 +40,12 @@ describe('distributed connection strings are judged by the clients that use them
       'MONGODB_URL is refused by the MongoDB client: URI option "replicaSet" cannot be specified with no value',
     ]);
     expect(problemsOf({ ...SHARED, MONGODB_URL: 'postgres://x' })).toEqual([expect.stringContaining('Invalid scheme')]);
+  });
+
+  it('accepts a NATS cluster as comma-separated server URLs, each checked', () => {
+    expect(loadConfig({ NATS_URL: 'nats://n1:4222, nats://n2:4222' }).natsUrl).toBe('nats://n1:4222, nats://n2:4222');
+    expect(natsServers('nats://n1:4222, nats://n2:4222')).toEqual(['nats://n1:4222', 'nats://n2:4222']);
+    expect(problemsOf({ NATS_URL: 'nats://n1:4222,http://n2:4222' })).toEqual([expect.stringContaining('"http://n2:4222"')]);
   });
 
   it('never echoes credentials from a URL it refuses', () => {

@@ -71,6 +71,8 @@ const READ_PAGE = 200;
  */
 export const DEFAULT_DEADLINE_MS = 10_000;
 
+const PING_DEADLINE_MS = 5_000;
+
 /** EventStoreDB refuses one append larger than its MaxAppendSize, 1 MiB by default. */
 export const SERVER_MAX_APPEND_BYTES = 1024 * 1024;
 /** What one append call carries at most: the server's limit less room for what it counts besides. */
@@ -321,8 +323,10 @@ export class EsdbEventStore implements EventStore {
 
   async ping(): Promise<void> {
     try {
-      const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, deadline: this.deadline });
-      for await (const _ of whileAnswering(read, this.deadline, 'a ping')) {
+      // Readiness answers within 5 s whatever the command deadline.
+      const deadline = Math.min(this.deadline, PING_DEADLINE_MS);
+      const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, deadline });
+      for await (const _ of whileAnswering(read, deadline, 'a ping')) {
         break;
       }
     } catch (error) {
