@@ -18,14 +18,22 @@ function sameSecret(given: string, expected: string): boolean {
  * set), and an onResponse hook counting and timing every request by its route template.
  */
 export function installMetrics(fastify: FastifyInstance, metrics: Metrics, options: { token: string | null }): void {
+  // The series of each (method, route, status), resolved once: label hashing per request would
+  // cost more than the counting. Bounded like the labels themselves.
+  const series = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
   fastify.addHook('onResponse', (request, reply, done) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions?.url ?? UNMATCHED_ROUTE,
-      status: String(reply.statusCode),
-    };
-    metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    const method = request.method;
+    const route = request.routeOptions?.url ?? UNMATCHED_ROUTE;
+    const status = reply.statusCode;
+    const key = `${method} ${status} ${route}`;
+    let one = series.get(key);
+    if (one === undefined) {
+      const labels = { method, route, status: String(status) };
+      one = { requests: metrics.httpRequests.labels(labels), duration: metrics.httpDuration.labels(labels) };
+      series.set(key, one);
+    }
+    one.requests.inc();
+    one.duration.observe(reply.elapsedTime / 1000);
     // 429 is the rate limiter's answer and only its answer.
     if (reply.statusCode === 429) metrics.rateLimitRefusals.inc();
     done();
