@@ -1,6 +1,6 @@
-import { jsonEvent, type JSONType } from '@eventstore/db-client';
+import { ANY, NO_STREAM, jsonEvent, type JSONType } from '@eventstore/db-client';
 import { IMPORT_CHUNK } from '../../../src/monitoring/application/monitoring.commands.js';
-import { appendBatches, appendSize, SERVER_MAX_APPEND_BYTES } from '../../../src/platform/event-store/eventstoredb/esdb-event-store.js';
+import { EsdbEventStore, appendBatches, appendSize, SERVER_MAX_APPEND_BYTES } from '../../../src/platform/event-store/eventstoredb/esdb-event-store.js';
 
 /** An imported check as the import handler records it, with a long failure reason. */
 function importedCheck(index: number) {
@@ -51,5 +51,46 @@ describe('EventStoreDB appends are split by bytes, not by count', () => {
     expect(appendBatches(small)).toEqual([small]);
     const huge = jsonEvent({ type: 'Big', data: { blob: 'y'.repeat(5000) } });
     expect(appendBatches([small[0], huge, small[1]], 4000)).toEqual([[small[0]], [huge], [small[1]]]);
+  });
+});
+
+describe('EventStoreDB adapter append over the size of one server write', () => {
+  /** The adapter with its client's appendToStream replaced: what would have gone to the server. */
+  function storeRecordingAppends() {
+    const store = new EsdbEventStore('esdb://127.0.0.1:1?tls=false', { appendBudgetBytes: 8_000 });
+    const calls: Array<{ count: number; expectedRevision: unknown }> = [];
+    let revision = -1n;
+    let position = 1000n;
+    const client = (store as unknown as { client: { appendToStream: unknown } }).client;
+    client.appendToStream = async (_stream: string, events: unknown[], options: { expectedRevision: unknown }) => {
+      calls.push({ count: events.length, expectedRevision: options.expectedRevision });
+      revision += BigInt(events.length);
+      position += 100n;
+      return { success: true, nextExpectedRevision: revision, position: { commit: position, prepare: position } };
+    };
+    return { store, calls };
+  }
+  const big = (count: number) => Array.from({ length: count }, (_, i) => ({ type: 'CheckRecorded', data: { i, reason: 'z'.repeat(1500) } }));
+
+  it('chains an exact expected revision from one append to the next, so nothing slips in between', async () => {
+    const { store, calls } = storeRecordingAppends();
+    const result = await store.append('checks-1', big(12), { expectedRevision: 'no_stream' });
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls.reduce((sum, call) => sum + call.count, 0)).toBe(12);
+    // The first append expects no stream; each later one, the last revision the previous wrote.
+    const expected: unknown[] = [NO_STREAM];
+    let last = -1n;
+    for (const call of calls.slice(0, -1)) expected.push((last += BigInt(call.count)));
+    expect(calls.map((call) => call.expectedRevision)).toEqual(expected);
+    expect(result).toEqual({ nextExpectedRevision: 11, position: 1000 + 100 * calls.length });
+    await store.close();
+  });
+
+  it('keeps "any" for every append when the caller expects nothing', async () => {
+    const { store, calls } = storeRecordingAppends();
+    await store.append('checks-1', big(12), { expectedRevision: 'any' });
+    expect(calls.length).toBeGreaterThan(1);
+    expect(new Set(calls.map((call) => call.expectedRevision))).toEqual(new Set([ANY]));
+    await store.close();
   });
 });
