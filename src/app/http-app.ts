@@ -12,6 +12,7 @@ import { lazyRequestLogger } from '../platform/http/lazy-request-logger.js';
 import { requestIdFor } from '../platform/http/request-id.js';
 import { TOKEN_VERIFIER, type TokenVerifier } from '../platform/http/route-auth.js';
 import { RouteTable } from '../platform/http/route-table.js';
+import { installMetrics } from '../platform/metrics/metrics-http.js';
 import type { Platform } from '../platform/platform.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { PinoNestLogger } from './nest-logger.js';
@@ -68,6 +69,7 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     idempotencyStaleMs: platform.config.idempotencyStaleSeconds * 1000,
     logger: platform.logger,
   });
+  installMetrics(adapter.getInstance(), platform.metrics, { token: platform.config.metricsToken });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(platform, routes, contextModules(platform.config.role)), adapter, {
     bodyParser: false,
     logger: new PinoNestLogger(platform.logger),

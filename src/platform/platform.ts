@@ -16,6 +16,8 @@ import { createProbeTransport } from './transport/create-probe-transport.js';
 import { createReadStore } from './read-store/create-read-store.js';
 import type { ReadStore } from './read-store/read-store.port.js';
 import { resolveAdminToken } from './admin-token.js';
+import { instrumentedEventStore } from './metrics/instrumented-event-store.js';
+import { Metrics } from './metrics/metrics.js';
 
 export const PLATFORM = Symbol('PLATFORM');
 
@@ -38,6 +40,8 @@ export interface Platform {
   cursorKey: Buffer;
   /** Identity of this process for leases. */
   instanceId: string;
+  /** This process's Prometheus metrics (`GET /metrics`). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -57,7 +61,11 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     process.stderr.write(`\nGenerated admin token (shown once; also kept in ${admin.file}):\n  ${admin.token}\n\n`);
   }
   const instanceId = newProcessIdentity();
-  const events = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, upcasters: options.upcasters });
+  const metrics = new Metrics({ role: config.role, perEndpoint: config.metricsPerEndpoint });
+  const events = instrumentedEventStore(
+    createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, upcasters: options.upcasters }),
+    metrics,
+  );
   const views = await createReadStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
   const coordination = await createCoordinationStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
   await releaseLeasesOfDeadHolders(coordination, instanceId, logger);
@@ -65,6 +73,8 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
   const runner = options.withRunner
     ? new ProjectionRunner(events, views, options.projections, { owner: instanceId, logger, coordination })
     : null;
+  if (runner) metrics.watchProjections(runner, events, logger);
+  if (transport) metrics.watchQueue(transport, logger);
   const reader = new ViewReader(views);
   return {
     config,
@@ -78,8 +88,9 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     transport,
     runner,
     adminToken: admin.token,
-    cursorKey: createHash('sha256').update(`cursor-key:${admin.token}`).digest(),
+    cursorKey: createHash('sha256').update(`cursor-key:${config.cursorSigningKey ?? admin.token}`).digest(),
     instanceId,
+    metrics,
     async close() {
       await runner?.stop();
       await Promise.allSettled([transport?.close(), events.close(), views.close(), coordination.close()]);

@@ -24,6 +24,8 @@ describe('configuration', () => {
       expect.stringContaining('PORT'),
       expect.stringContaining('MONGODB_URL'),
       expect.stringContaining('ROLE'),
+      expect.stringContaining('ADMIN_TOKEN'),
+      expect.stringContaining('CURSOR_SIGNING_KEY'),
     ]);
   });
 });

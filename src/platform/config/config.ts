@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { esdbUrlProblem } from '../event-store/eventstoredb/esdb-connection.js';
+import { mongoUrlProblem } from '../read-store/mongodb/mongo-connection.js';
 
 export const PROCESS_ROLES = ['all', 'api', 'projector', 'scheduler', 'prober'] as const;
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
@@ -27,6 +29,27 @@ export interface AppConfig {
   idempotencyStaleSeconds: number;
   /** v1 analytics `Sunset` header value (RFC 9110 HTTP-date source), null while no date is set. */
   v1SunsetAt: string | null;
+  /** Key signing pagination cursors; null derives one from the admin token (embedded only). */
+  cursorSigningKey: string | null;
+  /** Bearer token `GET /metrics` asks for; null serves it to anyone who can reach it. */
+  metricsToken: string | null;
+  /** Export `monitor_endpoint_up` and a latency histogram per monitored endpoint. */
+  metricsPerEndpoint: boolean;
+}
+
+/**
+ * Values from examples and templates that must never guard a real deployment. The compose file
+ * once shipped the first one as a default.
+ */
+const PLACEHOLDER = /change[-_ ]?me|replace[-_ ]?me|your[-_ ]?(admin[-_ ]?)?(token|secret|key)|^(secret|password|changeit|admin|token|test|example)$/i;
+
+export function isPlaceholderSecret(value: string): boolean {
+  return PLACEHOLDER.test(value.trim());
+}
+
+/** Credentials in a URL never reach a message. */
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1***@');
 }
 
 export class ConfigError extends Error {
@@ -63,16 +86,34 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }
     return raw as T;
   };
-  const url = (name: string, schemes: string[]): string | null => {
+  /** One URL, or several separated by commas (a cluster's seed servers). */
+  const urls = (name: string, schemes: string[]): string | null => {
     const raw = text(name);
     if (raw === null) return null;
-    try {
-      const parsed = new URL(raw);
-      if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) throw new Error('scheme');
-    } catch {
-      problems.push(`${name} must be a ${schemes.join(' or ')} URL, got "${raw}"`);
+    for (const one of raw.split(',').map((part) => part.trim())) {
+      try {
+        const parsed = new URL(one);
+        if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) throw new Error('scheme');
+      } catch {
+        problems.push(`${name} must be ${schemes.join(' or ')} URLs separated by commas, got "${withoutCredentials(one)}"`);
+      }
     }
     return raw;
+  };
+  /** A connection string judged by the client that will use it; its message is reported as is. */
+  const connectionString = (name: string, client: string, problem: (raw: string) => string | null): string | null => {
+    const raw = text(name);
+    if (raw === null) return null;
+    const message = problem(raw);
+    if (message !== null) problems.push(`${name} is refused by the ${client} client: ${message}`);
+    return raw;
+  };
+  const secret = (name: string, minLength: number): string | null => {
+    const value = text(name);
+    if (value === null) return null;
+    if (value.length < minLength) problems.push(`${name} must be at least ${minLength} characters`);
+    else if (isPlaceholderSecret(value)) problems.push(`${name} is a placeholder value from an example; set a long random secret`);
+    return value;
   };
   const bool = (name: string, fallback: boolean): boolean => {
     const raw = text(name);
@@ -84,8 +125,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     return raw === 'true';
   };
 
-  const adminToken = text('ADMIN_TOKEN');
-  if (adminToken !== null && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
+  const adminToken = secret('ADMIN_TOKEN', 16);
+  const cursorSigningKey = secret('CURSOR_SIGNING_KEY', 32);
+  const metricsToken = secret('METRICS_TOKEN', 16);
   const sunset = text('V1_SUNSET_AT');
   if (sunset !== null && Number.isNaN(Date.parse(sunset))) problems.push(`V1_SUNSET_AT must be a date, got "${sunset}"`);
 
@@ -94,9 +136,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: text('HOST') ?? '127.0.0.1',
     dataDir: resolve(text('DATA_DIR') ?? './data'),
     adminToken,
-    eventStoreUrl: url('EVENTSTORE_URL', ['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']),
-    mongodbUrl: url('MONGODB_URL', ['mongodb', 'mongodb+srv']),
-    natsUrl: url('NATS_URL', ['nats', 'tls', 'ws', 'wss']),
+    eventStoreUrl: connectionString('EVENTSTORE_URL', 'EventStoreDB', esdbUrlProblem),
+    mongodbUrl: connectionString('MONGODB_URL', 'MongoDB', mongoUrlProblem),
+    natsUrl: urls('NATS_URL', ['nats', 'tls', 'ws', 'wss']),
     role: oneOf('ROLE', PROCESS_ROLES, 'all'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
@@ -104,7 +146,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
     proberMaxInFlight: integer('PROBER_MAX_IN_FLIGHT', 256, 1, 10_000),
     idempotencyStaleSeconds: integer('IDEMPOTENCY_STALE_SECONDS', 60, 1, 86_400),
     v1SunsetAt: sunset,
+    cursorSigningKey,
+    metricsToken,
+    metricsPerEndpoint: bool('METRICS_PER_ENDPOINT', false),
   };
+  // Shared stores mean processes on several hosts: a token or key each one generated for itself
+  // would make admin calls and pagination cursors work on one API process and fail on the next.
+  if (config.eventStoreUrl !== null || config.mongodbUrl !== null) {
+    const shared = 'must be set, the same in every process, when EVENTSTORE_URL or MONGODB_URL is set';
+    if (adminToken === null) problems.push(`ADMIN_TOKEN ${shared}`);
+    if (cursorSigningKey === null) problems.push(`CURSOR_SIGNING_KEY ${shared}`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -8,7 +8,8 @@ import { StoreUnavailableError } from '../event-store/event-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import { canonicalJson } from './canonical-json.js';
 import { Problems, ProblemError, problemBody, type Problem } from './problem.js';
-import { RateLimiter } from './rate-limiter.js';
+import { RateLimiter, WINDOW_MS } from './rate-limiter.js';
+import { rateLimitFields } from './ratelimit-fields.js';
 import type { Principal, RouteAuth, RouteOptions, TokenVerifier } from './route-auth.js';
 
 declare module 'fastify' {
@@ -112,9 +113,7 @@ async function applyRateLimit(reply: FastifyReply, principal: Principal, limiter
   const decision = await limiter.take(`rate:token:${principal.tokenId}`, now);
   const resetSeconds = Math.max(1, Math.ceil((decision.resetAt - now) / 1000));
   // Set now, so that every response (problem details included) carries them.
-  reply.header('ratelimit-limit', String(decision.limit));
-  reply.header('ratelimit-remaining', String(decision.remaining));
-  reply.header('ratelimit-reset', String(resetSeconds));
+  for (const [name, value] of Object.entries(rateLimitFields(decision, resetSeconds, WINDOW_MS / 1000))) reply.header(name, value);
   if (!decision.allowed) throw Problems.rateLimited(resetSeconds);
 }
 

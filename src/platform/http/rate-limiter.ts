@@ -24,7 +24,7 @@ interface LocalWindow {
   pending: Promise<void> | null;
 }
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
 /** At most this share of the limit is held unspent by one process. */
 const MAX_GRANT_SHARE = 1 / 100;
 const MAX_GRANT = 256;

@@ -117,6 +117,7 @@ export class CheckRecorder {
     if (!append) return { check: null, events: [], position: null };
     const events = appended.map((event) => ({ type: event.type, data: event.data }) as EndpointAlertsEvent);
     const check = events.find((event) => event.type === CHECK_RECORDED)!.data as CheckRecordedData;
+    this.platform.metrics.checkRecorded(check);
     return { check, events, position: append.position };
   }
 

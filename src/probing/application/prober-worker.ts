@@ -48,6 +48,7 @@ export class ProberWorker {
 
   private async handleDelivery(delivery: JobDelivery): Promise<void> {
     const keepAlive = setInterval(() => delivery.inProgress(), Math.max(100, Math.floor(this.options.ackWaitMs / 2)));
+    this.platform.metrics.probeJobsInFlight.inc();
     try {
       await this.handle(delivery.job);
     } catch (error) {
@@ -55,6 +56,7 @@ export class ProberWorker {
       throw error;
     } finally {
       clearInterval(keepAlive);
+      this.platform.metrics.probeJobsInFlight.dec();
     }
   }
 

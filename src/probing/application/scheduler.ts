@@ -145,7 +145,9 @@ export class Scheduler {
           };
           try {
             await transport.publish(job);
-            this.options.onPublish?.(job, Date.now() - dueAt);
+            const delayMs = Date.now() - dueAt;
+            this.platform.metrics.schedulingDelay.observe(Math.max(0, delayMs) / 1000);
+            this.options.onPublish?.(job, delayMs);
           } catch (error) {
             this.platform.logger.warn({ err: error, job_id: job.jobId }, 'probe job not published');
           }

@@ -4,7 +4,8 @@
  * error and is answered from the winner's document. TTL indexes purge old rate windows and
  * idempotency records.
  */
-import { MongoClient, type Collection, type Db } from 'mongodb';
+import type { Collection, Db, MongoClient } from 'mongodb';
+import { mongoClientFor } from '../../read-store/mongodb/mongo-connection.js';
 import { guardMongo, isDuplicateKeyError } from '../../read-store/mongodb/mongo-errors.js';
 import type {
   CoordinationStore,
@@ -64,9 +65,9 @@ export class MongoCoordinationStore implements CoordinationStore {
   ) {}
 
   static async connect(url: string, options: MongoCoordinationStoreOptions = {}): Promise<MongoCoordinationStore> {
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000 });
+    const { client, dbName } = mongoClientFor(url, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000 }, options.dbName);
     await guardMongo('connect', () => client.connect());
-    const db = client.db(options.dbName ?? (client.options.dbName || 'http_monitor'));
+    const db = client.db(dbName);
     const prefix = options.collectionPrefix ?? 'coord_';
     const store = new MongoCoordinationStore(
       client,

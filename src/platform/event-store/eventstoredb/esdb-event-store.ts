@@ -12,11 +12,14 @@ import {
   excludeSystemEvents,
   jsonEvent,
   type AllStreamResolvedEvent,
+  type AllStreamSubscription,
   type AppendExpectedRevision,
+  type EventData,
   type JSONType,
   type ReadPosition,
   type ResolvedEvent,
   type RecordedEvent as EsdbRecordedEvent,
+  type StreamingRead,
 } from '@eventstore/db-client';
 import {
   type AppendResult,
@@ -60,24 +63,112 @@ interface StoredMetadata extends EventMetadata {
 
 const READ_PAGE = 200;
 
+/**
+ * How long the server may stay silent: an append or a ping must finish, a read must deliver its
+ * next event, a subscription must be confirmed within it. The client passes no deadline for
+ * reads and subscriptions, and its appends wait for the connection without one, so a half-open
+ * server would otherwise hang every command.
+ */
+export const DEFAULT_DEADLINE_MS = 10_000;
+
+const PING_DEADLINE_MS = 5_000;
+
+/** EventStoreDB refuses one append larger than its MaxAppendSize, 1 MiB by default. */
+export const SERVER_MAX_APPEND_BYTES = 1024 * 1024;
+/** What one append call carries at most: the server's limit less room for what it counts besides. */
+export const APPEND_BUDGET_BYTES = 768 * 1024;
+/** Per event, besides data, metadata and type: id, content type, protobuf framing. */
+const EVENT_OVERHEAD_BYTES = 128;
+
+/** Bytes an event takes in an append, as EventStoreDB counts it (JSON data and metadata). */
+export function appendSize(event: EventData): number {
+  const json = (value: unknown) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
+  return json(event.data) + json(event.metadata) + Buffer.byteLength(event.type) + EVENT_OVERHEAD_BYTES;
+}
+
+/**
+ * Consecutive runs of events, each under `budget` bytes (an event alone over it goes on its own:
+ * the server then refuses it, which no split could avoid). Order is kept.
+ */
+export function appendBatches(events: EventData[], budget = APPEND_BUDGET_BYTES): EventData[][] {
+  const batches: EventData[][] = [];
+  let current: EventData[] = [];
+  let bytes = 0;
+  for (const event of events) {
+    const size = appendSize(event);
+    if (current.length > 0 && bytes + size > budget) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(event);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
 export interface EsdbEventStoreOptions {
-  /** Per-call deadline in milliseconds. */
+  /** Our own deadline in milliseconds (see DEFAULT_DEADLINE_MS). */
   deadlineMs?: number;
+  /** Bytes one append call carries at most (see APPEND_BUDGET_BYTES). */
+  appendBudgetBytes?: number;
+}
+
+function silentServer(what: string, ms: number): StoreUnavailableError {
+  return new StoreUnavailableError(`EventStoreDB did not answer ${what} within ${ms} ms`);
+}
+
+/** Rejects with StoreUnavailableError when `work` has not settled within `ms`. */
+async function withinDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(silentServer(what, ms)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The events of a read, failing with StoreUnavailableError (and cancelling the call) when the
+ * server sends nothing for `ms`: a long read that keeps delivering is never cut short.
+ */
+async function* whileAnswering<T>(read: StreamingRead<T>, ms: number, what: string): AsyncGenerator<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    timer = setTimeout(() => {
+      read.destroy(silentServer(what, ms));
+      read.cancel().catch(() => undefined);
+    }, ms);
+  };
+  arm();
+  try {
+    for await (const item of read) {
+      clearTimeout(timer);
+      yield item;
+      arm();
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export class EsdbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
   private readonly subscriptions = new Set<EventSubscription>();
-  private readonly deadline: number | undefined;
+  private readonly deadline: number;
+  private readonly appendBudget: number;
   private closed = false;
 
   constructor(connectionString: string, options: EsdbEventStoreOptions = {}) {
-    try {
-      this.client = EventStoreDBClient.connectionString(connectionString);
-    } catch (error) {
-      throw new StoreUnavailableError('Invalid EventStoreDB connection string', { cause: error });
-    }
-    this.deadline = options.deadlineMs;
+    // A connection string the client refuses is a configuration error (loadConfig reports it
+    // at start), never "store unavailable": let the client's own error through.
+    this.client = EventStoreDBClient.connectionString(connectionString);
+    this.deadline = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.appendBudget = options.appendBudgetBytes ?? APPEND_BUDGET_BYTES;
   }
 
   async append(
@@ -94,15 +185,26 @@ export class EsdbEventStore implements EventStore {
         metadata: storedMetadata(event, now) as unknown as JSONType,
       }),
     );
+    // Over one server write, the events go in consecutive appends, in order. The first carries
+    // the caller's expectation; after it, an exact expectation chains each append to the
+    // previous one, so nothing slips in between. Not atomic across appends: a failure midway
+    // leaves the earlier ones written.
+    let expected = toEsdbExpected(options.expectedRevision);
+    let last: AppendResult | null = null;
     try {
-      const result = await this.client.appendToStream(streamId, payload, {
-        expectedRevision: toEsdbExpected(options.expectedRevision),
-        deadline: this.deadline,
-      });
-      return {
-        nextExpectedRevision: Number(result.nextExpectedRevision),
-        position: result.position ? toPosition(result.position.commit) : -1,
-      };
+      for (const batch of appendBatches(payload, this.appendBudget)) {
+        const result = await withinDeadline(
+          this.client.appendToStream(streamId, batch, { expectedRevision: expected, deadline: this.deadline }),
+          this.deadline,
+          `an append to ${streamId}`,
+        );
+        if (options.expectedRevision !== 'any') expected = result.nextExpectedRevision;
+        last = {
+          nextExpectedRevision: Number(result.nextExpectedRevision),
+          position: result.position ? toPosition(result.position.commit) : -1,
+        };
+      }
+      return last!;
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
         const actual = error.actualVersion === NO_STREAM ? -1 : typeof error.actualVersion === 'bigint' ? Number(error.actualVersion) : null;
@@ -122,7 +224,7 @@ export class EsdbEventStore implements EventStore {
         maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER,
         deadline: this.deadline,
       });
-      for await (const resolved of read) {
+      for await (const resolved of whileAnswering(read, this.deadline, `a read of ${streamId}`)) {
         const event = fromResolved(resolved);
         if (event) events.push(event);
       }
@@ -147,7 +249,7 @@ export class EsdbEventStore implements EventStore {
           maxCount: READ_PAGE,
           deadline: this.deadline,
         });
-        for await (const resolved of read) {
+        for await (const resolved of whileAnswering(read, this.deadline, 'a read of $all')) {
           seen += 1;
           const event = fromResolved(resolved);
           if (!event || (after !== null && event.position <= after)) continue;
@@ -171,6 +273,7 @@ export class EsdbEventStore implements EventStore {
       fromPosition: after === null ? START : fromPosition(after),
       filter: excludeSystemEvents(),
     });
+    this.confirmWithin(inner, this.deadline);
     const subscriptions = this.subscriptions;
     const subscription: EventSubscription = {
       async close() {
@@ -202,7 +305,7 @@ export class EsdbEventStore implements EventStore {
         let seen = 0;
         let last: AllStreamResolvedEvent | null = null;
         const read = this.client.readAll({ direction: BACKWARDS, fromPosition: before, maxCount: READ_PAGE, deadline: this.deadline });
-        for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+        for await (const resolved of whileAnswering(read as StreamingRead<AllStreamResolvedEvent>, this.deadline, 'a backward read of $all')) {
           seen += 1;
           last = resolved;
           const event = fromResolved(resolved);
@@ -220,13 +323,33 @@ export class EsdbEventStore implements EventStore {
 
   async ping(): Promise<void> {
     try {
-      for await (const _ of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, deadline: this.deadline ?? 5000 })) {
+      // Readiness answers within 5 s whatever the command deadline.
+      const deadline = Math.min(this.deadline, PING_DEADLINE_MS);
+      const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, deadline });
+      for await (const _ of whileAnswering(read, deadline, 'a ping')) {
         break;
       }
     } catch (error) {
       const mapped = toStoreError(error);
       throw mapped instanceof StoreUnavailableError ? mapped : new StoreUnavailableError('EventStoreDB ping failed', { cause: error });
     }
+  }
+
+  /**
+   * A subscription the server has not confirmed within `ms` fails with StoreUnavailableError, so
+   * its consumer retries instead of waiting forever. Once confirmed, a quiet store sends nothing
+   * for as long as nothing is appended; a connection that dies then is found by the client's
+   * gRPC keep-alive (keepAliveInterval, keepAliveTimeout: 10 s each by default).
+   */
+  private confirmWithin(subscription: AllStreamSubscription, ms: number): void {
+    const timer = setTimeout(() => {
+      subscription.destroy(silentServer('a subscription to $all', ms));
+      subscription.unsubscribe().catch(() => undefined);
+    }, ms);
+    const settle = () => clearTimeout(timer);
+    subscription.once('confirmation', settle);
+    subscription.once('close', settle);
+    subscription.once('error', settle);
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@
  * Read store on MongoDB: one collection per view collection (`<prefix><name>`), `_id` holding the
  * document id. Commits run in a multi-document transaction, which needs a replica set.
  */
-import { MongoClient, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
+import { type MongoClient, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
 import {
   PreconditionFailedError,
   type AggregateQuery,
@@ -23,11 +23,12 @@ import {
   sortAggregateRows,
   UnknownCollectionError,
 } from '../read-store-rules.js';
+import { mongoClientFor } from './mongo-connection.js';
 import { guardMongo } from './mongo-errors.js';
 import { mongoField, mongoFilter, mongoKeyset, mongoSort, type SortSpec } from './mongo-query.js';
 
 export interface MongoReadStoreOptions {
-  /** Database name; defaults to the one in the URL, else `http_monitor`. */
+  /** Database name; defaults to the one in the URL's path, else `http_monitor`. */
   dbName?: string;
   /** Prefix of every physical collection name. */
   collectionPrefix?: string;
@@ -64,12 +65,13 @@ export class MongoReadStore implements ReadStore {
   ) {}
 
   static async connect(url: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
-    const client = new MongoClient(url, {
-      ignoreUndefined: true,
-      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
-    });
+    const { client, dbName } = mongoClientFor(
+      url,
+      { ignoreUndefined: true, serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000 },
+      options.dbName,
+    );
     await guardMongo('connect', () => client.connect());
-    const db = client.db(options.dbName ?? (client.options.dbName || 'http_monitor'));
+    const db = client.db(dbName);
     return new MongoReadStore(client, db, options.collectionPrefix ?? 'view_');
   }
 

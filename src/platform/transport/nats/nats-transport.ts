@@ -74,7 +74,7 @@ export class NatsTransport implements ProbeTransport {
     private readonly pullExpiresMs: number,
   ) {}
 
-  /** Connects and makes sure the stream exists; the durable consumer is made by consume(). */
+  /** Connects (NATS_URL may list a cluster's servers, comma-separated) and makes sure the stream exists; the durable consumer is made by consume(). */
   static async connect(options: NatsTransportOptions): Promise<NatsTransport> {
     const names = {
       stream: options.stream ?? 'PROBES',
@@ -85,7 +85,7 @@ export class NatsTransport implements ProbeTransport {
     try {
       // noAsyncTraces: no stack captured per request (a quarter of the client's CPU per job);
       // errors reach callers wrapped with the operation that failed (see unavailable()).
-      nc = await connect({ servers: options.url, name: 'probe-transport', maxReconnectAttempts: -1, noAsyncTraces: true });
+      nc = await connect({ servers: natsServers(options.url), name: 'probe-transport', maxReconnectAttempts: -1, noAsyncTraces: true });
     } catch (error) {
       throw unavailable(error, `cannot connect to ${options.url}`);
     }
@@ -301,4 +301,9 @@ function decode(msg: JsMsg): ProbeJob | null {
   } catch {
     return null;
   }
+}
+
+/** `nats://n1:4222,nats://n2:4222` as the client wants it: one entry per server. */
+export function natsServers(url: string): string[] {
+  return url.split(',').map((server) => server.trim()).filter((server) => server !== '');
 }

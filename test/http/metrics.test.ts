@@ -1,0 +1,175 @@
+import { jest } from '@jest/globals';
+import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample } from 'parse-prometheus-text-format';
+import { configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+jest.setTimeout(60_000);
+
+const RATE_LIMIT = 5;
+const METRICS_TOKEN = 'metrics-scraper-token-0123456789';
+
+/**
+ * `GET /metrics`, parsed by a Prometheus text-format parser into families by name. The parser
+ * folds a labelled histogram into one label-less sample (it handles unlabelled ones only), so
+ * histograms are read a second time declared untyped: each `_bucket`, `_sum` and `_count` series
+ * then keeps its labels. Their declared type is checked on the first parse.
+ */
+async function scrape(t: TestApp, token: string | null = null): Promise<Map<string, PrometheusFamily>> {
+  const response = await t.request('GET', '/metrics', { token });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers['content-type']).toContain('text/plain');
+  const families = new Map(parsePrometheusTextFormat(response.body).map((family) => [family.name, family]));
+  const histograms = [...families.values()].filter((family) => family.type === 'HISTOGRAM').map((family) => family.name);
+  const untyped = histograms.reduce((text, name) => text.replace(`# TYPE ${name} histogram\n`, `# TYPE ${name} untyped\n`), response.body);
+  // Read untyped, each label set starts a new `_bucket`/`_sum`/`_count` run: gather the runs.
+  const series = new Map<string, PrometheusFamily>();
+  for (const family of parsePrometheusTextFormat(untyped)) {
+    if (families.has(family.name)) continue;
+    const seen = series.get(family.name);
+    if (seen) seen.metrics.push(...family.metrics);
+    else series.set(family.name, family);
+  }
+  for (const [name, family] of series) families.set(name, family);
+  return families;
+}
+
+function samples(families: Map<string, PrometheusFamily>, name: string, labels: Record<string, string> = {}): PrometheusSample[] {
+  const family = families.get(name);
+  if (!family) throw new Error(`no ${name} in the scrape`);
+  return family.metrics.filter((sample) => Object.entries(labels).every(([key, value]) => sample.labels?.[key] === value));
+}
+
+function total(families: Map<string, PrometheusFamily>, name: string, labels: Record<string, string> = {}): number {
+  return samples(families, name, labels).reduce((sum, sample) => sum + Number(sample.value), 0);
+}
+
+/** A verified, enabled endpoint on the local target, checked every second by the scheduler. */
+async function monitoredEndpoint(t: TestApp, target: Target): Promise<{ teamId: number; endpointId: number }> {
+  const team = await t.createTeam();
+  const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/health`));
+  target.tokens.set(endpoint.id, endpoint.token);
+  expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+  await enableEndpoint(t, team.id, endpoint.id);
+  return { teamId: team.id, endpointId: endpoint.id };
+}
+
+describe('GET /metrics after real traffic', () => {
+  let t: TestApp;
+  let target: Target;
+  beforeAll(async () => {
+    target = await startTarget();
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) });
+  });
+  afterAll(async () => {
+    await t.close();
+    await target.close();
+  });
+
+  it('counts requests by route template and status, appends, checks, scheduling, lag, refusals and the process', async () => {
+    const { teamId, endpointId } = await monitoredEndpoint(t, target);
+    expect((await t.admin('POST', `/api/v2/teams/${teamId}/endpoints/${endpointId}/checks`)).statusCode).toBe(201);
+    const { token } = await t.issueToken(teamId, ['monitoring:read'], 'viewer');
+    const statuses: number[] = [];
+    for (let i = 0; i < RATE_LIMIT + 2; i++) statuses.push((await t.request('GET', `/api/public/v2/endpoints/${endpointId}`, { token })).statusCode);
+    expect(statuses).toEqual([...Array(RATE_LIMIT).fill(200), 429, 429]);
+    expect((await t.request('GET', '/api/public/v2/no-such-route/123', { token })).statusCode).toBe(404);
+    await eventually('a scheduled check recorded', async () => total(await scrape(t), 'monitor_checks_recorded_total', { source: 'scheduled' }) >= 1);
+
+    const families = await scrape(t);
+
+    // Requests: by route template with its parameter names, never the raw path or an id.
+    expect(total(families, 'monitor_http_requests_total', { method: 'GET', route: '/api/public/v2/endpoints/:endpointID', status: '200' })).toBe(RATE_LIMIT);
+    expect(total(families, 'monitor_http_requests_total', { route: '/api/public/v2/endpoints/:endpointID', status: '429' })).toBe(2);
+    expect(families.get('monitor_http_request_duration_seconds')!.type).toBe('HISTOGRAM');
+    expect(total(families, 'monitor_http_request_duration_seconds_count', { route: '/api/public/v2/endpoints/:endpointID', status: '200' })).toBe(RATE_LIMIT);
+    const routes = samples(families, 'monitor_http_requests_total').map((sample) => sample.labels!.route);
+    expect(routes).toContain('(unmatched)');
+    for (const route of routes) expect(route).not.toMatch(/\/\d+(\/|$)/);
+    expect(total(families, 'monitor_rate_limit_refusals_total')).toBe(2);
+
+    // Event store appends and their latency.
+    const appends = total(families, 'monitor_event_store_appends_total', { outcome: 'ok' });
+    expect(appends).toBeGreaterThan(3);
+    expect(families.get('monitor_event_store_append_duration_seconds')!.type).toBe('HISTOGRAM');
+    expect(total(families, 'monitor_event_store_append_duration_seconds_count')).toBeGreaterThanOrEqual(appends);
+    expect(total(families, 'monitor_events_appended_total')).toBeGreaterThanOrEqual(appends);
+
+    // Checks by result and source, and the scheduler's delay histogram.
+    expect(total(families, 'monitor_checks_recorded_total', { result: 'up', source: 'manual' })).toBe(1);
+    expect(total(families, 'monitor_checks_recorded_total', { result: 'down' })).toBe(0);
+    expect(families.get('monitor_scheduling_delay_seconds')!.type).toBe('HISTOGRAM');
+    expect(total(families, 'monitor_scheduling_delay_seconds_count')).toBeGreaterThanOrEqual(1);
+
+    // Probe jobs: in flight in this process and queued in the shared transport.
+    expect(families.get('monitor_probe_jobs_in_flight')!.type).toBe('GAUGE');
+    expect(Number(samples(families, 'monitor_probe_jobs_queued')[0].value)).toBeGreaterThanOrEqual(0);
+
+    // Projection lag per projection, in events and seconds.
+    const projections = (await t.platform.runner!.status()).map((status) => status.name).sort();
+    expect(projections.length).toBeGreaterThan(0);
+    expect(samples(families, 'monitor_projection_lag_events').map((sample) => sample.labels!.projection).sort()).toEqual(projections);
+    expect(samples(families, 'monitor_projection_lag_seconds').map((sample) => sample.labels!.projection).sort()).toEqual(projections);
+    for (const sample of samples(families, 'monitor_projection_lag_seconds')) expect(Number(sample.value)).toBeGreaterThanOrEqual(0);
+
+    // Process defaults, every series labelled with the process role.
+    expect(Number(samples(families, 'process_cpu_user_seconds_total')[0].value)).toBeGreaterThan(0);
+    expect(Number(samples(families, 'nodejs_heap_size_used_bytes')[0].value)).toBeGreaterThan(0);
+    expect(samples(families, 'process_cpu_user_seconds_total')[0].labels).toMatchObject({ role: 'all' });
+
+    // No per-endpoint series unless asked for.
+    expect(families.has('monitor_endpoint_up')).toBe(false);
+  });
+
+  it('reports lag while a projection is behind: events and the age of the oldest unapplied one', async () => {
+    const runner = t.platform.runner!;
+    await runner.stop();
+    try {
+      await t.platform.events.append('lag-probe-1', [{ type: 'LagProbe', data: {} }], { expectedRevision: 'any' });
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const families = await scrape(t);
+      const behind = samples(families, 'monitor_projection_lag_events').filter((sample) => Number(sample.value) >= 1);
+      expect(behind.length).toBeGreaterThan(0);
+      for (const sample of behind) {
+        const [seconds] = samples(families, 'monitor_projection_lag_seconds', { projection: sample.labels!.projection });
+        expect(Number(seconds.value)).toBeGreaterThanOrEqual(1);
+      }
+    } finally {
+      await runner.start();
+    }
+  });
+});
+
+describe('GET /metrics options', () => {
+  let t: TestApp;
+  let target: Target;
+  beforeAll(async () => {
+    target = await startTarget();
+    t = await startTestApp({ METRICS_TOKEN, METRICS_PER_ENDPOINT: 'true' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await target.close();
+  });
+
+  it('asks for METRICS_TOKEN as a bearer token when it is set', async () => {
+    const missing = await t.request('GET', '/metrics');
+    expect(missing.statusCode).toBe(401);
+    expect(missing.headers['content-type']).toContain('application/problem+json');
+    expect((await t.request('GET', '/metrics', { token: 'wrong-token-0123456789' })).statusCode).toBe(401);
+    expect((await t.request('GET', '/metrics', { token: METRICS_TOKEN })).statusCode).toBe(200);
+  });
+
+  it('exports monitor_endpoint_up and a latency histogram per endpoint when METRICS_PER_ENDPOINT=true', async () => {
+    const { endpointId } = await monitoredEndpoint(t, target);
+    const label = { endpoint_id: String(endpointId) };
+    await eventually('the endpoint seen up', async () => {
+      const families = await scrape(t, METRICS_TOKEN);
+      return families.has('monitor_endpoint_up') && samples(families, 'monitor_endpoint_up', label)[0]?.value === '1';
+    });
+    target.mode = { status: 503, delayMs: 0 };
+    await eventually('the endpoint seen down', async () => samples(await scrape(t, METRICS_TOKEN), 'monitor_endpoint_up', label)[0]?.value === '0');
+    const families = await scrape(t, METRICS_TOKEN);
+    expect(families.get('monitor_endpoint_latency_seconds')!.type).toBe('HISTOGRAM');
+    expect(total(families, 'monitor_endpoint_latency_seconds_count', label)).toBeGreaterThanOrEqual(2);
+  });
+});
