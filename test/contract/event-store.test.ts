@@ -75,7 +75,7 @@ describe('SQLite event log shared by several store instances', () => {
   it('delivers to a waiting subscription what another process appends to the same file', async () => {
     const file = join(temp.path, 'events.sqlite');
     const out = join(temp.path, 'child');
-    await transpileForChildProcess(process.cwd(), ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts'], out);
+    await transpileForChildProcess(process.cwd(), ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts', 'src/platform/sqlite-wal.ts'], out);
     const script = join(out, 'append.js');
     writeFileSync(
       script,

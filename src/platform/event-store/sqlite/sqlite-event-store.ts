@@ -18,6 +18,7 @@ import {
   WrongExpectedRevisionError,
 } from '../event-store.port.js';
 import { RecentEvents } from './recent-events.js';
+import { boundWal } from '../../sqlite-wal.js';
 
 export interface SqliteEventStoreOptions {
   /** How often a waiting subscription looks for appends made by other processes. */
@@ -54,6 +55,7 @@ export const SQLITE_EVENTS_SCHEMA = `
 export function applySqliteEventLogPragmas(db: Database.Database, busyTimeoutMs: number): void {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   db.pragma('journal_mode = WAL');
+  boundWal(db);
   db.pragma(`synchronous = ${process.env.SQLITE_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL'}`);
 }
 

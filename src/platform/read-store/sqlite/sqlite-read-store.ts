@@ -33,6 +33,7 @@ import {
   UnknownCollectionError,
 } from '../read-store-rules.js';
 import { and, fieldExpr, filterClause, planFind, type SqlFragment } from './sqlite-query.js';
+import { boundWal } from '../../sqlite-wal.js';
 
 const TABLE_PREFIX = 'c_';
 const STATEMENT_CACHE_SIZE = 256;
@@ -102,6 +103,7 @@ export class SqliteReadStore implements ReadStore {
     this.db = new Database(file);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.db.pragma('journal_mode = WAL');
+    boundWal(this.db);
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma(`cache_size = ${-1024 * (options.cacheSizeMb ?? DEFAULT_CACHE_SIZE_MB)}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${STAMPS_TABLE} (collection TEXT PRIMARY KEY, changed INTEGER NOT NULL, rewritten INTEGER NOT NULL)`);
