@@ -3,6 +3,7 @@ import type { AppConfig } from './config/config.js';
 import type { CoordinationStore } from './coordination/coordination.port.js';
 import { createCoordinationStore } from './coordination/create-coordination-store.js';
 import { newProcessIdentity, releaseLeasesOfDeadHolders } from './coordination/process-identity.js';
+import { LeaseKeeper } from './coordination/lease-keeper.js';
 import { createEventStore } from './event-store/create-event-store.js';
 import type { EventStore } from './event-store/event-store.port.js';
 import { UpcasterRegistry } from './event-store/upcasting.js';
@@ -28,6 +29,8 @@ export interface Platform {
   events: EventStore;
   views: ReadStore;
   coordination: CoordinationStore;
+  /** Every lease this process wants, renewed together (one write per renewal period). */
+  leases: LeaseKeeper;
   ids: IdAllocator;
   reader: ViewReader;
   freshness: ReadYourWrites;
@@ -69,9 +72,10 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
   const views = await createReadStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
   const coordination = await createCoordinationStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
   await releaseLeasesOfDeadHolders(coordination, instanceId, logger);
+  const leases = new LeaseKeeper(coordination, instanceId, { logger });
   const transport = options.withTransport ? await createProbeTransport({ natsUrl: config.natsUrl }) : null;
   const runner = options.withRunner
-    ? new ProjectionRunner(events, views, options.projections, { owner: instanceId, logger, coordination })
+    ? new ProjectionRunner(events, views, options.projections, { owner: instanceId, logger, coordination, leases })
     : null;
   if (runner) metrics.watchProjections(runner, events, logger);
   if (transport) metrics.watchQueue(transport, logger);
@@ -82,6 +86,7 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     events,
     views,
     coordination,
+    leases,
     ids: new IdAllocator(events),
     reader,
     freshness: new ReadYourWrites(reader, runner),
@@ -93,6 +98,7 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     metrics,
     async close() {
       await runner?.stop();
+      await leases.close();
       await Promise.allSettled([transport?.close(), events.close(), views.close(), coordination.close()]);
     },
   };

@@ -74,6 +74,19 @@ export function coordinationStoreContract(name: string, make: () => Promise<Coor
         );
         expect(grants.filter((g) => g !== null)).toHaveLength(1);
       });
+
+      it('acquires and renews several leases at once, leaving out those another owner holds', async () => {
+        await b.acquireLease('many-2', 'p2', 10_000, T0);
+        const first = await a.acquireLeases(['many-1', 'many-2', 'many-3'], 'p1', 10_000, T0 + 1);
+        expect(first.map((g) => g.name).sort()).toEqual(['many-1', 'many-3']);
+        expect(first.every((g) => g.owner === 'p1' && g.expiresAt === T0 + 10_001)).toBe(true);
+        const renewed = await a.acquireLeases(['many-1', 'many-2', 'many-3'], 'p1', 10_000, T0 + 10_000);
+        // many-2 lapsed at T0 + 10_000, so this renewal takes it too
+        expect(renewed.map((g) => g.name).sort()).toEqual(['many-1', 'many-2', 'many-3']);
+        expect(renewed.every((g) => g.expiresAt === T0 + 20_000)).toBe(true);
+        expect(await b.acquireLease('many-1', 'p2', 10_000, T0 + 10_001)).toBeNull();
+        expect(await a.acquireLeases([], 'p1', 10_000, T0)).toEqual([]);
+      });
     });
 
     describe('rate counters', () => {

@@ -47,6 +47,12 @@ export type IdempotencyClaim =
 export interface CoordinationStore {
   /** Takes the lease if free or lapsed, renews it if `owner` holds it; null when another owner holds it. */
   acquireLease(name: string, owner: string, ttlMs: number, now?: number): Promise<LeaseGrant | null>;
+  /**
+   * `acquireLease` for every name at once, as one write where the store allows it (a process
+   * keeps all its leases with one renewal; see lease-keeper.ts). Returns the grants obtained, in
+   * any order; names another owner holds are left out.
+   */
+  acquireLeases(names: string[], owner: string, ttlMs: number, now?: number): Promise<LeaseGrant[]>;
   releaseLease(name: string, owner: string): Promise<void>;
   /** Every lease not yet lapsed at `now`: who holds what (operators' status, dead-owner takeover). */
   listLeases(now?: number): Promise<LeaseGrant[]>;

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { CoordinationStore } from '../coordination/coordination.port.js';
+import { LeaseKeeper } from '../coordination/lease-keeper.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/event-store.port.js';
 import { PreconditionFailedError, type ReadStore, type ViewWrite } from '../read-store/read-store.port.js';
 import type { Logger } from '../logging/logger.js';
@@ -14,6 +15,8 @@ export interface RunnerOptions {
   logger: Logger;
   /** With a coordination store, exactly one process applies each projection at a time. */
   coordination?: CoordinationStore | null;
+  /** The process's lease keeper (one renewal write for all its leases); made from `coordination` when absent. */
+  leases?: LeaseKeeper;
   batchSize?: number;
   leaseTtlMs?: number;
   /** How often a live projection looks for a swap made by another process (operator rebuild). */
@@ -72,6 +75,7 @@ export class ProjectionRunner {
   private readonly batchSize: number;
   /** When each live generation last committed its checkpoint, keyed by physical name. */
   private readonly checkpointedAt = new Map<string, number>();
+  private readonly leases: LeaseKeeper | null;
 
   constructor(
     private readonly events: EventStore,
@@ -83,6 +87,7 @@ export class ProjectionRunner {
     this.byName = new Map(projections.map((p) => [p.name, p]));
     this.batchSize = options.batchSize ?? 500;
     this.progress.setMaxListeners(0);
+    this.leases = options.leases ?? (options.coordination ? new LeaseKeeper(options.coordination, options.owner, { ttlMs: options.leaseTtlMs, logger: options.logger }) : null);
   }
 
   get projections(): Projection[] {
@@ -175,7 +180,7 @@ export class ProjectionRunner {
       }
     }
     this.states.set(name, 'stopped');
-    await this.options.coordination?.releaseLease(`projection:${name}`, this.options.owner).catch(() => undefined);
+    await this.leases?.release(`projection:${name}`).catch(() => undefined);
   }
 
   /** A reactor's first checkpoint: adopted state, the log's head (`startFrom: 'end'`), or nothing. */
@@ -191,9 +196,7 @@ export class ProjectionRunner {
   }
 
   private async holdLease(lease: string): Promise<boolean> {
-    if (!this.options.coordination) return true;
-    const grant = await this.options.coordination.acquireLease(lease, this.options.owner, this.options.leaseTtlMs ?? 10_000);
-    return grant !== null;
+    return this.leases ? this.leases.hold(lease) : true;
   }
 
   private async ensureCollections(projection: Projection, generation: number): Promise<void> {
@@ -369,7 +372,7 @@ export class ProjectionRunner {
       if (previous) this.scheduleDrop(projection, previous.generation);
       return { generation, applied };
     } finally {
-      await this.options.coordination?.releaseLease(`projection-rebuild:${name}`, this.options.owner).catch(() => undefined);
+      await this.leases?.release(`projection-rebuild:${name}`).catch(() => undefined);
     }
   }
 

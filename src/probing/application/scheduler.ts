@@ -2,8 +2,8 @@
  * Scheduler: every enabled and verified endpoint is probed every interval_seconds.
  *
  * - Endpoints are split into SHARDS shards (endpoint_id mod SHARDS); a scheduler process owns a
- *   shard while it holds the lease `scheduler-shard-<n>` (renewed every second, TTL a few
- *   seconds), so exactly one scheduler publishes each endpoint's jobs.
+ *   shard while it holds the lease `scheduler-shard-<n>` (kept by the process's LeaseKeeper,
+ *   all shards in one renewal write), so exactly one scheduler publishes each endpoint's jobs.
  * - Due times are `k * interval + offset`, offset a hash of the endpoint id within the interval,
  *   so endpoints on the same interval are spread over it instead of firing together.
  * - The job id is `${endpointId}:${dueTimeMs}`: a slot published twice (e.g. around a lease
@@ -17,7 +17,6 @@ import type { Platform } from '../../platform/platform.js';
 import type { ProbeJob } from '../../platform/transport/probe-transport.port.js';
 
 export const SCHEDULER_SHARDS = 16;
-const LEASE_TTL_MS = 5_000;
 const REFRESH_MS = 1_000;
 const TICK_MS = 50;
 
@@ -33,6 +32,8 @@ export function spreadOffset(endpointId: number, intervalMs: number): number {
   const digest = createHash('sha256').update(`endpoint:${endpointId}`).digest();
   return digest.readUInt32BE(0) % intervalMs;
 }
+
+const shardLease = (shard: number) => `scheduler-shard-${shard}`;
 
 /** First slot `k * interval + offset` at or after `from`. */
 export function nextSlot(endpointId: number, intervalMs: number, from: number): number {
@@ -84,9 +85,7 @@ export class Scheduler {
     if (this.tickTimer) clearInterval(this.tickTimer);
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     await this.refreshing;
-    for (const shard of this.owned) {
-      await this.platform.coordination.releaseLease(`scheduler-shard-${shard}`, this.platform.instanceId).catch(() => undefined);
-    }
+    for (let shard = 0; shard < this.shards; shard++) await this.platform.leases.release(shardLease(shard)).catch(() => undefined);
     this.owned.clear();
     this.endpoints.clear();
   }
@@ -97,9 +96,10 @@ export class Scheduler {
   }
 
   async refresh(now = Date.now()): Promise<void> {
+    const leases = Array.from({ length: this.shards }, (_, shard) => shardLease(shard));
+    await this.platform.leases.want(...leases);
     for (let shard = 0; shard < this.shards; shard++) {
-      const grant = await this.platform.coordination.acquireLease(`scheduler-shard-${shard}`, this.platform.instanceId, LEASE_TTL_MS);
-      if (grant) this.owned.add(shard);
+      if (this.platform.leases.holds(leases[shard])) this.owned.add(shard);
       else this.owned.delete(shard);
     }
     const rows = await this.platform.reader.find('probing', 'schedule', { filter: { schedulable: true }, sort: [['endpoint_id', 'asc']] });

@@ -100,6 +100,12 @@ export class MongoCoordinationStore implements CoordinationStore {
     });
   }
 
+  /** Each lease is its own atomic document update (MongoDB has no per-commit WAL cost to save). */
+  async acquireLeases(names: string[], owner: string, ttlMs: number, now = Date.now()): Promise<LeaseGrant[]> {
+    const grants = await Promise.all(names.map((name) => this.acquireLease(name, owner, ttlMs, now)));
+    return grants.filter((grant): grant is LeaseGrant => grant !== null);
+  }
+
   async releaseLease(name: string, owner: string): Promise<void> {
     await guardMongo('releaseLease', () => this.leases.deleteOne({ _id: name, owner }));
   }

@@ -12,6 +12,7 @@ import type {
   RateWindow,
   StoredResponse,
 } from '../coordination.port.js';
+import { boundWal } from '../../sqlite-wal.js';
 
 /** Expired rate windows and idempotency records are purged at most this often per process. */
 const CLEANUP_EVERY_MS = 60_000;
@@ -46,6 +47,7 @@ export class SqliteCoordinationStore implements CoordinationStore {
     this.db = new Database(file);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.db.pragma('journal_mode = WAL');
+    boundWal(this.db);
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
     this.stmt = this.prepareStatements();
@@ -84,6 +86,16 @@ export class SqliteCoordinationStore implements CoordinationStore {
   async acquireLease(name: string, owner: string, ttlMs: number, now = Date.now()): Promise<LeaseGrant | null> {
     const row = this.stmt.acquireLease.get({ name, owner, expiresAt: now + ttlMs, now }) as LeaseGrant | undefined;
     return row ?? null;
+  }
+
+  /** One IMMEDIATE transaction for all names; a name held elsewhere changes no page, so costs no write. */
+  async acquireLeases(names: string[], owner: string, ttlMs: number, now = Date.now()): Promise<LeaseGrant[]> {
+    if (names.length === 0) return [];
+    return this.db
+      .transaction(() =>
+        names.flatMap((name) => (this.stmt.acquireLease.get({ name, owner, expiresAt: now + ttlMs, now }) as LeaseGrant | undefined) ?? []),
+      )
+      .immediate();
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
