@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { createHttpApp } from './app/http-app.js';
 import { projections } from './app/contexts.js';
 import { ConfigError, loadConfig } from './platform/config/config.js';
@@ -6,6 +7,8 @@ import { createPlatform } from './platform/platform.js';
 
 const PROJECTOR_ROLES = ['all', 'projector'];
 const TRANSPORT_ROLES = ['all', 'api', 'scheduler', 'prober'];
+
+const formatHost = (address: string) => (address.includes(':') ? `[${address}]` : address);
 
 async function main(): Promise<void> {
   let config;
@@ -25,8 +28,18 @@ async function main(): Promise<void> {
   });
   await platform.runner?.start();
   const app = await createHttpApp(platform);
-  await app.listen({ port: config.port, host: config.host });
-  platform.logger.info({ port: config.port, host: config.host, role: config.role, data_dir: config.dataDir }, 'service started');
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    process.stderr.write(`Cannot listen on ${config.host}:${config.port}: the address is already in use (another process holds it). Stop that process or choose another PORT/HOST.\n`);
+    await app.close().catch(() => undefined);
+    await platform.close().catch(() => undefined);
+    process.exit(1);
+  }
+  const bound = app.getHttpServer().address() as AddressInfo;
+  // `role` and `pid` are bound on every line of this process's logger already
+  platform.logger.info({ url: `http://${formatHost(bound.address)}:${bound.port}`, port: bound.port, host: config.host, data_dir: config.dataDir }, 'service started');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
