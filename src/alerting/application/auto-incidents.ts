@@ -44,6 +44,7 @@ import {
   type AlertSignalTriggeredData,
   type SignalType,
 } from '../domain/endpoint-alerts.js';
+import { logIncidentChanges } from '../../incidents/application/incident-log.js';
 
 export const AUTO_INCIDENTS = 'alerting_incidents';
 const OPEN = 'open';
@@ -186,7 +187,7 @@ class AutoIncidents {
         : `Latency signal triggered by check ${data.check_id}${data.threshold_ms !== undefined ? ` over ${data.threshold_ms} ms` : ''}`;
     const status = await this.defaultStatus(data.team_id);
     const first = run[0];
-    await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
+    const opened = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
       if (state !== null) return { events: [], result: null };
       const command: IncidentCommand = {
         kind: 'open_automatic',
@@ -202,6 +203,7 @@ class AutoIncidents {
       };
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
     }, { fold: this.incidents });
+    logIncidentChanges(this.platform.logger, opened.appended);
     return incidentId;
   }
 
@@ -252,6 +254,7 @@ class AutoIncidents {
       if (command.kind === 'link_check' && (state.resolved_at !== null || state.merged_into_id !== null)) return { events: [], result: null };
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
     }, { fold: this.incidents });
+    logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
     if (!result.append) return result.state;
     return foldAppended(incidentAggregate, result.state, result.appended, result.append.nextExpectedRevision - result.appended.length);
   }

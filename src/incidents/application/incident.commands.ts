@@ -11,6 +11,7 @@ import { incidentStreamId, type IncidentDetails, type JsonObject, type Severity 
 import { decide, replay, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
 import { validateCreateIncident, validateUpdateDetails, validateUpdateStatus } from '../domain/validation.js';
 import { mapDomainErrors } from './domain-errors.js';
+import { logIncidentChanges } from './incident-log.js';
 import { incidentAggregate, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
 
 export const INCIDENT_VIEWS = ['incidents'];
@@ -41,7 +42,7 @@ export function failIfInvalid(errors: { field: string; code: string; message: st
  */
 export async function runIncidentCommand(platform: Platform, incidentId: number, context: CommandContext, command: IncidentCommand): Promise<Incident> {
   return mapDomainErrors(async () => {
-    const { append, result } = await runStreamCommand<IncidentState, IncidentState>(
+    const { append, appended, result } = await runStreamCommand<IncidentState, IncidentState>(
       platform.events,
       incidentStreamId(incidentId),
       incidentAggregate,
@@ -53,6 +54,7 @@ export async function runIncidentCommand(platform: Platform, incidentId: number,
       // A retry of a keyed request answers the incident as the first attempt left it.
       { resultAfter: (state) => state },
     );
+    logIncidentChanges(platform.logger, appended, (result as Incident | null)?.team_id);
     if (append) await platform.freshness.require(append.position, INCIDENT_VIEWS);
     return result as Incident;
   });

@@ -342,6 +342,10 @@ export class ImportChecksHandler implements ICommandHandler<ImportChecks> {
       const append = await events.append(checksStream(endpointId), recorded.slice(start, start + IMPORT_CHUNK), { expectedRevision: 'any' });
       position = append.position;
     }
+    this.platform.logger.info(
+      { team_id: teamId, endpoint_id: endpointId, checks: recorded.length, first_check_id: range.first, request_id: context.requestId ?? undefined },
+      'checks imported',
+    );
     await settle(this.platform, position, ['checks'], importWaitMs(recorded.length));
     return recorded.length;
   }

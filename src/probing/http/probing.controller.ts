@@ -49,7 +49,11 @@ export class ProbingController {
     const url = verificationUrl(endpoint);
     if (url === null) throw Problems.unprocessable('verification_failed', 'The endpoint URL has no host to verify.');
     const verdict = await this.prober.fetchVerification(url, endpoint.verification_token);
-    if (!verdict.ok) throw Problems.unprocessable('verification_failed', `Destination verification failed: ${verdict.reason}`);
+    const logged = { team_id: endpoint.team_id, endpoint_id: endpoint.endpoint_id, request_id: String(request.id) };
+    if (!verdict.ok) {
+      this.platform.logger.info({ ...logged, reason: verdict.reason }, 'endpoint failed destination verification');
+      throw Problems.unprocessable('verification_failed', `Destination verification failed: ${verdict.reason}`);
+    }
     const stream = endpointStream(endpoint.endpoint_id);
     const { append, state } = await runStreamCommand(
       this.platform.events,
@@ -66,6 +70,7 @@ export class ProbingController {
     );
     const position = append?.position ?? null;
     endpoint = append ? (await this.recorder.endpoints.load(stream)).state! : state!;
+    if (append) this.platform.logger.info(logged, 'endpoint destination verified');
     return { data: await this.endpointView(endpoint, position) };
   }
 
