@@ -8,7 +8,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { HealthController } from '../platform/health/health.controller.js';
 import { installHttpConventions, MAX_BODY_LIMIT } from '../platform/http/http-conventions.js';
 import { ProblemFilter, ROUTE_TABLE } from '../platform/http/problem.filter.js';
-import { lazyRequestLogger } from '../platform/http/lazy-request-logger.js';
+import { lazyRequestLogger, logEachRequest } from '../platform/http/lazy-request-logger.js';
 import { requestIdFor } from '../platform/http/request-id.js';
 import { TOKEN_VERIFIER, type TokenVerifier } from '../platform/http/route-auth.js';
 import { RouteTable } from '../platform/http/route-table.js';
@@ -55,11 +55,13 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     bodyLimit: MAX_BODY_LIMIT,
     logController: new LogController({
       requestIdLogLabel: 'request_id',
-      disableRequestLogging: platform.config.logLevel !== 'debug' && platform.config.logLevel !== 'trace',
+      // replaced by one line per request after the response (logEachRequest)
+      disableRequestLogging: true,
     }),
   });
   const routes = new RouteTable();
   routes.attach(adapter.getInstance());
+  logEachRequest(adapter.getInstance());
   let tokens: TokenVerifier | null = null;
   installHttpConventions(adapter.getInstance(), {
     adminToken: platform.adminToken,

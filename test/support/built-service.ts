@@ -22,6 +22,8 @@ export interface BuiltService {
   url: string;
   /** Every stdout line so far, parsed (non-JSON lines are kept as `{ text }`). */
   lines(): Array<Record<string, any>>;
+  /** Every stdout line so far, as written. */
+  rawLines(): string[];
   stderr(): string;
   /** SIGTERM, then resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -35,6 +37,7 @@ export function startBuiltService(env: Record<string, string>): Promise<BuiltSer
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, any>> = [];
+  const raw: string[] = [];
   let pending = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -46,6 +49,7 @@ export function startBuiltService(env: Record<string, string>): Promise<BuiltSer
       pending = complete.pop()!;
       for (const text of complete) {
         if (!text.trim()) continue;
+        raw.push(text);
         let line: Record<string, any>;
         try {
           line = JSON.parse(text);
@@ -59,6 +63,7 @@ export function startBuiltService(env: Record<string, string>): Promise<BuiltSer
             pid: child.pid!,
             url: line.url,
             lines: () => lines,
+            rawLines: () => raw,
             stderr: () => stderr,
             stop: () => {
               child.kill('SIGTERM');

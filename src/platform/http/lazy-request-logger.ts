@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 
 type Bindings = Record<string, unknown>;
 type Log = (...args: unknown[]) => void;
@@ -65,4 +65,36 @@ class LazyRequestLogger {
  */
 export function lazyRequestLogger(this: unknown, logger: FastifyBaseLogger, bindings: Bindings, options: object): FastifyBaseLogger {
   return new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+}
+
+/** The route's team: the token's own team, else the `:teamID` of an admin route. */
+function teamOf(request: FastifyRequest): number | undefined {
+  if (request.principal?.kind === 'token') return request.principal.teamId;
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const team = Number(params.teamID ?? params.teamId);
+  return Number.isSafeInteger(team) && team > 0 ? team : undefined;
+}
+
+/**
+ * One JSON line per request, after the response: method, route template (never the raw URL, whose
+ * query could carry anything), status, duration, request id, team and token id. Never a token,
+ * header or body. Health probes log at debug so a load balancer does not fill the log.
+ */
+export function logEachRequest(fastify: FastifyInstance): void {
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions?.url ?? null;
+    const line = {
+      request_id: request.id,
+      method: request.method,
+      route,
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+      team_id: teamOf(request),
+      token_id: request.principal?.kind === 'token' ? request.principal.tokenId : undefined,
+      admin: request.principal?.kind === 'admin' ? true : undefined,
+    };
+    if (route?.startsWith('/health/')) fastify.log.debug(line, 'request');
+    else fastify.log.info(line, 'request');
+    done();
+  });
 }
