@@ -7,7 +7,7 @@
  *   ...
  *   const config = cliConfig(program.opts());   // throws CliDataDirError when there is no store
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, type AppConfig } from '../platform/config/config.js';
@@ -33,9 +33,10 @@ export class CliDataDirError extends Error {
   }
 }
 
-/** Adds `--data-dir <path>` and `--create` to a CLI program (global options). */
+/** Adds `--data-dir <path>` and `--create` to a CLI program (global options, listed in every subcommand's help too). */
 export function withDataDirOptions(program: Command): Command {
   return program
+    .configureHelp({ showGlobalOptions: true })
     .option('--data-dir <path>', 'directory holding the SQLite stores (default: DATA_DIR, else ./data)')
     .option('--create', 'create an empty store when the data directory holds none');
 }
@@ -58,6 +59,7 @@ export function cliConfig(
   const config = loadConfig(options.dataDir ? { ...env, DATA_DIR: options.dataDir } : env);
   const holdsStore = dataDirHoldsStore(config);
   if (!holdsStore && !options.create) throw new CliDataDirError(config.dataDir);
+  if (!holdsStore) mkdirSync(config.dataDir, { recursive: true });
   const events = config.eventStoreUrl ? `, events in EventStoreDB` : '';
   report(`data dir: ${config.dataDir}${holdsStore ? '' : ' (new, empty store)'}${events}`);
   return config;

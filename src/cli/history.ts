@@ -2,37 +2,37 @@
  * `npm run history -- incident <id> [--at <RFC 3339>]`: an incident's history for auditors,
  * read straight from the event store (no views): each event with its time, actor token, request
  * id and what changed, then the state rebuilt from the log (as of `--at` when given).
+ * Usage errors exit with 2, an unknown incident with 1; `--help` prints the usage.
  */
-import { loadConfig } from '../platform/config/config.js';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { createEventStore } from '../platform/event-store/create-event-store.js';
 import { incidentHistory } from '../incidents/application/history.js';
 import { parseRfc3339 } from '../incidents/domain/time.js';
+import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
 
-function usage(message: string): never {
-  process.stderr.write(`${message}\nUsage: npm run history -- incident <id> [--at <RFC 3339>]\n`);
-  process.exit(2);
-}
+const USAGE_ERROR = 2;
 
 function formatChange(change: { from?: unknown; to?: unknown }): string {
   return 'from' in change ? `${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}` : JSON.stringify(change.to);
 }
 
-async function main(argv: string[]): Promise<void> {
-  const [kind, idText, ...rest] = argv;
-  if (kind !== 'incident' || !idText || !/^[1-9]\d*$/.test(idText)) usage('Expected: incident <id>');
-  let at: string | undefined;
-  for (let i = 0; i < rest.length; i++) {
-    if (rest[i] !== '--at') usage(`Unknown argument: ${rest[i]}`);
-    at = rest[++i];
-    if (at === undefined) usage('--at needs an RFC 3339 time');
-  }
-  if (at !== undefined && parseRfc3339(at) === null) usage(`--at must be an RFC 3339 time, got ${at}`);
-  const config = loadConfig();
+function incidentId(text: string): number {
+  if (!/^[1-9]\d*$/.test(text)) throw new InvalidArgumentError('must be a positive integer.');
+  return Number(text);
+}
+
+function rfc3339(text: string): string {
+  if (parseRfc3339(text) === null) throw new InvalidArgumentError('must be an RFC 3339 time, e.g. 2026-11-21T15:00:00Z.');
+  return text;
+}
+
+async function printIncident(id: number, at: string | undefined, options: DataDirOptions): Promise<void> {
+  const config = cliConfig(options);
   const store = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl });
   try {
-    const history = await incidentHistory(store, Number(idText), at);
+    const history = await incidentHistory(store, id, at);
     if (!history) {
-      process.stderr.write(`Incident ${idText} has no events.\n`);
+      process.stderr.write(`Incident ${id} has no events.\n`);
       process.exitCode = 1;
       return;
     }
@@ -49,7 +49,20 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+const program = withDataDirOptions(new Command('history'))
+  .description("An incident's history for auditors, read straight from the event log")
+  .exitOverride()
+  .showHelpAfterError('(npm run history -- --help for usage)');
+program
+  .command('incident')
+  .description('every event of the incident, then its state (as of --at when given)')
+  .argument('<id>', 'incident id', incidentId)
+  .option('--at <time>', 'RFC 3339 time: the events up to then and the state the incident had then', rfc3339)
+  .action((id: number, options: { at?: string }) => printIncident(id, options.at, program.opts<DataDirOptions>()));
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  // commander already printed its message (and the usage hint); help and version exit with 0
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_ERROR);
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -96,7 +96,7 @@ describe('npm run history -- incident <id>', () => {
 
   it('prints every event with its time, actor token, request id and changes, then the current state', async () => {
     const result = await runCli(script, t.dataDir, ['incident', String(incident.id)]);
-    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result).toMatchObject({ code: 0, stderr: `data dir: ${t.dataDir}\n` });
     const out = result.stdout;
     expect(out.split('\n')[0]).toBe(`Incident ${incident.id} (team ${incident.team_id})`);
 
@@ -164,21 +164,30 @@ describe('npm run history -- incident <id>', () => {
 
   it('answers an unknown incident with exit code 1 and says so', async () => {
     const result = await runCli(script, t.dataDir, ['incident', '99999999']);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'Incident 99999999 has no events.\n' });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `data dir: ${t.dataDir}\nIncident 99999999 has no events.\n` });
   });
 
   it.each([
-    [['incident', 'abc'], 'Expected: incident <id>'],
-    [['incident', '0'], 'Expected: incident <id>'],
-    [['endpoint', '1'], 'Expected: incident <id>'],
-    [['incident', '1', '--at', 'yesterday'], '--at must be an RFC 3339 time, got yesterday'],
-    [['incident', '1', '--at', '2026-02-30T00:00:00Z'], '--at must be an RFC 3339 time, got 2026-02-30T00:00:00Z'],
-    [['incident', '1', '--at'], '--at needs an RFC 3339 time'],
-    [['incident', '1', '--since', 'x'], 'Unknown argument: --since'],
-  ])('refuses %j with exit code 2, the reason and the usage', async (args, reason) => {
+    [['incident', 'abc'], "error: command-argument value 'abc' is invalid for argument 'id'. must be a positive integer."],
+    [['incident', '0'], "error: command-argument value '0' is invalid for argument 'id'. must be a positive integer."],
+    [['endpoint', '1'], "error: unknown command 'endpoint'"],
+    [['incident', '1', '--at', 'yesterday'], "error: option '--at <time>' argument 'yesterday' is invalid. must be an RFC 3339 time, e.g. 2026-11-21T15:00:00Z."],
+    [['incident', '1', '--at', '2026-02-30T00:00:00Z'], "error: option '--at <time>' argument '2026-02-30T00:00:00Z' is invalid. must be an RFC 3339 time, e.g. 2026-11-21T15:00:00Z."],
+    [['incident', '1', '--at'], "error: option '--at <time>' argument missing"],
+    [['incident', '1', '--since', 'x'], "error: unknown option '--since'"],
+  ])('refuses %j with exit code 2, the reason and where the usage is', async (args, reason) => {
     const result = await runCli(script, t.dataDir, args);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`${reason}\nUsage: npm run history -- incident <id> [--at <RFC 3339>]\n`);
+    expect(result.stderr).toBe(`${reason}\n(npm run history -- --help for usage)\n`);
+  });
+
+  it('prints its usage for --help (npm run history -- --help) and exits with 0', async () => {
+    for (const args of [['--help'], ['incident', '--help']]) {
+      const result = await runCli(script, t.dataDir, args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Usage: history');
+      expect(result.stdout).toContain('--data-dir <path>');
+    }
   });
 });
