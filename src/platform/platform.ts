@@ -55,11 +55,13 @@ export interface PlatformOptions {
   /** Build a runner (it is started by the caller). */
   withRunner: boolean;
   logger?: Logger;
+  /** False in operator CLIs: no admin token is generated into DATA_DIR (default true). */
+  mintAdminToken?: boolean;
 }
 
 export async function createPlatform(config: AppConfig, options: PlatformOptions): Promise<Platform> {
   const logger = options.logger ?? createLogger(config.logLevel, { role: config.role });
-  const admin = resolveAdminToken(config.adminToken, config.dataDir);
+  const admin = resolveAdminToken(config.adminToken, config.dataDir, { mint: options.mintAdminToken });
   if (admin.generated) {
     process.stderr.write(`\nGenerated admin token (shown once; also kept in ${admin.file}):\n  ${admin.token}\n\n`);
   }
