@@ -23,14 +23,27 @@ function adminToken(): string {
 
 async function call(method: string, path: string, body?: unknown): Promise<void> {
   const base = program.opts<{ url: string }>().url.replace(/\/$/, '');
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${adminToken()}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const token = adminToken();
+  let response: Response;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw unreachable(base, error);
+  }
   const text = await response.text();
   process.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status}, no body)`}\n`);
   if (!response.ok) process.exitCode = 1;
+}
+
+/** `fetch failed` says nothing: name the URL, the cause, and how to point the CLI elsewhere. */
+function unreachable(base: string, error: unknown): Error {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return new Error(`Could not reach the service at ${base} (${reason}). Is it running there? Point the CLI at another address with --url <url>, e.g. npm run admin -- --url http://host:3000 <command>.`);
 }
 
 const json = (text: string | undefined): Record<string, unknown> => (text ? (JSON.parse(text) as Record<string, unknown>) : {});
