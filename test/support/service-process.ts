@@ -1,14 +1,13 @@
 /**
- * The service as an operator runs it: the production build (`tsc -p tsconfig.build.json`) in a
- * child process listening on a real port. Each test file builds once into its own `build-*`
- * folder (git-ignored) inside the project, so ESM resolution and node_modules work as for
- * `npm start`, and test files running at once never share a build.
+ * The service as an operator runs it: the production build in a child process listening on a
+ * real port. The build is the one `npm start` uses: dist/, compiled by scripts/build-if-stale.mjs
+ * only when a source changed (test files calling it at once wait on its lock, then share it).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILT_MAIN, ensureBuilt } from './built-service.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -17,14 +16,10 @@ export interface ServiceBuild {
   remove(): void;
 }
 
-export async function buildService(name: string): Promise<ServiceBuild> {
-  const outDir = join(ROOT, `build-${name}-${process.pid}`);
-  await new Promise<void>((done, fail) =>
-    execFile(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir], { cwd: ROOT }, (error, stdout) =>
-      error ? fail(new Error(`build failed: ${stdout}`)) : done(),
-    ),
-  );
-  return { entry: join(outDir, 'src/main.js'), remove: () => rmSync(outDir, { recursive: true, force: true }) };
+/** The shared build, made current; `remove` leaves it for the next test file and `npm start`. */
+export async function buildService(_name: string): Promise<ServiceBuild> {
+  ensureBuilt();
+  return { entry: BUILT_MAIN, remove: () => undefined };
 }
 
 export async function freePort(): Promise<number> {
