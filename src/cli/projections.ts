@@ -12,9 +12,8 @@ import 'reflect-metadata';
 import { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
-import { projections } from '../app/contexts.js';
 import { createLogger } from '../platform/logging/logger.js';
-import { createPlatform, type Platform } from '../platform/platform.js';
+import type { Platform } from '../platform/platform.js';
 import type { RebuildProgress } from '../platform/projections/projection-runner.js';
 import { isReactor } from '../platform/projections/projection.js';
 import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
@@ -23,6 +22,9 @@ const PLAIN_PROGRESS_EVERY_MS = 1_000;
 
 async function openPlatform(): Promise<Platform> {
   const config = cliConfig(program.opts<DataDirOptions>());
+  // Loaded only now: the whole application graph takes a second, which `--help` and a refused
+  // data dir should not wait for.
+  const [{ projections }, { createPlatform }] = await Promise.all([import('../app/contexts.js'), import('../platform/platform.js')]);
   return createPlatform(config, { projections: projections(), withRunner: true, withTransport: false, logger: createLogger('warn'), mintAdminToken: false });
 }
 
