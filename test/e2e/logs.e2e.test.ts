@@ -4,9 +4,10 @@
  * notable state change, never a token; at debug, no framework chatter (Nest's module and route
  * mapping lines).
  */
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { makeTempDir } from '../support/event-store-fixtures.js';
-import { ensureBuilt, startBuiltService, type BuiltService } from '../support/built-service.js';
+import { builtCli, ensureBuilt, startBuiltService, type BuiltService } from '../support/built-service.js';
 import { startTarget, type Target } from './support.js';
 
 const ADMIN = 'logs-test-admin-token-0123456789abcdef';
@@ -99,6 +100,33 @@ describe('logs at LOG_LEVEL=info (the built service as a child process)', () => 
     expect(started[0]).toMatchObject({ role: 'all', url: service.url });
     expect(service.rawLines().find((text) => text.includes('"service started"'))!.match(/"role":/g)).toHaveLength(1);
   });
+});
+
+describe('a rebuild run by the operator CLI while the service runs', () => {
+  it('shows in the service log once the service follows the new generation', async () => {
+    ensureBuilt();
+    const dir = makeTempDir('logs-rebuild-');
+    const dataDir = join(dir.path, 'data');
+    const service = await startBuiltService({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN });
+    try {
+      const rebuilt = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        execFile(process.execPath, [builtCli('projections'), 'rebuild', 'incidents'], { env: { ...process.env, DATA_DIR: dataDir, EVENTSTORE_URL: '', MONGODB_URL: '' } }, (error, stdout) =>
+          resolve({ code: error ? 1 : 0, stdout }),
+        );
+      });
+      expect(rebuilt).toEqual({ code: 0, stdout: expect.stringContaining('incidents: generation 2 swapped in') });
+      const deadline = Date.now() + 20_000;
+      while (!service.lines().some((line) => line.msg === 'projection rebuilt elsewhere: following the new generation') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(service.lines().filter((line) => line.msg === 'projection rebuilt elsewhere: following the new generation')).toEqual([
+        expect.objectContaining({ level: 30, projection: 'incidents', from_generation: 1 }),
+      ]);
+    } finally {
+      await service.stop();
+      dir.remove();
+    }
+  }, 60_000);
 });
 
 describe('logs at LOG_LEVEL=debug', () => {

@@ -289,6 +289,7 @@ export class ProjectionRunner {
         });
         const moved = watchPointer && (await this.registry.pointer(projection.name))?.generation !== generation;
         const leaseLost = leaseName !== undefined && !(await this.holdLease(leaseName));
+        if (moved) this.options.logger.info({ projection: projection.name, from_generation: generation }, 'projection rebuilt elsewhere: following the new generation');
         if (moved || leaseLost) await close();
       } catch (error) {
         this.options.logger.warn({ err: error, projection: projection.name }, 'projection watch check failed');
