@@ -11,6 +11,7 @@
  *
  *   node scripts/build-if-stale.mjs          build when stale
  *   node scripts/build-if-stale.mjs --check  exit 1 when stale, build nothing
+ *   node scripts/build-if-stale.mjs --force  build now (`npm run build`), stamp included
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -66,12 +67,13 @@ function withLock(work) {
 }
 
 if (process.argv.includes('--check')) process.exit(isStale() ? 1 : 0);
+const force = process.argv.includes('--force');
 
-if (isStale()) {
+if (force || isStale()) {
   const status = withLock(() => {
-    if (!isStale()) return 0; // built by whoever held the lock
+    if (!force && !isStale()) return 0; // built by whoever held the lock
     const inputs = newestInput();
-    process.stderr.write('Building dist/ (sources changed since the last build)...\n');
+    if (!force) process.stderr.write('Building dist/ (sources changed since the last build)...\n');
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: ['ignore', 2, 2] });
     if (result.status !== 0) return result.status ?? 1;

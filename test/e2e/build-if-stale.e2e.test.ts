@@ -41,7 +41,12 @@ describe('scripts/build-if-stale.mjs', () => {
     expect(build(root, '--check').code).toBe(1);
     expect(build(root).stderr).toContain('Building dist/');
     expect(build(root)).toEqual({ code: 0, stderr: '' });
-  }, 120_000);
+
+    // npm run build: compiles unconditionally and leaves the build current for npm start
+    utimesSync(join(root, 'src/main.ts'), new Date(Date.now() + 10_000), new Date(Date.now() + 10_000));
+    expect(build(root, '--force').code).toBe(0);
+    expect(build(root, '--check').code).toBe(0);
+  }, 180_000);
 
   it('fails with the compiler errors and keeps the build stale when a source does not compile', () => {
     writeFileSync(join(root, 'src/broken.ts'), 'export const broken: number = "text";\n');
