@@ -36,6 +36,12 @@ describe('request logging', () => {
     expect(tagged).toEqual([expect.objectContaining({ msg: 'request', level: 20, method: 'GET', route: '/health/live', status: 200, duration_ms: expect.any(Number) })]);
   });
 
+  it('logs a metrics scrape at debug, so a scraper does not fill the info log', async () => {
+    await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-request-id': 'log-test-3' } });
+    const tagged = lines.filter((line) => line.request_id === 'log-test-3');
+    expect(tagged).toEqual([expect.objectContaining({ msg: 'request', level: 20, route: '/metrics' })]);
+  });
+
   it('logs an API request at info with its route template and no token', async () => {
     const response = await app.inject({
       method: 'POST',

@@ -78,7 +78,8 @@ function teamOf(request: FastifyRequest): number | undefined {
 /**
  * One JSON line per request, after the response: method, route template (never the raw URL, whose
  * query could carry anything), status, duration, request id, team and token id. Never a token,
- * header or body. Health probes log at debug so a load balancer does not fill the log.
+ * header or body. Health probes and metrics scrapes log at debug so a load balancer or a scraper
+ * does not fill the log.
  */
 export function logEachRequest(fastify: FastifyInstance): void {
   fastify.addHook('onResponse', (request, reply, done) => {
@@ -93,7 +94,7 @@ export function logEachRequest(fastify: FastifyInstance): void {
       token_id: request.principal?.kind === 'token' ? request.principal.tokenId : undefined,
       admin: request.principal?.kind === 'admin' ? true : undefined,
     };
-    if (route?.startsWith('/health/')) fastify.log.debug(line, 'request');
+    if (route?.startsWith('/health/') || route === '/metrics') fastify.log.debug(line, 'request');
     else fastify.log.info(line, 'request');
     done();
   });
