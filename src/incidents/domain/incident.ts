@@ -59,6 +59,7 @@ import {
   IncidentValidationError,
   type FieldError,
 } from './errors.js';
+import { LinkedChecks } from './linked-checks.js';
 import { compareTimes, earliest, latest, toUtcMillis } from './time.js';
 
 export interface Incident {
@@ -84,7 +85,8 @@ export interface Incident {
   /** Live comments (deleted ones are gone), in the order they arrived. */
   comments: Comment[];
   checkpoints: Checkpoint[];
-  checks: LinkedCheck[];
+  /** Every linked check (a long outage links tens of thousands): O(1) to link and to look up. */
+  checks: LinkedChecks;
   merged_incidents: MergedIncidentRef[];
   merged_into_id: number | null;
 }
@@ -435,7 +437,7 @@ function resolved(incident: Incident, now: string, by: 'manual' | 'automatic' | 
 }
 
 function decideLinkCheck(incident: Incident, check: LinkedCheck, now: string): IncidentEvent[] {
-  if (incident.checks.some((linked) => linked.id === check.id)) return [];
+  if (incident.checks.has(check.id)) return [];
   return [{ type: INCIDENT_CHECK_LINKED, data: { incident_id: incident.id, check: normalizedCheck(check), linked_at: now } }];
 }
 
@@ -521,7 +523,7 @@ function decideReleaseMerge(state: IncidentState, command: ReleaseMerge, now: st
         target_id: command.target_id,
         merge_id: command.merge_id,
         reason: command.reason,
-        restored: { resolved_at, comments, checkpoints, checks },
+        restored: { resolved_at, comments, checkpoints, checks: checks.toArray() },
         released_at: now,
       },
     },
@@ -576,7 +578,7 @@ function snapshot(source: Incident): AbsorbedSource {
     error_count: source.error_count,
     first_error_at: source.first_error_at,
     last_error_at: source.last_error_at,
-    checks: source.checks,
+    checks: source.checks.toArray(),
     comments: source.comments,
     checkpoints: source.checkpoints,
     merged_incidents: source.merged_incidents,
@@ -648,7 +650,7 @@ function opened(data: Extract<IncidentEvent, { type: typeof INCIDENT_OPENED }>['
     updated_at: data.opened_at,
     comments: [],
     checkpoints: [],
-    checks: [],
+    checks: LinkedChecks.empty(),
     merged_incidents: [],
     merged_into_id: null,
   };
@@ -693,18 +695,18 @@ function apply(s: Incident, event: Exclude<IncidentEvent, { type: typeof INCIDEN
       return { ...s, checkpoints: s.checkpoints.map((c) => (c.id === checkpoint_id ? { ...applyChanges(c, changes), updated_at } : c)) };
     }
     case INCIDENT_MERGED_INTO:
-      return { ...s, merged_into_id: event.data.target_id, comments: [], checkpoints: [], checks: [] };
+      return { ...s, merged_into_id: event.data.target_id, comments: [], checkpoints: [], checks: LinkedChecks.empty() };
     case INCIDENTS_ABSORBED:
       return absorb(s, event.data);
     case INCIDENT_MERGE_RELEASED:
-      return { ...s, merged_into_id: null, ...event.data.restored };
+      return { ...s, merged_into_id: null, ...event.data.restored, checks: LinkedChecks.of(event.data.restored.checks) };
   }
 }
 
 function linkCheck(s: Incident, check: LinkedCheck): Incident {
   return {
     ...s,
-    checks: [...s.checks, check],
+    checks: s.checks.with(check),
     error_count: s.error_count + 1,
     last_error_at: latest(s.last_error_at, check.checked_at),
     endpoint_ids: s.endpoint_ids.includes(check.endpoint_id) ? s.endpoint_ids : [...s.endpoint_ids, check.endpoint_id],
@@ -713,11 +715,8 @@ function linkCheck(s: Incident, check: LinkedCheck): Incident {
 
 function absorb(s: Incident, data: IncidentsAbsorbedData): Incident {
   const result = applyChanges(s, data.changes);
-  const checkIds = new Set(s.checks.map((c) => c.id));
   for (const source of data.sources) {
-    const newChecks = source.checks.filter((c) => !checkIds.has(c.id));
-    newChecks.forEach((c) => checkIds.add(c.id));
-    result.checks = [...result.checks, ...newChecks];
+    result.checks = result.checks.withAll(source.checks);
     result.comments = [...result.comments, ...source.comments];
     result.checkpoints = [...result.checkpoints, ...source.checkpoints];
     result.merged_incidents = [...result.merged_incidents, ...source.merged_incidents, { id: source.id, title: source.title, merged_at: data.merged_at }];
