@@ -102,6 +102,23 @@ export class IncidentsController {
   }
 
   @READ()
+  @Get('incidents/:incidentID/checks')
+  @ApiOperation({ summary: "Every check linked to the incident, newest first (the detail's `checks` holds only the newest 100)" })
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1-100, default 50' })
+  @ApiQuery({ name: 'cursor', required: false, type: String })
+  @ApiResponse({ status: 200, description: '`data`: linked checks, `checked_at` descending then `id` descending; `pagination`.' })
+  async checks(@Param('incidentID') id: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    // 404 before 400: the incident is looked up before the query is read.
+    const incident = await this.queries.head(teamOf(request), incidentId(id));
+    if (!incident) throw Problems.notFound('The incident');
+    const q = new QueryReader(query);
+    const { limit, cursor } = q.page();
+    q.done();
+    return this.queries.checks(incident.incident_num, limit, cursor);
+  }
+
+  @READ()
   @Get('incident-statuses')
   @ApiOperation({ summary: "The team's incident statuses, id ascending" })
   @ApiResponse({ status: 200, description: '`data`: Incident statuses.' })
