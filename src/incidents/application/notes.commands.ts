@@ -39,7 +39,7 @@ export class WriteCommentHandler implements ICommandHandler<WriteComment> {
     if (op !== 'add' && !incident.comments.some((c) => c.id === commentId)) throw Problems.notFound('The comment');
     const input = body as Body;
     if (op === 'delete') {
-      await runIncidentCommand(this.platform, incidentId, context, { kind: 'delete_comment', comment_id: commentId! });
+      await runIncidentCommand(this.platform, incidentId, context, { kind: 'delete_comment', comment_id: commentId! }, incident);
       return null;
     }
     if (op === 'update') {
@@ -49,7 +49,7 @@ export class WriteCommentHandler implements ICommandHandler<WriteComment> {
         comment_id: commentId!,
         body: input.body as string | undefined,
         pinned: input.pinned as boolean | undefined,
-      });
+      }, incident);
       return toComment(state.comments.find((c) => c.id === commentId)!);
     }
     failIfInvalid(validateCommentCreate(body));
@@ -59,7 +59,7 @@ export class WriteCommentHandler implements ICommandHandler<WriteComment> {
       comment_id: id,
       body: input.body as string,
       pinned: input.pinned as boolean | undefined,
-    });
+    }, incident);
     return toComment(state.comments.find((c) => c.id === id)!);
   }
 }
@@ -88,12 +88,12 @@ export class WriteCheckpointHandler implements ICommandHandler<WriteCheckpoint> 
     if (op === 'update') {
       if (!incident.checkpoints.some((c) => c.id === checkpointId)) throw Problems.notFound('The checkpoint');
       failIfInvalid(validateCheckpointUpdate(body));
-      const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_checkpoint', checkpoint_id: checkpointId!, ...fields });
+      const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_checkpoint', checkpoint_id: checkpointId!, ...fields }, incident);
       return toCheckpoint(state.checkpoints.find((c) => c.id === checkpointId)!);
     }
     failIfInvalid(validateCheckpointCreate(body));
     const id = await this.platform.ids.next('checkpoint');
-    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'add_checkpoint', checkpoint_id: id, ...fields, title: fields.title! });
+    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'add_checkpoint', checkpoint_id: id, ...fields, title: fields.title! }, incident);
     return toCheckpoint(state.checkpoints.find((c) => c.id === id)!);
   }
 }
