@@ -13,7 +13,7 @@ import {
   type LinkedCheck,
 } from '../src/incidents/domain/events.js';
 import { evolve, type Incident } from '../src/incidents/domain/incident.js';
-import { LinkedChecks } from '../src/incidents/domain/linked-checks.js';
+import { IdList } from '../src/incidents/domain/id-list.js';
 import {
   checkpointDoc,
   commentDoc,
@@ -48,7 +48,7 @@ const apply: ProjectionHandler = async (recorded: RecordedEvent, views) => {
   const existing = (await views.get(INCIDENTS, String(incidentId))) as unknown as IncidentDoc | null;
   const touched = existing ? await touchedItems(views, incidentId, event) : { comments: [], checkpoints: [], checks: [] };
   const before: Incident | null = existing
-    ? { ...existing.state, comments: touched.comments, checkpoints: touched.checkpoints, checks: LinkedChecks.of(touched.checks) }
+    ? { ...existing.state, comments: IdList.of(touched.comments), checkpoints: IdList.of(touched.checkpoints), checks: IdList.of(touched.checks) }
     : null;
   const after = evolve(before, event);
   if (!after) return;
@@ -60,9 +60,9 @@ const apply: ProjectionHandler = async (recorded: RecordedEvent, views) => {
     }
     checksTotal = 0;
   } else {
-    writeItems(views, INCIDENT_COMMENTS, touched.comments, after.comments, (c) => commentDoc(incidentId, c));
-    writeItems(views, INCIDENT_CHECKPOINTS, touched.checkpoints, after.checkpoints, (c) => checkpointDoc(incidentId, c));
-    const linkedBefore = before?.checks ?? LinkedChecks.empty();
+    writeItems(views, INCIDENT_COMMENTS, touched.comments, after.comments.toArray(), (c) => commentDoc(incidentId, c));
+    writeItems(views, INCIDENT_CHECKPOINTS, touched.checkpoints, after.checkpoints.toArray(), (c) => checkpointDoc(incidentId, c));
+    const linkedBefore = before?.checks ?? IdList.empty<LinkedCheck>();
     for (const check of after.checks.toArray()) {
       if (linkedBefore.has(check.id)) continue;
       views.put(INCIDENT_CHECKS, asDoc(linkedCheckDoc(incidentId, check)));

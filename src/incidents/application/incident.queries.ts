@@ -4,7 +4,7 @@ import type { Filter, FieldCondition, SortDirection } from '../../platform/read-
 import { DETAIL_CHECKS, toCheck, toIncidentDetail, toIncidentSummary, type IncidentDetail, type IncidentSummary } from '../domain/detail-view.js';
 import type { LinkedCheck } from '../domain/events.js';
 import type { Incident } from '../domain/incident.js';
-import { LinkedChecks } from '../domain/linked-checks.js';
+import { IdList } from '../domain/id-list.js';
 import {
   INCIDENT_CHECKPOINTS,
   INCIDENT_CHECKS,
@@ -60,9 +60,9 @@ export class IncidentQueries {
     ]);
     const state: Incident = {
       ...doc.state,
-      comments: comments.map((d) => d.comment),
-      checkpoints: checkpoints.map((d) => d.checkpoint),
-      checks: LinkedChecks.of(newestChecks.map((d) => d.check)),
+      comments: IdList.of(comments.map((d) => d.comment)),
+      checkpoints: IdList.of(checkpoints.map((d) => d.checkpoint)),
+      checks: IdList.of(newestChecks.map((d) => d.check)),
     };
     return { ...toIncidentDetail(state), checks_total: doc.checks_total };
   }

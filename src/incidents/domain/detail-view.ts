@@ -9,6 +9,7 @@
  */
 import type { Checkpoint, Comment, IncidentSource, JsonObject, LinkedCheck, MergedIncidentRef, Severity } from './events.js';
 import { IncidentNotFoundError } from './errors.js';
+import { newestChecks } from './id-list.js';
 import type { IncidentState } from './incident.js';
 import { compareTimes } from './time.js';
 
@@ -82,9 +83,9 @@ export function toIncidentDetail(state: IncidentState): IncidentDetail {
   if (state === null) throw new IncidentNotFoundError(null);
   return {
     ...toIncidentSummary(state),
-    comments: oldestFirst(state.comments, (c) => c.created_at).map(toComment),
-    checkpoints: oldestFirst(state.checkpoints, (c) => c.created_at).map(toCheckpoint),
-    checks: state.checks.newest(DETAIL_CHECKS).map(toCheck),
+    comments: oldestFirst(state.comments.toArray(), (c) => c.created_at).map(toComment),
+    checkpoints: oldestFirst(state.checkpoints.toArray(), (c) => c.created_at).map(toCheckpoint),
+    checks: newestChecks(state.checks, DETAIL_CHECKS).map(toCheck),
     checks_total: state.checks.size,
     merged_incidents: oldestFirst(state.merged_incidents, (m) => m.merged_at).map(({ id, title, merged_at }) => ({ id, title, merged_at })),
   };
