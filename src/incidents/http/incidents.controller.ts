@@ -94,7 +94,7 @@ export class IncidentsController {
   @Get('incidents/:incidentID')
   @ApiOperation({ summary: 'Incident detail' })
   @ApiParam({ name: 'incidentID', type: Number })
-  @ApiResponse({ status: 200, description: '`data`: Incident detail.' })
+  @ApiResponse({ status: 200, description: '`data`: Incident detail; `checks` holds the newest 100 linked checks (oldest first), `checks_total` counts them all.' })
   async get(@Param('incidentID') id: string, @Req() request: FastifyRequest) {
     const detail = await this.queries.detail(teamOf(request), incidentId(id));
     if (!detail) throw Problems.notFound('The incident');
