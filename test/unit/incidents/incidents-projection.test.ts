@@ -26,6 +26,7 @@ class ProjectionSpec {
   private revision = 0;
 
   async given(events: IncidentEvent[]): Promise<Write[][]> {
+    for (const spec of incidentsProjection.collections) await this.store.ensureCollection(spec);
     const written: Write[][] = [];
     for (const event of events) {
       const writes: Write[] = [];
