@@ -33,7 +33,7 @@ export interface IncidentDoc {
   source: string;
   last_error_at: string;
   merged_into_id: number | null;
-  /** How many checks are linked (rows of `incident_checks` for this incident). */
+  /** How many checks are linked (rows of `incident_checks` for this incident). Absent in a version-1 document. */
   checks_total: number;
   state: IncidentHead;
 }

@@ -115,7 +115,7 @@ export class IncidentsController {
     const q = new QueryReader(query);
     const { limit, cursor } = q.page();
     q.done();
-    return this.queries.checks(incident.incident_num, limit, cursor);
+    return this.queries.checks(incident, limit, cursor);
   }
 
   @READ()
