@@ -20,6 +20,11 @@ import { SqliteEventStore } from '../src/platform/event-store/sqlite/sqlite-even
 import { type BenchFigure, type BenchModule, ratio } from './bench.js';
 
 const CLIENTS = 20;
+/** Events an incident already holds before the hot-incident figure (issue 11 item 8). */
+const BIG_INCIDENT_EVENTS = 5_000;
+/** Checks linked to an incident before the long-outage figure (issue 12 item 3): a week at one failing check every 30 s (quick: a day and a half). */
+const LONG_OUTAGE_CHECKS = 20_160;
+const LONG_OUTAGE_CHECKS_QUICK = 5_000;
 /** Incidents the spread comment figure writes to; each client keeps to its own share. */
 const COMMENT_INCIDENTS = 200;
 const RATE_LIMIT_PER_MINUTE = 1_000_000;
@@ -237,6 +242,113 @@ function hotComments(incidentId: number) {
   return (client: number, n: number): Command => ({ method: 'POST', path: `${INCIDENTS}/${incidentId}/comments`, body: { body: `Hot (${client}.${n})` } });
 }
 
+/** Adds comments to one incident with all clients until it holds `count` more events. */
+async function seedComments(pool: Pool, token: string, incidentId: number, count: number): Promise<void> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  let added = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      for (let n = 0; added < count; n++) {
+        const response = await pool.request({ method: 'POST', path: `${INCIDENTS}/${incidentId}/comments`, headers, body: JSON.stringify({ body: `Earlier note (${client}.${n})` }) });
+        await response.body.text();
+        if (response.statusCode < 300) added++;
+      }
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// A long outage: linking checks the way the automatic-incident reactor does, in-process.
+// ---------------------------------------------------------------------------------------------
+
+interface LinkRate {
+  links: number;
+  seconds: number;
+  perSecond: number;
+}
+
+/**
+ * Links checks to two incidents of one service, one fresh and one already holding
+ * LONG_OUTAGE_CHECKS, as the reactor does (incident streams folded forward by a StreamCache, the
+ * domain's link_check decision, one append per check), and counts the projection's work too:
+ * each timed round ends when the incidents view has every link.
+ */
+async function longOutage(dataDir: string, seconds: number, outageChecks: number, log: (line: string) => void): Promise<{ fresh: LinkRate; long: LinkRate; detailBytes: number }> {
+  await import('reflect-metadata');
+  const { projections } = await import('../src/app/contexts.js');
+  const { loadConfig } = await import('../src/platform/config/config.js');
+  const { silentLogger } = await import('../src/platform/logging/logger.js');
+  const { createPlatform } = await import('../src/platform/platform.js');
+  const { StreamCache } = await import('../src/platform/es/stream-cache.js');
+  const { runStreamCommand } = await import('../src/platform/es/stream-command.js');
+  const { systemContext } = await import('../src/platform/es/command-context.js');
+  const { incidentAggregate } = await import('../src/incidents/application/lookups.js');
+  const { IncidentQueries } = await import('../src/incidents/application/incident.queries.js');
+  const { incidentStreamId } = await import('../src/incidents/domain/events.js');
+  const { decide } = await import('../src/incidents/domain/incident.js');
+  type LinkedCheck = import('../src/incidents/domain/events.js').LinkedCheck;
+
+  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: randomBytes(24).toString('hex'), LOG_LEVEL: 'silent' });
+  const platform = await createPlatform(config, { projections: projections(), withRunner: true, withTransport: false, logger: silentLogger });
+  await platform.runner!.start();
+  try {
+    const fold = new StreamCache(platform.events, incidentAggregate.initial, incidentAggregate.evolve);
+    const context = systemContext('bench');
+    const now = () => new Date().toISOString();
+    let nextCheckId = 1;
+    const check = (checkedAt: number): LinkedCheck => ({
+      id: nextCheckId++, endpoint_id: 1, configuration_version: 1, success: false, status_code: 503, latency_ms: 120, time_to_first_byte_ms: 100,
+      duration_ms: 130, source: 'scheduled', body_complete: true, latency_anomaly: false, latency_threshold_ms: null, alert_suppressed: false,
+      failure_reason: 'status: 503', response_excerpt_omitted: true, checked_at: new Date(checkedAt).toISOString(),
+    });
+    const open = async (incidentId: number) => {
+      const command = { kind: 'create' as const, incident_id: incidentId, team_id: 1, project_id: 1, endpoint_ids: [1], title: `Outage ${incidentId}`, status: { id: 1, name: 'Investigating' } };
+      await runStreamCommand(platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => ({ events: decide(state, command, { now: now() }), result: null }), { fold });
+    };
+    let lastPosition: import('../src/platform/event-store/event-store.port.js').Position | null = null;
+    const link = async (incidentId: number, linked: LinkedCheck) => {
+      const { append } = await runStreamCommand(platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => ({ events: decide(state, { kind: 'link_check', check: linked }, { now: now() }), result: null }), { fold });
+      if (append) lastPosition = append.position;
+    };
+    const caughtUp = async () => {
+      if (lastPosition !== null) await platform.freshness.waitFor(lastPosition, ['incidents']);
+    };
+    const fresh = 1;
+    const long = 2;
+    await open(fresh);
+    await open(long);
+    const start = Date.parse('2026-03-01T00:00:00Z');
+    log(`long outage: linking ${outageChecks.toLocaleString('en-US')} checks to incident ${long} first`);
+    for (let i = 0; i < outageChecks; i++) await link(long, check(start + i * 30_000));
+    await caughtUp();
+
+    let freshAt = start;
+    let longAt = start + outageChecks * 30_000;
+    const timed = async (incidentId: number, at: () => number, round: number): Promise<LinkRate> => {
+      const deadline = performance.now() + round * 1000;
+      const t0 = performance.now();
+      let links = 0;
+      while (performance.now() < deadline) {
+        await link(incidentId, check(at()));
+        links++;
+      }
+      await caughtUp();
+      const secondsTaken = (performance.now() - t0) / 1000;
+      return { links, seconds: secondsTaken, perSecond: links / secondsTaken };
+    };
+    const sum = (a: LinkRate, b: LinkRate): LinkRate => ({ links: a.links + b.links, seconds: a.seconds + b.seconds, perSecond: (a.links + b.links) / (a.seconds + b.seconds) });
+    // Interleaved halves, so both share the machine's noise.
+    const freshFirst = await timed(fresh, () => (freshAt += 30_000), seconds / 2);
+    const longFirst = await timed(long, () => (longAt += 30_000), seconds / 2);
+    const freshSecond = await timed(fresh, () => (freshAt += 30_000), seconds / 2);
+    const longSecond = await timed(long, () => (longAt += 30_000), seconds / 2);
+    const detail = await new IncidentQueries(platform).detail(1, long);
+    return { fresh: sum(freshFirst, freshSecond), long: sum(longFirst, longSecond), detailBytes: JSON.stringify(detail).length };
+  } finally {
+    await platform.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Where the time goes: the same commands in-process, one at a time, with the steps timed.
 // ---------------------------------------------------------------------------------------------
@@ -357,7 +469,7 @@ const incidentsBench: BenchModule = {
   async run({ quick, workDir, log }) {
     const seconds = quick ? 3 : 10;
     const warmup = quick ? 0.5 : 1;
-    for (const dir of ['raw', 'service', 'profile']) mkdirSync(join(workDir, dir), { recursive: true });
+    for (const dir of ['raw', 'service', 'profile', 'outage']) mkdirSync(join(workDir, dir), { recursive: true });
     const rawStore = new SqliteEventStore(join(workDir, 'raw', 'events.sqlite'));
     log(`starting the service (child process, ROLE=all, RATE_LIMIT_PER_MINUTE=${RATE_LIMIT_PER_MINUTE})`);
     const service = await startService(join(workDir, 'service'));
@@ -366,6 +478,8 @@ const incidentsBench: BenchModule = {
     let create: LoadResult;
     let spread: LoadResult;
     let hot: LoadResult;
+    let hotFresh: LoadResult;
+    let hotBig: LoadResult;
     try {
       const p = await provision(service);
       log(`baseline, first half: raw appends, ${CLIENTS} appenders, ${seconds / 2} s`);
@@ -385,6 +499,18 @@ const incidentsBench: BenchModule = {
       log(`comment add on one incident: ${CLIENTS} clients, ${seconds} s`);
       hot = await drive(pool, p.token, seconds, hotComments(hotIncident));
 
+      const fresh = (await call(service.base, p.token, 'POST', INCIDENTS, { project_id: p.projectId, title: 'Fresh incident' })).id as number;
+      const big = (await call(service.base, p.token, 'POST', INCIDENTS, { project_id: p.projectId, title: 'Big incident' })).id as number;
+      log(`seeding incident ${big} with ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} comments`);
+      await seedComments(pool, p.token, big, BIG_INCIDENT_EVENTS);
+      log(`comment add, all clients on a fresh incident vs one holding ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} events: ${seconds} s each, in interleaved halves`);
+      const freshFirst = await drive(pool, p.token, seconds / 2, hotComments(fresh));
+      const bigFirst = await drive(pool, p.token, seconds / 2, hotComments(big));
+      const freshSecond = await drive(pool, p.token, seconds / 2, hotComments(fresh));
+      const bigSecond = await drive(pool, p.token, seconds / 2, hotComments(big));
+      hotFresh = combined(freshFirst, freshSecond);
+      hotBig = combined(bigFirst, bigSecond);
+
       log(`baseline, second half: raw appends, ${CLIENTS} appenders, ${seconds / 2} s`);
       raw = combined(rawFirst, await rawAppends(rawStore, seconds / 2, 'second'));
     } finally {
@@ -395,6 +521,8 @@ const incidentsBench: BenchModule = {
 
     log('profile: the same commands in-process, one at a time, steps timed');
     const profile = await profileSteps(join(workDir, 'profile'), quick ? 1 : 2);
+    const outageChecks = quick ? LONG_OUTAGE_CHECKS_QUICK : LONG_OUTAGE_CHECKS;
+    const outage = await longOutage(join(workDir, 'outage'), quick ? 2 : 6, outageChecks, log);
 
     const baseline = { name: `raw appends (SQLite adapter, ${CLIENTS} concurrent appenders, 1 event each)`, value: round(raw.perSecond) };
     // Unit "/s": the same unit reads right for commands (figure) and appends (baseline).
@@ -409,14 +537,34 @@ const incidentsBench: BenchModule = {
         p99(`comment add, spread, p99 latency`, spread),
         rate('comment add commands, all clients on one incident', hot),
         p99('comment add, one incident, p99 latency', hot),
+        {
+          name: `comment add, all clients on an incident already holding ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} events`,
+          value: round(hotBig.perSecond),
+          unit: '/s',
+          baseline: { name: 'the same on a fresh incident', value: round(hotFresh.perSecond) },
+          ratio: ratio(hotBig.perSecond, hotFresh.perSecond),
+          aim: '>= 0.8',
+        },
+        p99(`comment add, incident holding ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} events, p99 latency`, hotBig),
+        p99('comment add, fresh incident, p99 latency', hotFresh),
+        {
+          name: `linking a failing check to an incident already holding ${outageChecks.toLocaleString('en-US')} (in-process, view included)`,
+          value: round(outage.long.perSecond),
+          unit: '/s',
+          baseline: { name: 'the same on a fresh incident', value: round(outage.fresh.perSecond) },
+          ratio: ratio(outage.long.perSecond, outage.fresh.perSecond),
+          aim: 'flat (~1)',
+        },
+        { name: `incident detail of that long outage (newest 100 checks + checks_total)`, value: outage.detailBytes, unit: 'bytes' },
       ],
       notes: [
         `Service: the compiled service in a child process (ROLE=all: API and projector in one process), embedded SQLite (WAL, synchronous=NORMAL) under a temp DATA_DIR, provisioned through the admin routes; RATE_LIMIT_PER_MINUTE=${RATE_LIMIT_PER_MINUTE.toLocaleString('en-US')} (the configured per-token limit, raised for the bench so the default 1,200/min does not cap it; the counter still runs, from quota grants taken from the shared store). Clients: an undici Pool with ${CLIENTS} connections in the bench process, each client sending its next command when the previous one answered; ${seconds} s per figure after a ${warmup} s warm-up. Only 2xx answers count.`,
         `Baseline: the SQLite event-store adapter (SqliteEventStore, not raw better-sqlite3) in the bench process, ${CLIENTS} concurrent appenders, each appending one event to its own stream with its exact expected revision; measured in two halves, before and after the HTTP figures, to share the machine's noise: ${Math.round(raw.perSecond).toLocaleString('en-US')} appends/s, p99 ${round(raw.p99)} ms. Ratio = commands/s / appends/s.`,
         `Failed answers: create ${failuresText(create)}; spread comments ${failuresText(spread)}; one incident ${failuresText(hot)}. Medians: create ${round(create.p50)} ms, spread comments ${round(spread.p50)} ms, one incident ${round(hot.p50)} ms.`,
         `Where the time goes (same commands in-process through Fastify inject, one at a time, steps timed): create ${perCommand(profile.create)}; comment add ${perCommand(profile.comment)}.`,
-        'Each command costs two appends (the id sequence stream, appended with its exact revision and serialised per sequence inside a process, then the incident stream), a full read of the incident stream (no snapshots), view lookups (token, statuses, project and endpoint), and the read-your-writes wait until the incidents view has the event. Every append wakes every projection in the process; those that handle the event commit the view change with their checkpoint (a projection that handles none of the events of a batch commits its checkpoint at most once a second): that is the read-store commit count above. All of it shares one event loop and synchronous SQLite, so at 20 clients throughput is bounded by that CPU work (batches grow under load, which is why 20 clients beat one-at-a-time), not by waiting; a raw append is a single small SQLite transaction, hence the low ratios.',
-        'One incident for all clients: every command reloads that incident\'s whole stream and the view rewrites its whole document, so the cost grows with the comments already there; concurrent appends to the one stream conflict, reload and decide again (a command that conflicts 4 times answers 409 concurrent_update, counted under failed answers).',
+        'Each command costs two appends (the id sequence stream, appended with its exact revision and serialised per sequence inside a process, then the incident stream), a read of the events of the incident stream since the process last folded it (usually none), view lookups (token, statuses, project and endpoint), and the read-your-writes wait until the incidents view has the event. Every append wakes every projection in the process; those that handle the event commit the view change with their checkpoint (a projection that handles none of the events of a batch commits its checkpoint at most once a second): that is the read-store commit count above. All of it shares one event loop and synchronous SQLite, so at 20 clients throughput is bounded by that CPU work (batches grow under load, which is why 20 clients beat one-at-a-time), not by waiting; a raw append is a single small SQLite transaction, hence the low ratios.',
+        `One incident for all clients: a command folds the incident's stream forward from this process's cache (it reads only the events since the last command) and the view writes the incident's small head and the one comment, so a command costs the same on an incident holding ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} events (seeded with comments through the API) as on a fresh one; both measured in interleaved halves. Concurrent appends to the one stream conflict, fold on and decide again (a command that conflicts 8 times answers 409 concurrent_update, counted under failed answers). Failed answers: fresh ${failuresText(hotFresh)}; big ${failuresText(hotBig)}.`,
+        `Long outage: in-process (the service's platform with its projection runner, embedded SQLite), ${outageChecks.toLocaleString('en-US')} failing checks linked first to one incident, then links to it and to a fresh incident timed in interleaved halves (${outage.fresh.links + outage.long.links} links), each round ending when the incidents view has every link. A link is what the automatic-incident reactor does per failing check: fold the incident stream forward (StreamCache), decide link_check (an O(1) "already linked?" lookup), append one event; the view writes the head and one check document.`,
       ],
     };
   },

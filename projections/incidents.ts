@@ -1,65 +1,118 @@
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import { defineProjection, type ProjectionHandler } from '../src/platform/projections/projection.js';
-import { INCIDENT_EVENT_TYPES, type IncidentEvent } from '../src/incidents/domain/events.js';
+import type { Doc } from '../src/platform/read-store/read-store.port.js';
+import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../src/platform/projections/projection.js';
+import {
+  CHECKPOINT_UPDATED,
+  COMMENT_DELETED,
+  COMMENT_UPDATED,
+  INCIDENT_CHECK_LINKED,
+  INCIDENT_EVENT_TYPES,
+  INCIDENT_MERGED_INTO,
+  INCIDENTS_ABSORBED,
+  type IncidentEvent,
+  type LinkedCheck,
+} from '../src/incidents/domain/events.js';
 import { evolve, type Incident } from '../src/incidents/domain/incident.js';
+import { IdList } from '../src/incidents/domain/id-list.js';
+import {
+  checkpointDoc,
+  commentDoc,
+  INCIDENT_CHECKPOINTS,
+  INCIDENT_CHECKS,
+  INCIDENT_COMMENTS,
+  INCIDENTS,
+  INCIDENTS_VIEW,
+  itemKey,
+  linkedCheckDoc,
+  toIncidentDoc,
+  type CheckpointDoc,
+  type CommentDoc,
+  type IncidentDoc,
+  type LinkedCheckDoc,
+} from '../src/incidents/application/views.js';
 
 /**
- * `incidents`: one document per incident holding the whole aggregate state (`state`, folded
- * with the domain's own evolve, so the view and the command side can never disagree) plus the
- * flat fields the list filters and the keyset order use. Detail and summary are rendered from
- * `state` by the domain's detail-view at read time.
+ * `incidents`: the incident's own document (its summary fields, `checks_total`, and the flat
+ * fields the list filters and keyset order use) plus one document per comment, checkpoint and
+ * linked check (types and names: src/incidents/application/views.ts).
+ *
+ * Each event is folded with the domain's own evolve, so the view and the command side can never
+ * disagree, but over a partial state: the incident's head plus only the items the event names
+ * (the comment it edits, the checks it links). What the fold adds is written, what it drops is
+ * deleted; nothing else is read or rewritten, so applying an event costs the same on the first
+ * day of an outage as on the seventh.
  */
-export const INCIDENTS_VIEW = 'incidents';
-
-export interface IncidentDoc {
-  id: string;
-  incident_num: number;
-  team_id: number;
-  project_id: number;
-  endpoint_ids: number[];
-  status_id: number;
-  state_name: 'open' | 'resolved';
-  severity: string;
-  type: string;
-  source: string;
-  last_error_at: string;
-  merged_into_id: number | null;
-  state: Incident;
-}
-
-export function toIncidentDoc(state: Incident): IncidentDoc {
-  return {
-    id: String(state.id),
-    incident_num: state.id,
-    team_id: state.team_id,
-    project_id: state.project_id,
-    endpoint_ids: [...state.endpoint_ids],
-    status_id: state.status_id,
-    state_name: state.resolved_at === null ? 'open' : 'resolved',
-    severity: state.severity,
-    type: state.type,
-    source: state.source,
-    last_error_at: state.last_error_at,
-    merged_into_id: state.merged_into_id,
-    state,
-  };
-}
-
-const apply: ProjectionHandler = async (event: RecordedEvent, views) => {
-  const data = event.data as { incident_id: number };
-  const existing = (await views.get('incidents', String(data.incident_id))) as IncidentDoc | null;
-  const next = evolve(existing?.state ?? null, { type: event.type, data: event.data } as IncidentEvent);
-  if (next) views.put('incidents', toIncidentDoc(next) as unknown as IncidentDoc & { [k: string]: unknown });
+const apply: ProjectionHandler = async (recorded: RecordedEvent, views) => {
+  const event = { type: recorded.type, data: recorded.data } as IncidentEvent;
+  const incidentId = event.data.incident_id;
+  const existing = (await views.get(INCIDENTS, String(incidentId))) as unknown as IncidentDoc | null;
+  const touched = existing ? await touchedItems(views, incidentId, event) : { comments: [], checkpoints: [], checks: [] };
+  const before: Incident | null = existing
+    ? { ...existing.state, comments: IdList.of(touched.comments), checkpoints: IdList.of(touched.checkpoints), checks: IdList.of(touched.checks) }
+    : null;
+  const after = evolve(before, event);
+  if (!after) return;
+  let checksTotal = existing?.checks_total ?? 0;
+  if (event.type === INCIDENT_MERGED_INTO) {
+    // The source's items moved to the target (its IncidentsAbsorbed writes them there).
+    for (const collection of [INCIDENT_COMMENTS, INCIDENT_CHECKPOINTS, INCIDENT_CHECKS]) {
+      for (const row of await views.find(collection, { filter: { incident_id: incidentId } })) views.delete(collection, row.id);
+    }
+    checksTotal = 0;
+  } else {
+    writeItems(views, INCIDENT_COMMENTS, touched.comments, after.comments.toArray(), (c) => commentDoc(incidentId, c));
+    writeItems(views, INCIDENT_CHECKPOINTS, touched.checkpoints, after.checkpoints.toArray(), (c) => checkpointDoc(incidentId, c));
+    const linkedBefore = before?.checks ?? IdList.empty<LinkedCheck>();
+    for (const check of after.checks.toArray()) {
+      if (linkedBefore.has(check.id)) continue;
+      views.put(INCIDENT_CHECKS, asDoc(linkedCheckDoc(incidentId, check)));
+      checksTotal++;
+    }
+  }
+  views.put(INCIDENTS, asDoc(toIncidentDoc(after, checksTotal)));
 };
+
+/** The stored items an event reads or changes; every other item of the incident stays unread. */
+async function touchedItems(views: ViewTransaction, incidentId: number, event: IncidentEvent) {
+  const get = async <T>(collection: string, itemId: number) => (await views.get(collection, itemKey(incidentId, itemId))) as unknown as T | null;
+  const present = <T>(rows: Array<T | null>) => rows.filter((row): row is T => row !== null);
+  switch (event.type) {
+    case COMMENT_UPDATED:
+    case COMMENT_DELETED:
+      return { comments: present([await get<CommentDoc>(INCIDENT_COMMENTS, event.data.comment_id)]).map((d) => d.comment), checkpoints: [], checks: [] };
+    case CHECKPOINT_UPDATED:
+      return { comments: [], checkpoints: present([await get<CheckpointDoc>(INCIDENT_CHECKPOINTS, event.data.checkpoint_id)]).map((d) => d.checkpoint), checks: [] };
+    case INCIDENT_CHECK_LINKED:
+      return { comments: [], checkpoints: [], checks: present([await get<LinkedCheckDoc>(INCIDENT_CHECKS, event.data.check.id)]).map((d) => d.check) };
+    case INCIDENTS_ABSORBED: {
+      // Checks already linked to the target stay linked once.
+      const ids = new Set(event.data.sources.flatMap((source) => source.checks.map((c) => c.id)));
+      const rows = await Promise.all([...ids].map((id) => get<LinkedCheckDoc>(INCIDENT_CHECKS, id)));
+      return { comments: [], checkpoints: [], checks: present(rows).map((d): LinkedCheck => d.check) };
+    }
+    default:
+      return { comments: [], checkpoints: [], checks: [] };
+  }
+}
+
+/** Puts the items the fold kept (new or changed) and deletes those it dropped. */
+function writeItems<T extends { id: number }>(views: ViewTransaction, collection: string, before: T[], after: T[], toDoc: (item: T) => { id: string }): void {
+  const kept = new Set(after.map((item) => item.id));
+  for (const item of after) views.put(collection, asDoc(toDoc(item)));
+  for (const item of before) if (!kept.has(item.id)) views.delete(collection, toDoc(item).id);
+}
+
+const asDoc = (doc: { id: string }): Doc => doc as unknown as Doc;
 
 const byTeam = (...fields: string[]) => ({ fields: ['team_id', ...fields, 'incident_num'] });
 
 export const incidentsProjection = defineProjection({
   name: INCIDENTS_VIEW,
-  version: 1,
+  // 2: comments, checkpoints and linked checks in their own collections (issue 11 item 8, issue 12 item 3).
+  version: 2,
   collections: [
     {
-      name: 'incidents',
+      name: INCIDENTS,
       indexes: [
         byTeam(),
         byTeam('project_id'),
@@ -72,6 +125,9 @@ export const incidentsProjection = defineProjection({
         { fields: ['team_id', 'merged_into_id'] },
       ],
     },
+    { name: INCIDENT_COMMENTS, indexes: [{ fields: ['incident_id', 'created_at', 'comment_id'] }] },
+    { name: INCIDENT_CHECKPOINTS, indexes: [{ fields: ['incident_id', 'created_at', 'checkpoint_id'] }] },
+    { name: INCIDENT_CHECKS, indexes: [{ fields: ['incident_id', 'checked_at', 'check_id'] }] },
   ],
   handlers: Object.fromEntries(INCIDENT_EVENT_TYPES.map((type) => [type, apply])),
 });

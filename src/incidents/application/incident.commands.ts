@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
-import { runStreamCommand } from '../../platform/es/stream-command.js';
+import { runStreamCommand, type StreamFold } from '../../platform/es/stream-command.js';
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
 import { Problems } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
@@ -12,17 +12,21 @@ import { decide, replay, type Incident, type IncidentCommand, type IncidentState
 import { validateCreateIncident, validateUpdateDetails, validateUpdateStatus } from '../domain/validation.js';
 import { mapDomainErrors } from './domain-errors.js';
 import { logIncidentChanges } from './incident-log.js';
-import { incidentAggregate, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
+import { incidentAggregate, incidentStreams, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
 
 export const INCIDENT_VIEWS = ['incidents'];
 
 type Body = Record<string, unknown>;
+
+/** The revision each state handed out by writableIncident was folded to (see runIncidentCommand's `loaded`). */
+const loadedRevisions = new WeakMap<Incident, number>();
 
 /** Checks order after auth/idempotency (done by hooks): path incident (404), merged (409), body (400). */
 export async function writableIncident(platform: Platform, teamId: number, incidentId: number): Promise<Incident> {
   const loaded = await loadTeamIncident(platform, teamId, incidentId);
   if (!loaded) throw Problems.notFound('The incident');
   const incident = loaded.state;
+  loadedRevisions.set(incident, loaded.revision);
   if (incident.merged_into_id !== null) {
     return mapDomainErrors(async () => {
       throw new IncidentMergedError(incident.id, incident.merged_into_id!);
@@ -35,12 +39,20 @@ export function failIfInvalid(errors: { field: string; code: string; message: st
   if (errors.length > 0) throw Problems.validation(errors);
 }
 
+/** Concurrent writers to one incident retry on a fresh fold (a cheap tail read), so a few more attempts. */
+const INCIDENT_ATTEMPTS = 8;
+
 /**
  * Runs one domain command on an incident stream with optimistic concurrency (reload and decide
  * again on a concurrent append), waits until the incidents view has the result, and returns
  * the state after the command.
+ *
+ * The stream is folded forward by this process's cache (reads only new events), and the state
+ * after the command is kept there, so the next command reads nothing back. `loaded`, the state
+ * writableIncident returned for this command, is decided on as it is: the command then reads
+ * its stream once; if another writer appended since, the append fails and the retry folds on.
  */
-export async function runIncidentCommand(platform: Platform, incidentId: number, context: CommandContext, command: IncidentCommand): Promise<Incident> {
+export async function runIncidentCommand(platform: Platform, incidentId: number, context: CommandContext, command: IncidentCommand, loaded?: Incident): Promise<Incident> {
   return mapDomainErrors(async () => {
     const { append, appended, result } = await runStreamCommand<IncidentState, IncidentState>(
       platform.events,
@@ -52,12 +64,26 @@ export async function runIncidentCommand(platform: Platform, incidentId: number,
         return { events: events as NewEvent[], result: replay(events, state) };
       },
       // A retry of a keyed request answers the incident as the first attempt left it.
-      { resultAfter: (state) => state },
+      { resultAfter: (state) => state, fold: startingFrom(incidentStreams(platform), loaded), foldOwnAppends: true, attempts: INCIDENT_ATTEMPTS },
     );
     logIncidentChanges(platform.logger, appended, (result as Incident | null)?.team_id);
     if (append) await platform.freshness.require(append.position, INCIDENT_VIEWS);
     return result as Incident;
   });
+}
+
+/** The fold, with the first load answered by `loaded` when it is a state writableIncident handed out. */
+function startingFrom(fold: StreamFold<IncidentState>, loaded: Incident | undefined): StreamFold<IncidentState> {
+  let known = loaded === undefined ? undefined : loadedRevisions.get(loaded);
+  return {
+    load: async (streamId) => {
+      if (known === undefined) return fold.load(streamId);
+      const first = { state: loaded as IncidentState, revision: known };
+      known = undefined;
+      return first;
+    },
+    remember: (streamId, entry) => fold.remember?.(streamId, entry),
+  };
 }
 
 function resolveStatus(statuses: StatusRef[], body: Body): StatusRef | undefined {
@@ -141,7 +167,7 @@ export class UpdateIncidentDetailsHandler implements ICommandHandler<UpdateIncid
       endpointProjects: await this.monitoring.endpointProjects(teamId, endpointIds),
     };
     failIfInvalid(validateUpdateDetails(body, current, facts));
-    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_details', changes: input as Partial<IncidentDetails> });
+    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_details', changes: input as Partial<IncidentDetails> }, current);
     return toIncidentDetail(state);
   }
 }
@@ -159,7 +185,7 @@ export class UpdateIncidentStatusHandler implements ICommandHandler<UpdateIncide
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, incidentId, body, context }: UpdateIncidentStatus): Promise<IncidentDetail> {
-    await writableIncident(this.platform, teamId, incidentId);
+    const current = await writableIncident(this.platform, teamId, incidentId);
     const statuses = statusFacts(await teamStatuses(this.platform, teamId));
     failIfInvalid(validateUpdateStatus(body, { statuses }));
     const input = body as Body;
@@ -168,7 +194,7 @@ export class UpdateIncidentStatusHandler implements ICommandHandler<UpdateIncide
       status: resolveStatus(statuses, input),
       resolved: input.resolved as boolean | undefined,
       auto_resolve: input.auto_resolve as boolean | undefined,
-    });
+    }, current);
     return toIncidentDetail(state);
   }
 }

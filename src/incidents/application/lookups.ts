@@ -1,6 +1,6 @@
 import type { Doc } from '../../platform/read-store/read-store.port.js';
 import type { Platform } from '../../platform/platform.js';
-import { loadStream } from '../../platform/es/stream-command.js';
+import { StreamCache } from '../../platform/es/stream-cache.js';
 import { incidentStreamId, type IncidentEvent } from '../domain/events.js';
 import { evolve, initialState, type Incident, type IncidentState } from '../domain/incident.js';
 import type { StatusFact } from '../domain/validation.js';
@@ -11,11 +11,28 @@ export const incidentAggregate = {
   evolve: (state: IncidentState, event: { type: string; data: unknown }): IncidentState => evolve(state, event as IncidentEvent),
 };
 
+/** Incident streams this process keeps folded (least recently used dropped beyond this). */
+const FOLDED_INCIDENTS = 10_000;
+const folds = new WeakMap<Platform, StreamCache<IncidentState>>();
+
+/**
+ * This process's fold of incident streams: a command reads only the events appended since the
+ * state it last saw (by any process), so its cost does not grow with the incident's history.
+ */
+export function incidentStreams(platform: Platform): StreamCache<IncidentState> {
+  let fold = folds.get(platform);
+  if (!fold) {
+    fold = new StreamCache(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_INCIDENTS);
+    folds.set(platform, fold);
+  }
+  return fold;
+}
+
 /** The incident from its stream (strongly consistent); null when missing or of another team. */
-export async function loadTeamIncident(platform: Platform, teamId: number, incidentId: number) {
-  const loaded = await loadStream(platform.events, incidentStreamId(incidentId), incidentAggregate);
+export async function loadTeamIncident(platform: Platform, teamId: number, incidentId: number): Promise<{ state: Incident; revision: number } | null> {
+  const loaded = await incidentStreams(platform).load(incidentStreamId(incidentId));
   if (!loaded.state || loaded.state.team_id !== teamId) return null;
-  return { ...loaded, state: loaded.state as Incident };
+  return { state: loaded.state, revision: loaded.revision };
 }
 
 export interface IncidentStatusView {

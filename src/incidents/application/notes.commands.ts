@@ -36,10 +36,10 @@ export class WriteCommentHandler implements ICommandHandler<WriteComment> {
 
   async execute({ op, teamId, incidentId, commentId, body, context }: WriteComment): Promise<Comment | null> {
     const incident = await writableIncident(this.platform, teamId, incidentId);
-    if (op !== 'add' && !incident.comments.some((c) => c.id === commentId)) throw Problems.notFound('The comment');
+    if (op !== 'add' && !incident.comments.has(commentId!)) throw Problems.notFound('The comment');
     const input = body as Body;
     if (op === 'delete') {
-      await runIncidentCommand(this.platform, incidentId, context, { kind: 'delete_comment', comment_id: commentId! });
+      await runIncidentCommand(this.platform, incidentId, context, { kind: 'delete_comment', comment_id: commentId! }, incident);
       return null;
     }
     if (op === 'update') {
@@ -49,8 +49,8 @@ export class WriteCommentHandler implements ICommandHandler<WriteComment> {
         comment_id: commentId!,
         body: input.body as string | undefined,
         pinned: input.pinned as boolean | undefined,
-      });
-      return toComment(state.comments.find((c) => c.id === commentId)!);
+      }, incident);
+      return toComment(state.comments.get(commentId!)!);
     }
     failIfInvalid(validateCommentCreate(body));
     const id = await this.platform.ids.next('comment');
@@ -59,8 +59,8 @@ export class WriteCommentHandler implements ICommandHandler<WriteComment> {
       comment_id: id,
       body: input.body as string,
       pinned: input.pinned as boolean | undefined,
-    });
-    return toComment(state.comments.find((c) => c.id === id)!);
+    }, incident);
+    return toComment(state.comments.get(id)!);
   }
 }
 
@@ -86,14 +86,14 @@ export class WriteCheckpointHandler implements ICommandHandler<WriteCheckpoint> 
     const input = body as Body;
     const fields = { title: input?.title as string | undefined, body: input?.body as string | undefined, status_label: input?.status_label as string | undefined };
     if (op === 'update') {
-      if (!incident.checkpoints.some((c) => c.id === checkpointId)) throw Problems.notFound('The checkpoint');
+      if (!incident.checkpoints.has(checkpointId!)) throw Problems.notFound('The checkpoint');
       failIfInvalid(validateCheckpointUpdate(body));
-      const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_checkpoint', checkpoint_id: checkpointId!, ...fields });
-      return toCheckpoint(state.checkpoints.find((c) => c.id === checkpointId)!);
+      const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_checkpoint', checkpoint_id: checkpointId!, ...fields }, incident);
+      return toCheckpoint(state.checkpoints.get(checkpointId!)!);
     }
     failIfInvalid(validateCheckpointCreate(body));
     const id = await this.platform.ids.next('checkpoint');
-    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'add_checkpoint', checkpoint_id: id, ...fields, title: fields.title! });
-    return toCheckpoint(state.checkpoints.find((c) => c.id === id)!);
+    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'add_checkpoint', checkpoint_id: id, ...fields, title: fields.title! }, incident);
+    return toCheckpoint(state.checkpoints.get(id)!);
   }
 }

@@ -3,9 +3,13 @@
  * exactly as the spec writes them, plus the additive `merged_into_id`.
  * Orders (api-decisions: Pagination): comments, checkpoints and merged_incidents oldest first;
  * checks by `checked_at` ascending. Ties fall back to the id so the order is stable.
+ * `checks` holds the newest DETAIL_CHECKS linked checks (by `checked_at`), oldest first, and the
+ * additive `checks_total` counts them all; `GET /incidents/:id/checks` pages through every one
+ * (issue 12: a week-long outage must not make the detail megabytes long).
  */
 import type { Checkpoint, Comment, IncidentSource, JsonObject, LinkedCheck, MergedIncidentRef, Severity } from './events.js';
 import { IncidentNotFoundError } from './errors.js';
+import { newestChecks } from './id-list.js';
 import type { IncidentState } from './incident.js';
 import { compareTimes } from './time.js';
 
@@ -35,10 +39,16 @@ export interface IncidentSummary {
   merged_into_id: number | null;
 }
 
+/** How many linked checks the detail carries: the newest ones. */
+export const DETAIL_CHECKS = 100;
+
 export interface IncidentDetail extends IncidentSummary {
   comments: Comment[];
   checkpoints: Checkpoint[];
+  /** The newest DETAIL_CHECKS linked checks, oldest first. */
   checks: LinkedCheck[];
+  /** Every linked check, whether in `checks` or not. */
+  checks_total: number;
   merged_incidents: MergedIncidentRef[];
 }
 
@@ -73,9 +83,10 @@ export function toIncidentDetail(state: IncidentState): IncidentDetail {
   if (state === null) throw new IncidentNotFoundError(null);
   return {
     ...toIncidentSummary(state),
-    comments: oldestFirst(state.comments, (c) => c.created_at).map(toComment),
-    checkpoints: oldestFirst(state.checkpoints, (c) => c.created_at).map(toCheckpoint),
-    checks: oldestFirst(state.checks, (c) => c.checked_at).map(toCheck),
+    comments: oldestFirst(state.comments.toArray(), (c) => c.created_at).map(toComment),
+    checkpoints: oldestFirst(state.checkpoints.toArray(), (c) => c.created_at).map(toCheckpoint),
+    checks: newestChecks(state.checks, DETAIL_CHECKS).map(toCheck),
+    checks_total: state.checks.size,
     merged_incidents: oldestFirst(state.merged_incidents, (m) => m.merged_at).map(({ id, title, merged_at }) => ({ id, title, merged_at })),
   };
 }
@@ -89,7 +100,7 @@ export function toCheckpoint({ id, title, body, status_label, created_at, update
 }
 
 /** Field by field, so nothing stored beside a check (such as an excerpt) can slip out. */
-function toCheck(check: LinkedCheck): LinkedCheck {
+export function toCheck(check: LinkedCheck): LinkedCheck {
   return {
     id: check.id,
     endpoint_id: check.endpoint_id,

@@ -59,6 +59,7 @@ import {
   IncidentValidationError,
   type FieldError,
 } from './errors.js';
+import { IdList } from './id-list.js';
 import { compareTimes, earliest, latest, toUtcMillis } from './time.js';
 
 export interface Incident {
@@ -81,10 +82,13 @@ export interface Incident {
   resolved_at: string | null;
   created_at: string;
   updated_at: string;
-  /** Live comments (deleted ones are gone), in the order they arrived. */
-  comments: Comment[];
-  checkpoints: Checkpoint[];
-  checks: LinkedCheck[];
+  /**
+   * Live comments (deleted ones are gone), in the order they arrived; checkpoints; every linked
+   * check (a long outage links tens of thousands). O(1) to add to and to look up (see IdList).
+   */
+  comments: IdList<Comment>;
+  checkpoints: IdList<Checkpoint>;
+  checks: IdList<LinkedCheck>;
   merged_incidents: MergedIncidentRef[];
   merged_into_id: number | null;
 }
@@ -435,24 +439,24 @@ function resolved(incident: Incident, now: string, by: 'manual' | 'automatic' | 
 }
 
 function decideLinkCheck(incident: Incident, check: LinkedCheck, now: string): IncidentEvent[] {
-  if (incident.checks.some((linked) => linked.id === check.id)) return [];
+  if (incident.checks.has(check.id)) return [];
   return [{ type: INCIDENT_CHECK_LINKED, data: { incident_id: incident.id, check: normalizedCheck(check), linked_at: now } }];
 }
 
 function findComment(incident: Incident, commentId: number): Comment {
-  const comment = incident.comments.find((c) => c.id === commentId);
+  const comment = incident.comments.get(commentId);
   if (!comment) throw new CommentNotFoundError(incident.id, commentId);
   return comment;
 }
 
 function findCheckpoint(incident: Incident, checkpointId: number): Checkpoint {
-  const checkpoint = incident.checkpoints.find((c) => c.id === checkpointId);
+  const checkpoint = incident.checkpoints.get(checkpointId);
   if (!checkpoint) throw new CheckpointNotFoundError(incident.id, checkpointId);
   return checkpoint;
 }
 
 function decideAddComment(incident: Incident, command: AddComment, now: string): IncidentEvent[] {
-  if (incident.comments.some((c) => c.id === command.comment_id)) {
+  if (incident.comments.has(command.comment_id)) {
     fail('comment_id', 'not_unique', `comment ${command.comment_id} already exists`);
   }
   return [
@@ -473,7 +477,7 @@ function decideUpdateComment(incident: Incident, command: UpdateComment, now: st
 }
 
 function decideAddCheckpoint(incident: Incident, command: AddCheckpoint, now: string): IncidentEvent[] {
-  if (incident.checkpoints.some((c) => c.id === command.checkpoint_id)) {
+  if (incident.checkpoints.has(command.checkpoint_id)) {
     fail('checkpoint_id', 'not_unique', `checkpoint ${command.checkpoint_id} already exists`);
   }
   return [
@@ -521,7 +525,7 @@ function decideReleaseMerge(state: IncidentState, command: ReleaseMerge, now: st
         target_id: command.target_id,
         merge_id: command.merge_id,
         reason: command.reason,
-        restored: { resolved_at, comments, checkpoints, checks },
+        restored: { resolved_at, comments: comments.toArray(), checkpoints: checkpoints.toArray(), checks: checks.toArray() },
         released_at: now,
       },
     },
@@ -576,9 +580,9 @@ function snapshot(source: Incident): AbsorbedSource {
     error_count: source.error_count,
     first_error_at: source.first_error_at,
     last_error_at: source.last_error_at,
-    checks: source.checks,
-    comments: source.comments,
-    checkpoints: source.checkpoints,
+    checks: source.checks.toArray(),
+    comments: source.comments.toArray(),
+    checkpoints: source.checkpoints.toArray(),
     merged_incidents: source.merged_incidents,
   };
 }
@@ -646,9 +650,9 @@ function opened(data: Extract<IncidentEvent, { type: typeof INCIDENT_OPENED }>['
     resolved_at: null,
     created_at: data.opened_at,
     updated_at: data.opened_at,
-    comments: [],
-    checkpoints: [],
-    checks: [],
+    comments: IdList.empty(),
+    checkpoints: IdList.empty(),
+    checks: IdList.empty(),
     merged_incidents: [],
     merged_into_id: null,
   };
@@ -676,35 +680,39 @@ function apply(s: Incident, event: Exclude<IncidentEvent, { type: typeof INCIDEN
       return linkCheck(s, event.data.check);
     case COMMENT_ADDED: {
       const { comment_id: id, body, pinned, created_at } = event.data;
-      return { ...s, comments: [...s.comments, { id, body, pinned, created_at, updated_at: created_at }] };
+      return { ...s, comments: s.comments.with({ id, body, pinned, created_at, updated_at: created_at }) };
     }
     case COMMENT_UPDATED: {
       const { comment_id, changes, updated_at } = event.data;
-      return { ...s, comments: s.comments.map((c) => (c.id === comment_id ? { ...applyChanges(c, changes), updated_at } : c)) };
+      const comment = s.comments.get(comment_id);
+      return comment ? { ...s, comments: s.comments.replaced({ ...applyChanges(comment, changes), updated_at }) } : s;
     }
     case COMMENT_DELETED:
-      return { ...s, comments: s.comments.filter((c) => c.id !== event.data.comment_id) };
+      return { ...s, comments: s.comments.without(event.data.comment_id) };
     case CHECKPOINT_ADDED: {
       const { checkpoint_id: id, title, body, status_label, created_at } = event.data;
-      return { ...s, checkpoints: [...s.checkpoints, { id, title, body, status_label, created_at, updated_at: created_at }] };
+      return { ...s, checkpoints: s.checkpoints.with({ id, title, body, status_label, created_at, updated_at: created_at }) };
     }
     case CHECKPOINT_UPDATED: {
       const { checkpoint_id, changes, updated_at } = event.data;
-      return { ...s, checkpoints: s.checkpoints.map((c) => (c.id === checkpoint_id ? { ...applyChanges(c, changes), updated_at } : c)) };
+      const checkpoint = s.checkpoints.get(checkpoint_id);
+      return checkpoint ? { ...s, checkpoints: s.checkpoints.replaced({ ...applyChanges(checkpoint, changes), updated_at }) } : s;
     }
     case INCIDENT_MERGED_INTO:
-      return { ...s, merged_into_id: event.data.target_id, comments: [], checkpoints: [], checks: [] };
+      return { ...s, merged_into_id: event.data.target_id, comments: IdList.empty(), checkpoints: IdList.empty(), checks: IdList.empty() };
     case INCIDENTS_ABSORBED:
       return absorb(s, event.data);
-    case INCIDENT_MERGE_RELEASED:
-      return { ...s, merged_into_id: null, ...event.data.restored };
+    case INCIDENT_MERGE_RELEASED: {
+      const { resolved_at, comments, checkpoints, checks } = event.data.restored;
+      return { ...s, merged_into_id: null, resolved_at, comments: IdList.of(comments), checkpoints: IdList.of(checkpoints), checks: IdList.of(checks) };
+    }
   }
 }
 
 function linkCheck(s: Incident, check: LinkedCheck): Incident {
   return {
     ...s,
-    checks: [...s.checks, check],
+    checks: s.checks.with(check),
     error_count: s.error_count + 1,
     last_error_at: latest(s.last_error_at, check.checked_at),
     endpoint_ids: s.endpoint_ids.includes(check.endpoint_id) ? s.endpoint_ids : [...s.endpoint_ids, check.endpoint_id],
@@ -713,13 +721,10 @@ function linkCheck(s: Incident, check: LinkedCheck): Incident {
 
 function absorb(s: Incident, data: IncidentsAbsorbedData): Incident {
   const result = applyChanges(s, data.changes);
-  const checkIds = new Set(s.checks.map((c) => c.id));
   for (const source of data.sources) {
-    const newChecks = source.checks.filter((c) => !checkIds.has(c.id));
-    newChecks.forEach((c) => checkIds.add(c.id));
-    result.checks = [...result.checks, ...newChecks];
-    result.comments = [...result.comments, ...source.comments];
-    result.checkpoints = [...result.checkpoints, ...source.checkpoints];
+    result.checks = result.checks.withAll(source.checks);
+    result.comments = result.comments.withAll(source.comments);
+    result.checkpoints = result.checkpoints.withAll(source.checkpoints);
     result.merged_incidents = [...result.merged_incidents, ...source.merged_incidents, { id: source.id, title: source.title, merged_at: data.merged_at }];
   }
   return result;

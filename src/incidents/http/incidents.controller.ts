@@ -94,11 +94,28 @@ export class IncidentsController {
   @Get('incidents/:incidentID')
   @ApiOperation({ summary: 'Incident detail' })
   @ApiParam({ name: 'incidentID', type: Number })
-  @ApiResponse({ status: 200, description: '`data`: Incident detail.' })
+  @ApiResponse({ status: 200, description: '`data`: Incident detail; `checks` holds the newest 100 linked checks (oldest first), `checks_total` counts them all.' })
   async get(@Param('incidentID') id: string, @Req() request: FastifyRequest) {
     const detail = await this.queries.detail(teamOf(request), incidentId(id));
     if (!detail) throw Problems.notFound('The incident');
     return { data: detail };
+  }
+
+  @READ()
+  @Get('incidents/:incidentID/checks')
+  @ApiOperation({ summary: "Every check linked to the incident, newest first (the detail's `checks` holds only the newest 100)" })
+  @ApiParam({ name: 'incidentID', type: Number })
+  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1-100, default 50' })
+  @ApiQuery({ name: 'cursor', required: false, type: String })
+  @ApiResponse({ status: 200, description: '`data`: linked checks, `checked_at` descending then `id` descending; `pagination`.' })
+  async checks(@Param('incidentID') id: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    // 404 before 400: the incident is looked up before the query is read.
+    const incident = await this.queries.head(teamOf(request), incidentId(id));
+    if (!incident) throw Problems.notFound('The incident');
+    const q = new QueryReader(query);
+    const { limit, cursor } = q.page();
+    q.done();
+    return this.queries.checks(incident, limit, cursor);
   }
 
   @READ()

@@ -1,6 +1,7 @@
 import { toIncidentDetail, toIncidentSummary } from '../../../src/incidents/domain/detail-view.js';
 import { IncidentNotFoundError } from '../../../src/incidents/domain/errors.js';
 import { parseRfc3339 } from '../../../src/incidents/domain/time.js';
+import type { IncidentCommand } from '../../../src/incidents/domain/incident.js';
 import { at, created, failingCheck, history } from './fixtures.js';
 
 const SPEC_SUMMARY_FIELDS = [
@@ -14,9 +15,21 @@ describe('incident views', () => {
     expect(Object.keys(toIncidentSummary(created())).sort()).toEqual([...SPEC_SUMMARY_FIELDS, 'merged_into_id'].sort());
   });
 
-  it('a detail adds comments, checkpoints, checks and merged_incidents', () => {
+  it('a detail adds comments, checkpoints, checks, the additive checks_total and merged_incidents', () => {
     const keys = Object.keys(toIncidentDetail(created()));
-    expect(keys.sort()).toEqual([...SPEC_SUMMARY_FIELDS, 'merged_into_id', 'comments', 'checkpoints', 'checks', 'merged_incidents'].sort());
+    expect(keys.sort()).toEqual([...SPEC_SUMMARY_FIELDS, 'merged_into_id', 'comments', 'checkpoints', 'checks', 'checks_total', 'merged_incidents'].sort());
+  });
+
+  it('holds the newest 100 checks by checked_at, oldest first, and counts them all', () => {
+    // 150 checks linked out of time order: 0..149 minutes, linked in a shuffled order.
+    const minutes = Array.from({ length: 150 }, (_, i) => (i * 37) % 150);
+    const { state } = history([
+      [{ kind: 'create', incident_id: 1, team_id: 1, project_id: 1, endpoint_ids: [101], title: 't', status: { id: 1, name: 'Investigating' } }, at(0)],
+      ...minutes.map((m): [IncidentCommand, string] => [{ kind: 'link_check', check: failingCheck(1000 + m, at(m)) }, at(200)]),
+    ]);
+    const detail = toIncidentDetail(state);
+    expect(detail.checks_total).toBe(150);
+    expect(detail.checks.map((c) => c.id)).toEqual(Array.from({ length: 100 }, (_, i) => 1050 + i));
   });
 
   it('orders checks by checked_at even when linked out of order', () => {

@@ -206,7 +206,7 @@ describe('comments', () => {
 
   it('pins and edits a comment, moving its updated_at only', () => {
     const { state } = run(withComment(), { kind: 'update_comment', comment_id: 7, pinned: true, body: 'Root cause found' }, at(4));
-    expect(state?.comments[0]).toEqual({ id: 7, body: 'Root cause found', pinned: true, created_at: at(1), updated_at: at(4) });
+    expect(state?.comments.get(7)).toEqual({ id: 7, body: 'Root cause found', pinned: true, created_at: at(1), updated_at: at(4) });
   });
 
   it('returns no events for an edit that changes nothing', () => {
@@ -214,7 +214,7 @@ describe('comments', () => {
   });
 
   it('deletes a comment', () => {
-    expect(run(withComment(), { kind: 'delete_comment', comment_id: 7 }, at(2)).state?.comments).toEqual([]);
+    expect(run(withComment(), { kind: 'delete_comment', comment_id: 7 }, at(2)).state?.comments.toArray()).toEqual([]);
   });
 
   it('refuses an unknown or deleted comment id as not found', () => {
@@ -236,14 +236,14 @@ describe('checkpoints', () => {
 
   it('keeps an explicit status_label', () => {
     const { state } = run(created(), { kind: 'add_checkpoint', checkpoint_id: 3, title: 'Degraded', status_label: 'Partial outage' });
-    expect(state?.checkpoints[0]?.status_label).toBe('Partial outage');
+    expect(state?.checkpoints.get(3)?.status_label).toBe('Partial outage');
   });
 
   it('updates title, body and label, recording what changed', () => {
     const posted = run(created(), { kind: 'add_checkpoint', checkpoint_id: 3, title: 'Degraded', body: 'Slow' }, at(1)).state;
     const { state, events } = run(posted, { kind: 'update_checkpoint', checkpoint_id: 3, body: 'Recovering', status_label: 'Monitoring', title: 'Degraded' }, at(2));
     expect(events[0]).toMatchObject({ data: { changes: { body: { from: 'Slow', to: 'Recovering' }, status_label: { from: 'Investigating', to: 'Monitoring' } } } });
-    expect(state?.checkpoints[0]).toMatchObject({ title: 'Degraded', body: 'Recovering', status_label: 'Monitoring', updated_at: at(2) });
+    expect(state?.checkpoints.get(3)).toMatchObject({ title: 'Degraded', body: 'Recovering', status_label: 'Monitoring', updated_at: at(2) });
   });
 
   it('refuses an unknown checkpoint id as not found', () => {

@@ -60,7 +60,7 @@ describe('merge: the target', () => {
 
   it('still accepts writes, including edits to comments that moved in', () => {
     const { state } = run(mergeAll().target, { kind: 'update_comment', comment_id: 2, pinned: true }, at(61));
-    expect(state?.comments.find((c) => c.id === 2)?.pinned).toBe(true);
+    expect(state?.comments.get(2)?.pinned).toBe(true);
   });
 
   it('carries incidents merged earlier into a source along to the target', () => {

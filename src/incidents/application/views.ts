@@ -1,0 +1,110 @@
+/**
+ * The incidents context's read model (projection `incidents`), defined here once and imported by
+ * the projection that writes it (`projections/incidents.ts`) and the queries that read it.
+ *
+ * One small document per incident, and one document per comment, checkpoint and linked check:
+ * an event changes the incident's document and at most the few item documents it names, so the
+ * cost of applying it does not grow with the incident (a hot incident's 5,000th comment, a long
+ * outage's 50,000th check). The detail is assembled at read time.
+ */
+import type { Checkpoint, Comment, LinkedCheck } from '../domain/events.js';
+import type { Incident } from '../domain/incident.js';
+
+export const INCIDENTS_VIEW = 'incidents';
+
+export const INCIDENTS = 'incidents';
+export const INCIDENT_COMMENTS = 'incident_comments';
+export const INCIDENT_CHECKPOINTS = 'incident_checkpoints';
+export const INCIDENT_CHECKS = 'incident_checks';
+
+/** The incident without its item lists (those live in their own collections). */
+export type IncidentHead = Omit<Incident, 'comments' | 'checkpoints' | 'checks'>;
+
+export interface IncidentDoc {
+  id: string;
+  incident_num: number;
+  team_id: number;
+  project_id: number;
+  endpoint_ids: number[];
+  status_id: number;
+  state_name: 'open' | 'resolved';
+  severity: string;
+  type: string;
+  source: string;
+  last_error_at: string;
+  merged_into_id: number | null;
+  /** How many checks are linked (rows of `incident_checks` for this incident). Absent in a version-1 document. */
+  checks_total: number;
+  state: IncidentHead;
+}
+
+/** Item documents: id `<incident id>:<item id>`, so an item moved by a merge is a new row. */
+export interface CommentDoc {
+  id: string;
+  incident_id: number;
+  comment_id: number;
+  created_at: string;
+  comment: Comment;
+}
+
+export interface CheckpointDoc {
+  id: string;
+  incident_id: number;
+  checkpoint_id: number;
+  created_at: string;
+  checkpoint: Checkpoint;
+}
+
+export interface LinkedCheckDoc {
+  id: string;
+  incident_id: number;
+  check_id: number;
+  checked_at: string;
+  check: LinkedCheck;
+}
+
+export const itemKey = (incidentId: number, itemId: number): string => `${incidentId}:${itemId}`;
+
+export function toIncidentDoc(state: Incident, checksTotal: number): IncidentDoc {
+  const { comments: _comments, checkpoints: _checkpoints, checks: _checks, ...head } = state;
+  return {
+    id: String(state.id),
+    incident_num: state.id,
+    team_id: state.team_id,
+    project_id: state.project_id,
+    endpoint_ids: [...state.endpoint_ids],
+    status_id: state.status_id,
+    state_name: state.resolved_at === null ? 'open' : 'resolved',
+    severity: state.severity,
+    type: state.type,
+    source: state.source,
+    last_error_at: state.last_error_at,
+    merged_into_id: state.merged_into_id,
+    checks_total: checksTotal,
+    state: head,
+  };
+}
+
+export const commentDoc = (incidentId: number, comment: Comment): CommentDoc => ({
+  id: itemKey(incidentId, comment.id),
+  incident_id: incidentId,
+  comment_id: comment.id,
+  created_at: comment.created_at,
+  comment,
+});
+
+export const checkpointDoc = (incidentId: number, checkpoint: Checkpoint): CheckpointDoc => ({
+  id: itemKey(incidentId, checkpoint.id),
+  incident_id: incidentId,
+  checkpoint_id: checkpoint.id,
+  created_at: checkpoint.created_at,
+  checkpoint,
+});
+
+export const linkedCheckDoc = (incidentId: number, check: LinkedCheck): LinkedCheckDoc => ({
+  id: itemKey(incidentId, check.id),
+  incident_id: incidentId,
+  check_id: check.id,
+  checked_at: check.checked_at,
+  check,
+});
