@@ -8,7 +8,6 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY projections ./projections
 COPY bench ./bench
-COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

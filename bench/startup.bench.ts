@@ -57,7 +57,7 @@ const startup: BenchModule = {
     const runs = quick ? 3 : 5;
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     const compile = () => execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', join(workDir, 'compiled')], { stdio: 'ignore' });
-    const check = () => execFileSync(process.execPath, [join(root, 'scripts/build-if-stale.mjs')], { stdio: 'ignore' });
+    const check = () => execFileSync(process.execPath, [join(root, 'src/cli/build-if-stale.mjs')], { stdio: 'ignore' });
     check();
     await timeToReady(join(workDir, 'data')); // creates the stores, so every timed start is a restart
 

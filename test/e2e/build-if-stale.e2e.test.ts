@@ -1,5 +1,5 @@
 /**
- * Build once: scripts/build-if-stale.mjs (run by `npm start` and every CLI script) compiles only
+ * Build once: src/cli/build-if-stale.mjs (run by `npm start` and every CLI script) compiles only
  * when a source is newer than the last build. Exercised on a small project of its own (the
  * script, a tsconfig and one source file) so the shared dist/ is left alone.
  */
@@ -9,19 +9,18 @@ import { join } from 'node:path';
 import { makeTempDir } from '../support/event-store-fixtures.js';
 
 function build(root: string, ...args: string[]): { code: number; stderr: string } {
-  const result = spawnSync(process.execPath, [join(root, 'scripts/build-if-stale.mjs'), ...args], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [join(root, 'src/cli/build-if-stale.mjs'), ...args], { cwd: root, encoding: 'utf8' });
   return { code: result.status ?? 1, stderr: result.stderr };
 }
 
-describe('scripts/build-if-stale.mjs', () => {
+describe('src/cli/build-if-stale.mjs', () => {
   const project = makeTempDir('build-once-');
   const root = project.path;
   afterAll(() => project.remove());
 
   beforeAll(() => {
-    mkdirSync(join(root, 'scripts'));
-    mkdirSync(join(root, 'src'));
-    copyFileSync(join(process.cwd(), 'scripts/build-if-stale.mjs'), join(root, 'scripts/build-if-stale.mjs'));
+    mkdirSync(join(root, 'src/cli'), { recursive: true });
+    copyFileSync(join(process.cwd(), 'src/cli/build-if-stale.mjs'), join(root, 'src/cli/build-if-stale.mjs'));
     symlinkSync(join(process.cwd(), 'node_modules'), join(root, 'node_modules'));
     writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
     writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'ES2022', outDir: 'dist', rootDir: '.', types: [] } }));
@@ -50,6 +49,8 @@ describe('scripts/build-if-stale.mjs', () => {
 
   it('fails with the compiler errors and keeps the build stale when a source does not compile', () => {
     writeFileSync(join(root, 'src/broken.ts'), 'export const broken: number = "text";\n');
+    // Newer than every earlier input, whatever times the first test left behind.
+    utimesSync(join(root, 'src/broken.ts'), new Date(Date.now() + 20_000), new Date(Date.now() + 20_000));
     const result = build(root);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('broken.ts');

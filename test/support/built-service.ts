@@ -1,6 +1,6 @@
 /**
  * The service as an operator runs it: `node dist/src/main.js` from the build that `npm start`
- * uses (scripts/build-if-stale.mjs builds it first when a source changed), as a child process
+ * uses (src/cli/build-if-stale.mjs builds it first when a source changed), as a child process
  * with its own data dir. Its stdout is JSON log lines, kept for the test to parse.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -13,7 +13,7 @@ export const builtCli = (name: 'projections' | 'history' | 'admin') => join(ROOT
 
 /** Builds dist/ when stale (no-op when fresh); safe to call from parallel test files. */
 export function ensureBuilt(): void {
-  execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(process.execPath, [join(ROOT, 'src/cli/build-if-stale.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 export interface BuiltService {

@@ -1,6 +1,6 @@
 /**
  * The service as an operator runs it: the production build in a child process listening on a
- * real port. The build is the one `npm start` uses: dist/, compiled by scripts/build-if-stale.mjs
+ * real port. The build is the one `npm start` uses: dist/, compiled by src/cli/build-if-stale.mjs
  * only when a source changed (test files calling it at once wait on its lock, then share it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -9,9 +9,9 @@
  * (two CLIs, parallel tests) wait on one lock directory; the second finds the build fresh.
  * Compiler output goes to stderr so a CLI's stdout stays its own.
  *
- *   node scripts/build-if-stale.mjs          build when stale
- *   node scripts/build-if-stale.mjs --check  exit 1 when stale, build nothing
- *   node scripts/build-if-stale.mjs --force  build now (`npm run build`), stamp included
+ *   node src/cli/build-if-stale.mjs          build when stale
+ *   node src/cli/build-if-stale.mjs --check  exit 1 when stale, build nothing
+ *   node src/cli/build-if-stale.mjs --force  build now (`npm run build`), stamp included
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = join(root, 'dist');
 const STAMP = join(dist, '.build-stamp');
 const LOCK = join(dist, '.build-lock');
