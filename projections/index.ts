@@ -3,6 +3,7 @@ import { alertingProjections } from './alerting.list.js';
 import { analyticsProjections } from './analytics.list.js';
 import { incidentsProjections } from './incidents.list.js';
 import { monitoringProjections } from './monitoring.list.js';
+import { notificationsProjections } from './notifications.list.js';
 import { probingProjections } from './probing.list.js';
 import { tenancyProjection } from './tenancy.js';
 
@@ -14,4 +15,5 @@ export const allProjections: Projection[] = [
   ...alertingProjections,
   ...analyticsProjections,
   ...probingProjections,
+  ...notificationsProjections,
 ];

@@ -5,6 +5,7 @@ import { AlertingModule } from '../alerting/alerting.module.js';
 import { AnalyticsModule } from '../analytics/analytics.module.js';
 import { IncidentsModule } from '../incidents/incidents.module.js';
 import { MonitoringModule } from '../monitoring/monitoring.module.js';
+import { NotificationsModule } from '../notifications/notifications.module.js';
 import { ProbingModule } from '../probing/probing.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { allProjections } from '../../projections/index.js';
@@ -15,7 +16,7 @@ import { allProjections } from '../../projections/index.js';
  */
 export function contextModules(role: ProcessRole): Array<Type | DynamicModule> {
   void role;
-  return [TenancyModule, MonitoringModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule];
+  return [TenancyModule, MonitoringModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule];
 }
 
 export function projections(): Projection[] {

@@ -35,6 +35,10 @@ export interface AppConfig {
   metricsToken: string | null;
   /** Export `monitor_endpoint_up` and a latency histogram per monitored endpoint. */
   metricsPerEndpoint: boolean;
+  /** Notifications: mail server (`smtp://` or `smtps://` URL) and sender; retry delays after each failed attempt. */
+  smtpUrl: string | null;
+  emailFrom: string;
+  notifyRetryScheduleMs: number[] | null;
 }
 
 /**
@@ -131,6 +135,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const sunset = text('V1_SUNSET_AT');
   if (sunset !== null && Number.isNaN(Date.parse(sunset))) problems.push(`V1_SUNSET_AT must be a date, got "${sunset}"`);
 
+  const schedule = text('NOTIFY_RETRY_SCHEDULE_MS');
+  if (schedule !== null && !/^\d{1,10}(,\d{1,10}){0,19}$/.test(schedule)) problems.push(`NOTIFY_RETRY_SCHEDULE_MS must be 1 to 20 comma-separated milliseconds, got "${schedule}"`);
+
   const config: AppConfig = {
     port: integer('PORT', 3000, 0, 65535),
     host: text('HOST') ?? '127.0.0.1',
@@ -149,6 +156,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     cursorSigningKey,
     metricsToken,
     metricsPerEndpoint: bool('METRICS_PER_ENDPOINT', false),
+    smtpUrl: urls('SMTP_URL', ['smtp', 'smtps']),
+    emailFrom: text('EMAIL_FROM') ?? 'monitor@localhost',
+    notifyRetryScheduleMs: schedule === null ? null : schedule.split(',').map(Number),
   };
   // Shared stores mean processes on several hosts: a token or key each one generated for itself
   // would make admin calls and pagination cursors work on one API process and fail on the next.

@@ -1,0 +1,187 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { CommandContext } from '../../platform/es/command-context.js';
+import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
+import type { NewEvent } from '../../platform/event-store/event-store.port.js';
+import { Problems } from '../../platform/http/problem.js';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { blockedRange } from '../../probing/prober/address-guard.js';
+import {
+  CHANNEL_CREATED,
+  CHANNEL_DELETED,
+  CHANNEL_SECRET_ROTATED,
+  CHANNEL_TEST_REQUESTED,
+  CHANNEL_UPDATED,
+  channelStream,
+  evolveChannel,
+  initialChannelState,
+  PREVIOUS_SECRET_GRACE_MS,
+  type Channel,
+  type ChannelConfig,
+  type ChannelKind,
+  type ChannelSettings,
+  type ChannelState,
+} from '../domain/channel.js';
+import { deliveryId } from '../domain/channel-view.js';
+
+export const NOTIFICATION_VIEWS = ['notifications'];
+
+export const channelAggregate: Aggregate<ChannelState> = { initial: initialChannelState, evolve: evolveChannel };
+
+/** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export interface ChannelInput extends Partial<ChannelSettings> {
+  name: string;
+  kind: ChannelKind;
+  config: ChannelConfig;
+}
+
+export class CreateChannel extends Command<{ channelId: number; secret: string | null }> {
+  constructor(readonly teamId: number, readonly input: ChannelInput, readonly context: CommandContext) {
+    super();
+  }
+}
+
+export class UpdateChannel extends Command<void> {
+  constructor(readonly teamId: number, readonly channelId: number, readonly changes: Partial<ChannelSettings> & { config?: ChannelConfig }, readonly context: CommandContext) {
+    super();
+  }
+}
+
+export class DeleteChannel extends Command<void> {
+  constructor(readonly teamId: number, readonly channelId: number, readonly context: CommandContext) {
+    super();
+  }
+}
+
+export class RotateChannelSecret extends Command<{ secret: string; previous_expires_at: string }> {
+  constructor(readonly teamId: number, readonly channelId: number, readonly context: CommandContext) {
+    super();
+  }
+}
+
+export class TestChannel extends Command<{ delivery_id: string }> {
+  constructor(readonly teamId: number, readonly channelId: number, readonly context: CommandContext) {
+    super();
+  }
+}
+
+/**
+ * With PROBE_BLOCK_PRIVATE, a URL naming a non-public IP literal is refused at once. Hostnames
+ * are checked when a delivery connects (the probes' guard), which also covers DNS rebinding.
+ */
+function guardUrl(platform: Platform, config: ChannelConfig | undefined): void {
+  if (!config?.url || !platform.config.probeBlockPrivate) return;
+  const host = new URL(config.url).hostname.replace(/^\[(.*)\]$/, '$1');
+  const range = isIP(host) ? blockedRange(host) : null;
+  if (range) throw Problems.validation([{ field: 'config.url', code: 'blocked_address', message: `names a non-public address (${range})` }]);
+}
+
+function ownChannel(state: ChannelState, teamId: number): Channel {
+  if (!state || state.deleted || state.team_id !== teamId) throw Problems.notFound('The notification channel');
+  return state;
+}
+
+async function settle(platform: Platform, position: number | undefined): Promise<void> {
+  if (position !== undefined) await platform.freshness.waitFor(position, NOTIFICATION_VIEWS);
+}
+
+@CommandHandler(CreateChannel)
+export class CreateChannelHandler implements ICommandHandler<CreateChannel> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, input, context }: CreateChannel) {
+    if ((await this.platform.reader.get('tenancy', 'teams', teamId)) === null) throw Problems.notFound('The team');
+    guardUrl(this.platform, input.config);
+    const channelId = await this.platform.ids.next('notification_channel');
+    const secret = input.kind === 'webhook' ? newWebhookSecret() : null;
+    const data = {
+      channel_id: channelId,
+      team_id: teamId,
+      name: input.name,
+      kind: input.kind,
+      config: input.config,
+      secret,
+      events: input.events ?? null,
+      project_ids: input.project_ids ?? null,
+      enabled: input.enabled ?? true,
+      created_at: new Date().toISOString(),
+    };
+    const { append } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, () => ({
+      events: [{ type: CHANNEL_CREATED, data }],
+      result: undefined,
+    }));
+    await settle(this.platform, append?.position);
+    return { channelId, secret };
+  }
+}
+
+@CommandHandler(UpdateChannel)
+export class UpdateChannelHandler implements ICommandHandler<UpdateChannel> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, channelId, changes, context }: UpdateChannel) {
+    const { append } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
+      const channel = ownChannel(state, teamId);
+      guardUrl(this.platform, changes.config);
+      if (changes.config?.to && channel.kind !== 'email') throw Problems.validation([{ field: 'config.to', code: 'unknown_field', message: 'applies to email channels only' }]);
+      const events: NewEvent[] = [{ type: CHANNEL_UPDATED, data: { channel_id: channelId, team_id: teamId, changes, updated_at: new Date().toISOString() } }];
+      return { events, result: undefined };
+    });
+    await settle(this.platform, append?.position);
+  }
+}
+
+@CommandHandler(DeleteChannel)
+export class DeleteChannelHandler implements ICommandHandler<DeleteChannel> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, channelId, context }: DeleteChannel) {
+    const { append } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
+      ownChannel(state, teamId);
+      return { events: [{ type: CHANNEL_DELETED, data: { channel_id: channelId, team_id: teamId, deleted_at: new Date().toISOString() } }], result: undefined };
+    });
+    await settle(this.platform, append?.position);
+  }
+}
+
+@CommandHandler(RotateChannelSecret)
+export class RotateChannelSecretHandler implements ICommandHandler<RotateChannelSecret> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, channelId, context }: RotateChannelSecret) {
+    const now = Date.now();
+    const secret = newWebhookSecret();
+    const previous_expires_at = new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString();
+    const { append } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
+      const channel = ownChannel(state, teamId);
+      if (channel.kind !== 'webhook') throw Problems.conflict('channel_has_no_secret', 'Only webhook channels sign their deliveries with a secret.');
+      const data = { channel_id: channelId, team_id: teamId, secret, previous_expires_at, rotated_at: new Date(now).toISOString() };
+      return { events: [{ type: CHANNEL_SECRET_ROTATED, data }], result: undefined };
+    });
+    await settle(this.platform, append?.position);
+    return { secret, previous_expires_at };
+  }
+}
+
+@CommandHandler(TestChannel)
+export class TestChannelHandler implements ICommandHandler<TestChannel> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, channelId, context }: TestChannel) {
+    const stream = channelStream(channelId);
+    const { append } = await runStreamCommand(this.platform.events, stream, channelAggregate, context, (state) => {
+      ownChannel(state, teamId);
+      return { events: [{ type: CHANNEL_TEST_REQUESTED, data: { channel_id: channelId, team_id: teamId, requested_at: new Date().toISOString() } }], result: undefined };
+    });
+    const [event] = await this.platform.events.readStream(stream, { fromRevision: append!.nextExpectedRevision, maxCount: 1 });
+    return { delivery_id: deliveryId(event.id, channelId) };
+  }
+}
+
+export const CHANNEL_COMMAND_HANDLERS = [CreateChannelHandler, UpdateChannelHandler, DeleteChannelHandler, RotateChannelSecretHandler, TestChannelHandler];

@@ -1,0 +1,151 @@
+/**
+ * What each kind of channel receives for one notification. The webhook body is the Standard
+ * Webhooks envelope `{ type, timestamp, data }`; Slack, Discord, email and PagerDuty get their
+ * own formats, all built from one plain summary (title, severity, state, affected endpoints).
+ */
+import type { IncidentSummary } from '../../incidents/domain/detail-view.js';
+import type { NotificationType } from './notification-types.js';
+
+export interface WebhookPayload {
+  type: NotificationType;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** The facts every human-readable format is made of. */
+export interface MessageFacts {
+  headline: string;
+  title: string;
+  severity: 'critical' | 'warning' | 'info';
+  state: 'open' | 'resolved' | 'triggered' | 'ok' | 'test';
+  endpoints: string[];
+  incident_id: number | null;
+  timestamp: string;
+}
+
+const HEADLINES: Record<NotificationType, string> = {
+  'incident.opened': 'Incident opened',
+  'incident.resolved': 'Incident resolved',
+  'incident.reopened': 'Incident reopened',
+  'incident.updated': 'Incident updated',
+  'incident.merged': 'Incidents merged',
+  'incident.checkpoint_added': 'Incident update posted',
+  'alert.triggered': 'Alert triggered',
+  'alert.recovered': 'Alert recovered',
+  ping: 'Test notification',
+};
+
+/** `endpointNames`: id -> name for the endpoints the payload names (unknown ids show as `#id`). */
+export function messageFacts(payload: WebhookPayload, endpointNames: Map<number, string>): MessageFacts {
+  const name = (id: number) => endpointNames.get(id) ?? `#${id}`;
+  const incident = payload.data.incident as IncidentSummary | undefined;
+  if (incident) {
+    return {
+      headline: HEADLINES[payload.type],
+      title: incident.title,
+      severity: incident.severity,
+      state: incident.resolved_at === null ? 'open' : 'resolved',
+      endpoints: incident.endpoint_ids.map(name),
+      incident_id: incident.id,
+      timestamp: payload.timestamp,
+    };
+  }
+  if (payload.type === 'alert.triggered' || payload.type === 'alert.recovered') {
+    const signal = payload.data.signal as { type: string; state: 'ok' | 'triggered' };
+    const endpoint = name(payload.data.endpoint_id as number);
+    const what = signal.type === 'latency' ? 'is responding slowly' : 'is unavailable';
+    return {
+      headline: HEADLINES[payload.type],
+      title: payload.type === 'alert.triggered' ? `${endpoint} ${what}` : `${endpoint} recovered (${signal.type})`,
+      severity: payload.type === 'alert.recovered' ? 'info' : signal.type === 'latency' ? 'warning' : 'critical',
+      state: signal.state,
+      endpoints: [endpoint],
+      incident_id: (payload.data.incident_id as number | null) ?? null,
+      timestamp: payload.timestamp,
+    };
+  }
+  return { headline: HEADLINES.ping, title: 'This channel is set up correctly.', severity: 'info', state: 'test', endpoints: [], incident_id: null, timestamp: payload.timestamp };
+}
+
+function lines(facts: MessageFacts): string[] {
+  return [
+    `Severity: ${facts.severity}`,
+    `State: ${facts.state}`,
+    ...(facts.endpoints.length > 0 ? [`Endpoints: ${facts.endpoints.join(', ')}`] : []),
+    ...(facts.incident_id !== null ? [`Incident: #${facts.incident_id}`] : []),
+  ];
+}
+
+/** Slack incoming webhook (also spoken by Mattermost, Rocket.Chat and others). */
+export function slackMessage(facts: MessageFacts): Record<string, unknown> {
+  const text = `*${facts.headline}: ${facts.title}*`;
+  return {
+    text: `${facts.headline}: ${facts.title}`,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text } },
+      { type: 'section', fields: lines(facts).map((line) => ({ type: 'mrkdwn', text: line })) },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: facts.timestamp }] },
+    ],
+  };
+}
+
+const DISCORD_COLORS = { critical: 0xd92d20, warning: 0xf79009, info: 0x12b76a } as const;
+
+/** Discord webhook: one embed. */
+export function discordMessage(facts: MessageFacts): Record<string, unknown> {
+  return {
+    content: `${facts.headline}: ${facts.title}`,
+    embeds: [
+      {
+        title: facts.title,
+        description: facts.headline,
+        color: DISCORD_COLORS[facts.severity],
+        timestamp: facts.timestamp,
+        fields: [
+          { name: 'Severity', value: facts.severity, inline: true },
+          { name: 'State', value: facts.state, inline: true },
+          ...(facts.endpoints.length > 0 ? [{ name: 'Endpoints', value: facts.endpoints.join(', ') }] : []),
+          ...(facts.incident_id !== null ? [{ name: 'Incident', value: `#${facts.incident_id}`, inline: true }] : []),
+        ],
+      },
+    ],
+  };
+}
+
+export function emailMessage(facts: MessageFacts): { subject: string; text: string } {
+  return {
+    subject: `[${facts.severity}] ${facts.headline}: ${facts.title}`,
+    text: [`${facts.headline}: ${facts.title}`, '', ...lines(facts), `Time: ${facts.timestamp}`, ''].join('\n'),
+  };
+}
+
+/**
+ * PagerDuty Events API v2. Incidents trigger and resolve under `incident-<id>`, so updates of
+ * one incident land on one PagerDuty alert; alerts without an incident use
+ * `endpoint-<id>-<signal>`; a test triggers under a key of its own.
+ */
+export function pagerdutyEvent(payload: WebhookPayload, facts: MessageFacts, routingKey: string, deliveryId: string): Record<string, unknown> {
+  const alert = payload.data.signal as { type: string } | undefined;
+  const dedupKey =
+    facts.incident_id !== null
+      ? `incident-${facts.incident_id}`
+      : alert
+        ? `endpoint-${payload.data.endpoint_id}-${alert.type}`
+        : `test-${deliveryId}`;
+  const resolves = payload.type === 'incident.resolved' || payload.type === 'alert.recovered' || (payload.type === 'incident.merged' && facts.state === 'resolved');
+  if (resolves) return { routing_key: routingKey, event_action: 'resolve', dedup_key: dedupKey };
+  return {
+    routing_key: routingKey,
+    event_action: 'trigger',
+    dedup_key: dedupKey,
+    payload: {
+      summary: `${facts.headline}: ${facts.title}`.slice(0, 1024),
+      source: facts.endpoints[0] ?? 'http-monitor',
+      severity: facts.severity,
+      timestamp: facts.timestamp,
+      component: facts.endpoints.join(', ') || undefined,
+      class: payload.type,
+      custom_details: { state: facts.state, endpoints: facts.endpoints, incident_id: facts.incident_id, type: payload.type },
+    },
+  };
+}
