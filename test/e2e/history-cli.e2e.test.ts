@@ -8,28 +8,12 @@
  * from the sources (test/support/event-store-fixtures.ts), with the same arguments.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject, INCIDENTS } from '../support/incident-fixtures.js';
 
 const CLI = 'src/cli/history.ts';
-
-/** The CLI and every source it imports at run time (type-only imports are erased). */
-function runtimeSources(entry: string): string[] {
-  const found = new Set<string>();
-  const visit = (file: string) => {
-    if (found.has(file)) return;
-    found.add(file);
-    const text = readFileSync(join(process.cwd(), file), 'utf8');
-    for (const match of text.matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?from\s+'(\.{1,2}\/[^']+)\.js'/gms)) {
-      visit(normalize(join(dirname(file), `${match[1]}.ts`)));
-    }
-  };
-  visit(entry);
-  return [...found];
-}
 
 interface CliResult {
   code: number;

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 
 /** A fresh directory per test; `remove()` deletes it with everything inside. */
@@ -26,6 +26,21 @@ export async function transpileForChildProcess(projectRoot: string, sources: str
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, output);
   }
+}
+
+/** An entry point and every source it imports at run time (type-only imports are erased), for `transpileForChildProcess`. */
+export function runtimeSources(entry: string): string[] {
+  const found = new Set<string>();
+  const visit = (file: string) => {
+    if (found.has(file)) return;
+    found.add(file);
+    const text = readFileSync(join(process.cwd(), file), 'utf8');
+    for (const match of text.matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?from\s+'(\.{1,2}\/[^']+)\.js'/gms)) {
+      visit(normalize(join(dirname(file), `${match[1]}.ts`)));
+    }
+  };
+  visit(entry);
+  return [...found];
 }
 
 /** Runs `node script args...` and resolves with its stdout; rejects with stderr on failure. */

@@ -10,5 +10,5 @@ export const INTAKE_ID = '~intake';
 
 export const ATTEMPTS_SPEC: CollectionSpec = {
   name: ATTEMPTS_COLLECTION,
-  indexes: [{ fields: ['state', 'next_attempt_ms'] }, { fields: ['channel_id', 'state', 'next_attempt_ms'] }],
+  indexes: [{ fields: ['state', 'next_attempt_ms'] }, { fields: ['channel_id', 'state', 'next_attempt_ms', 'position'] }],
 };

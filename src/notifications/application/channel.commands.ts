@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
-import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
+import { runStreamCommand } from '../../platform/es/stream-command.js';
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
 import { Problems } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
@@ -14,9 +14,8 @@ import {
   CHANNEL_SECRET_ROTATED,
   CHANNEL_TEST_REQUESTED,
   CHANNEL_UPDATED,
+  channelAggregate,
   channelStream,
-  evolveChannel,
-  initialChannelState,
   PREVIOUS_SECRET_GRACE_MS,
   type Channel,
   type ChannelConfig,
@@ -27,8 +26,6 @@ import {
 import { deliveryId } from '../domain/channel-view.js';
 
 export const NOTIFICATION_VIEWS = ['notifications'];
-
-export const channelAggregate: Aggregate<ChannelState> = { initial: initialChannelState, evolve: evolveChannel };
 
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
 export function newWebhookSecret(): string {

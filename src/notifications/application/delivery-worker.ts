@@ -1,12 +1,10 @@
-import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { systemContext } from '../../platform/es/command-context.js';
-import { loadStream } from '../../platform/es/stream-command.js';
+import { loadStream, runStreamCommand } from '../../platform/es/stream-command.js';
 import type { Platform } from '../../platform/platform.js';
 import type { Doc } from '../../platform/read-store/read-store.port.js';
-import { CHANNEL_DISABLED_BY_RECEIVER, channelStream, type Channel } from '../domain/channel.js';
+import { CHANNEL_DISABLED_BY_RECEIVER, channelAggregate, channelStream, type Channel } from '../domain/channel.js';
 import { afterAttempt, cancelled, DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS, pendingState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
 import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID } from './attempt-store.js';
-import { channelAggregate } from './channel.commands.js';
 import { buildPayload, endpointNames } from './payloads.js';
 import type { Senders } from './senders.js';
 
@@ -15,7 +13,10 @@ export interface DeliveryWorkerOptions {
   timeoutMs?: number;
   /** How often to look for due deliveries (other processes' records, retries); in-process appends wake it at once. */
   pollMs?: number;
-  /** Attempts one process runs at once, in all and per channel: a slow receiver holds only its own slots. */
+  /**
+   * Attempts one process runs at once, in all (default 32) and per channel (default 1, so a
+   * channel's first attempts go out in log order): a slow receiver holds only its own slots.
+   */
   maxInFlight?: number;
   perChannel?: number;
 }
@@ -54,7 +55,8 @@ export class DeliveryWorker {
     private readonly options: DeliveryWorkerOptions = {},
   ) {
     this.schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
-    this.claimTtlMs = (options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + 30_000;
+    // Outlasts one send (its timeout) and the state write after it.
+    this.claimTtlMs = (options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + 10_000;
   }
 
   async start(): Promise<void> {
@@ -112,7 +114,7 @@ export class DeliveryWorker {
     const last = records[records.length - 1];
     await views.commit(
       [
-        ...records.map((r) => ({ op: 'put' as const, collection: ATTEMPTS_COLLECTION, doc: pendingState(r.id, Number(r.channel_id), now, at) as unknown as Doc })),
+        ...records.map((r) => ({ op: 'put' as const, collection: ATTEMPTS_COLLECTION, doc: pendingState(r.id, Number(r.channel_id), Number(r.position), now, at) as unknown as Doc })),
         { op: 'put', collection: ATTEMPTS_COLLECTION, doc: { id: INTAKE_ID, position: last.position as number, last_id: last.id, updated_at: at } },
       ],
       { expect: [{ collection: ATTEMPTS_COLLECTION, id: INTAKE_ID, field: 'position', value: position }] },
@@ -122,7 +124,7 @@ export class DeliveryWorker {
 
   private async dispatch(): Promise<void> {
     const maxInFlight = this.options.maxInFlight ?? 32;
-    const perChannel = this.options.perChannel ?? 2;
+    const perChannel = this.options.perChannel ?? 1;
     const now = Date.now();
     const due = { state: 'pending', next_attempt_ms: { lte: now } };
     const channels = await this.platform.views.aggregate(ATTEMPTS_COLLECTION, { filter: due, groupBy: 'channel_id' });
@@ -133,7 +135,7 @@ export class DeliveryWorker {
       if (free <= 0) continue;
       const attempts = await this.platform.views.find(ATTEMPTS_COLLECTION, {
         filter: { channel_id: channelId, ...due },
-        sort: [['next_attempt_ms', 'asc'], ['id', 'asc']],
+        sort: [['next_attempt_ms', 'asc'], ['position', 'asc'], ['id', 'asc']],
         limit: free + busy,
       });
       let started = 0;

@@ -183,6 +183,9 @@ export function evolveChannel(state: ChannelState, event: { type: string; data: 
   }
 }
 
+/** The channel aggregate as the stream-command helpers take it. */
+export const channelAggregate = { initial: initialChannelState, evolve: evolveChannel };
+
 /** Secrets that sign a delivery attempted at `now`: the current one and any still in grace. */
 export function signingSecrets(channel: Channel, now: number): string[] {
   return channel.secrets.filter((s) => s.expires_at === null || Date.parse(s.expires_at) > now).map((s) => s.secret);

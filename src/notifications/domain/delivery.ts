@@ -36,6 +36,8 @@ export type DeliveryStateName = 'pending' | 'delivered' | 'failed' | 'cancelled'
 export interface AttemptState {
   id: string;
   channel_id: number;
+  /** The record's log position: due attempts of a channel go out in log order. */
+  position: number;
   state: DeliveryStateName;
   attempts: number;
   last_status_code: number | null;
@@ -59,8 +61,8 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-export function pendingState(id: string, channelId: number, dueMs: number, now: string): AttemptState {
-  return { id, channel_id: channelId, state: 'pending', attempts: 0, last_status_code: null, last_error: null, next_attempt_ms: dueMs, delivered_at: null, updated_at: now };
+export function pendingState(id: string, channelId: number, position: number, dueMs: number, now: string): AttemptState {
+  return { id, channel_id: channelId, position, state: 'pending', attempts: 0, last_status_code: null, last_error: null, next_attempt_ms: dueMs, delivered_at: null, updated_at: now };
 }
 
 /**

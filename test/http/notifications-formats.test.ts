@@ -1,0 +1,135 @@
+/**
+ * Slack, Discord, PagerDuty and email formats, delivered to local receivers and a local SMTP
+ * server (the `smtp-server` package) on real sockets, checked field by field.
+ */
+import { jest } from '@jest/globals';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { eventually } from '../e2e/support.js';
+import { startReceiver, type Receiver } from '../support/notification-receiver.js';
+import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
+
+jest.setTimeout(60_000);
+
+interface Mail {
+  from: string;
+  to: string[];
+  raw: string;
+}
+
+describe('notification formats', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  let smtp: SMTPServer;
+  const mails: Mail[] = [];
+  let teamId: number;
+  let token: string;
+  let projectId: number;
+  let endpointId: number;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          mails.push({ from: String(session.envelope.mailFrom && session.envelope.mailFrom.address), to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    const port = (smtp.server.address() as AddressInfo).port;
+    t = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}`, EMAIL_FROM: 'alerts@monitor.test' });
+    teamId = (await t.createTeam('Formats')).id;
+    token = (await t.issueToken(teamId, ALL_SCOPES)).token;
+    projectId = (await t.admin('POST', `/api/v2/teams/${teamId}/projects`, { name: 'Shop' })).json().data.id;
+    endpointId = (await t.admin('POST', `/api/v2/teams/${teamId}/endpoints`, { project_id: projectId, name: 'Checkout API', url: 'https://shop.example.com/health' })).json().data.id;
+    const channels = `/api/v2/teams/${teamId}/notification-channels`;
+    const create = async (body: object) => {
+      const response = await t.admin('POST', channels, body);
+      expect(response.statusCode).toBe(201);
+      expect(response.json().data.secret).toBeUndefined();
+      return response.json().data;
+    };
+    await create({ name: 'Slack', kind: 'slack', config: { url: `${receiver.url}/slack/T000/B000/XXXX` } });
+    await create({ name: 'Discord', kind: 'discord', config: { url: `${receiver.url}/discord/123/abc` } });
+    const pd = await create({ name: 'PD', kind: 'pagerduty', config: { routing_key: 'R0UT1NGKEY', url: `${receiver.url}/pagerduty` } });
+    expect(pd).toMatchObject({ config: { routing_key_configured: true } });
+    const mail = await create({ name: 'Mail', kind: 'email', config: { to: ['oncall@example.com', 'lead@example.com'] } });
+    expect(mail.config).toEqual({ to: ['oncall@example.com', 'lead@example.com'] });
+
+    const incident = await t.request('POST', '/api/public/v2/incidents', {
+      token,
+      body: { title: 'Checkout failing', project_id: projectId, endpoint_ids: [endpointId], severity: 'critical' },
+    });
+    expect(incident.statusCode).toBe(201);
+    await t.request('PATCH', `/api/public/v2/incidents/${incident.json().data.id}/status`, { token, body: { resolved: true } });
+    await eventually('every channel to get both events', async () => receiver.received.length >= 6 && mails.length >= 2);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+    await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  });
+
+  const at = (path: string) => receiver.received.filter((r) => r.path.startsWith(path)).map((r) => r.json);
+  const mailAbout = (what: string) => mails.find((m) => m.raw.includes(what))!;
+
+  it('Slack: text and blocks with title, severity, state and endpoint names', () => {
+    const [opened, resolved] = at('/slack');
+    expect(opened.text).toBe('Incident opened: Checkout failing');
+    expect(opened.blocks[0]).toEqual({ type: 'section', text: { type: 'mrkdwn', text: '*Incident opened: Checkout failing*' } });
+    expect(opened.blocks[1].fields.map((f: any) => f.text)).toEqual(['Severity: critical', 'State: open', 'Endpoints: Checkout API', expect.stringMatching(/^Incident: #\d+$/)]);
+    expect(resolved.text).toBe('Incident resolved: Checkout failing');
+    expect(resolved.blocks[1].fields[1].text).toBe('State: resolved');
+  });
+
+  it('Discord: content and one embed with fields', () => {
+    const [opened] = at('/discord');
+    expect(opened.content).toBe('Incident opened: Checkout failing');
+    expect(opened.embeds).toHaveLength(1);
+    expect(opened.embeds[0]).toMatchObject({ title: 'Checkout failing', description: 'Incident opened', color: 0xd92d20, timestamp: expect.any(String) });
+    expect(opened.embeds[0].fields).toEqual([
+      { name: 'Severity', value: 'critical', inline: true },
+      { name: 'State', value: 'open', inline: true },
+      { name: 'Endpoints', value: 'Checkout API' },
+      { name: 'Incident', value: expect.stringMatching(/^#\d+$/), inline: true },
+    ]);
+  });
+
+  it('PagerDuty Events API v2: trigger then resolve under one dedup key per incident', () => {
+    const [trigger, resolve] = at('/pagerduty');
+    expect(trigger).toMatchObject({
+      routing_key: 'R0UT1NGKEY',
+      event_action: 'trigger',
+      dedup_key: expect.stringMatching(/^incident-\d+$/),
+      payload: { summary: 'Incident opened: Checkout failing', source: 'Checkout API', severity: 'critical', timestamp: expect.any(String), class: 'incident.opened' },
+    });
+    expect(resolve).toEqual({ routing_key: 'R0UT1NGKEY', event_action: 'resolve', dedup_key: trigger.dedup_key });
+  });
+
+  it('email: through SMTP_URL to every recipient, subject and text with the facts', () => {
+    const [opened, resolved] = [mailAbout('Incident opened'), mailAbout('Incident resolved')];
+    expect(opened.from).toBe('alerts@monitor.test');
+    expect(opened.to).toEqual(['oncall@example.com', 'lead@example.com']);
+    expect(opened.raw).toMatch(/Subject: \[critical\] Incident opened: Checkout failing/);
+    expect(opened.raw).toContain('Endpoints: Checkout API');
+    expect(opened.raw).toContain('State: open');
+    expect(resolved.raw).toMatch(/Subject: \[critical\] Incident resolved: Checkout failing/);
+  });
+
+  it('responses show the host, never the URL or routing key', async () => {
+    const listed = await t.admin('GET', `/api/v2/teams/${teamId}/notification-channels`);
+    expect(listed.json().data.map((c: any) => [c.kind, c.url_configured])).toEqual([
+      ['slack', true],
+      ['discord', true],
+      ['pagerduty', true],
+      ['email', false],
+    ]);
+    for (const secret of ['/slack/T000', '/discord/123', 'R0UT1NGKEY', '/pagerduty']) expect(listed.body).not.toContain(secret);
+  });
+});
