@@ -16,6 +16,7 @@ import {
   CHANNEL_UPDATED,
   channelAggregate,
   channelStream,
+  evolveChannel,
   PREVIOUS_SECRET_GRACE_MS,
   type Channel,
   type ChannelConfig,
@@ -38,13 +39,13 @@ export interface ChannelInput extends Partial<ChannelSettings> {
   config: ChannelConfig;
 }
 
-export class CreateChannel extends Command<{ channelId: number; secret: string | null }> {
+export class CreateChannel extends Command<{ channel: Channel; secret: string | null }> {
   constructor(readonly teamId: number, readonly input: ChannelInput, readonly context: CommandContext) {
     super();
   }
 }
 
-export class UpdateChannel extends Command<void> {
+export class UpdateChannel extends Command<Channel> {
   constructor(readonly teamId: number, readonly channelId: number, readonly changes: Partial<ChannelSettings> & { config?: ChannelConfig }, readonly context: CommandContext) {
     super();
   }
@@ -56,7 +57,7 @@ export class DeleteChannel extends Command<void> {
   }
 }
 
-export class RotateChannelSecret extends Command<{ secret: string; previous_expires_at: string }> {
+export class RotateChannelSecret extends Command<{ channel: Channel; secret: string }> {
   constructor(readonly teamId: number, readonly channelId: number, readonly context: CommandContext) {
     super();
   }
@@ -84,8 +85,19 @@ function ownChannel(state: ChannelState, teamId: number): Channel {
   return state;
 }
 
-async function settle(platform: Platform, position: number | undefined): Promise<void> {
-  if (position !== undefined) await platform.freshness.waitFor(position, NOTIFICATION_VIEWS);
+/** The channel after this command's events (answers never wait on the view for it). */
+function after(state: ChannelState, appended: NewEvent[]): Channel {
+  return appended.reduce<ChannelState>((s, e) => evolveChannel(s, e), state)!;
+}
+
+/**
+ * Later reads see the write: waits (bounded) for the channel view. Answers that show a secret
+ * once do not fail when the view is slow (`require: false`): the secret would be lost.
+ */
+async function settle(platform: Platform, position: number | undefined, require = true): Promise<void> {
+  if (position === undefined) return;
+  if (require) await platform.freshness.require(position, NOTIFICATION_VIEWS);
+  else await platform.freshness.waitFor(position, NOTIFICATION_VIEWS);
 }
 
 @CommandHandler(CreateChannel)
@@ -109,12 +121,12 @@ export class CreateChannelHandler implements ICommandHandler<CreateChannel> {
       enabled: input.enabled ?? true,
       created_at: new Date().toISOString(),
     };
-    const { append } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, () => ({
+    const { append, state, appended } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, () => ({
       events: [{ type: CHANNEL_CREATED, data }],
       result: undefined,
     }));
-    await settle(this.platform, append?.position);
-    return { channelId, secret };
+    await settle(this.platform, append?.position, false);
+    return { channel: after(state, appended), secret };
   }
 }
 
@@ -123,7 +135,7 @@ export class UpdateChannelHandler implements ICommandHandler<UpdateChannel> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, channelId, changes, context }: UpdateChannel) {
-    const { append } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
+    const { append, state, appended } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
       const channel = ownChannel(state, teamId);
       guardUrl(this.platform, changes.config);
       if (changes.config?.to && channel.kind !== 'email') throw Problems.validation([{ field: 'config.to', code: 'unknown_field', message: 'applies to email channels only' }]);
@@ -131,6 +143,7 @@ export class UpdateChannelHandler implements ICommandHandler<UpdateChannel> {
       return { events, result: undefined };
     });
     await settle(this.platform, append?.position);
+    return after(state, appended);
   }
 }
 
@@ -155,14 +168,14 @@ export class RotateChannelSecretHandler implements ICommandHandler<RotateChannel
     const now = Date.now();
     const secret = newWebhookSecret();
     const previous_expires_at = new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString();
-    const { append } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
+    const { append, state, appended } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
       const channel = ownChannel(state, teamId);
       if (channel.kind !== 'webhook') throw Problems.conflict('channel_has_no_secret', 'Only webhook channels sign their deliveries with a secret.');
       const data = { channel_id: channelId, team_id: teamId, secret, previous_expires_at, rotated_at: new Date(now).toISOString() };
       return { events: [{ type: CHANNEL_SECRET_ROTATED, data }], result: undefined };
     });
-    await settle(this.platform, append?.position);
-    return { secret, previous_expires_at };
+    await settle(this.platform, append?.position, false);
+    return { channel: after(state, appended), secret };
   }
 }
 

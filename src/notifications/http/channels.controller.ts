@@ -11,7 +11,8 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { commandContext } from '../../tenancy/http/teams.controller.js';
 import { TEAM_PATH } from '../../tenancy/http/team-path.js';
 import { CreateChannel, DeleteChannel, RotateChannelSecret, TestChannel, UpdateChannel } from '../application/channel.commands.js';
-import { ChannelReads } from '../application/channel.reads.js';
+import { ChannelReads, presentChannel } from '../application/channel.reads.js';
+import { toChannelDoc } from '../domain/channel-view.js';
 import { CHANNEL_PATH } from './channel-path.js';
 import { configErrors, CreateChannelBody, UpdateChannelBody } from './channels.dto.js';
 import { settleWithoutSecret } from './secret-replay.js';
@@ -56,10 +57,10 @@ export class NotificationChannelsController {
     const input = defined(validateBody(CreateChannelBody, body, configErrors(raw.kind, raw.config, true)));
     const projectErrors = await this.projectErrors(teamId, input.project_ids);
     if (projectErrors.length > 0) throw Problems.validation(projectErrors);
-    const { channelId, secret } = await this.commands.execute(
+    const { channel, secret } = await this.commands.execute(
       new CreateChannel(teamId, { ...input, config: defined({ ...input.config }) }, commandContext(request)),
     );
-    const response = { data: { ...(await this.reads.channel(teamId, channelId)), ...(input.kind === 'webhook' ? { secret } : {}) } };
+    const response = { data: { ...presentChannel(toChannelDoc(channel)), ...(input.kind === 'webhook' ? { secret } : {}) } };
     await settleWithoutSecret(this.platform.coordination, request, 201, response);
     return response;
   }
@@ -95,8 +96,8 @@ export class NotificationChannelsController {
     const projectErrors = await this.projectErrors(teamId, input.project_ids);
     if (projectErrors.length > 0) throw Problems.validation(projectErrors);
     const changes = { ...input, ...(input.config ? { config: defined({ ...input.config }) } : {}) };
-    await this.commands.execute(new UpdateChannel(teamId, channelId, changes, commandContext(request)));
-    return { data: await this.reads.channel(teamId, channelId) };
+    const channel = await this.commands.execute(new UpdateChannel(teamId, channelId, changes, commandContext(request)));
+    return { data: presentChannel(toChannelDoc(channel)) };
   }
 
   @AdminOnly()
@@ -123,8 +124,8 @@ export class NotificationChannelsController {
   async rotate(@Param('teamID') teamParam: string, @Param('channelID') channelParam: string, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const channelId = pathId(channelParam, 'The notification channel');
-    const { secret } = await this.commands.execute(new RotateChannelSecret(teamId, channelId, commandContext(request)));
-    const response = { data: { ...(await this.reads.channel(teamId, channelId)), secret } };
+    const { channel, secret } = await this.commands.execute(new RotateChannelSecret(teamId, channelId, commandContext(request)));
+    const response = { data: { ...presentChannel(toChannelDoc(channel)), secret } };
     await settleWithoutSecret(this.platform.coordination, request, 200, response);
     return response;
   }
