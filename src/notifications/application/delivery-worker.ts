@@ -73,6 +73,9 @@ export class DeliveryWorker {
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
     await this.running;
+    // Attempts under way are cut off, not waited for (a receiver may hold for the whole timeout):
+    // they are not recorded, stay pending and go out again (same webhook-id) after the restart.
+    await this.senders.abort();
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
     await this.platform.coordination.releaseLease(INTAKE_LEASE, this.platform.instanceId).catch(() => undefined);
   }
@@ -178,6 +181,7 @@ export class DeliveryWorker {
     const payload = await buildPayload(this.platform, record);
     const names = channel.kind === 'webhook' ? new Map<number, string>() : await endpointNames(this.platform, payload);
     const outcome = await this.senders.send({ deliveryId: id, channel, payload, endpointNames: names });
+    if (this.stopped) return;
     const next = afterAttempt(state, outcome, Date.now(), this.schedule);
     await this.write(state, next);
     logger.info(

@@ -117,6 +117,11 @@ export class Senders {
     }
   }
 
+  /** Cuts off every request under way (shutdown). */
+  async abort(): Promise<void> {
+    await this.agent.destroy().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.mailer?.close();
     await this.agent.close().catch(() => undefined);
