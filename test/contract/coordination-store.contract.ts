@@ -88,12 +88,12 @@ export function coordinationStoreContract(name: string, make: () => Promise<Coor
         expect(await a.acquireLeases([], 'p1', 10_000, T0)).toEqual([]);
       });
 
-      it('claims deliveries (notifications): each to one of two processes at a time, and a released claim leaves nothing behind', async () => {
-        const ids = Array.from({ length: 20 }, (_, i) => `notification-delivery:msg_${i}`);
+      it('claims notification channels (delivery lanes): each to one of two processes at a time, and a released claim leaves nothing behind', async () => {
+        const ids = Array.from({ length: 20 }, (_, i) => `notification-channel:${i}`);
         const grants = await Promise.all(ids.flatMap((id) => [a.acquireLease(id, 'worker-a', 25_000, T0), b.acquireLease(id, 'worker-b', 25_000, T0)]));
         for (let i = 0; i < ids.length; i++) expect([grants[2 * i], grants[2 * i + 1]].filter((g) => g !== null)).toHaveLength(1);
         for (let i = 0; i < ids.length; i++) await (grants[2 * i] ? a.releaseLease(ids[i], 'worker-a') : b.releaseLease(ids[i], 'worker-b'));
-        expect((await a.listLeases(T0)).filter((lease) => lease.name.startsWith('notification-delivery:'))).toEqual([]);
+        expect((await a.listLeases(T0)).filter((lease) => lease.name.startsWith('notification-channel:'))).toEqual([]);
         expect(await b.acquireLease(ids[0], 'worker-b', 25_000, T0 + 1)).not.toBeNull();
       });
     });

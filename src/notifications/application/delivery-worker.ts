@@ -1,8 +1,9 @@
 import { systemContext } from '../../platform/es/command-context.js';
-import { loadStream, runStreamCommand } from '../../platform/es/stream-command.js';
+import { runStreamCommand } from '../../platform/es/stream-command.js';
+import { StreamCache } from '../../platform/es/stream-cache.js';
 import type { Platform } from '../../platform/platform.js';
-import type { Doc } from '../../platform/read-store/read-store.port.js';
-import { CHANNEL_DISABLED_BY_RECEIVER, channelAggregate, channelStream, type Channel } from '../domain/channel.js';
+import type { Doc, Filter } from '../../platform/read-store/read-store.port.js';
+import { CHANNEL_DISABLED_BY_RECEIVER, channelAggregate, channelStream, type Channel, type ChannelState } from '../domain/channel.js';
 import { afterAttempt, cancelled, DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS, pendingState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
 import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID } from './attempt-store.js';
 import { buildPayload, endpointNames } from './payloads.js';
@@ -14,15 +15,18 @@ export interface DeliveryWorkerOptions {
   /** How often to look for due deliveries (other processes' records, retries); in-process appends wake it at once. */
   pollMs?: number;
   /**
-   * Attempts one process runs at once, in all (default 32) and per channel (default 1, so a
-   * channel's first attempts go out in log order): a slow receiver holds only its own slots.
+   * Attempts one process runs at once (default 32), at most one per channel (so a channel's
+   * first attempts go out in log order): a slow receiver holds only its own lane.
    */
   maxInFlight?: number;
-  perChannel?: number;
 }
 
 const INTAKE_LEASE = 'notifications-intake';
 const INTAKE_BATCH = 500;
+/** Due attempts a channel's lane reads at once. */
+const LANE_PAGE = 50;
+/** A lane renews its channel claim once this much of it has passed. */
+const RENEW_AFTER_MS = 5_000;
 const VIEW = 'notifications';
 
 /**
@@ -31,10 +35,11 @@ const VIEW = 'notifications';
  * - Intake (one process at a time, lease `notifications-intake`): reads the reactor's delivery
  *   records after its cursor and creates a pending `AttemptState` for each, in one commit with
  *   the cursor (fenced on the cursor's previous value).
- * - Dispatch (every process): finds channels with due attempts, and for each channel with a
- *   free slot its oldest due attempts. Each attempt is claimed in the coordination store
- *   (`notification-delivery:<id>`, longer than the send timeout), so two processes never send
- *   one delivery at once; the state is re-read under the claim and written before it is released.
+ * - Dispatch (every process): finds channels with due attempts and runs a lane per channel: the
+ *   channel is claimed in the coordination store (`notification-channel:<id>`, a lease outlasting
+ *   one send, renewed between sends), so two processes never send one delivery (nor one
+ *   channel's deliveries) at once; its due attempts are read under the claim and sent one after
+ *   another, each state written (fenced on its attempt count) before the next.
  * - A 410 from the receiver disables the channel (an event on its stream); a deleted or disabled
  *   channel's pending deliveries are cancelled instead of sent (a test ping goes even to a
  *   disabled channel).
@@ -45,7 +50,9 @@ export class DeliveryWorker {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = true;
-  private readonly inFlight = new Map<string, { channelId: number; done: Promise<void> }>();
+  /** One lane per channel being sent to: at most one attempt per channel at a time in this process. */
+  private readonly lanes = new Map<number, Promise<void>>();
+  private readonly channels: StreamCache<ChannelState>;
   private readonly schedule: readonly number[];
   private readonly claimTtlMs: number;
 
@@ -57,6 +64,7 @@ export class DeliveryWorker {
     this.schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
     // Outlasts one send (its timeout) and the state write after it.
     this.claimTtlMs = (options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + 10_000;
+    this.channels = new StreamCache(platform.events, channelAggregate.initial, channelAggregate.evolve, 10_000);
   }
 
   async start(): Promise<void> {
@@ -76,7 +84,7 @@ export class DeliveryWorker {
     // Attempts under way are cut off, not waited for (a receiver may hold for the whole timeout):
     // they are not recorded, stay pending and go out again (same webhook-id) after the restart.
     await this.senders.abort();
-    await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    await Promise.allSettled([...this.lanes.values()]);
     await this.platform.coordination.releaseLease(INTAKE_LEASE, this.platform.instanceId).catch(() => undefined);
   }
 
@@ -125,56 +133,68 @@ export class DeliveryWorker {
     return records.length;
   }
 
+  /**
+   * Starts a lane for each channel with due attempts and a free slot. A lane takes the channel's
+   * oldest due attempts (a page of them) and sends them one after another, then looks again; the
+   * channel's page is read once per lane rather than once per attempt.
+   */
   private async dispatch(): Promise<void> {
-    const maxInFlight = this.options.maxInFlight ?? 32;
-    const perChannel = this.options.perChannel ?? 1;
-    const now = Date.now();
-    const due = { state: 'pending', next_attempt_ms: { lte: now } };
-    const channels = await this.platform.views.aggregate(ATTEMPTS_COLLECTION, { filter: due, groupBy: 'channel_id' });
+    const maxLanes = this.options.maxInFlight ?? 32;
+    const due = (): Filter => ({ state: 'pending', next_attempt_ms: { lte: Date.now() } });
+    const channels = await this.platform.views.aggregate(ATTEMPTS_COLLECTION, { filter: due(), groupBy: 'channel_id' });
     for (const { group } of channels) {
       const channelId = Number(group);
-      const busy = [...this.inFlight.values()].filter((f) => f.channelId === channelId).length;
-      const free = Math.min(perChannel - busy, maxInFlight - this.inFlight.size);
-      if (free <= 0) continue;
-      const attempts = await this.platform.views.find(ATTEMPTS_COLLECTION, {
-        filter: { channel_id: channelId, ...due },
-        sort: [['next_attempt_ms', 'asc'], ['position', 'asc'], ['id', 'asc']],
-        limit: free + busy,
+      if (this.lanes.has(channelId) || this.lanes.size >= maxLanes || this.stopped) continue;
+      const lane = this.lane(channelId, due).finally(() => {
+        this.lanes.delete(channelId);
+        this.kick();
       });
-      let started = 0;
-      for (const attempt of attempts) {
-        if (started >= free) break;
-        if (this.inFlight.has(attempt.id)) continue;
-        started++;
-        const done = this.attempt(attempt.id).finally(() => {
-          this.inFlight.delete(attempt.id);
-          this.kick();
-        });
-        this.inFlight.set(attempt.id, { channelId, done });
-      }
+      this.lanes.set(channelId, lane);
     }
   }
 
-  private async attempt(id: string): Promise<void> {
+  /**
+   * Sends a channel's due attempts one after another under the channel's claim in the
+   * coordination store (`notification-channel:<id>`): while this process holds it, no other
+   * process sends any of the channel's deliveries, so the states read under it are current.
+   * The claim outlasts one send and is renewed before the next when it would not.
+   */
+  private async lane(channelId: number, due: () => Filter): Promise<void> {
     const { coordination, instanceId, logger } = this.platform;
-    const claim = `notification-delivery:${id}`;
-    if (!(await coordination.acquireLease(claim, instanceId, this.claimTtlMs))) return;
+    const claim = `notification-channel:${channelId}`;
+    let grant = await coordination.acquireLease(claim, instanceId, this.claimTtlMs);
+    if (!grant) return;
     try {
-      await this.claimed(id);
-    } catch (error) {
-      logger.warn({ err: error, delivery_id: id }, 'notification attempt failed unexpectedly; it stays pending');
+      for (;;) {
+        const page = (await this.platform.views.find(ATTEMPTS_COLLECTION, {
+          filter: { channel_id: channelId, ...due() },
+          sort: [['next_attempt_ms', 'asc'], ['position', 'asc'], ['id', 'asc']],
+          limit: LANE_PAGE,
+        })) as unknown as AttemptState[];
+        const records = new Map((await this.platform.reader.getMany(VIEW, 'deliveries', page.map((a) => a.id))).map((r) => [r.id, r as unknown as DeliveryRecord]));
+        for (const state of page) {
+          if (this.stopped) return;
+          if (grant.expiresAt - Date.now() < this.claimTtlMs - RENEW_AFTER_MS) {
+            grant = await coordination.acquireLease(claim, instanceId, this.claimTtlMs);
+            if (!grant) return;
+          }
+          try {
+            await this.claimed(state, records.get(state.id) ?? null);
+          } catch (error) {
+            logger.warn({ err: error, delivery_id: state.id }, 'notification attempt failed unexpectedly; it stays pending');
+          }
+        }
+        if (page.length < LANE_PAGE || this.stopped) return;
+      }
     } finally {
       await coordination.releaseLease(claim, instanceId).catch(() => undefined);
     }
   }
 
-  private async claimed(id: string): Promise<void> {
-    const { views, reader, events, logger } = this.platform;
-    const state = (await views.get(ATTEMPTS_COLLECTION, id)) as AttemptState | null;
-    // Sent by another process between the query and the claim, or not due yet.
-    if (!state || state.state !== 'pending' || (state.next_attempt_ms ?? Infinity) > Date.now()) return;
-    const record = (await reader.get(VIEW, 'deliveries', id)) as DeliveryRecord | null;
-    const { state: channel } = await loadStream(events, channelStream(state.channel_id), channelAggregate);
+  private async claimed(state: AttemptState, record: DeliveryRecord | null): Promise<void> {
+    const { logger } = this.platform;
+    const id = state.id;
+    const { state: channel } = await this.channels.load(channelStream(state.channel_id));
     if (!record || !channel || channel.deleted) return this.write(state, cancelled(state, 'channel deleted', Date.now()));
     if (!channel.enabled && record.type !== 'ping') return this.write(state, cancelled(state, 'channel disabled', Date.now()));
 
@@ -191,7 +211,7 @@ export class DeliveryWorker {
     if (outcome.status === 410 && channel.enabled) await this.disable(channel, id);
   }
 
-  /** Fenced on the attempt count read under the claim: a writer that lost its claim changes nothing. */
+  /** Fenced on the attempt count read under the claim: a writer whose claim lapsed meanwhile changes nothing. */
   private async write(before: AttemptState, after: AttemptState): Promise<void> {
     await this.platform.views.commit([{ op: 'put', collection: ATTEMPTS_COLLECTION, doc: after as unknown as Doc }], {
       expect: [{ collection: ATTEMPTS_COLLECTION, id: before.id, field: 'attempts', value: before.attempts }],
