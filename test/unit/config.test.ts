@@ -28,4 +28,21 @@ describe('configuration', () => {
       expect.stringContaining('CURSOR_SIGNING_KEY'),
     ]);
   });
+
+  it('notification settings: SMTP_URL (never echoed, it may hold a password) and the retry schedule', () => {
+    expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465', NOTIFY_RETRY_SCHEDULE_MS: '100,2000' })).toMatchObject({
+      smtpUrl: 'smtps://u:p@mail.example.com:465',
+      notifyRetryScheduleMs: [100, 2000],
+    });
+    expect(loadConfig({}).notifyRetryScheduleMs).toBeNull();
+    expect(() => loadConfig({ NOTIFY_RETRY_SCHEDULE_MS: '5s,1m' })).toThrow(/NOTIFY_RETRY_SCHEDULE_MS/);
+    let message = '';
+    try {
+      loadConfig({ SMTP_URL: 'http://user:hunter2@mail.example.com' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('SMTP_URL must be smtp or smtps');
+    expect(message).not.toContain('hunter2');
+  });
 });
