@@ -34,6 +34,7 @@ export class Senders {
   private readonly agent: Agent;
   private mailer: Transporter | null = null;
   private readonly timeoutMs: number;
+  private readonly signers = new Map<string, Webhook>();
 
   constructor(private readonly options: SenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -67,7 +68,7 @@ export class Senders {
     const body = JSON.stringify(payload);
     const now = new Date();
     const signature = signingSecrets(channel, now.getTime())
-      .map((secret) => new Webhook(secret).sign(deliveryId, now, body))
+      .map((secret) => this.signer(secret).sign(deliveryId, now, body))
       .join(' ');
     return this.post(channel.config.url!, body, {
       'webhook-id': deliveryId,
@@ -76,16 +77,30 @@ export class Senders {
     });
   }
 
+  /** One signer per secret (decoding the secret is per signer, not per delivery). */
+  private signer(secret: string): Webhook {
+    let signer = this.signers.get(secret);
+    if (!signer) {
+      if (this.signers.size >= 10_000) this.signers.clear();
+      signer = new Webhook(secret);
+      this.signers.set(secret, signer);
+    }
+    return signer;
+  }
+
   private async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
     const target = new URL(url);
     const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+    // One deadline for the whole exchange: connect, headers and body within the timeout.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DOMException('deadline', 'TimeoutError')), this.timeoutMs);
     try {
       const response = await request(target, {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json', 'user-agent': 'http-monitor-notifications/1', ...headers },
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: deadline.signal,
       });
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       const status = response.statusCode;
@@ -94,9 +109,11 @@ export class Senders {
     } catch (error) {
       const name = (error as { name?: string } | null)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
-        return { delivered: false, status: null, error: `timeout: ${target.host} did not answer within ${Math.round(this.timeoutMs / 1000)} s` };
+        return { delivered: false, status: null, error: `timeout: ${target.host} did not answer within ${this.timeoutMs / 1000} s` };
       }
       return { delivered: false, status: null, error: transportFailureReason(error, { host: target.hostname, port }) };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
