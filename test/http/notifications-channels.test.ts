@@ -200,4 +200,35 @@ describe('notification channels', () => {
     expect(checkpoint.json.data.checkpoint).toMatchObject({ title: 'Fix deployed' });
     expect(JSON.stringify(receiver.received)).not.toContain('private note');
   });
+
+  it('notifies updates, reopening and merges, filtered by the channel\'s events and projects', async () => {
+    const own = await t.createTeam('Merges');
+    const { token } = await t.issueToken(own.id, ALL_SCOPES);
+    const web = (await t.admin('POST', `/api/v2/teams/${own.id}/projects`, { name: 'Web' })).json().data;
+    const api = (await t.admin('POST', `/api/v2/teams/${own.id}/projects`, { name: 'API' })).json().data;
+    const base = `/api/v2/teams/${own.id}/notification-channels`;
+    await t.admin('POST', base, { name: 'All', kind: 'webhook', config: { url: `${receiver.url}/all` } });
+    await t.admin('POST', base, { name: 'Merges of Web', kind: 'webhook', config: { url: `${receiver.url}/web-merges` }, events: ['incident.merged'], project_ids: [web.id] });
+    const open = async (title: string, projectId: number) => (await t.request('POST', '/api/public/v2/incidents', { token, body: { title, project_id: projectId } })).json().data;
+    const target = await open('Target', web.id);
+    const source = await open('Source', api.id);
+    await t.request('PATCH', `/api/public/v2/incidents/${target.id}`, { token, body: { severity: 'critical' } });
+    await t.request('PATCH', `/api/public/v2/incidents/${source.id}/status`, { token, body: { resolved: true } });
+    await t.request('PATCH', `/api/public/v2/incidents/${source.id}/status`, { token, body: { resolved: false } });
+    const merged = await t.request('POST', `/api/public/v2/incidents/${target.id}/merge`, { token, body: { source_incident_ids: [source.id] } });
+    expect(merged.statusCode).toBe(200);
+    const at = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => r.json);
+    await eventually('the merge', async () => at('/all').some((p) => p.type === 'incident.merged') && at('/web-merges').length > 0);
+    expect(at('/all').map((p) => [p.type, p.data.incident.id])).toEqual([
+      ['incident.opened', target.id],
+      ['incident.opened', source.id],
+      ['incident.updated', target.id],
+      ['incident.resolved', source.id],
+      ['incident.reopened', source.id],
+      ['incident.merged', target.id],
+    ]);
+    const [merge] = at('/web-merges');
+    expect(merge.data.incident).toMatchObject({ id: target.id, severity: 'critical' });
+    expect(merge.data.merged_incidents).toEqual([{ id: source.id, title: 'Source' }]);
+  });
 });
