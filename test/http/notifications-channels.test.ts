@@ -3,7 +3,10 @@
  * real sockets, verified with the `standardwebhooks` package (an implementation we did not write).
  */
 import { jest } from '@jest/globals';
+import { CommandBus } from '@nestjs/cqrs';
 import { Webhook } from 'standardwebhooks';
+import { CreateChannel, RotateChannelSecret } from '../../src/notifications/application/channel.commands.js';
+import { runIdempotent } from '../../src/platform/es/idempotency-scope.js';
 import { eventually } from '../e2e/support.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
@@ -133,6 +136,28 @@ describe('notification channels', () => {
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.json().data).toMatchObject({ id: first.json().data.id, secret: null });
     expect(second.body).not.toContain(first.json().data.secret);
+  });
+
+  it('a keyed retry found in the log (its answer was never kept) answers the same channel without a made-up secret', async () => {
+    // As if the process died after its append and before it kept the answer: the retry runs the
+    // command again under the same key, and only the log knows what the first attempt did.
+    const bus = t.app.get(CommandBus);
+    const context = { actor: 'admin', requestId: null };
+    const create = () => runIdempotent('admin:create-crash', () => bus.execute(new CreateChannel(team.id, { name: 'Crash', kind: 'webhook', config: { url: `${receiver.url}/crash` } }, context)));
+    const first = await create();
+    const retry = await create();
+    expect(retry.channel.id).toBe(first.channel.id);
+    expect(first.secret).toMatch(/^whsec_/);
+    expect(retry.secret).toBeNull();
+    const rotate = () => runIdempotent('admin:rotate-crash', () => bus.execute(new RotateChannelSecret(team.id, first.channel.id, context)));
+    const rotated = await rotate();
+    expect((await rotate()).secret).toBeNull();
+    // The retry rotated nothing: the first rotation's secret signs, alongside the original.
+    await t.admin('POST', `${base()}/${first.channel.id}/test`);
+    const [ping] = await eventually('the ping', async () => (receiver.of('ping').length > 0 ? receiver.of('ping') : null));
+    expect(String(ping.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(rotated.secret!, ping)).toMatchObject({ type: 'ping' });
+    expect(verify(first.secret!, ping)).toMatchObject({ type: 'ping' });
   });
 
   it('updates, answers 404 for other teams, and deletes (pending deliveries cancelled, then 404)', async () => {

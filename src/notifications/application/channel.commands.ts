@@ -57,7 +57,7 @@ export class DeleteChannel extends Command<void> {
   }
 }
 
-export class RotateChannelSecret extends Command<{ channel: Channel; secret: string }> {
+export class RotateChannelSecret extends Command<{ channel: Channel; secret: string | null }> {
   constructor(readonly teamId: number, readonly channelId: number, readonly context: CommandContext) {
     super();
   }
@@ -121,12 +121,14 @@ export class CreateChannelHandler implements ICommandHandler<CreateChannel> {
       enabled: input.enabled ?? true,
       created_at: new Date().toISOString(),
     };
-    const { append, state, appended } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, () => ({
+    const { append, state, appended, replayed } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, () => ({
       events: [{ type: CHANNEL_CREATED, data }],
       result: undefined,
     }));
     await settle(this.platform, append?.position, false);
-    return { channel: after(state, appended), secret };
+    // A retry of a keyed request whose first attempt created the channel: that secret was shown
+    // (or lost) then; this attempt's random one was never stored.
+    return { channel: after(state, appended), secret: replayed ? null : secret };
   }
 }
 
@@ -168,14 +170,14 @@ export class RotateChannelSecretHandler implements ICommandHandler<RotateChannel
     const now = Date.now();
     const secret = newWebhookSecret();
     const previous_expires_at = new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString();
-    const { append, state, appended } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
+    const { append, state, appended, replayed } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
       const channel = ownChannel(state, teamId);
       if (channel.kind !== 'webhook') throw Problems.conflict('channel_has_no_secret', 'Only webhook channels sign their deliveries with a secret.');
       const data = { channel_id: channelId, team_id: teamId, secret, previous_expires_at, rotated_at: new Date(now).toISOString() };
       return { events: [{ type: CHANNEL_SECRET_ROTATED, data }], result: undefined };
     });
     await settle(this.platform, append?.position, false);
-    return { channel: after(state, appended), secret };
+    return { channel: after(state, appended), secret: replayed ? null : secret };
   }
 }
 
