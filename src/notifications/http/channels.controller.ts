@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiExcludeController, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiExcludeController, ApiNoContentResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { Problems, type FieldError } from '../../platform/http/problem.js';
@@ -16,6 +16,7 @@ import { toChannelDoc } from '../domain/channel-view.js';
 import { CHANNEL_PATH } from './channel-path.js';
 import { configErrors, CreateChannelBody, UpdateChannelBody } from './channels.dto.js';
 import { settleWithoutSecret } from './secret-replay.js';
+import { ChannelListResponse, ChannelResponse, ChannelWithSecretResponse, DeliveryListResponse, TestAcceptedResponse } from './channels.responses.js';
 
 const PageQueries = () => (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
   ApiQuery({ name: 'limit', required: false, type: Number, description: '1 through 100; default 50.' })(target, key, descriptor);
@@ -26,9 +27,14 @@ function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** Application API (admin token): a team's notification channels and their deliveries. */
+/**
+ * Application API (admin token): a team's notification channels and their deliveries. Excluded
+ * from the served document like the other application routes until the application API gets a
+ * document of its own; the decorators describe it for that document.
+ */
 @ApiExcludeController()
 @ApiTags('Notification channels')
+@ApiBearerAuth()
 @Controller('api/v2/teams/:teamID/notification-channels')
 @PathResources(TEAM_PATH, CHANNEL_PATH)
 export class NotificationChannelsController {
@@ -51,6 +57,8 @@ export class NotificationChannelsController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a notification channel', description: 'The answer carries `data.secret` (webhook) once; replays of the request answer `secret: null`.' })
+  @ApiBody({ type: CreateChannelBody })
+  @ApiResponse({ status: 201, type: ChannelWithSecretResponse })
   async create(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const raw = (body ?? {}) as Record<string, unknown>;
@@ -69,6 +77,7 @@ export class NotificationChannelsController {
   @Get()
   @ApiOperation({ summary: "List the team's notification channels", description: 'Ordered by id ascending.' })
   @PageQueries()
+  @ApiResponse({ status: 200, type: ChannelListResponse })
   async list(@Param('teamID') teamParam: string, @Query() query: Record<string, unknown>) {
     const q = new QueryReader(query);
     const { limit, cursor } = q.page();
@@ -79,6 +88,7 @@ export class NotificationChannelsController {
   @AdminOnly()
   @Get(':channelID')
   @ApiOperation({ summary: 'Get a notification channel' })
+  @ApiResponse({ status: 200, type: ChannelResponse })
   async get(@Param('teamID') teamParam: string, @Param('channelID') channelParam: string) {
     return { data: await this.reads.channel(pathId(teamParam, 'The team'), pathId(channelParam, 'The notification channel')) };
   }
@@ -86,6 +96,8 @@ export class NotificationChannelsController {
   @AdminOnly()
   @Patch(':channelID')
   @ApiOperation({ summary: 'Change a notification channel', description: 'Its kind cannot change. `enabled: true` also re-enables a channel the service disabled after a 410.' })
+  @ApiBody({ type: UpdateChannelBody })
+  @ApiResponse({ status: 200, type: ChannelResponse })
   async update(@Param('teamID') teamParam: string, @Param('channelID') channelParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const channelId = pathId(channelParam, 'The notification channel');
@@ -104,6 +116,7 @@ export class NotificationChannelsController {
   @Delete(':channelID')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a notification channel', description: 'Its pending deliveries are cancelled.' })
+  @ApiNoContentResponse()
   async remove(@Param('teamID') teamParam: string, @Param('channelID') channelParam: string, @Req() request: FastifyRequest) {
     await this.commands.execute(new DeleteChannel(pathId(teamParam, 'The team'), pathId(channelParam, 'The notification channel'), commandContext(request)));
   }
@@ -112,6 +125,7 @@ export class NotificationChannelsController {
   @Post(':channelID/test')
   @HttpCode(202)
   @ApiOperation({ summary: 'Send a ping now', description: 'Even to a disabled channel and whatever its events filter. Answers the delivery id.' })
+  @ApiResponse({ status: 202, type: TestAcceptedResponse })
   async test(@Param('teamID') teamParam: string, @Param('channelID') channelParam: string, @Req() request: FastifyRequest) {
     const result = await this.commands.execute(new TestChannel(pathId(teamParam, 'The team'), pathId(channelParam, 'The notification channel'), commandContext(request)));
     return { data: { delivery_id: result.delivery_id, type: 'ping' } };
@@ -121,6 +135,7 @@ export class NotificationChannelsController {
   @Post(':channelID/rotate-secret')
   @HttpCode(200)
   @ApiOperation({ summary: 'Rotate the signing secret (webhook)', description: 'Answers the new secret once; for 24 hours deliveries carry signatures under both.' })
+  @ApiResponse({ status: 200, type: ChannelWithSecretResponse })
   async rotate(@Param('teamID') teamParam: string, @Param('channelID') channelParam: string, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const channelId = pathId(channelParam, 'The notification channel');
@@ -134,6 +149,7 @@ export class NotificationChannelsController {
   @Get(':channelID/deliveries')
   @ApiOperation({ summary: "List a channel's deliveries", description: 'Newest first.' })
   @PageQueries()
+  @ApiResponse({ status: 200, type: DeliveryListResponse })
   async deliveries(@Param('teamID') teamParam: string, @Param('channelID') channelParam: string, @Query() query: Record<string, unknown>) {
     const q = new QueryReader(query);
     const { limit, cursor } = q.page();
