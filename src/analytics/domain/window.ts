@@ -1,4 +1,4 @@
-import { parseRfc3339 } from './rfc3339.js';
+import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 
 /**
  * The analytics window: which range is measured and how it is cut into series buckets.

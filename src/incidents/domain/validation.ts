@@ -14,7 +14,7 @@
 import { DETAIL_FIELDS, SEVERITIES, type JsonObject } from './events.js';
 import type { FieldError, FieldErrorCode } from './errors.js';
 import type { Incident } from './incident.js';
-import { parseRfc3339 } from './time.js';
+import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 
 export type { FieldError, FieldErrorCode } from './errors.js';
 
