@@ -7,6 +7,7 @@ import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordi
 import { StoreUnavailableError } from '../event-store/event-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import { canonicalJson } from './canonical-json.js';
+import { MAX_JSON_DEPTH, parseJsonBody } from './json-body.js';
 import { Problems, ProblemError, problemBody, type Problem } from './problem.js';
 import { RateLimiter, WINDOW_MS } from './rate-limiter.js';
 import { rateLimitFields } from './ratelimit-fields.js';
@@ -48,12 +49,36 @@ function routeOptions(request: FastifyRequest): RouteOptions | undefined {
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  reply.header('x-request-id', reply.request.id);
   for (const [name, value] of Object.entries(problem.headers ?? {})) reply.header(name, value);
   return reply.code(problem.status).type('application/problem+json').send(problemBody(problem, String(reply.request.id)));
 }
 
-/** Maps anything thrown to a problem; unknown errors never leak their message. */
-export function toProblem(error: unknown, logger: Logger, requestId: string): Problem {
+/** The body limit of the route a request matched (the default when it matched none). */
+export function bodyLimitOf(request: FastifyRequest | undefined): number {
+  return (request && routeOptions(request)?.bodyLimit) ?? DEFAULT_BODY_LIMIT;
+}
+
+/**
+ * A body over the route's limit. Reading stopped there, so the rest of it is still on the
+ * connection: the answer closes it (`Connection: close`) rather than leave it unusable.
+ */
+export function payloadTooLarge(request: FastifyRequest | undefined): Problem {
+  return { ...Problems.payloadTooLarge(bodyLimitOf(request)).problem, headers: { connection: 'close' } };
+}
+
+/** The client went away before its request was read: nothing to answer, nothing wrong here. */
+function isClientAbort(error: unknown, request: FastifyRequest | undefined): boolean {
+  const code = (error as { code?: string })?.code;
+  const message = (error as { message?: string })?.message;
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || message === 'aborted' || request?.raw.destroyed === true;
+}
+
+/**
+ * Maps anything thrown to a problem; unknown errors never leak their message. Framework errors
+ * (body reading, URL decoding, router limits) get their own codes; anything else is a 500.
+ */
+export function toProblem(error: unknown, logger: Logger, requestId: string, request?: FastifyRequest): Problem {
   if (error instanceof ProblemError) return error.problem;
   const fromDomain = domainProblem(error);
   if (fromDomain) return fromDomain;
@@ -66,11 +91,16 @@ export function toProblem(error: unknown, logger: Logger, requestId: string): Pr
   }
   const code = (error as { code?: string })?.code;
   const status = (error as { statusCode?: number })?.statusCode;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return Problems.payloadTooLarge(DEFAULT_BODY_LIMIT).problem;
-  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return Problems.unsupportedMediaType().problem;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) return payloadTooLarge(request);
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) return Problems.unsupportedMediaType().problem;
   if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return Problems.invalidJson('The body length does not match Content-Length.').problem;
-  if (status === 413) return Problems.payloadTooLarge(DEFAULT_BODY_LIMIT).problem;
-  if (status === 415) return Problems.unsupportedMediaType().problem;
+  if (code === 'FST_ERR_BAD_URL') return Problems.invalidUrl().problem;
+  if (code === 'FST_ERR_MAX_PARAM_LENGTH') return Problems.notFound().problem;
+  if (isClientAbort(error, request)) {
+    logger.info({ request_id: requestId, code }, 'client closed the connection before the request was read');
+    return { ...Problems.badRequest('The client closed the connection before the request was read.').problem, headers: { connection: 'close' } };
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500) return Problems.badRequest().problem;
   logger.error({ err: error, reqId: requestId }, 'unhandled error');
   return Problems.internal().problem;
 }
@@ -187,7 +217,7 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
     }
     const declared = Number(request.headers['content-length'] ?? 0);
     const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    if (declared > limit) throw Problems.payloadTooLarge(limit);
+    if (declared > limit) throw new ProblemError(payloadTooLarge(request));
   });
 
   // Idempotency only concerns POSTs that carry a key: the other requests pass without a promise.
@@ -216,17 +246,20 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
     return releaseAbandoned(request.idempotencyKey);
   });
 
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_LIMIT }, (request, body, done) => {
-    const limit = routeOptions(request)?.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    const text = body as string;
-    if (Buffer.byteLength(text) > limit) return done(Problems.payloadTooLarge(limit), undefined);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(Problems.invalidJson(), undefined);
-    }
+  // Each route's body limit is Fastify's own, so bytes are counted as they arrive (chunked bodies
+  // included) and reading stops at the limit instead of after the whole stream.
+  fastify.addHook('onRoute', (route) => {
+    const options = (route.config as unknown as Partial<RouteOptions> | undefined) ?? {};
+    route.bodyLimit = Math.min(options.bodyLimit ?? DEFAULT_BODY_LIMIT, MAX_BODY_LIMIT);
   });
 
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: DEFAULT_BODY_LIMIT }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    const parsed = parseJsonBody(text);
+    if (parsed.ok) return done(null, parsed.value);
+    if (parsed.reason === 'too_deep') return done(Problems.jsonTooDeep(MAX_JSON_DEPTH), undefined);
+    return done(parsed.reason === 'forbidden_key' ? Problems.forbiddenJsonKey() : Problems.invalidJson(), undefined);
+  });
 }
