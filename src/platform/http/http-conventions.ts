@@ -196,7 +196,17 @@ async function settleIdempotencyKey(request: FastifyRequest, reply: FastifyReply
     const value = reply.getHeader(name);
     if (value !== undefined) headers[name] = String(value);
   }
-  await deps.coordination.completeIdempotency(key, { status: reply.statusCode, body: typeof payload === 'string' ? payload : '', headers });
+  const body = typeof payload === 'string' ? payload : '';
+  await deps.coordination.completeIdempotency(key, { status: reply.statusCode, body: withoutSecrets(body, routeOptions(request)?.secretFields), headers });
+}
+
+/** The response as a replay may show it: the route's once-only secrets removed from `data`. */
+function withoutSecrets(body: string, secretFields: string[] | undefined): string {
+  if (!secretFields?.length || body === '') return body;
+  const document = JSON.parse(body) as { data?: Record<string, unknown> };
+  if (document.data === null || typeof document.data !== 'object') return body;
+  for (const field of secretFields) delete document.data[field];
+  return JSON.stringify(document);
 }
 
 /**

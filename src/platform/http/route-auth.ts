@@ -18,6 +18,11 @@ export interface RouteOptions {
   auth: RouteAuth;
   /** Raised body limit (bytes) for this route; the default is 1 MiB. */
   bodyLimit?: number;
+  /**
+   * Fields of the response's `data` that are secrets shown once (an issued token): an
+   * Idempotency-Key replay answers without them, and the stored response never holds them.
+   */
+  secretFields?: string[];
 }
 
 /** A developer token as the auth hook needs it. */
