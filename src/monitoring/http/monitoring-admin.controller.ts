@@ -4,6 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Problems } from '../../platform/http/problem.js';
 import { toTimestamp } from '../../platform/http/query.js';
+import { createdAt } from '../../platform/http/http-conventions.js';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { AdminOnly } from '../../platform/http/route-auth.js';
 import { pathId, validateBody } from '../../platform/http/validation.js';
@@ -123,6 +124,7 @@ export class MonitoringAdminController {
     const endpointId = pathId(endpointParam, 'The endpoint');
     const input = validateBody(ImportChecksBody, body);
     const imported = await this.commands.execute(new ImportChecks(teamId, endpointId, input.checks, commandContext(request)));
+    createdAt(request, `/api/public/v2/endpoints/${endpointId}/checks`);
     return { data: { imported } };
   }
 }

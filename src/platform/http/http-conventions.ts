@@ -17,6 +17,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
     idempotencyKey?: string;
+    /** Where a 201 answer's resource lives, when not `<request path>/<data.id>` (see createdAt). */
+    createdLocation?: string;
   }
 }
 
@@ -131,20 +133,35 @@ async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: Http
   if (!record || record.revokedAt !== null || (record.expiresAt !== null && Date.parse(record.expiresAt) <= now)) {
     throw Problems.unauthenticated(true);
   }
-  if (!record.scopes.includes(auth.scope)) throw Problems.insufficientScope(auth.scope);
-  if (auth.editor && record.role !== 'editor') throw Problems.editorRequired();
   deps.tokens().touched(record.tokenId, record.teamId);
   return { kind: 'token', tokenId: record.tokenId, teamId: record.teamId, scopes: record.scopes, role: record.role };
 }
 
-async function applyRateLimit(reply: FastifyReply, principal: Principal, limiter: RateLimiter): Promise<void> {
-  if (principal.kind !== 'token') return;
+function checkScope(principal: Principal, auth: RouteAuth): void {
+  if (principal.kind !== 'token' || auth.kind !== 'token') return;
+  if (!principal.scopes.includes(auth.scope)) throw Problems.insufficientScope(auth.scope);
+  if (auth.editor && principal.role !== 'editor') throw Problems.editorRequired();
+}
+
+/** A developer token sent to a path no route matches: counted, so the 404/405 carries RateLimit headers. */
+async function optionalToken(request: FastifyRequest, deps: HttpConventionsDeps): Promise<Principal | null> {
+  const { token } = bearerToken(request);
+  if (!token) return null;
+  return authenticate(request, { kind: 'token', scope: 'monitoring:read' }, deps).catch((error: unknown) => {
+    if (error instanceof ProblemError) return null;
+    throw error;
+  });
+}
+
+/** Counts the request and sets the RateLimit headers; the 429 itself is the caller's (after scope). */
+async function applyRateLimit(reply: FastifyReply, principal: Principal, limiter: RateLimiter): Promise<ProblemError | null> {
+  if (principal.kind !== 'token') return null;
   const now = Date.now();
   const decision = await limiter.take(`rate:token:${principal.tokenId}`, now);
   const resetSeconds = Math.max(1, Math.ceil((decision.resetAt - now) / 1000));
   // Set now, so that every response (problem details included) carries them.
   for (const [name, value] of Object.entries(rateLimitFields(decision, resetSeconds, WINDOW_MS / 1000))) reply.header(name, value);
-  if (!decision.allowed) throw Problems.rateLimited(resetSeconds);
+  return decision.allowed ? null : Problems.rateLimited(resetSeconds);
 }
 
 function idempotencyScope(principal: Principal | undefined): string {
@@ -209,6 +226,18 @@ function withoutSecrets(body: string, secretFields: string[] | undefined): strin
   return JSON.stringify(document);
 }
 
+/** `<collection path>/<data.id>` for a 201 whose body names the created resource's id. */
+function createdLocation(path: string, payload: unknown): string | null {
+  if (typeof payload !== 'string' || !payload.startsWith('{"data":{')) return null;
+  const id = (JSON.parse(payload) as { data?: { id?: unknown } }).data?.id;
+  return Number.isSafeInteger(id) ? `${path.replace(/\/+$/, '')}/${id as number}` : null;
+}
+
+/** For a route whose created resource is not `<request path>/<id>`: where the 201's Location points. */
+export function createdAt(request: FastifyRequest, location: string): void {
+  request.createdLocation = location;
+}
+
 /**
  * The HTTP conventions every route shares, as Fastify hooks so their order is exact:
  * authentication, scope/role and rate limit before the body is read; idempotency replay before
@@ -219,11 +248,22 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const options = routeOptions(request);
-    if (!options || options.auth.kind === 'public') return;
+    if (!options) {
+      // No route: the answer is 404 or 405, but a developer token's request still counts.
+      const principal = await optionalToken(request, deps);
+      const refused = principal && (await applyRateLimit(reply, principal, limiter));
+      if (refused) throw refused;
+      return;
+    }
+    if (options.auth.kind === 'public') return;
     const principal = await authenticate(request, options.auth, deps);
     if (principal) {
       request.principal = principal;
-      await applyRateLimit(reply, principal, limiter);
+      // Counted before the scope check so a 403 carries the RateLimit headers too; the order of
+      // answers stays authentication, scope and role, then 429.
+      const refused = await applyRateLimit(reply, principal, limiter);
+      checkScope(principal, options.auth);
+      if (refused) throw refused;
     }
     const declared = Number(request.headers['content-length'] ?? 0);
     const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -241,6 +281,15 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
       },
       (error: Error) => done(error),
     );
+  });
+
+  // A 201 names what it created; registered before the idempotency hook so replays keep it.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode === 201 && reply.getHeader('location') === undefined) {
+      const location = request.createdLocation ?? createdLocation(request.url.split('?')[0], payload);
+      if (location) reply.header('location', location);
+    }
+    done(null, payload);
   });
 
   fastify.addHook('onSend', (request, reply, payload, done) => {

@@ -1,3 +1,5 @@
+import type { ProblemCode } from './error-codes.js';
+
 /**
  * RFC 9457 problem details, with the codes decided in api-decisions.md. Every error leaves the
  * service through `ProblemError`, so the shape is the same from every layer.
@@ -31,7 +33,7 @@ export class ProblemError extends Error {
   }
 }
 
-const problem = (status: number, code: string, title: string, detail: string, extra: Partial<Problem> = {}) =>
+const problem = (status: number, code: ProblemCode, title: string, detail: string, extra: Partial<Problem> = {}) =>
   new ProblemError({ status, code, title, detail, ...extra });
 
 export const Problems = {
@@ -50,7 +52,6 @@ export const Problems = {
   },
   badRequest: (detail = 'The request is not valid HTTP.') => problem(400, 'bad_request', 'Bad request', detail),
   invalidUrl: () => problem(400, 'invalid_url', 'Invalid URL', 'The request path is not a valid percent-encoded URL.'),
-  uriTooLong: () => problem(414, 'uri_too_long', 'URI too long', 'The request line is too long.'),
   headersTooLarge: () =>
     problem(431, 'request_header_fields_too_large', 'Request header fields too large', 'The request line and headers exceed the server limit.'),
   requestTimeout: () => problem(408, 'request_timeout', 'Request timeout', 'The request was not received in time.'),
@@ -67,10 +68,10 @@ export const Problems = {
   notFound: (what = 'The resource') => problem(404, 'not_found', 'Not found', `${what} does not exist.`),
   methodNotAllowed: (allow: string[]) =>
     problem(405, 'method_not_allowed', 'Method not allowed', `Allowed methods: ${allow.join(', ')}.`, { headers: { allow: allow.join(', ') } }),
-  conflict: (code: string, detail: string, headers?: Record<string, string>) => problem(409, code, 'Conflict', detail, { headers }),
+  conflict: (code: ProblemCode, detail: string, headers?: Record<string, string>) => problem(409, code, 'Conflict', detail, { headers }),
   payloadTooLarge: (limit: number) => problem(413, 'payload_too_large', 'Payload too large', `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => problem(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.'),
-  unprocessable: (code: string, detail: string) => problem(422, code, 'Unprocessable request', detail),
+  unprocessable: (code: ProblemCode, detail: string) => problem(422, code, 'Unprocessable request', detail),
   rateLimited: (retryAfterSeconds: number) =>
     problem(429, 'rate_limited', 'Too many requests', `Rate limit reached; retry in ${retryAfterSeconds} s.`, { headers: { 'retry-after': String(retryAfterSeconds) } }),
   internal: () => problem(500, 'internal_error', 'Internal error', 'Something went wrong on our side. Quote the request id when reporting it.'),

@@ -43,7 +43,7 @@ function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
     if (missing) return missing;
     const own = Object.entries(error.constraints ?? {}).map(([constraint, message]) => ({
       field,
-      code: CODES[constraint] ?? constraint,
+      code: CODES[constraint] ?? 'invalid_value',
       message: constraint === 'whitelistValidation' ? 'is not a known field' : message.replace(new RegExp(`^${error.property} `), ''),
     }));
     return [...own, ...flatten(error.children ?? [], field)];
