@@ -188,6 +188,18 @@ describe('hostile input never hurts (issue 19)', () => {
     });
   });
 
+  describe('found by the fuzz test', () => {
+    it('an empty path parameter with an Idempotency-Key answers 404 (and replays it), not 409 in progress', async () => {
+      const send = () => t.admin('POST', '/api/v2/teams//projects', { name: 'x' });
+      const keyed = () => t.request('POST', '/api/v2/teams//projects', { token: 'test-admin-token-0123456789', body: { name: 'x' }, headers: { 'idempotency-key': 'empty-param' } });
+      expectProblem(await send(), 404, 'not_found');
+      expectProblem(await keyed(), 404, 'not_found');
+      const replay = await keyed();
+      expect(replay.statusCode).toBe(404);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    });
+  });
+
   describe('3. errors are bounded', () => {
     it('150,000 bad endpoint_ids answer a small error with a count of the rest', async () => {
       const f = await teamWithIncident();

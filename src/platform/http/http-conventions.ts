@@ -171,6 +171,9 @@ function idempotencyScope(principal: Principal | undefined): string {
 async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply, deps: HttpConventionsDeps): Promise<boolean> {
   const header = request.headers['idempotency-key'];
   if (request.method !== 'POST' || header === undefined) return false;
+  // Already claimed by this request: Nest hands a route match with an empty path parameter to
+  // the not-found handler, which runs the hooks a second time.
+  if (request.idempotencyKey) return false;
   const key = Array.isArray(header) ? header[0] : header;
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw Problems.validation([{ field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 printable ASCII characters' }]);
@@ -249,7 +252,9 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
     reply.header('x-request-id', request.id);
     const options = routeOptions(request);
     if (!options) {
-      // No route: the answer is 404 or 405, but a developer token's request still counts.
+      // No route: the answer is 404 or 405, but a developer token's request still counts (once:
+      // a route that hands the request to the not-found handler has counted it already).
+      if (request.principal) return;
       const principal = await optionalToken(request, deps);
       const refused = principal && (await applyRateLimit(reply, principal, limiter));
       if (refused) throw refused;
