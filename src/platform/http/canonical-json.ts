@@ -1,5 +1,7 @@
 type Task = { text: string } | { value: unknown };
 
+const isLeaf = (value: unknown) => value === null || typeof value !== 'object';
+
 /**
  * JSON with object keys sorted at every level: equal documents give equal strings. Iterative
  * (an explicit stack, not recursion), so no nesting depth can overflow the call stack.
@@ -16,6 +18,11 @@ export function canonicalJson(value: unknown): string {
     const current = task.value;
     const tasks: Task[] = [];
     if (Array.isArray(current)) {
+      if (current.every(isLeaf)) {
+        // Arrays of plain values (the common bulk case) in one native call.
+        out.push(JSON.stringify(current.map((item) => (item === undefined ? null : item))));
+        continue;
+      }
       tasks.push({ text: '[' });
       current.forEach((item, index) => {
         if (index > 0) tasks.push({ text: ',' });

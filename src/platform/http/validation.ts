@@ -54,7 +54,7 @@ function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
 interface DtoShape {
   fields: Set<string>;
   /** Array fields: their documented maximum, and whether each item is a nested DTO (an object). */
-  arrays: Map<string, { max: number | null; objects: boolean }>;
+  arrays: Map<string, { min: number | null; max: number | null; objects: boolean }>;
 }
 
 const shapes = new WeakMap<object, DtoShape>();
@@ -66,8 +66,9 @@ function shapeOf(dto: new () => object): DtoShape {
   for (const rule of getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false)) {
     shape.fields.add(rule.propertyName);
     const name = (rule as { name?: string }).name;
-    const array = shape.arrays.get(rule.propertyName) ?? { max: null, objects: false };
+    const array = shape.arrays.get(rule.propertyName) ?? { min: null, max: null, objects: false };
     if (name === 'arrayMaxSize') shape.arrays.set(rule.propertyName, { ...array, max: Number(rule.constraints[0]) });
+    else if (name === 'arrayMinSize') shape.arrays.set(rule.propertyName, { ...array, min: Number(rule.constraints[0]) });
     else if (rule.type === 'nestedValidation' && rule.each) shape.arrays.set(rule.propertyName, { ...array, objects: true });
   }
   shapes.set(dto, shape);
@@ -128,6 +129,51 @@ export function validateBody<T extends object>(dto: new () => T, body: unknown, 
   const rules = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false }).filter((error) => !shape.refused.has(error.property));
   const errors = [...shape.errors, ...flatten(rules), ...extra];
   if (errors.length > 0) throw Problems.validation(errors, undefined, shape.omitted);
+  return instance;
+}
+
+const RULES = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false };
+/** Items of a bulk array validated between two turns of the event loop. */
+const SLICE = 250;
+
+/**
+ * `validateBody` for bodies carrying a large array of objects (check import: up to 10,000):
+ * the items are transformed and validated in slices of SLICE, yielding to the event loop between
+ * slices, so a maximal body does not hold every other request (and `/health/live`) for the
+ * second or more that class-validator takes over it. Same answers as `validateBody`.
+ */
+export async function validateBodyInSlices<T extends object>(dto: new () => T, body: unknown): Promise<T> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw Problems.validation([{ field: '', code: 'invalid_type', message: 'the body must be a JSON object' }]);
+  }
+  const dtoShape = shapeOf(dto);
+  const shape = checkShape(dtoShape, body as Record<string, unknown>);
+  const bulk = [...dtoShape.arrays].filter(([key, array]) => array.objects && Array.isArray(shape.rest[key])).map(([key]) => key);
+  const top = { ...shape.rest };
+  for (const key of bulk) delete top[key];
+  const instance = plainToInstance(dto, top, { enableImplicitConversion: false }) as T & Record<string, unknown>;
+  const rules = validateSync(instance, RULES).filter((error) => !shape.refused.has(error.property) && !bulk.includes(error.property));
+  const errors = [...shape.errors, ...flatten(rules)];
+  let omitted = shape.omitted;
+  for (const key of bulk) {
+    const items = shape.rest[key] as unknown[];
+    const min = dtoShape.arrays.get(key)?.min ?? null;
+    if (min !== null && items.length < min) errors.push({ field: key, code: 'too_short', message: `must contain at least ${min} elements` });
+    const converted: unknown[] = [];
+    for (let start = 0; start < items.length; start += SLICE) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      const slice = (plainToInstance(dto, { [key]: items.slice(start, start + SLICE) }, { enableImplicitConversion: false }) as Record<string, unknown[]>)[key];
+      slice.forEach((item, offset) => {
+        converted.push(item);
+        for (const error of flatten(validateSync(item as object, RULES), `${key}[${start + offset}]`)) {
+          if (errors.length < MAX_LISTED_ERRORS) errors.push(error);
+          else omitted++;
+        }
+      });
+    }
+    (instance as Record<string, unknown>)[key] = converted;
+  }
+  if (errors.length > 0) throw Problems.validation(errors, undefined, omitted);
   return instance;
 }
 
