@@ -82,6 +82,21 @@ describe('one error style (issue 15, item 4)', () => {
       expectRateLimit(wrongMethod);
     });
 
+    it('an unknown route with a spent quota is still 404 (only routes answer 429)', async () => {
+      const small = await startTestApp({ RATE_LIMIT_PER_MINUTE: '2' });
+      try {
+        const team = await small.createTeam();
+        const { token } = await small.issueToken(team.id, ['monitoring:read'], 'viewer');
+        for (let i = 0; i < 2; i++) expect((await small.request('GET', '/api/public/v2/projects', { token })).statusCode).toBe(200);
+        expect((await small.request('GET', '/api/public/v2/projects', { token })).statusCode).toBe(429);
+        const unknown = await small.request('GET', '/api/public/v2/nothing-here', { token });
+        expect(unknown.statusCode).toBe(404);
+        expect(unknown.headers['ratelimit-remaining']).toBe('0');
+      } finally {
+        await small.close();
+      }
+    });
+
     it('an unknown route with a bad token is still 404 (no 401 for a route that does not exist)', async () => {
       const response = await t.request('GET', '/api/public/v2/nothing-here', { token: 'mon_pat_nope' });
       expect(response.statusCode).toBe(404);

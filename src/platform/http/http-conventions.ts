@@ -255,9 +255,9 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
       // No route: the answer is 404 or 405, but a developer token's request still counts (once:
       // a route that hands the request to the not-found handler has counted it already).
       if (request.principal) return;
+      // The answer stays 404/405 even when the quota is spent: only routes are refused with 429.
       const principal = await optionalToken(request, deps);
-      const refused = principal && (await applyRateLimit(reply, principal, limiter));
-      if (refused) throw refused;
+      if (principal) await applyRateLimit(reply, principal, limiter);
       return;
     }
     if (options.auth.kind === 'public') return;
