@@ -96,6 +96,9 @@ describe('fuzzing every route (issue 19)', () => {
       '{"name":"x","description":{"constructor":{"prototype":{"polluted":1}}}}',
       '{"title":"x","metadata":{"constructor":{"prototype":{}}}}',
       '{"constructor":{"prototype":{}}}',
+      '{"name":"x","description":{"constructor":1}}',
+      '{"checks":[{"checked_at":"2026-01-01T00:00:00Z","success":true,"status_code":200,"latency_ms":1,"failure_reason":{"constructor":{}}}]}',
+      '{"project_id":1,"name":"e","url":"https://example.com/","headers":{"constructor":"x"}}',
     );
     const plausible = fc.record(
       {

@@ -145,6 +145,23 @@ describe('hostile input never hurts (issue 19)', () => {
       expectProblem(protoAdmin, 400);
     });
 
+    it('answers a "constructor" key anywhere in a DTO body with 400 naming it, not 500', async () => {
+      const team = await t.createTeam();
+      const project = await createProject(t, team.id);
+      const cases: Array<[string, unknown, string]> = [
+        [`/api/v2/teams/${team.id}/projects`, { name: 'x', description: { constructor: 1 } }, 'description.constructor'],
+        [`/api/v2/teams/${team.id}/projects`, { name: 'x', description: { constructor: { a: 1 } } }, 'description.constructor'],
+        [`/api/v2/teams/${team.id}/endpoints`, { project_id: project.id, name: 'e', url: 'https://example.com/', headers: { constructor: 'x' } }, 'headers.constructor'],
+      ];
+      for (const [url, body, field] of cases) {
+        const problem = expectProblem(await t.admin('POST', url, body), 400, 'validation_failed');
+        expect(problem.errors).toContainEqual(expect.objectContaining({ field, code: 'invalid_value' }));
+      }
+      const endpoint = await createEndpoint(t, team.id, project.id);
+      const imported = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks/import`, { checks: [importedCheck('2026-01-01T00:00:00Z'), { ...importedCheck('2026-01-01T00:01:00Z'), failure_reason: { constructor: 1 } }] });
+      expect(expectProblem(imported, 400, 'validation_failed').errors).toEqual([expect.objectContaining({ field: 'checks[1].failure_reason.constructor', code: 'invalid_value' })]);
+    });
+
     it('answers a check import whose items are arrays with 400, not 500', async () => {
       const team = await t.createTeam();
       const project = await createProject(t, team.id);

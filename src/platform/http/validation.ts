@@ -78,6 +78,27 @@ function shapeOf(dto: new () => object): DtoShape {
 const isObject = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
+ * The path of the first object inside `value` with its own `constructor` key, or null.
+ * class-transformer takes an object's `constructor` as the class to build it with, so such a key
+ * anywhere in a DTO body made it throw (a 500); the field is refused instead. Iterative, and
+ * bodies are at most 64 levels deep anyway (json-body.ts).
+ */
+function constructorKeyPath(value: unknown, path: string): string | null {
+  const stack: Array<[unknown, string]> = [[value, path]];
+  while (stack.length > 0) {
+    const [current, at] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], `${at}[${i}]`]);
+      continue;
+    }
+    if (Object.hasOwn(current, 'constructor')) return `${at}.constructor`;
+    for (const [key, child] of Object.entries(current)) stack.push([child, `${at}.${key}`]);
+  }
+  return null;
+}
+
+/**
  * Shape and counts first, in time linear in the body and with a bounded list: unknown top-level
  * fields, arrays past their documented maximum, nested items that are not objects. The fields
  * found wrong here are left out of the rule-by-rule validation that follows, so a huge array or
@@ -109,6 +130,12 @@ function checkShape(shape: DtoShape, body: Record<string, unknown>): { errors: F
         refused.add(key);
         continue;
       }
+    }
+    const constructorKey = constructorKeyPath(value, key);
+    if (constructorKey) {
+      report({ field: constructorKey, code: 'invalid_value', message: 'is not allowed: "constructor" is not accepted as a key' });
+      refused.add(key);
+      continue;
     }
     rest[key] = value;
   }
