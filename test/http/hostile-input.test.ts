@@ -311,7 +311,7 @@ describe('hostile input never hurts (issue 19)', () => {
       expect(replay.statusCode).toBe(201);
       expect(replay.headers['idempotent-replayed']).toBe('true');
       const replayed = replay.json().data;
-      expect(replayed.token).toBeUndefined();
+      expect(replayed.token).toBeNull();
       expect(replayed).toMatchObject({ id: first.json().data.id, name: 'ci', scopes: ['monitoring:read'], role: 'viewer' });
       expect(replay.body).not.toContain(secret);
       const stored = await t.platform.coordination.claimIdempotency('admin:token-once', 'probe', { retentionMs: 1000, staleAfterMs: 1000 });

@@ -220,12 +220,12 @@ async function settleIdempotencyKey(request: FastifyRequest, reply: FastifyReply
   await deps.coordination.completeIdempotency(key, { status: reply.statusCode, body: withoutSecrets(body, routeOptions(request)?.secretFields), headers });
 }
 
-/** The response as a replay may show it: the route's once-only secrets removed from `data`. */
+/** The response as a replay may show it: the route's once-only secrets set to null in `data`. */
 function withoutSecrets(body: string, secretFields: string[] | undefined): string {
   if (!secretFields?.length || body === '') return body;
   const document = JSON.parse(body) as { data?: Record<string, unknown> };
   if (document.data === null || typeof document.data !== 'object') return body;
-  for (const field of secretFields) delete document.data[field];
+  for (const field of secretFields) if (field in document.data) document.data[field] = null;
   return JSON.stringify(document);
 }
 

@@ -19,8 +19,9 @@ export interface RouteOptions {
   /** Raised body limit (bytes) for this route; the default is 1 MiB. */
   bodyLimit?: number;
   /**
-   * Fields of the response's `data` that are secrets shown once (an issued token): an
-   * Idempotency-Key replay answers without them, and the stored response never holds them.
+   * Fields of the response's `data` that are secrets shown once (an issued token, a channel's
+   * signing secret): the stored Idempotency-Key response holds them as null, so a replay answers
+   * the same resource with the secret null and no record at rest ever holds it.
    */
   secretFields?: string[];
 }

@@ -43,7 +43,7 @@ export class TeamsController {
     return { data: await this.commands.execute(new CreateTeam(input.name, commandContext(request))) };
   }
 
-  /** A replay with the same Idempotency-Key answers the token's metadata without the token. */
+  /** A replay with the same Idempotency-Key answers the token's metadata with `token: null`. */
   @AdminOnly({ secretFields: ['token'] })
   @Post(':teamID/tokens')
   @HttpCode(201)
