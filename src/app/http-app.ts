@@ -7,6 +7,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { HealthController } from '../platform/health/health.controller.js';
 import { installHttpConventions, MAX_BODY_LIMIT } from '../platform/http/http-conventions.js';
+import { clientErrorHandler, frameworkErrors } from '../platform/http/framework-errors.js';
 import { ProblemFilter, ROUTE_TABLE } from '../platform/http/problem.filter.js';
 import { lazyRequestLogger, logEachRequest } from '../platform/http/lazy-request-logger.js';
 import { requestIdFor } from '../platform/http/request-id.js';
@@ -53,6 +54,8 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     genReqId: requestIdFor,
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: MAX_BODY_LIMIT,
+    frameworkErrors: frameworkErrors(platform.logger),
+    clientErrorHandler: clientErrorHandler(platform.logger),
     logController: new LogController({
       requestIdLogLabel: 'request_id',
       // replaced by one line per request after the response (logEachRequest)

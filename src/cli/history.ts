@@ -7,7 +7,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { createEventStore } from '../platform/event-store/create-event-store.js';
 import { incidentHistory } from '../incidents/application/history.js';
-import { parseRfc3339 } from '../incidents/domain/time.js';
+import { parseRfc3339 } from '../platform/time/rfc3339.js';
 import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
 
 const USAGE_ERROR = 2;

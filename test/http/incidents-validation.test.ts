@@ -74,7 +74,7 @@ describe('incident validation: one 400 listing every violated rule', () => {
   it('update details: empty body, bad values, endpoint of another project', async () => {
     const incident = await createIncident(t, f);
     const patch = (body: unknown) => t.request('PATCH', `${INCIDENTS}/${incident.id}`, { token: f.editor, body });
-    expect(fieldsOf(await patch({}))).toEqual([':required']);
+    expect(fieldsOf(await patch({}))).toEqual(['(body):required']);
     const response = await patch({ title: '', endpoint_ids: [f.otherEndpoint], last_error_at: '2000-01-01T00:00:00Z', status_id: 1 });
     expect(response.statusCode).toBe(400);
     expect(fieldsOf(response)).toEqual(['endpoint_ids[0]:conflict', 'last_error_at:conflict', 'status_id:unknown_field', 'title:too_short']);
@@ -83,7 +83,7 @@ describe('incident validation: one 400 listing every violated rule', () => {
   it('update status: empty body, status with status_id, unknown status, wrong types', async () => {
     const incident = await createIncident(t, f);
     const patch = (body: unknown) => t.request('PATCH', `${INCIDENTS}/${incident.id}/status`, { token: f.editor, body });
-    expect(fieldsOf(await patch({}))).toEqual([':required']);
+    expect(fieldsOf(await patch({}))).toEqual(['(body):required']);
     expect(fieldsOf(await patch({ status: 'Monitoring', status_id: 1, resolved: 'true', auto_resolve: 1 }))).toEqual([
       'auto_resolve:invalid_type',
       'resolved:invalid_type',
@@ -105,9 +105,9 @@ describe('incident validation: one 400 listing every violated rule', () => {
       'title:required',
     ]);
     const checkpoint = (await t.request('POST', `${url}/checkpoints`, { token: f.editor, body: { title: 'Update' } })).json().data;
-    expect(fieldsOf(await t.request('PATCH', `${url}/checkpoints/${checkpoint.id}`, { token: f.editor, body: {} }))).toEqual([':required']);
+    expect(fieldsOf(await t.request('PATCH', `${url}/checkpoints/${checkpoint.id}`, { token: f.editor, body: {} }))).toEqual(['(body):required']);
     const comment = (await t.request('POST', `${url}/comments`, { token: f.editor, body: { body: 'note' } })).json().data;
-    expect(fieldsOf(await t.request('PATCH', `${url}/comments/${comment.id}`, { token: f.editor, body: {} }))).toEqual([':required']);
+    expect(fieldsOf(await t.request('PATCH', `${url}/comments/${comment.id}`, { token: f.editor, body: {} }))).toEqual(['(body):required']);
   });
 
   it('list query: bad values are one 400', async () => {

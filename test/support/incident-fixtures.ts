@@ -46,7 +46,7 @@ export async function createIncident(t: TestApp, f: TeamFixture, body: Record<st
 export function fieldsOf(response: { json(): any }): string[] {
   return response
     .json()
-    .errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`)
+    .errors.map((e: { field?: string; code: string }) => `${e.field ?? '(body)'}:${e.code}`)
     .sort();
 }
 

@@ -5,7 +5,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '../../src/app/http-app.js';
 import { projections } from '../../src/app/contexts.js';
 import { loadConfig } from '../../src/platform/config/config.js';
-import { silentLogger } from '../../src/platform/logging/logger.js';
+import { silentLogger, type Logger } from '../../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../../src/platform/platform.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -40,14 +40,14 @@ export interface TestApp {
  * The whole service in this process, embedded (SQLite, in-process transport) under a temp
  * DATA_DIR, served through Fastify inject.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'monitor-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env });
   const platform = await createPlatform(config, {
     projections: projections(),
     withRunner: true,
     withTransport: true,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
   });
   await platform.runner!.start();
   const app = await createHttpApp(platform);

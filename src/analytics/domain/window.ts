@@ -1,4 +1,4 @@
-import { parseRfc3339 } from './rfc3339.js';
+import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 
 /**
  * The analytics window: which range is measured and how it is cut into series buckets.
@@ -115,7 +115,7 @@ function parseTimestamp(field: string, text: string, errors: FieldError[]): numb
   const hint = / \d{2}:\d{2}$/.test(text) ? ' (encode a + offset as %2B)' : '';
   errors.push({
     field,
-    code: 'invalid_timestamp',
+    code: 'invalid_value',
     message: `${field} must be an RFC 3339 timestamp such as 2026-01-31T12:00:00Z${hint}`,
   });
   return undefined;
@@ -123,7 +123,7 @@ function parseTimestamp(field: string, text: string, errors: FieldError[]): numb
 
 function parseBuckets(text: string, errors: FieldError[]): number | undefined {
   if (!/^[0-9]+$/.test(text)) {
-    errors.push({ field: 'buckets', code: 'invalid_integer', message: 'buckets must be a base-10 integer' });
+    errors.push({ field: 'buckets', code: 'invalid_type', message: 'buckets must be a base-10 integer' });
     return undefined;
   }
   const value = Number(text);
@@ -136,8 +136,8 @@ function parseBuckets(text: string, errors: FieldError[]): number | undefined {
 
 function checkRange(from: number, to: number, errors: FieldError[]): void {
   if (from >= to) {
-    errors.push({ field: 'from', code: 'invalid_range', message: 'from must be before to' });
+    errors.push({ field: 'from', code: 'conflict', message: 'from must be before to' });
   } else if (to - from > MAX_RANGE_MS) {
-    errors.push({ field: 'to', code: 'range_too_long', message: 'the range from..to must be at most 90 days' });
+    errors.push({ field: 'to', code: 'out_of_range', message: 'the range from..to must be at most 90 days' });
   }
 }

@@ -2,6 +2,7 @@ import type { EventStore, RecordedEvent } from '../../platform/event-store/event
 import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
 import { incidentStreamId } from '../domain/events.js';
 import { describeEvent, stateAt, type HistoryEntry } from '../domain/history.js';
+import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 
 export interface IncidentHistory {
   incident_id: number;
@@ -29,7 +30,7 @@ export function owningTeam(recorded: readonly RecordedEvent[]): number | null {
 export function historyAsOf(incidentId: number, recorded: readonly RecordedEvent[], at?: string): IncidentHistory | null {
   const teamId = owningTeam(recorded);
   if (teamId === null) return null;
-  const limit = at === undefined ? Infinity : Date.parse(at);
+  const limit = at === undefined ? Infinity : (parseRfc3339(at) ?? Number.NaN);
   const state = stateAt(recorded, at);
   return {
     incident_id: incidentId,

@@ -9,7 +9,7 @@ import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js'
 import { IncidentMergedError } from '../domain/errors.js';
 import { incidentStreamId, type IncidentDetails, type JsonObject, type Severity } from '../domain/events.js';
 import { decide, replay, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
-import { validateCreateIncident, validateUpdateDetails, validateUpdateStatus } from '../domain/validation.js';
+import { LIMITS, validateCreateIncident, validateUpdateDetails, validateUpdateStatus } from '../domain/validation.js';
 import { mapDomainErrors } from './domain-errors.js';
 import { logIncidentChanges } from './incident-log.js';
 import { incidentAggregate, incidentStreams, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
@@ -92,6 +92,11 @@ function resolveStatus(statuses: StatusRef[], body: Body): StatusRef | undefined
   return undefined;
 }
 
+/** The endpoint ids a body names, or none when past the documented limit (validation refuses those unread). */
+function boundedIds(value: unknown): number[] {
+  return Array.isArray(value) && value.length <= LIMITS.endpointIds ? (value as number[]) : [];
+}
+
 // ---------------------------------------------------------------------------------------------
 
 export class CreateIncident extends Command<IncidentDetail> {
@@ -110,7 +115,7 @@ export class CreateIncidentHandler implements ICommandHandler<CreateIncident> {
   async execute({ teamId, body, context }: CreateIncident): Promise<IncidentDetail> {
     const input = (body ?? {}) as Body;
     const statuses = await teamStatuses(this.platform, teamId);
-    const endpointIds = Array.isArray(input.endpoint_ids) ? (input.endpoint_ids as number[]) : [];
+    const endpointIds = boundedIds(input.endpoint_ids);
     const projectIds = typeof input.project_id === 'number' ? [input.project_id] : [];
     const facts = {
       statuses: statusFacts(statuses),
@@ -161,7 +166,8 @@ export class UpdateIncidentDetailsHandler implements ICommandHandler<UpdateIncid
   async execute({ teamId, incidentId, body, context }: UpdateIncidentDetails): Promise<IncidentDetail> {
     const current = await writableIncident(this.platform, teamId, incidentId);
     const input = (body ?? {}) as Body;
-    const endpointIds = [...(Array.isArray(input.endpoint_ids) ? (input.endpoint_ids as number[]) : []), ...current.endpoint_ids];
+    const named = boundedIds(input.endpoint_ids);
+    const endpointIds = [...named, ...current.endpoint_ids];
     const facts = {
       projectIds: await this.monitoring.projectIds(teamId, typeof input.project_id === 'number' ? [input.project_id] : []),
       endpointProjects: await this.monitoring.endpointProjects(teamId, endpointIds),

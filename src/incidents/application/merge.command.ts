@@ -9,7 +9,7 @@ import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js'
 import { IncidentMergedError } from '../domain/errors.js';
 import { INCIDENT_MERGED_INTO, INCIDENT_RESOLVED, incidentStreamId, type IncidentEvent, type IncidentMergedIntoData, type IncidentResolvedData } from '../domain/events.js';
 import { replay, type Incident } from '../domain/incident.js';
-import { validateMerge } from '../domain/validation.js';
+import { LIMITS, validateMerge } from '../domain/validation.js';
 import { failIfInvalid, runIncidentCommand, writableIncident } from './incident.commands.js';
 import { incidentAggregate } from './lookups.js';
 
@@ -191,5 +191,6 @@ function describeFailure(error: unknown): string {
 
 function sourceIds(body: unknown): number[] {
   const ids = (body as { source_incident_ids?: unknown } | null)?.source_incident_ids;
-  return Array.isArray(ids) ? ids.filter((id): id is number => Number.isSafeInteger(id) && id > 0) : [];
+  if (!Array.isArray(ids) || ids.length > LIMITS.mergeSources) return [];
+  return ids.filter((id): id is number => Number.isSafeInteger(id) && id > 0);
 }

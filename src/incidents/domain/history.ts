@@ -28,7 +28,7 @@ import {
   type IncidentEvent,
 } from './events.js';
 import { evolve, initialState, type IncidentState } from './incident.js';
-import { parseRfc3339 } from './time.js';
+import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 
 export type ChangeSet = Record<string, { from?: unknown; to?: unknown }>;
 

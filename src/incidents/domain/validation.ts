@@ -14,12 +14,14 @@
 import { DETAIL_FIELDS, SEVERITIES, type JsonObject } from './events.js';
 import type { FieldError, FieldErrorCode } from './errors.js';
 import type { Incident } from './incident.js';
-import { parseRfc3339 } from './time.js';
+import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 
 export type { FieldError, FieldErrorCode } from './errors.js';
 
 export const LIMITS = {
   endpointIds: 500,
+  /** Not in the spec; bounds the lookups one merge request can cause. */
+  mergeSources: 100,
   title: 200,
   type: 80,
   detectionReason: 10_000,
@@ -121,6 +123,9 @@ export function validateMerge(body: unknown, targetId: number, facts: MergeFacts
   if (ids === undefined) return [...errors, err('source_incident_ids', 'required', 'source_incident_ids is required')];
   if (!Array.isArray(ids)) return [...errors, err('source_incident_ids', 'invalid_type', 'source_incident_ids must be an array of integers')];
   if (ids.length === 0) errors.push(err('source_incident_ids', 'too_short', 'source_incident_ids must name at least one incident'));
+  if (ids.length > LIMITS.mergeSources) {
+    return [...errors, err('source_incident_ids', 'too_many', `source_incident_ids may name at most ${LIMITS.mergeSources} incidents`)];
+  }
   const valid = checkIdElements(errors, 'source_incident_ids', ids);
   valid.forEach(({ id, index }) => {
     const field = `source_incident_ids[${index}]`;
@@ -280,7 +285,7 @@ interface EndpointRef {
 
 /** Well-formed endpoint ids of the body that exist; reports those that do not. */
 function endpointsWithProject(errors: FieldError[], body: Body, endpointProjects: Readonly<Record<number, number>>): EndpointRef[] {
-  if (!Array.isArray(body.endpoint_ids)) return [];
+  if (!Array.isArray(body.endpoint_ids) || body.endpoint_ids.length > LIMITS.endpointIds) return [];
   const found: EndpointRef[] = [];
   body.endpoint_ids.forEach((id: unknown, index) => {
     if (!isPositiveInteger(id)) return;
@@ -396,7 +401,11 @@ function checkEndpointIds(errors: FieldError[], body: Body): void {
     errors.push(err('endpoint_ids', 'invalid_type', 'endpoint_ids must be an array of integers'));
     return;
   }
-  if (value.length > LIMITS.endpointIds) errors.push(err('endpoint_ids', 'too_many', `endpoint_ids may hold at most ${LIMITS.endpointIds} ids`));
+  if (value.length > LIMITS.endpointIds) {
+    // Past the documented limit the elements are not examined: one error, in bounded time.
+    errors.push(err('endpoint_ids', 'too_many', `endpoint_ids may hold at most ${LIMITS.endpointIds} ids`));
+    return;
+  }
   checkIdElements(errors, 'endpoint_ids', value);
 }
 

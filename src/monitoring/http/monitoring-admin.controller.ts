@@ -4,9 +4,10 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Problems } from '../../platform/http/problem.js';
 import { toTimestamp } from '../../platform/http/query.js';
+import { createdAt } from '../../platform/http/http-conventions.js';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { AdminOnly } from '../../platform/http/route-auth.js';
-import { pathId, validateBody } from '../../platform/http/validation.js';
+import { pathId, validateBody, validateBodyInSlices } from '../../platform/http/validation.js';
 import { commandContext } from '../../tenancy/http/teams.controller.js';
 import { TEAM_PATH } from '../../tenancy/http/team-path.js';
 import {
@@ -121,8 +122,9 @@ export class MonitoringAdminController {
   async importChecks(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const endpointId = pathId(endpointParam, 'The endpoint');
-    const input = validateBody(ImportChecksBody, body);
+    const input = await validateBodyInSlices(ImportChecksBody, body);
     const imported = await this.commands.execute(new ImportChecks(teamId, endpointId, input.checks, commandContext(request)));
+    createdAt(request, `/api/public/v2/endpoints/${endpointId}/checks`);
     return { data: { imported } };
   }
 }

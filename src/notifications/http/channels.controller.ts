@@ -15,7 +15,6 @@ import { ChannelReads, presentChannel } from '../application/channel.reads.js';
 import { toChannelDoc } from '../domain/channel-view.js';
 import { CHANNEL_PATH } from './channel-path.js';
 import { configErrors, CreateChannelBody, UpdateChannelBody } from './channels.dto.js';
-import { settleWithoutSecret } from './secret-replay.js';
 import { ChannelListResponse, ChannelResponse, ChannelWithSecretResponse, DeliveryListResponse, TestAcceptedResponse } from './channels.responses.js';
 
 const PageQueries = () => (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
@@ -53,7 +52,7 @@ export class NotificationChannelsController {
     return unknown.length === 0 ? [] : [{ field: 'project_ids', code: 'not_found', message: `does not name projects of this team: ${unknown.join(', ')}` }];
   }
 
-  @AdminOnly()
+  @AdminOnly({ secretFields: ['secret'] })
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a notification channel', description: 'The answer carries `data.secret` (webhook) once; replays of the request answer `secret: null`.' })
@@ -69,7 +68,6 @@ export class NotificationChannelsController {
       new CreateChannel(teamId, { ...input, config: defined({ ...input.config }) }, commandContext(request)),
     );
     const response = { data: { ...presentChannel(toChannelDoc(channel)), ...(input.kind === 'webhook' ? { secret } : {}) } };
-    await settleWithoutSecret(this.platform.coordination, request, 201, response);
     return response;
   }
 
@@ -131,7 +129,7 @@ export class NotificationChannelsController {
     return { data: { delivery_id: result.delivery_id, type: 'ping' } };
   }
 
-  @AdminOnly()
+  @AdminOnly({ secretFields: ['secret'] })
   @Post(':channelID/rotate-secret')
   @HttpCode(200)
   @ApiOperation({ summary: 'Rotate the signing secret (webhook)', description: 'Answers the new secret once; for 24 hours deliveries carry signatures under both.' })
@@ -141,7 +139,6 @@ export class NotificationChannelsController {
     const channelId = pathId(channelParam, 'The notification channel');
     const { channel, secret } = await this.commands.execute(new RotateChannelSecret(teamId, channelId, commandContext(request)));
     const response = { data: { ...presentChannel(toChannelDoc(channel)), secret } };
-    await settleWithoutSecret(this.platform.coordination, request, 200, response);
     return response;
   }
 

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { esdbUrlProblem } from '../event-store/eventstoredb/esdb-connection.js';
 import { mongoUrlProblem } from '../read-store/mongodb/mongo-connection.js';
+import { parseRfc3339 } from '../time/rfc3339.js';
 
 export const PROCESS_ROLES = ['all', 'api', 'projector', 'scheduler', 'prober'] as const;
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
@@ -133,7 +134,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const cursorSigningKey = secret('CURSOR_SIGNING_KEY', 32);
   const metricsToken = secret('METRICS_TOKEN', 16);
   const sunset = text('V1_SUNSET_AT');
-  if (sunset !== null && Number.isNaN(Date.parse(sunset))) problems.push(`V1_SUNSET_AT must be a date, got "${sunset}"`);
+  if (sunset !== null && parseRfc3339(sunset) === null) problems.push(`V1_SUNSET_AT must be an RFC 3339 date-time, got "${sunset}"`);
 
   const schedule = text('NOTIFY_RETRY_SCHEDULE_MS');
   if (schedule !== null && !/^\d{1,10}(,\d{1,10}){0,19}$/.test(schedule)) problems.push(`NOTIFY_RETRY_SCHEDULE_MS must be 1 to 20 comma-separated milliseconds, got "${schedule}"`);

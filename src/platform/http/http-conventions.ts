@@ -7,6 +7,7 @@ import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordi
 import { StoreUnavailableError } from '../event-store/event-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import { canonicalJson } from './canonical-json.js';
+import { MAX_JSON_DEPTH, parseJsonBody } from './json-body.js';
 import { Problems, ProblemError, problemBody, type Problem } from './problem.js';
 import { RateLimiter, WINDOW_MS } from './rate-limiter.js';
 import { rateLimitFields } from './ratelimit-fields.js';
@@ -16,6 +17,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
     idempotencyKey?: string;
+    /** Where a 201 answer's resource lives, when not `<request path>/<data.id>` (see createdAt). */
+    createdLocation?: string;
   }
 }
 
@@ -48,12 +51,36 @@ function routeOptions(request: FastifyRequest): RouteOptions | undefined {
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  reply.header('x-request-id', reply.request.id);
   for (const [name, value] of Object.entries(problem.headers ?? {})) reply.header(name, value);
   return reply.code(problem.status).type('application/problem+json').send(problemBody(problem, String(reply.request.id)));
 }
 
-/** Maps anything thrown to a problem; unknown errors never leak their message. */
-export function toProblem(error: unknown, logger: Logger, requestId: string): Problem {
+/** The body limit of the route a request matched (the default when it matched none). */
+export function bodyLimitOf(request: FastifyRequest | undefined): number {
+  return (request && routeOptions(request)?.bodyLimit) ?? DEFAULT_BODY_LIMIT;
+}
+
+/**
+ * A body over the route's limit. Reading stopped there, so the rest of it is still on the
+ * connection: the answer closes it (`Connection: close`) rather than leave it unusable.
+ */
+export function payloadTooLarge(request: FastifyRequest | undefined): Problem {
+  return { ...Problems.payloadTooLarge(bodyLimitOf(request)).problem, headers: { connection: 'close' } };
+}
+
+/** The client went away before its request was read: nothing to answer, nothing wrong here. */
+function isClientAbort(error: unknown, request: FastifyRequest | undefined): boolean {
+  const code = (error as { code?: string })?.code;
+  const message = (error as { message?: string })?.message;
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || message === 'aborted' || request?.raw.destroyed === true;
+}
+
+/**
+ * Maps anything thrown to a problem; unknown errors never leak their message. Framework errors
+ * (body reading, URL decoding, router limits) get their own codes; anything else is a 500.
+ */
+export function toProblem(error: unknown, logger: Logger, requestId: string, request?: FastifyRequest): Problem {
   if (error instanceof ProblemError) return error.problem;
   const fromDomain = domainProblem(error);
   if (fromDomain) return fromDomain;
@@ -66,11 +93,16 @@ export function toProblem(error: unknown, logger: Logger, requestId: string): Pr
   }
   const code = (error as { code?: string })?.code;
   const status = (error as { statusCode?: number })?.statusCode;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return Problems.payloadTooLarge(DEFAULT_BODY_LIMIT).problem;
-  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return Problems.unsupportedMediaType().problem;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) return payloadTooLarge(request);
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) return Problems.unsupportedMediaType().problem;
   if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return Problems.invalidJson('The body length does not match Content-Length.').problem;
-  if (status === 413) return Problems.payloadTooLarge(DEFAULT_BODY_LIMIT).problem;
-  if (status === 415) return Problems.unsupportedMediaType().problem;
+  if (code === 'FST_ERR_BAD_URL') return Problems.invalidUrl().problem;
+  if (code === 'FST_ERR_MAX_PARAM_LENGTH') return Problems.notFound().problem;
+  if (isClientAbort(error, request)) {
+    logger.info({ request_id: requestId, code }, 'client closed the connection before the request was read');
+    return { ...Problems.badRequest('The client closed the connection before the request was read.').problem, headers: { connection: 'close' } };
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500) return Problems.badRequest().problem;
   logger.error({ err: error, reqId: requestId }, 'unhandled error');
   return Problems.internal().problem;
 }
@@ -101,20 +133,35 @@ async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: Http
   if (!record || record.revokedAt !== null || (record.expiresAt !== null && Date.parse(record.expiresAt) <= now)) {
     throw Problems.unauthenticated(true);
   }
-  if (!record.scopes.includes(auth.scope)) throw Problems.insufficientScope(auth.scope);
-  if (auth.editor && record.role !== 'editor') throw Problems.editorRequired();
   deps.tokens().touched(record.tokenId, record.teamId);
   return { kind: 'token', tokenId: record.tokenId, teamId: record.teamId, scopes: record.scopes, role: record.role };
 }
 
-async function applyRateLimit(reply: FastifyReply, principal: Principal, limiter: RateLimiter): Promise<void> {
-  if (principal.kind !== 'token') return;
+function checkScope(principal: Principal, auth: RouteAuth): void {
+  if (principal.kind !== 'token' || auth.kind !== 'token') return;
+  if (!principal.scopes.includes(auth.scope)) throw Problems.insufficientScope(auth.scope);
+  if (auth.editor && principal.role !== 'editor') throw Problems.editorRequired();
+}
+
+/** A developer token sent to a path no route matches: counted, so the 404/405 carries RateLimit headers. */
+async function optionalToken(request: FastifyRequest, deps: HttpConventionsDeps): Promise<Principal | null> {
+  const { token } = bearerToken(request);
+  if (!token) return null;
+  return authenticate(request, { kind: 'token', scope: 'monitoring:read' }, deps).catch((error: unknown) => {
+    if (error instanceof ProblemError) return null;
+    throw error;
+  });
+}
+
+/** Counts the request and sets the RateLimit headers; the 429 itself is the caller's (after scope). */
+async function applyRateLimit(reply: FastifyReply, principal: Principal, limiter: RateLimiter): Promise<ProblemError | null> {
+  if (principal.kind !== 'token') return null;
   const now = Date.now();
   const decision = await limiter.take(`rate:token:${principal.tokenId}`, now);
   const resetSeconds = Math.max(1, Math.ceil((decision.resetAt - now) / 1000));
   // Set now, so that every response (problem details included) carries them.
   for (const [name, value] of Object.entries(rateLimitFields(decision, resetSeconds, WINDOW_MS / 1000))) reply.header(name, value);
-  if (!decision.allowed) throw Problems.rateLimited(resetSeconds);
+  return decision.allowed ? null : Problems.rateLimited(resetSeconds);
 }
 
 function idempotencyScope(principal: Principal | undefined): string {
@@ -124,6 +171,9 @@ function idempotencyScope(principal: Principal | undefined): string {
 async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply, deps: HttpConventionsDeps): Promise<boolean> {
   const header = request.headers['idempotency-key'];
   if (request.method !== 'POST' || header === undefined) return false;
+  // Already claimed by this request: Nest hands a route match with an empty path parameter to
+  // the not-found handler, which runs the hooks a second time.
+  if (request.idempotencyKey) return false;
   const key = Array.isArray(header) ? header[0] : header;
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw Problems.validation([{ field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 printable ASCII characters' }]);
@@ -166,7 +216,29 @@ async function settleIdempotencyKey(request: FastifyRequest, reply: FastifyReply
     const value = reply.getHeader(name);
     if (value !== undefined) headers[name] = String(value);
   }
-  await deps.coordination.completeIdempotency(key, { status: reply.statusCode, body: typeof payload === 'string' ? payload : '', headers });
+  const body = typeof payload === 'string' ? payload : '';
+  await deps.coordination.completeIdempotency(key, { status: reply.statusCode, body: withoutSecrets(body, routeOptions(request)?.secretFields), headers });
+}
+
+/** The response as a replay may show it: the route's once-only secrets set to null in `data`. */
+function withoutSecrets(body: string, secretFields: string[] | undefined): string {
+  if (!secretFields?.length || body === '') return body;
+  const document = JSON.parse(body) as { data?: Record<string, unknown> };
+  if (document.data === null || typeof document.data !== 'object') return body;
+  for (const field of secretFields) if (field in document.data) document.data[field] = null;
+  return JSON.stringify(document);
+}
+
+/** `<collection path>/<data.id>` for a 201 whose body names the created resource's id. */
+function createdLocation(path: string, payload: unknown): string | null {
+  if (typeof payload !== 'string' || !payload.startsWith('{"data":{')) return null;
+  const id = (JSON.parse(payload) as { data?: { id?: unknown } }).data?.id;
+  return Number.isSafeInteger(id) ? `${path.replace(/\/+$/, '')}/${id as number}` : null;
+}
+
+/** For a route whose created resource is not `<request path>/<id>`: where the 201's Location points. */
+export function createdAt(request: FastifyRequest, location: string): void {
+  request.createdLocation = location;
 }
 
 /**
@@ -179,15 +251,28 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const options = routeOptions(request);
-    if (!options || options.auth.kind === 'public') return;
+    if (!options) {
+      // No route: the answer is 404 or 405, but a developer token's request still counts (once:
+      // a route that hands the request to the not-found handler has counted it already).
+      if (request.principal) return;
+      // The answer stays 404/405 even when the quota is spent: only routes are refused with 429.
+      const principal = await optionalToken(request, deps);
+      if (principal) await applyRateLimit(reply, principal, limiter);
+      return;
+    }
+    if (options.auth.kind === 'public') return;
     const principal = await authenticate(request, options.auth, deps);
     if (principal) {
       request.principal = principal;
-      await applyRateLimit(reply, principal, limiter);
+      // Counted before the scope check so a 403 carries the RateLimit headers too; the order of
+      // answers stays authentication, scope and role, then 429.
+      const refused = await applyRateLimit(reply, principal, limiter);
+      checkScope(principal, options.auth);
+      if (refused) throw refused;
     }
     const declared = Number(request.headers['content-length'] ?? 0);
     const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    if (declared > limit) throw Problems.payloadTooLarge(limit);
+    if (declared > limit) throw new ProblemError(payloadTooLarge(request));
   });
 
   // Idempotency only concerns POSTs that carry a key: the other requests pass without a promise.
@@ -203,6 +288,15 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
     );
   });
 
+  // A 201 names what it created; registered before the idempotency hook so replays keep it.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode === 201 && reply.getHeader('location') === undefined) {
+      const location = request.createdLocation ?? createdLocation(request.url.split('?')[0], payload);
+      if (location) reply.header('location', location);
+    }
+    done(null, payload);
+  });
+
   fastify.addHook('onSend', (request, reply, payload, done) => {
     if (!request.idempotencyKey) return done(null, payload);
     settleIdempotencyKey(request, reply, payload, deps).then(() => done(null, payload), done);
@@ -216,17 +310,20 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
     return releaseAbandoned(request.idempotencyKey);
   });
 
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_LIMIT }, (request, body, done) => {
-    const limit = routeOptions(request)?.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    const text = body as string;
-    if (Buffer.byteLength(text) > limit) return done(Problems.payloadTooLarge(limit), undefined);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(Problems.invalidJson(), undefined);
-    }
+  // Each route's body limit is Fastify's own, so bytes are counted as they arrive (chunked bodies
+  // included) and reading stops at the limit instead of after the whole stream.
+  fastify.addHook('onRoute', (route) => {
+    const options = (route.config as unknown as Partial<RouteOptions> | undefined) ?? {};
+    route.bodyLimit = Math.min(options.bodyLimit ?? DEFAULT_BODY_LIMIT, MAX_BODY_LIMIT);
   });
 
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: DEFAULT_BODY_LIMIT }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    const parsed = parseJsonBody(text);
+    if (parsed.ok) return done(null, parsed.value);
+    if (parsed.reason === 'too_deep') return done(Problems.jsonTooDeep(MAX_JSON_DEPTH), undefined);
+    return done(parsed.reason === 'forbidden_key' ? Problems.forbiddenJsonKey() : Problems.invalidJson(), undefined);
+  });
 }

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLATFORM, type Platform } from '../platform.js';
-import { sendProblem, toProblem } from './http-conventions.js';
+import { payloadTooLarge, sendProblem, toProblem } from './http-conventions.js';
 import { Problems, ProblemError, type Problem } from './problem.js';
 import type { RouteTable } from './route-table.js';
 import { ViewsBehindError } from '../projections/views.js';
@@ -52,10 +52,10 @@ export class ProblemFilter implements ExceptionFilter {
         const allowed = this.routes.allowedMethods(request.url.split('?')[0]);
         return allowed.length > 0 ? Problems.methodNotAllowed(allowed).problem : Problems.notFound('The route').problem;
       }
-      if (status === 413) return Problems.payloadTooLarge(0).problem;
+      if (status === 413) return payloadTooLarge(request);
       if (status === 415) return Problems.unsupportedMediaType().problem;
       if (status < 500) return Problems.validation([], exception.message).problem;
     }
-    return toProblem(exception, this.platform.logger, String(request.id));
+    return toProblem(exception, this.platform.logger, String(request.id), request);
   }
 }

@@ -1,9 +1,12 @@
+import type { ProblemCode } from './error-codes.js';
+
 /**
  * RFC 9457 problem details, with the codes decided in api-decisions.md. Every error leaves the
  * service through `ProblemError`, so the shape is the same from every layer.
  */
 
 export interface FieldError {
+  /** Where the rule applies (`checks[3].checked_at`); empty or absent for the whole body. */
   field: string;
   code: string;
   message: string;
@@ -15,8 +18,13 @@ export interface Problem {
   title: string;
   detail: string;
   errors?: FieldError[];
+  /** Violations found but not listed in `errors` (which holds at most MAX_LISTED_ERRORS). */
+  errorsOmitted?: number;
   headers?: Record<string, string>;
 }
+
+/** A validation answer lists at most this many violations and counts the rest. */
+export const MAX_LISTED_ERRORS = 50;
 
 export class ProblemError extends Error {
   constructor(readonly problem: Problem) {
@@ -25,13 +33,28 @@ export class ProblemError extends Error {
   }
 }
 
-const problem = (status: number, code: string, title: string, detail: string, extra: Partial<Problem> = {}) =>
+const problem = (status: number, code: ProblemCode, title: string, detail: string, extra: Partial<Problem> = {}) =>
   new ProblemError({ status, code, title, detail, ...extra });
 
 export const Problems = {
   invalidJson: (detail = 'The request body is not valid JSON.') => problem(400, 'invalid_json', 'Invalid JSON', detail),
-  validation: (errors: FieldError[], detail?: string) =>
-    problem(400, 'validation_failed', 'Validation failed', detail ?? describeFieldErrors(errors), { errors }),
+  jsonTooDeep: (maxDepth: number) =>
+    problem(400, 'json_too_deep', 'JSON nested too deeply', `The request body nests arrays and objects more than ${maxDepth} levels deep.`),
+  forbiddenJsonKey: () =>
+    problem(400, 'invalid_json', 'Invalid JSON', 'The request body must not contain "__proto__" keys or "constructor" objects with a "prototype" key.'),
+  validation: (errors: FieldError[], detail?: string, omitted = 0) => {
+    const listed = errors.slice(0, MAX_LISTED_ERRORS);
+    const errorsOmitted = omitted + errors.length - listed.length;
+    return problem(400, 'validation_failed', 'Validation failed', detail ?? describeFieldErrors(listed, errorsOmitted), {
+      errors: listed.map(styled),
+      ...(errorsOmitted > 0 ? { errorsOmitted } : {}),
+    });
+  },
+  badRequest: (detail = 'The request is not valid HTTP.') => problem(400, 'bad_request', 'Bad request', detail),
+  invalidUrl: () => problem(400, 'invalid_url', 'Invalid URL', 'The request path is not a valid percent-encoded URL.'),
+  headersTooLarge: () =>
+    problem(431, 'request_header_fields_too_large', 'Request header fields too large', 'The request line and headers exceed the server limit.'),
+  requestTimeout: () => problem(408, 'request_timeout', 'Request timeout', 'The request was not received in time.'),
   invalidCursor: () => problem(400, 'invalid_cursor', 'Invalid cursor', 'The cursor was not issued for this query. Start again without a cursor.'),
   unauthenticated: (tokenSent: boolean) =>
     problem(401, 'unauthenticated', 'Unauthenticated', tokenSent ? 'The access token is invalid, expired or revoked.' : 'An access token is required: Authorization: Bearer <token>.', {
@@ -45,10 +68,10 @@ export const Problems = {
   notFound: (what = 'The resource') => problem(404, 'not_found', 'Not found', `${what} does not exist.`),
   methodNotAllowed: (allow: string[]) =>
     problem(405, 'method_not_allowed', 'Method not allowed', `Allowed methods: ${allow.join(', ')}.`, { headers: { allow: allow.join(', ') } }),
-  conflict: (code: string, detail: string, headers?: Record<string, string>) => problem(409, code, 'Conflict', detail, { headers }),
+  conflict: (code: ProblemCode, detail: string, headers?: Record<string, string>) => problem(409, code, 'Conflict', detail, { headers }),
   payloadTooLarge: (limit: number) => problem(413, 'payload_too_large', 'Payload too large', `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => problem(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.'),
-  unprocessable: (code: string, detail: string) => problem(422, code, 'Unprocessable request', detail),
+  unprocessable: (code: ProblemCode, detail: string) => problem(422, code, 'Unprocessable request', detail),
   rateLimited: (retryAfterSeconds: number) =>
     problem(429, 'rate_limited', 'Too many requests', `Rate limit reached; retry in ${retryAfterSeconds} s.`, { headers: { 'retry-after': String(retryAfterSeconds) } }),
   internal: () => problem(500, 'internal_error', 'Internal error', 'Something went wrong on our side. Quote the request id when reporting it.'),
@@ -56,11 +79,22 @@ export const Problems = {
     problem(503, 'unavailable', 'Service unavailable', 'A backing store is unreachable. Retry shortly.', { headers: { 'retry-after': '5' } }),
 };
 
-export function describeFieldErrors(errors: FieldError[]): string {
+/**
+ * One message style: `field` names where the rule applies (absent for a rule about the whole
+ * body, never empty) and `message` says what is wrong without repeating the field's name.
+ */
+function styled(error: FieldError): FieldError {
+  const message = error.field && error.message.startsWith(`${error.field} `) ? error.message.slice(error.field.length + 1) : error.message;
+  if (!error.field) return { code: error.code, message } as FieldError;
+  return message === error.message ? error : { ...error, message };
+}
+
+export function describeFieldErrors(errors: FieldError[], omitted = 0): string {
   if (errors.length === 0) return 'The request is invalid.';
-  const first = errors[0];
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  return `${first.field}: ${first.message}${more}`;
+  const first = styled(errors[0]);
+  const others = errors.length - 1 + omitted;
+  const more = others > 0 ? ` (and ${others} more)` : '';
+  return `${first.field ? `${first.field}: ` : ''}${first.message}${more}`;
 }
 
 export function problemBody(problem: Problem, requestId: string): Record<string, unknown> {
@@ -72,5 +106,6 @@ export function problemBody(problem: Problem, requestId: string): Record<string,
     detail: problem.detail,
     request_id: requestId,
     ...(problem.errors ? { errors: problem.errors } : {}),
+    ...(problem.errorsOmitted ? { errors_omitted: problem.errorsOmitted } : {}),
   };
 }

@@ -1,14 +1,9 @@
+import { isRfc3339, toUtcMillis } from '../time/rfc3339.js';
 import { Problems, type FieldError } from './problem.js';
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-export function isRfc3339(value: unknown): value is string {
-  return typeof value === 'string' && RFC3339.test(value) && !Number.isNaN(Date.parse(value));
-}
-
-/** RFC 3339 UTC with milliseconds and Z. */
+/** RFC 3339 UTC with milliseconds and Z; a string must be a valid RFC 3339 date-time (validate first). */
 export function toTimestamp(value: string | number | Date): string {
-  return new Date(value).toISOString();
+  return typeof value === 'string' ? toUtcMillis(value) : new Date(value).toISOString();
 }
 
 /**

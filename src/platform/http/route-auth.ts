@@ -18,6 +18,12 @@ export interface RouteOptions {
   auth: RouteAuth;
   /** Raised body limit (bytes) for this route; the default is 1 MiB. */
   bodyLimit?: number;
+  /**
+   * Fields of the response's `data` that are secrets shown once (an issued token, a channel's
+   * signing secret): the stored Idempotency-Key response holds them as null, so a replay answers
+   * the same resource with the secret null and no record at rest ever holds it.
+   */
+  secretFields?: string[];
 }
 
 /** A developer token as the auth hook needs it. */

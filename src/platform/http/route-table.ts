@@ -5,14 +5,19 @@ import type { FastifyInstance } from 'fastify';
  * other method" (405 with Allow).
  */
 export class RouteTable {
-  private readonly routes: Array<{ method: string; pattern: RegExp }> = [];
+  private readonly routes: Array<{ method: string; url: string; pattern: RegExp }> = [];
 
   attach(fastify: FastifyInstance): void {
     fastify.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
-      for (const method of methods) this.routes.push({ method: method.toUpperCase(), pattern });
+      for (const method of methods) this.routes.push({ method: method.toUpperCase(), url: route.url, pattern });
     });
+  }
+
+  /** Every registered route, as declared (`/api/public/v2/incidents/:incidentID`). */
+  list(): Array<{ method: string; url: string }> {
+    return this.routes.map(({ method, url }) => ({ method, url }));
   }
 
   allowedMethods(path: string): string[] {

@@ -1,5 +1,5 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
-import { isRfc3339 } from './query.js';
+import { isRfc3339 } from '../time/rfc3339.js';
 
 /** An RFC 3339 timestamp with any offset; anything else is `invalid_value`. */
 export function IsRfc3339(options?: ValidationOptions): PropertyDecorator {

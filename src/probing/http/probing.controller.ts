@@ -15,6 +15,7 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { endpointSnapshotAggregate, verificationUrl, type EndpointSnapshot } from '../../monitoring/domain/endpoint-snapshot.js';
 import type { HttpProber } from '../prober/http-prober.js';
 import { HTTP_PROBER } from '../application/tokens.js';
+import { createdAt } from '../../platform/http/http-conventions.js';
 
 /** Application API (admin token): run a check now, verify an endpoint's destination. */
 @ApiExcludeController()
@@ -29,7 +30,7 @@ export class ProbingController {
   @AdminOnly()
   @Post('checks')
   @HttpCode(201)
-  async runCheck(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string) {
+  async runCheck(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
     const endpoint = await this.endpointOf(teamParam, endpointParam);
     if (!endpoint.destination_verified) {
       throw Problems.conflict('destination_not_verified', 'Verify the endpoint destination before checking it.');
@@ -38,7 +39,9 @@ export class ProbingController {
     const result = await this.recorder.record({ jobId: `manual:${randomUUID()}`, source: 'manual', endpoint, outcome });
     if (!result.check) throw Problems.internal();
     if (result.position !== null) await this.platform.freshness.require(result.position, ['checks']);
-    return { data: toLinkedCheck(result.check) };
+    const check = toLinkedCheck(result.check);
+    createdAt(request, `/api/public/v2/endpoints/${endpoint.endpoint_id}/checks/${check.id}`);
+    return { data: check };
   }
 
   @AdminOnly()

@@ -43,7 +43,8 @@ export class TeamsController {
     return { data: await this.commands.execute(new CreateTeam(input.name, commandContext(request))) };
   }
 
-  @AdminOnly()
+  /** A replay with the same Idempotency-Key answers the token's metadata with `token: null`. */
+  @AdminOnly({ secretFields: ['token'] })
   @Post(':teamID/tokens')
   @HttpCode(201)
   async issueToken(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {

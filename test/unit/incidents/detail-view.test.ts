@@ -1,6 +1,6 @@
 import { toIncidentDetail, toIncidentSummary } from '../../../src/incidents/domain/detail-view.js';
 import { IncidentNotFoundError } from '../../../src/incidents/domain/errors.js';
-import { parseRfc3339 } from '../../../src/incidents/domain/time.js';
+import { parseRfc3339 } from '../../../src/platform/time/rfc3339.js';
 import type { IncidentCommand } from '../../../src/incidents/domain/incident.js';
 import { at, created, failingCheck, history } from './fixtures.js';
 
