@@ -10,8 +10,11 @@ jest.setTimeout(60_000);
 
 describe('read-your-writes that time out', () => {
   let t: TestApp;
+  /** Made while the views still follow the log; each test then stops them. */
+  let secondTeam: { id: number };
   beforeAll(async () => {
     t = await startTestApp();
+    secondTeam = await t.createTeam('Behind too');
   });
   afterAll(async () => {
     await t?.close();
@@ -30,5 +33,12 @@ describe('read-your-writes that time out', () => {
     expect(response.json()).toMatchObject({ status: 'accepted', code: 'views_behind', request_id: expect.any(String) });
     const events = await t.platform.events.readAll({ after: null, maxCount: 10_000 });
     expect(events.some((event) => event.type === 'IncidentOpened' && (event.data as { title: string }).title === 'Recorded, not yet shown')).toBe(true);
+  });
+
+  it('still hands over a token shown once when its issuance answers 202 views_behind', async () => {
+    await t.platform.runner!.stop();
+    const response = await t.admin('POST', `/api/v2/teams/${secondTeam.id}/tokens`, { name: 'late', scopes: ['incidents:read'], role: 'viewer' });
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toMatchObject({ code: 'views_behind', data: { name: 'late', token: expect.stringMatching(/^mon_pat_/) } });
   });
 });

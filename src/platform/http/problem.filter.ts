@@ -22,6 +22,7 @@ function sendViewsBehind(reply: FastifyReply, error: ViewsBehindError, requestId
       code: 'views_behind',
       detail: `The change was recorded, but the views did not show it within ${error.waitedMs / 1000} s. Read it with GET in a moment; do not repeat the request.`,
       request_id: requestId,
+      ...(error.data === undefined ? {} : { data: error.data }),
     });
 }
 

@@ -93,9 +93,20 @@ export class ViewReader {
  * the usual success that would promise a GET sees the change.
  */
 export class ViewsBehindError extends Error {
+  /** What the write made, when its answer must reach the client anyway (a secret shown once). */
+  data?: unknown;
+
   constructor(readonly position: Position, readonly projections: string[], readonly waitedMs: number) {
     super(`Views ${projections.join(', ')} did not reach position ${position} within ${waitedMs} ms`);
     this.name = 'ViewsBehindError';
+  }
+
+  /** Rethrows with the write's own answer attached, for the 202 to carry. */
+  static carrying(data: unknown): (error: unknown) => never {
+    return (error) => {
+      if (error instanceof ViewsBehindError) error.data = data;
+      throw error;
+    };
   }
 }
 

@@ -6,6 +6,7 @@ import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { sha256 } from '../../platform/http/http-conventions.js';
 import type { Role, Scope } from '../../platform/auth/scopes.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { ViewsBehindError } from '../../platform/projections/views.js';
 import { decide, DEFAULT_INCIDENT_STATUSES, teamAggregate, teamStream, type TeamCommand } from '../domain/team.js';
 
 export const TOKEN_PREFIX = 'mon_pat_';
@@ -78,8 +79,10 @@ export class IssueTokenHandler implements ICommandHandler<IssueToken> {
     const tokenId = await ids.next('token');
     const issued = { token_id: tokenId, team_id: teamId, name: input.name, scopes: input.scopes, role: input.role, token_hash: sha256(token), created_at, expires_at: input.expires_at };
     const { append, replayed } = await runTeamCommand(this.platform, teamId, context, { kind: 'issue_token', token: issued });
-    await freshness.require(append!.position, VIEWS);
-    return { id: tokenId, ...(replayed ? {} : { token }), name: input.name, scopes: input.scopes, role: input.role, created_at, expires_at: input.expires_at };
+    const answer: IssuedToken = { id: tokenId, ...(replayed ? {} : { token }), name: input.name, scopes: input.scopes, role: input.role, created_at, expires_at: input.expires_at };
+    // The token is shown once: a 202 (views behind) must carry it too, or it is lost.
+    await freshness.require(append!.position, VIEWS).catch(ViewsBehindError.carrying(answer));
+    return answer;
   }
 }
 
