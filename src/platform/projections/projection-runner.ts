@@ -254,6 +254,9 @@ export class ProjectionRunner {
         unflushed = committed ? null : position;
         if (live) this.markApplied(name, generation, position);
         options.onBatch?.(batch.length, position);
+        // SQLite work is synchronous: without a turn of the event loop between batches, catching
+        // up on a large import would hold every request of the process until the last batch.
+        await new Promise((resolve) => setImmediate(resolve));
         if (options.until && position >= (target ?? 0)) {
           target = await options.until();
           if (target === null || position >= target) break;
