@@ -40,6 +40,10 @@ export interface AppConfig {
   smtpUrl: string | null;
   emailFrom: string;
   notifyRetryScheduleMs: number[] | null;
+  /** Absolute base of public links (status pages), without a trailing slash. */
+  publicBaseUrl: string;
+  /** Public status-page routes: requests per client address per minute. */
+  statusPageRateLimitPerMinute: number;
 }
 
 /**
@@ -160,7 +164,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     smtpUrl: urls('SMTP_URL', ['smtp', 'smtps']),
     emailFrom: text('EMAIL_FROM') ?? 'monitor@localhost',
     notifyRetryScheduleMs: schedule === null ? null : schedule.split(',').map(Number),
+    publicBaseUrl: '',
+    statusPageRateLimitPerMinute: integer('STATUS_PAGE_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
   };
+  const base = text('PUBLIC_BASE_URL');
+  if (base !== null && !(URL.canParse(base) && /^https?:$/.test(new URL(base).protocol))) {
+    problems.push(`PUBLIC_BASE_URL must be an http or https URL, got "${withoutCredentials(base)}"`);
+  }
+  config.publicBaseUrl = (base ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`).replace(/\/+$/, '');
   // Shared stores mean processes on several hosts: a token or key each one generated for itself
   // would make admin calls and pagination cursors work on one API process and fail on the next.
   if (config.eventStoreUrl !== null || config.mongodbUrl !== null) {
