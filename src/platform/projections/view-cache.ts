@@ -131,3 +131,55 @@ function ordered<V>(keys: string[], values: Map<string, V>): V[] {
   }
   return result;
 }
+
+/** One view collection a derived value is read from: projection and logical collection name. */
+export interface ViewSource {
+  projection: string;
+  collection: string;
+}
+
+/**
+ * Values derived from several view collections (a page composed of projects, incidents, alert
+ * states...): served again while every source's `changed` stamp (read before the value) is the
+ * same and the time the loader said the value stays exact has not come, so a write acknowledged by
+ * any process, or a clock crossing a boundary the value depends on, is seen by the next get. Without
+ * stamps (MongoDB), every get loads. Values are shared: treat them as read-only.
+ */
+export class DerivedViewCache<V> {
+  private readonly entries: StampedEntries<{ value: V; validUntil: number }>;
+
+  constructor(
+    private readonly reader: ViewReader,
+    private readonly sources: ViewSource[],
+    options: { capacity?: number } = {},
+  ) {
+    this.entries = new StampedEntries(options.capacity ?? 1_000);
+  }
+
+  /**
+   * `load` returns the value and the epoch ms until which it is exact (Infinity: while the
+   * views are unchanged). `scope`: see `ViewCache.get`.
+   */
+  async get(key: string, load: () => Promise<{ value: V; validUntil: number } | null>, scope?: object, now = Date.now()): Promise<V | null> {
+    const tag = await this.tag(scope);
+    if (tag !== null) {
+      const cached = this.entries.valid(key, tag, 0);
+      if (cached !== undefined && now < cached.validUntil) return cached.value;
+    }
+    const loaded = await load();
+    if (loaded === null) return null;
+    if (tag !== null) this.entries.remember(key, tag, 0, loaded);
+    return loaded.value;
+  }
+
+  /** The sources' physical names and stamps as one string; null when the store has no stamps. */
+  private async tag(scope?: object): Promise<string | null> {
+    const parts: string[] = [];
+    for (const source of this.sources) {
+      const stamps = await this.reader.stamps(source.projection, source.collection, scope);
+      if (!stamps) return null;
+      parts.push(`${stamps.collection}@${stamps.changed}`);
+    }
+    return parts.join('|');
+  }
+}
