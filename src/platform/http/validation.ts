@@ -27,6 +27,7 @@ const CODES: Record<string, string> = {
   isObject: 'invalid_type',
   isHeaderMap: 'invalid_value',
   isJsonObjectWithin: 'invalid_value',
+  matches: 'invalid_value',
 };
 
 /** A missing required field is one `required` error, not one per rule its absent value fails. */
