@@ -5,6 +5,7 @@ import { incidentsProjections } from './incidents.list.js';
 import { monitoringProjections } from './monitoring.list.js';
 import { notificationsProjections } from './notifications.list.js';
 import { probingProjections } from './probing.list.js';
+import { statusPagesProjections } from './status-pages.list.js';
 import { tenancyProjection } from './tenancy.js';
 
 /** Every view of the service. A projection listed here is built and kept up to date by the runner. */
@@ -16,4 +17,5 @@ export const allProjections: Projection[] = [
   ...analyticsProjections,
   ...probingProjections,
   ...notificationsProjections,
+  ...statusPagesProjections,
 ];

@@ -32,7 +32,7 @@ export function isActive(window: MaintenanceWindow, at: string | number | Date):
   return Date.parse(window.starts_at) <= time && time < Date.parse(window.ends_at);
 }
 
-function windowCoversEndpoint(window: MaintenanceWindow, endpoint: CoveredEndpoint): boolean {
+export function windowCoversEndpoint(window: MaintenanceWindow, endpoint: CoveredEndpoint): boolean {
   if (window.team_id !== endpoint.team_id) return false;
   if (window.endpoint_id !== null) return window.endpoint_id === endpoint.endpoint_id;
   if (window.project_id !== null) return window.project_id === endpoint.project_id;

@@ -1,0 +1,364 @@
+/**
+ * What a public status page shows, as plain data: the state rules of the issue and the Atlassian
+ * Statuspage v2 shapes (`summary.json`, `incidents.json`). No I/O: the application hands in what
+ * it read from the views and the time; everything here is a function of those.
+ *
+ * Privacy by construction: the only incident fields read are id, title, severity, endpoint ids,
+ * checkpoints, created/resolved times and the merge pointer; the only endpoint fields are id,
+ * team, project, name and `maintenance_until`. Comments, detection reasons, metadata, URLs and
+ * hidden values are never copied into the model, so no representation can show them.
+ */
+import { coverage, windowCoversEndpoint, type MaintenanceWindow } from '../../monitoring/domain/maintenance.js';
+import type { StatusPageComponent } from './events.js';
+
+export const COMPONENT_STATUSES = ['operational', 'degraded_performance', 'partial_outage', 'major_outage', 'under_maintenance'] as const;
+export type ComponentStatus = (typeof COMPONENT_STATUSES)[number];
+export type Indicator = 'none' | 'minor' | 'major' | 'critical';
+export type IncidentStatus = 'investigating' | 'identified' | 'monitoring' | 'resolved';
+export type MaintenanceStatus = 'scheduled' | 'in_progress' | 'completed';
+
+export const INDICATOR_DESCRIPTIONS: Record<Indicator, string> = {
+  none: 'All Systems Operational',
+  minor: 'Degraded Performance',
+  major: 'Partial System Outage',
+  critical: 'Major System Outage',
+};
+
+export const COMPONENT_STATUS_LABELS: Record<ComponentStatus, string> = {
+  operational: 'Operational',
+  degraded_performance: 'Degraded performance',
+  partial_outage: 'Partial outage',
+  major_outage: 'Major outage',
+  under_maintenance: 'Under maintenance',
+};
+
+const DAY_MS = 86_400_000;
+/** Maintenance windows are listed from this long before they start. */
+export const UPCOMING_MAINTENANCE_MS = 7 * DAY_MS;
+/** The HTML page lists incidents resolved within this long. */
+export const PAST_INCIDENTS_MS = 14 * DAY_MS;
+export const MAX_LISTED_INCIDENTS = 50;
+export const MAX_FEED_ENTRIES = 50;
+
+// ------------------------------------------------------------------------------------------
+// Inputs (read from the views by the application)
+// ------------------------------------------------------------------------------------------
+
+export interface PageInput {
+  page_id: number;
+  team_id: number;
+  slug: string;
+  title: string;
+  description: string;
+  components: StatusPageComponent[];
+  history_days: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EndpointInput {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  name: string;
+  maintenance_until: string | null;
+}
+
+export interface CheckpointInput {
+  id: number;
+  title: string;
+  body: string;
+  status_label: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IncidentInput {
+  id: number;
+  team_id: number;
+  endpoint_ids: number[];
+  title: string;
+  severity: 'warning' | 'critical';
+  created_at: string;
+  resolved_at: string | null;
+  merged_into_id: number | null;
+  checkpoints: CheckpointInput[];
+}
+
+/** Triggered alert signals of one endpoint, with the time each triggered. */
+export interface SignalsInput {
+  availability: string | null;
+  latency: string | null;
+}
+
+export interface StatusInputs {
+  page: PageInput;
+  /** The page's absolute URL. */
+  url: string;
+  /** Endpoints by id (only the page's; others are ignored anyway). */
+  endpoints: Map<number, EndpointInput>;
+  /** The team's windows (cancelled and ended ones are skipped here). */
+  windows: MaintenanceWindow[];
+  /** Candidate incidents of the team; filtered here. */
+  incidents: IncidentInput[];
+  signals: Map<number, SignalsInput>;
+  now: number;
+}
+
+// ------------------------------------------------------------------------------------------
+// Outputs: the Statuspage v2 shapes
+// ------------------------------------------------------------------------------------------
+
+export interface SpPage {
+  id: string;
+  name: string;
+  url: string;
+  time_zone: string;
+  updated_at: string;
+}
+
+export interface SpComponent {
+  id: string;
+  name: string;
+  status: ComponentStatus;
+  created_at: string;
+  updated_at: string;
+  position: number;
+  description: string | null;
+  group_id: null;
+  only_show_if_degraded: false;
+}
+
+export interface SpIncidentUpdate {
+  id: string;
+  status: IncidentStatus;
+  body: string;
+  /** Additive: the checkpoint's title. */
+  title: string;
+  created_at: string;
+  updated_at: string;
+  display_at: string;
+}
+
+export interface SpIncident {
+  id: string;
+  name: string;
+  status: IncidentStatus;
+  impact: 'minor' | 'major';
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+  shortlink: string;
+  components: SpComponent[];
+  incident_updates: SpIncidentUpdate[];
+}
+
+export interface SpMaintenance {
+  id: string;
+  name: string;
+  status: MaintenanceStatus;
+  scheduled_for: string;
+  scheduled_until: string;
+  components: SpComponent[];
+  incident_updates: [];
+}
+
+export interface SpSummary {
+  page: SpPage;
+  status: { indicator: Indicator; description: string };
+  components: SpComponent[];
+  incidents: SpIncident[];
+  scheduled_maintenances: SpMaintenance[];
+}
+
+/** Everything the representations are rendered from. */
+export interface StatusModel {
+  summary: SpSummary;
+  /** Every visible incident, newest first (incidents.json takes the first 50). */
+  incidents: SpIncident[];
+  /** Visible incidents resolved within the last 14 days, newest first. */
+  pastIncidents: SpIncident[];
+  description: string;
+  historyDays: number;
+  /** Each checkpoint's own status label as the team wrote it, by update id (the HTML shows it). */
+  labels: Map<string, string>;
+  /** The model is exact until this instant (epoch ms): a window starts or ends, a day turns... */
+  validUntil: number;
+}
+
+// ------------------------------------------------------------------------------------------
+// Rules
+// ------------------------------------------------------------------------------------------
+
+/** A checkpoint's status label, matched without regard to case; anything else is investigating. */
+export function updateStatus(label: string): Exclude<IncidentStatus, 'resolved'> {
+  const normalized = label.trim().toLowerCase();
+  return normalized === 'identified' || normalized === 'monitoring' ? normalized : 'investigating';
+}
+
+/** The latest checkpoint's label mapped, or resolved once the incident is resolved. */
+export function incidentStatus(incident: Pick<IncidentInput, 'resolved_at' | 'checkpoints'>): IncidentStatus {
+  if (incident.resolved_at !== null) return 'resolved';
+  const latest = newestFirst(incident.checkpoints)[0];
+  return latest ? updateStatus(latest.status_label) : 'investigating';
+}
+
+/**
+ * A component's state from its endpoint: maintenance, then an open critical incident or a
+ * triggered availability signal, then a triggered latency signal or an open warning incident,
+ * else operational. Open incidents count whether or not they carry a checkpoint.
+ */
+export function componentStatus(input: { underMaintenance: boolean; openSeverities: Array<'warning' | 'critical'>; signals: SignalsInput | undefined }): ComponentStatus {
+  if (input.underMaintenance) return 'under_maintenance';
+  if (input.openSeverities.includes('critical') || input.signals?.availability) return 'major_outage';
+  if (input.openSeverities.includes('warning') || input.signals?.latency) return 'degraded_performance';
+  return 'operational';
+}
+
+/** none: all operational or in maintenance; minor: worst is degraded; major: an outage; critical: more than half out. */
+export function pageIndicator(statuses: ComponentStatus[]): Indicator {
+  const outages = statuses.filter((s) => s === 'major_outage').length;
+  if (outages > 0) return outages * 2 > statuses.length ? 'critical' : 'major';
+  if (statuses.some((s) => s === 'degraded_performance' || s === 'partial_outage')) return 'minor';
+  return 'none';
+}
+
+// ------------------------------------------------------------------------------------------
+// Building the model
+// ------------------------------------------------------------------------------------------
+
+function newestFirst<T extends { created_at: string; id: number }>(items: T[]): T[] {
+  return [...items].sort((a, b) => (a.created_at === b.created_at ? b.id - a.id : a.created_at < b.created_at ? 1 : -1));
+}
+
+const latestOf = (times: Array<string | null | undefined>): string =>
+  times.reduce<string>((latest, time) => (time && time > latest ? time : latest), '');
+
+export function incidentAnchor(incidentId: number): string {
+  return `incident-${incidentId}`;
+}
+
+export function buildStatusModel(inputs: StatusInputs): StatusModel {
+  const { page, now } = inputs;
+  const nowIso = new Date(now).toISOString();
+  const boundaries: number[] = [Math.floor(now / DAY_MS) * DAY_MS + DAY_MS];
+  const later = (time: string | number | null | undefined) => {
+    if (time === null || time === undefined) return;
+    const at = typeof time === 'number' ? time : Date.parse(time);
+    if (at > now) boundaries.push(at);
+  };
+
+  // The page's endpoints that exist in its team, in the page's order.
+  const members = page.components
+    .map((component) => ({ component, endpoint: inputs.endpoints.get(component.endpoint_id) }))
+    .filter((m): m is { component: StatusPageComponent; endpoint: EndpointInput } => m.endpoint !== undefined && m.endpoint.team_id === page.team_id);
+  const onPage = new Set(members.map((m) => m.endpoint.endpoint_id));
+
+  const windows = inputs.windows.filter((w) => !w.cancelled_at && w.team_id === page.team_id && members.some((m) => windowCoversEndpoint(w, m.endpoint)));
+  for (const w of windows) {
+    later(w.starts_at);
+    later(w.ends_at);
+    later(Date.parse(w.starts_at) - UPCOMING_MAINTENANCE_MS);
+  }
+
+  const affecting = inputs.incidents.filter((i) => i.team_id === page.team_id && i.merged_into_id === null && i.endpoint_ids.some((id) => onPage.has(id)));
+  const openByEndpoint = new Map<number, IncidentInput[]>();
+  for (const incident of affecting) {
+    if (incident.resolved_at !== null) continue;
+    for (const id of incident.endpoint_ids) openByEndpoint.set(id, [...(openByEndpoint.get(id) ?? []), incident]);
+  }
+
+  const components: SpComponent[] = members.map(({ component, endpoint }, index) => {
+    const cover = coverage(now, { ...endpoint }, windows);
+    later(endpoint.maintenance_until);
+    const open = openByEndpoint.get(endpoint.endpoint_id) ?? [];
+    const signals = inputs.signals.get(endpoint.endpoint_id);
+    const status = componentStatus({ underMaintenance: cover.under_maintenance, openSeverities: open.map((i) => i.severity), signals });
+    const activeWindows = windows.filter((w) => cover.maintenance_window_ids.includes(w.window_id));
+    return {
+      id: String(endpoint.endpoint_id),
+      name: component.name ?? endpoint.name,
+      status,
+      created_at: page.created_at,
+      updated_at: latestOf([page.updated_at, signals?.availability, signals?.latency, ...open.map((i) => i.created_at), ...activeWindows.map((w) => w.starts_at)]),
+      position: index + 1,
+      description: null,
+      group_id: null,
+      only_show_if_degraded: false,
+    };
+  });
+  const componentsOf = (endpointIds: number[]) => components.filter((c) => endpointIds.includes(Number(c.id)));
+
+  const toIncident = (incident: IncidentInput): SpIncident => {
+    const updates = newestFirst(incident.checkpoints).map(
+      (checkpoint): SpIncidentUpdate => ({
+        id: String(checkpoint.id),
+        status: updateStatus(checkpoint.status_label),
+        body: checkpoint.body.trim() === '' ? checkpoint.title : checkpoint.body,
+        title: checkpoint.title,
+        created_at: checkpoint.created_at,
+        updated_at: checkpoint.updated_at,
+        display_at: checkpoint.created_at,
+      }),
+    );
+    return {
+      id: String(incident.id),
+      name: incident.title,
+      status: incidentStatus(incident),
+      impact: incident.severity === 'critical' ? 'major' : 'minor',
+      created_at: incident.created_at,
+      // Public changes only: a private comment must not move it.
+      updated_at: latestOf([incident.created_at, incident.resolved_at, ...incident.checkpoints.map((c) => c.updated_at)]),
+      resolved_at: incident.resolved_at,
+      shortlink: `${inputs.url}#${incidentAnchor(incident.id)}`,
+      components: componentsOf(incident.endpoint_ids),
+      incident_updates: updates,
+    };
+  };
+
+  // Published: at least one checkpoint.
+  const visible = newestFirst(affecting.filter((i) => i.checkpoints.length > 0)).map(toIncident);
+  const past = visible.filter((i) => i.resolved_at !== null && now - Date.parse(i.resolved_at) < PAST_INCIDENTS_MS);
+  for (const incident of past) later(Date.parse(incident.resolved_at!) + PAST_INCIDENTS_MS);
+
+  const maintenances = windows
+    .filter((w) => Date.parse(w.ends_at) > now && Date.parse(w.starts_at) - now <= UPCOMING_MAINTENANCE_MS)
+    .sort((a, b) => (a.starts_at === b.starts_at ? a.window_id - b.window_id : a.starts_at < b.starts_at ? -1 : 1))
+    .map(
+      (w): SpMaintenance => ({
+        id: String(w.window_id),
+        name: (w as MaintenanceWindow & { reason?: string | null }).reason || 'Scheduled maintenance',
+        status: Date.parse(w.starts_at) <= now ? 'in_progress' : 'scheduled',
+        scheduled_for: w.starts_at,
+        scheduled_until: w.ends_at,
+        components: components.filter((c) => windowCoversEndpoint(w, members.find((m) => m.endpoint.endpoint_id === Number(c.id))!.endpoint)),
+        incident_updates: [],
+      }),
+    );
+
+  const indicator = pageIndicator(components.map((c) => c.status));
+  const open = visible.filter((i) => i.resolved_at === null);
+  const updatedAt = latestOf([page.updated_at, ...components.map((c) => c.updated_at), ...visible.slice(0, MAX_LISTED_INCIDENTS).map((i) => i.updated_at)]) || nowIso;
+  return {
+    summary: {
+      page: { id: String(page.page_id), name: page.title, url: inputs.url, time_zone: 'Etc/UTC', updated_at: updatedAt },
+      status: { indicator, description: INDICATOR_DESCRIPTIONS[indicator] },
+      components,
+      incidents: open,
+      scheduled_maintenances: maintenances,
+    },
+    incidents: visible,
+    pastIncidents: past,
+    description: page.description,
+    historyDays: page.history_days,
+    labels: new Map(affecting.flatMap((i) => i.checkpoints.map((c) => [String(c.id), c.status_label] as [string, string]))),
+    validUntil: Math.min(...boundaries),
+  };
+}
+
+/** The most recent checkpoints of the visible incidents, newest first (one feed entry each). */
+export function feedEntries(model: StatusModel, limit = MAX_FEED_ENTRIES): Array<{ incident: SpIncident; update: SpIncidentUpdate }> {
+  const entries = model.incidents.flatMap((incident) => incident.incident_updates.map((update) => ({ incident, update })));
+  entries.sort((a, b) => (a.update.created_at === b.update.created_at ? Number(b.update.id) - Number(a.update.id) : a.update.created_at < b.update.created_at ? 1 : -1));
+  return entries.slice(0, limit);
+}

@@ -1,0 +1,19 @@
+import type { StatusPageComponent } from './events.js';
+
+/** The status-pages view (projection `status_pages`), written by projections/status-pages.ts. */
+export const STATUS_PAGES_PROJECTION = 'status_pages';
+export const STATUS_PAGES_COLLECTION = 'status_pages';
+
+/** One live page; a deleted page's document is removed. */
+export interface StatusPageDoc {
+  id: string;
+  page_id: number;
+  team_id: number;
+  slug: string;
+  title: string;
+  description: string;
+  components: StatusPageComponent[];
+  history_days: number;
+  created_at: string;
+  updated_at: string;
+}
