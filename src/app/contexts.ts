@@ -7,6 +7,7 @@ import { IncidentsModule } from '../incidents/incidents.module.js';
 import { MonitoringModule } from '../monitoring/monitoring.module.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
 import { ProbingModule } from '../probing/probing.module.js';
+import { StatusPagesModule } from '../statuspages/statuspages.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { allProjections } from '../../projections/index.js';
 
@@ -16,7 +17,7 @@ import { allProjections } from '../../projections/index.js';
  */
 export function contextModules(role: ProcessRole): Array<Type | DynamicModule> {
   void role;
-  return [TenancyModule, MonitoringModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule];
+  return [TenancyModule, MonitoringModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule];
 }
 
 export function projections(): Projection[] {

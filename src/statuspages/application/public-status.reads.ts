@@ -1,0 +1,200 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { AnalyticsQuery } from '../../analytics/application/analytics-query.js';
+import { withPerIdAggregates } from '../../analytics/application/per-id-aggregates.js';
+import { ROLLUPS_PROJECTION, ViewAnalyticsFacts } from '../../analytics/application/view-facts.js';
+import { ROLLUPS_COLLECTION } from '../../analytics/domain/rollup.js';
+import { MonitoringReads } from '../../monitoring/application/monitoring.reads.js';
+import { DerivedViewCache, type ViewSource } from '../../platform/projections/view-cache.js';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import type { Doc } from '../../platform/read-store/read-store.port.js';
+import {
+  buildStatusModel,
+  type EndpointInput,
+  type IncidentInput,
+  type SignalsInput,
+  type StatusModel,
+} from '../domain/public-status.js';
+import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from '../domain/views.js';
+import { statusPageUrl } from './status-page.reads.js';
+
+/** One representation of a page, ready to send. */
+export interface Rendered {
+  body: Buffer;
+  etag: string;
+  contentType: string;
+}
+
+/** Daily uptime of one component, oldest day first; null: no applicable check that day. */
+export interface UptimeDay {
+  date: string;
+  uptime_percent: number | null;
+  checks: number;
+}
+
+export interface PageView {
+  model: StatusModel;
+  /** By component id. */
+  uptime: Map<string, UptimeDay[]>;
+}
+
+export type RenderKind = 'html' | 'summary' | 'incidents' | 'atom' | 'rss';
+
+/** The views the model is read from: while none changes (and until `validUntil`) it is exact. */
+const MODEL_SOURCES: ViewSource[] = [
+  { projection: STATUS_PAGES_PROJECTION, collection: STATUS_PAGES_COLLECTION },
+  { projection: 'monitoring', collection: 'endpoints' },
+  { projection: 'monitoring', collection: 'maintenance_windows' },
+  { projection: 'incidents', collection: 'incidents' },
+  { projection: 'alerting', collection: 'alert_status' },
+];
+/** The HTML page also shows daily uptime from the analytics rollups. */
+const HTML_SOURCES: ViewSource[] = [...MODEL_SOURCES, { projection: ROLLUPS_PROJECTION, collection: ROLLUPS_COLLECTION }];
+
+/** Besides every open incident, this many of the team's newest incidents are considered. */
+const RECENT_INCIDENTS = 500;
+const DAY_MS = 86_400_000;
+
+export function etagOf(body: Buffer): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+}
+
+function incidentInput(doc: Doc): IncidentInput {
+  const state = doc.state as Record<string, any>;
+  return {
+    id: Number(state.id),
+    team_id: Number(state.team_id),
+    endpoint_ids: (state.endpoint_ids as number[]) ?? [],
+    title: String(state.title),
+    severity: state.severity === 'critical' ? 'critical' : 'warning',
+    created_at: String(state.created_at),
+    resolved_at: (state.resolved_at as string | null) ?? null,
+    merged_into_id: (state.merged_into_id as number | null) ?? null,
+    checkpoints: ((state.checkpoints as Array<Record<string, any>>) ?? []).map((c) => ({
+      id: Number(c.id),
+      title: String(c.title),
+      body: String(c.body ?? ''),
+      status_label: String(c.status_label ?? ''),
+      created_at: String(c.created_at),
+      updated_at: String(c.updated_at ?? c.created_at),
+    })),
+  };
+}
+
+function triggeredSince(doc: Doc | undefined, signal: 'availability' | 'latency'): string | null {
+  const state = (doc?.state as { signals?: Record<string, { state: string; since: string | null }> } | undefined)?.signals?.[signal];
+  return state?.state === 'triggered' ? (state.since ?? '1970-01-01T00:00:00.000Z') : null;
+}
+
+/**
+ * The public side of status pages: the model read from the views and each representation
+ * rendered from it, both kept while their views are unchanged (stamps) and the model's clock
+ * boundaries have not passed. Representations are rendered by the functions the HTTP edge
+ * registers (`renderers`), so this class knows nothing of HTML or XML.
+ */
+@Injectable()
+export class PublicStatusReads {
+  private readonly models: DerivedViewCache<PageView | { model: StatusModel; uptime: null }>;
+  private readonly jsonLike: DerivedViewCache<Rendered>;
+  private readonly html: DerivedViewCache<Rendered>;
+  private readonly analytics: AnalyticsQuery;
+
+  constructor(
+    @Inject(PLATFORM) private readonly platform: Platform,
+    private readonly monitoring: MonitoringReads,
+  ) {
+    this.models = new DerivedViewCache(platform.reader, MODEL_SOURCES);
+    this.jsonLike = new DerivedViewCache(platform.reader, MODEL_SOURCES, { capacity: 4_000 });
+    this.html = new DerivedViewCache(platform.reader, HTML_SOURCES);
+    const facts = new ViewAnalyticsFacts(platform.reader, platform.views);
+    this.analytics = new AnalyticsQuery(withPerIdAggregates(platform.views), facts, () => facts.collections());
+  }
+
+  /** The representation `kind` of the page at `slug`; null when no page has that slug. */
+  async render(slug: string, kind: RenderKind, renderer: (view: PageView) => { body: string; contentType: string }, scope?: object): Promise<Rendered | null> {
+    const cache = kind === 'html' ? this.html : this.jsonLike;
+    return cache.get(
+      `${kind}:${slug}`,
+      async () => {
+        const view = kind === 'html' ? await this.viewWithUptime(slug, scope) : await this.model(slug, scope);
+        if (!view) return null;
+        const { body, contentType } = renderer(view as PageView);
+        const bytes = Buffer.from(body);
+        return { value: { body: bytes, etag: etagOf(bytes), contentType }, validUntil: view.model.validUntil };
+      },
+      scope,
+    );
+  }
+
+  private async model(slug: string, scope?: object): Promise<{ model: StatusModel; uptime: null } | null> {
+    const cached = await this.models.get(
+      slug,
+      async () => {
+        const model = await this.loadModel(slug, scope);
+        return model ? { value: { model, uptime: null }, validUntil: model.validUntil } : null;
+      },
+      scope,
+    );
+    return cached as { model: StatusModel; uptime: null } | null;
+  }
+
+  private async viewWithUptime(slug: string, scope?: object): Promise<PageView | null> {
+    const base = await this.model(slug, scope);
+    if (!base) return null;
+    const { model } = base;
+    const now = Date.now();
+    const days = model.historyDays;
+    const to = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
+    const from = to - days * DAY_MS;
+    const uptime = new Map<string, UptimeDay[]>();
+    for (const component of model.summary.components) {
+      const series = await this.analytics.computeSeries({ kind: 'endpoint', id: Number(component.id) }, from, to, 86_400, days);
+      uptime.set(
+        component.id,
+        series.map((item) => ({ date: item.bucket_start.slice(0, 10), uptime_percent: item.uptime_percent, checks: item.checks })),
+      );
+    }
+    return { model, uptime };
+  }
+
+  private async loadModel(slug: string, scope?: object): Promise<StatusModel | null> {
+    const [doc] = (await this.platform.reader.find(STATUS_PAGES_PROJECTION, STATUS_PAGES_COLLECTION, { filter: { slug }, limit: 1 })) as unknown as StatusPageDoc[];
+    if (!doc) return null;
+    const now = Date.now();
+    const endpointIds = doc.components.map((c) => c.endpoint_id);
+    const [endpointRows, windows, open, recent, alerts] = await Promise.all([
+      this.platform.reader.getMany('monitoring', 'endpoints', endpointIds),
+      this.monitoring.windows(doc.team_id, new Date(now), scope),
+      this.platform.reader.find('incidents', 'incidents', { filter: { team_id: doc.team_id, state_name: 'open' } }),
+      this.platform.reader.find('incidents', 'incidents', { filter: { team_id: doc.team_id }, sort: [['incident_num', 'desc']], limit: RECENT_INCIDENTS }),
+      this.platform.reader.getMany('alerting', 'alert_status', endpointIds),
+    ]);
+    const endpoints = new Map<number, EndpointInput>(
+      endpointRows.map((row) => [
+        Number(row.endpoint_id),
+        {
+          endpoint_id: Number(row.endpoint_id),
+          team_id: Number(row.team_id),
+          project_id: Number(row.project_id),
+          name: String(row.name),
+          maintenance_until: (row.maintenance_until as string | null) ?? null,
+        },
+      ]),
+    );
+    const incidents = new Map<string, IncidentInput>();
+    for (const row of [...open, ...recent]) if (!incidents.has(row.id)) incidents.set(row.id, incidentInput(row));
+    const alertsById = new Map(alerts.map((row) => [Number(row.endpoint_id), row]));
+    const signals = new Map<number, SignalsInput>(
+      endpointIds.map((id) => [id, { availability: triggeredSince(alertsById.get(id), 'availability'), latency: triggeredSince(alertsById.get(id), 'latency') }]),
+    );
+    return buildStatusModel({
+      page: doc,
+      url: statusPageUrl(this.platform.config.publicBaseUrl, doc.slug),
+      endpoints,
+      windows,
+      incidents: [...incidents.values()],
+      signals,
+      now,
+    });
+  }
+}
