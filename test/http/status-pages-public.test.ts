@@ -317,6 +317,21 @@ describe('status pages: public routes', () => {
       expect((await t.request('GET', '/status/cache/summary.json', { headers: { 'if-none-match': tag } })).statusCode).toBe(304);
     });
 
+    test('a cached page follows the clock: a maintenance window starting shows without any write', async () => {
+      const team = await statusTeam(t, 1, 'Clock');
+      await createPage(t, team.teamId, { slug: 'clock', title: 'Clock', components: [{ endpoint_id: team.endpoints[0], name: 'Web' }] });
+      const startsAt = Date.now() + 1500;
+      await t.admin('POST', `/api/v2/teams/${team.teamId}/maintenance-windows`, { endpoint_id: team.endpoints[0], starts_at: iso(startsAt), ends_at: iso(startsAt + HOUR) });
+      const before = await summaryOf('clock');
+      expect(before.components[0].status).toBe('operational');
+      expect(before.scheduled_maintenances[0].status).toBe('scheduled');
+      expect((await summaryOf('clock')).components[0].status).toBe('operational');
+      await new Promise((resolve) => setTimeout(resolve, startsAt + 50 - Date.now()));
+      const during = await summaryOf('clock');
+      expect(during.components[0].status).toBe('under_maintenance');
+      expect(during.scheduled_maintenances[0].status).toBe('in_progress');
+    });
+
     test('a page renamed in the application API shows the new title at once', async () => {
       const team = await statusTeam(t, 1, 'Rename');
       const page = await createPage(t, team.teamId, { slug: 'rename', title: 'Old name', components: [] });

@@ -1,0 +1,109 @@
+import { STATUS_PAGE_SLUG_CLAIMED } from '../../../src/statuspages/domain/events.js';
+import { buildStatusModel, componentStatus, pageIndicator, updateStatus, type StatusInputs } from '../../../src/statuspages/domain/public-status.js';
+import { decideClaim, decideRelease, evolveSlug, initialSlugState, STALE_CLAIM_MS } from '../../../src/statuspages/domain/slug.js';
+import { decide, evolve, initialState } from '../../../src/statuspages/domain/status-page.js';
+
+const T0 = Date.parse('2026-11-20T10:00:00.000Z');
+
+describe('slug claims', () => {
+  const claimed = (pageId: number, at: number) => evolveSlug(initialSlugState(), { type: STATUS_PAGE_SLUG_CLAIMED, data: { slug: 's', page_id: pageId, claimed_at: new Date(at).toISOString() } });
+
+  test('a free slug is claimed; the holder claiming again changes nothing', () => {
+    expect(decideClaim('s', initialSlugState(), 1, null, T0)).toEqual({ ok: true, events: [expect.objectContaining({ type: STATUS_PAGE_SLUG_CLAIMED })] });
+    expect(decideClaim('s', claimed(1, T0), 1, null, T0)).toEqual({ ok: true, events: [] });
+  });
+
+  test('a claim whose page holds the slug is never taken over, however old', () => {
+    expect(decideClaim('s', claimed(1, T0), 2, { slug: 's', deleted: false }, T0 + 365 * 86_400_000)).toEqual({ ok: false, reason: 'taken' });
+  });
+
+  test('a fresh claim whose page does not (yet) hold the slug is respected: its request may still be running', () => {
+    expect(decideClaim('s', claimed(1, T0), 2, { slug: null, deleted: false }, T0 + STALE_CLAIM_MS - 1)).toEqual({ ok: false, reason: 'taken' });
+    expect(decideClaim('s', claimed(1, T0), 2, { slug: 'other', deleted: false }, T0 + 1000)).toEqual({ ok: false, reason: 'taken' });
+  });
+
+  test('an abandoned claim (page never written, or renamed away, a minute on; or deleted) is taken over', () => {
+    expect(decideClaim('s', claimed(1, T0), 2, { slug: null, deleted: false }, T0 + STALE_CLAIM_MS).ok).toBe(true);
+    expect(decideClaim('s', claimed(1, T0), 2, { slug: 'other', deleted: false }, T0 + STALE_CLAIM_MS).ok).toBe(true);
+    expect(decideClaim('s', claimed(1, T0), 2, { slug: 's', deleted: true }, T0).ok).toBe(true);
+  });
+
+  test('only the holder releases', () => {
+    expect(decideRelease('s', claimed(1, T0), 2, T0)).toEqual([]);
+    const [released] = decideRelease('s', claimed(1, T0), 1, T0);
+    expect(evolveSlug(claimed(1, T0), released)).toEqual(initialSlugState());
+  });
+});
+
+describe('the page aggregate', () => {
+  const fields = { slug: 'a', title: 'A', description: '', components: [{ endpoint_id: 1, name: null }], history_days: 90 };
+  const created = () => {
+    const decision = decide(initialState(), { kind: 'create', page_id: 1, team_id: 7, fields, at: '2026-01-01T00:00:00.000Z' });
+    if (!decision.ok) throw new Error('refused');
+    return decision.events.reduce(evolve, initialState());
+  };
+
+  test('an update with the values already set appends nothing; another team is not found', () => {
+    expect(decide(created(), { kind: 'update', team_id: 7, patch: { title: 'A', components: [{ endpoint_id: 1, name: null }] }, at: 'x' })).toEqual({ ok: true, events: [] });
+    expect(decide(created(), { kind: 'update', team_id: 8, patch: { title: 'B' }, at: 'x' })).toEqual({ ok: false, reason: 'not_found' });
+  });
+
+  test('a deleted page refuses every later command', () => {
+    const deletion = decide(created(), { kind: 'delete', team_id: 7, at: '2026-01-02T00:00:00.000Z' });
+    if (!deletion.ok) throw new Error('refused');
+    const deleted = deletion.events.reduce(evolve, created());
+    expect(decide(deleted, { kind: 'update', team_id: 7, patch: { title: 'B' }, at: 'x' })).toEqual({ ok: false, reason: 'not_found' });
+    expect(decide(deleted, { kind: 'delete', team_id: 7, at: 'x' })).toEqual({ ok: false, reason: 'not_found' });
+  });
+});
+
+describe('state rules', () => {
+  test.each([
+    ['Identified', 'identified'],
+    ['  MONITORING ', 'monitoring'],
+    ['investigating', 'investigating'],
+    ['Resolved', 'investigating'],
+    ['Fix deployed', 'investigating'],
+  ])('checkpoint label %p maps to %p', (label, status) => expect(updateStatus(label)).toBe(status));
+
+  test('maintenance, then outage, then degradation', () => {
+    const signals = { availability: 'x', latency: 'x' };
+    expect(componentStatus({ underMaintenance: true, openSeverities: ['critical'], signals })).toBe('under_maintenance');
+    expect(componentStatus({ underMaintenance: false, openSeverities: ['warning'], signals })).toBe('major_outage');
+    expect(componentStatus({ underMaintenance: false, openSeverities: ['warning'], signals: undefined })).toBe('degraded_performance');
+    expect(componentStatus({ underMaintenance: false, openSeverities: [], signals: { availability: null, latency: 'x' } })).toBe('degraded_performance');
+    expect(componentStatus({ underMaintenance: false, openSeverities: [], signals: undefined })).toBe('operational');
+  });
+
+  test('indicator: none, minor, major, critical only when more than half are out', () => {
+    expect(pageIndicator([])).toBe('none');
+    expect(pageIndicator(['operational', 'under_maintenance'])).toBe('none');
+    expect(pageIndicator(['operational', 'degraded_performance'])).toBe('minor');
+    expect(pageIndicator(['major_outage', 'operational'])).toBe('major');
+    expect(pageIndicator(['major_outage', 'major_outage', 'operational'])).toBe('critical');
+  });
+});
+
+describe('the model says until when it is exact', () => {
+  const inputs = (now: number, windows: StatusInputs['windows']): StatusInputs => ({
+    page: { page_id: 1, team_id: 1, slug: 's', title: 'S', description: '', components: [{ endpoint_id: 1, name: null }], history_days: 90, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' },
+    url: 'https://x/status/s',
+    endpoints: new Map([[1, { endpoint_id: 1, team_id: 1, project_id: 1, name: 'E', maintenance_until: null }]]),
+    windows,
+    incidents: [],
+    signals: new Map(),
+    now,
+  });
+
+  test('until the next window edge or UTC midnight, whichever comes first', () => {
+    const now = Date.parse('2026-11-20T10:00:00.000Z');
+    expect(buildStatusModel(inputs(now, [])).validUntil).toBe(Date.parse('2026-11-21T00:00:00.000Z'));
+    const window = { window_id: 1, team_id: 1, project_id: null, endpoint_id: 1, starts_at: '2026-11-20T10:30:00.000Z', ends_at: '2026-11-20T11:00:00.000Z' };
+    const before = buildStatusModel(inputs(now, [window]));
+    expect(before.validUntil).toBe(Date.parse(window.starts_at));
+    expect(before.summary.components[0].status).toBe('operational');
+    const during = buildStatusModel(inputs(Date.parse(window.starts_at), [window]));
+    expect(during.summary.components[0].status).toBe('under_maintenance');
+    expect(during.validUntil).toBe(Date.parse(window.ends_at));
+  });
+});
