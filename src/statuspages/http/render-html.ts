@@ -148,7 +148,7 @@ ${model.description ? `<p>${e(model.description)}</p>` : ''}
 <p class="overall indicator-${s.status.indicator}">${e(s.status.description)}</p>
 </section>
 ${active.length ? section('active-title', 'Active incidents', incidents(active)) : ''}
-${s.scheduled_maintenances.length ? section('maintenance-title', 'Maintenance', `<ul class="plain card">${s.scheduled_maintenances.map(maintenanceItem).join('\n')}</ul>`) : ''}
+${s.scheduled_maintenances.length ? section('maintenance-title', 'Maintenance', `<div class="card"><ul class="plain">${s.scheduled_maintenances.map(maintenanceItem).join('\n')}</ul></div>`) : ''}
 ${section('components-title', 'Components', s.components.length ? `<ul class="plain">\n${componentItems}\n</ul>` : '<p>No components.</p>')}
 ${section('past-title', 'Past incidents (last 14 days)', model.pastIncidents.length ? incidents(model.pastIncidents) : '<p class="card">No incidents in the last 14 days.</p>')}
 </main>
