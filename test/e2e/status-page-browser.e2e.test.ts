@@ -108,7 +108,10 @@ describe('status page in a real browser', () => {
       await page.setViewport({ width: 375, height: 812, isMobile: true });
       await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
       await page.goto(`${base}/status/acme`, { waitUntil: 'load' });
-      const metrics = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth, background: getComputedStyle(document.body).backgroundColor }));
+      // Evaluated in the page (a string: the test's TypeScript has no DOM types).
+      const metrics = (await page.evaluate(
+        '({ scroll: document.documentElement.scrollWidth, width: window.innerWidth, background: getComputedStyle(document.body).backgroundColor })',
+      )) as { scroll: number; width: number; background: string };
       expect(metrics.scroll).toBeLessThanOrEqual(metrics.width);
       expect(metrics.background).toBe('rgb(13, 17, 23)');
       const phone = join(shots, 'status-page-phone-dark.png');
