@@ -147,6 +147,7 @@ export interface ViewSource {
  */
 export class DerivedViewCache<V> {
   private readonly entries: StampedEntries<{ value: V; validUntil: number }>;
+  private readonly loading = new Map<string, Promise<{ value: V; validUntil: number } | null>>();
 
   constructor(
     private readonly reader: ViewReader,
@@ -162,13 +163,19 @@ export class DerivedViewCache<V> {
    */
   async get(key: string, load: () => Promise<{ value: V; validUntil: number } | null>, scope?: object, now = Date.now()): Promise<V | null> {
     const tag = await this.tag(scope);
-    if (tag !== null) {
-      const cached = this.entries.valid(key, tag, 0);
-      if (cached !== undefined && now < cached.validUntil) return cached.value;
+    if (tag === null) return (await load())?.value ?? null;
+    const cached = this.entries.valid(key, tag, 0);
+    if (cached !== undefined && now < cached.validUntil) return cached.value;
+    // Requests that miss together under the same stamps share one load instead of each reading.
+    const flight = `${key}\u0000${tag}`;
+    let pending = this.loading.get(flight);
+    if (!pending) {
+      pending = load().finally(() => this.loading.delete(flight));
+      this.loading.set(flight, pending);
     }
-    const loaded = await load();
+    const loaded = await pending;
     if (loaded === null) return null;
-    if (tag !== null) this.entries.remember(key, tag, 0, loaded);
+    this.entries.remember(key, tag, 0, loaded);
     return loaded.value;
   }
 
