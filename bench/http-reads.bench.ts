@@ -49,7 +49,7 @@ interface Measure {
   p99: number;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -59,7 +59,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-class ServerProcess {
+export class ServerProcess {
   private stderr = '';
 
   private constructor(
@@ -103,7 +103,7 @@ class ServerProcess {
   }
 }
 
-async function call(base: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
+export async function call(base: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
   const response = await fetch(base + path, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -1,0 +1,217 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BenchFigure, type BenchModule, ratio } from './bench.js';
+import { call, ServerProcess } from './http-reads.bench.js';
+
+/**
+ * The public status page and its Statuspage summary, served by the real embedded service (its
+ * own process, temp DATA_DIR, real socket), against a bare Fastify route serving the same bytes
+ * with the same headers (its own process too), both loaded by autocannon from this process with
+ * the same settings in the same run. Requests carry no If-None-Match: every answer is a full 200,
+ * so the figure is the cost of a cache miss at the CDN.
+ */
+const CONNECTIONS = 50;
+const ROUNDS = 2;
+const WARMUP_SECONDS = 1;
+const COMPONENTS = 5;
+const HISTORY_DAYS = 90;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+/** The highest STATUS_PAGE_RATE_LIMIT_PER_MINUTE the config accepts: the flood comes from one address. */
+const ADDRESS_LIMIT = '1000000';
+const BASELINE_FLAG = '--status-pages-baseline';
+const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset']);
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+interface CannonResult {
+  requests: { average: number };
+  latency: { p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+type Autocannon = (options: { url: string; connections: number; duration: number }) => Promise<CannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+interface RecordedRoute {
+  path: string;
+  /** base64: the baseline serves the exact bytes. */
+  body: string;
+  headers: Record<string, string>;
+}
+
+interface Measure {
+  rps: number;
+  p99: number;
+}
+
+/** A team, a project, endpoints with 90 days of hourly history, a page and two published incidents. */
+async function provision(base: string): Promise<string> {
+  const admin = (method: string, path: string, body?: unknown) => call(base, method, path, ADMIN_TOKEN, body);
+  const team = (await admin('POST', '/api/v2/teams', { name: 'Bench' })).data;
+  const { token } = (await admin('POST', `/api/v2/teams/${team.id}/tokens`, { name: 'bench', scopes: ['incidents:read', 'incidents:write'], role: 'editor' })).data;
+  const project = (await admin('POST', `/api/v2/teams/${team.id}/projects`, { name: 'Cloud' })).data;
+  const endpoints: number[] = [];
+  const now = Date.now();
+  for (let i = 0; i < COMPONENTS; i++) {
+    const endpoint = (await admin('POST', `/api/v2/teams/${team.id}/endpoints`, { project_id: project.id, name: `Service ${i + 1}`, url: `https://svc${i}.example.com/health` })).data;
+    endpoints.push(endpoint.id);
+    const checks = Array.from({ length: HISTORY_DAYS * 24 }, (_, n) => ({
+      checked_at: new Date(now - (n + 1) * 3_600_000).toISOString(),
+      success: (n * 31 + i) % 97 !== 0,
+      status_code: 200,
+      latency_ms: 80 + ((n * 7919) % 200),
+    }));
+    await admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks/import`, { checks });
+  }
+  await admin('POST', `/api/v2/teams/${team.id}/status-pages`, {
+    slug: 'bench',
+    title: 'Bench Cloud',
+    components: endpoints.map((endpoint_id) => ({ endpoint_id })),
+  });
+  const incidents = (method: string, path: string, body?: unknown) => call(base, method, `/api/public/v2/incidents${path}`, token, body);
+  for (const [i, severity] of (['critical', 'warning'] as const).entries()) {
+    const incident = (await incidents('POST', '', { endpoint_ids: [endpoints[i]], severity, title: `Incident ${i + 1}` })).data;
+    await incidents('POST', `/${incident.id}/checkpoints`, { title: 'Investigating', body: 'We are looking into it.', status_label: 'Investigating' });
+    await incidents('POST', `/${incident.id}/checkpoints`, { title: 'Identified', body: 'A fix is being rolled out.', status_label: 'Identified' });
+  }
+  return '/status/bench';
+}
+
+/** Polls until the answer has not changed for this long: the rollups trail the import by seconds. */
+const SETTLED_MS = 5_000;
+
+/** The service's answer, once its views show everything provisioned. */
+async function record(base: string, path: string): Promise<RecordedRoute> {
+  let previous = '';
+  let since = Date.now();
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const response = await fetch(base + path);
+    const body = Buffer.from(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${body.toString()}`);
+    const tag = response.headers.get('etag') ?? '';
+    if (tag !== previous) since = Date.now();
+    if (tag === previous && Date.now() - since >= SETTLED_MS) {
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        if (!TRANSPORT_HEADERS.has(name)) headers[name] = value;
+      });
+      return { path, body: body.toString('base64'), headers };
+    }
+    previous = tag;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`GET ${path} kept changing`);
+}
+
+async function load(url: string, seconds: number): Promise<Measure> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+  const failed = result.errors + result.timeouts + result.non2xx;
+  if (failed > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+function mean(measures: Measure[]): Measure {
+  const sum = measures.reduce((acc, m) => ({ rps: acc.rps + m.rps, p99: acc.p99 + m.p99 }), { rps: 0, p99: 0 });
+  return { rps: sum.rps / measures.length, p99: sum.p99 / measures.length };
+}
+
+async function compare(route: string, service: ServerProcess, baseline: ServerProcess, seconds: number, log: (line: string) => void) {
+  await load(service.base + route, WARMUP_SECONDS);
+  await load(baseline.base + route, WARMUP_SECONDS);
+  const measured = { service: [] as Measure[], baseline: [] as Measure[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const);
+    for (const side of order) {
+      const m = await load((side === 'service' ? service : baseline).base + route, seconds);
+      measured[side].push(m);
+      log(`round ${round + 1} ${side.padEnd(8)} ${route}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms`);
+    }
+  }
+  return { service: mean(measured.service), baseline: mean(measured.baseline) };
+}
+
+function figures(label: string, result: { service: Measure; baseline: Measure }): BenchFigure[] {
+  const baselineName = 'bare Fastify route, same bytes';
+  return [
+    { name: `${label}: requests/s`, value: result.service.rps, unit: 'req/s', baseline: { name: baselineName, value: result.baseline.rps }, aim: '>= 0.5' },
+    { name: `${label}: p99 latency`, value: result.service.p99, unit: 'ms', baseline: { name: baselineName, value: result.baseline.p99 }, ratio: ratio(result.baseline.p99, result.service.p99) },
+  ];
+}
+
+const statusPagesBench: BenchModule = {
+  name: 'status-pages',
+  async run({ quick, workDir, log }) {
+    const seconds = quick ? 3 : 10;
+    const dataDir = join(workDir, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    const servers: ServerProcess[] = [];
+    try {
+      const service = await ServerProcess.start(
+        [join(here, '..', 'src', 'main.js')],
+        { DATA_DIR: dataDir, HOST: '127.0.0.1', ADMIN_TOKEN, ROLE: 'all', LOG_LEVEL: 'warn', STATUS_PAGE_RATE_LIMIT_PER_MINUTE: ADDRESS_LIMIT },
+        '/health/ready',
+      );
+      servers.push(service);
+      const page = await provision(service.base);
+      const summary = `${page}/summary.json`;
+      const routes = [await record(service.base, page), await record(service.base, summary)];
+      log(`page ${Buffer.from(routes[0].body, 'base64').length} bytes, summary ${Buffer.from(routes[1].body, 'base64').length} bytes`);
+      const routesFile = join(workDir, 'baseline-routes.json');
+      writeFileSync(routesFile, JSON.stringify(routes));
+      const baseline = await ServerProcess.start([fileURLToPath(import.meta.url), BASELINE_FLAG, routesFile], {}, page);
+      servers.push(baseline);
+      for (const route of routes) {
+        const replayed = Buffer.from(await (await fetch(baseline.base + route.path)).arrayBuffer()).toString('base64');
+        if (replayed !== route.body) throw new Error(`baseline body for ${route.path} differs from the service's`);
+      }
+      const html = await compare(page, service, baseline, seconds, log);
+      const json = await compare(summary, service, baseline, seconds, log);
+      // The views must not have moved under the load, or the service was measured rendering.
+      for (const route of routes) {
+        const now = (await fetch(service.base + route.path)).headers.get('etag');
+        if (now !== route.headers.etag) throw new Error(`${route.path} changed during the measurement`);
+      }
+      return {
+        title: 'Public status page over HTTP (HTML page, summary.json)',
+        figures: [...figures('GET /status/:slug', html), ...figures('GET /status/:slug/summary.json', json)],
+        notes: [
+          `autocannon, ${CONNECTIONS} connections, ${seconds} s per measurement, ${ROUNDS} rounds alternating which server goes first (mean of rounds), after a ${WARMUP_SECONDS} s warm-up of each.`,
+          `Service: \`node src/main.js\` (ROLE=all, embedded SQLite, temp DATA_DIR) in its own process; a page of ${COMPONENTS} components, each with ${HISTORY_DAYS} days of hourly imported checks (the uptime bars), two published incidents with two checkpoints each; no If-None-Match, so every answer is a full 200.`,
+          'The service path includes the per-address rate limit (STATUS_PAGE_RATE_LIMIT_PER_MINUTE=1000000, the setting\'s maximum, as all load comes from one address), the stamp checks of six views and the ETag; the body comes from the cache while the views are unchanged.',
+          'Baseline: a bare Fastify route in its own process sending the same bytes (checked before measuring) with the same content-type, etag and cache-control.',
+          'p99 ratio is baseline / service (higher is better).',
+        ],
+      };
+    } finally {
+      for (const server of servers.reverse()) await server.stop();
+    }
+  },
+};
+
+export default statusPagesBench;
+
+/** Child-process entry: the baseline server, replaying each recorded route's bytes and headers. */
+async function serveBaseline(routesFile: string): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify({ logger: false });
+  const routes = JSON.parse(readFileSync(routesFile, 'utf8')) as RecordedRoute[];
+  for (const route of routes) {
+    const body = Buffer.from(route.body, 'base64');
+    app.get(route.path, async (_request, reply) => {
+      reply.headers(route.headers);
+      return reply.send(body);
+    });
+  }
+  await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === BASELINE_FLAG) {
+  serveBaseline(process.argv[3]).catch((error) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}
