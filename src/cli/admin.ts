@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { notificationCommands } from './admin-notifications.js';
+import { registerStatusPageCommands } from './status-page-commands.js';
 
 const program = new Command('admin').description('Provision teams, tokens, projects and endpoints').option('--url <url>', 'service base URL', 'http://127.0.0.1:3000');
 
@@ -90,6 +91,7 @@ program
     }),
   );
 program.command('import-checks').argument('<teamId>').argument('<endpointId>').argument('<file>', 'JSON file: {"checks": [...]}').action((t: string, e: string, file: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/checks/import`, JSON.parse(readFileSync(file, 'utf8'))));
+registerStatusPageCommands(program, call);
 
 notificationCommands(program, call);
 
