@@ -107,3 +107,18 @@ describe('the model says until when it is exact', () => {
     expect(during.validUntil).toBe(Date.parse(window.ends_at));
   });
 });
+
+describe('settings', () => {
+  // Imported here, not at the top, to keep the domain tests free of the platform.
+  const load = async (env: Record<string, string>) => (await import('../../../src/platform/config/config.js')).loadConfig(env);
+
+  test('PUBLIC_BASE_URL defaults to http://HOST:PORT and loses a trailing slash', async () => {
+    expect((await load({ HOST: '0.0.0.0', PORT: '8080' })).publicBaseUrl).toBe('http://0.0.0.0:8080');
+    expect((await load({ PUBLIC_BASE_URL: 'https://status.example.com/' })).publicBaseUrl).toBe('https://status.example.com');
+  });
+
+  test('STATUS_PAGE_RATE_LIMIT_PER_MINUTE defaults to 600; bad values stop the process with their names', async () => {
+    expect((await load({})).statusPageRateLimitPerMinute).toBe(600);
+    await expect(load({ STATUS_PAGE_RATE_LIMIT_PER_MINUTE: '0', PUBLIC_BASE_URL: 'ftp://x' })).rejects.toThrow(/STATUS_PAGE_RATE_LIMIT_PER_MINUTE[\s\S]*PUBLIC_BASE_URL/);
+  });
+});
