@@ -91,7 +91,7 @@ async function runPageCommand(platform: Platform, pageId: number, command: Statu
 }
 
 async function settle(platform: Platform, position: Position | undefined): Promise<void> {
-  if (position !== undefined) await platform.freshness.waitFor(position, VIEWS);
+  if (position !== undefined) await platform.freshness.require(position, VIEWS);
 }
 
 /**
