@@ -317,6 +317,17 @@ describe('status pages: public routes', () => {
       expect((await t.request('GET', '/status/cache/summary.json', { headers: { 'if-none-match': tag } })).statusCode).toBe(304);
     });
 
+    test('HEAD answers the headers of GET without a body', async () => {
+      const team = await statusTeam(t, 0, 'Head');
+      await createPage(t, team.teamId, { slug: 'head', title: 'Head', components: [] });
+      const get = await t.request('GET', '/status/head');
+      const head = await t.request('HEAD', '/status/head');
+      expect(head.statusCode).toBe(200);
+      expect(head.body).toBe('');
+      expect(head.headers.etag).toBe(get.headers.etag);
+      expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    });
+
     test('a cached page follows the clock: a maintenance window starting shows without any write', async () => {
       const team = await statusTeam(t, 1, 'Clock');
       await createPage(t, team.teamId, { slug: 'clock', title: 'Clock', components: [{ endpoint_id: team.endpoints[0], name: 'Web' }] });
