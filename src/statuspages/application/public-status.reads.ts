@@ -4,6 +4,7 @@ import { AnalyticsQuery } from '../../analytics/application/analytics-query.js';
 import { withPerIdAggregates } from '../../analytics/application/per-id-aggregates.js';
 import { ROLLUPS_PROJECTION, ViewAnalyticsFacts } from '../../analytics/application/view-facts.js';
 import { ROLLUPS_COLLECTION } from '../../analytics/domain/rollup.js';
+import type { Incident } from '../../incidents/domain/incident.js';
 import { MonitoringReads } from '../../monitoring/application/monitoring.reads.js';
 import { DerivedViewCache, type ViewSource } from '../../platform/projections/view-cache.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
@@ -59,24 +60,25 @@ export function etagOf(body: Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }
 
+/** The public fields of an incident document (its `state` is the incidents aggregate). */
 function incidentInput(doc: Doc): IncidentInput {
-  const state = doc.state as Record<string, any>;
+  const state = doc.state as unknown as Incident;
   return {
-    id: Number(state.id),
-    team_id: Number(state.team_id),
-    endpoint_ids: (state.endpoint_ids as number[]) ?? [],
-    title: String(state.title),
-    severity: state.severity === 'critical' ? 'critical' : 'warning',
-    created_at: String(state.created_at),
-    resolved_at: (state.resolved_at as string | null) ?? null,
-    merged_into_id: (state.merged_into_id as number | null) ?? null,
-    checkpoints: ((state.checkpoints as Array<Record<string, any>>) ?? []).map((c) => ({
-      id: Number(c.id),
-      title: String(c.title),
-      body: String(c.body ?? ''),
-      status_label: String(c.status_label ?? ''),
-      created_at: String(c.created_at),
-      updated_at: String(c.updated_at ?? c.created_at),
+    id: state.id,
+    team_id: state.team_id,
+    endpoint_ids: state.endpoint_ids,
+    title: state.title,
+    severity: state.severity,
+    created_at: state.created_at,
+    resolved_at: state.resolved_at,
+    merged_into_id: state.merged_into_id,
+    checkpoints: state.checkpoints.map((c) => ({
+      id: c.id,
+      title: c.title,
+      body: c.body,
+      status_label: c.status_label,
+      created_at: c.created_at,
+      updated_at: c.updated_at,
     })),
   };
 }
@@ -94,7 +96,7 @@ function triggeredSince(doc: Doc | undefined, signal: 'availability' | 'latency'
  */
 @Injectable()
 export class PublicStatusReads {
-  private readonly models: DerivedViewCache<PageView | { model: StatusModel; uptime: null }>;
+  private readonly models: DerivedViewCache<StatusModel>;
   private readonly jsonLike: DerivedViewCache<Rendered>;
   private readonly html: DerivedViewCache<Rendered>;
   private readonly analytics: AnalyticsQuery;
@@ -116,45 +118,43 @@ export class PublicStatusReads {
     return cache.get(
       `${kind}:${slug}`,
       async () => {
-        const view = kind === 'html' ? await this.viewWithUptime(slug, scope) : await this.model(slug, scope);
-        if (!view) return null;
-        const { body, contentType } = renderer(view as PageView);
+        const model = await this.model(slug, scope);
+        if (!model) return null;
+        // Only the HTML page shows the uptime bars: the other representations do not read the rollups.
+        const uptime = kind === 'html' ? await this.uptime(model) : new Map<string, UptimeDay[]>();
+        const { body, contentType } = renderer({ model, uptime });
         const bytes = Buffer.from(body);
-        return { value: { body: bytes, etag: etagOf(bytes), contentType }, validUntil: view.model.validUntil };
+        return { value: { body: bytes, etag: etagOf(bytes), contentType }, validUntil: model.validUntil };
       },
       scope,
     );
   }
 
-  private async model(slug: string, scope?: object): Promise<{ model: StatusModel; uptime: null } | null> {
-    const cached = await this.models.get(
+  private model(slug: string, scope?: object): Promise<StatusModel | null> {
+    return this.models.get(
       slug,
       async () => {
         const model = await this.loadModel(slug, scope);
-        return model ? { value: { model, uptime: null }, validUntil: model.validUntil } : null;
+        return model ? { value: model, validUntil: model.validUntil } : null;
       },
       scope,
     );
-    return cached as { model: StatusModel; uptime: null } | null;
   }
 
-  private async viewWithUptime(slug: string, scope?: object): Promise<PageView | null> {
-    const base = await this.model(slug, scope);
-    if (!base) return null;
-    const { model } = base;
-    const now = Date.now();
+  /** Daily uptime per component over the page's history, from the endpoint day rollups. */
+  private async uptime(model: StatusModel): Promise<Map<string, UptimeDay[]>> {
     const days = model.historyDays;
-    const to = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
+    const to = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS;
     const from = to - days * DAY_MS;
-    const uptime = new Map<string, UptimeDay[]>();
-    for (const component of model.summary.components) {
-      const series = await this.analytics.computeSeries({ kind: 'endpoint', id: Number(component.id) }, from, to, 86_400, days);
-      uptime.set(
+    const series = await Promise.all(
+      model.summary.components.map((component) => this.analytics.computeSeries({ kind: 'endpoint', id: Number(component.id) }, from, to, 86_400, days)),
+    );
+    return new Map(
+      model.summary.components.map((component, i) => [
         component.id,
-        series.map((item) => ({ date: item.bucket_start.slice(0, 10), uptime_percent: item.uptime_percent, checks: item.checks })),
-      );
-    }
-    return { model, uptime };
+        series[i].map((item) => ({ date: item.bucket_start.slice(0, 10), uptime_percent: item.uptime_percent, checks: item.checks })),
+      ]),
+    );
   }
 
   private async loadModel(slug: string, scope?: object): Promise<StatusModel | null> {
