@@ -109,6 +109,13 @@ describe('status pages: the Statuspage v2 shape', () => {
     expect(listed.incidents[0].name).toBe('Incident 51');
     expect(listed.incidents[49].name).toBe('Incident 2');
     expect(listed.page).toEqual(summary.page);
+    // Feeds: one entry per checkpoint, at most 50, the newest first.
+    const atom = (await t.request('GET', '/status/shape/feed.atom')).body;
+    const titles = [...atom.matchAll(/<entry>\s*<title[^>]*><!\[CDATA\[([^\]]+)\]\]><\/title>/g)].map((m) => m[1]);
+    expect(titles).toHaveLength(50);
+    expect(titles[0]).toBe('Incident 51: Update 51');
+    expect(titles[49]).toBe('Incident 2: Update 2');
+    expect((await t.request('GET', '/status/shape/feed.rss')).body.match(/<item>/g)).toHaveLength(50);
   });
 
   test('the schema is strict: a stray field or a numeric id fails it', () => {
