@@ -55,6 +55,8 @@ const HTML_SOURCES: ViewSource[] = [...MODEL_SOURCES, { projection: ROLLUPS_PROJ
 /** Besides every open incident, this many of the team's newest incidents are considered. */
 const RECENT_INCIDENTS = 500;
 const DAY_MS = 86_400_000;
+/** Pages whose model and representations one API process keeps. */
+const CACHED_PAGES = 250;
 
 export function etagOf(body: Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
@@ -105,9 +107,11 @@ export class PublicStatusReads {
     @Inject(PLATFORM) private readonly platform: Platform,
     private readonly monitoring: MonitoringReads,
   ) {
-    this.models = new DerivedViewCache(platform.reader, MODEL_SOURCES);
-    this.jsonLike = new DerivedViewCache(platform.reader, MODEL_SOURCES, { capacity: 4_000 });
-    this.html = new DerivedViewCache(platform.reader, HTML_SOURCES);
+    // The busiest pages stay in memory; a rendered page is tens of kilobytes (up to ~0.5 MB with
+    // 100 components over 90 days), so the caches are bounded by pages, not by bytes.
+    this.models = new DerivedViewCache(platform.reader, MODEL_SOURCES, { capacity: CACHED_PAGES });
+    this.jsonLike = new DerivedViewCache(platform.reader, MODEL_SOURCES, { capacity: 4 * CACHED_PAGES });
+    this.html = new DerivedViewCache(platform.reader, HTML_SOURCES, { capacity: CACHED_PAGES });
     const facts = new ViewAnalyticsFacts(platform.reader, platform.views);
     this.analytics = new AnalyticsQuery(withPerIdAggregates(platform.views), facts, () => facts.collections());
   }
