@@ -136,25 +136,43 @@ function ordered<V>(keys: string[], values: Map<string, V>): V[] {
 export interface ViewSource {
   projection: string;
   collection: string;
+  /**
+   * For collections written all the time (one write per check, say): a value read before a
+   * write to this source is still served for up to this many milliseconds after it was loaded,
+   * so a busy collection costs at most one load per key per period instead of one per write.
+   * Omitted: any write to the source invalidates at once.
+   */
+  lagMs?: number;
+}
+
+interface DerivedEntry<V> {
+  value: V;
+  validUntil: number;
+  /** Physical collection and `changed` stamp of each source, in `sources` order, read before loading. */
+  stamps: string[];
+  loadedAt: number;
 }
 
 /**
  * Values derived from several view collections (a page composed of projects, incidents, alert
  * states...): served again while every source's `changed` stamp (read before the value) is the
  * same and the time the loader said the value stays exact has not come, so a write acknowledged by
- * any process, or a clock crossing a boundary the value depends on, is seen by the next get. Without
- * stamps (MongoDB), every get loads. Values are shared: treat them as read-only.
+ * any process, or a clock crossing a boundary the value depends on, is seen by the next get
+ * (within `lagMs` for sources that declare one). Requests that miss together under the same
+ * stamps share one load. Without stamps (MongoDB), every get loads. Values are shared: treat
+ * them as read-only.
  */
 export class DerivedViewCache<V> {
-  private readonly entries: StampedEntries<{ value: V; validUntil: number }>;
+  private readonly entries = new Map<string, DerivedEntry<V>>();
   private readonly loading = new Map<string, Promise<{ value: V; validUntil: number } | null>>();
+  private readonly capacity: number;
 
   constructor(
     private readonly reader: ViewReader,
     private readonly sources: ViewSource[],
     options: { capacity?: number } = {},
   ) {
-    this.entries = new StampedEntries(options.capacity ?? 1_000);
+    this.capacity = options.capacity ?? 1_000;
   }
 
   /**
@@ -162,12 +180,11 @@ export class DerivedViewCache<V> {
    * views are unchanged). `scope`: see `ViewCache.get`.
    */
   async get(key: string, load: () => Promise<{ value: V; validUntil: number } | null>, scope?: object, now = Date.now()): Promise<V | null> {
-    const tag = await this.tag(scope);
-    if (tag === null) return (await load())?.value ?? null;
-    const cached = this.entries.valid(key, tag, 0);
-    if (cached !== undefined && now < cached.validUntil) return cached.value;
-    // Requests that miss together under the same stamps share one load instead of each reading.
-    const flight = `${key}\u0000${tag}`;
+    const stamps = await this.stamps(scope);
+    if (stamps === null) return (await load())?.value ?? null;
+    const cached = this.entries.get(key);
+    if (cached && now < cached.validUntil && this.stillValid(cached, stamps, now)) return cached.value;
+    const flight = `${key}\u0000${stamps.join('|')}`;
     let pending = this.loading.get(flight);
     if (!pending) {
       pending = load().finally(() => this.loading.delete(flight));
@@ -175,18 +192,25 @@ export class DerivedViewCache<V> {
     }
     const loaded = await pending;
     if (loaded === null) return null;
-    this.entries.remember(key, tag, 0, loaded);
+    this.entries.delete(key);
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { ...loaded, stamps, loadedAt: now });
     return loaded.value;
   }
 
-  /** The sources' physical names and stamps as one string; null when the store has no stamps. */
-  private async tag(scope?: object): Promise<string | null> {
+  /** Every source unchanged, or changed only where its lag still covers the entry. */
+  private stillValid(entry: DerivedEntry<V>, stamps: string[], now: number): boolean {
+    return stamps.every((stamp, i) => stamp === entry.stamps[i] || (this.sources[i].lagMs !== undefined && now - entry.loadedAt < this.sources[i].lagMs!));
+  }
+
+  /** Each source's physical name and stamp; null when the store has no stamps. */
+  private async stamps(scope?: object): Promise<string[] | null> {
     const parts: string[] = [];
     for (const source of this.sources) {
       const stamps = await this.reader.stamps(source.projection, source.collection, scope);
       if (!stamps) return null;
       parts.push(`${stamps.collection}@${stamps.changed}`);
     }
-    return parts.join('|');
+    return parts;
   }
 }

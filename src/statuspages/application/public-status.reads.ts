@@ -41,16 +41,24 @@ export interface PageView {
 
 export type RenderKind = 'html' | 'summary' | 'incidents' | 'atom' | 'rss';
 
+/**
+ * Alert states and rollups are written with every check of every endpoint: a page read before
+ * such a write is served for up to this long after it was rendered (at most one rendering per
+ * page and period however busy the service), so a new signal or a day's uptime shows within it.
+ * Pages, endpoints, windows and incidents change rarely: their writes show at once.
+ */
+export const BUSY_VIEW_LAG_MS = 2_000;
+
 /** The views the model is read from: while none changes (and until `validUntil`) it is exact. */
 const MODEL_SOURCES: ViewSource[] = [
   { projection: STATUS_PAGES_PROJECTION, collection: STATUS_PAGES_COLLECTION },
   { projection: 'monitoring', collection: 'endpoints' },
   { projection: 'monitoring', collection: 'maintenance_windows' },
   { projection: 'incidents', collection: 'incidents' },
-  { projection: 'alerting', collection: 'alert_status' },
+  { projection: 'alerting', collection: 'alert_status', lagMs: BUSY_VIEW_LAG_MS },
 ];
 /** The HTML page also shows daily uptime from the analytics rollups. */
-const HTML_SOURCES: ViewSource[] = [...MODEL_SOURCES, { projection: ROLLUPS_PROJECTION, collection: ROLLUPS_COLLECTION }];
+const HTML_SOURCES: ViewSource[] = [...MODEL_SOURCES, { projection: ROLLUPS_PROJECTION, collection: ROLLUPS_COLLECTION, lagMs: BUSY_VIEW_LAG_MS }];
 
 /** Besides every open incident, this many of the team's newest incidents are considered. */
 const RECENT_INCIDENTS = 500;

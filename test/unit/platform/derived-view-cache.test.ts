@@ -1,0 +1,58 @@
+import { DerivedViewCache } from '../../../src/platform/projections/view-cache.js';
+import type { ViewReader } from '../../../src/platform/projections/views.js';
+
+/** A reader whose collections' `changed` stamps the test moves by hand. */
+function fakeReader(changed: Record<string, number>): ViewReader {
+  return { stamps: async (projection: string, collection: string) => ({ collection: `${projection}.${collection}`, changed: changed[collection], rewritten: 0 }) } as unknown as ViewReader;
+}
+
+describe('DerivedViewCache', () => {
+  const T = 1_000_000;
+
+  test('served while every source is unchanged and the value exact; a write or the clock reloads', async () => {
+    const changed = { pages: 1, busy: 1 };
+    const cache = new DerivedViewCache<number>(fakeReader(changed), [{ projection: 'p', collection: 'pages' }, { projection: 'p', collection: 'busy', lagMs: 2000 }]);
+    let loads = 0;
+    const load = async () => ({ value: ++loads, validUntil: T + 10_000 });
+    expect(await cache.get('k', load, undefined, T)).toBe(1);
+    expect(await cache.get('k', load, undefined, T + 5)).toBe(1);
+    changed.pages = 2;
+    expect(await cache.get('k', load, undefined, T + 10)).toBe(2);
+    expect(await cache.get('k', load, undefined, T + 10_000)).toBe(3);
+  });
+
+  test('a source with a lag: its writes are served stale until the lag since loading has passed', async () => {
+    const changed = { pages: 1, busy: 1 };
+    const cache = new DerivedViewCache<number>(fakeReader(changed), [{ projection: 'p', collection: 'pages' }, { projection: 'p', collection: 'busy', lagMs: 2000 }]);
+    let loads = 0;
+    const load = async () => ({ value: ++loads, validUntil: Infinity });
+    await cache.get('k', load, undefined, T);
+    changed.busy = 2;
+    expect(await cache.get('k', load, undefined, T + 1999)).toBe(1);
+    expect(await cache.get('k', load, undefined, T + 2000)).toBe(2);
+    changed.busy = 3;
+    changed.pages = 2;
+    expect(await cache.get('k', load, undefined, T + 2001)).toBe(3);
+  });
+
+  test('requests that miss together share one load; a null load is not kept', async () => {
+    const cache = new DerivedViewCache<string>(fakeReader({ pages: 1 }), [{ projection: 'p', collection: 'pages' }]);
+    let loads = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const load = async () => {
+      loads++;
+      await gate;
+      return { value: 'v', validUntil: Infinity };
+    };
+    const waiting = [cache.get('k', load, undefined, T), cache.get('k', load, undefined, T), cache.get('k', load, undefined, T)];
+    release();
+    expect(await Promise.all(waiting)).toEqual(['v', 'v', 'v']);
+    expect(loads).toBe(1);
+    let nulls = 0;
+    const none = async () => (nulls++, null);
+    expect(await cache.get('missing', none, undefined, T)).toBeNull();
+    expect(await cache.get('missing', none, undefined, T)).toBeNull();
+    expect(nulls).toBe(2);
+  });
+});
