@@ -31,10 +31,14 @@ function notModified(header: string | string[] | undefined, etag: string): boole
   return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, rendered: Rendered): FastifyReply {
+/**
+ * Sends the answer. Returns nothing: a Fastify reply is thenable (it settles once the response
+ * is written), so returning it would keep the handler pending until a large body left the socket.
+ */
+function send(request: FastifyRequest, reply: FastifyReply, rendered: Rendered): void {
   reply.header('etag', rendered.etag).header('cache-control', CACHE_CONTROL);
-  if (notModified(request.headers['if-none-match'], rendered.etag)) return reply.code(304).send();
-  return reply.code(200).type(rendered.contentType).send(rendered.body);
+  if (notModified(request.headers['if-none-match'], rendered.etag)) reply.code(304).send();
+  else reply.code(200).type(rendered.contentType).send(rendered.body);
 }
 
 /**
@@ -52,10 +56,10 @@ export class StatusPagesPublicController {
     return this.reads.render(slug, kind, RENDERERS[kind], request);
   }
 
-  private async json(slug: string, kind: RenderKind, request: FastifyRequest, reply: FastifyReply) {
+  private async json(slug: string, kind: RenderKind, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const rendered = await this.rendered(slug, kind, request);
     if (!rendered) throw Problems.notFound('The status page');
-    return send(request, reply, rendered);
+    send(request, reply, rendered);
   }
 
   @Public()
@@ -67,10 +71,10 @@ export class StatusPagesPublicController {
   @ApiResponse({ status: 304, description: 'If-None-Match matched.' })
   @ApiResponse({ status: 404, description: 'No page has this slug (an HTML page).' })
   @ApiResponse({ status: 429, description: 'Too many requests from this address (Retry-After).' })
-  async page(@Param('slug') slug: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+  async page(@Param('slug') slug: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const rendered = await this.rendered(slug, 'html', request);
-    if (!rendered) return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundHtml());
-    return send(request, reply, rendered);
+    if (!rendered) reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundHtml());
+    else send(request, reply, rendered);
   }
 
   @Public()
