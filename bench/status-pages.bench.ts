@@ -230,6 +230,7 @@ const statusPagesBench: BenchModule = {
           'The service path includes the per-address rate limit (STATUS_PAGE_RATE_LIMIT_PER_MINUTE=1000000, the setting\'s maximum, as all load comes from one address), the stamp checks of six views and the ETag; the body comes from the cache while the views are unchanged.',
           'Baseline: a bare Fastify route in its own process sending the same bytes (checked before measuring) with the same content-type, etag and cache-control.',
           'p99 ratio is baseline / service (higher is better).',
+          'Under load from other processes on a shared 2-core machine the per-round figures vary by up to 2x (the log prints each round); compare the ratio of a run, and rerun before drawing conclusions from one.',
         ],
       };
     } finally {
