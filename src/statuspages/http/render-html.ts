@@ -103,7 +103,7 @@ ul.plain,ol.updates{list-style:none;padding:0;margin:0}
 figcaption{display:flex;justify-content:space-between;color:var(--muted);font-size:.8rem}
 .meta{color:var(--muted);font-size:.875rem;margin:.25rem 0}.pill{display:inline-block;border:1px solid currentColor;border-radius:999px;padding:0 .5rem;font-size:.8rem;font-weight:600}
 .status-resolved{color:var(--ok)}.status-investigating{color:var(--bad)}.status-identified{color:var(--major)}.status-monitoring{color:var(--minor)}.status-maintenance{color:var(--maint)}
-.incident{border-left:4px solid var(--minor)}.incident.impact-major{border-left-color:var(--bad)}
+.maintenance p{margin:.25rem 0}.incident{border-left:4px solid var(--minor)}.incident.impact-major{border-left-color:var(--bad)}
 .update{border-top:1px solid var(--line);padding:.5rem 0}.update:first-child{border-top:0}.update-head,.body{margin:.25rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
 footer{color:var(--muted);font-size:.875rem;border-top:1px solid var(--line);margin-top:2rem;padding-top:1rem}
 a{color:var(--maint)}
