@@ -4,7 +4,8 @@ import { AnalyticsQuery } from '../../analytics/application/analytics-query.js';
 import { withPerIdAggregates } from '../../analytics/application/per-id-aggregates.js';
 import { ROLLUPS_PROJECTION, ViewAnalyticsFacts } from '../../analytics/application/view-facts.js';
 import { ROLLUPS_COLLECTION } from '../../analytics/domain/rollup.js';
-import type { Incident } from '../../incidents/domain/incident.js';
+import { INCIDENT_CHECKPOINTS, INCIDENTS, INCIDENTS_VIEW, type CheckpointDoc, type IncidentDoc } from '../../incidents/application/views.js';
+import type { Checkpoint } from '../../incidents/domain/events.js';
 import { MonitoringReads } from '../../monitoring/application/monitoring.reads.js';
 import { DerivedViewCache, type ViewSource } from '../../platform/projections/view-cache.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
@@ -54,7 +55,8 @@ const MODEL_SOURCES: ViewSource[] = [
   { projection: STATUS_PAGES_PROJECTION, collection: STATUS_PAGES_COLLECTION },
   { projection: 'monitoring', collection: 'endpoints' },
   { projection: 'monitoring', collection: 'maintenance_windows' },
-  { projection: 'incidents', collection: 'incidents' },
+  { projection: INCIDENTS_VIEW, collection: INCIDENTS },
+  { projection: INCIDENTS_VIEW, collection: INCIDENT_CHECKPOINTS },
   { projection: 'alerting', collection: 'alert_status', lagMs: BUSY_VIEW_LAG_MS },
 ];
 /** The HTML page also shows daily uptime from the analytics rollups. */
@@ -70,9 +72,16 @@ export function etagOf(body: Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }
 
-/** The public fields of an incident document (its `state` is the incidents aggregate). */
-function incidentInput(doc: Doc): IncidentInput {
-  const state = doc.state as unknown as Incident;
+/** Checkpoints per incident, in chunks of `in` lists that stay well under SQLite's parameter bound. */
+const IN_CHUNK = 250;
+
+/**
+ * The public fields of an incident: its head document and its checkpoints (item documents since
+ * the view's version 2; a version-1 document, still served while an upgraded view is rebuilt,
+ * holds them in its state).
+ */
+function incidentInput(doc: IncidentDoc, checkpoints: Checkpoint[]): IncidentInput {
+  const state = doc.state;
   return {
     id: state.id,
     team_id: state.team_id,
@@ -82,7 +91,7 @@ function incidentInput(doc: Doc): IncidentInput {
     created_at: state.created_at,
     resolved_at: state.resolved_at,
     merged_into_id: state.merged_into_id,
-    checkpoints: state.checkpoints.map((c) => ({
+    checkpoints: checkpoints.map((c) => ({
       id: c.id,
       title: c.title,
       body: c.body,
@@ -169,6 +178,28 @@ export class PublicStatusReads {
     );
   }
 
+  /** Each incident's checkpoints, from the item documents (or a version-1 document's own state). */
+  private async checkpointsOf(heads: IncidentDoc[]): Promise<Map<number, Checkpoint[]>> {
+    const byIncident = new Map<number, Checkpoint[]>();
+    const itemized: number[] = [];
+    for (const head of heads) {
+      const whole = (head.state as IncidentDoc['state'] & { checkpoints?: Checkpoint[] }).checkpoints;
+      if (head.checks_total === undefined) byIncident.set(head.incident_num, whole ?? []);
+      else itemized.push(head.incident_num);
+    }
+    for (let start = 0; start < itemized.length; start += IN_CHUNK) {
+      const rows = (await this.platform.reader.find(INCIDENTS_VIEW, INCIDENT_CHECKPOINTS, {
+        filter: { incident_id: { in: itemized.slice(start, start + IN_CHUNK) } },
+      })) as unknown as CheckpointDoc[];
+      for (const row of rows) {
+        const list = byIncident.get(row.incident_id);
+        if (list) list.push(row.checkpoint);
+        else byIncident.set(row.incident_id, [row.checkpoint]);
+      }
+    }
+    return byIncident;
+  }
+
   private async loadModel(slug: string, scope?: object): Promise<StatusModel | null> {
     const [doc] = (await this.platform.reader.find(STATUS_PAGES_PROJECTION, STATUS_PAGES_COLLECTION, { filter: { slug }, limit: 1 })) as unknown as StatusPageDoc[];
     if (!doc) return null;
@@ -177,8 +208,8 @@ export class PublicStatusReads {
     const [endpointRows, windows, open, recent, alerts] = await Promise.all([
       this.platform.reader.getMany('monitoring', 'endpoints', endpointIds),
       this.monitoring.windows(doc.team_id, new Date(now), scope),
-      this.platform.reader.find('incidents', 'incidents', { filter: { team_id: doc.team_id, state_name: 'open' } }),
-      this.platform.reader.find('incidents', 'incidents', { filter: { team_id: doc.team_id }, sort: [['incident_num', 'desc']], limit: RECENT_INCIDENTS }),
+      this.platform.reader.find(INCIDENTS_VIEW, INCIDENTS, { filter: { team_id: doc.team_id, state_name: 'open' } }),
+      this.platform.reader.find(INCIDENTS_VIEW, INCIDENTS, { filter: { team_id: doc.team_id }, sort: [['incident_num', 'desc']], limit: RECENT_INCIDENTS }),
       this.platform.reader.getMany('alerting', 'alert_status', endpointIds),
     ]);
     const endpoints = new Map<number, EndpointInput>(
@@ -193,8 +224,14 @@ export class PublicStatusReads {
         },
       ]),
     );
-    const incidents = new Map<string, IncidentInput>();
-    for (const row of [...open, ...recent]) if (!incidents.has(row.id)) incidents.set(row.id, incidentInput(row));
+    // Only incidents that can appear need their checkpoints: of the team, not merged away, on the page.
+    const onPage = new Set(endpointIds);
+    const heads = new Map<number, IncidentDoc>();
+    for (const row of [...open, ...recent] as unknown as IncidentDoc[]) {
+      if (row.team_id === doc.team_id && row.merged_into_id === null && row.endpoint_ids.some((id) => onPage.has(id))) heads.set(row.incident_num, row);
+    }
+    const checkpoints = await this.checkpointsOf([...heads.values()]);
+    const incidents = [...heads.values()].map((head) => incidentInput(head, checkpoints.get(head.incident_num) ?? []));
     const alertsById = new Map(alerts.map((row) => [Number(row.endpoint_id), row]));
     const signals = new Map<number, SignalsInput>(
       endpointIds.map((id) => [id, { availability: triggeredSince(alertsById.get(id), 'availability'), latency: triggeredSince(alertsById.get(id), 'latency') }]),
@@ -204,7 +241,7 @@ export class PublicStatusReads {
       url: statusPageUrl(this.platform.config.publicBaseUrl, doc.slug),
       endpoints,
       windows,
-      incidents: [...incidents.values()],
+      incidents,
       signals,
       now,
     });
