@@ -114,12 +114,15 @@ async function projectionsCaughtUp(dataDir: string, log: (line: string) => void)
   const cli = join(here, '..', 'src', 'cli', 'projections.js');
   const deadline = Date.now() + 300_000;
   for (;;) {
-    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'status'], { env: { ...process.env, DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn' } });
-    const lags = stdout
-      .split('\n')
-      .filter((line) => line.includes('│') && !line.includes('projection'))
-      .map((line) => Number(line.split('│').slice(-2, -1)[0]?.trim()));
-    if (lags.length > 0 && lags.every((lag) => lag === 0)) return;
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, '--data-dir', dataDir, 'status'], { env: { ...process.env, DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn' } });
+    // Padded columns under a header line starting PROJECTION; LAG is the last column.
+    const lines = stdout.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('PROJECTION'));
+    const lags = lines
+      .slice(header + 1)
+      .filter((line) => line.trim() !== '')
+      .map((line) => Number(line.trim().split(/\s+/).at(-1)));
+    if (header >= 0 && lags.length > 0 && lags.every((lag) => lag === 0)) return;
     if (Date.now() > deadline) throw new Error(`projections still behind after 5 minutes:\n${stdout}`);
     log(`waiting for projections: lags ${lags.join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
