@@ -23,6 +23,7 @@ export const PROBLEM_CODES = {
   concurrent_update: 409,
   destination_not_verified: 409,
   channel_has_no_secret: 409,
+  slug_taken: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
