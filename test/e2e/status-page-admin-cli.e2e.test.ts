@@ -6,11 +6,11 @@
 import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { statusTeam, type StatusTeam } from '../support/status-page-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 
-const SOURCES = ['src/cli/admin.ts', 'src/cli/status-page-commands.ts'];
+const CLI = 'src/cli/admin.ts';
 
 interface CliResult {
   code: number;
@@ -32,7 +32,7 @@ describe('npm run admin -- *-status-page', () => {
     });
 
   beforeAll(async () => {
-    await transpileForChildProcess(process.cwd(), SOURCES, compiled.path);
+    await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
     t = await startTestApp();
     const fastify = t.app.getHttpAdapter().getInstance();
     await fastify.listen({ port: 0, host: '127.0.0.1' });

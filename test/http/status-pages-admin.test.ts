@@ -152,12 +152,12 @@ describe('status pages: application API', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json().code).toBe('validation_failed');
-    expect(fields(response)).toEqual(['components.1.endpoint_id:not_found', 'components.2.endpoint_id:not_found']);
+    expect(fields(response)).toEqual(['components[1].endpoint_id:not_found', 'components[2].endpoint_id:not_found']);
     expect((await t.request('GET', '/status/cross-team')).statusCode).toBe(404);
     const page = await createPage(t, a.teamId, { slug: 'cross-team-patch', title: 'x', components: [] });
     const patch = await t.admin('PATCH', pagesPath(a.teamId, page.id), { components: [{ endpoint_id: b.endpoints[0] }] });
     expect(patch.statusCode).toBe(400);
-    expect(fields(patch)).toEqual(['components.0.endpoint_id:not_found']);
+    expect(fields(patch)).toEqual(['components[0].endpoint_id:not_found']);
   });
 
   test('every field rule is listed in one 400', async () => {
@@ -175,8 +175,8 @@ describe('status pages: application API', () => {
         'title:too_short',
         'description:too_long',
         'components:not_unique',
-        'components.2.endpoint_id:invalid_type',
-        'components.2.name:too_short',
+        'components[2].endpoint_id:invalid_type',
+        'components[2].name:too_short',
         'history_days:out_of_range',
         'extra:unknown_field',
       ]),

@@ -56,7 +56,7 @@ async function componentErrors(platform: Platform, teamId: number, list: StatusP
   const rows = await platform.reader.getMany('monitoring', 'endpoints', list.map((c) => c.endpoint_id));
   const ofTeam = new Set(rows.filter((row) => row.team_id === teamId).map((row) => Number(row.endpoint_id)));
   return list.flatMap((c, i) =>
-    ofTeam.has(c.endpoint_id) ? [] : [{ field: `components.${i}.endpoint_id`, code: 'not_found', message: 'does not name an endpoint of this team' }],
+    ofTeam.has(c.endpoint_id) ? [] : [{ field: `components[${i}].endpoint_id`, code: 'not_found', message: 'does not name an endpoint of this team' }],
   );
 }
 
