@@ -45,6 +45,7 @@ describe('status pages: application API', () => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: page.created_at,
     });
+    expect(response.headers.location).toBe(pagesPath(a.teamId, page.id));
     const one = await t.admin('GET', pagesPath(a.teamId, page.id));
     expect(one.statusCode).toBe(200);
     expect(one.json().data).toEqual(page);
