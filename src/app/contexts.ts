@@ -10,6 +10,8 @@ import { ProbingModule } from '../probing/probing.module.js';
 import { StatusPagesModule } from '../statuspages/statuspages.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { allProjections } from '../../projections/index.js';
+import { UpcasterRegistry } from '../platform/event-store/upcasting.js';
+import { registerCheckUpcasters } from '../monitoring/domain/check.js';
 
 /**
  * The bounded contexts. Every role loads them all (HTTP routes are only served by roles all and
@@ -22,4 +24,11 @@ export function contextModules(role: ProcessRole): Array<Type | DynamicModule> {
 
 export function projections(): Projection[] {
   return allProjections;
+}
+
+/** Every context's upcasters: old schema versions of stored events are lifted on read. */
+export function upcasters(): UpcasterRegistry {
+  const registry = new UpcasterRegistry();
+  registerCheckUpcasters(registry);
+  return registry;
 }
