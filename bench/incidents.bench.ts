@@ -372,13 +372,13 @@ const NO_TIME: StepTimes = { commands: 0, totalMs: 0, idsMs: 0, loadMs: 0, appen
 async function profileSteps(dataDir: string, seconds: number): Promise<{ create: StepTimes; comment: StepTimes }> {
   await import('reflect-metadata');
   const { createHttpApp } = await import('../src/app/http-app.js');
-  const { projections } = await import('../src/app/contexts.js');
+  const { projections, upcasters } = await import('../src/app/contexts.js');
   const { loadConfig } = await import('../src/platform/config/config.js');
   const { silentLogger } = await import('../src/platform/logging/logger.js');
   const { createPlatform } = await import('../src/platform/platform.js');
   const adminToken = randomBytes(24).toString('hex');
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE) });
-  const platform = await createPlatform(config, { projections: projections(), withRunner: true, withTransport: true, logger: silentLogger });
+  const platform = await createPlatform(config, { projections: projections(), upcasters: upcasters(), withRunner: true, withTransport: true, logger: silentLogger });
   await platform.runner!.start();
   const app = await createHttpApp(platform);
   const fastify = app.getHttpAdapter().getInstance();

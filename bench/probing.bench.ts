@@ -16,7 +16,7 @@ import { delimiter, join } from 'node:path';
 import { Agent } from 'undici';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '../src/app/http-app.js';
-import { projections } from '../src/app/contexts.js';
+import { projections, upcasters } from '../src/app/contexts.js';
 import { loadConfig } from '../src/platform/config/config.js';
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import { silentLogger } from '../src/platform/logging/logger.js';
@@ -269,7 +269,7 @@ async function startService(dataDir: string, natsUrl: string | null): Promise<Se
     PROBER_MAX_IN_FLIGHT: String(CONCURRENCY),
     ...(natsUrl ? { NATS_URL: natsUrl } : {}),
   });
-  const platform = await createPlatform(config, { projections: projections(), withRunner: true, withTransport: true, logger: silentLogger });
+  const platform = await createPlatform(config, { projections: projections(), upcasters: upcasters(), withRunner: true, withTransport: true, logger: silentLogger });
   await platform.runner!.start();
   const app: NestFastifyApplication = await createHttpApp(platform);
   await app.getHttpAdapter().getInstance().ready();

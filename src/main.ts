@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from './app/http-app.js';
-import { projections } from './app/contexts.js';
+import { projections, upcasters } from './app/contexts.js';
 import { ConfigError, loadConfig } from './platform/config/config.js';
 import { createPlatform } from './platform/platform.js';
 
@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   }
   const platform = await createPlatform(config, {
     projections: projections(),
+    upcasters: upcasters(),
     withRunner: PROJECTOR_ROLES.includes(config.role),
     withTransport: TRANSPORT_ROLES.includes(config.role),
   });

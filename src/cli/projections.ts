@@ -24,8 +24,8 @@ async function openPlatform(): Promise<Platform> {
   const config = cliConfig(program.opts<DataDirOptions>());
   // Loaded only now: the whole application graph takes a second, which `--help` and a refused
   // data dir should not wait for.
-  const [{ projections }, { createPlatform }] = await Promise.all([import('../app/contexts.js'), import('../platform/platform.js')]);
-  return createPlatform(config, { projections: projections(), withRunner: true, withTransport: false, logger: createLogger('warn'), mintAdminToken: false });
+  const [{ projections, upcasters }, { createPlatform }] = await Promise.all([import('../app/contexts.js'), import('../platform/platform.js')]);
+  return createPlatform(config, { projections: projections(), upcasters: upcasters(), withRunner: true, withTransport: false, logger: createLogger('warn'), mintAdminToken: false });
 }
 
 /** Columns without borders, padded, one header row: readable on a terminal and easy to grep. */

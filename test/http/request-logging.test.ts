@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
 import { createHttpApp } from '../../src/app/http-app.js';
-import { projections } from '../../src/app/contexts.js';
+import { projections, upcasters } from '../../src/app/contexts.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { createPlatform, type Platform } from '../../src/platform/platform.js';
 import { ADMIN_TOKEN } from '../support/test-app.js';
@@ -18,7 +18,7 @@ describe('request logging', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'request-logging-'));
     const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'debug' });
-    platform = await createPlatform(config, { projections: projections(), withRunner: true, withTransport: true, logger });
+    platform = await createPlatform(config, { projections: projections(), upcasters: upcasters(), withRunner: true, withTransport: true, logger });
     await platform.runner!.start();
     app = await createHttpApp(platform);
     await app.getHttpAdapter().getInstance().ready();

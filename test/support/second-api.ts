@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '../../src/app/http-app.js';
-import { projections } from '../../src/app/contexts.js';
+import { projections, upcasters } from '../../src/app/contexts.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { silentLogger } from '../../src/platform/logging/logger.js';
 import { createPlatform } from '../../src/platform/platform.js';
@@ -17,7 +17,7 @@ export interface SecondApi {
  */
 export async function startSecondApi(first: TestApp, env: Record<string, string> = {}): Promise<SecondApi> {
   const config = loadConfig({ DATA_DIR: first.dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', ROLE: 'api', ...env });
-  const platform = await createPlatform(config, { projections: projections(), withRunner: false, withTransport: true, logger: silentLogger });
+  const platform = await createPlatform(config, { projections: projections(), upcasters: upcasters(), withRunner: false, withTransport: true, logger: silentLogger });
   const app: NestFastifyApplication = await createHttpApp(platform);
   await app.getHttpAdapter().getInstance().ready();
   return {

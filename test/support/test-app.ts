@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '../../src/app/http-app.js';
-import { projections } from '../../src/app/contexts.js';
+import { projections, upcasters } from '../../src/app/contexts.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { silentLogger, type Logger } from '../../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../../src/platform/platform.js';
@@ -45,6 +45,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env });
   const platform = await createPlatform(config, {
     projections: projections(),
+    upcasters: upcasters(),
     withRunner: true,
     withTransport: true,
     logger: options.logger ?? silentLogger,

@@ -48,7 +48,71 @@ export function isApplicable(check: Pick<CheckRecordedData, 'source' | 'alert_su
   return check.source === 'scheduled' && !check.alert_suppressed;
 }
 
-/** Registers the lifts of stored CheckRecorded shapes to the current one. */
-export function registerCheckUpcasters(registry: { register(type: string, fromVersion: number, fn: (data: unknown) => unknown): unknown }): void {
-  void registry;
+/**
+ * Stored shapes of CheckRecorded (checks are most of the log, so every byte counts):
+ *   v1: every field of CheckRecordedData, nulls and defaults included.
+ *   v2: the same JSON object without the fields that hold their default, which are
+ *       null (`job_id`, `failure_reason`, `response_excerpt`, `latency_threshold_ms`),
+ *       `source` "scheduled", `body_complete` true, `alert_suppressed`, `latency_anomaly` and
+ *       `imported` false, `time_to_first_byte_ms` and `duration_ms` equal to `latency_ms`, and
+ *       `checked_at` equal to the envelope's `metadata.occurred_at` (every recorder sets it so).
+ * Reads always hand out the full CheckRecordedData: v1 is lifted to v2, v2 expanded.
+ */
+export const CHECK_RECORDED_STORED_VERSION = 2;
+
+const CHECK_DEFAULTS = {
+  source: 'scheduled',
+  job_id: null,
+  body_complete: true,
+  failure_reason: null,
+  response_excerpt: null,
+  alert_suppressed: false,
+  latency_anomaly: false,
+  latency_threshold_ms: null,
+  imported: false,
+} as const;
+
+/** The v2 stored form of a check: fields at their default are left out. */
+export function compactCheck(check: CheckRecordedData, occurredAt: string | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(check)) {
+    if (value === undefined || value === null) continue;
+    if (key in CHECK_DEFAULTS && CHECK_DEFAULTS[key as keyof typeof CHECK_DEFAULTS] === value) continue;
+    if ((key === 'time_to_first_byte_ms' || key === 'duration_ms') && value === check.latency_ms) continue;
+    if (key === 'checked_at' && occurredAt !== undefined && value === occurredAt) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+/** The full check from its v2 stored form; `occurredAt` is the envelope's `metadata.occurred_at`. */
+export function expandCheck(stored: Record<string, unknown>, occurredAt: string): CheckRecordedData {
+  const latency = stored.latency_ms as number;
+  return {
+    ...CHECK_DEFAULTS,
+    time_to_first_byte_ms: latency,
+    duration_ms: latency,
+    checked_at: occurredAt,
+    ...stored,
+  } as CheckRecordedData;
+}
+
+interface CheckUpcasterRegistry {
+  register(type: string, fromVersion: number, fn: (data: unknown) => unknown): unknown;
+  registerStoredShape(
+    type: string,
+    shape: { version: number; compact(data: unknown, metadata: { occurred_at?: string } | undefined): unknown; expand(data: unknown, event: { metadata: { occurred_at: string } }): unknown },
+  ): unknown;
+}
+
+/** Registers the lift of stored v1 checks and the compact v2 stored shape. */
+export function registerCheckUpcasters(registry: CheckUpcasterRegistry): void {
+  // A v1 check is a v2 check with every default written out: nothing to drop but the nulls,
+  // and `checked_at` stays (the envelope of a v1 check need not carry it).
+  registry.register(CHECK_RECORDED, 1, (data) => compactCheck(data as CheckRecordedData, undefined));
+  registry.registerStoredShape(CHECK_RECORDED, {
+    version: CHECK_RECORDED_STORED_VERSION,
+    compact: (data, metadata) => compactCheck(data as CheckRecordedData, metadata?.occurred_at),
+    expand: (data, event) => expandCheck(data as Record<string, unknown>, event.metadata.occurred_at),
+  });
 }

@@ -1,5 +1,6 @@
 import type {
   AppendResult,
+  EventMetadata,
   EventStore,
   EventSubscription,
   ExpectedRevision,
@@ -13,8 +14,35 @@ import type {
 /** Lifts the data of one event type from schema version n to n + 1. */
 export type Upcaster = (data: unknown, event: RecordedEvent) => unknown;
 
+/**
+ * A compact stored form of one event type at one schema version: appends store `compact(data)`,
+ * reads hand out `expand(data)`, so the code keeps working with the full shape while the log
+ * holds no nulls or defaults. Both are plain JSON; the stored form stays readable.
+ */
+export interface StoredShape {
+  version: number;
+  compact(data: unknown, metadata: Partial<EventMetadata> | undefined): unknown;
+  expand(data: unknown, event: RecordedEvent): unknown;
+}
+
 export class UpcasterRegistry {
   private readonly byType = new Map<string, Map<number, Upcaster>>();
+  private readonly shapes = new Map<string, StoredShape>();
+
+  /** The type's newest version is stored compact; it must be the latest version of the type. */
+  registerStoredShape(type: string, shape: StoredShape): this {
+    if (this.latestVersion(type) !== shape.version) throw new Error(`Stored shape of ${type} v${shape.version}: the latest version is ${this.latestVersion(type)}`);
+    this.shapes.set(type, shape);
+    return this;
+  }
+
+  /** The event as it should be stored: compacted when its type has a stored shape at that version. */
+  toStored(event: NewEvent): NewEvent {
+    const version = event.schemaVersion ?? this.latestVersion(event.type);
+    const shape = this.shapes.get(event.type);
+    const data = shape && shape.version === version ? shape.compact(event.data, event.metadata) : event.data;
+    return { ...event, data, schemaVersion: version };
+  }
 
   /** `fn` turns data of `fromVersion` into data of `fromVersion + 1`. */
   register(type: string, fromVersion: number, fn: Upcaster): this {
@@ -42,6 +70,8 @@ export class UpcasterRegistry {
     for (let step = steps.get(current.schemaVersion); step; step = steps.get(current.schemaVersion)) {
       current = { ...current, data: step(current.data, current), schemaVersion: current.schemaVersion + 1 };
     }
+    const shape = this.shapes.get(current.type);
+    if (shape && shape.version === current.schemaVersion) current = { ...current, data: shape.expand(current.data, current) };
     return current as RecordedEvent<T>;
   }
 }
@@ -62,8 +92,7 @@ class UpcastingEventStore implements EventStore {
   ) {}
 
   append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
-    const stamped = events.map((e) => ({ ...e, schemaVersion: e.schemaVersion ?? this.registry.latestVersion(e.type) }));
-    return this.inner.append(streamId, stamped, options);
+    return this.inner.append(streamId, events.map((e) => this.registry.toStored(e)), options);
   }
 
   async readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
@@ -76,13 +105,28 @@ class UpcastingEventStore implements EventStore {
 
   subscribeToAll(options: { after?: Position | null }): EventSubscription {
     const inner = this.inner.subscribeToAll(options);
-    const registry = this.registry;
+    const lift = (event: RecordedEvent) => this.liftShared(event);
     return {
       close: () => inner.close(),
       async *[Symbol.asyncIterator]() {
-        for await (const event of inner) yield registry.upcast(event);
+        for await (const event of inner) yield lift(event);
       },
     };
+  }
+
+  /**
+   * Subscriptions of one process share the adapter's event objects (the SQLite store keeps the
+   * newest stretch parsed once), so each is lifted once for all of them, not once per projection.
+   */
+  private readonly lifted = new WeakMap<RecordedEvent, RecordedEvent>();
+
+  private liftShared(event: RecordedEvent): RecordedEvent {
+    let lifted = this.lifted.get(event);
+    if (!lifted) {
+      lifted = this.registry.upcast(event);
+      this.lifted.set(event, lifted);
+    }
+    return lifted;
   }
 
   headPosition(): Promise<Position | null> {

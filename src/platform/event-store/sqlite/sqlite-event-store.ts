@@ -247,7 +247,7 @@ export class SqliteEventStore implements EventStore {
         type: event.type,
         schema_version: event.schemaVersion ?? 1,
         data: JSON.stringify(event.data ?? null),
-        metadata: JSON.stringify(completeMetadata(event.metadata, recordedAt)),
+        metadata: JSON.stringify(storedMetadata(event.metadata, recordedAt)),
         recorded_at: recordedAt,
       };
       const info = this.insertStmt.run(row.event_id, streamId, revision, row.type, row.schema_version, row.data, row.metadata, recordedAt);
@@ -322,6 +322,20 @@ function completeMetadata(input: Partial<EventMetadata> | undefined, now: string
   };
 }
 
+/**
+ * Metadata as stored: fields that are null are left out (checks are most of the log, and most of
+ * their metadata is null), and put back as null on read by `readMetadata`.
+ */
+function storedMetadata(input: Partial<EventMetadata> | undefined, now: string): Partial<EventMetadata> {
+  const complete = completeMetadata(input, now);
+  return Object.fromEntries(Object.entries(complete).filter(([, value]) => value !== null)) as Partial<EventMetadata>;
+}
+
+function readMetadata(text: string): EventMetadata {
+  const stored = JSON.parse(text) as Partial<EventMetadata>;
+  return { actor: null, request_id: null, correlation_id: null, causation_id: null, ...stored } as EventMetadata;
+}
+
 function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
     id: row.event_id,
@@ -329,7 +343,7 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
     type: row.type,
     schemaVersion: row.schema_version,
     data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as EventMetadata,
+    metadata: readMetadata(row.metadata),
     revision: row.revision,
     position: row.position,
     recordedAt: row.recorded_at,
