@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import { defineProjection, type ViewTransaction } from '../src/platform/projections/projection.js';
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../src/monitoring/domain/check.js';
+import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/domain/check-summary.js';
 import {
   ENDPOINT_DISABLED,
   ENDPOINT_ENABLED,
@@ -50,6 +51,8 @@ export interface AnalyticsEndpointDoc {
   latest_success: boolean | null;
   latest_status_code: number | null;
   latest_latency_ms: number | null;
+  /** Failed applicable checks, among those retention summarized, after the newest successful one (see onChecksSummarized). */
+  summarized_trailing_failures?: number;
 }
 
 async function onProjectCreated(event: RecordedEvent<ProjectCreatedData>, views: ViewTransaction): Promise<void> {
@@ -107,6 +110,25 @@ function toggled(enabled: boolean) {
 async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, views: ViewTransaction): Promise<void> {
   const check = event.data;
   if (!isApplicable(check)) return;
+  await keepIfNewer(check, views);
+}
+
+/** A retention summary carries the newest applicable check it stands for (a rebuild may not see the check itself). */
+async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedData>, views: ViewTransaction): Promise<void> {
+  const summary = event.data;
+  if (summary.latest_applicable) await keepIfNewer({ ...summary.latest_applicable, endpoint_id: summary.endpoint_id }, views);
+  const existing = (await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(summary.endpoint_id))) as AnalyticsEndpointDoc | null;
+  if (!existing) return;
+  // Consecutive failures are counted from the raw checks; those a summary replaced leave their
+  // trailing failures here (reset by a success among them, added to otherwise).
+  const before = existing.summarized_trailing_failures ?? 0;
+  views.put(ANALYTICS_ENDPOINTS_COLLECTION, { ...existing, summarized_trailing_failures: summary.any_success ? summary.trailing_failures : before + summary.trailing_failures });
+}
+
+async function keepIfNewer(
+  check: Pick<CheckRecordedData, 'check_id' | 'endpoint_id' | 'checked_at' | 'success' | 'status_code' | 'latency_ms'>,
+  views: ViewTransaction,
+): Promise<void> {
   const existing = (await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(check.endpoint_id))) as AnalyticsEndpointDoc | null;
   if (!existing) return;
   const at = Date.parse(check.checked_at);
@@ -143,5 +165,6 @@ export const analyticsEndpointsProjection = defineProjection({
     [ENDPOINT_ENABLED]: toggled(true),
     [ENDPOINT_DISABLED]: toggled(false),
     [CHECK_RECORDED]: onCheckRecorded,
+    [CHECKS_SUMMARIZED]: onChecksSummarized,
   },
 });

@@ -1,12 +1,16 @@
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import { defineProjection, type ViewTransaction } from '../src/platform/projections/projection.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../src/monitoring/domain/check.js';
+import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/domain/check-summary.js';
+import { addCheck, emptyAccumulator, type Accumulator } from '../src/analytics/domain/aggregate.js';
 import {
   RAW_CHECKS_COLLECTION,
   ROLLUPS_COLLECTION,
   rawCheckRow,
   rollupKeysOf,
   withCheck,
+  withSums,
+  type RawCheckRow,
   type RollupRow,
 } from '../src/analytics/domain/rollup.js';
 
@@ -26,6 +30,46 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
     views.put(ROLLUPS_COLLECTION, { ...withCheck(existing, key, row) });
   }
 }
+
+/**
+ * Retention: the summarized checks leave the raw rows, and the rollups keep their sums. Rows
+ * this view still holds were counted when their CheckRecorded was applied; the summary adds
+ * only the rest of each minute (its checks, failures and latency sum minus those rows'; its
+ * minimum and maximum cover every check of the minute, so combining them is exact either way).
+ * So the rollups are the same whether the raw events were applied before (live, or a rebuild
+ * of a log a crash left them in) or are gone from the log (a rebuild after the prune).
+ */
+export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedData>, views: ViewTransaction): Promise<void> {
+  const summary = event.data;
+  const counted = new Map<string, Accumulator>();
+  const ids = summary.check_ids.map(String);
+  for (let start = 0; start < ids.length; start += ID_CHUNK) {
+    const rows = (await views.find(RAW_CHECKS_COLLECTION, { filter: { id: { in: ids.slice(start, start + ID_CHUNK) } } })) as unknown as RawCheckRow[];
+    for (const row of rows) {
+      const key = `${row.minute}:${row.project_id}`;
+      counted.set(key, addCheck(counted.get(key) ?? emptyAccumulator(), row));
+      views.delete(RAW_CHECKS_COLLECTION, row.id);
+    }
+  }
+  for (const [minute, projectId, checks, failures, latencySum, latencyMin, latencyMax] of summary.minutes) {
+    const already = counted.get(`${minute}:${projectId}`) ?? emptyAccumulator();
+    if (checks - already.checks <= 0) continue;
+    const rest: Accumulator = {
+      checks: checks - already.checks,
+      failures: failures - already.failures,
+      latency_sum: latencySum - already.latency_sum,
+      latency_min: latencyMin,
+      latency_max: latencyMax,
+    };
+    const at = { team_id: summary.team_id, project_id: projectId, endpoint_id: summary.endpoint_id, checked_at_ms: minute * 1000 };
+    for (const key of rollupKeysOf(at)) {
+      const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
+      views.put(ROLLUPS_COLLECTION, { ...withSums(existing, key, rest) });
+    }
+  }
+}
+
+const ID_CHUNK = 250;
 
 export const analyticsRollupsProjection = defineProjection({
   name: 'analytics_rollups',
@@ -49,5 +93,5 @@ export const analyticsRollupsProjection = defineProjection({
       ],
     },
   ],
-  handlers: { [CHECK_RECORDED]: onCheckRecorded },
+  handlers: { [CHECK_RECORDED]: onCheckRecorded, [CHECKS_SUMMARIZED]: onChecksSummarized },
 });

@@ -1,5 +1,6 @@
 import { defineProjection } from '../src/platform/projections/projection.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../src/monitoring/domain/check.js';
+import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/domain/check-summary.js';
 
 /**
  * Every recorded check, compact: a field at its default is left out and put back by
@@ -27,6 +28,10 @@ export const checksProjection = defineProjection({
   handlers: {
     [CHECK_RECORDED]: (event, views) => {
       views.put('checks', checkViewDoc(event.data as CheckRecordedData));
+    },
+    // Retention: a summarized check is gone (its id answers 404, lists no longer show it).
+    [CHECKS_SUMMARIZED]: (event, views) => {
+      for (const checkId of (event.data as ChecksSummarizedData).check_ids) views.delete('checks', String(checkId));
     },
   },
 });

@@ -231,6 +231,46 @@ export function eventStoreContract(
       await expect(consuming).resolves.toBe('ended');
     });
 
+    it('removeEvents drops the named types through a revision, keeps the revisions, and the stream stays appendable', async () => {
+      const id = stream('retention');
+      const other = stream('retention-other');
+      const start = await store.headPosition();
+      await store.append(id, [0, 1, 2].map((n) => ({ type: 'Raw', data: { n } })), { expectedRevision: 'no_stream' });
+      await store.append(other, [{ type: 'Raw', data: { n: 'other' } }], { expectedRevision: 'no_stream' });
+      await store.append(id, [3, 4].map((n) => ({ type: 'Raw', data: { n } })), { expectedRevision: 2 });
+
+      const { removed } = await store.removeEvents(id, { throughRevision: 2, types: ['Raw'] });
+      expect(removed).toBe(3);
+      expect((await store.readStream(id)).map((e) => [e.revision, e.data])).toEqual([
+        [3, { n: 3 }],
+        [4, { n: 4 }],
+      ]);
+      expect((await store.readStream(id, { direction: 'backwards' })).map((e) => e.revision)).toEqual([4, 3]);
+      expect((await store.readStream(other)).map((e) => e.data)).toEqual([{ n: 'other' }]);
+      await expect(store.append(id, [{ type: 'Raw', data: { n: 5 } }], { expectedRevision: 2 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      expect((await store.append(id, [{ type: 'Raw', data: { n: 5 } }], { expectedRevision: 4 })).nextExpectedRevision).toBe(5);
+      // Removing again changes nothing; a missing stream is not an error.
+      expect((await store.removeEvents(id, { throughRevision: 2, types: ['Raw'] })).removed).toBe(0);
+      expect((await store.removeEvents(stream('missing'), { throughRevision: 10, types: ['Raw'] })).removed).toBe(0);
+      if (options.startsEmpty) {
+        // Rebuilds read $all: the removed events are gone there too.
+        const all = (await store.readAll({ after: start, maxCount: 100 })).filter((e) => e.streamId === id).map((e) => e.revision);
+        expect(all).toEqual([3, 4, 5]);
+      }
+    });
+
+    it('removeEvents keeps events of other types (a prefix-only adapter stops at the first of them)', async () => {
+      const id = stream('retention-mixed');
+      await store.append(id, [{ type: 'Raw', data: { n: 0 } }, { type: 'Signal', data: {} }, { type: 'Raw', data: { n: 2 } }, { type: 'Raw', data: { n: 3 } }], {
+        expectedRevision: 'no_stream',
+      });
+      await store.removeEvents(id, { throughRevision: 2, types: ['Raw'] });
+      const left = (await store.readStream(id)).map((e) => e.revision);
+      expect(left).toContain(1);
+      expect(left).toContain(3);
+      expect(left).not.toContain(0);
+    });
+
     it('reads old schema versions as the latest through withUpcasting, without rewriting them', async () => {
       const id = stream('upcast');
       const start = await store.headPosition();

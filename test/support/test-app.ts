@@ -41,7 +41,8 @@ export interface TestApp {
  * DATA_DIR, served through Fastify inject.
  */
 export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'monitor-test-'));
+  // A given DATA_DIR is the caller's (a restart on the same files): close() leaves it in place.
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'monitor-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env });
   const platform = await createPlatform(config, {
     projections: projections(),
@@ -91,7 +92,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     async close() {
       await app.close();
       await platform.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -120,6 +120,20 @@ const IN_CHUNK = 250;
 const PAGE = 5000;
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
 
+export interface AnalyticsQueryOptions {
+  /**
+   * Epoch ms of the retention horizon: raw checks older than it are summarized into the rollups
+   * and removed (CHECK_RETENTION_DAYS). Inside it everything is exact. For a range reaching past
+   * it, rollups still give exact counts, failures, uptime, average, minimum and maximum, but:
+   * - p95 is null unless the newest P95_SAMPLE_LIMIT successful checks of the range (its sample)
+   *   all lie inside the horizon;
+   * - an edge of the range that is not on a minute boundary and lies before the horizon is
+   *   rounded inward to the minute (that partial minute is left out), whether or not a prune has
+   *   happened yet, so a figure never changes because raw checks left.
+   */
+  rawHorizon?: () => number;
+}
+
 export class AnalyticsQuery {
   constructor(
     private readonly store: ReadStore,
@@ -128,7 +142,13 @@ export class AnalyticsQuery {
       rollups: ROLLUPS_COLLECTION,
       checks: RAW_CHECKS_COLLECTION,
     },
+    private readonly options: AnalyticsQueryOptions = {},
   ) {}
+
+  /** Raw checks before this instant may have left (retention); -Infinity when none have. */
+  private rawHorizon(): number {
+    return this.options.rawHorizon?.() ?? -Infinity;
+  }
 
   /** Figures of one scope over one range, p95 included. */
   async computeTotals(scope: AnalyticsScope, range: TimeRange): Promise<Totals> {
@@ -162,6 +182,8 @@ export class AnalyticsQuery {
       ],
       limit: P95_SAMPLE_LIMIT,
     });
+    // The sample would have reached past the horizon, where raw checks may be gone: no figure.
+    if (from < this.rawHorizon() && rows.length < P95_SAMPLE_LIMIT) return null;
     return p95(rows.map((row) => Number(row.latency_ms)));
   }
 
@@ -261,13 +283,14 @@ export class AnalyticsQuery {
       this.fetchRollups(scope.kind, scope.id, pieces),
       this.fetchRawEdges(scope.kind, [scope.id], pieces),
     ]);
+    const horizon = this.rawHorizon();
     return plans.map((plan) => {
       const acc = emptyAccumulator();
       for (const piece of plan) {
         if (piece.kind === 'rollup') {
           const row = rollups.get(`${piece.granularity}:${piece.start / 1000}`);
           if (row) addAccumulator(acc, row);
-        } else {
+        } else if (piece.from >= horizon) {
           for (const check of raw.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
             if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(acc, check);
           }
@@ -312,9 +335,10 @@ export class AnalyticsQuery {
       }
     }
     const field = SCOPE_FIELD[kind];
+    const horizon = this.rawHorizon();
     const edges = this.fetchRawEdges(kind, ids, pieces).then((byMinute) => {
       for (const piece of pieces) {
-        if (piece.kind !== 'raw') continue;
+        if (piece.kind !== 'raw' || piece.from < horizon) continue;
         for (const check of byMinute.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
           if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(sums.get(check[field])!, check);
         }

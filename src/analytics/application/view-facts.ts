@@ -86,14 +86,19 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
                 status_code: doc.latest_status_code ?? 0,
                 latency_ms: doc.latest_latency_ms ?? 0,
                 // Only the endpoint object shows it; counting costs two indexed queries per endpoint.
-                consecutive_failures: scope.kind === 'endpoint' && doc.latest_success === false ? await this.consecutiveFailures(doc.endpoint_id) : 0,
+                consecutive_failures:
+                  scope.kind === 'endpoint' && doc.latest_success === false ? await this.consecutiveFailures(doc.endpoint_id, doc.summarized_trailing_failures ?? 0) : 0,
               },
       })),
     );
   }
 
-  /** Failed applicable checks after the newest successful one (all of them when none succeeded). */
-  async consecutiveFailures(endpointId: number): Promise<number> {
+  /**
+   * Failed applicable checks after the newest successful one (all of them when none succeeded).
+   * `summarized`: those among the checks retention replaced by summaries, counted when no
+   * retained check succeeded.
+   */
+  async consecutiveFailures(endpointId: number, summarized = 0): Promise<number> {
     const checks = await this.reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION);
     const [lastSuccess] = await this.store.find(checks, {
       filter: { endpoint_id: endpointId, success: true },
@@ -103,7 +108,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
       ],
       limit: 1,
     });
-    if (!lastSuccess) return this.store.count(checks, { endpoint_id: endpointId, success: false });
+    if (!lastSuccess) return summarized + (await this.store.count(checks, { endpoint_id: endpointId, success: false }));
     const [later, sameInstant] = await Promise.all([
       this.store.count(checks, { endpoint_id: endpointId, success: false, checked_at_ms: { gt: lastSuccess.checked_at_ms as number } }),
       this.store.count(checks, {

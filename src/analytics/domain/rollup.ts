@@ -1,5 +1,5 @@
 import { isApplicable, type CheckRecordedData } from '../../monitoring/domain/check.js';
-import { addCheck, type Accumulator } from './aggregate.js';
+import { addAccumulator, addCheck, type Accumulator } from './aggregate.js';
 import { floorTo, GRANULARITY_MS, type Granularity } from './range-plan.js';
 
 /**
@@ -68,7 +68,7 @@ export function rawCheckRow(check: CheckRecordedData): RawCheckRow | null {
 }
 
 /** Keys of the nine rollup rows (3 scopes x 3 granularities) a check adds to. */
-export function rollupKeysOf(row: RawCheckRow): Array<Omit<RollupRow, keyof Accumulator>> {
+export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'project_id' | 'endpoint_id' | 'checked_at_ms'>): Array<Omit<RollupRow, keyof Accumulator>> {
   const keys: Array<Omit<RollupRow, keyof Accumulator>> = [];
   for (const scope of SCOPE_KINDS) {
     const scopeId = row[SCOPE_FIELD[scope]];
@@ -90,5 +90,14 @@ export function withCheck(
     ? { ...existing }
     : { ...key, checks: 0, failures: 0, latency_sum: 0, latency_min: null, latency_max: null };
   addCheck(base, row);
+  return base;
+}
+
+/** The rollup row after adding partial sums (a retention summary's minute). */
+export function withSums(existing: RollupRow | null, key: Omit<RollupRow, keyof Accumulator>, sums: Accumulator): RollupRow {
+  const base: RollupRow = existing
+    ? { ...existing }
+    : { ...key, checks: 0, failures: 0, latency_sum: 0, latency_min: null, latency_max: null };
+  addAccumulator(base, sums);
   return base;
 }

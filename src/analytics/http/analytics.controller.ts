@@ -5,6 +5,7 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { Problems } from '../../platform/http/problem.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
+import { retentionHorizon } from '../../monitoring/domain/check-summary.js';
 import { AnalyticsQuery } from '../application/analytics-query.js';
 import { ViewAnalyticsFacts } from '../application/view-facts.js';
 import { withPerIdAggregates } from '../application/per-id-aggregates.js';
@@ -46,7 +47,10 @@ export class AnalyticsController {
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.facts = new ViewAnalyticsFacts(platform.reader, platform.views);
-    this.query = new AnalyticsQuery(withPerIdAggregates(platform.views), this.facts, () => this.facts.collections());
+    const retentionDays = platform.config.checkRetentionDays;
+    this.query = new AnalyticsQuery(withPerIdAggregates(platform.views), this.facts, () => this.facts.collections(), {
+      rawHorizon: () => retentionHorizon(Date.now(), retentionDays),
+    });
   }
 
   @RequiresScope('analytics:read')

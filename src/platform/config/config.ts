@@ -28,6 +28,8 @@ export interface AppConfig {
    * again (its owner died). Safe at any value: the retry finds what the first attempt appended.
    */
   idempotencyStaleSeconds: number;
+  /** Raw checks older than this many days (from the start of that UTC day) are summarized and removed. */
+  checkRetentionDays: number;
   /** v1 analytics `Sunset` header value (RFC 9110 HTTP-date source), null while no date is set. */
   v1SunsetAt: string | null;
   /** Key signing pagination cursors; null derives one from the admin token (embedded only). */
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     probeBlockPrivate: bool('PROBE_BLOCK_PRIVATE', false),
     proberMaxInFlight: integer('PROBER_MAX_IN_FLIGHT', 256, 1, 10_000),
     idempotencyStaleSeconds: integer('IDEMPOTENCY_STALE_SECONDS', 60, 1, 86_400),
+    checkRetentionDays: integer('CHECK_RETENTION_DAYS', 90, 1, 3650),
     v1SunsetAt: sunset,
     cursorSigningKey,
     metricsToken,

@@ -89,6 +89,18 @@ export interface EventStore {
   subscribeToAll(options: { after?: Position | null }): EventSubscription;
   /** Position of the newest event, null on an empty store. For lag and read-your-writes. */
   headPosition(): Promise<Position | null>;
+  /**
+   * Retention: removes the events of `types` at revisions <= `throughRevision` of one stream, once
+   * the log holds what replaces them (the caller's summary events). Events of other types stay.
+   * The stream keeps its revisions: the next append still expects the last revision ever written.
+   * Adapters that can only cut a stream's prefix (EventStoreDB `$tb`) remove the longest prefix
+   * made only of such events and keep the rest for a later call; callers must therefore
+   * tolerate covered events that are still there (see docs/architecture.md, Retention).
+   * Returns how many events no longer read back.
+   */
+  removeEvents(streamId: string, options: { throughRevision: number; types: string[] }): Promise<{ removed: number }>;
+  /** Optional: gives the space freed by removals back to the file system (SQLite incremental vacuum). */
+  reclaimSpace?(): Promise<void>;
   /** Throws when the store cannot be reached (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -401,6 +401,38 @@ export class ProjectionRunner {
     });
   }
 
+  /**
+   * Drops generations a crash or a killed process left behind: swapped-out ones whose grace
+   * period (dropDelayMs after the swap) has ended, and unfinished rebuilds nobody is running
+   * (their rebuild lease is free). The timer of `scheduleDrop` does not survive a restart; this
+   * does (retention calls it every hour). Returns the physical collections dropped.
+   */
+  async dropStaleGenerations(now = Date.now()): Promise<string[]> {
+    await this.init();
+    const dropped: string[] = [];
+    const collections = (await this.views.listCollections()).map((name) => ({ name, parsed: parsePhysicalCollection(name) }));
+    for (const projection of this.byName.values()) {
+      const pointer = await this.registry.pointer(projection.name);
+      if (!pointer) continue;
+      const generations = new Set(collections.filter((c) => c.parsed?.projection === projection.name).map((c) => c.parsed!.generation));
+      for (const generation of generations) {
+        if (generation === pointer.generation) continue;
+        if (generation < pointer.generation) {
+          const swappedAt = pointer.swappedAt ? Date.parse(pointer.swappedAt) : 0;
+          if (now - swappedAt < (this.options.dropDelayMs ?? 2000)) continue;
+        } else {
+          if (this.states.get(projection.name) === 'rebuilding') continue;
+          const lease = `projection-rebuild:${projection.name}`;
+          if (this.options.coordination && !(await this.options.coordination.acquireLease(lease, this.options.owner, 60_000))) continue;
+        }
+        await this.dropGeneration(projection, generation);
+        if (generation > pointer.generation) await this.options.coordination?.releaseLease(`projection-rebuild:${projection.name}`, this.options.owner).catch(() => undefined);
+        dropped.push(...projection.collections.map((spec) => physicalCollection(projection.name, generation, spec.name)));
+      }
+    }
+    return dropped;
+  }
+
   private async dropGeneration(projection: Projection, generation: number): Promise<void> {
     for (const spec of projection.collections) {
       await this.views.dropCollection(physicalCollection(projection.name, generation, spec.name));

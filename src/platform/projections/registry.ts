@@ -15,6 +15,8 @@ export interface ProjectionPointer {
   name: string;
   version: number;
   generation: number;
+  /** When the generation was swapped in (RFC 3339); null for pointers written before it was kept. */
+  swappedAt?: string | null;
 }
 
 export interface Checkpoint {
@@ -46,7 +48,7 @@ export class ProjectionRegistry {
 
   async pointer(name: string): Promise<ProjectionPointer | null> {
     const doc = await this.store.get(REGISTRY_COLLECTION, pointerId(name));
-    return doc ? { name, version: Number(doc.version), generation: Number(doc.generation) } : null;
+    return doc ? { name, version: Number(doc.version), generation: Number(doc.generation), swappedAt: typeof doc.swapped_at === 'string' ? doc.swapped_at : null } : null;
   }
 
   async checkpoint(name: string, generation: number): Promise<Checkpoint> {
@@ -65,7 +67,7 @@ export class ProjectionRegistry {
   }
 
   pointerWrite(pointer: ProjectionPointer): ViewWrite {
-    const doc: Doc = { id: pointerId(pointer.name), ...pointer, swapped_at: new Date().toISOString() };
+    const doc: Doc = { id: pointerId(pointer.name), name: pointer.name, version: pointer.version, generation: pointer.generation, swapped_at: new Date().toISOString() };
     return { op: 'put', collection: REGISTRY_COLLECTION, doc };
   }
 

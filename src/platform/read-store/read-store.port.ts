@@ -125,6 +125,11 @@ export interface ReadStore {
    * and none after a write the work waited for (its reads must look again).
    */
   stamps?(collection: string, scope?: object): Promise<CollectionStamps>;
+  /**
+   * Optional: gives the space freed by deletions and dropped collections back to the file system
+   * (SQLite incremental vacuum). MongoDB reuses freed space itself (`compact` is an operator task).
+   */
+  reclaimSpace?(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -321,6 +321,34 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
+  /**
+   * EventStoreDB cannot delete single events: it truncates a stream's prefix (`$tb` in the
+   * stream's metadata; reads of the stream skip it at once, the disk space comes back at the
+   * next scavenge, which operators schedule, see README). So this sets `$tb` past the longest
+   * prefix up to `throughRevision` made only of `types`; an event of another type stops it
+   * (kept, and so is everything after it, until a later call can pass it).
+   */
+  async removeEvents(streamId: string, options: { throughRevision: number; types: string[] }): Promise<{ removed: number }> {
+    const types = new Set(options.types);
+    try {
+      const { metadata } = await this.client.getStreamMetadata(streamId, { deadline: this.deadline });
+      const current = typeof metadata?.truncateBefore === 'number' ? metadata.truncateBefore : 0;
+      let cut = current;
+      const read = this.client.readStream(streamId, { direction: FORWARDS, fromRevision: BigInt(current), maxCount: options.throughRevision - current + 1, deadline: this.deadline });
+      for await (const resolved of read) {
+        const event = resolved.event;
+        if (!event || Number(event.revision) > options.throughRevision || !types.has(event.type)) break;
+        cut = Number(event.revision) + 1;
+      }
+      if (cut === current) return { removed: 0 };
+      await this.client.setStreamMetadata(streamId, { ...(metadata ?? {}), truncateBefore: cut }, { deadline: this.deadline });
+      return { removed: cut - current };
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return { removed: 0 };
+      throw toStoreError(error);
+    }
+  }
+
   async ping(): Promise<void> {
     try {
       // Readiness answers within 5 s whatever the command deadline.

@@ -54,6 +54,10 @@ export const SQLITE_EVENTS_SCHEMA = `
  */
 export function applySqliteEventLogPragmas(db: Database.Database, busyTimeoutMs: number): void {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  // Before the first table is created, so a new file can give pages freed by retention back
+  // (PRAGMA incremental_vacuum). A file created without it keeps auto_vacuum = NONE until an
+  // operator runs VACUUM once (`npm run retention -- apply --vacuum`).
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   boundWal(db);
   db.pragma(`synchronous = ${process.env.SQLITE_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL'}`);
@@ -216,6 +220,33 @@ export class SqliteEventStore implements EventStore {
   async headPosition(): Promise<Position | null> {
     this.assertOpen();
     return this.query(() => this.headStmt.get()?.position ?? null);
+  }
+
+  async removeEvents(streamId: string, options: { throughRevision: number; types: string[] }): Promise<{ removed: number }> {
+    this.assertOpen();
+    if (options.types.length === 0) return { removed: 0 };
+    const sql = `DELETE FROM events WHERE stream_id = ? AND revision <= ? AND type IN (${options.types.map(() => '?').join(', ')})`;
+    const removed = this.query(() => this.statement(sql).run(streamId, options.throughRevision, ...options.types).changes);
+    // Parsed copies of removed events must not be handed to a subscriber again.
+    if (removed > 0) this.recent.clear();
+    return { removed };
+  }
+
+  /** Returns the pages freed by removals to the file system (the file shrinks at the next checkpoint). */
+  async reclaimSpace(): Promise<void> {
+    this.assertOpen();
+    this.query(() => {
+      if (this.db.pragma('auto_vacuum', { simple: true }) === 2) this.db.pragma('incremental_vacuum');
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    });
+  }
+
+  /** Rewrites the whole file once so that it can shrink from now on (auto_vacuum set on an old file). */
+  vacuumOnce(): boolean {
+    if (this.db.pragma('auto_vacuum', { simple: true }) === 2) return false;
+    this.db.pragma('auto_vacuum = INCREMENTAL');
+    this.db.exec('VACUUM');
+    return true;
   }
 
   async ping(): Promise<void> {

@@ -102,6 +102,9 @@ export class SqliteReadStore implements ReadStore {
   constructor(file: string, options: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    // Only takes effect on a new file (before its first table): pages freed by retention and by
+    // dropped generations can then be given back (reclaimSpace).
+    this.db.pragma('auto_vacuum = INCREMENTAL');
     this.db.pragma('journal_mode = WAL');
     boundWal(this.db);
     this.db.pragma('synchronous = NORMAL');
@@ -279,6 +282,11 @@ export class SqliteReadStore implements ReadStore {
         ).run({ collection, next });
       }
     }
+  }
+
+  async reclaimSpace(): Promise<void> {
+    if (this.db.pragma('auto_vacuum', { simple: true }) === 2) this.db.pragma('incremental_vacuum');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   async ping(): Promise<void> {

@@ -1,0 +1,60 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { CheckRetention, RetentionBusyError } from './retention.js';
+
+const RETENTION_ROLES = ['all', 'projector'];
+const HOUR_MS = 3_600_000;
+/** The first pass waits this long after start, so a starting service first catches up its views. */
+const FIRST_PASS_DELAY_MS = 60_000;
+
+/**
+ * Applies check retention every hour in the roles that run projections (all, projector). The
+ * retention lease in the coordination store lets one process at a time do it; the others skip
+ * the hour. Each pass also gives freed pages back to the file system and drops rebuild
+ * generations left behind by a crash or a restart.
+ */
+@Injectable()
+export class RetentionWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopping = false;
+
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  onApplicationBootstrap(): void {
+    if (!RETENTION_ROLES.includes(this.platform.config.role) || !this.platform.runner) return;
+    this.schedule(FIRST_PASS_DELAY_MS);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.pass().finally(() => {
+        this.running = null;
+        if (!this.stopping) this.schedule(HOUR_MS);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** One hourly pass; failures are logged and retried next hour. */
+  async pass(now = Date.now()): Promise<void> {
+    const { platform } = this;
+    const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays });
+    try {
+      await platform.views.reclaimSpace?.();
+      const dropped = (await platform.runner?.dropStaleGenerations()) ?? [];
+      if (dropped.length > 0) platform.logger.info({ dropped }, 'dropped stale projection generations');
+      const result = await retention.apply(now, { coordination: platform.coordination, owner: platform.instanceId, shouldStop: () => this.stopping });
+      if (result.summaries > 0 || result.removed > 0) platform.logger.info(result, 'check retention applied');
+    } catch (error) {
+      if (error instanceof RetentionBusyError) return;
+      platform.logger.warn({ err: error }, 'check retention failed; next attempt in an hour');
+    }
+  }
+}

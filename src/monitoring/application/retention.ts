@@ -1,0 +1,205 @@
+/**
+ * Check retention: summarizes, then removes, the raw checks older than the horizon
+ * (CHECK_RETENTION_DAYS, counted back from the start of the UTC day). See check-summary.ts for
+ * what a summary carries and docs/architecture.md ("Retention") for why it is exact.
+ *
+ * Per endpoint, one pass:
+ *   1. finish the previous pass: remove the raw checks the last summary stands for (a crash
+ *      may have come between appending it and removing them);
+ *   2. read the stream forwards from there and take the checks older than the horizon, up to
+ *      the first check that is not (checks recorded out of order wait until those before them
+ *      age out); events of other types (alert signals) are skipped and stay;
+ *   3. append their summary to check-summaries-<endpoint> with the expected revision, and only
+ *      then remove them. A second process doing the same fails at the append and starts over.
+ * Projections apply the summaries: the checks view and the raw analytics rows drop the
+ * summarized checks, and rollups keep their sums.
+ */
+import type { CoordinationStore } from '../../platform/coordination/coordination.port.js';
+import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
+import { WrongExpectedRevisionError } from '../../platform/event-store/event-store.port.js';
+import { IDS_RESERVED, sequenceStream, type IdsReserved } from '../../platform/ids/id-allocator.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../domain/check.js';
+import { CHECKS_SUMMARIZED, checkSummariesStream, retentionHorizon, summarizeChecks, type ChecksSummarizedData } from '../domain/check-summary.js';
+import { checksStream } from '../domain/events.js';
+
+export const RETENTION_LEASE = 'check-retention';
+
+export interface RetentionOptions {
+  days: number;
+  /** Checks per summary event at most (its size stays bounded). */
+  maxChecksPerSummary?: number;
+  /** Stream page size when reading checks. */
+  pageSize?: number;
+}
+
+export interface RetentionProgress {
+  endpoint: number;
+  endpoints: number;
+  summaries: number;
+  removed: number;
+}
+
+export interface RetentionResult {
+  horizon: string;
+  endpoints: number;
+  summaries: number;
+  /** Raw check events no longer in the log (this pass's and any a crashed pass left). */
+  removed: number;
+}
+
+export interface EndpointRetentionStatus {
+  endpoint_id: number;
+  /** checked_at of the oldest check still in the log; null when none. */
+  oldest_retained: string | null;
+  /** Checks the next pass removes (older than the horizon, in stream order before any newer one). */
+  removable: number;
+}
+
+/** Thrown when another process holds the retention lease. */
+export class RetentionBusyError extends Error {
+  constructor(readonly holder: string | null) {
+    super('Another process is applying retention');
+    this.name = 'RetentionBusyError';
+  }
+}
+
+interface LastSummary {
+  /** Revision of the summary stream's last event; -1 when there is none. */
+  revision: number;
+  /** Revision of checks-<endpoint> the summarized checks end at; -1 when none. */
+  through: number;
+}
+
+export class CheckRetention {
+  private readonly maxChecks: number;
+  private readonly pageSize: number;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly options: RetentionOptions,
+  ) {
+    this.maxChecks = options.maxChecksPerSummary ?? 5000;
+    this.pageSize = options.pageSize ?? 1000;
+  }
+
+  horizon(now: number): number {
+    return retentionHorizon(now, this.options.days);
+  }
+
+  /** Endpoint ids 1..highest allocated (ids come from the `endpoint` sequence stream). */
+  async endpointIds(): Promise<number[]> {
+    const [last] = await this.events.readStream(sequenceStream('endpoint'), { direction: 'backwards', maxCount: 1 });
+    if (!last || last.type !== IDS_RESERVED) return [];
+    const { first, count } = last.data as IdsReserved;
+    return Array.from({ length: first + count - 1 }, (_, i) => i + 1);
+  }
+
+  /**
+   * One pass over every endpoint. With a coordination store, holds the retention lease for the
+   * whole pass (renewed between endpoints) and throws RetentionBusyError when another has it.
+   */
+  async apply(
+    now: number,
+    options: { coordination?: CoordinationStore | null; owner?: string; onProgress?: (progress: RetentionProgress) => void; shouldStop?: () => boolean } = {},
+  ): Promise<RetentionResult> {
+    const { coordination, owner = 'retention', onProgress } = options;
+    const ttlMs = 5 * 60_000;
+    const hold = async () => {
+      if (!coordination) return;
+      if (!(await coordination.acquireLease(RETENTION_LEASE, owner, ttlMs))) throw new RetentionBusyError(null);
+    };
+    await hold();
+    const horizon = this.horizon(now);
+    const result: RetentionResult = { horizon: new Date(horizon).toISOString(), endpoints: 0, summaries: 0, removed: 0 };
+    try {
+      const ids = await this.endpointIds();
+      for (const [index, endpointId] of ids.entries()) {
+        if (options.shouldStop?.()) break;
+        await hold();
+        const done = await this.applyToEndpoint(endpointId, horizon);
+        result.endpoints += 1;
+        result.summaries += done.summaries;
+        result.removed += done.removed;
+        onProgress?.({ endpoint: index + 1, endpoints: ids.length, summaries: result.summaries, removed: result.removed });
+      }
+      await this.events.reclaimSpace?.();
+    } finally {
+      await coordination?.releaseLease(RETENTION_LEASE, owner).catch(() => undefined);
+    }
+    return result;
+  }
+
+  /** Summarizes and removes one endpoint's checks older than `horizon`. */
+  async applyToEndpoint(endpointId: number, horizon: number): Promise<{ summaries: number; removed: number }> {
+    let summaries = 0;
+    let removed = 0;
+    for (;;) {
+      const last = await this.lastSummary(endpointId);
+      if (last.through >= 0) removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: last.through, types: [CHECK_RECORDED] })).removed;
+      const old = await this.oldChecks(endpointId, last.through + 1, horizon, this.maxChecks);
+      if (old.checks.length === 0) return { summaries, removed };
+      const summary = summarizeChecks(endpointId, old.checks[0].check.team_id, old.checks, new Date(horizon).toISOString());
+      try {
+        await this.events.append(
+          checkSummariesStream(endpointId),
+          [{ type: CHECKS_SUMMARIZED, data: summary, metadata: { actor: 'system:retention', occurred_at: new Date(horizon).toISOString() } }],
+          { expectedRevision: last.revision === -1 ? 'no_stream' : last.revision },
+        );
+      } catch (error) {
+        // Another process summarized this endpoint meanwhile: look again from its summary.
+        if (error instanceof WrongExpectedRevisionError) continue;
+        throw error;
+      }
+      summaries += 1;
+      removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: summary.through_revision, types: [CHECK_RECORDED] })).removed;
+      if (!old.more) return { summaries, removed };
+    }
+  }
+
+  /** What the next pass would do for each endpoint, without changing anything. */
+  async status(now: number): Promise<{ horizon: string; endpoints: EndpointRetentionStatus[] }> {
+    const horizon = this.horizon(now);
+    const endpoints: EndpointRetentionStatus[] = [];
+    for (const endpointId of await this.endpointIds()) {
+      const last = await this.lastSummary(endpointId);
+      const old = await this.oldChecks(endpointId, last.through + 1, horizon, Number.MAX_SAFE_INTEGER);
+      const oldest = await this.firstCheckAfter(endpointId, last.through);
+      endpoints.push({ endpoint_id: endpointId, oldest_retained: oldest?.checked_at ?? null, removable: old.checks.length });
+    }
+    return { horizon: new Date(horizon).toISOString(), endpoints };
+  }
+
+  private async lastSummary(endpointId: number): Promise<LastSummary> {
+    const [last] = await this.events.readStream(checkSummariesStream(endpointId), { direction: 'backwards', maxCount: 1 });
+    if (!last) return { revision: -1, through: -1 };
+    return { revision: last.revision, through: (last.data as ChecksSummarizedData).through_revision };
+  }
+
+  /** The first check of the stream after revision `after` (an adapter may still hold covered ones). */
+  private async firstCheckAfter(endpointId: number, after: number): Promise<CheckRecordedData | null> {
+    for (let from = after + 1; ; ) {
+      const page = await this.events.readStream(checksStream(endpointId), { fromRevision: from, maxCount: this.pageSize });
+      const check = page.find((event) => event.type === CHECK_RECORDED);
+      if (check) return check.data as CheckRecordedData;
+      if (page.length < this.pageSize) return null;
+      from = page[page.length - 1].revision + 1;
+    }
+  }
+
+  /** Checks from revision `from` on that are older than `horizon`, up to the first that is not. */
+  private async oldChecks(endpointId: number, from: number, horizon: number, max: number): Promise<{ checks: Array<{ revision: number; check: CheckRecordedData }>; more: boolean }> {
+    const checks: Array<{ revision: number; check: CheckRecordedData }> = [];
+    for (let next = from; ; ) {
+      const page: RecordedEvent[] = await this.events.readStream(checksStream(endpointId), { fromRevision: next, maxCount: this.pageSize });
+      for (const event of page) {
+        if (event.revision < from || event.type !== CHECK_RECORDED) continue;
+        const check = event.data as CheckRecordedData;
+        if (Date.parse(check.checked_at) >= horizon) return { checks, more: false };
+        if (checks.length === max) return { checks, more: true };
+        checks.push({ revision: event.revision, check });
+      }
+      if (page.length < this.pageSize) return { checks, more: false };
+      next = page[page.length - 1].revision + 1;
+    }
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Retention: raw checks older than the horizon leave the log, and a `ChecksSummarized` event
+ * takes their place first, carrying what the views still need of them:
+ * - every summarized check id (the checks view drops them; ~8 bytes a check instead of ~300),
+ * - per minute and project, the sums of the APPLICABLE checks (scheduled, unsuppressed) that
+ *   analytics rollups are made of: count, failures, latency sum, minimum and maximum,
+ * - the newest applicable check (analytics' `latest` of an endpoint that has been quiet since).
+ *
+ * A summary stands for an exact set of events: the CheckRecorded events of `checks-<endpoint>`
+ * at revisions from_revision..through_revision (other event types there are never removed).
+ * Summaries of an endpoint go to their own stream, `check-summaries-<endpoint>`, appended with
+ * the expected revision, and each starts where the previous one ended, so a set is summarized
+ * once however many processes try and whenever one crashes.
+ */
+import { isApplicable, type CheckRecordedData } from './check.js';
+
+export const CHECKS_SUMMARIZED = 'ChecksSummarized';
+
+export const checkSummariesStream = (endpointId: number) => `check-summaries-${endpointId}`;
+
+/** [minute start (epoch seconds), project_id, checks, failures, latency_sum, latency_min, latency_max] */
+export type MinuteSums = [minute: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number];
+
+export interface SummarizedLatestCheck {
+  check_id: number;
+  checked_at: string;
+  success: boolean;
+  status_code: number;
+  latency_ms: number;
+}
+
+export interface ChecksSummarizedData {
+  endpoint_id: number;
+  team_id: number;
+  /** The CheckRecorded events of checks-<endpoint_id> at revisions from..through (inclusive) it stands for. */
+  from_revision: number;
+  through_revision: number;
+  /** The retention horizon when it was made: every summarized check is older. */
+  horizon: string;
+  /** Every summarized check, applicable or not. */
+  check_ids: number[];
+  /** Applicable checks, per minute and project, in minute order. */
+  minutes: MinuteSums[];
+  /** The newest applicable check summarized; null when none was applicable. */
+  latest_applicable: SummarizedLatestCheck | null;
+  /** Whether an applicable check summarized succeeded. */
+  any_success: boolean;
+  /** Failed applicable checks after the newest successful one (all of them when none succeeded), by checked_at. */
+  trailing_failures: number;
+}
+
+const MINUTE_MS = 60_000;
+
+/** The summary of checks (in stream order) of one endpoint; `revisions` says which events they were. */
+export function summarizeChecks(
+  endpointId: number,
+  teamId: number,
+  checks: Array<{ revision: number; check: CheckRecordedData }>,
+  horizon: string,
+): ChecksSummarizedData {
+  if (checks.length === 0) throw new Error('summarizeChecks needs at least one check');
+  const buckets = new Map<string, MinuteSums>();
+  let latest: SummarizedLatestCheck | null = null;
+  let latestMs = -Infinity;
+  for (const { check } of checks) {
+    if (!isApplicable(check)) continue;
+    const at = Date.parse(check.checked_at);
+    const minute = Math.floor(at / MINUTE_MS) * 60;
+    const key = `${minute}:${check.project_id}`;
+    const sums = buckets.get(key) ?? [minute, check.project_id, 0, 0, 0, check.latency_ms, check.latency_ms];
+    sums[2] += 1;
+    sums[3] += check.success ? 0 : 1;
+    sums[4] += check.latency_ms;
+    sums[5] = Math.min(sums[5], check.latency_ms);
+    sums[6] = Math.max(sums[6], check.latency_ms);
+    buckets.set(key, sums);
+    if (at > latestMs || (at === latestMs && latest !== null && check.check_id > latest.check_id)) {
+      latestMs = at;
+      latest = { check_id: check.check_id, checked_at: new Date(at).toISOString(), success: check.success, status_code: check.status_code, latency_ms: check.latency_ms };
+    }
+  }
+  let lastSuccessMs = -Infinity;
+  let anySuccess = false;
+  for (const { check } of checks) {
+    if (isApplicable(check) && check.success) {
+      anySuccess = true;
+      lastSuccessMs = Math.max(lastSuccessMs, Date.parse(check.checked_at));
+    }
+  }
+  const trailing = checks.filter(({ check }) => isApplicable(check) && !check.success && Date.parse(check.checked_at) > lastSuccessMs).length;
+  return {
+    endpoint_id: endpointId,
+    team_id: teamId,
+    from_revision: checks[0].revision,
+    through_revision: checks[checks.length - 1].revision,
+    horizon,
+    check_ids: checks.map(({ check }) => check.check_id),
+    minutes: [...buckets.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
+    latest_applicable: latest,
+    any_success: anySuccess,
+    trailing_failures: trailing,
+  };
+}
+
+/** Start of the retention horizon: the UTC day that holds `now - days`, so a prune removes whole days. */
+export function retentionHorizon(now: number, days: number): number {
+  const DAY_MS = 86_400_000;
+  return Math.floor((now - days * DAY_MS) / DAY_MS) * DAY_MS;
+}
