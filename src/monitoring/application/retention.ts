@@ -100,10 +100,19 @@ export class CheckRetention {
    */
   async apply(
     now: number,
-    options: { coordination?: CoordinationStore | null; owner?: string; onProgress?: (progress: RetentionProgress) => void; shouldStop?: () => boolean } = {},
+    options: {
+      coordination?: CoordinationStore | null;
+      owner?: string;
+      /** How long the lease outlives a process that died holding it. */
+      leaseTtlMs?: number;
+      onProgress?: (progress: RetentionProgress) => void;
+      /** Called after each summary is appended, before the checks it stands for are removed. */
+      onSummary?: (summary: ChecksSummarizedData) => void | Promise<void>;
+      shouldStop?: () => boolean;
+    } = {},
   ): Promise<RetentionResult> {
     const { coordination, owner = 'retention', onProgress } = options;
-    const ttlMs = 5 * 60_000;
+    const ttlMs = options.leaseTtlMs ?? 5 * 60_000;
     const hold = async () => {
       if (!coordination) return;
       if (!(await coordination.acquireLease(RETENTION_LEASE, owner, ttlMs))) throw new RetentionBusyError(null);
@@ -116,7 +125,7 @@ export class CheckRetention {
       for (const [index, endpointId] of ids.entries()) {
         if (options.shouldStop?.()) break;
         await hold();
-        const done = await this.applyToEndpoint(endpointId, horizon);
+        const done = await this.applyToEndpoint(endpointId, horizon, options.onSummary);
         result.endpoints += 1;
         result.summaries += done.summaries;
         result.removed += done.removed;
@@ -130,7 +139,7 @@ export class CheckRetention {
   }
 
   /** Summarizes and removes one endpoint's checks older than `horizon`. */
-  async applyToEndpoint(endpointId: number, horizon: number): Promise<{ summaries: number; removed: number }> {
+  async applyToEndpoint(endpointId: number, horizon: number, onSummary?: (summary: ChecksSummarizedData) => void | Promise<void>): Promise<{ summaries: number; removed: number }> {
     let summaries = 0;
     let removed = 0;
     for (;;) {
@@ -151,6 +160,7 @@ export class CheckRetention {
         throw error;
       }
       summaries += 1;
+      await onSummary?.(summary);
       removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: summary.through_revision, types: [CHECK_RECORDED] })).removed;
       if (!old.more) return { summaries, removed };
     }
