@@ -45,4 +45,12 @@ describe('configuration', () => {
     expect(message).toContain('SMTP_URL must be smtp or smtps');
     expect(message).not.toContain('hunter2');
   });
+
+  it('keeps raw checks 90 days unless CHECK_RETENTION_DAYS says otherwise, from 1 to 3650', () => {
+    expect(loadConfig({}).checkRetentionDays).toBe(90);
+    expect(loadConfig({ CHECK_RETENTION_DAYS: '30' }).checkRetentionDays).toBe(30);
+    expect(() => loadConfig({ CHECK_RETENTION_DAYS: '0' })).toThrow(/CHECK_RETENTION_DAYS must be an integer from 1 to 3650/);
+    expect(() => loadConfig({ CHECK_RETENTION_DAYS: '3651' })).toThrow(/CHECK_RETENTION_DAYS/);
+    expect(() => loadConfig({ CHECK_RETENTION_DAYS: 'ninety' })).toThrow(/CHECK_RETENTION_DAYS/);
+  });
 });
