@@ -32,12 +32,13 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
 }
 
 /**
- * Retention: the summarized checks leave the raw rows, and the rollups keep their sums. Rows
- * this view still holds were counted when their CheckRecorded was applied; the summary adds
- * only the rest of each minute (its checks, failures and latency sum minus those rows'; its
- * minimum and maximum cover every check of the minute, so combining them is exact either way).
- * So the rollups are the same whether the raw events were applied before (live, or a rebuild
- * of a log a crash left them in) or are gone from the log (a rebuild after the prune).
+ * Retention: the summarized checks leave the raw rows, and so do the minute rollups they were
+ * in (past the horizon analytics counts whole hours); hour and day rollups keep their sums. Rows
+ * this view still holds were counted when their CheckRecorded was applied; the summary adds only
+ * the rest of each hour (its checks, failures and latency sum minus those rows'; its minimum and
+ * maximum cover every check of the hour, so combining them is exact either way). So the rollups
+ * are the same whether the raw events were applied before (live, or a rebuild of a log a crash
+ * left them in) or are gone from the log (a rebuild after the prune).
  */
 export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedData>, views: ViewTransaction): Promise<void> {
   const summary = event.data;
@@ -46,13 +47,15 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
   for (let start = 0; start < ids.length; start += ID_CHUNK) {
     const rows = (await views.find(RAW_CHECKS_COLLECTION, { filter: { id: { in: ids.slice(start, start + ID_CHUNK) } } })) as unknown as RawCheckRow[];
     for (const row of rows) {
-      const key = `${row.minute}:${row.project_id}`;
+      const hour = Math.floor(row.checked_at_ms / 3_600_000) * 3600;
+      const key = `${hour}:${row.project_id}`;
       counted.set(key, addCheck(counted.get(key) ?? emptyAccumulator(), row));
       views.delete(RAW_CHECKS_COLLECTION, row.id);
+      for (const key of rollupKeysOf(row)) if (key.granularity === 'minute') views.delete(ROLLUPS_COLLECTION, key.id);
     }
   }
-  for (const [minute, projectId, checks, failures, latencySum, latencyMin, latencyMax] of summary.minutes) {
-    const already = counted.get(`${minute}:${projectId}`) ?? emptyAccumulator();
+  for (const [hour, projectId, checks, failures, latencySum, latencyMin, latencyMax] of summary.hours) {
+    const already = counted.get(`${hour}:${projectId}`) ?? emptyAccumulator();
     if (checks - already.checks <= 0) continue;
     const rest: Accumulator = {
       checks: checks - already.checks,
@@ -61,8 +64,9 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
       latency_min: latencyMin,
       latency_max: latencyMax,
     };
-    const at = { team_id: summary.team_id, project_id: projectId, endpoint_id: summary.endpoint_id, checked_at_ms: minute * 1000 };
+    const at = { team_id: summary.team_id, project_id: projectId, endpoint_id: summary.endpoint_id, checked_at_ms: hour * 1000 };
     for (const key of rollupKeysOf(at)) {
+      if (key.granularity === 'minute') continue;
       const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
       views.put(ROLLUPS_COLLECTION, { ...withSums(existing, key, rest) });
     }

@@ -127,8 +127,8 @@ export interface AnalyticsQueryOptions {
    * it, rollups still give exact counts, failures, uptime, average, minimum and maximum, but:
    * - p95 is null unless the newest P95_SAMPLE_LIMIT successful checks of the range (its sample)
    *   all lie inside the horizon;
-   * - an edge of the range that is not on a minute boundary and lies before the horizon is
-   *   rounded inward to the minute (that partial minute is left out), whether or not a prune has
+   * - the part of the range before the horizon is counted in whole hours, its edges rounded
+   *   inward (minute rollups are dropped with the raw checks), whether or not a prune has
    *   happened yet, so a figure never changes because raw checks left.
    */
   rawHorizon?: () => number;
@@ -276,7 +276,7 @@ export class AnalyticsQuery {
     const plans: RangePiece[][] = [];
     for (let i = 0; i < window.buckets; i++) {
       const { start, end } = bucketRange(window, i);
-      plans.push(planRange(start, end));
+      plans.push(planRange(start, end, this.rawHorizon()));
     }
     const pieces = plans.flat();
     const [rollups, raw] = await Promise.all([
@@ -304,7 +304,7 @@ export class AnalyticsQuery {
   private async sumPerScope(kind: AnalyticsScopeKind, ids: number[], range: TimeRange): Promise<Map<number, Accumulator>> {
     const sums = new Map<number, Accumulator>(ids.map((id) => [id, emptyAccumulator()]));
     if (ids.length === 0) return sums;
-    const pieces = planRange(range.from, range.to);
+    const pieces = planRange(range.from, range.to, this.rawHorizon());
     const { rollups } = await this.names();
     const queries: Array<Promise<void>> = [];
     for (const granularity of GRANULARITIES) {

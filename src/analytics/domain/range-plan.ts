@@ -14,6 +14,7 @@ export const GRANULARITY_MS: Readonly<Record<Granularity, number>> = {
 };
 
 const COARSEST_FIRST: Granularity[] = ['day', 'hour', 'minute'];
+const HOURS_AND_DAYS: Granularity[] = ['day', 'hour'];
 
 /** One rollup row: the aligned period `[start, start + GRANULARITY_MS[granularity])`. */
 export interface RollupPiece {
@@ -39,9 +40,21 @@ export function ceilTo(ms: number, unit: number): number {
   return Math.ceil(ms / unit) * unit;
 }
 
-/** Pieces in time order; empty for an empty range. */
-export function planRange(from: number, to: number): RangePiece[] {
+/**
+ * Pieces in time order; empty for an empty range. Before `horizon` (retention: raw checks and
+ * minute rollups older than it are gone) the range is planned in whole hours, rounded inward,
+ * whether or not a prune has happened yet, so figures do not move when one does.
+ */
+export function planRange(from: number, to: number, horizon = -Infinity): RangePiece[] {
   if (from >= to) return [];
+  if (from < horizon) {
+    const hour = GRANULARITY_MS.hour;
+    const oldFrom = ceilTo(from, hour);
+    const oldTo = floorTo(Math.min(to, horizon), hour);
+    const pieces: RangePiece[] = oldFrom < oldTo ? alignedPieces(oldFrom, oldTo, HOURS_AND_DAYS) : [];
+    if (to > horizon) pieces.push(...planRange(Math.max(from, horizon), to));
+    return pieces;
+  }
   const minute = GRANULARITY_MS.minute;
   const alignedFrom = ceilTo(from, minute);
   const alignedTo = floorTo(to, minute);
@@ -58,11 +71,11 @@ export function planRange(from: number, to: number): RangePiece[] {
  * Greedy: at each point take the coarsest period that starts there and still fits. Because
  * minutes nest in hours and hours in UTC days, this yields the fewest pieces.
  */
-function alignedPieces(from: number, to: number): RollupPiece[] {
+function alignedPieces(from: number, to: number, granularities: Granularity[] = COARSEST_FIRST): RollupPiece[] {
   const pieces: RollupPiece[] = [];
   let cursor = from;
   while (cursor < to) {
-    const granularity = COARSEST_FIRST.find(
+    const granularity = granularities.find(
       (g) => cursor % GRANULARITY_MS[g] === 0 && cursor + GRANULARITY_MS[g] <= to,
     ) as Granularity;
     pieces.push({ kind: 'rollup', granularity, start: cursor });

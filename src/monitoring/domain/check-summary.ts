@@ -2,8 +2,9 @@
  * Retention: raw checks older than the horizon leave the log, and a `ChecksSummarized` event
  * takes their place first, carrying what the views still need of them:
  * - every summarized check id (the checks view drops them; ~8 bytes a check instead of ~300),
- * - per minute and project, the sums of the APPLICABLE checks (scheduled, unsuppressed) that
- *   analytics rollups are made of: count, failures, latency sum, minimum and maximum,
+ * - per UTC hour and project, the sums of the APPLICABLE checks (scheduled, unsuppressed) that
+ *   analytics rollups are made of: count, failures, latency sum, minimum and maximum (past the
+ *   horizon analytics counts whole hours: minute rollups leave with the raw checks),
  * - the newest applicable check (analytics' `latest` of an endpoint that has been quiet since).
  *
  * A summary stands for an exact set of events: the CheckRecorded events of `checks-<endpoint>`
@@ -18,8 +19,8 @@ export const CHECKS_SUMMARIZED = 'ChecksSummarized';
 
 export const checkSummariesStream = (endpointId: number) => `check-summaries-${endpointId}`;
 
-/** [minute start (epoch seconds), project_id, checks, failures, latency_sum, latency_min, latency_max] */
-export type MinuteSums = [minute: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number];
+/** [hour start (epoch seconds), project_id, checks, failures, latency_sum, latency_min, latency_max] */
+export type HourSums = [hour: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number];
 
 export interface SummarizedLatestCheck {
   check_id: number;
@@ -39,8 +40,8 @@ export interface ChecksSummarizedData {
   horizon: string;
   /** Every summarized check, applicable or not. */
   check_ids: number[];
-  /** Applicable checks, per minute and project, in minute order. */
-  minutes: MinuteSums[];
+  /** Applicable checks, per UTC hour and project, in hour order. */
+  hours: HourSums[];
   /** The newest applicable check summarized; null when none was applicable. */
   latest_applicable: SummarizedLatestCheck | null;
   /** Whether an applicable check summarized succeeded. */
@@ -49,7 +50,7 @@ export interface ChecksSummarizedData {
   trailing_failures: number;
 }
 
-const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 
 /** The summary of checks (in stream order) of one endpoint; `revisions` says which events they were. */
 export function summarizeChecks(
@@ -59,15 +60,15 @@ export function summarizeChecks(
   horizon: string,
 ): ChecksSummarizedData {
   if (checks.length === 0) throw new Error('summarizeChecks needs at least one check');
-  const buckets = new Map<string, MinuteSums>();
+  const buckets = new Map<string, HourSums>();
   let latest: SummarizedLatestCheck | null = null;
   let latestMs = -Infinity;
   for (const { check } of checks) {
     if (!isApplicable(check)) continue;
     const at = Date.parse(check.checked_at);
-    const minute = Math.floor(at / MINUTE_MS) * 60;
-    const key = `${minute}:${check.project_id}`;
-    const sums = buckets.get(key) ?? [minute, check.project_id, 0, 0, 0, check.latency_ms, check.latency_ms];
+    const hour = Math.floor(at / HOUR_MS) * 3600;
+    const key = `${hour}:${check.project_id}`;
+    const sums = buckets.get(key) ?? [hour, check.project_id, 0, 0, 0, check.latency_ms, check.latency_ms];
     sums[2] += 1;
     sums[3] += check.success ? 0 : 1;
     sums[4] += check.latency_ms;
@@ -95,7 +96,7 @@ export function summarizeChecks(
     through_revision: checks[checks.length - 1].revision,
     horizon,
     check_ids: checks.map(({ check }) => check.check_id),
-    minutes: [...buckets.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
+    hours: [...buckets.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
     latest_applicable: latest,
     any_success: anySuccess,
     trailing_failures: trailing,

@@ -70,3 +70,30 @@ describe('range plan', () => {
     expect(planRange(6, 5)).toEqual([]);
   });
 });
+
+describe('planRange with a retention horizon', () => {
+  const T = (iso: string) => Date.parse(iso);
+  const HORIZON = T('2026-01-03T00:00:00Z');
+
+  it('counts the part before the horizon in whole hours, rounded inward, and the rest as usual', () => {
+    expect(planRange(T('2026-01-02T21:15:30.500Z'), T('2026-01-03T00:01:30Z'), HORIZON)).toEqual([
+      { kind: 'rollup', granularity: 'hour', start: T('2026-01-02T22:00:00Z') },
+      { kind: 'rollup', granularity: 'hour', start: T('2026-01-02T23:00:00Z') },
+      { kind: 'rollup', granularity: 'minute', start: T('2026-01-03T00:00:00Z') },
+      { kind: 'raw', from: T('2026-01-03T00:01:00Z'), to: T('2026-01-03T00:01:30Z') },
+    ]);
+  });
+
+  it('uses whole days where they fit, and nothing for a range shorter than an hour before the horizon', () => {
+    expect(planRange(T('2026-01-01T00:00:00Z'), T('2026-01-02T01:30:00Z'), HORIZON)).toEqual([
+      { kind: 'rollup', granularity: 'day', start: T('2026-01-01T00:00:00Z') },
+      { kind: 'rollup', granularity: 'hour', start: T('2026-01-02T00:00:00Z') },
+    ]);
+    expect(planRange(T('2026-01-02T10:15:00Z'), T('2026-01-02T10:45:00Z'), HORIZON)).toEqual([]);
+  });
+
+  it('plans as before when the range starts at or after the horizon', () => {
+    const from = T('2026-01-03T00:00:30Z');
+    expect(planRange(from, T('2026-01-03T02:00:00Z'), HORIZON)).toEqual(planRange(from, T('2026-01-03T02:00:00Z')));
+  });
+});
