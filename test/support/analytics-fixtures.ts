@@ -61,7 +61,9 @@ export function analyticsWorld(): { w: AnalyticsWorld; t: TestApp } {
 
 export async function startAnalyticsWorld(env: Record<string, string> = {}): Promise<AnalyticsWorld> {
   const target: Target = await startTarget();
-  const t = await startTestApp({ ROLE: 'api', ...env });
+  // The fixtures' checks lie in 2025 and 2026: a ten-year retention keeps every range exact to
+  // the millisecond (past the horizon analytics counts whole hours; see test/http/retention.test.ts).
+  const t = await startTestApp({ ROLE: 'api', CHECK_RETENTION_DAYS: '3650', ...env });
 
   const expectStatus = (what: string, response: { statusCode: number; body: string }, status: number) => {
     if (response.statusCode !== status) throw new Error(`${what}: ${response.statusCode} ${response.body}`);

@@ -170,5 +170,5 @@ describe('retention property: prune, then rebuild, equals no prune', () => {
     );
     // The runs did prune (the property is not vacuous).
     expect(summarized).toBeGreaterThan(0);
-  });
+  }, 120_000);
 });
