@@ -2,6 +2,7 @@
  * The life cycle of checks on disk, measured as an operator would: a fresh DATA_DIR, checks
  * imported over the admin import route, the service stopped cleanly, the files summed.
  */
+import { isReactor } from '../src/platform/projections/projection.js';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -178,7 +179,7 @@ async function steadyState(workDir: string, endpoints: number, intervalMs: numbe
 async function rebuildAll(service: Service): Promise<number> {
   const runner = service.platform.runner!;
   const started = performance.now();
-  for (const projection of runner.projections) await runner.rebuild(projection.name);
+  for (const projection of runner.projections.filter((p) => !isReactor(p))) await runner.rebuild(projection.name);
   return performance.now() - started;
 }
 
@@ -239,6 +240,9 @@ const bench: BenchModule = {
     notes.push(
       'Bytes per check: a fresh DATA_DIR, checks imported over the admin import route into 10 endpoints (one in 20 failing), the service stopped cleanly, the files summed (provisioning subtracted).',
       'Steady state: checks imported 10 simulated days at a time with old checked_at, one retention pass after each step with the simulated day as the clock; sizes measured with the service stopped.',
+      "Before this work (main at 2089d85, same command): 1,849 B per check (event log 843 B: CheckRecorded with every null and default, metadata with null fields; views 1,006 B: the checks view's full document 410 B and three indexes 140 B). Now: CheckRecorded v2 without defaults and nulls, metadata without nulls, checks view compact with one index.",
+      "Where the bytes still go (the lines above, per check): the event row (~190 B of data, ~170 B of metadata for an import: request and correlation ids, plus event id, stream, type and recorded_at columns), the checks view (187 B + 43 B index), the raw analytics rows (152 B + six indexes, 111 B) and the rollups (127 B + 46 B at 30 s per check). The 400 B aim needs typed columns instead of JSON documents in the read store (key names are stored in every document); not done.",
+      "Steady state: what grows after the horizon is each check's share of the hour and day rollup rows (about 260 B per endpoint-hour) and of its summary (its id and an hour bucket). At a check every 15 min that is 143 B per check, so the data dir grows 17 % from day 60 to day 120 at retention 30, above the 10 % aim; the share falls with more checks per hour (about 10 B per check at 30 s). Rebuild time follows the retained checks: 0.24 of the time before the prune.",
     );
     return { title: 'Check life cycle: bytes per check, retention, rebuild', figures, notes };
   },
