@@ -17,6 +17,9 @@ import { loadConfig, type AppConfig } from '../platform/config/config.js';
 import { createLogger } from '../platform/logging/logger.js';
 import { createPlatform, type Platform } from '../platform/platform.js';
 
+/** Plain tables when the output is not a terminal (no colour codes in files and pipes). */
+const TABLE_STYLE = process.stdout.isTTY ? {} : { style: { head: [], border: [] } };
+
 /** The views that drop summarized checks; apply waits for them before giving space back. */
 const RETENTION_VIEWS = ['checks', 'analytics_rollups', 'analytics_endpoints'];
 const CATCH_UP_MS = 120_000;
@@ -61,7 +64,7 @@ async function status(options: { now?: string }): Promise<void> {
   try {
     const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays });
     const report = await retention.status(now);
-    const stores = new Table({ head: ['store', 'size'] });
+    const stores = new Table({ head: ['store', 'size'], ...TABLE_STYLE });
     for (const [store, bytes] of storeBytes(platform.config)) stores.push([store, formatBytes(bytes)]);
     console.log(`CHECK_RETENTION_DAYS=${platform.config.checkRetentionDays}: checks before ${report.horizon} leave the log at the next pass.`);
     console.log(stores.toString());
@@ -71,7 +74,7 @@ async function status(options: { now?: string }): Promise<void> {
     console.log(`The next pass removes ${removable} check(s) of ${report.endpoints.filter((e) => e.removable > 0).length} endpoint(s).`);
     const rows = report.endpoints.filter((e) => e.oldest_retained !== null);
     if (rows.length > 0) {
-      const table = new Table({ head: ['endpoint', 'oldest retained check', 'next pass removes'] });
+      const table = new Table({ head: ['endpoint', 'oldest retained check', 'next pass removes'], ...TABLE_STYLE });
       for (const e of rows) table.push([e.endpoint_id, e.oldest_retained ?? '-', e.removable]);
       console.log(table.toString());
     }
