@@ -4,8 +4,8 @@ import { CheckRetention, RetentionBusyError } from './retention.js';
 
 const RETENTION_ROLES = ['all', 'projector'];
 const HOUR_MS = 3_600_000;
-/** The first pass waits this long after start, so a starting service first catches up its views. */
-const FIRST_PASS_DELAY_MS = 60_000;
+/** The first pass waits this long after start: a starting service first catches up its views (and short-lived test services never prune). */
+const FIRST_PASS_DELAY_MS = 5 * 60_000;
 
 /**
  * Applies check retention every hour in the roles that run projections (all, projector). The
