@@ -10,12 +10,15 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { projections, upcasters } from '../app/contexts.js';
 import { CheckRetention, RetentionBusyError } from '../monitoring/application/retention.js';
-import { loadConfig, type AppConfig } from '../platform/config/config.js';
+import type { AppConfig } from '../platform/config/config.js';
 import { createLogger } from '../platform/logging/logger.js';
 import { createPlatform, type Platform } from '../platform/platform.js';
+import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
+
+const USAGE_ERROR = 2;
 
 /** Plain tables when the output is not a terminal (no colour codes in files and pipes). */
 const TABLE_STYLE = process.stdout.isTTY ? {} : { style: { head: [], border: [] } };
@@ -31,8 +34,8 @@ function nowFrom(option: string | undefined): number {
   return parsed;
 }
 
-async function openPlatform(withRunner: boolean): Promise<Platform> {
-  return createPlatform(loadConfig(), { projections: projections(), upcasters: upcasters(), withRunner, withTransport: false, logger: createLogger('warn') });
+async function openPlatform(config: AppConfig, withRunner: boolean): Promise<Platform> {
+  return createPlatform(config, { projections: projections(), upcasters: upcasters(), withRunner, withTransport: false, logger: createLogger('warn'), mintAdminToken: false });
 }
 
 /** Bytes of each embedded store's files (database and write-ahead log); null for a server store. */
@@ -60,7 +63,7 @@ function formatBytes(bytes: number | null): string {
 
 async function status(options: { now?: string }): Promise<void> {
   const now = nowFrom(options.now);
-  const platform = await openPlatform(false);
+  const platform = await openPlatform(cliConfig(program.opts<DataDirOptions>()), false);
   try {
     const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays });
     const report = await retention.status(now);
@@ -113,9 +116,9 @@ function vacuumOnce(config: AppConfig): void {
 
 async function apply(options: { now?: string; vacuum?: boolean }): Promise<void> {
   const now = nowFrom(options.now);
-  const config = loadConfig();
+  const config = cliConfig(program.opts<DataDirOptions>());
   if (options.vacuum) vacuumOnce(config);
-  const platform = await openPlatform(true);
+  const platform = await openPlatform(config, true);
   const tty = process.stdout.isTTY === true;
   const bar = tty ? new cliProgress.SingleBar({ format: ' retention [{bar}] {value}/{total} endpoints | {summaries} summaries | {removed} checks removed', hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   try {
@@ -160,7 +163,10 @@ async function apply(options: { now?: string; vacuum?: boolean }): Promise<void>
   }
 }
 
-const program = new Command('retention').description('Check retention: summarize, then remove, raw checks older than CHECK_RETENTION_DAYS');
+const program = withDataDirOptions(new Command('retention'))
+  .description('Check retention: summarize, then remove, raw checks older than CHECK_RETENTION_DAYS')
+  .exitOverride()
+  .showHelpAfterError('(npm run retention -- --help for usage)');
 program.command('status').description('bytes per store, oldest retained check, what the next pass removes').option('--now <time>', 'measure the horizon from this RFC 3339 time').action(status);
 program
   .command('apply')
@@ -172,7 +178,9 @@ program
 program
   .parseAsync(process.argv)
   .then(() => process.exit(0))
-  .catch((error) => {
+  .catch((error: unknown) => {
+    // commander already printed its message; help exits with 0
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_ERROR);
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   });

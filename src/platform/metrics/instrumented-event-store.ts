@@ -66,6 +66,14 @@ class InstrumentedEventStore implements EventStore {
     return this.inner.headPosition();
   }
 
+  removeEvents(streamId: string, options: { throughRevision: number; types: string[] }): Promise<{ removed: number }> {
+    return this.inner.removeEvents(streamId, options);
+  }
+
+  async reclaimSpace(): Promise<void> {
+    await this.inner.reclaimSpace?.();
+  }
+
   ping(): Promise<void> {
     return this.inner.ping();
   }
