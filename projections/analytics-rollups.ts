@@ -51,10 +51,16 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
       const key = `${hour}:${row.project_id}`;
       counted.set(key, addCheck(counted.get(key) ?? emptyAccumulator(), row));
       views.delete(RAW_CHECKS_COLLECTION, row.id);
-      for (const key of rollupKeysOf(row)) if (key.granularity === 'minute') views.delete(ROLLUPS_COLLECTION, key.id);
     }
   }
   for (const [hour, projectId, checks, failures, latencySum, latencyMin, latencyMax] of summary.hours) {
+    // Every minute row of the summarized hours goes, for the endpoint, its project and team,
+    // whether or not this view still saw the raw checks (a rebuild after the prune does not):
+    // so a live view and a rebuilt one end the same.
+    for (const [scope, scopeId] of [['endpoint', summary.endpoint_id], ['project', projectId], ['team', summary.team_id]] as const) {
+      const minutes = await views.find(ROLLUPS_COLLECTION, { filter: { scope, scope_id: scopeId, granularity: 'minute', start: { gte: hour, lt: hour + 3600 } } });
+      for (const row of minutes) views.delete(ROLLUPS_COLLECTION, row.id);
+    }
     const already = counted.get(`${hour}:${projectId}`) ?? emptyAccumulator();
     if (checks - already.checks <= 0) continue;
     const rest: Accumulator = {
