@@ -7,6 +7,7 @@ import {
   RAW_CHECKS_COLLECTION,
   ROLLUPS_COLLECTION,
   rawCheckRow,
+  rollupId,
   rollupKeysOf,
   withCheck,
   withSums,
@@ -43,10 +44,11 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
 export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedData>, views: ViewTransaction): Promise<void> {
   const summary = event.data;
   const counted = new Map<string, Accumulator>();
-  const ids = summary.check_ids.map(String);
-  for (let start = 0; start < ids.length; start += ID_CHUNK) {
-    const rows = (await views.find(RAW_CHECKS_COLLECTION, { filter: { id: { in: ids.slice(start, start + ID_CHUNK) } } })) as unknown as RawCheckRow[];
-    for (const row of rows) {
+  // By id, not by query: a batch's query also scans every write pending in the batch, which a
+  // rebuild (thousands of writes per batch) cannot afford once per summary.
+  for (const checkId of summary.check_ids) {
+    const row = (await views.get(RAW_CHECKS_COLLECTION, String(checkId))) as RawCheckRow | null;
+    if (row) {
       const hour = Math.floor(row.checked_at_ms / 3_600_000) * 3600;
       const key = `${hour}:${row.project_id}`;
       counted.set(key, addCheck(counted.get(key) ?? emptyAccumulator(), row));
@@ -56,10 +58,9 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
   for (const [hour, projectId, checks, failures, latencySum, latencyMin, latencyMax] of summary.hours) {
     // Every minute row of the summarized hours goes, for the endpoint, its project and team,
     // whether or not this view still saw the raw checks (a rebuild after the prune does not):
-    // so a live view and a rebuilt one end the same.
+    // so a live view and a rebuilt one end the same. By id (deleting a missing one is a no-op).
     for (const [scope, scopeId] of [['endpoint', summary.endpoint_id], ['project', projectId], ['team', summary.team_id]] as const) {
-      const minutes = await views.find(ROLLUPS_COLLECTION, { filter: { scope, scope_id: scopeId, granularity: 'minute', start: { gte: hour, lt: hour + 3600 } } });
-      for (const row of minutes) views.delete(ROLLUPS_COLLECTION, row.id);
+      for (let minute = hour; minute < hour + 3600; minute += 60) views.delete(ROLLUPS_COLLECTION, rollupId(scope, scopeId, 'minute', minute));
     }
     const already = counted.get(`${hour}:${projectId}`) ?? emptyAccumulator();
     if (checks - already.checks <= 0) continue;
@@ -78,8 +79,6 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
     }
   }
 }
-
-const ID_CHUNK = 250;
 
 export const analyticsRollupsProjection = defineProjection({
   name: 'analytics_rollups',
