@@ -55,12 +55,13 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
       views.delete(RAW_CHECKS_COLLECTION, row.id);
     }
   }
-  for (const [hour, projectId, checks, failures, latencySum, latencyMin, latencyMax] of summary.hours) {
-    // Every minute row of the summarized hours goes, for the endpoint, its project and team,
+  for (const [hour, projectId, checks, failures, latencySum, latencyMin, latencyMax, minutes] of summary.hours) {
+    // The minute rows the summarized checks were in go, for the endpoint, its project and team,
     // whether or not this view still saw the raw checks (a rebuild after the prune does not):
-    // so a live view and a rebuilt one end the same. By id (deleting a missing one is a no-op).
+    // what is deleted depends on the summary alone, so a live view and a rebuilt one end the same.
+    // By id (deleting a missing one is a no-op).
     for (const [scope, scopeId] of [['endpoint', summary.endpoint_id], ['project', projectId], ['team', summary.team_id]] as const) {
-      for (let minute = hour; minute < hour + 3600; minute += 60) views.delete(ROLLUPS_COLLECTION, rollupId(scope, scopeId, 'minute', minute));
+      for (const minute of minutes) views.delete(ROLLUPS_COLLECTION, rollupId(scope, scopeId, 'minute', hour + minute * 60));
     }
     const already = counted.get(`${hour}:${projectId}`) ?? emptyAccumulator();
     if (checks - already.checks <= 0) continue;

@@ -19,8 +19,11 @@ export const CHECKS_SUMMARIZED = 'ChecksSummarized';
 
 export const checkSummariesStream = (endpointId: number) => `check-summaries-${endpointId}`;
 
-/** [hour start (epoch seconds), project_id, checks, failures, latency_sum, latency_min, latency_max] */
-export type HourSums = [hour: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number];
+/**
+ * [hour start (epoch seconds), project_id, checks, failures, latency_sum, latency_min, latency_max,
+ *  minutes of the hour (0-59, ascending) that held one of these checks]
+ */
+export type HourSums = [hour: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number, minutes: number[]];
 
 export interface SummarizedLatestCheck {
   check_id: number;
@@ -68,7 +71,9 @@ export function summarizeChecks(
     const at = Date.parse(check.checked_at);
     const hour = Math.floor(at / HOUR_MS) * 3600;
     const key = `${hour}:${check.project_id}`;
-    const sums = buckets.get(key) ?? [hour, check.project_id, 0, 0, 0, check.latency_ms, check.latency_ms];
+    const sums = buckets.get(key) ?? [hour, check.project_id, 0, 0, 0, check.latency_ms, check.latency_ms, []];
+    const minute = Math.floor((at % HOUR_MS) / 60_000);
+    if (!sums[7].includes(minute)) sums[7].push(minute);
     sums[2] += 1;
     sums[3] += check.success ? 0 : 1;
     sums[4] += check.latency_ms;
@@ -96,7 +101,7 @@ export function summarizeChecks(
     through_revision: checks[checks.length - 1].revision,
     horizon,
     check_ids: checks.map(({ check }) => check.check_id),
-    hours: [...buckets.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
+    hours: [...buckets.values()].map((b): HourSums => [...(b.slice(0, 7) as [number, number, number, number, number, number, number]), [...b[7]].sort((x, y) => x - y)]).sort((a, b) => a[0] - b[0] || a[1] - b[1]),
     latest_applicable: latest,
     any_success: anySuccess,
     trailing_failures: trailing,

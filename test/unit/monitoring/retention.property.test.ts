@@ -137,15 +137,19 @@ describe('retention property: prune, then rebuild, equals no prune', () => {
             );
             const horizon = retentionHorizon(NOW, days);
             // Every check left in the log is inside the horizon, or recorded behind a newer one.
-            // Minute rollups of the summarized hours leave too, for the endpoint, its project and
-            // team (past the horizon analytics counts whole hours).
+            // The minute rollups the summarized checks were in leave too, for the endpoint, its
+            // project and team (past the horizon analytics counts whole hours).
             const summaries = (await Promise.all(Array.from({ length: ENDPOINTS }, (_, i) => w.events.readStream(checkSummariesStream(i + 1)))))
               .flat()
               .map((e) => e.data as ChecksSummarizedData);
-            const goneHours = new Set(
-              summaries.flatMap((s) => s.hours.flatMap(([hour, project]) => [`endpoint:${s.endpoint_id}:${hour}`, `project:${project}:${hour}`, `team:${s.team_id}:${hour}`])),
+            const goneMinutes = new Set(
+              summaries.flatMap((s) =>
+                s.hours.flatMap(([hour, project, , , , , , minutes]) =>
+                  minutes.flatMap((m) => [`endpoint:${s.endpoint_id}`, `project:${project}`, `team:${s.team_id}`].map((scope) => `${scope}:minute:${hour + m * 60}`)),
+                ),
+              ),
             );
-            const minuteGone = (doc: Doc) => doc.granularity === 'minute' && goneHours.has(`${doc.scope}:${doc.scope_id}:${Math.floor(Number(doc.start) / 3600) * 3600}`);
+            const minuteGone = (doc: Doc) => goneMinutes.has(doc.id);
             const expected = {
               ...reference,
               rollups: reference.rollups.filter((doc) => !minuteGone(doc)),
