@@ -17,8 +17,8 @@ export const tenancyProjection = defineProjection({
   name: 'tenancy',
   version: 1,
   collections: [
-    { name: 'teams', indexes: [] },
-    { name: 'tokens', indexes: [{ fields: ['token_hash'], unique: true }, { fields: ['team_id'] }] },
+    { name: 'teams', indexes: [{ fields: ['team_id'] }] },
+    { name: 'tokens', indexes: [{ fields: ['token_hash'], unique: true }, { fields: ['team_id'] }, { fields: ['team_id', 'token_id'] }] },
     { name: 'incident_statuses', indexes: [{ fields: ['team_id', 'id_num'] }, { fields: ['team_id', 'name'] }] },
   ],
   handlers: {

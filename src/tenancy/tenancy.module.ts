@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TOKEN_VERIFIER } from '../platform/http/route-auth.js';
 import { CreateTeamHandler, IssueTokenHandler, RevokeTokenHandler } from './application/tenancy.commands.js';
+import { TenancyReads } from './application/tenancy.reads.js';
 import { ViewTokenVerifier } from './application/token-verifier.js';
 import { TeamsController } from './http/teams.controller.js';
 import { tenancyProblems } from './http/tenancy-errors.js';
@@ -10,7 +11,7 @@ registerDomainErrors(tenancyProblems);
 
 @Module({
   controllers: [TeamsController],
-  providers: [CreateTeamHandler, IssueTokenHandler, RevokeTokenHandler, { provide: TOKEN_VERIFIER, useClass: ViewTokenVerifier }],
+  providers: [CreateTeamHandler, IssueTokenHandler, RevokeTokenHandler, TenancyReads, { provide: TOKEN_VERIFIER, useClass: ViewTokenVerifier }],
   exports: [TOKEN_VERIFIER],
 })
 export class TenancyModule {}

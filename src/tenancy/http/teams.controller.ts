@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
@@ -9,8 +9,9 @@ import { pathId, validateBody } from '../../platform/http/validation.js';
 import { IsRfc3339 } from '../../platform/http/validators.js';
 import { Problems } from '../../platform/http/problem.js';
 import { AdminOnly, SCOPES, type Role, type Scope } from '../../platform/http/route-auth.js';
-import { toTimestamp } from '../../platform/http/query.js';
+import { QueryReader, toTimestamp } from '../../platform/http/query.js';
 import { CreateTeam, IssueToken, RevokeToken } from '../application/tenancy.commands.js';
+import { TenancyReads } from '../application/tenancy.reads.js';
 import { TEAM_PATH } from './team-path.js';
 
 class CreateTeamBody {
@@ -33,7 +34,19 @@ export function commandContext(request: FastifyRequest): CommandContext {
 @Controller('api/v2/teams')
 @PathResources(TEAM_PATH)
 export class TeamsController {
-  constructor(private readonly commands: CommandBus) {}
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly reads: TenancyReads,
+  ) {}
+
+  @AdminOnly()
+  @Get()
+  async listTeams(@Query() query: Record<string, unknown>) {
+    const q = new QueryReader(query);
+    const { limit, cursor } = q.page();
+    q.done();
+    return this.reads.teams(limit, cursor);
+  }
 
   @AdminOnly()
   @Post()
@@ -56,6 +69,16 @@ export class TeamsController {
     }
     const issued = await this.commands.execute(new IssueToken(teamId, { name: input.name, scopes: input.scopes, role: input.role, expires_at }, commandContext(request)));
     return { data: issued };
+  }
+
+  @AdminOnly()
+  @Get(':teamID/tokens')
+  async listTokens(@Param('teamID') teamParam: string, @Query() query: Record<string, unknown>) {
+    const teamId = pathId(teamParam, 'The team');
+    const q = new QueryReader(query);
+    const { limit, cursor } = q.page();
+    q.done();
+    return this.reads.tokens(teamId, limit, cursor);
   }
 
   @AdminOnly()

@@ -1,0 +1,68 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import type { Doc, SortDirection } from '../../platform/read-store/read-store.port.js';
+import type { Role, Scope } from '../../platform/http/route-auth.js';
+import type { TeamView } from './tenancy.commands.js';
+
+const TENANCY = 'tenancy';
+const TEAM_SORT: Array<[string, SortDirection]> = [['team_id', 'asc']];
+const TOKEN_SORT: Array<[string, SortDirection]> = [['token_id', 'asc']];
+
+/** A developer token as operators see it: never the token nor its hash. */
+export interface TokenSummary {
+  id: number;
+  team_id: number;
+  name: string;
+  scopes: Scope[];
+  role: Role;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export function presentTeam(row: Doc): TeamView {
+  return { id: row.team_id as number, name: row.name as string, created_at: row.created_at as string };
+}
+
+export function presentToken(row: Doc): TokenSummary {
+  return {
+    id: row.token_id as number,
+    team_id: row.team_id as number,
+    name: row.name as string,
+    scopes: row.scopes as Scope[],
+    role: row.role as Role,
+    created_at: row.created_at as string,
+    expires_at: (row.expires_at as string | null) ?? null,
+    revoked_at: (row.revoked_at as string | null) ?? null,
+    last_used_at: (row.last_used_at as string | null) ?? null,
+  };
+}
+
+/** Operator lists of the tenancy view, paged with the shared signed cursors. */
+@Injectable()
+export class TenancyReads {
+  private readonly cursors: CursorCodec;
+
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.cursors = new CursorCodec(platform.cursorKey);
+  }
+
+  async teams(limit: number, cursor: string | undefined): Promise<{ data: TeamView[]; pagination: Pagination }> {
+    const bound = { list: 'teams' };
+    const after = this.cursors.decode(cursor, bound);
+    const rows = await this.platform.reader.find(TENANCY, 'teams', { filter: {}, sort: TEAM_SORT, after, limit: limit + 1 });
+    const page = this.cursors.page(rows, limit, TEAM_SORT, bound);
+    return { data: page.rows.map(presentTeam), pagination: page.pagination };
+  }
+
+  /** Revoked and expired tokens included (with `revoked_at`, `expires_at`), oldest first. */
+  async tokens(teamId: number, limit: number, cursor: string | undefined): Promise<{ data: TokenSummary[]; pagination: Pagination }> {
+    const bound = { list: 'tokens', team_id: teamId };
+    const after = this.cursors.decode(cursor, bound);
+    const rows = await this.platform.reader.find(TENANCY, 'tokens', { filter: { team_id: teamId }, sort: TOKEN_SORT, after, limit: limit + 1 });
+    const page = this.cursors.page(rows, limit, TOKEN_SORT, bound);
+    return { data: page.rows.map(presentToken), pagination: page.pagination };
+  }
+}
