@@ -3,16 +3,20 @@ import { defineProjection, type ViewTransaction } from '../src/platform/projecti
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../src/monitoring/domain/check.js';
 import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/domain/check-summary.js';
 import {
+  ENDPOINT_DELETED,
   ENDPOINT_DISABLED,
   ENDPOINT_ENABLED,
   ENDPOINT_RECONFIGURED,
   ENDPOINT_REGISTERED,
   PROJECT_CREATED,
+  PROJECT_DELETED,
   PROJECT_UPDATED,
+  type EndpointDeletedData,
   type EndpointReconfiguredData,
   type EndpointRegisteredData,
   type EndpointToggledData,
   type ProjectCreatedData,
+  type ProjectDeletedData,
   type ProjectUpdatedData,
 } from '../src/monitoring/domain/events.js';
 
@@ -106,6 +110,18 @@ function toggled(enabled: boolean) {
   };
 }
 
+/**
+ * A deleted endpoint or project leaves the comparisons (team and project rows, enabled counts)
+ * from then on; checks of a deleted endpoint arriving late find no row and change nothing.
+ */
+async function onEndpointDeleted(event: RecordedEvent<EndpointDeletedData>, views: ViewTransaction): Promise<void> {
+  views.delete(ANALYTICS_ENDPOINTS_COLLECTION, String(event.data.endpoint_id));
+}
+
+async function onProjectDeleted(event: RecordedEvent<ProjectDeletedData>, views: ViewTransaction): Promise<void> {
+  views.delete(ANALYTICS_PROJECTS_COLLECTION, String(event.data.project_id));
+}
+
 /** Keeps the newest applicable check; an older or repeated one (import, redelivery) changes nothing. */
 async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, views: ViewTransaction): Promise<void> {
   const check = event.data;
@@ -160,10 +176,12 @@ export const analyticsEndpointsProjection = defineProjection({
   handlers: {
     [PROJECT_CREATED]: onProjectCreated,
     [PROJECT_UPDATED]: onProjectUpdated,
+    [PROJECT_DELETED]: onProjectDeleted,
     [ENDPOINT_REGISTERED]: onEndpointRegistered,
     [ENDPOINT_RECONFIGURED]: onEndpointReconfigured,
     [ENDPOINT_ENABLED]: toggled(true),
     [ENDPOINT_DISABLED]: toggled(false),
+    [ENDPOINT_DELETED]: onEndpointDeleted,
     [CHECK_RECORDED]: onCheckRecorded,
     [CHECKS_SUMMARIZED]: onChecksSummarized,
   },

@@ -3,6 +3,8 @@ import { publicConfiguration, verificationUrl } from '../src/monitoring/domain/e
 import {
   DESTINATION_VERIFIED,
   type DestinationVerifiedData,
+  ENDPOINT_DELETED,
+  type EndpointDeletedData,
   ENDPOINT_DISABLED,
   ENDPOINT_ENABLED,
   ENDPOINT_MAINTENANCE_UNTIL_SET,
@@ -17,8 +19,10 @@ import {
   type MaintenanceWindowCancelledData,
   type MaintenanceWindowScheduledData,
   PROJECT_CREATED,
+  PROJECT_DELETED,
   PROJECT_UPDATED,
   type ProjectCreatedData,
+  type ProjectDeletedData,
   type ProjectUpdatedData,
 } from '../src/monitoring/domain/events.js';
 import type { ViewTransaction } from '../src/platform/projections/projection.js';
@@ -26,6 +30,7 @@ import type { ViewTransaction } from '../src/platform/projections/projection.js'
 /**
  * Projects, endpoints and maintenance windows, without hidden values: an endpoint row holds the
  * public configuration fields only (url without query/user-info, header names, *_configured flags).
+ * A deleted project or endpoint leaves its collection (its events stay in the log).
  *
  * projects:            id (string), project_id, team_id, name, description, created_at, updated_at
  * endpoints:           id (string), endpoint_id, team_id, project_id, name, description, the public
@@ -65,6 +70,9 @@ export const monitoringProjection = defineProjection({
       const d = event.data as ProjectUpdatedData;
       const row = await views.get('projects', String(d.project_id));
       if (row) views.put('projects', { ...row, ...d.changes, updated_at: d.updated_at });
+    },
+    [PROJECT_DELETED]: (event, views) => {
+      views.delete('projects', String((event.data as ProjectDeletedData).project_id));
     },
     [ENDPOINT_REGISTERED]: (event, views) => {
       const d = event.data as EndpointRegisteredData;
@@ -112,6 +120,9 @@ export const monitoringProjection = defineProjection({
     [ENDPOINT_MAINTENANCE_UNTIL_SET]: async (event, views) => {
       const d = event.data as EndpointMaintenanceUntilSetData;
       await patchEndpoint(views, d.endpoint_id, { maintenance_until: d.maintenance_until, updated_at: d.at });
+    },
+    [ENDPOINT_DELETED]: (event, views) => {
+      views.delete('endpoints', String((event.data as EndpointDeletedData).endpoint_id));
     },
     [MAINTENANCE_WINDOW_SCHEDULED]: (event, views) => {
       const d = event.data as MaintenanceWindowScheduledData;

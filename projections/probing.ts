@@ -2,6 +2,7 @@ import { defineProjection } from '../src/platform/projections/projection.js';
 import { evolveEndpoint, type EndpointSnapshot } from '../src/monitoring/domain/endpoint-snapshot.js';
 import {
   DESTINATION_VERIFIED,
+  ENDPOINT_DELETED,
   ENDPOINT_DISABLED,
   ENDPOINT_ENABLED,
   ENDPOINT_MAINTENANCE_UNTIL_SET,
@@ -31,7 +32,11 @@ const apply: ProjectionHandler = async (event, views) => {
   // The row keeps the folded snapshot minus hidden values; rebuild the fold from what we keep.
   const previous = stored ? (stored.snapshot as EndpointSnapshot) : null;
   const next = evolveEndpoint(previous, event);
-  if (next === null) return;
+  if (next === null) {
+    // Deleted: the scheduler stops publishing its jobs at its next refresh.
+    if (stored) views.delete(SCHEDULE_COLLECTION, String(endpointId));
+    return;
+  }
   const snapshot: EndpointSnapshot = { ...next, verification_token: '', configuration: { ...next.configuration, url: '', headers: {}, request_payload: null, expected_body: null } };
   views.put(SCHEDULE_COLLECTION, {
     id: String(endpointId),
@@ -55,5 +60,6 @@ export const probingProjection = defineProjection({
     [ENDPOINT_DISABLED]: apply,
     [DESTINATION_VERIFIED]: apply,
     [ENDPOINT_MAINTENANCE_UNTIL_SET]: apply,
+    [ENDPOINT_DELETED]: apply,
   },
 });

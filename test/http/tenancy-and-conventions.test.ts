@@ -83,7 +83,7 @@ describe('provisioning and HTTP conventions', () => {
     expect(unknown.json().code).toBe('not_found');
     const wrongMethod = await t.request('PUT', '/api/v2/teams');
     expect(wrongMethod.statusCode).toBe(405);
-    expect(wrongMethod.headers.allow).toBe('POST');
+    expect(wrongMethod.headers.allow).toBe('GET, HEAD, POST');
     expect(wrongMethod.json().code).toBe('method_not_allowed');
   });
 

@@ -2,13 +2,16 @@ import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { alertStatusView, initialState, type EndpointAlertsState } from '../domain/endpoint-alerts.js';
 import { DEFAULT_LATENCY_SETTINGS, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import { ENDPOINT_PATH } from '../../monitoring/http/monitoring-paths.js';
+import { PathResources } from '../../platform/http/path-resources.js';
 import { Problems } from '../../platform/http/problem.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 
-/** Public API: the current alert state of one endpoint of the token's team. */
+/** Public API: the current alert state of one endpoint of the token's team (a deleted one is 404). */
 @Controller('api/public/v2/endpoints')
+@PathResources(ENDPOINT_PATH)
 export class AlertStatusController {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 

@@ -18,6 +18,7 @@ import {
 import type { EndpointConfiguration } from '../domain/endpoint-configuration.js';
 import {
   checksStream,
+  ENDPOINT_DELETED,
   ENDPOINT_DISABLED,
   ENDPOINT_ENABLED,
   ENDPOINT_MAINTENANCE_UNTIL_SET,
@@ -28,9 +29,12 @@ import {
   MAINTENANCE_WINDOW_SCHEDULED,
   maintenanceStream,
   PROJECT_CREATED,
+  PROJECT_DELETED,
   PROJECT_UPDATED,
   projectStream,
+  type EndpointDeletedData,
   type EndpointReconfiguredData,
+  type ProjectDeletedData,
 } from '../domain/events.js';
 import { coverage } from '../domain/maintenance.js';
 import { maintenanceScheduleAggregate } from '../domain/maintenance-schedule.js';
@@ -54,6 +58,13 @@ export class UpdateProject extends Command<void> {
   }
 }
 
+/** Only a project without endpoints can be deleted (409 project_not_empty otherwise). */
+export class DeleteProject extends Command<void> {
+  constructor(readonly teamId: number, readonly projectId: number, readonly context: CommandContext) {
+    super();
+  }
+}
+
 export class RegisterEndpoint extends Command<number> {
   constructor(readonly teamId: number, readonly input: EndpointInput & { project_id: number; name: string; url: string }, readonly context: CommandContext) {
     super();
@@ -67,6 +78,13 @@ export class UpdateEndpoint extends Command<void> {
     readonly input: EndpointInput & { enabled?: boolean; maintenance_until?: string | null },
     readonly context: CommandContext,
   ) {
+    super();
+  }
+}
+
+/** Stops probing the endpoint and removes it from lists; its events and incidents stay. */
+export class DeleteEndpoint extends Command<void> {
+  constructor(readonly teamId: number, readonly endpointId: number, readonly context: CommandContext) {
     super();
   }
 }
@@ -158,6 +176,26 @@ export class UpdateProjectHandler implements ICommandHandler<UpdateProject> {
       return { events: [{ type: PROJECT_UPDATED, data: { project_id: projectId, team_id: teamId, changes, updated_at: new Date().toISOString() } }], result: undefined };
     });
     await settle(this.platform, append?.position);
+  }
+}
+
+@CommandHandler(DeleteProject)
+export class DeleteProjectHandler implements ICommandHandler<DeleteProject> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, projectId, context }: DeleteProject): Promise<void> {
+    // Every write waits for the monitoring view before answering, so the view lists every
+    // endpoint an earlier request registered or moved into this project.
+    const remaining = await this.platform.reader.find('monitoring', 'endpoints', { filter: { team_id: teamId, project_id: projectId }, limit: 1 });
+    const { append } = await runStreamCommand(this.platform.events, projectStream(projectId), projectAggregate, context, (state) => {
+      if (!state.exists || state.team_id !== teamId) throw Problems.notFound('The project');
+      if (remaining.length > 0) {
+        throw Problems.conflict('project_not_empty', 'The project still has endpoints: delete them or move them to another project first.');
+      }
+      const data: ProjectDeletedData = { project_id: projectId, team_id: teamId, deleted_at: new Date().toISOString() };
+      return { events: [{ type: PROJECT_DELETED, data }], result: undefined };
+    });
+    await settle(this.platform, append?.position, [...VIEWS, 'analytics_endpoints']);
   }
 }
 
@@ -258,6 +296,21 @@ function updateEvents(
   return events;
 }
 
+@CommandHandler(DeleteEndpoint)
+export class DeleteEndpointHandler implements ICommandHandler<DeleteEndpoint> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, endpointId, context }: DeleteEndpoint): Promise<void> {
+    const { append } = await runStreamCommand(this.platform.events, endpointStream(endpointId), endpointAggregate, context, (state) => {
+      if (!state.exists || state.team_id !== teamId) throw Problems.notFound('The endpoint');
+      const data: EndpointDeletedData = { endpoint_id: endpointId, team_id: teamId, project_id: state.project_id, deleted_at: new Date().toISOString() };
+      return { events: [{ type: ENDPOINT_DELETED, data }], result: undefined };
+    });
+    // Answer once lists, the schedule and analytics no longer show it.
+    await settle(this.platform, append?.position, [...VIEWS, 'probing', 'analytics_endpoints']);
+  }
+}
+
 @CommandHandler(ScheduleMaintenanceWindow)
 export class ScheduleMaintenanceWindowHandler implements ICommandHandler<ScheduleMaintenanceWindow> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
@@ -354,8 +407,10 @@ export class ImportChecksHandler implements ICommandHandler<ImportChecks> {
 export const monitoringCommandHandlers = [
   CreateProjectHandler,
   UpdateProjectHandler,
+  DeleteProjectHandler,
   RegisterEndpointHandler,
   UpdateEndpointHandler,
+  DeleteEndpointHandler,
   ScheduleMaintenanceWindowHandler,
   CancelMaintenanceWindowHandler,
   ImportChecksHandler,

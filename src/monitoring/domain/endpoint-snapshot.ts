@@ -5,6 +5,7 @@
 import type { EndpointConfiguration } from './endpoint-configuration.js';
 import {
   DESTINATION_VERIFIED,
+  ENDPOINT_DELETED,
   ENDPOINT_DISABLED,
   ENDPOINT_ENABLED,
   ENDPOINT_MAINTENANCE_UNTIL_SET,
@@ -53,6 +54,9 @@ export function evolveEndpoint(state: EndpointSnapshotState, event: { type: stri
   }
   if (state === null) return state;
   switch (event.type) {
+    case ENDPOINT_DELETED:
+      // Nothing to probe from here on: jobs already queued are skipped.
+      return null;
     case ENDPOINT_RECONFIGURED: {
       const data = event.data as EndpointReconfiguredData;
       const configuration = { ...state.configuration } as Record<string, unknown>;

@@ -4,6 +4,7 @@ import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from './endpoint
 import {
   DESTINATION_VERIFIED,
   type DestinationVerifiedData,
+  ENDPOINT_DELETED,
   ENDPOINT_DISABLED,
   ENDPOINT_ENABLED,
   ENDPOINT_MAINTENANCE_UNTIL_SET,
@@ -49,7 +50,9 @@ export function newVerificationToken(): string {
 }
 
 export interface EndpointState {
+  /** Registered and not deleted. */
   exists: boolean;
+  deleted: boolean;
   endpoint_id: number;
   team_id: number;
   project_id: number;
@@ -69,6 +72,7 @@ export interface EndpointState {
 export const endpointAggregate = {
   initial: (): EndpointState => ({
     exists: false,
+    deleted: false,
     endpoint_id: 0,
     team_id: 0,
     project_id: 0,
@@ -128,6 +132,8 @@ export const endpointAggregate = {
         const d = event.data as EndpointMaintenanceUntilSetData;
         return { ...state, maintenance_until: d.maintenance_until, updated_at: d.at };
       }
+      case ENDPOINT_DELETED:
+        return { ...state, exists: false, deleted: true, enabled: false };
       default:
         return state;
     }

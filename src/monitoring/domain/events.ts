@@ -3,9 +3,9 @@
  * on (probing, alerting, incidents, analytics): change it additively.
  *
  * Streams:
- *   project-<projectId>        ProjectCreated, ProjectUpdated
+ *   project-<projectId>        ProjectCreated, ProjectUpdated, ProjectDeleted (last)
  *   endpoint-<endpointId>      EndpointRegistered, EndpointReconfigured, EndpointEnabled, EndpointDisabled,
- *                              DestinationVerified, EndpointMaintenanceUntilSet
+ *                              DestinationVerified, EndpointMaintenanceUntilSet, EndpointDeleted (last)
  *   maintenance-<teamId>       MaintenanceWindowScheduled, MaintenanceWindowCancelled
  *   checks-<endpointId>        CheckRecorded (see check.ts) and the alerting signal events
  *
@@ -16,12 +16,14 @@ import type { EndpointConfiguration } from './endpoint-configuration.js';
 
 export const PROJECT_CREATED = 'ProjectCreated';
 export const PROJECT_UPDATED = 'ProjectUpdated';
+export const PROJECT_DELETED = 'ProjectDeleted';
 export const ENDPOINT_REGISTERED = 'EndpointRegistered';
 export const ENDPOINT_RECONFIGURED = 'EndpointReconfigured';
 export const ENDPOINT_ENABLED = 'EndpointEnabled';
 export const ENDPOINT_DISABLED = 'EndpointDisabled';
 export const DESTINATION_VERIFIED = 'DestinationVerified';
 export const ENDPOINT_MAINTENANCE_UNTIL_SET = 'EndpointMaintenanceUntilSet';
+export const ENDPOINT_DELETED = 'EndpointDeleted';
 export const MAINTENANCE_WINDOW_SCHEDULED = 'MaintenanceWindowScheduled';
 export const MAINTENANCE_WINDOW_CANCELLED = 'MaintenanceWindowCancelled';
 
@@ -43,6 +45,13 @@ export interface ProjectUpdatedData {
   team_id: number;
   changes: { name?: string; description?: string };
   updated_at: string;
+}
+
+/** The project had no endpoints left. Its events stay in the log; it leaves every list. */
+export interface ProjectDeletedData {
+  project_id: number;
+  team_id: number;
+  deleted_at: string;
 }
 
 export interface EndpointRegisteredData {
@@ -87,6 +96,17 @@ export interface EndpointMaintenanceUntilSetData {
   /** Legacy maintenance: covered until this time; null clears it. */
   maintenance_until: string | null;
   at: string;
+}
+
+/**
+ * The endpoint is no longer probed nor listed, and leaves analytics comparisons from then on.
+ * Its events (checks included) stay in the log for auditors; incidents that link it stay readable.
+ */
+export interface EndpointDeletedData {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  deleted_at: string;
 }
 
 export interface MaintenanceWindowScheduledData {

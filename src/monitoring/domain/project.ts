@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
-import { PROJECT_CREATED, PROJECT_UPDATED, type ProjectCreatedData, type ProjectUpdatedData } from './events.js';
+import { PROJECT_CREATED, PROJECT_DELETED, PROJECT_UPDATED, type ProjectCreatedData, type ProjectUpdatedData } from './events.js';
 
 export interface ProjectState {
   exists: boolean;
@@ -23,6 +23,8 @@ export const projectAggregate = {
         const data = event.data as ProjectUpdatedData;
         return { ...state, ...data.changes, updated_at: data.updated_at };
       }
+      case PROJECT_DELETED:
+        return { ...state, exists: false };
       default:
         return state;
     }

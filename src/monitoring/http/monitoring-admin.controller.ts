@@ -13,6 +13,8 @@ import { TEAM_PATH } from '../../tenancy/http/team-path.js';
 import {
   CancelMaintenanceWindow,
   CreateProject,
+  DeleteEndpoint,
+  DeleteProject,
   ImportChecks,
   RegisterEndpoint,
   ScheduleMaintenanceWindow,
@@ -66,6 +68,13 @@ export class MonitoringAdminController {
   }
 
   @AdminOnly()
+  @Delete('projects/:projectID')
+  @HttpCode(204)
+  async deleteProject(@Param('teamID') teamParam: string, @Param('projectID') projectParam: string, @Req() request: FastifyRequest) {
+    await this.commands.execute(new DeleteProject(pathId(teamParam, 'The team'), pathId(projectParam, 'The project'), commandContext(request)));
+  }
+
+  @AdminOnly()
   @Post('endpoints')
   @HttpCode(201)
   async createEndpoint(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
@@ -85,6 +94,13 @@ export class MonitoringAdminController {
     if (input.maintenance_until) input.maintenance_until = toTimestamp(input.maintenance_until);
     await this.commands.execute(new UpdateEndpoint(teamId, endpointId, input, commandContext(request)));
     return { data: await this.reads.endpoint(teamId, endpointId) };
+  }
+
+  @AdminOnly()
+  @Delete('endpoints/:endpointID')
+  @HttpCode(204)
+  async deleteEndpoint(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
+    await this.commands.execute(new DeleteEndpoint(pathId(teamParam, 'The team'), pathId(endpointParam, 'The endpoint'), commandContext(request)));
   }
 
   @AdminOnly()
