@@ -47,19 +47,21 @@ export function notificationCommands(program: Command, call: Call): void {
         ...(o.disabled ? { enabled: false } : {}),
       });
     });
-  program.command('channels').argument('<teamId>').option('--cursor <cursor>').action((t: string, o: { cursor?: string }) => call('GET', `${channels(t)}${o.cursor ? `?cursor=${encodeURIComponent(o.cursor)}` : ''}`));
-  program.command('channel').argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('GET', `${channels(t)}/${c}`));
+  program.command('channels').description("list a team's notification channels").argument('<teamId>').option('--cursor <cursor>').action((t: string, o: { cursor?: string }) => call('GET', `${channels(t)}${o.cursor ? `?cursor=${encodeURIComponent(o.cursor)}` : ''}`));
+  program.command('channel').description('show one notification channel').argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('GET', `${channels(t)}/${c}`));
   program
     .command('update-channel')
+    .description('change a notification channel')
     .argument('<teamId>')
     .argument('<channelId>')
     .requiredOption('--json <body>', 'fields to change, e.g. {"enabled":true}')
     .action((t: string, c: string, o: { json: string }) => call('PATCH', `${channels(t)}/${c}`, JSON.parse(o.json)));
-  program.command('delete-channel').argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('DELETE', `${channels(t)}/${c}`));
+  program.command('delete-channel').description('delete a notification channel').argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('DELETE', `${channels(t)}/${c}`));
   program.command('test-channel').description('send a ping now').argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('POST', `${channels(t)}/${c}/test`));
-  program.command('rotate-channel-secret').argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('POST', `${channels(t)}/${c}/rotate-secret`));
+  program.command('rotate-channel-secret').description("rotate a webhook channel's signing secret (printed once)").argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('POST', `${channels(t)}/${c}/rotate-secret`));
   program
     .command('channel-deliveries')
+    .description("list a channel's delivery attempts")
     .argument('<teamId>')
     .argument('<channelId>')
     .option('--cursor <cursor>')

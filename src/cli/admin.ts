@@ -11,7 +11,7 @@ import { Command } from 'commander';
 import { notificationCommands } from './admin-notifications.js';
 import { registerStatusPageCommands } from './status-page-commands.js';
 
-const program = new Command('admin').description('Provision teams, tokens, projects and endpoints').option('--url <url>', 'service base URL', 'http://127.0.0.1:3000');
+const program = new Command('admin').description('Provision teams, tokens, projects and endpoints over the application API').option('--url <url>', 'service base URL', 'http://127.0.0.1:3000');
 
 function adminToken(): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
@@ -48,11 +48,23 @@ function unreachable(base: string, error: unknown): Error {
   return new Error(`Could not reach the service at ${base} (${reason}). Is it running there? Point the CLI at another address with --url <url>, e.g. npm run admin -- --url http://host:3000 <command>.`);
 }
 
+const pageQuery = (o: { limit: string; cursor?: string }) => `?${new URLSearchParams({ limit: o.limit, ...(o.cursor ? { cursor: o.cursor } : {}) })}`;
+
 const json = (text: string | undefined): Record<string, unknown> => (text ? (JSON.parse(text) as Record<string, unknown>) : {});
 
-program.command('create-team').argument('<name>').action((name: string) => call('POST', '/api/v2/teams', { name }));
+program.command('list-teams').description('List every team (id, name, created_at)').option('--limit <n>', 'page size, 1-100', '100').option('--cursor <cursor>', 'next_cursor of the previous page')
+  .action((o: { limit: string; cursor?: string }) => call('GET', `/api/v2/teams${pageQuery(o)}`));
+program.command('create-team').description('Create a team (seeds its incident statuses)').argument('<name>').action((name: string) => call('POST', '/api/v2/teams', { name }));
+program
+  .command('list-tokens')
+  .description("List a team's developer tokens: scopes, role, expiry, revocation, last use (never the secret)")
+  .argument('<teamId>')
+  .option('--limit <n>', 'page size, 1-100', '100')
+  .option('--cursor <cursor>', 'next_cursor of the previous page')
+  .action((t: string, o: { limit: string; cursor?: string }) => call('GET', `/api/v2/teams/${t}/tokens${pageQuery(o)}`));
 program
   .command('issue-token')
+  .description('Issue a developer token for a team; the secret is printed once')
   .argument('<teamId>')
   .requiredOption('--name <name>')
   .requiredOption('--scopes <list>', 'comma-separated: monitoring:read,analytics:read,incidents:read,incidents:write')
@@ -61,20 +73,24 @@ program
   .action((teamId: string, o: { name: string; scopes: string; role: string; expiresAt?: string }) =>
     call('POST', `/api/v2/teams/${teamId}/tokens`, { name: o.name, scopes: o.scopes.split(','), role: o.role, ...(o.expiresAt ? { expires_at: o.expiresAt } : {}) }),
   );
-program.command('revoke-token').argument('<teamId>').argument('<tokenId>').action((t: string, k: string) => call('DELETE', `/api/v2/teams/${t}/tokens/${k}`));
+program.command('revoke-token').description('Revoke a developer token (refused with 401 from then on)').argument('<teamId>').argument('<tokenId>').action((t: string, k: string) => call('DELETE', `/api/v2/teams/${t}/tokens/${k}`));
 program
   .command('create-project')
+  .description('Create a project in a team')
   .argument('<teamId>')
   .argument('<name>')
   .option('--description <text>')
   .action((t: string, name: string, o: { description?: string }) => call('POST', `/api/v2/teams/${t}/projects`, { name, ...(o.description ? { description: o.description } : {}) }));
-program.command('create-endpoint').argument('<teamId>').requiredOption('--json <body>', 'endpoint fields as JSON').action((t: string, o: { json: string }) => call('POST', `/api/v2/teams/${t}/endpoints`, json(o.json)));
-program.command('update-endpoint').argument('<teamId>').argument('<endpointId>').requiredOption('--json <body>').action((t: string, e: string, o: { json: string }) => call('PATCH', `/api/v2/teams/${t}/endpoints/${e}`, json(o.json)));
-program.command('verify-destination').argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/verify-destination`));
-program.command('enable').argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('PATCH', `/api/v2/teams/${t}/endpoints/${e}`, { enabled: true }));
-program.command('check-now').argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/checks`));
+program.command('delete-project').description('Delete a project that has no endpoints left (409 project_not_empty otherwise)').argument('<teamId>').argument('<projectId>').action((t: string, p: string) => call('DELETE', `/api/v2/teams/${t}/projects/${p}`));
+program.command('create-endpoint').description('Register an endpoint (disabled until its destination is verified)').argument('<teamId>').requiredOption('--json <body>', 'endpoint fields as JSON').action((t: string, o: { json: string }) => call('POST', `/api/v2/teams/${t}/endpoints`, json(o.json)));
+program.command('update-endpoint').description("Change an endpoint's fields").argument('<teamId>').argument('<endpointId>').requiredOption('--json <body>', 'fields to change as JSON').action((t: string, e: string, o: { json: string }) => call('PATCH', `/api/v2/teams/${t}/endpoints/${e}`, json(o.json)));
+program.command('delete-endpoint').description('Delete an endpoint: probing stops at once; its checks and incidents stay readable to auditors').argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('DELETE', `/api/v2/teams/${t}/endpoints/${e}`));
+program.command('verify-destination').description("Fetch the endpoint's verification URL and mark its destination verified").argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/verify-destination`));
+program.command('enable').description('Enable scheduled checks of a verified endpoint').argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('PATCH', `/api/v2/teams/${t}/endpoints/${e}`, { enabled: true }));
+program.command('check-now').description('Run one manual check of an endpoint now').argument('<teamId>').argument('<endpointId>').action((t: string, e: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/checks`));
 program
   .command('maintenance')
+  .description('Schedule a maintenance window (team-wide, or for a project or an endpoint)')
   .argument('<teamId>')
   .requiredOption('--starts-at <time>')
   .requiredOption('--ends-at <time>')
@@ -90,7 +106,7 @@ program
       ...(o.reason ? { reason: o.reason } : {}),
     }),
   );
-program.command('import-checks').argument('<teamId>').argument('<endpointId>').argument('<file>', 'JSON file: {"checks": [...]}').action((t: string, e: string, file: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/checks/import`, JSON.parse(readFileSync(file, 'utf8'))));
+program.command('import-checks').description('Import check history from a JSON file').argument('<teamId>').argument('<endpointId>').argument('<file>', 'JSON file: {"checks": [...]}').action((t: string, e: string, file: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/checks/import`, JSON.parse(readFileSync(file, 'utf8'))));
 registerStatusPageCommands(program, call);
 
 notificationCommands(program, call);

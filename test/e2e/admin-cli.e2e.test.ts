@@ -1,0 +1,86 @@
+/**
+ * `npm run admin` as a real child process against the service listening on a real socket:
+ * every command is described in --help, and the operator commands for listing teams and tokens
+ * and deleting endpoints and projects call the application API and report its answer.
+ * (`npm run admin` builds dist/ first; the test runs the same entry point transpiled from source.)
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
+
+const CLI = 'src/cli/admin.ts';
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('npm run admin', () => {
+  let t: TestApp;
+  let url: string;
+  const compiled = makeTempDir('admin-cli-js-');
+  const script = join(compiled.path, CLI.replace(/\.ts$/, '.js'));
+
+  const run = (args: string[]): Promise<CliResult> =>
+    new Promise((resolve) => {
+      const env = { ...process.env, ADMIN_TOKEN, NODE_PATH: join(process.cwd(), 'node_modules') };
+      execFile(process.execPath, [script, '--url', url, ...args], { env }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      });
+    });
+
+  beforeAll(async () => {
+    await transpileForChildProcess(process.cwd(), [CLI], compiled.path);
+    t = await startTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    url = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    compiled.remove();
+  });
+
+  it('describes every command in --help', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    const commands = help.stdout.slice(help.stdout.indexOf('Commands:')).split('\n').slice(1).filter((line) => /^ {2}\S/.test(line));
+    expect(commands.length).toBeGreaterThan(10);
+    for (const line of commands) {
+      // "  name [options] <args>   description": a description after the usage column.
+      expect([line, /\S\s{2,}\S/.test(line.trim())]).toEqual([line, true]);
+    }
+    for (const name of ['list-teams', 'list-tokens', 'delete-endpoint', 'delete-project']) {
+      expect(commands.some((line) => line.trim().startsWith(`${name} `))).toBe(true);
+    }
+  });
+
+  it('lists teams and tokens without secrets, deletes an endpoint, then its emptied project', async () => {
+    const team = await t.createTeam('CLI team');
+    const issued = await t.issueToken(team.id, ['monitoring:read'], 'viewer');
+    const project = await createProject(t, team.id);
+    const endpoint = await createEndpoint(t, team.id, project.id);
+
+    const teams = await run(['list-teams']);
+    expect(teams).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(teams.stdout).data).toContainEqual({ id: team.id, name: 'CLI team', created_at: expect.any(String) });
+
+    const tokens = await run(['list-tokens', String(team.id)]);
+    expect(tokens.code).toBe(0);
+    expect(JSON.parse(tokens.stdout).data.map((token: { id: number }) => token.id)).toEqual([issued.id]);
+    expect(tokens.stdout).not.toContain(issued.token);
+
+    const refused = await run(['delete-project', String(team.id), String(project.id)]);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ status: 409, code: 'project_not_empty' });
+
+    const deleted = await run(['delete-endpoint', String(team.id), String(endpoint.id)]);
+    expect(deleted).toMatchObject({ code: 0, stdout: '(204, no body)\n' });
+    expect((await run(['delete-project', String(team.id), String(project.id)])).code).toBe(0);
+    const gone = await run(['delete-endpoint', String(team.id), String(endpoint.id)]);
+    expect(gone.code).toBe(1);
+    expect(JSON.parse(gone.stdout).code).toBe('not_found');
+  }, 30_000);
+});
