@@ -1,10 +1,10 @@
-import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { alertStatusView, initialState, type EndpointAlertsState } from '../domain/endpoint-alerts.js';
 import { DEFAULT_LATENCY_SETTINGS, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
 import { ENDPOINT_PATH } from '../../monitoring/http/monitoring-paths.js';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { Problems } from '../../platform/http/problem.js';
+import { TokenTeam } from '../../platform/http/token-team.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
@@ -17,10 +17,8 @@ export class AlertStatusController {
 
   @RequiresScope('monitoring:read')
   @Get(':endpointID/alert-status')
-  async alertStatus(@Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
+  async alertStatus(@Param('endpointID') endpointParam: string, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
-    const principal = request.principal;
-    const teamId = principal?.kind === 'token' ? principal.teamId : null;
     const doc = await this.platform.reader.get('alerting', 'alert_status', endpointId);
     if (!doc || doc.team_id !== teamId) throw Problems.notFound('The endpoint');
     const state = (doc.state as EndpointAlertsState | undefined) ?? initialState();

@@ -1,8 +1,9 @@
-import { applyDecorators, Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { Problems } from '../../platform/http/problem.js';
+import { TokenTeam } from '../../platform/http/token-team.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { retentionHorizon } from '../../monitoring/domain/check-summary.js';
@@ -25,11 +26,6 @@ const WindowQuery = () =>
     ApiResponse({ status: 403, description: 'The token lacks analytics:read.' }),
   );
 
-function teamOf(request: FastifyRequest): number {
-  const principal = request.principal;
-  if (principal?.kind !== 'token') throw Problems.insufficientScope('analytics:read');
-  return principal.teamId;
-}
 
 function windowOf(query: Record<string, unknown>): AnalyticsWindow {
   const result = parseAnalyticsWindow(query ?? {}, Date.now());
@@ -58,8 +54,8 @@ export class AnalyticsController {
   @ApiOperation({ summary: 'Team analytics' })
   @WindowQuery()
   @ApiOkResponse({ schema: wrapped(teamAnalyticsSchema) })
-  async team(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
-    return { data: await this.query.teamAnalytics(teamOf(request), windowOf(query)) };
+  async team(@Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
+    return { data: await this.query.teamAnalytics(teamId, windowOf(query)) };
   }
 
   @RequiresScope('analytics:read')
@@ -69,8 +65,7 @@ export class AnalyticsController {
   @WindowQuery()
   @ApiOkResponse({ schema: wrapped(projectAnalyticsSchema) })
   @ApiResponse({ status: 404, description: 'No such project in the token\'s team.' })
-  async project(@Param('projectID') projectParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
-    const teamId = teamOf(request);
+  async project(@Param('projectID') projectParam: string, @Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     const projectId = pathId(projectParam, 'The project');
     const window = windowOf(query);
     if (!(await this.facts.project(teamId, projectId))) throw Problems.notFound('The project');
@@ -84,8 +79,7 @@ export class AnalyticsController {
   @WindowQuery()
   @ApiOkResponse({ schema: wrapped(endpointAnalyticsSchema) })
   @ApiResponse({ status: 404, description: 'No such endpoint in the token\'s team.' })
-  async endpoint(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
-    const teamId = teamOf(request);
+  async endpoint(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
     const window = windowOf(query);
     const data = await this.query.endpointAnalytics(teamId, endpointId, window);
@@ -103,11 +97,11 @@ export class AnalyticsController {
   })
   @WindowQuery()
   @ApiOkResponse({ schema: teamAnalyticsSchema })
-  async teamV1(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async teamV1(@Query() query: Record<string, unknown>, @TokenTeam() teamId: number, @Res({ passthrough: true }) reply: FastifyReply) {
     reply.header('deprecation', 'true');
     reply.header('link', `<${V2_TEAM_ANALYTICS_PATH}>; rel="successor-version"`);
     const sunset = this.platform.config.v1SunsetAt;
     if (sunset) reply.header('sunset', new Date(sunset).toUTCString());
-    return this.query.teamAnalytics(teamOf(request), windowOf(query));
+    return this.query.teamAnalytics(teamId, windowOf(query));
   }
 }

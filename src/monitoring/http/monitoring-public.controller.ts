@@ -1,7 +1,7 @@
 import { applyDecorators, Controller, Get, Header, Param, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { Problems } from '../../platform/http/problem.js';
+import { TokenTeam } from '../../platform/http/token-team.js';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { QueryReader } from '../../platform/http/query.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
@@ -10,11 +10,6 @@ import { MonitoringReads } from '../application/monitoring.reads.js';
 import { ENDPOINT_PATH, PROJECT_PATH } from './monitoring-paths.js';
 import { CheckListResponse, CheckResponse, EndpointListResponse, EndpointResponse, ProjectListResponse, ProjectResponse } from './public.dto.js';
 
-function teamOf(request: FastifyRequest): number {
-  const principal = request.principal;
-  if (principal?.kind !== 'token') throw Problems.notFound('The resource');
-  return principal.teamId;
-}
 
 /** Routes that answer JSON text already serialised say so themselves (Fastify would say text/plain). */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -38,8 +33,7 @@ export class MonitoringPublicController {
   @ApiOperation({ summary: 'List projects', description: 'Ordered by id ascending.' })
   @PageQueries()
   @ApiOkResponse({ type: ProjectListResponse })
-  async listProjects(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
-    const teamId = teamOf(request);
+  async listProjects(@Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     const q = new QueryReader(query);
     const { limit, cursor } = q.page();
     q.done();
@@ -50,8 +44,7 @@ export class MonitoringPublicController {
   @Get('projects/:projectID')
   @ApiOperation({ summary: 'Get a project' })
   @ApiOkResponse({ type: ProjectResponse })
-  async getProject(@Param('projectID') projectParam: string, @Req() request: FastifyRequest) {
-    const teamId = teamOf(request);
+  async getProject(@Param('projectID') projectParam: string, @TokenTeam() teamId: number) {
     return { data: await this.reads.project(teamId, pathId(projectParam, 'The project')) };
   }
 
@@ -62,8 +55,7 @@ export class MonitoringPublicController {
   @EnabledQuery()
   @PageQueries()
   @ApiOkResponse({ type: EndpointListResponse })
-  async listProjectEndpoints(@Param('projectID') projectParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
-    const teamId = teamOf(request);
+  async listProjectEndpoints(@Param('projectID') projectParam: string, @Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     const projectId = pathId(projectParam, 'The project');
     const q = new QueryReader(query);
     const enabled = q.boolean('enabled');
@@ -79,8 +71,7 @@ export class MonitoringPublicController {
   @EnabledQuery()
   @PageQueries()
   @ApiOkResponse({ type: EndpointListResponse })
-  async listEndpoints(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
-    const teamId = teamOf(request);
+  async listEndpoints(@Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     const q = new QueryReader(query);
     const project_id = q.integer('project_id', { min: 1 });
     const enabled = q.boolean('enabled');
@@ -94,8 +85,7 @@ export class MonitoringPublicController {
   @ApiOperation({ summary: 'Get an endpoint' })
   @ApiOkResponse({ type: EndpointResponse })
   @Header('content-type', JSON_CONTENT_TYPE)
-  async getEndpoint(@Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
-    const teamId = teamOf(request);
+  async getEndpoint(@Param('endpointID') endpointParam: string, @TokenTeam() teamId: number, @Req() request: FastifyRequest) {
     return this.reads.endpointJson(teamId, pathId(endpointParam, 'The endpoint'), request);
   }
 
@@ -110,8 +100,7 @@ export class MonitoringPublicController {
   @PageQueries()
   @ApiOkResponse({ type: CheckListResponse })
   @Header('content-type', JSON_CONTENT_TYPE)
-  async listChecks(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
-    const teamId = teamOf(request);
+  async listChecks(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @TokenTeam() teamId: number, @Req() request: FastifyRequest) {
     const endpointId = pathId(endpointParam, 'The endpoint');
     const q = new QueryReader(query);
     const filters = { source: q.oneOf('source', ['scheduled', 'manual'] as const), success: q.boolean('success'), from: q.timestamp('from'), to: q.timestamp('to') };
@@ -126,8 +115,7 @@ export class MonitoringPublicController {
   @PathResources(ENDPOINT_PATH)
   @ApiOperation({ summary: 'Get a check', description: '404 unless the check belongs to the endpoint and to the token team.' })
   @ApiOkResponse({ type: CheckResponse })
-  async getCheck(@Param('endpointID') endpointParam: string, @Param('checkID') checkParam: string, @Req() request: FastifyRequest) {
-    const teamId = teamOf(request);
+  async getCheck(@Param('endpointID') endpointParam: string, @Param('checkID') checkParam: string, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
     const checkId = pathId(checkParam, 'The check');
     return { data: await this.reads.check(teamId, endpointId, checkId) };

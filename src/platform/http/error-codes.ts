@@ -22,6 +22,7 @@ export const PROBLEM_CODES = {
   incident_merged: 409,
   concurrent_update: 409,
   destination_not_verified: 409,
+  project_not_empty: 409,
   channel_has_no_secret: 409,
   slug_taken: 409,
   payload_too_large: 413,

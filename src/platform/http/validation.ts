@@ -152,12 +152,49 @@ export function validateBody<T extends object>(dto: new () => T, body: unknown, 
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw Problems.validation([{ field: '', code: 'invalid_type', message: 'the body must be a JSON object' }, ...extra]);
   }
+  const { value, errors, omitted } = checkBody(dto, body);
+  if (errors.length + extra.length > 0) throw Problems.validation([...errors, ...extra], undefined, omitted);
+  return value;
+}
+
+/**
+ * A DTO with rules across its fields or over array elements, which property decorators cannot
+ * say (at least one of several fields, two fields that exclude each other, `ids[3]` repeated).
+ * Runs on every body, together with the property rules, so one 400 lists everything.
+ */
+export interface BodyRules {
+  bodyRules(): FieldError[];
+}
+
+function hasBodyRules(instance: object): instance is BodyRules {
+  return typeof (instance as Partial<BodyRules>).bodyRules === 'function';
+}
+
+/**
+ * A body checked against its DTO: the fields that passed (`value`; a field with an error of its
+ * own is left out, an array keeps its elements) and every violated rule (`errors`, at most
+ * MAX_LISTED_ERRORS from the shape check, `omitted` the rest). For commands whose remaining rules
+ * need lookups or come after their own 404/409 checks, so that one 400 lists all of them.
+ */
+export interface CheckedBody<T> {
+  value: T;
+  errors: FieldError[];
+  omitted: number;
+}
+
+/** `validateBody` returning the errors instead of throwing them (a body that is not an object still throws). */
+export function checkBody<T extends object>(dto: new () => T, body: unknown): CheckedBody<T> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw Problems.validation([{ field: '', code: 'invalid_type', message: 'the body must be a JSON object' }]);
+  }
   const shape = checkShape(shapeOf(dto), body as Record<string, unknown>);
   const instance = plainToInstance(dto, shape.rest, { enableImplicitConversion: false });
   const rules = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false }).filter((error) => !shape.refused.has(error.property));
-  const errors = [...shape.errors, ...flatten(rules), ...extra];
-  if (errors.length > 0) throw Problems.validation(errors, undefined, shape.omitted);
-  return instance;
+  const own = hasBodyRules(instance) ? instance.bodyRules() : [];
+  const errors = [...shape.errors, ...flatten(rules), ...own];
+  const failed = new Set(errors.map((error) => error.field));
+  for (const key of Object.keys(instance)) if (failed.has(key)) delete (instance as Record<string, unknown>)[key];
+  return { value: instance, errors, omitted: shape.omitted };
 }
 
 const RULES = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false };
