@@ -5,7 +5,7 @@ import {
   UpdateIncidentStatusHandler,
 } from './application/incident.commands.js';
 import { MergeIncidentsHandler } from './application/merge.command.js';
-import { WriteCheckpointHandler, WriteCommentHandler } from './application/notes.commands.js';
+import { noteCommandHandlers } from './application/notes.commands.js';
 import { IncidentHistoryController } from './http/incident-history.controller.js';
 import { IncidentsController } from './http/incidents.controller.js';
 
@@ -17,8 +17,7 @@ import { IncidentsController } from './http/incidents.controller.js';
     UpdateIncidentDetailsHandler,
     UpdateIncidentStatusHandler,
     MergeIncidentsHandler,
-    WriteCommentHandler,
-    WriteCheckpointHandler,
+    ...noteCommandHandlers,
   ],
 })
 export class IncidentsModule {}

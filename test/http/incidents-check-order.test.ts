@@ -85,6 +85,20 @@ describe('incident routes: a missing path resource is 404 before body and query 
     expect(answers).toEqual(withBodies.map(([method, url]) => [method, url, 400]));
   });
 
+  it('a merged incident refuses a write with 409 incident_merged before looking at its body', async () => {
+    const target = (await t.request('POST', INCIDENTS, { token: f.editor, body: { project_id: f.projectId, title: 'target' } })).json().data.id;
+    const source = (await t.request('POST', INCIDENTS, { token: f.editor, body: { project_id: f.projectId, title: 'source' } })).json().data.id;
+    expect((await t.request('POST', `${INCIDENTS}/${target}/merge`, { token: f.editor, body: { source_incident_ids: [source] } })).statusCode).toBe(200);
+    for (const [method, url, body] of [
+      ['PATCH', `${INCIDENTS}/${source}`, { title: '' }],
+      ['POST', `${INCIDENTS}/${source}/comments`, { body: '' }],
+      ['PATCH', `${INCIDENTS}/${source}`, { title: 'renamed' }],
+    ] as const) {
+      const response = await t.request(method, url, { token: f.editor, body });
+      expect([method, url, response.statusCode, response.json().code]).toEqual([method, url, 409, 'incident_merged']);
+    }
+  });
+
   it('the auditor history route: unknown or other-team incident with a bad `at` is 404; a visible one is 400', async () => {
     const history = (team: number, incident: number) => `/api/v2/teams/${team}/incidents/${incident}/history?at=yesterday`;
     const unknown = await t.admin('GET', history(f.teamId, UNKNOWN));

@@ -3,20 +3,19 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { runStreamCommand, type StreamFold } from '../../platform/es/stream-command.js';
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
-import { Problems } from '../../platform/http/problem.js';
+import { Problems, type FieldError } from '../../platform/http/problem.js';
+import type { CheckedBody } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
 import { IncidentMergedError } from '../domain/errors.js';
-import { incidentStreamId, type IncidentDetails, type JsonObject, type Severity } from '../domain/events.js';
+import { incidentStreamId, type JsonObject } from '../domain/events.js';
 import { decide, replay, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
-import { LIMITS, validateCreateIncident, validateUpdateDetails, validateUpdateStatus } from '../domain/validation.js';
+import { createRules, statusRules, updateDetailsRules, type CreateIncidentInput, type IncidentDetailChanges, type StatusInput } from '../domain/validation.js';
 import { mapDomainErrors } from './domain-errors.js';
 import { logIncidentChanges } from './incident-log.js';
 import { incidentAggregate, incidentStreams, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
 
 export const INCIDENT_VIEWS = ['incidents'];
-
-type Body = Record<string, unknown>;
 
 /** The revision each state handed out by writableIncident was folded to (see runIncidentCommand's `loaded`). */
 const loadedRevisions = new WeakMap<Incident, number>();
@@ -86,21 +85,21 @@ function startingFrom(fold: StreamFold<IncidentState>, loaded: Incident | undefi
   };
 }
 
-function resolveStatus(statuses: StatusRef[], body: Body): StatusRef | undefined {
-  if (typeof body.status === 'string') return statuses.find((s) => s.name === body.status);
-  if (typeof body.status_id === 'number') return statuses.find((s) => s.id === body.status_id);
+function resolveStatus(statuses: StatusRef[], input: { status?: string; status_id?: number }): StatusRef | undefined {
+  if (input.status !== undefined) return statuses.find((s) => s.name === input.status);
+  if (input.status_id !== undefined) return statuses.find((s) => s.id === input.status_id);
   return undefined;
 }
 
-/** The endpoint ids a body names, or none when past the documented limit (validation refuses those unread). */
-function boundedIds(value: unknown): number[] {
-  return Array.isArray(value) && value.length <= LIMITS.endpointIds ? (value as number[]) : [];
+/** The edge's errors and the domain's, in one 400. */
+function failIfAny(...lists: FieldError[][]): void {
+  failIfInvalid(lists.flat());
 }
 
 // ---------------------------------------------------------------------------------------------
 
 export class CreateIncident extends Command<IncidentDetail> {
-  constructor(readonly teamId: number, readonly body: unknown, readonly context: CommandContext) {
+  constructor(readonly teamId: number, readonly body: CheckedBody<CreateIncidentInput>, readonly context: CommandContext) {
     super();
   }
 }
@@ -113,20 +112,19 @@ export class CreateIncidentHandler implements ICommandHandler<CreateIncident> {
   }
 
   async execute({ teamId, body, context }: CreateIncident): Promise<IncidentDetail> {
-    const input = (body ?? {}) as Body;
+    const input = body.value;
     const statuses = await teamStatuses(this.platform, teamId);
-    const endpointIds = boundedIds(input.endpoint_ids);
-    const projectIds = typeof input.project_id === 'number' ? [input.project_id] : [];
+    const endpointIds = input.endpoint_ids ?? [];
     const facts = {
       statuses: statusFacts(statuses),
-      projectIds: await this.monitoring.projectIds(teamId, projectIds),
+      projectIds: await this.monitoring.projectIds(teamId, input.project_id === undefined ? [] : [input.project_id]),
       endpointProjects: await this.monitoring.endpointProjects(teamId, endpointIds),
       now: new Date().toISOString(),
     };
-    failIfInvalid(validateCreateIncident(body, facts));
+    failIfAny(body.errors, createRules(input, facts));
     const status = resolveStatus(facts.statuses, input) ?? statuses.find((s) => s.is_default) ?? statuses[0];
     if (!status) throw Problems.validation([{ field: 'status_id', code: 'not_found', message: 'the team has no incident statuses' }]);
-    const projectId = (input.project_id as number | undefined) ?? facts.endpointProjects[endpointIds[0]];
+    const projectId = input.project_id ?? facts.endpointProjects[endpointIds[0]];
     const incidentId = await this.platform.ids.next('incident');
     const state = await runIncidentCommand(this.platform, incidentId, context, {
       kind: 'create',
@@ -134,15 +132,15 @@ export class CreateIncidentHandler implements ICommandHandler<CreateIncident> {
       team_id: teamId,
       project_id: projectId,
       endpoint_ids: endpointIds,
-      title: input.title as string,
-      type: input.type as string | undefined,
-      severity: input.severity as Severity | undefined,
-      detection_reason: input.detection_reason as string | undefined,
+      title: input.title,
+      type: input.type,
+      severity: input.severity,
+      detection_reason: input.detection_reason,
       metadata: input.metadata as JsonObject | undefined,
       status: { id: status.id, name: status.name },
-      auto_resolve: input.auto_resolve as boolean | undefined,
-      first_error_at: input.first_error_at as string | undefined,
-      last_error_at: input.last_error_at as string | undefined,
+      auto_resolve: input.auto_resolve,
+      first_error_at: input.first_error_at,
+      last_error_at: input.last_error_at,
     });
     return toIncidentDetail(state);
   }
@@ -151,7 +149,7 @@ export class CreateIncidentHandler implements ICommandHandler<CreateIncident> {
 // ---------------------------------------------------------------------------------------------
 
 export class UpdateIncidentDetails extends Command<IncidentDetail> {
-  constructor(readonly teamId: number, readonly incidentId: number, readonly body: unknown, readonly context: CommandContext) {
+  constructor(readonly teamId: number, readonly incidentId: number, readonly body: CheckedBody<IncidentDetailChanges>, readonly context: CommandContext) {
     super();
   }
 }
@@ -165,15 +163,13 @@ export class UpdateIncidentDetailsHandler implements ICommandHandler<UpdateIncid
 
   async execute({ teamId, incidentId, body, context }: UpdateIncidentDetails): Promise<IncidentDetail> {
     const current = await writableIncident(this.platform, teamId, incidentId);
-    const input = (body ?? {}) as Body;
-    const named = boundedIds(input.endpoint_ids);
-    const endpointIds = [...named, ...current.endpoint_ids];
+    const changes = body.value;
     const facts = {
-      projectIds: await this.monitoring.projectIds(teamId, typeof input.project_id === 'number' ? [input.project_id] : []),
-      endpointProjects: await this.monitoring.endpointProjects(teamId, endpointIds),
+      projectIds: await this.monitoring.projectIds(teamId, changes.project_id === undefined ? [] : [changes.project_id]),
+      endpointProjects: await this.monitoring.endpointProjects(teamId, [...(changes.endpoint_ids ?? []), ...current.endpoint_ids]),
     };
-    failIfInvalid(validateUpdateDetails(body, current, facts));
-    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_details', changes: input as Partial<IncidentDetails> }, current);
+    failIfAny(body.errors, updateDetailsRules(changes, current, facts));
+    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_details', changes: { ...changes } }, current);
     return toIncidentDetail(state);
   }
 }
@@ -181,7 +177,7 @@ export class UpdateIncidentDetailsHandler implements ICommandHandler<UpdateIncid
 // ---------------------------------------------------------------------------------------------
 
 export class UpdateIncidentStatus extends Command<IncidentDetail> {
-  constructor(readonly teamId: number, readonly incidentId: number, readonly body: unknown, readonly context: CommandContext) {
+  constructor(readonly teamId: number, readonly incidentId: number, readonly body: CheckedBody<StatusInput>, readonly context: CommandContext) {
     super();
   }
 }
@@ -193,13 +189,13 @@ export class UpdateIncidentStatusHandler implements ICommandHandler<UpdateIncide
   async execute({ teamId, incidentId, body, context }: UpdateIncidentStatus): Promise<IncidentDetail> {
     const current = await writableIncident(this.platform, teamId, incidentId);
     const statuses = statusFacts(await teamStatuses(this.platform, teamId));
-    failIfInvalid(validateUpdateStatus(body, { statuses }));
-    const input = body as Body;
+    const input = body.value;
+    failIfAny(body.errors, statusRules(input, statuses));
     const state = await runIncidentCommand(this.platform, incidentId, context, {
       kind: 'update_status',
       status: resolveStatus(statuses, input),
-      resolved: input.resolved as boolean | undefined,
-      auto_resolve: input.auto_resolve as boolean | undefined,
+      resolved: input.resolved,
+      auto_resolve: input.auto_resolve,
     }, current);
     return toIncidentDetail(state);
   }

@@ -4,12 +4,13 @@ import type { CommandContext } from '../../platform/es/command-context.js';
 import { loadStream } from '../../platform/es/stream-command.js';
 import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import { Problems, ProblemError } from '../../platform/http/problem.js';
+import type { CheckedBody } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
 import { IncidentMergedError } from '../domain/errors.js';
 import { INCIDENT_MERGED_INTO, INCIDENT_RESOLVED, incidentStreamId, type IncidentEvent, type IncidentMergedIntoData, type IncidentResolvedData } from '../domain/events.js';
 import { replay, type Incident } from '../domain/incident.js';
-import { LIMITS, validateMerge } from '../domain/validation.js';
+import { mergeRules } from '../domain/validation.js';
 import { failIfInvalid, runIncidentCommand, writableIncident } from './incident.commands.js';
 import { incidentAggregate } from './lookups.js';
 
@@ -25,7 +26,7 @@ export class MergeIncidents extends Command<IncidentDetail> {
   constructor(
     readonly teamId: number,
     readonly targetId: number,
-    readonly body: unknown,
+    readonly body: CheckedBody<{ source_incident_ids: number[] }>,
     readonly context: CommandContext,
     /** Names this merge on the marks it leaves: the same for retries with one Idempotency-Key. */
     readonly mergeId: string,
@@ -76,11 +77,11 @@ export class MergeIncidentsHandler implements ICommandHandler<MergeIncidents> {
 
   async execute({ teamId, targetId, body, context, mergeId }: MergeIncidents): Promise<IncidentDetail> {
     const target = await writableIncident(this.platform, teamId, targetId);
-    const ids = sourceIds(body);
+    const ids = sourceIds(body.value.source_incident_ids);
     const sources = await this.loadSources(teamId, ids);
     const facts: Record<number, { merged_into_id: number | null }> = {};
     for (const [id, source] of sources) facts[id] = { merged_into_id: ownMark(source, target, mergeId) ? null : source.state.merged_into_id };
-    failIfInvalid(validateMerge(body, targetId, { sources: facts }));
+    failIfInvalid([...body.errors, ...mergeRules(body.value.source_incident_ids ?? [], targetId, facts)]);
 
     const held: HeldSource[] = [];
     try {
@@ -189,8 +190,7 @@ function describeFailure(error: unknown): string {
   return 'internal_error: the merge could not be completed';
 }
 
-function sourceIds(body: unknown): number[] {
-  const ids = (body as { source_incident_ids?: unknown } | null)?.source_incident_ids;
-  if (!Array.isArray(ids) || ids.length > LIMITS.mergeSources) return [];
-  return ids.filter((id): id is number => Number.isSafeInteger(id) && id > 0);
+/** The well-formed ids, each once (the edge reported the others). */
+function sourceIds(ids: readonly unknown[] | undefined): number[] {
+  return [...new Set((ids ?? []).filter((id): id is number => Number.isSafeInteger(id) && (id as number) > 0))];
 }

@@ -2,98 +2,128 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { Problems } from '../../platform/http/problem.js';
+import type { CheckedBody } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { toCheckpoint, toComment } from '../domain/detail-view.js';
 import type { Checkpoint, Comment } from '../domain/events.js';
-import {
-  validateCheckpointCreate,
-  validateCheckpointUpdate,
-  validateCommentCreate,
-  validateCommentUpdate,
-} from '../domain/validation.js';
 import { failIfInvalid, runIncidentCommand, writableIncident } from './incident.commands.js';
 
-/** Comments and checkpoints of an incident: ids come from the team-wide sequences. */
-type Body = Record<string, unknown>;
-type Op = 'add' | 'update' | 'delete';
+/**
+ * Comments and checkpoints of an incident. Bodies arrive checked at the HTTP edge (their errors
+ * with them), so the decided order holds: the incident (404), merged (409), the comment or
+ * checkpoint (404), then the body (400). Ids come from team-wide sequences, so items moved by a
+ * merge keep theirs.
+ */
+export class AddComment extends Command<Comment> {
+  constructor(readonly teamId: number, readonly incidentId: number, readonly body: CheckedBody<{ body: string; pinned?: boolean }>, readonly context: CommandContext) {
+    super();
+  }
+}
 
-export class WriteComment extends Command<Comment | null> {
+export class EditComment extends Command<Comment> {
   constructor(
-    readonly op: Op,
     readonly teamId: number,
     readonly incidentId: number,
-    readonly commentId: number | null,
-    readonly body: unknown,
+    readonly commentId: number,
+    readonly body: CheckedBody<{ body?: string; pinned?: boolean }>,
     readonly context: CommandContext,
   ) {
     super();
   }
 }
 
-@CommandHandler(WriteComment)
-export class WriteCommentHandler implements ICommandHandler<WriteComment> {
+export class DeleteComment extends Command<void> {
+  constructor(readonly teamId: number, readonly incidentId: number, readonly commentId: number, readonly context: CommandContext) {
+    super();
+  }
+}
+
+export class AddCheckpoint extends Command<Checkpoint> {
+  constructor(
+    readonly teamId: number,
+    readonly incidentId: number,
+    readonly body: CheckedBody<{ title: string; body?: string; status_label?: string }>,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class EditCheckpoint extends Command<Checkpoint> {
+  constructor(
+    readonly teamId: number,
+    readonly incidentId: number,
+    readonly checkpointId: number,
+    readonly body: CheckedBody<{ title?: string; body?: string; status_label?: string }>,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(AddComment)
+export class AddCommentHandler implements ICommandHandler<AddComment> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
-  async execute({ op, teamId, incidentId, commentId, body, context }: WriteComment): Promise<Comment | null> {
+  async execute({ teamId, incidentId, body, context }: AddComment): Promise<Comment> {
     const incident = await writableIncident(this.platform, teamId, incidentId);
-    if (op !== 'add' && !incident.comments.has(commentId!)) throw Problems.notFound('The comment');
-    const input = body as Body;
-    if (op === 'delete') {
-      await runIncidentCommand(this.platform, incidentId, context, { kind: 'delete_comment', comment_id: commentId! }, incident);
-      return null;
-    }
-    if (op === 'update') {
-      failIfInvalid(validateCommentUpdate(body));
-      const state = await runIncidentCommand(this.platform, incidentId, context, {
-        kind: 'update_comment',
-        comment_id: commentId!,
-        body: input.body as string | undefined,
-        pinned: input.pinned as boolean | undefined,
-      }, incident);
-      return toComment(state.comments.get(commentId!)!);
-    }
-    failIfInvalid(validateCommentCreate(body));
+    failIfInvalid(body.errors);
     const id = await this.platform.ids.next('comment');
-    const state = await runIncidentCommand(this.platform, incidentId, context, {
-      kind: 'add_comment',
-      comment_id: id,
-      body: input.body as string,
-      pinned: input.pinned as boolean | undefined,
-    }, incident);
+    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'add_comment', comment_id: id, body: body.value.body, pinned: body.value.pinned }, incident);
     return toComment(state.comments.get(id)!);
   }
 }
 
-export class WriteCheckpoint extends Command<Checkpoint> {
-  constructor(
-    readonly op: 'add' | 'update',
-    readonly teamId: number,
-    readonly incidentId: number,
-    readonly checkpointId: number | null,
-    readonly body: unknown,
-    readonly context: CommandContext,
-  ) {
-    super();
+@CommandHandler(EditComment)
+export class EditCommentHandler implements ICommandHandler<EditComment> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, incidentId, commentId, body, context }: EditComment): Promise<Comment> {
+    const incident = await writableIncident(this.platform, teamId, incidentId);
+    if (!incident.comments.has(commentId)) throw Problems.notFound('The comment');
+    failIfInvalid(body.errors);
+    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_comment', comment_id: commentId, body: body.value.body, pinned: body.value.pinned }, incident);
+    return toComment(state.comments.get(commentId)!);
   }
 }
 
-@CommandHandler(WriteCheckpoint)
-export class WriteCheckpointHandler implements ICommandHandler<WriteCheckpoint> {
+@CommandHandler(DeleteComment)
+export class DeleteCommentHandler implements ICommandHandler<DeleteComment> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
-  async execute({ op, teamId, incidentId, checkpointId, body, context }: WriteCheckpoint): Promise<Checkpoint> {
+  async execute({ teamId, incidentId, commentId, context }: DeleteComment): Promise<void> {
     const incident = await writableIncident(this.platform, teamId, incidentId);
-    const input = body as Body;
-    const fields = { title: input?.title as string | undefined, body: input?.body as string | undefined, status_label: input?.status_label as string | undefined };
-    if (op === 'update') {
-      if (!incident.checkpoints.has(checkpointId!)) throw Problems.notFound('The checkpoint');
-      failIfInvalid(validateCheckpointUpdate(body));
-      const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_checkpoint', checkpoint_id: checkpointId!, ...fields }, incident);
-      return toCheckpoint(state.checkpoints.get(checkpointId!)!);
-    }
-    failIfInvalid(validateCheckpointCreate(body));
+    if (!incident.comments.has(commentId)) throw Problems.notFound('The comment');
+    await runIncidentCommand(this.platform, incidentId, context, { kind: 'delete_comment', comment_id: commentId }, incident);
+  }
+}
+
+@CommandHandler(AddCheckpoint)
+export class AddCheckpointHandler implements ICommandHandler<AddCheckpoint> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, incidentId, body, context }: AddCheckpoint): Promise<Checkpoint> {
+    const incident = await writableIncident(this.platform, teamId, incidentId);
+    failIfInvalid(body.errors);
     const id = await this.platform.ids.next('checkpoint');
-    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'add_checkpoint', checkpoint_id: id, ...fields, title: fields.title! }, incident);
+    const { title, body: text, status_label } = body.value;
+    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'add_checkpoint', checkpoint_id: id, title, body: text, status_label }, incident);
     return toCheckpoint(state.checkpoints.get(id)!);
   }
 }
+
+@CommandHandler(EditCheckpoint)
+export class EditCheckpointHandler implements ICommandHandler<EditCheckpoint> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ teamId, incidentId, checkpointId, body, context }: EditCheckpoint): Promise<Checkpoint> {
+    const incident = await writableIncident(this.platform, teamId, incidentId);
+    if (!incident.checkpoints.has(checkpointId)) throw Problems.notFound('The checkpoint');
+    failIfInvalid(body.errors);
+    const { title, body: text, status_label } = body.value;
+    const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_checkpoint', checkpoint_id: checkpointId, title, body: text, status_label }, incident);
+    return toCheckpoint(state.checkpoints.get(checkpointId)!);
+  }
+}
+
+export const noteCommandHandlers = [AddCommentHandler, EditCommentHandler, DeleteCommentHandler, AddCheckpointHandler, EditCheckpointHandler];

@@ -7,20 +7,16 @@ import { actorOf, type CommandContext } from '../../platform/es/command-context.
 import { Problems } from '../../platform/http/problem.js';
 import { QueryReader } from '../../platform/http/query.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
-import { pathId } from '../../platform/http/validation.js';
+import { TokenTeam } from '../../platform/http/token-team.js';
+import { checkBody, pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { SEVERITIES } from '../domain/events.js';
 import { CreateIncident, UpdateIncidentDetails, UpdateIncidentStatus } from '../application/incident.commands.js';
 import { IncidentQueries } from '../application/incident.queries.js';
 import { teamStatuses } from '../application/lookups.js';
 import { MergeIncidents } from '../application/merge.command.js';
-import { WriteCheckpoint, WriteComment } from '../application/notes.commands.js';
-
-function teamOf(request: FastifyRequest): number {
-  const principal = request.principal;
-  if (principal?.kind !== 'token') throw Problems.notFound('The incident');
-  return principal.teamId;
-}
+import { AddCheckpoint, AddComment, DeleteComment, EditCheckpoint, EditComment } from '../application/notes.commands.js';
+import { AddCheckpointBody, AddCommentBody, CreateIncidentBody, EditCheckpointBody, EditCommentBody, MergeIncidentsBody, UpdateIncidentBody, UpdateIncidentStatusBody } from './incident.dto.js';
 
 function contextOf(request: FastifyRequest): CommandContext {
   return { actor: actorOf(request.principal), requestId: String(request.id) };
@@ -40,9 +36,12 @@ const incidentId = (value: string) => pathId(value, 'The incident');
 const READ = () => RequiresScope('incidents:read');
 const WRITE = () => RequiresScope('incidents:write', { editor: true });
 const IDEMPOTENCY = ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-255 printable ASCII characters; replays the first response for 24 hours.' });
-const json = (description: string) => ApiBody({ description, schema: { type: 'object' } });
 
-/** Public Developer API: incidents (spec: Incidents). */
+/**
+ * Public Developer API: incidents (spec: Incidents). Bodies are checked here, at the edge, against
+ * their DTOs; the command answers in the decided order: the incident (404), merged (409), the
+ * comment or checkpoint (404), then every body error together with the lookups' (one 400).
+ */
 @ApiTags('Incidents')
 @ApiBearerAuth()
 @Controller('api/public/v2')
@@ -71,7 +70,7 @@ export class IncidentsController {
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1-100, default 50' })
   @ApiQuery({ name: 'cursor', required: false, type: String })
   @ApiResponse({ status: 200, description: '`data`: Incident summaries; `pagination`.' })
-  async list(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+  async list(@TokenTeam() team: number, @Query() query: Record<string, unknown>) {
     const q = new QueryReader(query);
     const filters = {
       project_id: q.integer('project_id', { min: 1 }),
@@ -87,16 +86,16 @@ export class IncidentsController {
     const { limit, cursor } = q.page();
     q.done();
     const defined = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
-    return this.queries.list(teamOf(request), defined, limit, cursor);
+    return this.queries.list(team, defined, limit, cursor);
   }
 
   @READ()
   @Get('incidents/:incidentID')
   @ApiOperation({ summary: 'Incident detail' })
   @ApiParam({ name: 'incidentID', type: Number })
-  @ApiResponse({ status: 200, description: '`data`: Incident detail; `checks` holds the newest 100 linked checks (oldest first), `checks_total` counts them all.' })
-  async get(@Param('incidentID') id: string, @Req() request: FastifyRequest) {
-    const detail = await this.queries.detail(teamOf(request), incidentId(id));
+  @ApiResponse({ status: 200, description: '`data`: Incident detail.' })
+  async get(@TokenTeam() team: number, @Param('incidentID') id: string) {
+    const detail = await this.queries.detail(team, incidentId(id));
     if (!detail) throw Problems.notFound('The incident');
     return { data: detail };
   }
@@ -108,9 +107,9 @@ export class IncidentsController {
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1-100, default 50' })
   @ApiQuery({ name: 'cursor', required: false, type: String })
   @ApiResponse({ status: 200, description: '`data`: linked checks, `checked_at` descending then `id` descending; `pagination`.' })
-  async checks(@Param('incidentID') id: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+  async checks(@TokenTeam() team: number, @Param('incidentID') id: string, @Query() query: Record<string, unknown>) {
     // 404 before 400: the incident is looked up before the query is read.
-    const incident = await this.queries.head(teamOf(request), incidentId(id));
+    const incident = await this.queries.head(team, incidentId(id));
     if (!incident) throw Problems.notFound('The incident');
     const q = new QueryReader(query);
     const { limit, cursor } = q.page();
@@ -122,77 +121,76 @@ export class IncidentsController {
   @Get('incident-statuses')
   @ApiOperation({ summary: "The team's incident statuses, id ascending" })
   @ApiResponse({ status: 200, description: '`data`: Incident statuses.' })
-  async statuses(@Req() request: FastifyRequest) {
-    return { data: await teamStatuses(this.platform, teamOf(request)) };
+  async statuses(@TokenTeam() team: number) {
+    return { data: await teamStatuses(this.platform, team) };
   }
 
   @WRITE()
   @Post('incidents')
   @HttpCode(201)
   @IDEMPOTENCY
-  @json('Create incident body')
+  @ApiBody({ type: CreateIncidentBody })
   @ApiOperation({ summary: 'Create an incident' })
   @ApiResponse({ status: 201, description: '`data`: the complete Incident detail.' })
-  async create(@Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new CreateIncident(teamOf(request), body, contextOf(request))) };
+  async create(@TokenTeam() team: number, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new CreateIncident(team, checkBody(CreateIncidentBody, body), contextOf(request))) };
   }
 
   @WRITE()
   @Patch('incidents/:incidentID')
-  @json('Update incident details body: at least one field')
+  @ApiBody({ type: UpdateIncidentBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Update incident details' })
   @ApiResponse({ status: 200, description: '`data`: updated Incident detail.' })
-  async update(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new UpdateIncidentDetails(teamOf(request), incidentId(id), body, contextOf(request))) };
+  async update(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new UpdateIncidentDetails(team, incidentId(id), checkBody(UpdateIncidentBody, body), contextOf(request))) };
   }
 
   @WRITE()
   @Patch('incidents/:incidentID/status')
-  @json('status or status_id, resolved, auto_resolve')
+  @ApiBody({ type: UpdateIncidentStatusBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Update incident status or resolution' })
   @ApiResponse({ status: 200, description: '`data`: updated Incident detail.' })
-  async updateStatus(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new UpdateIncidentStatus(teamOf(request), incidentId(id), body, contextOf(request))) };
+  async updateStatus(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new UpdateIncidentStatus(team, incidentId(id), checkBody(UpdateIncidentStatusBody, body), contextOf(request))) };
   }
 
   @WRITE()
   @Post('incidents/:incidentID/merge')
   @HttpCode(200)
   @IDEMPOTENCY
-  @json('{ source_incident_ids: integer[] }')
+  @ApiBody({ type: MergeIncidentsBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Merge source incidents into this one' })
   @ApiResponse({ status: 200, description: '`data`: complete target Incident detail.' })
-  async merge(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new MergeIncidents(teamOf(request), incidentId(id), body, contextOf(request), mergeIdOf(request))) };
+  async merge(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const checked = checkBody(MergeIncidentsBody, body);
+    return { data: await this.commands.execute(new MergeIncidents(team, incidentId(id), checked, contextOf(request), mergeIdOf(request))) };
   }
 
   @WRITE()
   @Post('incidents/:incidentID/comments')
   @HttpCode(201)
   @IDEMPOTENCY
-  @json('{ body: string, pinned?: boolean }')
+  @ApiBody({ type: AddCommentBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Add a private comment' })
   @ApiResponse({ status: 201, description: '`data`: the comment.' })
-  async addComment(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new WriteComment('add', teamOf(request), incidentId(id), null, body, contextOf(request))) };
+  async addComment(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new AddComment(team, incidentId(id), checkBody(AddCommentBody, body), contextOf(request))) };
   }
 
   @WRITE()
   @Patch('incidents/:incidentID/comments/:commentID')
-  @json('{ pinned?: boolean, body?: string }')
+  @ApiBody({ type: EditCommentBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiParam({ name: 'commentID', type: Number })
   @ApiOperation({ summary: 'Pin, unpin or edit a comment' })
   @ApiResponse({ status: 200, description: '`data`: the updated comment.' })
-  async updateComment(@Param('incidentID') id: string, @Param('commentID') commentId: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    const team = teamOf(request);
-    const incident = incidentId(id);
-    const comment = pathId(commentId, 'The comment');
-    return { data: await this.commands.execute(new WriteComment('update', team, incident, comment, body, contextOf(request))) };
+  async updateComment(@TokenTeam() team: number, @Param('incidentID') id: string, @Param('commentID') commentId: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const checked = checkBody(EditCommentBody, body);
+    return { data: await this.commands.execute(new EditComment(team, incidentId(id), pathId(commentId, 'The comment'), checked, contextOf(request))) };
   }
 
   @WRITE()
@@ -202,35 +200,31 @@ export class IncidentsController {
   @ApiParam({ name: 'commentID', type: Number })
   @ApiOperation({ summary: 'Delete a comment' })
   @ApiResponse({ status: 204, description: 'No body.' })
-  async deleteComment(@Param('incidentID') id: string, @Param('commentID') commentId: string, @Req() request: FastifyRequest): Promise<void> {
-    const team = teamOf(request);
-    const incident = incidentId(id);
-    await this.commands.execute(new WriteComment('delete', team, incident, pathId(commentId, 'The comment'), undefined, contextOf(request)));
+  async deleteComment(@TokenTeam() team: number, @Param('incidentID') id: string, @Param('commentID') commentId: string, @Req() request: FastifyRequest): Promise<void> {
+    await this.commands.execute(new DeleteComment(team, incidentId(id), pathId(commentId, 'The comment'), contextOf(request)));
   }
 
   @WRITE()
   @Post('incidents/:incidentID/checkpoints')
   @HttpCode(201)
   @IDEMPOTENCY
-  @json('{ title: string, body?: string, status_label?: string }')
+  @ApiBody({ type: AddCheckpointBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Post a status-page checkpoint' })
   @ApiResponse({ status: 201, description: '`data`: the checkpoint.' })
-  async addCheckpoint(@Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new WriteCheckpoint('add', teamOf(request), incidentId(id), null, body, contextOf(request))) };
+  async addCheckpoint(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return { data: await this.commands.execute(new AddCheckpoint(team, incidentId(id), checkBody(AddCheckpointBody, body), contextOf(request))) };
   }
 
   @WRITE()
   @Patch('incidents/:incidentID/checkpoints/:checkpointID')
-  @json('At least one of status_label, title, body')
+  @ApiBody({ type: EditCheckpointBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiParam({ name: 'checkpointID', type: Number })
   @ApiOperation({ summary: 'Update a checkpoint' })
   @ApiResponse({ status: 200, description: '`data`: the updated checkpoint.' })
-  async updateCheckpoint(@Param('incidentID') id: string, @Param('checkpointID') checkpointId: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    const team = teamOf(request);
-    const incident = incidentId(id);
-    const checkpoint = pathId(checkpointId, 'The checkpoint');
-    return { data: await this.commands.execute(new WriteCheckpoint('update', team, incident, checkpoint, body, contextOf(request))) };
+  async updateCheckpoint(@TokenTeam() team: number, @Param('incidentID') id: string, @Param('checkpointID') checkpointId: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    const checked = checkBody(EditCheckpointBody, body);
+    return { data: await this.commands.execute(new EditCheckpoint(team, incidentId(id), pathId(checkpointId, 'The checkpoint'), checked, contextOf(request))) };
   }
 }

@@ -75,10 +75,11 @@ export function JsonObject(maxBytes: number): PropertyDecorator {
 
 /**
  * Element rules of an id array, reported per element (`field[2]`): positive integers, each once.
- * For a DTO's `bodyRules()`; a value that is not an array is left to the property's own rules.
+ * For a DTO's `bodyRules()`; a value that is not an array, or longer than `max` (the property's
+ * own too_many), is left to the property's rules: its elements are not examined.
  */
-export function idListErrors(field: string, values: unknown): FieldError[] {
-  if (!Array.isArray(values)) return [];
+export function idListErrors(field: string, values: unknown, max = Number.MAX_SAFE_INTEGER): FieldError[] {
+  if (!Array.isArray(values) || values.length > max) return [];
   const errors: FieldError[] = [];
   const seen = new Set<number>();
   values.forEach((value, index) => {
