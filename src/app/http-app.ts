@@ -8,6 +8,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { HealthController } from '../platform/health/health.controller.js';
 import { installHttpConventions, MAX_BODY_LIMIT } from '../platform/http/http-conventions.js';
 import { clientErrorHandler, frameworkErrors } from '../platform/http/framework-errors.js';
+import { completeDocument } from '../platform/http/openapi.js';
 import { ProblemFilter, ROUTE_TABLE } from '../platform/http/problem.filter.js';
 import { lazyRequestLogger, logEachRequest } from '../platform/http/lazy-request-logger.js';
 import { requestIdFor } from '../platform/http/request-id.js';
@@ -20,6 +21,7 @@ import { PinoNestLogger } from './nest-logger.js';
 import { contextModules } from './contexts.js';
 
 export const OPENAPI_PATH = 'api/public/v2/openapi.json';
+export const ADMIN_OPENAPI_PATH = 'api/v2/openapi.json';
 
 function rootModule(platform: Platform, routes: RouteTable, contexts: Array<Type | DynamicModule>): DynamicModule {
   @Module({})
@@ -32,16 +34,61 @@ function rootModule(platform: Platform, routes: RouteTable, contexts: Array<Type
   };
 }
 
+const PUBLIC_TAGS = [
+  { name: 'Monitoring', description: 'Projects, endpoints and their checks (monitoring:read).' },
+  { name: 'Alerting', description: 'The current alert state of an endpoint (monitoring:read).' },
+  { name: 'Analytics', description: 'Uptime, latency and incident figures of a team, project or endpoint (analytics:read).' },
+  { name: 'Incidents', description: 'Incidents, their statuses, comments, checkpoints and merges (incidents:read; writes incidents:write and an editor).' },
+];
+
+const ADMIN_TAGS = [
+  { name: 'Teams', description: 'Teams and their developer tokens.' },
+  { name: 'Monitoring', description: 'Projects, endpoints, maintenance windows and check import.' },
+  { name: 'Probing', description: 'Destination verification and checks run now.' },
+  { name: 'Auditing', description: "An incident's events and its state at a time." },
+];
+
+const CONVENTIONS =
+  'Errors are RFC 9457 problem details (application/problem+json) with a stable `code` and the `request_id`. ' +
+  'A path that exists answers other methods with 405 method_not_allowed and an Allow header. ' +
+  'Order of checks: authentication, scope and role, rate limit, idempotency replay, the resources the path names (404), the body and query (400), then the command.';
+
+/** The developer API at /docs (public routes only) and the application API at /docs/admin, each with its own document. */
 function mountOpenApi(app: NestFastifyApplication): void {
-  const config = new DocumentBuilder()
-    .setTitle('Monitoring Service Developer API')
-    .setVersion('2')
-    .setDescription('Projects, endpoints, checks, alert status, analytics and incidents. Errors are RFC 9457 problem details.')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Developer token' })
-    .build();
-  const document = SwaggerModule.createDocument(app, config);
-  document.paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => path.startsWith('/api/public/')));
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: OPENAPI_PATH, yamlDocumentUrl: 'api/public/v2/openapi.yaml' });
+  const documents = [
+    {
+      prefix: '/api/public/',
+      page: 'docs',
+      json: OPENAPI_PATH,
+      yaml: 'api/public/v2/openapi.yaml',
+      title: 'Monitoring Service Developer API',
+      description: `Projects, endpoints, checks, alert status, analytics and incidents of the token's team. ${CONVENTIONS}`,
+      bearer: 'A developer token (mon_pat_...), scoped to one team; issued by an operator.',
+      options: { tokens: 'developer' as const, tags: PUBLIC_TAGS },
+    },
+    {
+      prefix: '/api/v2/',
+      page: 'docs/admin',
+      json: ADMIN_OPENAPI_PATH,
+      yaml: 'api/v2/openapi.yaml',
+      title: 'Monitoring Service Application API',
+      description: `Provisioning for operators: teams, tokens, projects, endpoints, maintenance windows, check import, auditing. ${CONVENTIONS}`,
+      bearer: 'The admin token (ADMIN_TOKEN, or the one generated into DATA_DIR/admin-token).',
+      options: { tokens: 'admin' as const, tags: ADMIN_TAGS },
+    },
+  ];
+  for (const spec of documents) {
+    const config = new DocumentBuilder()
+      .setTitle(spec.title)
+      .setVersion('2')
+      .setDescription(spec.description)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: spec.bearer })
+      .build();
+    const document = SwaggerModule.createDocument(app, config);
+    document.paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => path.startsWith(spec.prefix)));
+    completeDocument(document, { ...spec.options, servers: [{ url: '/', description: 'This service' }] });
+    SwaggerModule.setup(spec.page, app, document, { jsonDocumentUrl: spec.json, yamlDocumentUrl: spec.yaml });
+  }
 }
 
 /**
