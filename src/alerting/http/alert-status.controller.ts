@@ -1,3 +1,5 @@
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AlertStatusResponse } from './alert-status.dto.js';
 import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { alertStatusView, initialState, type EndpointAlertsState } from '../domain/endpoint-alerts.js';
 import { DEFAULT_LATENCY_SETTINGS, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
@@ -10,6 +12,8 @@ import { pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 
 /** Public API: the current alert state of one endpoint of the token's team (a deleted one is 404). */
+@ApiTags('Alerting')
+@ApiBearerAuth()
 @Controller('api/public/v2/endpoints')
 @PathResources(ENDPOINT_PATH)
 export class AlertStatusController {
@@ -17,6 +21,8 @@ export class AlertStatusController {
 
   @RequiresScope('monitoring:read')
   @Get(':endpointID/alert-status')
+  @ApiOperation({ summary: "An endpoint's alert status", description: 'Availability and latency signals and the latency baseline.' })
+  @ApiOkResponse({ type: AlertStatusResponse })
   async alertStatus(@Param('endpointID') endpointParam: string, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
     const doc = await this.platform.reader.get('alerting', 'alert_status', endpointId);

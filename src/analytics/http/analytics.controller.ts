@@ -20,7 +20,7 @@ const WindowQuery = () =>
     ApiQuery({ name: 'window', required: false, enum: Object.keys(WINDOWS), description: `Default ${DEFAULT_WINDOW}. Ignored when from and to are given.` }),
     ApiQuery({ name: 'from', required: false, type: String, format: 'date-time', description: 'RFC 3339, inclusive; only together with to.' }),
     ApiQuery({ name: 'to', required: false, type: String, format: 'date-time', description: 'RFC 3339, exclusive; only together with from. Range at most 90 days.' }),
-    ApiQuery({ name: 'buckets', required: false, type: Number, minimum: 1, maximum: MAX_BUCKETS, description: `Series buckets, default ${DEFAULT_BUCKETS}.` }),
+    ApiQuery({ name: 'buckets', required: false, type: 'integer', minimum: 1, maximum: MAX_BUCKETS, description: `Series buckets, default ${DEFAULT_BUCKETS}.` }),
     ApiResponse({ status: 400, description: 'Invalid query: every problem listed in `errors`.' }),
     ApiResponse({ status: 401, description: 'Missing or invalid token.' }),
     ApiResponse({ status: 403, description: 'The token lacks analytics:read.' }),

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Problems } from '../../platform/http/problem.js';
 import { QueryReader } from '../../platform/http/query.js';
 import { AdminOnly } from '../../platform/http/route-auth.js';
@@ -7,14 +7,39 @@ import { pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { historyAsOf, owningTeam, readIncidentEvents } from '../application/history.js';
 
+class HistoryEventDto {
+  @ApiProperty({ type: String, description: 'The event type, e.g. IncidentOpened, CommentAdded.' }) type!: string;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Position in the incident stream.' }) revision!: number;
+  @ApiProperty({ type: String, format: 'date-time', description: 'When it happened.' }) at!: string;
+  @ApiProperty({ type: String, format: 'date-time', description: 'When the log recorded it.' }) recorded_at!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'token:<id>, admin or system.' }) actor!: string | null;
+  @ApiProperty({ type: String, nullable: true }) request_id!: string | null;
+  @ApiProperty({ type: String, description: 'One sentence.' }) summary!: string;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', properties: { from: {}, to: {} } }, description: 'Field -> {from, to}; no from for a creation.' }) changes!: Record<string, unknown>;
+}
+
+class IncidentHistoryDto {
+  @ApiProperty({ type: 'integer', minimum: 1 }) incident_id!: number;
+  @ApiProperty({ type: [HistoryEventDto], description: 'Oldest first, up to `at` when given; each with what it changed.' }) events!: HistoryEventDto[];
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'The incident as of `at` (now when absent).' }) state!: Record<string, unknown> | null;
+}
+
+class IncidentHistoryResponse {
+  @ApiProperty({ type: IncidentHistoryDto }) data!: IncidentHistoryDto;
+}
+
 /** Application API for auditors (admin token): every event of an incident and its state as of a time. */
-@ApiExcludeController()
+@ApiTags('Auditing')
+@ApiBearerAuth()
 @Controller('api/v2/teams')
 export class IncidentHistoryController {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   @AdminOnly()
   @Get(':teamID/incidents/:incidentID/history')
+  @ApiOperation({ summary: "An incident's events and its state at a time", description: 'For auditors: every event with its time, actor and request id.' })
+  @ApiQuery({ name: 'at', required: false, type: String, format: 'date-time', description: 'RFC 3339: the state as of this time.' })
+  @ApiOkResponse({ type: IncidentHistoryResponse })
   async history(@Param('teamID') team: string, @Param('incidentID') incident: string, @Query() query: Record<string, unknown>) {
     const teamId = pathId(team, 'The team');
     const incidentId = pathId(incident, 'The incident');

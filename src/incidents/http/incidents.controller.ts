@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { actorOf, type CommandContext } from '../../platform/es/command-context.js';
 import { Problems } from '../../platform/http/problem.js';
@@ -17,6 +17,7 @@ import { teamStatuses } from '../application/lookups.js';
 import { MergeIncidents } from '../application/merge.command.js';
 import { AddCheckpoint, AddComment, DeleteComment, EditCheckpoint, EditComment } from '../application/notes.commands.js';
 import { AddCheckpointBody, AddCommentBody, CreateIncidentBody, EditCheckpointBody, EditCommentBody, MergeIncidentsBody, UpdateIncidentBody, UpdateIncidentStatusBody } from './incident.dto.js';
+import { CheckpointResponse, CommentResponse, IncidentListResponse, IncidentResponse, IncidentStatusListResponse, LinkedCheckListResponse } from './incident-responses.dto.js';
 
 function contextOf(request: FastifyRequest): CommandContext {
   return { actor: actorOf(request.principal), requestId: String(request.id) };
@@ -35,6 +36,7 @@ function mergeIdOf(request: FastifyRequest): string {
 const incidentId = (value: string) => pathId(value, 'The incident');
 const READ = () => RequiresScope('incidents:read');
 const WRITE = () => RequiresScope('incidents:write', { editor: true });
+const MERGED = ApiResponse({ status: 409, description: 'incident_merged: the incident was merged into another and refuses writes.' });
 const IDEMPOTENCY = ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-255 printable ASCII characters; replays the first response for 24 hours.' });
 
 /**
@@ -58,18 +60,18 @@ export class IncidentsController {
   @READ()
   @Get('incidents')
   @ApiOperation({ summary: 'List incidents, id descending' })
-  @ApiQuery({ name: 'project_id', required: false, type: Number })
-  @ApiQuery({ name: 'endpoint_id', required: false, type: Number })
-  @ApiQuery({ name: 'status_id', required: false, type: Number })
+  @ApiQuery({ name: 'project_id', required: false, type: 'integer', minimum: 1 })
+  @ApiQuery({ name: 'endpoint_id', required: false, type: 'integer', minimum: 1 })
+  @ApiQuery({ name: 'status_id', required: false, type: 'integer', minimum: 1 })
   @ApiQuery({ name: 'state', required: false, enum: ['open', 'resolved'] })
   @ApiQuery({ name: 'severity', required: false, enum: SEVERITIES })
-  @ApiQuery({ name: 'type', required: false, type: String })
+  @ApiQuery({ name: 'type', required: false, type: String, maxLength: 80 })
   @ApiQuery({ name: 'source', required: false, enum: ['automatic', 'manual'] })
-  @ApiQuery({ name: 'from', required: false, description: 'RFC 3339; last_error_at at or after' })
-  @ApiQuery({ name: 'to', required: false, description: 'RFC 3339; last_error_at before' })
-  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1-100, default 50' })
-  @ApiQuery({ name: 'cursor', required: false, type: String })
-  @ApiResponse({ status: 200, description: '`data`: Incident summaries; `pagination`.' })
+  @ApiQuery({ name: 'from', required: false, type: String, format: 'date-time', description: 'RFC 3339; last_error_at at or after.' })
+  @ApiQuery({ name: 'to', required: false, type: String, format: 'date-time', description: 'RFC 3339; last_error_at before.' })
+  @ApiQuery({ name: 'limit', required: false, type: 'integer', minimum: 1, maximum: 100, description: '1-100, default 50.' })
+  @ApiQuery({ name: 'cursor', required: false, type: String, description: 'pagination.next_cursor of the previous page; bound to the same filters.' })
+  @ApiOkResponse({ type: IncidentListResponse, description: 'Incident summaries, id descending.' })
   async list(@TokenTeam() team: number, @Query() query: Record<string, unknown>) {
     const q = new QueryReader(query);
     const filters = {
@@ -93,7 +95,7 @@ export class IncidentsController {
   @Get('incidents/:incidentID')
   @ApiOperation({ summary: 'Incident detail' })
   @ApiParam({ name: 'incidentID', type: Number })
-  @ApiResponse({ status: 200, description: '`data`: Incident detail.' })
+  @ApiOkResponse({ type: IncidentResponse, description: '`checks` holds the newest 100 linked checks (oldest first); `checks_total` counts them all.' })
   async get(@TokenTeam() team: number, @Param('incidentID') id: string) {
     const detail = await this.queries.detail(team, incidentId(id));
     if (!detail) throw Problems.notFound('The incident');
@@ -104,9 +106,9 @@ export class IncidentsController {
   @Get('incidents/:incidentID/checks')
   @ApiOperation({ summary: "Every check linked to the incident, newest first (the detail's `checks` holds only the newest 100)" })
   @ApiParam({ name: 'incidentID', type: Number })
-  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1-100, default 50' })
-  @ApiQuery({ name: 'cursor', required: false, type: String })
-  @ApiResponse({ status: 200, description: '`data`: linked checks, `checked_at` descending then `id` descending; `pagination`.' })
+  @ApiQuery({ name: 'limit', required: false, type: 'integer', minimum: 1, maximum: 100, description: '1-100, default 50.' })
+  @ApiQuery({ name: 'cursor', required: false, type: String, description: 'pagination.next_cursor of the previous page.' })
+  @ApiOkResponse({ type: LinkedCheckListResponse, description: 'Linked checks, checked_at descending then id descending.' })
   async checks(@TokenTeam() team: number, @Param('incidentID') id: string, @Query() query: Record<string, unknown>) {
     // 404 before 400: the incident is looked up before the query is read.
     const incident = await this.queries.head(team, incidentId(id));
@@ -120,7 +122,7 @@ export class IncidentsController {
   @READ()
   @Get('incident-statuses')
   @ApiOperation({ summary: "The team's incident statuses, id ascending" })
-  @ApiResponse({ status: 200, description: '`data`: Incident statuses.' })
+  @ApiOkResponse({ type: IncidentStatusListResponse })
   async statuses(@TokenTeam() team: number) {
     return { data: await teamStatuses(this.platform, team) };
   }
@@ -131,7 +133,8 @@ export class IncidentsController {
   @IDEMPOTENCY
   @ApiBody({ type: CreateIncidentBody })
   @ApiOperation({ summary: 'Create an incident' })
-  @ApiResponse({ status: 201, description: '`data`: the complete Incident detail.' })
+  @ApiResponse({ status: 201, type: IncidentResponse, description: 'The complete incident detail.' })
+  @ApiResponse({ status: 400, description: 'Also: a project, endpoint or status that is not the team\'s (not_found), endpoints of another project (conflict).' })
   async create(@TokenTeam() team: number, @Body() body: unknown, @Req() request: FastifyRequest) {
     return { data: await this.commands.execute(new CreateIncident(team, checkBody(CreateIncidentBody, body), contextOf(request))) };
   }
@@ -141,7 +144,8 @@ export class IncidentsController {
   @ApiBody({ type: UpdateIncidentBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Update incident details' })
-  @ApiResponse({ status: 200, description: '`data`: updated Incident detail.' })
+  @ApiOkResponse({ type: IncidentResponse, description: 'The updated incident detail.' })
+  @MERGED
   async update(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     return { data: await this.commands.execute(new UpdateIncidentDetails(team, incidentId(id), checkBody(UpdateIncidentBody, body), contextOf(request))) };
   }
@@ -151,7 +155,8 @@ export class IncidentsController {
   @ApiBody({ type: UpdateIncidentStatusBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Update incident status or resolution' })
-  @ApiResponse({ status: 200, description: '`data`: updated Incident detail.' })
+  @ApiOkResponse({ type: IncidentResponse, description: 'The updated incident detail.' })
+  @MERGED
   async updateStatus(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     return { data: await this.commands.execute(new UpdateIncidentStatus(team, incidentId(id), checkBody(UpdateIncidentStatusBody, body), contextOf(request))) };
   }
@@ -163,7 +168,8 @@ export class IncidentsController {
   @ApiBody({ type: MergeIncidentsBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Merge source incidents into this one' })
-  @ApiResponse({ status: 200, description: '`data`: complete target Incident detail.' })
+  @ApiOkResponse({ type: IncidentResponse, description: 'The complete target incident detail.' })
+  @MERGED
   async merge(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const checked = checkBody(MergeIncidentsBody, body);
     return { data: await this.commands.execute(new MergeIncidents(team, incidentId(id), checked, contextOf(request), mergeIdOf(request))) };
@@ -176,7 +182,8 @@ export class IncidentsController {
   @ApiBody({ type: AddCommentBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Add a private comment' })
-  @ApiResponse({ status: 201, description: '`data`: the comment.' })
+  @ApiResponse({ status: 201, type: CommentResponse, description: 'The comment.' })
+  @MERGED
   async addComment(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     return { data: await this.commands.execute(new AddComment(team, incidentId(id), checkBody(AddCommentBody, body), contextOf(request))) };
   }
@@ -187,7 +194,8 @@ export class IncidentsController {
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiParam({ name: 'commentID', type: Number })
   @ApiOperation({ summary: 'Pin, unpin or edit a comment' })
-  @ApiResponse({ status: 200, description: '`data`: the updated comment.' })
+  @ApiOkResponse({ type: CommentResponse, description: 'The updated comment.' })
+  @MERGED
   async updateComment(@TokenTeam() team: number, @Param('incidentID') id: string, @Param('commentID') commentId: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const checked = checkBody(EditCommentBody, body);
     return { data: await this.commands.execute(new EditComment(team, incidentId(id), pathId(commentId, 'The comment'), checked, contextOf(request))) };
@@ -199,7 +207,8 @@ export class IncidentsController {
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiParam({ name: 'commentID', type: Number })
   @ApiOperation({ summary: 'Delete a comment' })
-  @ApiResponse({ status: 204, description: 'No body.' })
+  @ApiResponse({ status: 204, description: 'Deleted; no body.' })
+  @MERGED
   async deleteComment(@TokenTeam() team: number, @Param('incidentID') id: string, @Param('commentID') commentId: string, @Req() request: FastifyRequest): Promise<void> {
     await this.commands.execute(new DeleteComment(team, incidentId(id), pathId(commentId, 'The comment'), contextOf(request)));
   }
@@ -211,7 +220,8 @@ export class IncidentsController {
   @ApiBody({ type: AddCheckpointBody })
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiOperation({ summary: 'Post a status-page checkpoint' })
-  @ApiResponse({ status: 201, description: '`data`: the checkpoint.' })
+  @ApiResponse({ status: 201, type: CheckpointResponse, description: 'The checkpoint.' })
+  @MERGED
   async addCheckpoint(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     return { data: await this.commands.execute(new AddCheckpoint(team, incidentId(id), checkBody(AddCheckpointBody, body), contextOf(request))) };
   }
@@ -222,7 +232,8 @@ export class IncidentsController {
   @ApiParam({ name: 'incidentID', type: Number })
   @ApiParam({ name: 'checkpointID', type: Number })
   @ApiOperation({ summary: 'Update a checkpoint' })
-  @ApiResponse({ status: 200, description: '`data`: the updated checkpoint.' })
+  @ApiOkResponse({ type: CheckpointResponse, description: 'The updated checkpoint.' })
+  @MERGED
   async updateCheckpoint(@TokenTeam() team: number, @Param('incidentID') id: string, @Param('checkpointID') checkpointId: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const checked = checkBody(EditCheckpointBody, body);
     return { data: await this.commands.execute(new EditCheckpoint(team, incidentId(id), pathId(checkpointId, 'The checkpoint'), checked, contextOf(request))) };

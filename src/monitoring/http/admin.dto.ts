@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -57,75 +58,85 @@ const Range = (range: { min: number; max: number }) => (target: object, key: str
   Max(range.max)(target, key);
 };
 
+/** Documents an integer range field with its default. */
+const RangeDoc = (range: { min: number; max: number }, defaultValue: number, description?: string) =>
+  ApiPropertyOptional({ type: 'integer', minimum: range.min, maximum: range.max, default: defaultValue, description });
+
 export class CreateProjectBody {
-  @IsString() @MinLength(1) @MaxLength(200) name!: string;
-  @Optional() @IsString() @MaxLength(2000) description?: string;
+  @ApiProperty({ type: String, minLength: 1, maxLength: 200 }) @IsString() @MinLength(1) @MaxLength(200) name!: string;
+  @ApiPropertyOptional({ type: String, maxLength: 2000, default: '' }) @Optional() @IsString() @MaxLength(2000) description?: string;
 }
 
+/** At least one field. */
 export class UpdateProjectBody {
-  @Optional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
-  @Optional() @IsString() @MaxLength(2000) description?: string;
+  @ApiPropertyOptional({ type: String, minLength: 1, maxLength: 200 }) @Optional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @ApiPropertyOptional({ type: String, maxLength: 2000 }) @Optional() @IsString() @MaxLength(2000) description?: string;
 }
 
 /** Endpoint fields shared by create and update (all optional here). */
 class EndpointFields {
-  @Optional() @IsString() @MaxLength(2000) description?: string;
-  @Optional() @IsIn(PROBE_METHODS) method?: (typeof PROBE_METHODS)[number];
+  @ApiPropertyOptional({ type: String, maxLength: 2000, default: '' }) @Optional() @IsString() @MaxLength(2000) description?: string;
+  @ApiPropertyOptional({ enum: PROBE_METHODS, default: 'GET' }) @Optional() @IsIn(PROBE_METHODS) method?: (typeof PROBE_METHODS)[number];
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', maxLength: 8192 }, maxProperties: MAX_HEADERS, description: 'Header names (HTTP tokens) to values; values are hidden in every answer.' })
   @Optional() @IsHeaderMap() headers?: Record<string, string>;
-  @Nullable() @IsString() @MaxLength(65_536) request_payload?: string | null;
-  @Optional() @Range(LIMITS.expected_status) expected_status?: number;
-  @Optional() @IsIn(BODY_MATCH_MODES) body_match_mode?: (typeof BODY_MATCH_MODES)[number];
-  @Nullable() @IsString() @MaxLength(65_536) expected_body?: string | null;
-  @Optional() @Range(LIMITS.interval_seconds) interval_seconds?: number;
-  @Optional() @Range(LIMITS.timeout_seconds) timeout_seconds?: number;
-  @Optional() @IsIn(LATENCY_DETECTION_MODES) latency_detection_mode?: (typeof LATENCY_DETECTION_MODES)[number];
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 65_536, description: 'Hidden in every answer.' }) @Nullable() @IsString() @MaxLength(65_536) request_payload?: string | null;
+  @RangeDoc(LIMITS.expected_status, 200) @Optional() @Range(LIMITS.expected_status) expected_status?: number;
+  @ApiPropertyOptional({ enum: BODY_MATCH_MODES, default: 'none' }) @Optional() @IsIn(BODY_MATCH_MODES) body_match_mode?: (typeof BODY_MATCH_MODES)[number];
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 65_536, description: 'Required unless body_match_mode is none; hidden in every answer.' }) @Nullable() @IsString() @MaxLength(65_536) expected_body?: string | null;
+  @RangeDoc(LIMITS.interval_seconds, 60) @Optional() @Range(LIMITS.interval_seconds) interval_seconds?: number;
+  @RangeDoc(LIMITS.timeout_seconds, 10, 'Not above interval_seconds.') @Optional() @Range(LIMITS.timeout_seconds) timeout_seconds?: number;
+  @ApiPropertyOptional({ enum: LATENCY_DETECTION_MODES, default: 'auto' }) @Optional() @IsIn(LATENCY_DETECTION_MODES) latency_detection_mode?: (typeof LATENCY_DETECTION_MODES)[number];
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: LIMITS.latency_fixed_threshold_ms.min, maximum: LIMITS.latency_fixed_threshold_ms.max, description: 'Required when the mode is fixed, null otherwise.' })
   @Nullable() @Range(LIMITS.latency_fixed_threshold_ms) latency_fixed_threshold_ms?: number | null;
-  @Optional() @Range(LIMITS.latency_sensitivity) latency_sensitivity?: number;
-  @Optional() @Range(LIMITS.latency_min_samples) latency_min_samples?: number;
-  @Optional() @Range(LIMITS.latency_trigger_count) latency_trigger_count?: number;
-  @Optional() @Range(LIMITS.latency_trigger_window) latency_trigger_window?: number;
-  @Optional() @Range(LIMITS.latency_recovery_count) latency_recovery_count?: number;
+  @RangeDoc(LIMITS.latency_sensitivity, 3) @Optional() @Range(LIMITS.latency_sensitivity) latency_sensitivity?: number;
+  @RangeDoc(LIMITS.latency_min_samples, 20) @Optional() @Range(LIMITS.latency_min_samples) latency_min_samples?: number;
+  @RangeDoc(LIMITS.latency_trigger_count, 3, 'Not above latency_trigger_window.') @Optional() @Range(LIMITS.latency_trigger_count) latency_trigger_count?: number;
+  @RangeDoc(LIMITS.latency_trigger_window, 5) @Optional() @Range(LIMITS.latency_trigger_window) latency_trigger_window?: number;
+  @RangeDoc(LIMITS.latency_recovery_count, 3) @Optional() @Range(LIMITS.latency_recovery_count) latency_recovery_count?: number;
   @Optional() @Range(LIMITS.latency_min_increase_ms) latency_min_increase_ms?: number;
   @Optional() @Range(LIMITS.latency_min_increase_percent) latency_min_increase_percent?: number;
 }
 
 export class CreateEndpointBody extends EndpointFields {
-  @IsInt() @Min(1) project_id!: number;
-  @IsString() @MinLength(1) @MaxLength(200) name!: string;
-  @IsString() @MaxLength(2048) @IsProbeUrl() url!: string;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'A project of the team.' }) @IsInt() @Min(1) project_id!: number;
+  @ApiProperty({ type: String, minLength: 1, maxLength: 200 }) @IsString() @MinLength(1) @MaxLength(200) name!: string;
+  @ApiProperty({ type: String, maxLength: 2048, description: 'Absolute http or https URL; its query and user-info are hidden in every answer.' }) @IsString() @MaxLength(2048) @IsProbeUrl() url!: string;
 }
 
+/** At least one field. */
 export class UpdateEndpointBody extends EndpointFields {
-  @Optional() @IsInt() @Min(1) project_id?: number;
-  @Optional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
-  @Optional() @IsString() @MaxLength(2048) @IsProbeUrl() url?: string;
-  @Optional() @IsBoolean() enabled?: boolean;
-  @Nullable() @IsRfc3339() maintenance_until?: string | null;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 }) @Optional() @IsInt() @Min(1) project_id?: number;
+  @ApiPropertyOptional({ type: String, minLength: 1, maxLength: 200 }) @Optional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @ApiPropertyOptional({ type: String, maxLength: 2048 }) @Optional() @IsString() @MaxLength(2048) @IsProbeUrl() url?: string;
+  @ApiPropertyOptional({ type: Boolean, description: 'Enabling needs a verified destination (409 destination_not_verified).' }) @Optional() @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Legacy maintenance: covered while now is before it.' }) @Nullable() @IsRfc3339() maintenance_until?: string | null;
 }
 
+/** Neither id: team-wide. */
 export class CreateMaintenanceWindowBody {
-  @Nullable() @IsInt() @Min(1) project_id?: number | null;
-  @Nullable() @IsInt() @Min(1) endpoint_id?: number | null;
-  @IsRfc3339() starts_at!: string;
-  @IsRfc3339() ends_at!: string;
-  @Nullable() @IsString() @MaxLength(2000) reason?: string | null;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, nullable: true }) @Nullable() @IsInt() @Min(1) project_id?: number | null;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, nullable: true, description: 'With project_id, an endpoint of that project.' }) @Nullable() @IsInt() @Min(1) endpoint_id?: number | null;
+  @ApiProperty({ type: String, format: 'date-time' }) @IsRfc3339() starts_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', description: 'After starts_at; the window covers starts_at <= t < ends_at.' }) @IsRfc3339() ends_at!: string;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 2000 }) @Nullable() @IsString() @MaxLength(2000) reason?: string | null;
 }
 
 export const MAX_IMPORTED_CHECKS = 10_000;
 
 export class ImportedCheckBody {
-  @IsRfc3339() checked_at!: string;
-  @IsBoolean() success!: boolean;
-  @IsInt() @Min(0) @Max(599) status_code!: number;
-  @IsInt() @Min(0) latency_ms!: number;
-  @Optional() @IsInt() @Min(0) time_to_first_byte_ms?: number;
-  @Optional() @IsInt() @Min(0) duration_ms?: number;
-  @Optional() @IsIn(['scheduled', 'manual']) source?: 'scheduled' | 'manual';
-  @Nullable() @IsString() @MaxLength(2000) failure_reason?: string | null;
-  @Optional() @IsBoolean() body_complete?: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) @IsRfc3339() checked_at!: string;
+  @ApiProperty({ type: Boolean }) @IsBoolean() success!: boolean;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 599, description: '0: no response.' }) @IsInt() @Min(0) @Max(599) status_code!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) @IsInt() @Min(0) latency_ms!: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Default latency_ms.' }) @Optional() @IsInt() @Min(0) time_to_first_byte_ms?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Default latency_ms.' }) @Optional() @IsInt() @Min(0) duration_ms?: number;
+  @ApiPropertyOptional({ enum: ['scheduled', 'manual'], default: 'scheduled' }) @Optional() @IsIn(['scheduled', 'manual']) source?: 'scheduled' | 'manual';
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 2000 }) @Nullable() @IsString() @MaxLength(2000) failure_reason?: string | null;
+  @ApiPropertyOptional({ type: Boolean, default: true }) @Optional() @IsBoolean() body_complete?: boolean;
 }
 
 export class ImportChecksBody {
+  @ApiProperty({ type: [ImportedCheckBody], minItems: 1, maxItems: MAX_IMPORTED_CHECKS })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_IMPORTED_CHECKS)

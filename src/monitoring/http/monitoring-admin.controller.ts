@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Problems } from '../../platform/http/problem.js';
 import { toTimestamp } from '../../platform/http/query.js';
@@ -23,6 +23,7 @@ import {
 } from '../application/monitoring.commands.js';
 import { MonitoringReads } from '../application/monitoring.reads.js';
 import { ENDPOINT_PATH, PROJECT_PATH } from './monitoring-paths.js';
+import { EndpointResponse, ProjectResponse } from './public.dto.js';
 import { CreateEndpointBody, CreateMaintenanceWindowBody, CreateProjectBody, ImportChecksBody, UpdateEndpointBody, UpdateProjectBody } from './admin.dto.js';
 
 const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -36,8 +37,32 @@ function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
+class MaintenanceWindowDto {
+  @ApiProperty({ type: 'integer', minimum: 1 }) id!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) team_id!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, nullable: true }) project_id!: number | null;
+  @ApiProperty({ type: 'integer', minimum: 1, nullable: true }) endpoint_id!: number | null;
+  @ApiProperty({ type: String, format: 'date-time' }) starts_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) ends_at!: string;
+  @ApiProperty({ type: String, nullable: true }) reason!: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) created_at!: string;
+}
+
+class MaintenanceWindowResponse {
+  @ApiProperty({ type: MaintenanceWindowDto }) data!: MaintenanceWindowDto;
+}
+
+class ImportedCount {
+  @ApiProperty({ type: 'integer', minimum: 1 }) imported!: number;
+}
+
+class ImportResponse {
+  @ApiProperty({ type: ImportedCount }) data!: ImportedCount;
+}
+
 /** Application API (admin token): projects, endpoints, maintenance windows, check import. */
-@ApiExcludeController()
+@ApiTags('Monitoring')
+@ApiBearerAuth()
 @Controller('api/v2/teams/:teamID')
 @PathResources(TEAM_PATH, PROJECT_PATH, ENDPOINT_PATH)
 export class MonitoringAdminController {
@@ -49,6 +74,9 @@ export class MonitoringAdminController {
   @AdminOnly()
   @Post('projects')
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create a project' })
+  @ApiBody({ type: CreateProjectBody })
+  @ApiResponse({ status: 201, type: ProjectResponse })
   async createProject(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const input = defined(validateBody(CreateProjectBody, body));
@@ -58,6 +86,9 @@ export class MonitoringAdminController {
 
   @AdminOnly()
   @Patch('projects/:projectID')
+  @ApiOperation({ summary: 'Rename or describe a project', description: 'At least one field.' })
+  @ApiBody({ type: UpdateProjectBody })
+  @ApiOkResponse({ type: ProjectResponse })
   async updateProject(@Param('teamID') teamParam: string, @Param('projectID') projectParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const projectId = pathId(projectParam, 'The project');
@@ -70,6 +101,9 @@ export class MonitoringAdminController {
   @AdminOnly()
   @Delete('projects/:projectID')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a project without endpoints', description: 'A ProjectDeleted event; the project leaves lists and analytics.' })
+  @ApiResponse({ status: 204, description: 'Deleted.' })
+  @ApiResponse({ status: 409, description: 'project_not_empty: endpoints still belong to it.' })
   async deleteProject(@Param('teamID') teamParam: string, @Param('projectID') projectParam: string, @Req() request: FastifyRequest) {
     await this.commands.execute(new DeleteProject(pathId(teamParam, 'The team'), pathId(projectParam, 'The project'), commandContext(request)));
   }
@@ -77,6 +111,9 @@ export class MonitoringAdminController {
   @AdminOnly()
   @Post('endpoints')
   @HttpCode(201)
+  @ApiOperation({ summary: 'Register an endpoint', description: 'Disabled until its destination is verified.' })
+  @ApiBody({ type: CreateEndpointBody })
+  @ApiResponse({ status: 201, type: EndpointResponse })
   async createEndpoint(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const input = defined(validateBody(CreateEndpointBody, body));
@@ -86,6 +123,10 @@ export class MonitoringAdminController {
 
   @AdminOnly()
   @Patch('endpoints/:endpointID')
+  @ApiOperation({ summary: 'Change an endpoint', description: 'At least one field; configuration changes bump configuration_version.' })
+  @ApiBody({ type: UpdateEndpointBody })
+  @ApiOkResponse({ type: EndpointResponse })
+  @ApiResponse({ status: 409, description: 'destination_not_verified: enabling before verification.' })
   async updateEndpoint(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const endpointId = pathId(endpointParam, 'The endpoint');
@@ -99,6 +140,8 @@ export class MonitoringAdminController {
   @AdminOnly()
   @Delete('endpoints/:endpointID')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete an endpoint', description: 'Probing stops at once; it leaves lists and analytics comparisons; its events and incidents stay.' })
+  @ApiResponse({ status: 204, description: 'Deleted.' })
   async deleteEndpoint(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
     await this.commands.execute(new DeleteEndpoint(pathId(teamParam, 'The team'), pathId(endpointParam, 'The endpoint'), commandContext(request)));
   }
@@ -106,6 +149,9 @@ export class MonitoringAdminController {
   @AdminOnly()
   @Post('maintenance-windows')
   @HttpCode(201)
+  @ApiOperation({ summary: 'Schedule a maintenance window' })
+  @ApiBody({ type: CreateMaintenanceWindowBody })
+  @ApiResponse({ status: 201, type: MaintenanceWindowResponse })
   async createWindow(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const input = validateBody(CreateMaintenanceWindowBody, body);
@@ -128,6 +174,8 @@ export class MonitoringAdminController {
   @AdminOnly()
   @Delete('maintenance-windows/:windowID')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Cancel a maintenance window', description: 'An unknown or already cancelled window is 404.' })
+  @ApiResponse({ status: 204, description: 'Cancelled.' })
   async cancelWindow(@Param('teamID') teamParam: string, @Param('windowID') windowParam: string, @Req() request: FastifyRequest) {
     await this.commands.execute(new CancelMaintenanceWindow(pathId(teamParam, 'The team'), pathId(windowParam, 'The maintenance window'), commandContext(request)));
   }
@@ -135,6 +183,9 @@ export class MonitoringAdminController {
   @AdminOnly({ bodyLimit: IMPORT_BODY_LIMIT })
   @Post('endpoints/:endpointID/checks/import')
   @HttpCode(201)
+  @ApiOperation({ summary: 'Import check history', description: '1 to 10,000 checks, body up to 16 MiB.' })
+  @ApiBody({ type: ImportChecksBody })
+  @ApiResponse({ status: 201, type: ImportResponse })
   async importChecks(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const endpointId = pathId(endpointParam, 'The endpoint');

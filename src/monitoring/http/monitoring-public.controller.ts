@@ -16,7 +16,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 const PageQueries = () =>
   applyDecorators(
-    ApiQuery({ name: 'limit', required: false, type: Number, description: '1 through 100; default 50.' }),
+    ApiQuery({ name: 'limit', required: false, type: 'integer', minimum: 1, maximum: 100, description: '1 through 100; default 50.' }),
     ApiQuery({ name: 'cursor', required: false, type: String, description: 'pagination.next_cursor of the previous page.' }),
   );
 const EnabledQuery = () => ApiQuery({ name: 'enabled', required: false, enum: ['true', 'false'] });
@@ -67,7 +67,7 @@ export class MonitoringPublicController {
   @RequiresScope('monitoring:read')
   @Get('endpoints')
   @ApiOperation({ summary: 'List endpoints', description: 'Ordered by id ascending.' })
-  @ApiQuery({ name: 'project_id', required: false, type: Number })
+  @ApiQuery({ name: 'project_id', required: false, type: 'integer', minimum: 1 })
   @EnabledQuery()
   @PageQueries()
   @ApiOkResponse({ type: EndpointListResponse })
@@ -95,8 +95,8 @@ export class MonitoringPublicController {
   @ApiOperation({ summary: "List an endpoint's checks", description: 'Ordered by checked_at descending, then id descending.' })
   @ApiQuery({ name: 'source', required: false, enum: ['scheduled', 'manual'] })
   @ApiQuery({ name: 'success', required: false, enum: ['true', 'false'] })
-  @ApiQuery({ name: 'from', required: false, type: String, description: 'RFC 3339, inclusive: checks at or after.' })
-  @ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339, exclusive: checks before.' })
+  @ApiQuery({ name: 'from', required: false, type: String, format: 'date-time', description: 'RFC 3339, inclusive: checks at or after.' })
+  @ApiQuery({ name: 'to', required: false, type: String, format: 'date-time', description: 'RFC 3339, exclusive: checks before.' })
   @PageQueries()
   @ApiOkResponse({ type: CheckListResponse })
   @Header('content-type', JSON_CONTENT_TYPE)

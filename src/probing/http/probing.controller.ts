@@ -1,5 +1,6 @@
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CheckResponse, EndpointResponse } from '../../monitoring/http/public.dto.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { CHECK_RECORDER } from '../application/tokens.js';
@@ -18,7 +19,8 @@ import { HTTP_PROBER } from '../application/tokens.js';
 import { createdAt } from '../../platform/http/http-conventions.js';
 
 /** Application API (admin token): run a check now, verify an endpoint's destination. */
-@ApiExcludeController()
+@ApiTags('Probing')
+@ApiBearerAuth()
 @Controller('api/v2/teams/:teamID/endpoints/:endpointID')
 export class ProbingController {
   constructor(
@@ -30,6 +32,9 @@ export class ProbingController {
   @AdminOnly()
   @Post('checks')
   @HttpCode(201)
+  @ApiOperation({ summary: 'Run a check now', description: 'A manual check; it never changes alert signals.' })
+  @ApiResponse({ status: 201, type: CheckResponse })
+  @ApiResponse({ status: 409, description: 'destination_not_verified.' })
   async runCheck(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
     const endpoint = await this.endpointOf(teamParam, endpointParam);
     if (!endpoint.destination_verified) {
@@ -47,6 +52,9 @@ export class ProbingController {
   @AdminOnly()
   @Post('verify-destination')
   @HttpCode(200)
+  @ApiOperation({ summary: "Verify the endpoint's destination", description: 'verification_url must answer 2xx with verification_token as its trimmed body.' })
+  @ApiOkResponse({ type: EndpointResponse })
+  @ApiResponse({ status: 422, description: 'verification_failed: the reason is in detail.' })
   async verifyDestination(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
     let endpoint = await this.endpointOf(teamParam, endpointParam);
     const url = verificationUrl(endpoint);

@@ -1,36 +1,30 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { actorOf, type CommandContext } from '../../platform/es/command-context.js';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { pathId, validateBody } from '../../platform/http/validation.js';
-import { IsRfc3339 } from '../../platform/http/validators.js';
 import { Problems } from '../../platform/http/problem.js';
-import { AdminOnly, SCOPES, type Role, type Scope } from '../../platform/http/route-auth.js';
+import { AdminOnly } from '../../platform/http/route-auth.js';
 import { QueryReader, toTimestamp } from '../../platform/http/query.js';
 import { CreateTeam, IssueToken, RevokeToken } from '../application/tenancy.commands.js';
 import { TenancyReads } from '../application/tenancy.reads.js';
 import { TEAM_PATH } from './team-path.js';
+import { CreateTeamBody, IssuedTokenResponse, IssueTokenBody, TeamListResponse, TeamResponse, TokenListResponse } from './tenancy.dto.js';
 
-class CreateTeamBody {
-  @IsString() @MinLength(1) @MaxLength(200) name!: string;
-}
-
-class IssueTokenBody {
-  @IsString() @MinLength(1) @MaxLength(200) name!: string;
-  @IsArray() @ArrayMinSize(1) @ArrayUnique() @IsIn(SCOPES, { each: true }) scopes!: Scope[];
-  @IsIn(['editor', 'viewer']) role!: Role;
-  @IsOptional() @IsRfc3339() expires_at?: string | null;
-}
+const PageQueries = () => (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
+  ApiQuery({ name: 'limit', required: false, type: 'integer', minimum: 1, maximum: 100, description: '1 through 100; default 50.' })(target, key, descriptor);
+  ApiQuery({ name: 'cursor', required: false, type: String, description: 'pagination.next_cursor of the previous page.' })(target, key, descriptor);
+};
 
 export function commandContext(request: FastifyRequest): CommandContext {
   return { actor: actorOf(request.principal), requestId: String(request.id) };
 }
 
 /** Provisioning for operators (application API, admin token): teams and developer tokens. */
-@ApiExcludeController()
+@ApiTags('Teams')
+@ApiBearerAuth()
 @Controller('api/v2/teams')
 @PathResources(TEAM_PATH)
 export class TeamsController {
@@ -41,6 +35,9 @@ export class TeamsController {
 
   @AdminOnly()
   @Get()
+  @ApiOperation({ summary: 'List teams', description: 'By id ascending.' })
+  @PageQueries()
+  @ApiOkResponse({ type: TeamListResponse })
   async listTeams(@Query() query: Record<string, unknown>) {
     const q = new QueryReader(query);
     const { limit, cursor } = q.page();
@@ -51,6 +48,9 @@ export class TeamsController {
   @AdminOnly()
   @Post()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create a team', description: 'Seeds the incident statuses Investigating (default), Identified, Monitoring.' })
+  @ApiBody({ type: CreateTeamBody })
+  @ApiResponse({ status: 201, type: TeamResponse })
   async createTeam(@Body() body: unknown, @Req() request: FastifyRequest) {
     const input = validateBody(CreateTeamBody, body);
     return { data: await this.commands.execute(new CreateTeam(input.name, commandContext(request))) };
@@ -60,6 +60,10 @@ export class TeamsController {
   @AdminOnly({ secretFields: ['token'] })
   @Post(':teamID/tokens')
   @HttpCode(201)
+  @ApiOperation({ summary: 'Issue a developer token', description: 'The token appears only in this answer.' })
+  @ApiParam({ name: 'teamID' })
+  @ApiBody({ type: IssueTokenBody })
+  @ApiResponse({ status: 201, type: IssuedTokenResponse })
   async issueToken(@Param('teamID') teamParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
     const input = validateBody(IssueTokenBody, body);
@@ -73,6 +77,9 @@ export class TeamsController {
 
   @AdminOnly()
   @Get(':teamID/tokens')
+  @ApiOperation({ summary: "List a team's developer tokens", description: 'Never the token itself nor its hash.' })
+  @PageQueries()
+  @ApiOkResponse({ type: TokenListResponse })
   async listTokens(@Param('teamID') teamParam: string, @Query() query: Record<string, unknown>) {
     const teamId = pathId(teamParam, 'The team');
     const q = new QueryReader(query);
@@ -84,6 +91,8 @@ export class TeamsController {
   @AdminOnly()
   @Delete(':teamID/tokens/:tokenID')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a developer token', description: 'Refused (401) from then on; revoking twice is 204 again.' })
+  @ApiResponse({ status: 204, description: 'Revoked.' })
   async revokeToken(@Param('teamID') teamParam: string, @Param('tokenID') tokenParam: string, @Req() request: FastifyRequest) {
     await this.commands.execute(new RevokeToken(pathId(teamParam, 'The team'), pathId(tokenParam, 'The token'), commandContext(request)));
   }

@@ -1,0 +1,30 @@
+/** OpenAPI documentation of the alert status resource (api-decisions: Alerting). */
+import { ApiProperty } from '@nestjs/swagger';
+
+export class LatencyBaselineDto {
+  @ApiProperty({ type: 'integer', description: 'Successful checks in the baseline window.' }) samples!: number;
+  @ApiProperty({ type: Number }) median_ms!: number;
+  @ApiProperty({ type: Number, description: 'Median absolute deviation, scaled.' }) mad_ms!: number;
+  @ApiProperty({ type: Number, description: 'Fixed threshold, or median + sensitivity x MAD respecting the materiality floors.' }) threshold_ms!: number;
+  @ApiProperty({ type: String, format: 'date-time', description: 'checked_at of the newest sample.' }) computed_at!: string;
+  @ApiProperty({ type: Number }) min_increase_ms!: number;
+  @ApiProperty({ type: Number }) min_increase_percent!: number;
+}
+
+export class AlertSignalDto {
+  @ApiProperty({ enum: ['availability', 'latency'] }) type!: string;
+  @ApiProperty({ enum: ['ok', 'triggered'] }) state!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When it triggered; null while ok.' }) since!: string | null;
+  @ApiProperty({ type: 'integer', minimum: 1, nullable: true, description: 'The automatic incident it opened or joined.' }) incident_id!: number | null;
+}
+
+export class AlertStatusDto {
+  @ApiProperty({ type: 'integer', minimum: 1 }) team_id!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) endpoint_id!: number;
+  @ApiProperty({ type: LatencyBaselineDto, nullable: true, description: 'null until latency_min_samples successful checks (auto mode).' }) latency_baseline!: LatencyBaselineDto | null;
+  @ApiProperty({ type: [AlertSignalDto], description: 'availability, then latency.' }) signals!: AlertSignalDto[];
+}
+
+export class AlertStatusResponse {
+  @ApiProperty({ type: AlertStatusDto }) data!: AlertStatusDto;
+}
