@@ -12,7 +12,7 @@ class HistoryEventDto {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Position in the incident stream.' }) revision!: number;
   @ApiProperty({ type: String, format: 'date-time', description: 'When it happened.' }) at!: string;
   @ApiProperty({ type: String, format: 'date-time', description: 'When the log recorded it.' }) recorded_at!: string;
-  @ApiProperty({ type: String, nullable: true, description: 'token:<id>, admin or system.' }) actor!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'token:<id>, admin or system:<component>.' }) actor!: string | null;
   @ApiProperty({ type: String, nullable: true }) request_id!: string | null;
   @ApiProperty({ type: String, description: 'One sentence.' }) summary!: string;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'object', properties: { from: {}, to: {} } }, description: 'Field -> {from, to}; no from for a creation.' }) changes!: Record<string, unknown>;
