@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MonitoringModule } from '../monitoring/monitoring.module.js';
 import { PLATFORM, type Platform } from '../platform/platform.js';
 import { ProbingWorkers } from './application/probing-workers.js';
 import { CheckRecorder } from './application/check-recorder.js';
@@ -8,6 +9,7 @@ import { createHttpProber } from './prober/http-prober.js';
 
 /** The probing context's Nest wiring: controllers, command/query handlers, background workers. */
 @Module({
+  imports: [MonitoringModule],
   controllers: [ProbingController],
   providers: [
     {

@@ -8,7 +8,8 @@
  */
 import { jest } from '@jest/globals';
 import { startedBeforeAll } from '../support/started-before-all.js';
-import { ALL_SCOPES, startTestApp, type InjectResponse, type TestApp } from '../support/test-app.js';
+import { ADMIN_TOKEN, ALL_SCOPES, startTestApp, type InjectResponse, type TestApp } from '../support/test-app.js';
+import { startTarget, type Target } from '../e2e/support.js';
 import { conformanceTo, type Conformance } from '../support/openapi-conformance.js';
 import { createEndpoint, createProject, importChecks } from '../support/monitoring-fixtures.js';
 
@@ -24,6 +25,7 @@ interface Call {
 
 interface World {
   t: TestApp;
+  team: number;
   publicDoc: Conformance;
   adminDoc: Conformance;
   editor: string;
@@ -58,6 +60,7 @@ const world = startedBeforeAll<World>(
     const served = async (url: string) => conformanceTo((await t.request('GET', url)).json());
     return {
       t,
+      team: team.id,
       publicDoc: await served(`${V2}/openapi.json`),
       adminDoc: await served('/api/v2/openapi.json'),
       editor,
@@ -122,7 +125,6 @@ const successes: Record<string, (w: World) => Promise<Call>> = {
 };
 
 const methodOf = (operation: string) => operation.split(' ')[0];
-const hasBody = (operation: string) => ['POST', 'PATCH', 'PUT'].includes(methodOf(operation)) && !operation.endsWith('}/checks');
 /** The operation's path with every id replaced by one no team has. */
 const unknownIds = (url: string, template: string) => {
   const ids = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -168,7 +170,7 @@ describe('the public OpenAPI document matches the live service', () => {
       if (template.endsWith('/incidents') && method === 'GET') await call(operation, method, `${template}?limit=0&from=2026-02-30T00:00:00Z`);
       else if (template.includes('analytics')) await call(operation, method, `${success.url.split('?')[0]}?buckets=0`);
       else if (method === 'GET' && /\/(projects|endpoints|checks)$/.test(template)) await call(operation, method, `${success.url.split('?')[0]}?limit=101`);
-      if (hasBody(operation)) {
+      if (world.publicDoc.hasBody(operation)) {
         const fresh = await make(world);
         await call(operation, method, fresh.url, { body: { unknown_field: true } });
         await call(operation, method, fresh.url, { body: 'plain text', headers: { 'content-type': 'text/plain' } });
@@ -210,21 +212,109 @@ describe('the public OpenAPI document matches the live service', () => {
     }
   });
 
-  it('documents the application API in its own document, which the same answers match', async () => {
+});
+
+const TEAMS = '/api/v2/teams';
+
+/** How to call each application API operation successfully (fresh resources where the call consumes them). */
+const adminSuccesses: Record<string, (w: World, team: number, target: Target) => Promise<Call>> = {
+  [`GET ${TEAMS}`]: async () => ({ url: `${TEAMS}?limit=2` }),
+  [`POST ${TEAMS}`]: async () => ({ url: TEAMS, body: { name: 'Another' } }),
+  [`GET ${TEAMS}/{teamID}/tokens`]: async (_w, team) => ({ url: `${TEAMS}/${team}/tokens` }),
+  [`POST ${TEAMS}/{teamID}/tokens`]: async (_w, team) => ({ url: `${TEAMS}/${team}/tokens`, body: { name: 'ci', scopes: ['monitoring:read'], role: 'viewer' } }),
+  [`DELETE ${TEAMS}/{teamID}/tokens/{tokenID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/tokens/${(await w.t.issueToken(team, ['monitoring:read'])).id}` }),
+  [`POST ${TEAMS}/{teamID}/projects`]: async (_w, team) => ({ url: `${TEAMS}/${team}/projects`, body: { name: 'Shop', description: 'Public shop' } }),
+  [`PATCH ${TEAMS}/{teamID}/projects/{projectID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/projects/${(await createProject(w.t, team)).id}`, body: { name: 'Renamed' } }),
+  [`DELETE ${TEAMS}/{teamID}/projects/{projectID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/projects/${(await createProject(w.t, team)).id}` }),
+  [`POST ${TEAMS}/{teamID}/endpoints`]: async (w, team) => ({ url: `${TEAMS}/${team}/endpoints`, body: { project_id: (await createProject(w.t, team)).id, name: 'Home', url: 'https://example.com/?key=secret', headers: { 'x-key': 'hidden' } } }),
+  [`PATCH ${TEAMS}/{teamID}/endpoints/{endpointID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/endpoints/${(await createEndpoint(w.t, team, (await createProject(w.t, team)).id)).id}`, body: { interval_seconds: 30, latency_detection_mode: 'fixed', latency_fixed_threshold_ms: 500 } }),
+  [`DELETE ${TEAMS}/{teamID}/endpoints/{endpointID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/endpoints/${(await createEndpoint(w.t, team, (await createProject(w.t, team)).id)).id}` }),
+  [`POST ${TEAMS}/{teamID}/maintenance-windows`]: async (_w, team) => ({ url: `${TEAMS}/${team}/maintenance-windows`, body: { starts_at: '2030-01-01T00:00:00Z', ends_at: '2030-01-01T02:00:00Z', reason: 'upgrade' } }),
+  [`DELETE ${TEAMS}/{teamID}/maintenance-windows/{windowID}`]: async (w, team) => {
+    const created = await w.t.admin('POST', `${TEAMS}/${team}/maintenance-windows`, { starts_at: '2030-01-01T00:00:00Z', ends_at: '2030-01-01T02:00:00Z' });
+    return { url: `${TEAMS}/${team}/maintenance-windows/${created.json().data.id}` };
+  },
+  [`POST ${TEAMS}/{teamID}/endpoints/{endpointID}/checks/import`]: async (w, team) => ({
+    url: `${TEAMS}/${team}/endpoints/${(await createEndpoint(w.t, team, (await createProject(w.t, team)).id)).id}/checks/import`,
+    body: { checks: [{ checked_at: '2026-01-01T00:00:00Z', success: true, status_code: 200, latency_ms: 120 }] },
+  }),
+  [`POST ${TEAMS}/{teamID}/endpoints/{endpointID}/verify-destination`]: async (w, team, target) => {
+    const endpoint = await createEndpoint(w.t, team, (await createProject(w.t, team)).id, { url: `${target.url}/health` });
+    target.tokens.set(endpoint.id, endpoint.verification_token);
+    return { url: `${TEAMS}/${team}/endpoints/${endpoint.id}/verify-destination` };
+  },
+  [`POST ${TEAMS}/{teamID}/endpoints/{endpointID}/checks`]: async (w, team, target) => {
+    const endpoint = await createEndpoint(w.t, team, (await createProject(w.t, team)).id, { url: `${target.url}/health` });
+    target.tokens.set(endpoint.id, endpoint.verification_token);
+    await w.t.admin('POST', `${TEAMS}/${team}/endpoints/${endpoint.id}/verify-destination`);
+    return { url: `${TEAMS}/${team}/endpoints/${endpoint.id}/checks` };
+  },
+  // The incident is one of the public tests' team (incidents are created through the public API).
+  [`GET ${TEAMS}/{teamID}/incidents/{incidentID}/history`]: async (w) => ({ url: `${TEAMS}/${w.team}/incidents/${await w.incident()}/history?at=2099-01-01T00:00:00Z` }),
+};
+
+describe('the application API document matches the live service', () => {
+  const problems: string[] = [];
+  const provoked = new Set<number>();
+  let target: Target;
+  beforeAll(async () => {
+    target = await startTarget();
+  });
+  afterAll(async () => {
+    await target.close();
+  });
+
+  async function call(operation: string, method: string, url: string, options: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<InjectResponse> {
+    const response = await world.t.request(method, url, { token: options.token === undefined ? ADMIN_TOKEN : options.token, body: options.body, headers: options.headers });
+    provoked.add(response.statusCode);
+    problems.push(...world.adminDoc.check(operation, response));
+    return response;
+  }
+
+  it('has its own page and lists every application route in the table of calls', async () => {
     const page = await world.t.request('GET', '/docs/admin');
     expect([page.statusCode, String(page.headers['content-type'])]).toEqual([200, expect.stringContaining('text/html')]);
-    const operations = world.adminDoc.operations();
-    expect(operations).toEqual(expect.arrayContaining(['GET /api/v2/teams', 'POST /api/v2/teams', 'DELETE /api/v2/teams/{teamID}/endpoints/{endpointID}']));
-    expect(operations.every((operation) => operation.includes(' /api/v2/'))).toBe(true);
-    const teams = await world.t.admin('GET', '/api/v2/teams');
-    expect(world.adminDoc.check('GET /api/v2/teams', teams)).toEqual([]);
-    const created = await world.t.admin('POST', '/api/v2/teams', { name: 'Documented too' });
-    expect(world.adminDoc.check('POST /api/v2/teams', created)).toEqual([]);
-    const tokens = await world.t.admin('GET', `/api/v2/teams/${created.json().data.id}/tokens`);
-    expect(world.adminDoc.check('GET /api/v2/teams/{teamID}/tokens', tokens)).toEqual([]);
-    const invalid = await world.t.admin('POST', '/api/v2/teams', { name: '' });
-    expect(world.adminDoc.check('POST /api/v2/teams', invalid)).toEqual([]);
-    const unauthenticated = await world.t.request('GET', '/api/v2/teams');
-    expect(world.adminDoc.check('GET /api/v2/teams', unauthenticated)).toEqual([]);
+    expect(world.adminDoc.operations().sort()).toEqual(Object.keys(adminSuccesses).sort());
+  });
+
+  it('answers each route as documented: success and every error a client can provoke', async () => {
+    const team = (await world.t.createTeam('Provisioned')).id;
+    for (const operation of world.adminDoc.operations()) {
+      const make = adminSuccesses[operation];
+      if (!make) continue;
+      const method = methodOf(operation);
+      const template = operation.slice(method.length + 1);
+      const success = await make(world, team, target);
+      const ok = await call(operation, method, success.url, { body: success.body });
+      expect([operation, ok.statusCode < 300]).toEqual([operation, true]);
+      await call(operation, method, success.url, { token: null, body: success.body });
+      await call(operation, method, success.url, { token: world.editor, body: success.body });
+      if (template.includes('{')) await call(operation, method, unknownIds(success.url, template), { body: success.body });
+      if (method === 'GET' && template.endsWith('/history')) await call(operation, method, `${success.url.split('?')[0]}?at=yesterday`);
+      else if (method === 'GET') await call(operation, method, `${success.url.split('?')[0]}?limit=0`);
+      if (world.adminDoc.hasBody(operation)) {
+        const fresh = await make(world, team, target);
+        await call(operation, method, fresh.url, { body: { unknown_field: true } });
+        await call(operation, method, fresh.url, { body: 'plain text', headers: { 'content-type': 'text/plain' } });
+        await call(operation, method, fresh.url, { body: { padding: 'x'.repeat(template.endsWith('/import') ? 17_000_000 : 1_100_000) } });
+      }
+      if (method === 'POST') {
+        const fresh = await make(world, team, target);
+        const key = `openapi-${operation}`;
+        await call(operation, method, fresh.url, { body: fresh.body, headers: { 'idempotency-key': key } });
+        await call(operation, method, fresh.url, { body: fresh.body, headers: { 'idempotency-key': key } });
+        await call(operation, method, fresh.url, { body: { other: true }, headers: { 'idempotency-key': key } });
+      }
+    }
+    // Refusals of the commands themselves.
+    const project = (await createProject(world.t, team)).id;
+    const endpoint = await createEndpoint(world.t, team, project, { url: `${target.url}/unverified` });
+    await call(`DELETE ${TEAMS}/{teamID}/projects/{projectID}`, 'DELETE', `${TEAMS}/${team}/projects/${project}`);
+    await call(`PATCH ${TEAMS}/{teamID}/endpoints/{endpointID}`, 'PATCH', `${TEAMS}/${team}/endpoints/${endpoint.id}`, { body: { enabled: true } });
+    await call(`POST ${TEAMS}/{teamID}/endpoints/{endpointID}/checks`, 'POST', `${TEAMS}/${team}/endpoints/${endpoint.id}/checks`);
+    await call(`POST ${TEAMS}/{teamID}/endpoints/{endpointID}/verify-destination`, 'POST', `${TEAMS}/${team}/endpoints/${endpoint.id}/verify-destination`);
+
+    expect(problems).toEqual([]);
+    for (const status of [200, 201, 204, 400, 401, 404, 409, 413, 415, 422]) expect([status, provoked.has(status)]).toEqual([status, true]);
   });
 });

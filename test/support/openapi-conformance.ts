@@ -12,6 +12,8 @@ type Json = Record<string, any>;
 export interface Conformance {
   /** Every `METHOD /template` of the document. */
   operations(): string[];
+  /** Whether the operation documents a request body. */
+  hasBody(operation: string): boolean;
   /** Problems with this answer to `METHOD /template` (empty when it conforms). */
   check(operation: string, response: InjectResponse): string[];
 }
@@ -40,6 +42,7 @@ export function conformanceTo(document: Json): Conformance {
   }
   return {
     operations: () => [...operations.keys()],
+    hasBody: (name) => operations.get(name)?.requestBody !== undefined,
     check(name, response) {
       const operation = operations.get(name);
       if (!operation) return [`${name} is not in the document`];

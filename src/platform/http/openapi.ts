@@ -127,7 +127,17 @@ function isWrite(method: string): boolean {
 }
 
 function completeOperation(path: string, method: string, operation: Json, options: DocumentOptions): void {
-  const parameters: Json[] = operation.parameters ?? [];
+  const parameters: Json[] = (operation.parameters ??= []);
+  if (method === 'post' && !parameters.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key')) {
+    // Honoured on every POST (http-conventions): documented on every POST.
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: '1-255 printable ASCII characters; for 24 hours the same key with the same body replays the first answer.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
   const pathParams = parameters.filter((p) => p.in === 'path');
   const queryParams = parameters.filter((p) => p.in === 'query');
   const idempotent = parameters.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');

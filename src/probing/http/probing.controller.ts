@@ -1,5 +1,6 @@
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { MonitoringReads } from '../../monitoring/application/monitoring.reads.js';
 import { CheckResponse, EndpointResponse } from '../../monitoring/http/public.dto.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -27,6 +28,7 @@ export class ProbingController {
     @Inject(PLATFORM) private readonly platform: Platform,
     @Inject(CHECK_RECORDER) private readonly recorder: CheckRecorder,
     @Inject(HTTP_PROBER) private readonly prober: HttpProber,
+    private readonly reads: MonitoringReads,
   ) {}
 
   @AdminOnly()
@@ -93,29 +95,9 @@ export class ProbingController {
     return endpoint;
   }
 
-  /** The endpoint as the `monitoring` view shows it once it has applied the write. */
-  private async endpointView(endpoint: EndpointSnapshot, position: number | null): Promise<Record<string, unknown>> {
+  /** The endpoint as every other route presents it (coverage included), once the monitoring view shows the write. */
+  private async endpointView(endpoint: EndpointSnapshot, position: number | null) {
     if (position !== null) await this.platform.freshness.require(position, ['monitoring']);
-    const doc = await this.platform.reader.get('monitoring', 'endpoints', endpoint.endpoint_id).catch(() => null);
-    if (doc) return publicEndpoint(doc);
-    return {
-      id: endpoint.endpoint_id,
-      team_id: endpoint.team_id,
-      project_id: endpoint.project_id,
-      name: endpoint.name,
-      enabled: endpoint.enabled,
-      destination_verified: endpoint.destination_verified,
-      destination_verified_at: endpoint.destination_verified_at,
-      verification_url: verificationUrl(endpoint),
-      configuration_version: endpoint.configuration_version,
-    };
+    return this.reads.endpoint(endpoint.team_id, endpoint.endpoint_id);
   }
-}
-
-/** The view document without storage-only fields. */
-function publicEndpoint(doc: Record<string, unknown>): Record<string, unknown> {
-  const { id, ...rest } = doc;
-  const out: Record<string, unknown> = { id: Number(id) };
-  for (const [key, value] of Object.entries(rest)) if (!key.startsWith('_')) out[key] = value;
-  return out;
 }
