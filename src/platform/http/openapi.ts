@@ -56,6 +56,8 @@ const stringHeader = (description: string) => ({ description, schema: { type: 's
 
 const headers: Json = {
   'X-Request-Id': stringHeader('The request id: the client value when it is 1-128 characters of [A-Za-z0-9._-], generated otherwise. Also in every error body and log line.'),
+  'RateLimit-Policy': stringHeader('draft-ietf-httpapi-ratelimit-headers-11: `"per-token";q=<quota>;w=60`.'),
+  RateLimit: stringHeader('draft-ietf-httpapi-ratelimit-headers-11: `"per-token";r=<remaining>;t=<seconds to reset>`.'),
   'RateLimit-Limit': integerHeader("Requests the token may make in the current one-minute window."),
   'RateLimit-Remaining': integerHeader('Requests left in the current window.'),
   'RateLimit-Reset': integerHeader('Seconds until the window resets.'),
@@ -179,7 +181,7 @@ function completeOperation(path: string, method: string, operation: Json, option
     const code = Number(status);
     const answerHeaders: Json = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
     if (options.tokens === 'developer') {
-      for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) answerHeaders[name] = ref('headers', name);
+      for (const name of ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) answerHeaders[name] = ref('headers', name);
     }
     if (code >= 200 && code < 300 && idempotent) answerHeaders['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
     if (code === 201) answerHeaders.Location = ref('headers', 'Location');

@@ -43,4 +43,13 @@ describe('probing projection (the schedule)', () => {
     const stored = JSON.stringify(views.documents(SCHEDULE_COLLECTION));
     for (const secret of ['user:pw', 'key=secret', 'Bearer hidden', 'challenge-token']) expect(stored).not.toContain(secret);
   });
+
+  it('drops a deleted endpoint from the schedule, and a later event of its stream does not bring it back', async () => {
+    const verified = { type: 'DestinationVerified', data: { endpoint_id: 5, team_id: 1, verified_at: T } };
+    const deleted = { type: 'EndpointDeleted', data: { endpoint_id: 5, team_id: 1, project_id: 2, deleted_at: T } };
+    const views = await given(probingProjection, [registered, verified, toggled('EndpointEnabled'), deleted]);
+    expect(views.document(SCHEDULE_COLLECTION, '5')).toBeUndefined();
+    const late = await given(probingProjection, [registered, verified, toggled('EndpointEnabled'), deleted, toggled('EndpointDisabled')]);
+    expect(late.documents(SCHEDULE_COLLECTION)).toEqual([]);
+  });
 });
