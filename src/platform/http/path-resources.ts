@@ -14,12 +14,8 @@ export interface PathResource {
   what: string;
   /** True when this resource is the team that later path resources must belong to. */
   isTeam?: boolean;
-  /**
-   * Whether the resource exists and, when `teamId` is given, belongs to that team. `scope`: the
-   * request (see `ReadStore.stamps`). `parents`: the ids of the path resources resolved before
-   * this one, by parameter (a comment belongs to the `:incidentID` before it).
-   */
-  exists(reader: ViewReader, id: number, teamId: number | null, scope?: object, parents?: Readonly<Record<string, number>>): Promise<boolean>;
+  /** Whether the resource exists and, when `teamId` is given, belongs to that team. `scope`: the request (see `ReadStore.stamps`). */
+  exists(reader: ViewReader, id: number, teamId: number | null, scope?: object): Promise<boolean>;
 }
 
 const PATH_RESOURCES = Symbol('PATH_RESOURCES');
@@ -42,13 +38,11 @@ export class PathResourceGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const params = (request.params ?? {}) as Record<string, string | undefined>;
     let teamId = request.principal?.kind === 'token' ? request.principal.teamId : null;
-    const resolved: Record<string, number> = {};
     for (const resource of resources) {
       const raw = params[resource.param];
       if (raw === undefined) continue;
       const id = pathId(raw, resource.what);
-      if (!(await resource.exists(this.platform.reader, id, teamId, request, resolved))) throw Problems.notFound(resource.what);
-      resolved[resource.param] = id;
+      if (!(await resource.exists(this.platform.reader, id, teamId, request))) throw Problems.notFound(resource.what);
       if (resource.isTeam) teamId = id;
     }
     return true;
