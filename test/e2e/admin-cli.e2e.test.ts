@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -33,7 +33,7 @@ describe('npm run admin', () => {
     });
 
   beforeAll(async () => {
-    await transpileForChildProcess(process.cwd(), [CLI], compiled.path);
+    await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
     t = await startTestApp();
     await t.app.listen(0, '127.0.0.1');
     url = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
