@@ -17,9 +17,9 @@ const PROBLEM = 'application/problem+json';
 const schemas: Json = {
   FieldError: {
     type: 'object',
-    required: ['field', 'code', 'message'],
+    required: ['code', 'message'],
     properties: {
-      field: { type: 'string', description: 'The body field, `ids[2]` for an element, the query parameter, or "" for the whole body.' },
+      field: { type: 'string', description: 'The body field, `ids[2]` for an element, or the query parameter; absent for the body as a whole.' },
       code: { type: 'string', description: 'required, unknown_field, invalid_type, invalid_value, too_short, too_long, too_many, not_unique, out_of_range, not_found, conflict' },
       message: { type: 'string' },
     },

@@ -54,7 +54,7 @@ export class TeamListResponse {
 
 export class IssuedTokenDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) id!: number;
-  @ApiPropertyOptional({ type: String, description: 'mon_pat_ and 43 characters. Shown only in this answer (the service keeps its SHA-256), so absent when a retry of a keyed request finds the token already issued.' }) token?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'mon_pat_ and 43 characters. Shown only in this answer (the service keeps its SHA-256): null in a replayed answer, absent when a retried keyed request finds the token already issued.' }) token?: string | null;
   @ApiProperty({ type: String }) name!: string;
   @ApiProperty({ type: 'array', items: { enum: [...SCOPES] } }) scopes!: Scope[];
   @ApiProperty({ enum: ['editor', 'viewer'] }) role!: Role;
