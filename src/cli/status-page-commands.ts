@@ -50,11 +50,11 @@ export function registerStatusPageCommands(program: Command, call: AdminCall): v
     .option('--component <endpointId[=name]>', 'an endpoint of the team, in display order (repeat)', component)
     .option('--history-days <days>', 'days of daily uptime shown, 1-90 (default 90)')
     .action((teamId: string, o: PageOptions) => call('POST', pages(teamId), { components: [], ...fields(o) }));
-  program.command('list-status-pages').argument('<teamId>').option('--limit <n>').option('--cursor <cursor>').action((teamId: string, o: { limit?: string; cursor?: string }) => {
+  program.command('list-status-pages').description("list a team's status pages").argument('<teamId>').option('--limit <n>').option('--cursor <cursor>').action((teamId: string, o: { limit?: string; cursor?: string }) => {
     const query = new URLSearchParams({ ...(o.limit ? { limit: o.limit } : {}), ...(o.cursor ? { cursor: o.cursor } : {}) }).toString();
     return call('GET', `${pages(teamId)}${query ? `?${query}` : ''}`);
   });
-  program.command('status-page').argument('<teamId>').argument('<pageId>').action((teamId: string, pageId: string) => call('GET', pages(teamId, pageId)));
+  program.command('status-page').description('show one status page').argument('<teamId>').argument('<pageId>').action((teamId: string, pageId: string) => call('GET', pages(teamId, pageId)));
   program
     .command('update-status-page')
     .description('Change a status page: only the options given are sent; --component replaces the whole list, --no-components empties it')
@@ -67,5 +67,5 @@ export function registerStatusPageCommands(program: Command, call: AdminCall): v
     .option('--no-components', 'remove every component')
     .option('--history-days <days>')
     .action((teamId: string, pageId: string, o: PageOptions & { components?: boolean }) => call('PATCH', pages(teamId, pageId), fields(o)));
-  program.command('delete-status-page').argument('<teamId>').argument('<pageId>').action((teamId: string, pageId: string) => call('DELETE', pages(teamId, pageId)));
+  program.command('delete-status-page').description('delete a status page (its slug is free at once)').argument('<teamId>').argument('<pageId>').action((teamId: string, pageId: string) => call('DELETE', pages(teamId, pageId)));
 }

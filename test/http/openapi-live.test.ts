@@ -215,6 +215,13 @@ describe('the public OpenAPI document matches the live service', () => {
 });
 
 const TEAMS = '/api/v2/teams';
+let pages = 0;
+
+async function statusPage(w: World, team: number): Promise<number> {
+  const created = await w.t.admin('POST', `${TEAMS}/${team}/status-pages`, { slug: `page-${++pages}`, title: 'Status', components: [] });
+  if (created.statusCode !== 201) throw new Error(`status page: ${created.statusCode} ${created.body}`);
+  return created.json().data.id;
+}
 
 /** How to call each application API operation successfully (fresh resources where the call consumes them). */
 const adminSuccesses: Record<string, (w: World, team: number, target: Target) => Promise<Call>> = {
@@ -249,6 +256,11 @@ const adminSuccesses: Record<string, (w: World, team: number, target: Target) =>
     await w.t.admin('POST', `${TEAMS}/${team}/endpoints/${endpoint.id}/verify-destination`);
     return { url: `${TEAMS}/${team}/endpoints/${endpoint.id}/checks` };
   },
+  [`POST ${TEAMS}/{teamID}/status-pages`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages`, body: { slug: `page-${++pages}`, title: 'Status', components: [{ endpoint_id: (await createEndpoint(w.t, team, (await createProject(w.t, team)).id)).id }] } }),
+  [`GET ${TEAMS}/{teamID}/status-pages`]: async (_w, team) => ({ url: `${TEAMS}/${team}/status-pages` }),
+  [`GET ${TEAMS}/{teamID}/status-pages/{pageID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages/${await statusPage(w, team)}` }),
+  [`PATCH ${TEAMS}/{teamID}/status-pages/{pageID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages/${await statusPage(w, team)}`, body: { title: 'Renamed' } }),
+  [`DELETE ${TEAMS}/{teamID}/status-pages/{pageID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages/${await statusPage(w, team)}` }),
   // The incident is one of the public tests' team (incidents are created through the public API).
   [`GET ${TEAMS}/{teamID}/incidents/{incidentID}/history`]: async (w) => ({ url: `${TEAMS}/${w.team}/incidents/${await w.incident()}/history?at=2099-01-01T00:00:00Z` }),
 };

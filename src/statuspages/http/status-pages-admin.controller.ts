@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiProperty, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { PaginationDto } from '../../monitoring/http/public.dto.js';
 import type { FastifyRequest } from 'fastify';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { Problems } from '../../platform/http/problem.js';
@@ -20,6 +21,15 @@ function defined<T extends object>(value: T): T {
 }
 
 /** Application API (admin token): a team's public status pages. */
+class StatusPageResponse {
+  @ApiProperty({ type: StatusPageDto }) data!: StatusPageDto;
+}
+
+class StatusPageListResponse {
+  @ApiProperty({ type: [StatusPageDto] }) data!: StatusPageDto[];
+  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
+}
+
 @ApiTags('Status pages (application API)')
 @ApiBearerAuth()
 @Controller('api/v2/teams/:teamID/status-pages')
@@ -36,7 +46,7 @@ export class StatusPagesAdminController {
   @ApiOperation({ summary: 'Create a status page' })
   @ApiParam({ name: 'teamID', type: Number })
   @ApiBody({ type: CreateStatusPageBody })
-  @ApiResponse({ status: 201, type: StatusPageDto, description: '{ data: StatusPage }' })
+  @ApiResponse({ status: 201, type: StatusPageResponse, description: 'The status page.' })
   @ApiResponse({ status: 400, description: 'validation_failed (a component naming another team\'s endpoint included).' })
   @ApiResponse({ status: 404, description: 'Unknown team.' })
   @ApiResponse({ status: 409, description: 'slug_taken.' })
@@ -53,7 +63,7 @@ export class StatusPagesAdminController {
   @ApiParam({ name: 'teamID', type: Number })
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1 through 100; default 50.' })
   @ApiQuery({ name: 'cursor', required: false, type: String, description: 'pagination.next_cursor of the previous page.' })
-  @ApiResponse({ status: 200, description: '{ data: StatusPage[], pagination }' })
+  @ApiResponse({ status: 200, type: StatusPageListResponse, description: 'By id ascending.' })
   async list(@Param('teamID') teamParam: string, @Query() query: Record<string, unknown>) {
     const q = new QueryReader(query ?? {});
     const { limit, cursor } = q.page();
@@ -66,7 +76,7 @@ export class StatusPagesAdminController {
   @ApiOperation({ summary: 'One status page' })
   @ApiParam({ name: 'teamID', type: Number })
   @ApiParam({ name: 'pageID', type: Number })
-  @ApiResponse({ status: 200, type: StatusPageDto, description: '{ data: StatusPage }' })
+  @ApiResponse({ status: 200, type: StatusPageResponse, description: 'The status page.' })
   @ApiResponse({ status: 404, description: 'Unknown team, or no such page in the team.' })
   async one(@Param('teamID') teamParam: string, @Param('pageID') pageParam: string) {
     return { data: await this.reads.one(pathId(teamParam, 'The team'), pathId(pageParam, 'The status page')) };
@@ -78,7 +88,7 @@ export class StatusPagesAdminController {
   @ApiParam({ name: 'teamID', type: Number })
   @ApiParam({ name: 'pageID', type: Number })
   @ApiBody({ type: UpdateStatusPageBody })
-  @ApiResponse({ status: 200, type: StatusPageDto, description: '{ data: StatusPage }' })
+  @ApiResponse({ status: 200, type: StatusPageResponse, description: 'The status page.' })
   @ApiResponse({ status: 409, description: 'slug_taken.' })
   async update(@Param('teamID') teamParam: string, @Param('pageID') pageParam: string, @Body() body: unknown, @Req() request: FastifyRequest) {
     const teamId = pathId(teamParam, 'The team');
