@@ -10,6 +10,7 @@ import type {
   ReadStreamOptions,
   RecordedEvent,
 } from './event-store.port.js';
+import { DelegatingEventStore } from './delegating-event-store.js';
 
 /** Lifts the data of one event type from schema version n to n + 1. */
 export type Upcaster = (data: unknown, event: RecordedEvent) => unknown;
@@ -85,25 +86,27 @@ export function withUpcasting(store: EventStore, registry: UpcasterRegistry): Ev
   return new UpcastingEventStore(store, registry);
 }
 
-class UpcastingEventStore implements EventStore {
+class UpcastingEventStore extends DelegatingEventStore {
   constructor(
-    private readonly inner: EventStore,
+    inner: EventStore,
     private readonly registry: UpcasterRegistry,
-  ) {}
+  ) {
+    super(inner);
+  }
 
-  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  override append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     return this.inner.append(streamId, events.map((e) => this.registry.toStored(e)), options);
   }
 
-  async readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+  override async readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     return (await this.inner.readStream(streamId, options)).map((e) => this.registry.upcast(e));
   }
 
-  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+  override async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     return (await this.inner.readAll(options)).map((e) => this.registry.upcast(e));
   }
 
-  subscribeToAll(options: { after?: Position | null }): EventSubscription {
+  override subscribeToAll(options: { after?: Position | null }): EventSubscription {
     const inner = this.inner.subscribeToAll(options);
     const lift = (event: RecordedEvent) => this.liftShared(event);
     return {
@@ -127,25 +130,5 @@ class UpcastingEventStore implements EventStore {
       this.lifted.set(event, lifted);
     }
     return lifted;
-  }
-
-  headPosition(): Promise<Position | null> {
-    return this.inner.headPosition();
-  }
-
-  removeEvents(streamId: string, options: { throughRevision: number; types: string[] }): Promise<{ removed: number }> {
-    return this.inner.removeEvents(streamId, options);
-  }
-
-  async reclaimSpace(): Promise<void> {
-    await this.inner.reclaimSpace?.();
-  }
-
-  ping(): Promise<void> {
-    return this.inner.ping();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }

@@ -4,14 +4,10 @@ import {
   WrongExpectedRevisionError,
   type AppendResult,
   type EventStore,
-  type EventSubscription,
   type ExpectedRevision,
   type NewEvent,
-  type Position,
-  type ReadAllOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
 } from '../event-store/event-store.port.js';
+import { DelegatingEventStore } from '../event-store/delegating-event-store.js';
 import type { Metrics } from './metrics.js';
 
 function outcomeOf(error: unknown): string {
@@ -25,17 +21,18 @@ export function instrumentedEventStore(store: EventStore, metrics: Metrics): Eve
   return new InstrumentedEventStore(store, metrics);
 }
 
-class InstrumentedEventStore implements EventStore {
+class InstrumentedEventStore extends DelegatingEventStore {
   private readonly succeeded: { inc(): void };
 
   constructor(
-    private readonly inner: EventStore,
+    inner: EventStore,
     private readonly metrics: Metrics,
   ) {
+    super(inner);
     this.succeeded = metrics.appends.labels({ outcome: 'ok' });
   }
 
-  async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  override async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     const started = performance.now();
     try {
       const result = await this.inner.append(streamId, events, options);
@@ -48,37 +45,5 @@ class InstrumentedEventStore implements EventStore {
     } finally {
       this.metrics.appendDuration.observe((performance.now() - started) / 1000);
     }
-  }
-
-  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
-    return this.inner.readStream(streamId, options);
-  }
-
-  readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
-    return this.inner.readAll(options);
-  }
-
-  subscribeToAll(options: { after?: Position | null }): EventSubscription {
-    return this.inner.subscribeToAll(options);
-  }
-
-  headPosition(): Promise<Position | null> {
-    return this.inner.headPosition();
-  }
-
-  removeEvents(streamId: string, options: { throughRevision: number; types: string[] }): Promise<{ removed: number }> {
-    return this.inner.removeEvents(streamId, options);
-  }
-
-  async reclaimSpace(): Promise<void> {
-    await this.inner.reclaimSpace?.();
-  }
-
-  ping(): Promise<void> {
-    return this.inner.ping();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
