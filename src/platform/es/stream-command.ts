@@ -44,7 +44,10 @@ export class ConcurrencyError extends Error {
 
 /** The stream folded from its start, or from `fromRevision` on (the state then covers only the tail). */
 export async function loadStream<S>(store: EventStore, streamId: string, aggregate: Aggregate<S>, fromRevision = 0): Promise<Loaded<S>> {
-  const events = await store.readStream(streamId, fromRevision > 0 ? { fromRevision } : undefined);
+  return folded(await store.readStream(streamId, fromRevision > 0 ? { fromRevision } : undefined), aggregate, fromRevision);
+}
+
+function folded<S>(events: RecordedEvent[], aggregate: Aggregate<S>, fromRevision = 0): Loaded<S> {
   const state = events.reduce(aggregate.evolve, aggregate.initial());
   return { state, revision: events.length === 0 ? fromRevision - 1 : events[events.length - 1].revision, events };
 }
@@ -103,13 +106,18 @@ export async function runStreamCommand<S, R = void>(
   const keyed = currentIdempotency();
   const step = keyed ? nextStep(keyed, `stream:${streamId}`) : 0;
   for (let attempt = 1; ; attempt++) {
+    // A keyed request reads the whole stream to find an earlier attempt's events; without a fold
+    // or a tail to read, that read is also the one the decision is taken on.
+    const whole = keyed ? await store.readStream(streamId) : null;
     if (keyed) {
-      const done = await alreadyApplied(store, streamId, aggregate, keyed.key, step, decide, options.resultAfter);
+      const done = await alreadyApplied(whole!, aggregate, keyed.key, step, decide, options.resultAfter);
       if (done) return done;
     }
     const loaded = options.fold
       ? { ...(await options.fold.load(streamId)), events: [] }
-      : await loadStream(store, streamId, aggregate, options.fromRevision);
+      : whole && options.fromRevision === undefined
+        ? folded(whole, aggregate)
+        : await loadStream(store, streamId, aggregate, options.fromRevision);
     const { events, result } = await decide(loaded.state, loaded);
     if (events.length === 0) return { state: loaded.state, appended: [], append: null, result };
     const idempotency = keyed ? { idempotency_key: keyed.key, idempotency_step: step } : {};
@@ -133,15 +141,13 @@ export async function runStreamCommand<S, R = void>(
  * as this attempt's outcome; null when it appended nothing (the command runs as usual).
  */
 async function alreadyApplied<S, R>(
-  store: EventStore,
-  streamId: string,
+  events: RecordedEvent[],
   aggregate: Aggregate<S>,
   key: string,
   step: number,
   decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
   resultAfter: ((state: S) => R) | undefined,
 ): Promise<StreamCommandResult<S, R> | null> {
-  const events = await store.readStream(streamId);
   const first = events.findIndex((event) => event.metadata.idempotency_key === key && event.metadata.idempotency_step === step);
   if (first < 0) return null;
   const before = events.slice(0, first).reduce(aggregate.evolve, aggregate.initial());
