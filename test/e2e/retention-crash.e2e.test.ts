@@ -6,14 +6,13 @@
  */
 import { isReactor } from '../../src/platform/projections/projection.js';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { CHECK_RECORDED, type CheckRecordedData } from '../../src/monitoring/domain/check.js';
 import { CHECKS_SUMMARIZED, checkSummariesStream, type ChecksSummarizedData } from '../../src/monitoring/domain/check-summary.js';
 import { checksStream } from '../../src/monitoring/domain/events.js';
 import { CheckRetention, RetentionBusyError } from '../../src/monitoring/application/retention.js';
 import { SqliteCoordinationStore } from '../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
-import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject, importChecks } from '../support/monitoring-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -25,20 +24,6 @@ const VIEWS = ['checks', 'analytics_rollups', 'analytics_endpoints'];
 const LEASE_MS = 4000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function runtimeSources(entry: string): string[] {
-  const found = new Set<string>();
-  const visit = (file: string) => {
-    if (found.has(file)) return;
-    found.add(file);
-    const text = readFileSync(join(process.cwd(), file), 'utf8');
-    for (const match of text.matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?from\s+'(\.{1,2}\/[^']+)\.js'/gms)) {
-      visit(normalize(join(dirname(file), `${match[1]}.ts`)));
-    }
-  };
-  visit(entry);
-  return [...found];
-}
 
 /** Starts the pruner; resolves once it printed `until` (or exited), with how it ended. */
 function startPruner(script: string, dataDir: string, now: number, args: string[]) {
