@@ -10,6 +10,7 @@
  */
 import { coverage, windowCoversEndpoint, type MaintenanceWindow } from '../../monitoring/domain/maintenance.js';
 import type { StatusPageComponent } from './events.js';
+import type { StatusPageDoc } from './views.js';
 
 export const COMPONENT_STATUSES = ['operational', 'degraded_performance', 'partial_outage', 'major_outage', 'under_maintenance'] as const;
 export type ComponentStatus = (typeof COMPONENT_STATUSES)[number];
@@ -44,17 +45,8 @@ export const MAX_FEED_ENTRIES = 50;
 // Inputs (read from the views by the application)
 // ------------------------------------------------------------------------------------------
 
-export interface PageInput {
-  page_id: number;
-  team_id: number;
-  slug: string;
-  title: string;
-  description: string;
-  components: StatusPageComponent[];
-  history_days: number;
-  created_at: string;
-  updated_at: string;
-}
+/** The page as the status-pages view keeps it (views.ts). */
+export type PageInput = Omit<StatusPageDoc, 'id'>;
 
 export interface EndpointInput {
   endpoint_id: number;
