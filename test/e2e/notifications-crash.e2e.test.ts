@@ -10,22 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
-import { buildService, startService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
+import { buildService, startService, type ServiceBuild, type ServiceProcess, callService } from '../support/service-process.js';
 import { eventually } from './support.js';
 
 jest.setTimeout(180_000);
 
 const ADMIN = 'notify-crash-admin-token-0123456789';
-
-async function call(service: ServiceProcess, method: string, path: string, token: string, body?: unknown) {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
 
 describe('notifications survive a crash of the service', () => {
   let build: ServiceBuild;
@@ -48,13 +38,13 @@ describe('notifications survive a crash of the service', () => {
     const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN };
     const first = await startService(build, env);
     running.push(first);
-    const team = (await call(first, 'POST', '/api/v2/teams', ADMIN, { name: 'Crash' })).body.data;
-    const editor = (await call(first, 'POST', `/api/v2/teams/${team.id}/tokens`, ADMIN, { name: 'e', scopes: ['incidents:read', 'incidents:write'], role: 'editor' })).body.data.token;
-    const project = (await call(first, 'POST', `/api/v2/teams/${team.id}/projects`, ADMIN, { name: 'Web' })).body.data;
-    const channel = (await call(first, 'POST', `/api/v2/teams/${team.id}/notification-channels`, ADMIN, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ops` } })).body.data;
+    const team = (await callService(first, 'POST', '/api/v2/teams', ADMIN, { name: 'Crash' })).body.data;
+    const editor = (await callService(first, 'POST', `/api/v2/teams/${team.id}/tokens`, ADMIN, { name: 'e', scopes: ['incidents:read', 'incidents:write'], role: 'editor' })).body.data.token;
+    const project = (await callService(first, 'POST', `/api/v2/teams/${team.id}/projects`, ADMIN, { name: 'Web' })).body.data;
+    const channel = (await callService(first, 'POST', `/api/v2/teams/${team.id}/notification-channels`, ADMIN, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ops` } })).body.data;
 
     receiver.delayMs = 120_000; // holds the request: the first attempt never completes
-    const incident = await call(first, 'POST', '/api/public/v2/incidents', editor, { project_id: project.id, title: 'Database down' });
+    const incident = await callService(first, 'POST', '/api/public/v2/incidents', editor, { project_id: project.id, title: 'Database down' });
     expect(incident.status).toBe(201);
     await eventually('the first attempt to reach the receiver', async () => receiver.received.length > 0);
     await first.kill('SIGKILL');
@@ -75,7 +65,7 @@ describe('notifications survive a crash of the service', () => {
     expect(verified).toMatchObject({ type: 'incident.opened', data: { incident: { id: incident.body.data.id, title: 'Database down' } } });
 
     const deliveries = await eventually('recorded delivered', async () => {
-      const listed = (await call(second, 'GET', `/api/v2/teams/${team.id}/notification-channels/${channel.id}/deliveries`, ADMIN)).body.data;
+      const listed = (await callService(second, 'GET', `/api/v2/teams/${team.id}/notification-channels/${channel.id}/deliveries`, ADMIN)).body.data;
       return listed[0]?.state === 'delivered' ? listed : null;
     });
     expect(deliveries).toHaveLength(1);

@@ -7,21 +7,11 @@ import { jest } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildService, startService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
+import { buildService, startService, type ServiceBuild, type ServiceProcess, callService } from '../support/service-process.js';
 
 jest.setTimeout(180_000);
 
 const ADMIN = 'restart-test-admin-token-0123456789';
-
-async function call(service: ServiceProcess, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, replayed: response.headers.get('idempotent-replayed') === 'true' };
-}
 
 async function ready(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -33,17 +23,17 @@ async function ready(service: ServiceProcess, timeoutMs = 60_000): Promise<void>
 
 /** A team with an editor token, a project and an incident, made through a running service. */
 async function provision(service: ServiceProcess) {
-  const team = await call(service, 'POST', '/api/v2/teams', ADMIN, { name: 'Restart' });
+  const team = await callService(service, 'POST', '/api/v2/teams', ADMIN, { name: 'Restart' });
   expect(team.status).toBe(201);
-  const token = await call(service, 'POST', `/api/v2/teams/${team.body.data.id}/tokens`, ADMIN, {
+  const token = await callService(service, 'POST', `/api/v2/teams/${team.body.data.id}/tokens`, ADMIN, {
     name: 'editor',
     scopes: ['monitoring:read', 'incidents:read', 'incidents:write'],
     role: 'editor',
   });
   expect(token.status).toBe(201);
   const editor: string = token.body.data.token;
-  const project = await call(service, 'POST', `/api/v2/teams/${team.body.data.id}/projects`, ADMIN, { name: 'P' });
-  const incident = await call(service, 'POST', '/api/public/v2/incidents', editor, { project_id: project.body.data.id, title: 'Before the crash' });
+  const project = await callService(service, 'POST', `/api/v2/teams/${team.body.data.id}/projects`, ADMIN, { name: 'P' });
+  const incident = await callService(service, 'POST', '/api/public/v2/incidents', editor, { project_id: project.body.data.id, title: 'Before the crash' });
   expect(incident.status).toBe(201);
   return { editor, projectId: project.body.data.id as number, incidentId: incident.body.data.id as number };
 }
@@ -77,14 +67,14 @@ describe('a restart after SIGKILL', () => {
     await ready(second);
 
     // Right after ready: the write is answered as done, and the next read sees it.
-    const comment = await call(second, 'POST', `/api/public/v2/incidents/${created.body.data.id}/comments`, editor, { body: 'after restart' });
+    const comment = await callService(second, 'POST', `/api/public/v2/incidents/${created.body.data.id}/comments`, editor, { body: 'after restart' });
     expect(comment.status).toBe(201);
-    const incident = await call(second, 'GET', `/api/public/v2/incidents/${created.body.data.id}`, editor);
+    const incident = await callService(second, 'GET', `/api/public/v2/incidents/${created.body.data.id}`, editor);
     expect(incident.status).toBe(200);
     expect(JSON.stringify(incident.body.data)).toContain('after restart');
-    const another = await call(second, 'POST', '/api/public/v2/incidents', editor, { project_id: project.body.data.id, title: 'After the restart' });
+    const another = await callService(second, 'POST', '/api/public/v2/incidents', editor, { project_id: project.body.data.id, title: 'After the restart' });
     expect(another.status).toBe(201);
-    const listed = await call(second, 'GET', '/api/public/v2/incidents', editor);
+    const listed = await callService(second, 'GET', '/api/public/v2/incidents', editor);
     expect(listed.body.data.map((item: { title: string }) => item.title)).toContain('After the restart');
   });
 
@@ -103,7 +93,7 @@ describe('a restart after SIGKILL', () => {
       const api = await startService(build, { ...env, ROLE: 'api' });
       running.push(api);
       const key = { 'idempotency-key': 'comment-once' };
-      const inFlight = call(api, 'POST', `/api/public/v2/incidents/${incidentId}/comments`, editor, { body: 'exactly once' }, key).catch(() => null);
+      const inFlight = callService(api, 'POST', `/api/public/v2/incidents/${incidentId}/comments`, editor, { body: 'exactly once' }, key).catch(() => null);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await api.kill('SIGKILL');
       expect(await inFlight).toBeNull();
@@ -113,7 +103,7 @@ describe('a restart after SIGKILL', () => {
       await ready(restarted);
       const retry = async () => {
         for (;;) {
-          const answer = await call(restarted, 'POST', `/api/public/v2/incidents/${incidentId}/comments`, editor, { body: 'exactly once' }, key);
+          const answer = await callService(restarted, 'POST', `/api/public/v2/incidents/${incidentId}/comments`, editor, { body: 'exactly once' }, key);
           if (answer.status !== 409) return answer;
           await new Promise((resolve) => setTimeout(resolve, 250));
         }
@@ -125,7 +115,7 @@ describe('a restart after SIGKILL', () => {
       expect(third.replayed).toBe(true);
       expect(third.body).toEqual(second.body);
 
-      const incident = await call(restarted, 'GET', `/api/public/v2/incidents/${incidentId}`, editor);
+      const incident = await callService(restarted, 'GET', `/api/public/v2/incidents/${incidentId}`, editor);
       const comments = incident.body.data.comments.filter((comment: { body: string }) => comment.body === 'exactly once');
       expect(comments).toHaveLength(1);
       expect(comments[0].id).toBe(second.body.data.id);

@@ -79,3 +79,14 @@ export async function startService(build: ServiceBuild, env: Record<string, stri
   await service.live();
   return service;
 }
+
+/** One request to a service process over its real socket, with a bearer token and a JSON body. */
+export async function callService(service: ServiceProcess, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null, replayed: response.headers.get('idempotent-replayed') === 'true' };
+}
