@@ -22,7 +22,16 @@ export interface CollectionSpec {
   name: string;
   /** Every field used in a filter or sort should be covered by one of these. */
   indexes: IndexSpec[];
+  /**
+   * Optional: fields every document of the collection has (or leaves null), with their types.
+   * A hint for compact storage: an adapter may keep them as typed columns instead of inside a
+   * JSON document (SQLite does; MongoDB stores BSON either way). Documents read back the same.
+   * `timestamp` is an RFC 3339 string in documents and filters.
+   */
+  columns?: Record<string, ColumnType>;
 }
+
+export type ColumnType = 'integer' | 'real' | 'text' | 'boolean' | 'timestamp';
 
 export interface FieldCondition {
   eq?: Scalar;
