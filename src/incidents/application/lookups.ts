@@ -1,7 +1,10 @@
 import type { Doc } from '../../platform/read-store/read-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
-import { ENDPOINT_DELETED, ENDPOINT_REGISTERED, endpointStream, PROJECT_DELETED, projectStream } from '../../monitoring/domain/events.js';
+import { endpointSnapshotAggregate } from '../../monitoring/domain/endpoint-snapshot.js';
+import { endpointStream, projectStream } from '../../monitoring/domain/events.js';
+import { projectAggregate } from '../../monitoring/domain/project.js';
+import { loadStream } from '../../platform/es/stream-command.js';
 import { incidentStreamId, type IncidentEvent } from '../domain/events.js';
 import { evolve, initialState, type Incident, type IncidentState } from '../domain/incident.js';
 import type { StatusFact } from '../domain/validation.js';
@@ -100,22 +103,14 @@ export class MonitoringFacts {
 
   /** A deleted project (ProjectDeleted is its stream's last event) is no longer linkable. */
   private async projectTeamFromStream(id: number): Promise<number | null> {
-    const events = await this.platform.events.readStream(projectStream(id));
-    if (events.length === 0 || events.some((event) => event.type === PROJECT_DELETED)) return null;
-    return (events[0].data as { team_id: number }).team_id ?? null;
+    const { state } = await loadStream(this.platform.events, projectStream(id), projectAggregate);
+    return state.exists ? state.team_id : null;
   }
 
+  /** Through monitoring's fold of the endpoint stream: null when never registered or deleted. */
   private async endpointFromStream(id: number): Promise<{ team: number; project: number } | null> {
-    const events = await this.platform.events.readStream(endpointStream(id));
-    if (events.length === 0) return null;
-    let found: { team: number; project: number } | null = null;
-    for (const event of events) {
-      const data = event.data as { team_id?: number; project_id?: number; changes?: { project_id?: number } };
-      if (event.type === ENDPOINT_DELETED) return null;
-      if (event.type === ENDPOINT_REGISTERED) found = { team: data.team_id!, project: data.project_id! };
-      else if (found !== null && data.changes?.project_id !== undefined) found = { team: found.team, project: data.changes.project_id };
-    }
-    return found;
+    const { state } = await loadStream(this.platform.events, endpointStream(id), endpointSnapshotAggregate);
+    return state === null ? null : { team: state.team_id, project: state.project_id };
   }
 }
 

@@ -2,43 +2,17 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { metadataOf } from '../../platform/es/command-context.js';
-import { loadStream, runStreamCommand } from '../../platform/es/stream-command.js';
+import { loadStream, runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
 import type { NewEvent, Position } from '../../platform/event-store/event-store.port.js';
-import { Problems, type FieldError } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { CHECK_RECORDED, type CheckRecordedData, type CheckSource } from '../domain/check.js';
-import {
-  configurationChanges,
-  configurationViolations,
-  DEFAULT_CONFIGURATION,
-  endpointAggregate,
-  type EndpointState,
-  newVerificationToken,
-} from '../domain/endpoint.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../domain/check.js';
+import { importedChecks, type ImportedCheckInput } from '../domain/check-import.js';
+import { checkRegistration, decideEndpoint, endpointOfTeam, newVerificationToken, type EndpointChanges, type EndpointCommand } from '../domain/endpoint.js';
 import type { EndpointConfiguration } from '../domain/endpoint-configuration.js';
-import {
-  checksStream,
-  ENDPOINT_DELETED,
-  ENDPOINT_DISABLED,
-  ENDPOINT_ENABLED,
-  ENDPOINT_MAINTENANCE_UNTIL_SET,
-  ENDPOINT_RECONFIGURED,
-  ENDPOINT_REGISTERED,
-  endpointStream,
-  MAINTENANCE_WINDOW_CANCELLED,
-  MAINTENANCE_WINDOW_SCHEDULED,
-  maintenanceStream,
-  PROJECT_CREATED,
-  PROJECT_DELETED,
-  PROJECT_UPDATED,
-  projectStream,
-  type EndpointDeletedData,
-  type EndpointReconfiguredData,
-  type ProjectDeletedData,
-} from '../domain/events.js';
-import { coverage } from '../domain/maintenance.js';
-import { maintenanceScheduleAggregate } from '../domain/maintenance-schedule.js';
-import { projectAggregate, projectChanges } from '../domain/project.js';
+import { endpointSnapshotAggregate } from '../domain/endpoint-snapshot.js';
+import { checksStream, endpointStream, maintenanceStream, projectStream } from '../domain/events.js';
+import { checkWindow, decideMaintenance, maintenanceScheduleAggregate, type MaintenanceCommand, type WindowRequest } from '../domain/maintenance-schedule.js';
+import { checkProjectCreation, decideProject, isProjectOf, projectAggregate, type ProjectCommand } from '../domain/project.js';
 
 const VIEWS = ['monitoring'];
 export const IMPORT_CHUNK = 500;
@@ -105,17 +79,7 @@ export class CancelMaintenanceWindow extends Command<void> {
   }
 }
 
-export interface ImportedCheckInput {
-  checked_at: string;
-  success: boolean;
-  status_code: number;
-  latency_ms: number;
-  time_to_first_byte_ms?: number;
-  duration_ms?: number;
-  source?: CheckSource;
-  failure_reason?: string | null;
-  body_complete?: boolean;
-}
+export type { ImportedCheckInput };
 
 export class ImportChecks extends Command<number> {
   constructor(readonly teamId: number, readonly endpointId: number, readonly checks: ImportedCheckInput[], readonly context: CommandContext) {
@@ -123,26 +87,37 @@ export class ImportChecks extends Command<number> {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Handlers: gather the facts a decision needs from other streams and views, run the decider on
+// the command's stream through runStreamCommand, then wait for the views the answer reads.
+
 async function teamExists(platform: Platform, teamId: number): Promise<boolean> {
   return (await platform.reader.get('tenancy', 'teams', teamId)) !== null;
 }
 
-/** The project, when it exists in the team; null otherwise. */
-async function projectOf(platform: Platform, teamId: number, projectId: number) {
+/** True when the project exists in the team (read from its stream, the truth). */
+async function projectKnown(platform: Platform, teamId: number, projectId: number): Promise<boolean> {
   const { state } = await loadStream(platform.events, projectStream(projectId), projectAggregate);
-  return state.exists && state.team_id === teamId ? state : null;
+  return isProjectOf(state, teamId);
 }
-
-async function endpointOf(platform: Platform, teamId: number, endpointId: number): Promise<EndpointState | null> {
-  const { state } = await loadStream(platform.events, endpointStream(endpointId), endpointAggregate);
-  return state.exists && state.team_id === teamId ? state : null;
-}
-
-const unknownProject = (field = 'project_id'): FieldError => ({ field, code: 'not_found', message: 'does not name a project of this team' });
 
 async function settle(platform: Platform, position: Position | undefined, views = VIEWS, timeoutMs?: number): Promise<void> {
   if (position !== undefined) await platform.freshness.require(position, views, timeoutMs);
 }
+
+/** One command on one stream: decide on its fold, append what was decided (nothing when it refuses). */
+function runDecider<S, C>(platform: Platform, stream: string, aggregate: Aggregate<S>, decide: (state: S, command: C) => NewEvent[], command: C, context: CommandContext) {
+  return runStreamCommand(platform.events, stream, aggregate, context, (state) => ({ events: decide(state, command), result: undefined }));
+}
+
+const runProjectCommand = (platform: Platform, projectId: number, command: ProjectCommand, context: CommandContext) =>
+  runDecider(platform, projectStream(projectId), projectAggregate, decideProject, command, context);
+
+const runEndpointCommand = (platform: Platform, endpointId: number, command: EndpointCommand, context: CommandContext) =>
+  runDecider(platform, endpointStream(endpointId), endpointSnapshotAggregate, decideEndpoint, command, context);
+
+const runMaintenanceCommand = (platform: Platform, teamId: number, command: MaintenanceCommand, context: CommandContext) =>
+  runDecider(platform, maintenanceStream(teamId), maintenanceScheduleAggregate, decideMaintenance, command, context);
 
 /** An import's views take longer to apply the more checks it holds: 5 s plus 2 s per 1,000 checks. */
 const importWaitMs = (checks: number) => 5_000 + 2 * checks;
@@ -152,13 +127,15 @@ export class CreateProjectHandler implements ICommandHandler<CreateProject> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, input, context }: CreateProject): Promise<number> {
-    if (!(await teamExists(this.platform, teamId))) throw Problems.notFound('The team');
+    const request = { team_id: teamId, team_exists: await teamExists(this.platform, teamId) };
+    checkProjectCreation(request);
     const projectId = await this.platform.ids.next('project');
-    const data = { project_id: projectId, team_id: teamId, name: input.name, description: input.description ?? '', created_at: new Date().toISOString() };
-    const { append } = await runStreamCommand(this.platform.events, projectStream(projectId), projectAggregate, context, () => ({
-      events: [{ type: PROJECT_CREATED, data }],
-      result: undefined,
-    }));
+    const { append } = await runProjectCommand(
+      this.platform,
+      projectId,
+      { kind: 'create_project', ...request, project_id: projectId, name: input.name, description: input.description ?? '', created_at: new Date().toISOString() },
+      context,
+    );
     await settle(this.platform, append?.position);
     return projectId;
   }
@@ -169,12 +146,8 @@ export class UpdateProjectHandler implements ICommandHandler<UpdateProject> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, projectId, input, context }: UpdateProject): Promise<void> {
-    const { append } = await runStreamCommand(this.platform.events, projectStream(projectId), projectAggregate, context, (state) => {
-      if (!state.exists || state.team_id !== teamId) throw Problems.notFound('The project');
-      const changes = projectChanges(state, input);
-      if (Object.keys(changes).length === 0) return { events: [], result: undefined };
-      return { events: [{ type: PROJECT_UPDATED, data: { project_id: projectId, team_id: teamId, changes, updated_at: new Date().toISOString() } }], result: undefined };
-    });
+    const command: ProjectCommand = { kind: 'update_project', project_id: projectId, team_id: teamId, name: input.name, description: input.description, updated_at: new Date().toISOString() };
+    const { append } = await runProjectCommand(this.platform, projectId, command, context);
     await settle(this.platform, append?.position);
   }
 }
@@ -187,32 +160,16 @@ export class DeleteProjectHandler implements ICommandHandler<DeleteProject> {
     // Every write waits for the monitoring view before answering, so the view lists every
     // endpoint an earlier request registered or moved into this project.
     const remaining = await this.platform.reader.find('monitoring', 'endpoints', { filter: { team_id: teamId, project_id: projectId }, limit: 1 });
-    const { append } = await runStreamCommand(this.platform.events, projectStream(projectId), projectAggregate, context, (state) => {
-      if (!state.exists || state.team_id !== teamId) throw Problems.notFound('The project');
-      if (remaining.length > 0) {
-        throw Problems.conflict('project_not_empty', 'The project still has endpoints: delete them or move them to another project first.');
-      }
-      const data: ProjectDeletedData = { project_id: projectId, team_id: teamId, deleted_at: new Date().toISOString() };
-      return { events: [{ type: PROJECT_DELETED, data }], result: undefined };
-    });
+    const command: ProjectCommand = { kind: 'delete_project', project_id: projectId, team_id: teamId, has_endpoints: remaining.length > 0, deleted_at: new Date().toISOString() };
+    const { append } = await runProjectCommand(this.platform, projectId, command, context);
     await settle(this.platform, append?.position, [...VIEWS, 'analytics_endpoints']);
   }
 }
 
-function splitInput(input: EndpointInput & Record<string, unknown>): { identity: { name?: string; description?: string; project_id?: number }; configuration: Partial<EndpointConfiguration> } {
-  const { name, description, project_id, enabled: _enabled, maintenance_until: _until, ...configuration } = input;
-  void _enabled;
-  void _until;
-  return { identity: { name, description, project_id }, configuration: configuration as Partial<EndpointConfiguration> };
-}
-
-/** Switching latency mode away from fixed clears a threshold the client did not restate. */
-function mergeConfiguration(current: EndpointConfiguration, patch: Partial<EndpointConfiguration>): EndpointConfiguration {
-  const merged = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) } as EndpointConfiguration;
-  if (patch.latency_detection_mode !== undefined && patch.latency_detection_mode !== 'fixed' && patch.latency_fixed_threshold_ms === undefined) {
-    merged.latency_fixed_threshold_ms = null;
-  }
-  return merged;
+/** The body's identity fields and flags apart from the configuration fields it sets. */
+function endpointChanges(input: EndpointInput & { enabled?: boolean; maintenance_until?: string | null }): EndpointChanges {
+  const { name, description, project_id, enabled, maintenance_until, ...configuration } = input;
+  return { name, description, project_id, enabled, maintenance_until, configuration: configuration as Partial<EndpointConfiguration> };
 }
 
 @CommandHandler(RegisterEndpoint)
@@ -220,28 +177,25 @@ export class RegisterEndpointHandler implements ICommandHandler<RegisterEndpoint
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, input, context }: RegisterEndpoint): Promise<number> {
-    if (!(await teamExists(this.platform, teamId))) throw Problems.notFound('The team');
-    const { identity, configuration } = splitInput(input);
-    const config = mergeConfiguration({ url: input.url, ...DEFAULT_CONFIGURATION }, configuration);
-    const errors: FieldError[] = [...configurationViolations(config)];
-    if (!(await projectOf(this.platform, teamId, input.project_id))) errors.push(unknownProject());
-    if (errors.length > 0) throw Problems.validation(errors);
-    const endpointId = await this.platform.ids.next('endpoint');
-    const data = {
-      endpoint_id: endpointId,
+    const team_exists = await teamExists(this.platform, teamId);
+    const registration = {
       team_id: teamId,
       project_id: input.project_id,
       name: input.name,
-      description: identity.description ?? '',
-      configuration: config,
-      verification_token: newVerificationToken(),
-      configuration_version: 1 as const,
-      created_at: new Date().toISOString(),
+      description: input.description ?? '',
+      configuration: { ...endpointChanges(input).configuration, url: input.url },
+      team_exists,
+      // The team's 404 comes first: its projects are only looked up for a team that exists.
+      project_known: team_exists && (await projectKnown(this.platform, teamId, input.project_id)),
     };
-    const { append } = await runStreamCommand(this.platform.events, endpointStream(endpointId), endpointAggregate, context, () => ({
-      events: [{ type: ENDPOINT_REGISTERED, data }],
-      result: undefined,
-    }));
+    checkRegistration(registration);
+    const endpointId = await this.platform.ids.next('endpoint');
+    const { append } = await runEndpointCommand(
+      this.platform,
+      endpointId,
+      { kind: 'register_endpoint', ...registration, endpoint_id: endpointId, verification_token: newVerificationToken(), created_at: new Date().toISOString() },
+      context,
+    );
     await settle(this.platform, append?.position);
     return endpointId;
   }
@@ -252,48 +206,12 @@ export class UpdateEndpointHandler implements ICommandHandler<UpdateEndpoint> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, endpointId, input, context }: UpdateEndpoint): Promise<void> {
-    if (!(await endpointOf(this.platform, teamId, endpointId))) throw Problems.notFound('The endpoint');
-    const projectKnown = input.project_id === undefined || (await projectOf(this.platform, teamId, input.project_id)) !== null;
-    const { append } = await runStreamCommand(this.platform.events, endpointStream(endpointId), endpointAggregate, context, (state) => {
-      if (!state.exists || state.team_id !== teamId) throw Problems.notFound('The endpoint');
-      const { identity, configuration } = splitInput(input);
-      const config = mergeConfiguration(state.configuration, configuration);
-      const errors: FieldError[] = [...configurationViolations(config)];
-      if (!projectKnown) errors.push(unknownProject());
-      if (errors.length > 0) throw Problems.validation(errors);
-      if (input.enabled === true && !state.enabled && !state.verified) {
-        throw Problems.conflict('destination_not_verified', 'Verify the destination (verify-destination) before enabling the endpoint.');
-      }
-      return { events: updateEvents(state, identity, config, input), result: undefined };
-    });
+    const changes = endpointChanges(input);
+    const project_known = changes.project_id === undefined || (await projectKnown(this.platform, teamId, changes.project_id));
+    const command: EndpointCommand = { kind: 'update_endpoint', endpoint_id: endpointId, team_id: teamId, changes, project_known, at: new Date().toISOString() };
+    const { append } = await runEndpointCommand(this.platform, endpointId, command, context);
     await settle(this.platform, append?.position);
   }
-}
-
-function updateEvents(
-  state: EndpointState,
-  identity: { name?: string; description?: string; project_id?: number },
-  config: EndpointConfiguration,
-  input: { enabled?: boolean; maintenance_until?: string | null },
-): NewEvent[] {
-  const at = new Date().toISOString();
-  const base = { endpoint_id: state.endpoint_id, team_id: state.team_id };
-  const events: NewEvent[] = [];
-  const changes: EndpointReconfiguredData['changes'] = configurationChanges(state.configuration, config);
-  if (identity.name !== undefined && identity.name !== state.name) changes.name = identity.name;
-  if (identity.description !== undefined && identity.description !== state.description) changes.description = identity.description;
-  if (identity.project_id !== undefined && identity.project_id !== state.project_id) changes.project_id = identity.project_id;
-  if (Object.keys(changes).length > 0) {
-    const data: EndpointReconfiguredData = { ...base, project_id: changes.project_id ?? state.project_id, changes, configuration_version: state.configuration_version + 1, updated_at: at };
-    events.push({ type: ENDPOINT_RECONFIGURED, data });
-  }
-  if (input.enabled !== undefined && input.enabled !== state.enabled) {
-    events.push({ type: input.enabled ? ENDPOINT_ENABLED : ENDPOINT_DISABLED, data: { ...base, at } });
-  }
-  if (input.maintenance_until !== undefined && input.maintenance_until !== state.maintenance_until) {
-    events.push({ type: ENDPOINT_MAINTENANCE_UNTIL_SET, data: { ...base, maintenance_until: input.maintenance_until, at } });
-  }
-  return events;
 }
 
 @CommandHandler(DeleteEndpoint)
@@ -301,11 +219,8 @@ export class DeleteEndpointHandler implements ICommandHandler<DeleteEndpoint> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, endpointId, context }: DeleteEndpoint): Promise<void> {
-    const { append } = await runStreamCommand(this.platform.events, endpointStream(endpointId), endpointAggregate, context, (state) => {
-      if (!state.exists || state.team_id !== teamId) throw Problems.notFound('The endpoint');
-      const data: EndpointDeletedData = { endpoint_id: endpointId, team_id: teamId, project_id: state.project_id, deleted_at: new Date().toISOString() };
-      return { events: [{ type: ENDPOINT_DELETED, data }], result: undefined };
-    });
+    const command: EndpointCommand = { kind: 'delete_endpoint', endpoint_id: endpointId, team_id: teamId, deleted_at: new Date().toISOString() };
+    const { append } = await runEndpointCommand(this.platform, endpointId, command, context);
     // Answer once lists, the schedule and analytics no longer show it.
     await settle(this.platform, append?.position, [...VIEWS, 'probing', 'analytics_endpoints']);
   }
@@ -316,26 +231,30 @@ export class ScheduleMaintenanceWindowHandler implements ICommandHandler<Schedul
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, input, context }: ScheduleMaintenanceWindow): Promise<number> {
-    if (!(await teamExists(this.platform, teamId))) throw Problems.notFound('The team');
-    const errors: FieldError[] = [];
-    if (input.project_id !== null && !(await projectOf(this.platform, teamId, input.project_id))) errors.push(unknownProject());
-    if (input.endpoint_id !== null) {
-      const endpoint = await endpointOf(this.platform, teamId, input.endpoint_id);
-      if (!endpoint) errors.push({ field: 'endpoint_id', code: 'not_found', message: 'does not name an endpoint of this team' });
-      else if (input.project_id !== null && endpoint.project_id !== input.project_id) {
-        errors.push({ field: 'endpoint_id', code: 'invalid_value', message: 'does not belong to project_id' });
-      }
-    }
-    if (Date.parse(input.ends_at) <= Date.parse(input.starts_at)) errors.push({ field: 'ends_at', code: 'out_of_range', message: 'must be after starts_at' });
-    if (errors.length > 0) throw Problems.validation(errors);
+    const request = await this.windowRequest(teamId, input);
+    checkWindow(request);
     const windowId = await this.platform.ids.next('maintenance_window');
-    const data = { window_id: windowId, team_id: teamId, ...input, created_at: new Date().toISOString() };
-    const { append } = await runStreamCommand(this.platform.events, maintenanceStream(teamId), maintenanceScheduleAggregate, context, () => ({
-      events: [{ type: MAINTENANCE_WINDOW_SCHEDULED, data }],
-      result: undefined,
-    }));
+    const { append } = await runMaintenanceCommand(
+      this.platform,
+      teamId,
+      { kind: 'schedule_window', ...request, window_id: windowId, created_at: new Date().toISOString() },
+      context,
+    );
     await settle(this.platform, append?.position);
     return windowId;
+  }
+
+  /** The window with what the rules need to know of the team, the project and the endpoint it names. */
+  private async windowRequest(teamId: number, input: ScheduleMaintenanceWindow['input']): Promise<WindowRequest> {
+    const team_exists = await teamExists(this.platform, teamId);
+    if (!team_exists) return { ...input, team_id: teamId, team_exists, project_known: false, endpoint: null };
+    const project_known = input.project_id !== null && (await projectKnown(this.platform, teamId, input.project_id));
+    let endpoint: WindowRequest['endpoint'] = null;
+    if (input.endpoint_id !== null) {
+      const { state } = await loadStream(this.platform.events, endpointStream(input.endpoint_id), endpointSnapshotAggregate);
+      if (state !== null && state.team_id === teamId) endpoint = { project_id: state.project_id };
+    }
+    return { ...input, team_id: teamId, team_exists, project_known, endpoint };
   }
 }
 
@@ -344,52 +263,31 @@ export class CancelMaintenanceWindowHandler implements ICommandHandler<CancelMai
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, windowId, context }: CancelMaintenanceWindow): Promise<void> {
-    const { append } = await runStreamCommand(this.platform.events, maintenanceStream(teamId), maintenanceScheduleAggregate, context, (state) => {
-      const window = state.windows.get(windowId);
-      if (!window || window.cancelled_at) throw Problems.notFound('The maintenance window');
-      return { events: [{ type: MAINTENANCE_WINDOW_CANCELLED, data: { window_id: windowId, team_id: teamId, cancelled_at: new Date().toISOString() } }], result: undefined };
-    });
+    const command: MaintenanceCommand = { kind: 'cancel_window', team_id: teamId, window_id: windowId, cancelled_at: new Date().toISOString() };
+    const { append } = await runMaintenanceCommand(this.platform, teamId, command, context);
     await settle(this.platform, append?.position);
   }
 }
 
+/**
+ * Appends in chunks with any expected revision: imported checks never raise alerts, so nothing
+ * of the check stream is decided on and probes may record meanwhile.
+ */
 @CommandHandler(ImportChecks)
 export class ImportChecksHandler implements ICommandHandler<ImportChecks> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, endpointId, checks, context }: ImportChecks): Promise<number> {
     const { events, ids } = this.platform;
-    const endpoint = await endpointOf(this.platform, teamId, endpointId);
-    if (!endpoint) throw Problems.notFound('The endpoint');
+    const loaded = await loadStream(events, endpointStream(endpointId), endpointSnapshotAggregate);
+    const endpoint = endpointOfTeam(loaded.state, teamId, endpointId);
     const { state: schedule } = await loadStream(events, maintenanceStream(teamId), maintenanceScheduleAggregate);
-    const windows = [...schedule.windows.values()];
     const range = await ids.reserve('check', checks.length);
-    const recorded: NewEvent<CheckRecordedData>[] = checks.map((check, index) => {
-      const checked_at = new Date(check.checked_at).toISOString();
-      const data: CheckRecordedData = {
-        check_id: range.first + index,
-        team_id: teamId,
-        project_id: endpoint.project_id,
-        endpoint_id: endpointId,
-        configuration_version: endpoint.configuration_version,
-        source: check.source ?? 'scheduled',
-        job_id: null,
-        success: check.success,
-        status_code: check.status_code,
-        latency_ms: check.latency_ms,
-        time_to_first_byte_ms: check.time_to_first_byte_ms ?? check.latency_ms,
-        duration_ms: check.duration_ms ?? check.latency_ms,
-        body_complete: check.body_complete ?? true,
-        failure_reason: check.failure_reason ?? null,
-        response_excerpt: null,
-        checked_at,
-        alert_suppressed: coverage(checked_at, endpoint, windows).under_maintenance,
-        latency_anomaly: false,
-        latency_threshold_ms: null,
-        imported: true,
-      };
-      return { type: CHECK_RECORDED, data, metadata: metadataOf(context, checked_at) };
-    });
+    const recorded: NewEvent<CheckRecordedData>[] = importedChecks(endpoint, schedule, checks, range.first).map((data) => ({
+      type: CHECK_RECORDED,
+      data,
+      metadata: metadataOf(context, data.checked_at),
+    }));
     let position: Position | undefined;
     for (let start = 0; start < recorded.length; start += IMPORT_CHUNK) {
       const append = await events.append(checksStream(endpointId), recorded.slice(start, start + IMPORT_CHUNK), { expectedRevision: 'any' });

@@ -1,19 +1,29 @@
+/**
+ * An endpoint's rules and the decider of its commands (stream `endpoint-<id>`), deciding on the
+ * stream's one fold (endpoint-snapshot.ts).
+ */
 import { randomBytes } from 'node:crypto';
-import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from './endpoint-configuration.js';
+import type { EndpointSnapshot, EndpointSnapshotState } from './endpoint-snapshot.js';
+import {
+  AlreadyExistsError,
+  DestinationNotVerifiedError,
+  EndpointNotFoundError,
+  MonitoringRulesError,
+  TeamNotFoundError,
+  type RuleViolation,
+} from './errors.js';
 import {
   DESTINATION_VERIFIED,
-  type DestinationVerifiedData,
   ENDPOINT_DELETED,
   ENDPOINT_DISABLED,
   ENDPOINT_ENABLED,
   ENDPOINT_MAINTENANCE_UNTIL_SET,
   ENDPOINT_RECONFIGURED,
   ENDPOINT_REGISTERED,
-  type EndpointMaintenanceUntilSetData,
+  endpointStream,
+  type EndpointEvent,
   type EndpointReconfiguredData,
-  type EndpointRegisteredData,
-  type EndpointToggledData,
 } from './events.js';
 import { publicUrl, urlQueryConfigured, verificationUrl } from './url.js';
 
@@ -48,97 +58,6 @@ export const DEFAULT_CONFIGURATION: Omit<EndpointConfiguration, 'url'> = {
 export function newVerificationToken(): string {
   return randomBytes(32).toString('hex');
 }
-
-export interface EndpointState {
-  /** Registered and not deleted. */
-  exists: boolean;
-  deleted: boolean;
-  endpoint_id: number;
-  team_id: number;
-  project_id: number;
-  name: string;
-  description: string;
-  configuration: EndpointConfiguration;
-  verification_token: string;
-  enabled: boolean;
-  verified: boolean;
-  verified_at: string | null;
-  configuration_version: number;
-  maintenance_until: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export const endpointAggregate = {
-  initial: (): EndpointState => ({
-    exists: false,
-    deleted: false,
-    endpoint_id: 0,
-    team_id: 0,
-    project_id: 0,
-    name: '',
-    description: '',
-    configuration: { url: '', ...DEFAULT_CONFIGURATION },
-    verification_token: '',
-    enabled: false,
-    verified: false,
-    verified_at: null,
-    configuration_version: 0,
-    maintenance_until: null,
-    created_at: '',
-    updated_at: '',
-  }),
-  evolve(state: EndpointState, event: RecordedEvent): EndpointState {
-    switch (event.type) {
-      case ENDPOINT_REGISTERED: {
-        const d = event.data as EndpointRegisteredData;
-        return {
-          ...state,
-          exists: true,
-          endpoint_id: d.endpoint_id,
-          team_id: d.team_id,
-          project_id: d.project_id,
-          name: d.name,
-          description: d.description,
-          configuration: d.configuration,
-          verification_token: d.verification_token,
-          configuration_version: d.configuration_version,
-          created_at: d.created_at,
-          updated_at: d.created_at,
-        };
-      }
-      case ENDPOINT_RECONFIGURED: {
-        const d = event.data as EndpointReconfiguredData;
-        const { name, description, project_id, ...configuration } = d.changes;
-        return {
-          ...state,
-          name: name ?? state.name,
-          description: description ?? state.description,
-          project_id: project_id ?? state.project_id,
-          configuration: { ...state.configuration, ...configuration },
-          configuration_version: d.configuration_version,
-          updated_at: d.updated_at,
-        };
-      }
-      case ENDPOINT_ENABLED:
-        return { ...state, enabled: true, updated_at: (event.data as EndpointToggledData).at };
-      case ENDPOINT_DISABLED:
-        return { ...state, enabled: false, updated_at: (event.data as EndpointToggledData).at };
-      case DESTINATION_VERIFIED: {
-        const d = event.data as DestinationVerifiedData;
-        return { ...state, verified: true, verified_at: d.verified_at, updated_at: d.verified_at };
-      }
-      case ENDPOINT_MAINTENANCE_UNTIL_SET: {
-        const d = event.data as EndpointMaintenanceUntilSetData;
-        return { ...state, maintenance_until: d.maintenance_until, updated_at: d.at };
-      }
-      case ENDPOINT_DELETED:
-        return { ...state, exists: false, deleted: true, enabled: false };
-      default:
-        return state;
-    }
-  },
-};
 
 /** The non-hidden view of configuration fields: what views and responses may hold. */
 export interface PublicConfiguration {
@@ -188,12 +107,6 @@ export function configurationChanges(current: EndpointConfiguration, next: Endpo
   return changes as Partial<EndpointConfiguration>;
 }
 
-export interface RuleViolation {
-  field: string;
-  code: string;
-  message: string;
-}
-
 /** Rules across fields, checked on the whole (merged) configuration. */
 export function configurationViolations(config: EndpointConfiguration): RuleViolation[] {
   const violations: RuleViolation[] = [];
@@ -213,4 +126,147 @@ export function configurationViolations(config: EndpointConfiguration): RuleViol
     violations.push({ field: 'expected_body', code: 'required', message: `is required when body_match_mode is ${config.body_match_mode}` });
   }
   return violations;
+}
+
+/** Switching latency mode away from fixed clears a threshold the client did not restate. */
+export function mergeConfiguration(current: EndpointConfiguration, patch: Partial<EndpointConfiguration>): EndpointConfiguration {
+  const merged = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) } as EndpointConfiguration;
+  if (patch.latency_detection_mode !== undefined && patch.latency_detection_mode !== 'fixed' && patch.latency_fixed_threshold_ms === undefined) {
+    merged.latency_fixed_threshold_ms = null;
+  }
+  return merged;
+}
+
+const unknownProject = (): RuleViolation => ({ field: 'project_id', code: 'not_found', message: 'does not name a project of this team' });
+
+// ---------------------------------------------------------------------------------------------
+// Decisions
+
+/** A registration as the client asked for it, with the facts of other streams the handler gathered. */
+export interface EndpointRegistration {
+  team_id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  /** The URL and the fields the client set; the others take their defaults. */
+  configuration: Partial<EndpointConfiguration> & { url: string };
+  team_exists: boolean;
+  /** project_id names a project of the team. */
+  project_known: boolean;
+}
+
+/** What an update may change; an absent field stays as it is. */
+export interface EndpointChanges {
+  name?: string;
+  description?: string;
+  project_id?: number;
+  configuration: Partial<EndpointConfiguration>;
+  enabled?: boolean;
+  /** Legacy maintenance: null clears it. */
+  maintenance_until?: string | null;
+}
+
+export type EndpointCommand =
+  | ({ kind: 'register_endpoint'; endpoint_id: number; verification_token: string; created_at: string } & EndpointRegistration)
+  | {
+      kind: 'update_endpoint';
+      endpoint_id: number;
+      team_id: number;
+      changes: EndpointChanges;
+      /** changes.project_id (when given) names a project of the team. */
+      project_known: boolean;
+      at: string;
+    }
+  | { kind: 'verify_destination'; endpoint_id: number; team_id: number; verified_at: string }
+  | { kind: 'delete_endpoint'; endpoint_id: number; team_id: number; deleted_at: string };
+
+/**
+ * The configuration a registration stores, or the refusal: 404 for the team first, then every
+ * broken rule at once. Handlers call it before allocating an id (so a refused request uses none);
+ * decide checks the same.
+ */
+export function checkRegistration(registration: EndpointRegistration): EndpointConfiguration {
+  if (!registration.team_exists) throw new TeamNotFoundError(registration.team_id);
+  const configuration = mergeConfiguration({ ...DEFAULT_CONFIGURATION, url: registration.configuration.url }, registration.configuration);
+  const violations = configurationViolations(configuration);
+  if (!registration.project_known) violations.push(unknownProject());
+  MonitoringRulesError.throwIfAny(violations);
+  return configuration;
+}
+
+/** The endpoint when it exists in the team; EndpointNotFoundError otherwise. */
+export function endpointOfTeam(state: EndpointSnapshotState, teamId: number, endpointId: number): EndpointSnapshot {
+  if (state === null || state.team_id !== teamId) throw new EndpointNotFoundError(endpointId);
+  return state;
+}
+
+export function decideEndpoint(state: EndpointSnapshotState, command: EndpointCommand): EndpointEvent[] {
+  switch (command.kind) {
+    case 'register_endpoint':
+      return register(state, command);
+    case 'update_endpoint':
+      return update(endpointOfTeam(state, command.team_id, command.endpoint_id), command);
+    case 'verify_destination': {
+      const endpoint = endpointOfTeam(state, command.team_id, command.endpoint_id);
+      if (endpoint.destination_verified) return [];
+      return [{ type: DESTINATION_VERIFIED, data: { endpoint_id: endpoint.endpoint_id, team_id: endpoint.team_id, verified_at: command.verified_at } }];
+    }
+    case 'delete_endpoint': {
+      const endpoint = endpointOfTeam(state, command.team_id, command.endpoint_id);
+      return [{ type: ENDPOINT_DELETED, data: { endpoint_id: endpoint.endpoint_id, team_id: endpoint.team_id, project_id: endpoint.project_id, deleted_at: command.deleted_at } }];
+    }
+  }
+}
+
+function register(state: EndpointSnapshotState, command: Extract<EndpointCommand, { kind: 'register_endpoint' }>): EndpointEvent[] {
+  const configuration = checkRegistration(command);
+  // Ids are handed out once: a live endpoint on the stream means one was handed out twice.
+  if (state !== null) throw new AlreadyExistsError(endpointStream(command.endpoint_id));
+  const { endpoint_id, team_id, project_id, name, description, verification_token, created_at } = command;
+  return [
+    {
+      type: ENDPOINT_REGISTERED,
+      data: { endpoint_id, team_id, project_id, name, description, configuration, verification_token, configuration_version: 1, created_at },
+    },
+  ];
+}
+
+/** Checks in order: the rules of the merged configuration and the project (400), then enabling an unverified endpoint (409). */
+function update(endpoint: EndpointSnapshot, command: Extract<EndpointCommand, { kind: 'update_endpoint' }>): EndpointEvent[] {
+  const { changes, at } = command;
+  const configuration = mergeConfiguration(endpoint.configuration, changes.configuration);
+  const violations = configurationViolations(configuration);
+  if (!command.project_known) violations.push(unknownProject());
+  MonitoringRulesError.throwIfAny(violations);
+  if (changes.enabled === true && !endpoint.enabled && !endpoint.destination_verified) throw new DestinationNotVerifiedError(endpoint.endpoint_id);
+
+  const base = { endpoint_id: endpoint.endpoint_id, team_id: endpoint.team_id };
+  const events: EndpointEvent[] = [];
+  const reconfigured = reconfiguration(endpoint, changes, configuration);
+  if (Object.keys(reconfigured).length > 0) {
+    const data: EndpointReconfiguredData = {
+      ...base,
+      project_id: reconfigured.project_id ?? endpoint.project_id,
+      changes: reconfigured,
+      configuration_version: endpoint.configuration_version + 1,
+      updated_at: at,
+    };
+    events.push({ type: ENDPOINT_RECONFIGURED, data });
+  }
+  if (changes.enabled !== undefined && changes.enabled !== endpoint.enabled) {
+    events.push({ type: changes.enabled ? ENDPOINT_ENABLED : ENDPOINT_DISABLED, data: { ...base, at } });
+  }
+  if (changes.maintenance_until !== undefined && changes.maintenance_until !== endpoint.maintenance_until) {
+    events.push({ type: ENDPOINT_MAINTENANCE_UNTIL_SET, data: { ...base, maintenance_until: changes.maintenance_until, at } });
+  }
+  return events;
+}
+
+/** Identity and configuration fields whose value differs (a name-only edit is a new configuration version too). */
+function reconfiguration(endpoint: EndpointSnapshot, changes: EndpointChanges, configuration: EndpointConfiguration): EndpointReconfiguredData['changes'] {
+  const reconfigured: EndpointReconfiguredData['changes'] = configurationChanges(endpoint.configuration, configuration);
+  if (changes.name !== undefined && changes.name !== endpoint.name) reconfigured.name = changes.name;
+  if (changes.description !== undefined && changes.description !== endpoint.description) reconfigured.description = changes.description;
+  if (changes.project_id !== undefined && changes.project_id !== endpoint.project_id) reconfigured.project_id = changes.project_id;
+  return reconfigured;
 }

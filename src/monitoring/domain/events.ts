@@ -126,3 +126,22 @@ export interface MaintenanceWindowCancelledData {
   team_id: number;
   cancelled_at: string;
 }
+
+/** What each stream holds, typed: deciders return these and folds read them. */
+export type ProjectEvent =
+  | { type: typeof PROJECT_CREATED; data: ProjectCreatedData }
+  | { type: typeof PROJECT_UPDATED; data: ProjectUpdatedData }
+  | { type: typeof PROJECT_DELETED; data: ProjectDeletedData };
+
+export type EndpointEvent =
+  | { type: typeof ENDPOINT_REGISTERED; data: EndpointRegisteredData }
+  | { type: typeof ENDPOINT_RECONFIGURED; data: EndpointReconfiguredData }
+  | { type: typeof ENDPOINT_ENABLED; data: EndpointToggledData }
+  | { type: typeof ENDPOINT_DISABLED; data: EndpointToggledData }
+  | { type: typeof DESTINATION_VERIFIED; data: DestinationVerifiedData }
+  | { type: typeof ENDPOINT_MAINTENANCE_UNTIL_SET; data: EndpointMaintenanceUntilSetData }
+  | { type: typeof ENDPOINT_DELETED; data: EndpointDeletedData };
+
+export type MaintenanceEvent =
+  | { type: typeof MAINTENANCE_WINDOW_SCHEDULED; data: MaintenanceWindowScheduledData }
+  | { type: typeof MAINTENANCE_WINDOW_CANCELLED; data: MaintenanceWindowCancelledData };

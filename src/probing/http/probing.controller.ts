@@ -7,7 +7,8 @@ import type { FastifyRequest } from 'fastify';
 import { CHECK_RECORDER } from '../application/tokens.js';
 import type { CheckRecorder } from '../application/check-recorder.js';
 import { toLinkedCheck } from '../../incidents/domain/events.js';
-import { DESTINATION_VERIFIED, endpointStream, type DestinationVerifiedData } from '../../monitoring/domain/events.js';
+import { endpointStream } from '../../monitoring/domain/events.js';
+import { decideEndpoint } from '../../monitoring/domain/endpoint.js';
 import { actorOf } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { Problems } from '../../platform/http/problem.js';
@@ -68,17 +69,13 @@ export class ProbingController {
       throw Problems.unprocessable('verification_failed', `Destination verification failed: ${verdict.reason}`);
     }
     const stream = endpointStream(endpoint.endpoint_id);
+    const verify = { kind: 'verify_destination', endpoint_id: endpoint.endpoint_id, team_id: endpoint.team_id, verified_at: new Date().toISOString() } as const;
     const { append, state } = await runStreamCommand(
       this.platform.events,
       stream,
       endpointSnapshotAggregate,
       { actor: actorOf(request.principal), requestId: String(request.id) },
-      (current) => {
-        if (!current) throw Problems.notFound('The endpoint');
-        if (current.destination_verified) return { events: [], result: null };
-        const data: DestinationVerifiedData = { endpoint_id: current.endpoint_id, team_id: current.team_id, verified_at: new Date().toISOString() };
-        return { events: [{ type: DESTINATION_VERIFIED, data }], result: null };
-      },
+      (current) => ({ events: decideEndpoint(current, verify), result: null }),
       { fold: this.recorder.endpoints },
     );
     const position = append?.position ?? null;
