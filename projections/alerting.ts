@@ -6,7 +6,6 @@ import {
   evolve,
   initialState,
   type EndpointAlertsEvent,
-  type EndpointAlertsState,
 } from '../src/alerting/domain/endpoint-alerts.js';
 import {
   DEFAULT_LATENCY_SETTINGS,
@@ -18,48 +17,35 @@ import {
   type EndpointReconfiguredData,
   type EndpointRegisteredData,
 } from '../src/monitoring/domain/events.js';
+import { ALERT_STATUS, ALERTING_VIEW, type AlertStatusDoc } from '../src/alerting/domain/views.js';
 import type { Doc } from '../src/platform/read-store/read-store.port.js';
 import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../src/platform/projections/projection.js';
-
-/**
- * Alert status per endpoint: the endpoint-alerts aggregate folded from `checks-<id>` (the state
- * is plain arrays and records, so it is stored as is), plus the endpoint's latency settings
- * (from its endpoint stream) that the baseline needs.
- */
-export const ALERT_STATUS_COLLECTION = 'alert_status';
-
-export interface AlertStatusDoc {
-  id: string;
-  endpoint_id: number;
-  team_id: number;
-  settings: LatencySettings;
-  state: EndpointAlertsState;
-}
 
 const LATENCY_KEYS = Object.keys(DEFAULT_LATENCY_SETTINGS) as Array<keyof LatencySettings>;
 
 async function current(views: ViewTransaction, endpointId: number, teamId: number): Promise<AlertStatusDoc> {
-  const doc = (await views.get(ALERT_STATUS_COLLECTION, String(endpointId))) as AlertStatusDoc | null;
+  const doc = (await views.get(ALERT_STATUS, String(endpointId))) as AlertStatusDoc | null;
   return doc ?? { id: String(endpointId), endpoint_id: endpointId, team_id: teamId, settings: { ...DEFAULT_LATENCY_SETTINGS }, state: initialState() };
 }
 
 const onSignalEvent: ProjectionHandler = async (event, views) => {
   const data = event.data as { endpoint_id: number; team_id?: number };
   const doc = await current(views, data.endpoint_id, data.team_id ?? 0);
-  views.put(ALERT_STATUS_COLLECTION, { ...doc, state: evolve(doc.state, event as unknown as EndpointAlertsEvent) } as unknown as Doc);
+  views.put(ALERT_STATUS, { ...doc, state: evolve(doc.state, event as unknown as EndpointAlertsEvent) } as unknown as Doc);
 };
 
+/** Alert status per endpoint (names and document type: src/alerting/domain/views.ts). */
 export const alertingProjection = defineProjection({
-  name: 'alerting',
+  name: ALERTING_VIEW,
   version: 1,
-  collections: [{ name: ALERT_STATUS_COLLECTION, indexes: [{ fields: ['team_id'] }] }],
+  collections: [{ name: ALERT_STATUS, indexes: [{ fields: ['team_id'] }] }],
   handlers: {
     [ENDPOINT_REGISTERED]: async (event, views) => {
       const data = event.data as EndpointRegisteredData;
       const doc = await current(views, data.endpoint_id, data.team_id);
       const settings = { ...doc.settings };
       for (const key of LATENCY_KEYS) (settings as Record<string, unknown>)[key] = data.configuration[key];
-      views.put(ALERT_STATUS_COLLECTION, { ...doc, team_id: data.team_id, settings } as unknown as Doc);
+      views.put(ALERT_STATUS, { ...doc, team_id: data.team_id, settings } as unknown as Doc);
     },
     [ENDPOINT_RECONFIGURED]: async (event, views) => {
       const data = event.data as EndpointReconfiguredData;
@@ -68,7 +54,7 @@ export const alertingProjection = defineProjection({
       for (const key of LATENCY_KEYS) {
         if (data.changes[key] !== undefined) (settings as Record<string, unknown>)[key] = data.changes[key];
       }
-      views.put(ALERT_STATUS_COLLECTION, { ...doc, settings } as unknown as Doc);
+      views.put(ALERT_STATUS, { ...doc, settings } as unknown as Doc);
     },
     [CHECK_RECORDED]: onSignalEvent,
     [ALERT_SIGNAL_TRIGGERED]: onSignalEvent,

@@ -1,6 +1,8 @@
 import { defineProjection } from '../src/platform/projections/projection.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../src/monitoring/domain/check.js';
 import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/domain/check-summary.js';
+import { CHECKS, CHECKS_VIEW, type CheckDoc } from '../src/monitoring/domain/views.js';
+import type { Doc } from '../src/platform/read-store/read-store.port.js';
 
 /**
  * Every recorded check, compact: a field at its default is left out and put back by
@@ -17,27 +19,27 @@ import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/
  * ~100 bytes a check for lists whose filters match most of the endpoint's checks anyway).
  */
 export const checksProjection = defineProjection({
-  name: 'checks',
+  name: CHECKS_VIEW,
   version: 2,
   collections: [
     {
-      name: 'checks',
+      name: CHECKS,
       indexes: [{ fields: ['endpoint_id', 'checked_at', 'check_id'] }],
     },
   ],
   handlers: {
     [CHECK_RECORDED]: (event, views) => {
-      views.put('checks', checkViewDoc(event.data as CheckRecordedData));
+      views.put(CHECKS, checkViewDoc(event.data as CheckRecordedData) as unknown as Doc);
     },
     // Retention: a summarized check is gone (its id answers 404, lists no longer show it).
     [CHECKS_SUMMARIZED]: (event, views) => {
-      for (const checkId of (event.data as ChecksSummarizedData).check_ids) views.delete('checks', String(checkId));
+      for (const checkId of (event.data as ChecksSummarizedData).check_ids) views.delete(CHECKS, String(checkId));
     },
   },
 });
 
-export function checkViewDoc(check: CheckRecordedData) {
-  const doc: Record<string, unknown> & { id: string } = {
+export function checkViewDoc(check: CheckRecordedData): CheckDoc {
+  const doc: CheckDoc = {
     id: String(check.check_id),
     check_id: check.check_id,
     team_id: check.team_id,

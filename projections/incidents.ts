@@ -29,12 +29,12 @@ import {
   type CommentDoc,
   type IncidentDoc,
   type LinkedCheckDoc,
-} from '../src/incidents/application/views.js';
+} from '../src/incidents/domain/views.js';
 
 /**
  * `incidents`: the incident's own document (its summary fields, `checks_total`, and the flat
  * fields the list filters and keyset order use) plus one document per comment, checkpoint and
- * linked check (types and names: src/incidents/application/views.ts).
+ * linked check (types and names: src/incidents/domain/views.ts).
  *
  * Each event is folded with the domain's own evolve, so the view and the command side can never
  * disagree, but over a partial state: the incident's head plus only the items the event names

@@ -25,33 +25,38 @@ import {
   type ProjectDeletedData,
   type ProjectUpdatedData,
 } from '../src/monitoring/domain/events.js';
+import {
+  ENDPOINTS,
+  type EndpointDoc,
+  MAINTENANCE_WINDOWS,
+  type MaintenanceWindowDoc,
+  MONITORING_VIEW,
+  type ProjectDoc,
+  PROJECTS,
+} from '../src/monitoring/domain/views.js';
 import type { ViewTransaction } from '../src/platform/projections/projection.js';
+import type { Doc } from '../src/platform/read-store/read-store.port.js';
 
 /**
  * Projects, endpoints and maintenance windows, without hidden values: an endpoint row holds the
  * public configuration fields only (url without query/user-info, header names, *_configured flags).
  * A deleted project or endpoint leaves its collection (its events stay in the log).
- *
- * projects:            id (string), project_id, team_id, name, description, created_at, updated_at
- * endpoints:           id (string), endpoint_id, team_id, project_id, name, description, the public
- *                      configuration fields, enabled, destination_verified, destination_verified_at,
- *                      verification_url, verification_token, configuration_version, maintenance_until,
- *                      created_at, updated_at
- * maintenance_windows: id (string), window_id, team_id, project_id, endpoint_id, starts_at, ends_at,
- *                      reason, created_at, cancelled_at
+ * Names and document types: src/monitoring/domain/views.ts.
  */
+const asDoc = (doc: ProjectDoc | EndpointDoc | MaintenanceWindowDoc): Doc => doc as unknown as Doc;
+
 async function patchEndpoint(views: ViewTransaction, endpointId: number, patch: Record<string, unknown>): Promise<void> {
-  const row = await views.get('endpoints', String(endpointId));
-  if (row) views.put('endpoints', { ...row, ...patch });
+  const row = await views.get(ENDPOINTS, String(endpointId));
+  if (row) views.put(ENDPOINTS, { ...row, ...patch });
 }
 
 export const monitoringProjection = defineProjection({
-  name: 'monitoring',
+  name: MONITORING_VIEW,
   version: 1,
   collections: [
-    { name: 'projects', indexes: [{ fields: ['team_id', 'project_id'] }] },
+    { name: PROJECTS, indexes: [{ fields: ['team_id', 'project_id'] }] },
     {
-      name: 'endpoints',
+      name: ENDPOINTS,
       indexes: [
         { fields: ['team_id', 'endpoint_id'] },
         { fields: ['team_id', 'project_id', 'endpoint_id'] },
@@ -59,24 +64,24 @@ export const monitoringProjection = defineProjection({
         { fields: ['enabled'] },
       ],
     },
-    { name: 'maintenance_windows', indexes: [{ fields: ['team_id', 'ends_at'] }] },
+    { name: MAINTENANCE_WINDOWS, indexes: [{ fields: ['team_id', 'ends_at'] }] },
   ],
   handlers: {
     [PROJECT_CREATED]: (event, views) => {
       const d = event.data as ProjectCreatedData;
-      views.put('projects', { id: String(d.project_id), ...d, updated_at: d.created_at });
+      views.put(PROJECTS, asDoc({ id: String(d.project_id), ...d, updated_at: d.created_at }));
     },
     [PROJECT_UPDATED]: async (event, views) => {
       const d = event.data as ProjectUpdatedData;
-      const row = await views.get('projects', String(d.project_id));
-      if (row) views.put('projects', { ...row, ...d.changes, updated_at: d.updated_at });
+      const row = await views.get(PROJECTS, String(d.project_id));
+      if (row) views.put(PROJECTS, { ...row, ...d.changes, updated_at: d.updated_at });
     },
     [PROJECT_DELETED]: (event, views) => {
-      views.delete('projects', String((event.data as ProjectDeletedData).project_id));
+      views.delete(PROJECTS, String((event.data as ProjectDeletedData).project_id));
     },
     [ENDPOINT_REGISTERED]: (event, views) => {
       const d = event.data as EndpointRegisteredData;
-      views.put('endpoints', {
+      views.put(ENDPOINTS, asDoc({
         id: String(d.endpoint_id),
         endpoint_id: d.endpoint_id,
         team_id: d.team_id,
@@ -93,7 +98,7 @@ export const monitoringProjection = defineProjection({
         maintenance_until: null,
         created_at: d.created_at,
         updated_at: d.created_at,
-      });
+      } as EndpointDoc));
     },
     [ENDPOINT_RECONFIGURED]: async (event, views) => {
       const d = event.data as EndpointReconfiguredData;
@@ -122,16 +127,16 @@ export const monitoringProjection = defineProjection({
       await patchEndpoint(views, d.endpoint_id, { maintenance_until: d.maintenance_until, updated_at: d.at });
     },
     [ENDPOINT_DELETED]: (event, views) => {
-      views.delete('endpoints', String((event.data as EndpointDeletedData).endpoint_id));
+      views.delete(ENDPOINTS, String((event.data as EndpointDeletedData).endpoint_id));
     },
     [MAINTENANCE_WINDOW_SCHEDULED]: (event, views) => {
       const d = event.data as MaintenanceWindowScheduledData;
-      views.put('maintenance_windows', { id: String(d.window_id), ...d, cancelled_at: null });
+      views.put(MAINTENANCE_WINDOWS, asDoc({ id: String(d.window_id), ...d, cancelled_at: null }));
     },
     [MAINTENANCE_WINDOW_CANCELLED]: async (event, views) => {
       const d = event.data as MaintenanceWindowCancelledData;
-      const row = await views.get('maintenance_windows', String(d.window_id));
-      if (row) views.put('maintenance_windows', { ...row, cancelled_at: d.cancelled_at });
+      const row = await views.get(MAINTENANCE_WINDOWS, String(d.window_id));
+      if (row) views.put(MAINTENANCE_WINDOWS, { ...row, cancelled_at: d.cancelled_at });
     },
   },
 });

@@ -27,38 +27,33 @@ import {
 } from '../src/notifications/domain/channel.js';
 import type { DeliveryRecord } from '../src/notifications/domain/delivery.js';
 import { deliveryId, stripHidden, toChannelDoc, type StoredChannel } from '../src/notifications/domain/channel-view.js';
+import {
+  CHANNELS,
+  DELIVERIES,
+  LINKED_SIGNALS,
+  type LinkedSignal,
+  NOTIFICATIONS_VIEW,
+  NOTIFIED_INCIDENTS,
+  type NotifiedIncident,
+  signalKey,
+} from '../src/notifications/domain/views.js';
 import { NOTIFYING_EVENT_TYPES, notificationTypeOf, type AlertEventData, type NotificationType } from '../src/notifications/domain/notification-types.js';
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import type { Doc } from '../src/platform/read-store/read-store.port.js';
 import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../src/platform/projections/projection.js';
 
-/**
- * The notifications reactor: turns incident and alert events into delivery records, one per
- * event per matching channel. It is a reactor (never rebuilt, starts at the log's head): its
- * records are written in the same commit as its checkpoint, so a crash or a lost lease neither
- * loses nor repeats one. Sending is the delivery worker's job (src/notifications/application).
- *
- * Collections:
- * - channels:   the channel view (no hidden values), also what the admin API reads;
- * - deliveries: `DeliveryRecord`s;
- * - incidents:  incident id -> team and project, for filtering events that do not carry them;
- * - signals:    `<endpoint>:<signal>` -> the incident linked to the triggered signal.
- * Incidents opened before the reactor first ran are unknown to it and do not notify.
- */
-export const NOTIFICATIONS = 'notifications';
-
 const onChannelEvent: ProjectionHandler = async (event, views) => {
   const { channel_id } = event.data as { channel_id: number };
-  const stored = (await views.get('channels', String(channel_id))) as StoredChannel | null;
+  const stored = (await views.get(CHANNELS, String(channel_id))) as StoredChannel | null;
   const folded = evolveChannel(stored?.folded ?? null, event);
   if (!folded) return;
   if (folded.deleted) {
-    views.delete('channels', String(channel_id));
+    views.delete(CHANNELS, String(channel_id));
     return;
   }
-  views.put('channels', { ...toChannelDoc(folded), folded: stripHidden(folded) } as unknown as Doc);
+  views.put(CHANNELS, { ...toChannelDoc(folded), folded: stripHidden(folded) } as unknown as Doc);
   if (event.type === CHANNEL_TEST_REQUESTED) {
-    views.put('deliveries', record(event, 'ping', folded, { incident_id: null, extra: { channel_id, message: 'Test notification from the monitoring service.' } }) as unknown as Doc);
+    views.put(DELIVERIES, record(event, 'ping', folded, { incident_id: null, extra: { channel_id, message: 'Test notification from the monitoring service.' } }) as unknown as Doc);
   }
 };
 
@@ -94,16 +89,10 @@ async function fanOut(
   projectId: number | null,
   fields: Parameters<typeof record>[3],
 ): Promise<void> {
-  const channels = (await views.find('channels', { filter: { team_id: teamId } })) as unknown as StoredChannel[];
+  const channels = (await views.find(CHANNELS, { filter: { team_id: teamId } })) as unknown as StoredChannel[];
   for (const channel of channels) {
-    if (channelWants(channel, type, projectId)) views.put('deliveries', record(event, type, channel.folded, fields) as unknown as Doc);
+    if (channelWants(channel, type, projectId)) views.put(DELIVERIES, record(event, type, channel.folded, fields) as unknown as Doc);
   }
-}
-
-interface IncidentRef {
-  id: string;
-  team_id: number;
-  project_id: number;
 }
 
 const onIncidentEvent: ProjectionHandler = async (event, views) => {
@@ -111,15 +100,15 @@ const onIncidentEvent: ProjectionHandler = async (event, views) => {
   const id = String(data.incident_id);
   if (event.type === INCIDENT_OPENED) {
     const opened = event.data as IncidentOpenedData;
-    views.put('incidents', { id, team_id: opened.team_id, project_id: opened.project_id });
+    views.put(NOTIFIED_INCIDENTS, { id, team_id: opened.team_id, project_id: opened.project_id } satisfies NotifiedIncident);
   } else if (event.type === INCIDENT_DETAILS_UPDATED) {
     const project = (event.data as IncidentDetailsUpdatedData).changes.project_id;
-    const known = (await views.get('incidents', id)) as IncidentRef | null;
-    if (known && project) views.put('incidents', { ...known, project_id: project.to });
+    const known = (await views.get(NOTIFIED_INCIDENTS, id)) as NotifiedIncident | null;
+    if (known && project) views.put(NOTIFIED_INCIDENTS, { ...known, project_id: project.to });
   }
   const type = notificationTypeOf(event);
   if (!type) return;
-  const incident = (await views.get('incidents', id)) as IncidentRef | null;
+  const incident = (await views.get(NOTIFIED_INCIDENTS, id)) as NotifiedIncident | null;
   if (!incident) return;
   const extra: Record<string, unknown> = {};
   if (event.type === CHECKPOINT_ADDED) {
@@ -132,29 +121,36 @@ const onIncidentEvent: ProjectionHandler = async (event, views) => {
   await fanOut(views, event, type, incident.team_id, incident.project_id, { incident_id: data.incident_id, extra });
 };
 
-const signalKey = (endpointId: number, signal: string) => `${endpointId}:${signal}`;
-
 const onAlertEvent: ProjectionHandler = async (event, views) => {
   const data = event.data as AlertEventData;
   const key = signalKey(data.endpoint_id, data.signal);
   let incidentId: number | null = null;
-  if (event.type === ALERT_SIGNAL_RECOVERED) incidentId = ((await views.get('signals', key))?.incident_id as number | undefined) ?? null;
-  views.delete('signals', key);
+  if (event.type === ALERT_SIGNAL_RECOVERED) incidentId = ((await views.get(LINKED_SIGNALS, key)) as LinkedSignal | null)?.incident_id ?? null;
+  views.delete(LINKED_SIGNALS, key);
   const type = notificationTypeOf(event)!;
   const signal = { type: data.signal, state: type === 'alert.triggered' ? ('triggered' as const) : ('ok' as const), since: data.at, incident_id: incidentId };
   await fanOut(views, event, type, data.team_id, data.project_id, { endpoint_id: data.endpoint_id, signal, extra: {} });
 };
 
+/**
+ * The notifications reactor: turns incident and alert events into delivery records, one per
+ * event per matching channel. It is a reactor (never rebuilt, starts at the log's head): its
+ * records are written in the same commit as its checkpoint, so a crash or a lost lease neither
+ * loses nor repeats one. Sending is the delivery worker's job (src/notifications/application).
+ *
+ * Collections and their document types: src/notifications/domain/views.ts. Incidents opened
+ * before the reactor first ran are unknown to it and do not notify.
+ */
 export const notificationsReactor = defineProjection({
   kind: 'reactor',
   startFrom: 'end',
-  name: NOTIFICATIONS,
+  name: NOTIFICATIONS_VIEW,
   version: 1,
   collections: [
-    { name: 'channels', indexes: [{ fields: ['team_id', 'channel_num'] }] },
-    { name: 'deliveries', indexes: [{ fields: ['channel_id', 'position'] }, { fields: ['position'] }] },
-    { name: 'incidents', indexes: [] },
-    { name: 'signals', indexes: [] },
+    { name: CHANNELS, indexes: [{ fields: ['team_id', 'channel_num'] }] },
+    { name: DELIVERIES, indexes: [{ fields: ['channel_id', 'position'] }, { fields: ['position'] }] },
+    { name: NOTIFIED_INCIDENTS, indexes: [] },
+    { name: LINKED_SIGNALS, indexes: [] },
   ],
   handlers: {
     ...Object.fromEntries(
@@ -166,7 +162,7 @@ export const notificationsReactor = defineProjection({
     [ALERT_SIGNAL_RECOVERED]: onAlertEvent,
     [ALERT_SIGNAL_INCIDENT_LINKED]: (event, views) => {
       const data = event.data as AlertSignalIncidentLinkedData;
-      views.put('signals', { id: signalKey(data.endpoint_id, data.signal), incident_id: data.incident_id });
+      views.put(LINKED_SIGNALS, { id: signalKey(data.endpoint_id, data.signal), incident_id: data.incident_id } satisfies LinkedSignal);
     },
   },
 });

@@ -10,35 +10,22 @@ import {
   ENDPOINT_REGISTERED,
 } from '../src/monitoring/domain/events.js';
 import type { ProjectionHandler } from '../src/platform/projections/projection.js';
-
-/**
- * What the scheduler needs of every endpoint: one row per endpoint with `schedulable`
- * (enabled and verified), interval and configuration version. No hidden values.
- */
-export const SCHEDULE_COLLECTION = 'schedule';
-
-export interface ScheduleRow {
-  id: string;
-  endpoint_id: number;
-  team_id: number;
-  schedulable: boolean;
-  interval_seconds: number;
-  configuration_version: number;
-}
+import type { Doc } from '../src/platform/read-store/read-store.port.js';
+import { PROBING_VIEW, SCHEDULE, type ScheduleRow } from '../src/probing/domain/views.js';
 
 const apply: ProjectionHandler = async (event, views) => {
   const endpointId = (event.data as { endpoint_id: number }).endpoint_id;
-  const stored = await views.get(SCHEDULE_COLLECTION, String(endpointId));
+  const stored = await views.get(SCHEDULE, String(endpointId));
   // The row keeps the folded snapshot minus hidden values; rebuild the fold from what we keep.
   const previous = stored ? (stored.snapshot as EndpointSnapshot) : null;
   const next = evolveEndpoint(previous, event);
   if (next === null) {
     // Deleted: the scheduler stops publishing its jobs at its next refresh.
-    if (stored) views.delete(SCHEDULE_COLLECTION, String(endpointId));
+    if (stored) views.delete(SCHEDULE, String(endpointId));
     return;
   }
   const snapshot: EndpointSnapshot = { ...next, verification_token: '', configuration: { ...next.configuration, url: '', headers: {}, request_payload: null, expected_body: null } };
-  views.put(SCHEDULE_COLLECTION, {
+  const row: ScheduleRow = {
     id: String(endpointId),
     endpoint_id: endpointId,
     team_id: next.team_id,
@@ -46,13 +33,15 @@ const apply: ProjectionHandler = async (event, views) => {
     interval_seconds: next.configuration.interval_seconds,
     configuration_version: next.configuration_version,
     snapshot,
-  });
+  };
+  views.put(SCHEDULE, row as unknown as Doc);
 };
 
+/** One row per endpoint for the scheduler (names and row type: src/probing/domain/views.ts). */
 export const probingProjection = defineProjection({
-  name: 'probing',
+  name: PROBING_VIEW,
   version: 1,
-  collections: [{ name: SCHEDULE_COLLECTION, indexes: [{ fields: ['schedulable', 'endpoint_id'] }] }],
+  collections: [{ name: SCHEDULE, indexes: [{ fields: ['schedulable', 'endpoint_id'] }] }],
   handlers: {
     [ENDPOINT_REGISTERED]: apply,
     [ENDPOINT_RECONFIGURED]: apply,

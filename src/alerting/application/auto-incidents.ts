@@ -45,6 +45,7 @@ import {
   type SignalType,
 } from '../domain/endpoint-alerts.js';
 import { logIncidentChanges } from '../../incidents/application/incident-log.js';
+import { teamIncidentStatuses } from '../../tenancy/application/tenancy-views.js';
 
 export const AUTO_INCIDENTS = 'alerting_incidents';
 const OPEN = 'open';
@@ -260,7 +261,7 @@ class AutoIncidents {
   }
 
   private async defaultStatus(teamId: number): Promise<StatusRef> {
-    const statuses = await this.platform.reader.find('tenancy', 'incident_statuses', { filter: { team_id: teamId }, sort: [['id_num', 'asc']] });
+    const statuses = await teamIncidentStatuses(this.platform.reader, teamId);
     const chosen = statuses.find((status) => status.is_default === true) ?? statuses[0];
     if (!chosen) return { id: 0, name: 'Investigating' };
     return { id: Number(chosen.id_num ?? chosen.id), name: String(chosen.name) };

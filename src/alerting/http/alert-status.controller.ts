@@ -1,8 +1,9 @@
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AlertStatusResponse } from './alert-status.dto.js';
 import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { alertStatusView, initialState, type EndpointAlertsState } from '../domain/endpoint-alerts.js';
-import { DEFAULT_LATENCY_SETTINGS, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import { alertStatusView, initialState } from '../domain/endpoint-alerts.js';
+import { ALERT_STATUS, ALERTING_VIEW, type AlertStatusDoc } from '../domain/views.js';
+import { DEFAULT_LATENCY_SETTINGS } from '../../monitoring/domain/endpoint-configuration.js';
 import { ENDPOINT_PATH } from '../../monitoring/http/monitoring-paths.js';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { Problems } from '../../platform/http/problem.js';
@@ -25,10 +26,10 @@ export class AlertStatusController {
   @ApiOkResponse({ type: AlertStatusResponse })
   async alertStatus(@Param('endpointID') endpointParam: string, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
-    const doc = await this.platform.reader.get('alerting', 'alert_status', endpointId);
+    const doc = (await this.platform.reader.get(ALERTING_VIEW, ALERT_STATUS, endpointId)) as unknown as Partial<AlertStatusDoc> | null;
     if (!doc || doc.team_id !== teamId) throw Problems.notFound('The endpoint');
-    const state = (doc.state as EndpointAlertsState | undefined) ?? initialState();
-    const settings = (doc.settings as LatencySettings | undefined) ?? DEFAULT_LATENCY_SETTINGS;
+    const state = doc.state ?? initialState();
+    const settings = doc.settings ?? DEFAULT_LATENCY_SETTINGS;
     return { data: alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings) };
   }
 }

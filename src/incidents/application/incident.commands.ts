@@ -9,13 +9,14 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
 import { IncidentMergedError } from '../domain/errors.js';
 import { incidentStreamId, type JsonObject } from '../domain/events.js';
+import { INCIDENTS_VIEW } from '../domain/views.js';
 import { decide, replay, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
 import { createRules, statusRules, updateDetailsRules, type CreateIncidentInput, type IncidentDetailChanges, type StatusInput } from '../domain/validation.js';
 import { mapDomainErrors } from './domain-errors.js';
 import { logIncidentChanges } from './incident-log.js';
 import { incidentAggregate, incidentStreams, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
 
-export const INCIDENT_VIEWS = ['incidents'];
+export const INCIDENT_VIEWS = [INCIDENTS_VIEW];
 
 /** The revision each state handed out by writableIncident was folded to (see runIncidentCommand's `loaded`). */
 const loadedRevisions = new WeakMap<Incident, number>();

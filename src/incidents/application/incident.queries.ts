@@ -15,7 +15,7 @@ import {
   type CommentDoc,
   type IncidentDoc,
   type LinkedCheckDoc,
-} from './views.js';
+} from '../domain/views.js';
 
 export interface IncidentListFilters {
   project_id?: number;

@@ -8,6 +8,8 @@ import { loadStream } from '../../platform/es/stream-command.js';
 import { incidentStreamId, type IncidentEvent } from '../domain/events.js';
 import { evolve, initialState, type Incident, type IncidentState } from '../domain/incident.js';
 import type { StatusFact } from '../domain/validation.js';
+import { ENDPOINTS, MONITORING_VIEW, PROJECTS } from '../../monitoring/domain/views.js';
+import { teamIncidentStatuses } from '../../tenancy/application/tenancy-views.js';
 
 /** The aggregate as runStreamCommand and loadStream need it. */
 export const incidentAggregate = {
@@ -49,14 +51,8 @@ export interface IncidentStatusView {
 
 /** The team's incident statuses (tenancy view), id ascending. */
 export async function teamStatuses(platform: Platform, teamId: number): Promise<IncidentStatusView[]> {
-  const docs = await platform.reader.find('tenancy', 'incident_statuses', { filter: { team_id: teamId }, sort: [['id_num', 'asc']] });
-  return docs.map((doc) => ({
-    id: doc.id_num as number,
-    team_id: doc.team_id as number,
-    name: doc.name as string,
-    is_default: doc.is_default as boolean,
-    created_at: doc.created_at as string,
-  }));
+  const docs = await teamIncidentStatuses(platform.reader, teamId);
+  return docs.map((doc) => ({ id: doc.id_num, team_id: doc.team_id, name: doc.name, is_default: doc.is_default, created_at: doc.created_at }));
 }
 
 export function statusFacts(statuses: IncidentStatusView[]): StatusFact[] {
@@ -75,7 +71,7 @@ export class MonitoringFacts {
   async projectIds(teamId: number, ids: number[]): Promise<number[]> {
     const found: number[] = [];
     for (const id of unique(ids)) {
-      const doc = await this.viewDoc('projects', id);
+      const doc = await this.viewDoc(PROJECTS, id);
       const team = doc ? (doc.team_id as number) : await this.projectTeamFromStream(id);
       if (team === teamId) found.push(id);
     }
@@ -86,16 +82,16 @@ export class MonitoringFacts {
   async endpointProjects(teamId: number, ids: number[]): Promise<Record<number, number>> {
     const result: Record<number, number> = {};
     for (const id of unique(ids)) {
-      const doc = await this.viewDoc('endpoints', id);
+      const doc = await this.viewDoc(ENDPOINTS, id);
       const found = doc ? { team: doc.team_id as number, project: doc.project_id as number } : await this.endpointFromStream(id);
       if (found && found.team === teamId) result[id] = found.project;
     }
     return result;
   }
 
-  private async viewDoc(collection: string, id: number): Promise<Doc | null> {
+  private async viewDoc(collection: typeof PROJECTS | typeof ENDPOINTS, id: number): Promise<Doc | null> {
     try {
-      return await this.platform.reader.get('monitoring', collection, id);
+      return await this.platform.reader.get(MONITORING_VIEW, collection, id);
     } catch {
       return null;
     }

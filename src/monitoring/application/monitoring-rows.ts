@@ -1,8 +1,9 @@
 import { ViewCache } from '../../platform/projections/view-cache.js';
 import type { ViewReader } from '../../platform/projections/views.js';
 import type { Doc } from '../../platform/read-store/read-store.port.js';
+import { type ENDPOINTS, MONITORING_VIEW, type PROJECTS } from '../domain/views.js';
 
-type RowCollection = 'projects' | 'endpoints';
+type RowCollection = typeof PROJECTS | typeof ENDPOINTS;
 
 const caches = new WeakMap<ViewReader, Map<RowCollection, ViewCache<Doc>>>();
 
@@ -14,6 +15,6 @@ export function monitoringRows(reader: ViewReader, collection: RowCollection): V
   let byCollection = caches.get(reader);
   if (!byCollection) caches.set(reader, (byCollection = new Map()));
   let cache = byCollection.get(collection);
-  if (!cache) byCollection.set(collection, (cache = new ViewCache(reader, 'monitoring', collection)));
+  if (!cache) byCollection.set(collection, (cache = new ViewCache(reader, MONITORING_VIEW, collection)));
   return cache;
 }

@@ -13,8 +13,10 @@ import { endpointSnapshotAggregate } from '../domain/endpoint-snapshot.js';
 import { checksStream, endpointStream, maintenanceStream, projectStream } from '../domain/events.js';
 import { checkWindow, decideMaintenance, maintenanceScheduleAggregate, type MaintenanceCommand, type WindowRequest } from '../domain/maintenance-schedule.js';
 import { checkProjectCreation, decideProject, isProjectOf, projectAggregate, type ProjectCommand } from '../domain/project.js';
+import { CHECKS_VIEW, ENDPOINTS, MONITORING_VIEW } from '../domain/views.js';
+import { teamExists as tenancyHasTeam } from '../../tenancy/application/tenancy-views.js';
 
-const VIEWS = ['monitoring'];
+const VIEWS = [MONITORING_VIEW];
 export const IMPORT_CHUNK = 500;
 
 /** Every endpoint field a client may set (hidden values included). */
@@ -92,7 +94,7 @@ export class ImportChecks extends Command<number> {
 // the command's stream through runStreamCommand, then wait for the views the answer reads.
 
 async function teamExists(platform: Platform, teamId: number): Promise<boolean> {
-  return (await platform.reader.get('tenancy', 'teams', teamId)) !== null;
+  return tenancyHasTeam(platform.reader, teamId);
 }
 
 /** True when the project exists in the team (read from its stream, the truth). */
@@ -159,7 +161,7 @@ export class DeleteProjectHandler implements ICommandHandler<DeleteProject> {
   async execute({ teamId, projectId, context }: DeleteProject): Promise<void> {
     // Every write waits for the monitoring view before answering, so the view lists every
     // endpoint an earlier request registered or moved into this project.
-    const remaining = await this.platform.reader.find('monitoring', 'endpoints', { filter: { team_id: teamId, project_id: projectId }, limit: 1 });
+    const remaining = await this.platform.reader.find(MONITORING_VIEW, ENDPOINTS, { filter: { team_id: teamId, project_id: projectId }, limit: 1 });
     const command: ProjectCommand = { kind: 'delete_project', project_id: projectId, team_id: teamId, has_endpoints: remaining.length > 0, deleted_at: new Date().toISOString() };
     const { append } = await runProjectCommand(this.platform, projectId, command, context);
     await settle(this.platform, append?.position, [...VIEWS, 'analytics_endpoints']);
@@ -297,7 +299,7 @@ export class ImportChecksHandler implements ICommandHandler<ImportChecks> {
       { team_id: teamId, endpoint_id: endpointId, checks: recorded.length, first_check_id: range.first, request_id: context.requestId ?? undefined },
       'checks imported',
     );
-    await settle(this.platform, position, ['checks'], importWaitMs(recorded.length));
+    await settle(this.platform, position, [CHECKS_VIEW], importWaitMs(recorded.length));
     return recorded.length;
   }
 }

@@ -7,9 +7,8 @@ import { ViewCache, ViewListCache } from '../../platform/projections/view-cache.
 import { monitoringRows } from './monitoring-rows.js';
 import type { Doc, Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
 import { type Coverage, coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
+import { CHECKS, CHECKS_VIEW, ENDPOINTS, MAINTENANCE_WINDOWS, MONITORING_VIEW, PROJECTS } from '../domain/views.js';
 
-const MONITORING = 'monitoring';
-const CHECKS = 'checks';
 
 const PROJECT_SORT: Array<[string, SortDirection]> = [['project_id', 'asc']];
 const ENDPOINT_SORT: Array<[string, SortDirection]> = [['endpoint_id', 'asc']];
@@ -172,10 +171,10 @@ export class MonitoringReads {
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.cursors = new CursorCodec(platform.cursorKey);
-    this.projectRows = monitoringRows(platform.reader, 'projects');
-    this.endpointRows = monitoringRows(platform.reader, 'endpoints');
-    this.teamWindows = new ViewCache(platform.reader, MONITORING, 'maintenance_windows', { capacity: 1_000 });
-    this.checkLists = new ViewListCache(platform.reader, CHECKS, 'checks', { lists: 1_000, values: 20_000 });
+    this.projectRows = monitoringRows(platform.reader, PROJECTS);
+    this.endpointRows = monitoringRows(platform.reader, ENDPOINTS);
+    this.teamWindows = new ViewCache(platform.reader, MONITORING_VIEW, MAINTENANCE_WINDOWS, { capacity: 1_000 });
+    this.checkLists = new ViewListCache(platform.reader, CHECKS_VIEW, CHECKS, { lists: 1_000, values: 20_000 });
   }
 
   /**
@@ -184,7 +183,7 @@ export class MonitoringReads {
    */
   async windows(teamId: number, now: Date, scope?: object): Promise<MaintenanceWindow[]> {
     const load = async () => {
-      const rows = await this.platform.reader.find(MONITORING, 'maintenance_windows', { filter: { team_id: teamId, ends_at: { gt: now.toISOString() } } });
+      const rows = await this.platform.reader.find(MONITORING_VIEW, MAINTENANCE_WINDOWS, { filter: { team_id: teamId, ends_at: { gt: now.toISOString() } } });
       return rows as unknown as MaintenanceWindow[];
     };
     const windows = await this.teamWindows.get(String(teamId), load, scope);
@@ -192,13 +191,13 @@ export class MonitoringReads {
   }
 
   async projectRow(teamId: number, projectId: number): Promise<Doc> {
-    const row = await this.projectRows.get(String(projectId), () => this.platform.reader.get(MONITORING, 'projects', projectId));
+    const row = await this.projectRows.get(String(projectId), () => this.platform.reader.get(MONITORING_VIEW, PROJECTS, projectId));
     if (!row || row.team_id !== teamId) throw Problems.notFound('The project');
     return row;
   }
 
   async endpointRow(teamId: number, endpointId: number, scope?: object): Promise<Doc> {
-    const row = await this.endpointRows.get(String(endpointId), () => this.platform.reader.get(MONITORING, 'endpoints', endpointId), scope);
+    const row = await this.endpointRows.get(String(endpointId), () => this.platform.reader.get(MONITORING_VIEW, ENDPOINTS, endpointId), scope);
     if (!row || row.team_id !== teamId) throw Problems.notFound('The endpoint');
     return row;
   }
@@ -226,7 +225,7 @@ export class MonitoringReads {
   }
 
   async window(teamId: number, windowId: number) {
-    const row = await this.platform.reader.get(MONITORING, 'maintenance_windows', windowId);
+    const row = await this.platform.reader.get(MONITORING_VIEW, MAINTENANCE_WINDOWS, windowId);
     if (!row || row.team_id !== teamId) throw Problems.notFound('The maintenance window');
     return presentWindow(row);
   }
@@ -239,7 +238,7 @@ export class MonitoringReads {
   async projects(teamId: number, limit: number, cursor: string | undefined): Promise<Page<ReturnType<typeof presentProject>>> {
     const bound = { list: 'projects', team_id: teamId };
     const after = this.cursor(cursor, bound);
-    const rows = await this.platform.reader.find(MONITORING, 'projects', { filter: { team_id: teamId }, sort: PROJECT_SORT, after, limit: limit + 1 });
+    const rows = await this.platform.reader.find(MONITORING_VIEW, PROJECTS, { filter: { team_id: teamId }, sort: PROJECT_SORT, after, limit: limit + 1 });
     const page = this.cursors.page(rows, limit, PROJECT_SORT, bound);
     const now = new Date();
     const windows = await this.windows(teamId, now);
@@ -252,7 +251,7 @@ export class MonitoringReads {
     const filter: Filter = { team_id: teamId };
     if (filters.project_id !== undefined) filter.project_id = filters.project_id;
     if (filters.enabled !== undefined) filter.enabled = filters.enabled;
-    const rows = await this.platform.reader.find(MONITORING, 'endpoints', { filter, sort: ENDPOINT_SORT, after, limit: limit + 1 });
+    const rows = await this.platform.reader.find(MONITORING_VIEW, ENDPOINTS, { filter, sort: ENDPOINT_SORT, after, limit: limit + 1 });
     const page = this.cursors.page(rows, limit, ENDPOINT_SORT, bound);
     const now = new Date();
     const windows = await this.windows(teamId, now);
@@ -279,8 +278,8 @@ export class MonitoringReads {
     const query = { filter, sort: CHECK_SORT, after, limit: limit + 1 };
     const rows = await this.checkLists.list(
       JSON.stringify(query),
-      () => this.platform.reader.findIds(CHECKS, 'checks', query),
-      async (ids) => (await this.platform.reader.getMany(CHECKS, 'checks', ids)).map((row) => [row.id, presentedCheck(row)]),
+      () => this.platform.reader.findIds(CHECKS_VIEW, CHECKS, query),
+      async (ids) => (await this.platform.reader.getMany(CHECKS_VIEW, CHECKS, ids)).map((row) => [row.id, presentedCheck(row)]),
       scope,
     );
     const page = this.cursors.page(rows, limit, CHECK_SORT, bound);
@@ -288,7 +287,7 @@ export class MonitoringReads {
   }
 
   async check(teamId: number, endpointId: number, checkId: number) {
-    const row = await this.platform.reader.get(CHECKS, 'checks', checkId);
+    const row = await this.platform.reader.get(CHECKS_VIEW, CHECKS, checkId);
     if (!row || row.team_id !== teamId || row.endpoint_id !== endpointId) throw Problems.notFound('The check');
     return presentCheck(row);
   }

@@ -1,17 +1,18 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
 import type { ViewReader } from '../../platform/projections/views.js';
 import { monitoringRows } from '../application/monitoring-rows.js';
+import { ENDPOINTS, MONITORING_VIEW, PROJECTS } from '../domain/views.js';
 
 /** Looks rows up through the shared row cache (valid while the collection's stamp holds). */
-function inTeam(collection: 'projects' | 'endpoints') {
+function inTeam(collection: typeof PROJECTS | typeof ENDPOINTS) {
   return async (reader: ViewReader, id: number, teamId: number | null, scope?: object) => {
-    const row = await monitoringRows(reader, collection).get(String(id), () => reader.get('monitoring', collection, id), scope);
+    const row = await monitoringRows(reader, collection).get(String(id), () => reader.get(MONITORING_VIEW, collection, id), scope);
     return row !== null && (teamId === null || row.team_id === teamId);
   };
 }
 
 /** `:projectID`: a project of the path's team (application API) or the token's team (public API). */
-export const PROJECT_PATH: PathResource = { param: 'projectID', what: 'The project', exists: inTeam('projects') };
+export const PROJECT_PATH: PathResource = { param: 'projectID', what: 'The project', exists: inTeam(PROJECTS) };
 
 /** `:endpointID`: an endpoint of the path's team or the token's team. */
-export const ENDPOINT_PATH: PathResource = { param: 'endpointID', what: 'The endpoint', exists: inTeam('endpoints') };
+export const ENDPOINT_PATH: PathResource = { param: 'endpointID', what: 'The endpoint', exists: inTeam(ENDPOINTS) };

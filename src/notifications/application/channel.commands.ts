@@ -25,8 +25,10 @@ import {
   type ChannelState,
 } from '../domain/channel.js';
 import { deliveryId } from '../domain/channel-view.js';
+import { NOTIFICATIONS_VIEW } from '../domain/views.js';
+import { teamExists } from '../../tenancy/application/tenancy-views.js';
 
-export const NOTIFICATION_VIEWS = ['notifications'];
+export const NOTIFICATION_VIEWS = [NOTIFICATIONS_VIEW];
 
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
 export function newWebhookSecret(): string {
@@ -105,7 +107,7 @@ export class CreateChannelHandler implements ICommandHandler<CreateChannel> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, input, context }: CreateChannel) {
-    if ((await this.platform.reader.get('tenancy', 'teams', teamId)) === null) throw Problems.notFound('The team');
+    if (!(await teamExists(this.platform.reader, teamId))) throw Problems.notFound('The team');
     guardUrl(this.platform, input.config);
     const channelId = await this.platform.ids.next('notification_channel');
     const secret = input.kind === 'webhook' ? newWebhookSecret() : null;

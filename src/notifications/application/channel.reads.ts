@@ -6,8 +6,8 @@ import type { Doc, SortDirection } from '../../platform/read-store/read-store.po
 import type { ChannelDoc } from '../domain/channel-view.js';
 import { publicState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
 import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC } from './attempt-store.js';
+import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../domain/views.js';
 
-const VIEW = 'notifications';
 const CHANNEL_SORT: Array<[string, SortDirection]> = [['channel_num', 'asc']];
 const DELIVERY_SORT: Array<[string, SortDirection]> = [['position', 'desc'], ['id', 'desc']];
 
@@ -76,12 +76,12 @@ export class ChannelReads {
   }
 
   private async doc(teamId: number, channelId: number): Promise<ChannelDoc | null> {
-    const doc = (await this.platform.reader.get(VIEW, 'channels', channelId)) as ChannelDoc | null;
+    const doc = (await this.platform.reader.get(NOTIFICATIONS_VIEW, CHANNELS, channelId)) as ChannelDoc | null;
     return doc && doc.team_id === teamId ? doc : null;
   }
 
   async exists(teamId: number | null, channelId: number): Promise<boolean> {
-    const doc = (await this.platform.reader.get(VIEW, 'channels', channelId)) as ChannelDoc | null;
+    const doc = (await this.platform.reader.get(NOTIFICATIONS_VIEW, CHANNELS, channelId)) as ChannelDoc | null;
     return doc !== null && (teamId === null || doc.team_id === teamId);
   }
 
@@ -94,7 +94,7 @@ export class ChannelReads {
   async channels(teamId: number, limit: number, cursor: string | undefined): Promise<{ data: ChannelPresented[]; pagination: Pagination }> {
     const bound = { list: 'notification_channels', team_id: teamId };
     const after = this.cursors.decode(cursor, bound);
-    const rows = await this.platform.reader.find(VIEW, 'channels', { filter: { team_id: teamId }, sort: CHANNEL_SORT, after, limit: limit + 1 });
+    const rows = await this.platform.reader.find(NOTIFICATIONS_VIEW, CHANNELS, { filter: { team_id: teamId }, sort: CHANNEL_SORT, after, limit: limit + 1 });
     const page = this.cursors.page(rows, limit, CHANNEL_SORT, bound);
     return { data: page.rows.map((row) => presentChannel(row as unknown as ChannelDoc)), pagination: page.pagination };
   }
@@ -104,7 +104,7 @@ export class ChannelReads {
     if (!(await this.doc(teamId, channelId))) throw Problems.notFound('The notification channel');
     const bound = { list: 'notification_deliveries', channel_id: channelId };
     const after = this.cursors.decode(cursor, bound);
-    const rows = await this.platform.reader.find(VIEW, 'deliveries', { filter: { channel_id: channelId }, sort: DELIVERY_SORT, after, limit: limit + 1 });
+    const rows = await this.platform.reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { filter: { channel_id: channelId }, sort: DELIVERY_SORT, after, limit: limit + 1 });
     const page = this.cursors.page(rows, limit, DELIVERY_SORT, bound);
     const attempts = await this.attempts(page.rows.map((row) => row.id));
     return {

@@ -8,6 +8,7 @@ import { afterAttempt, cancelled, DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS
 import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID } from './attempt-store.js';
 import { buildPayload, endpointNames } from './payloads.js';
 import type { Senders } from './senders.js';
+import { DELIVERIES, NOTIFICATIONS_VIEW } from '../domain/views.js';
 
 export interface DeliveryWorkerOptions {
   retryScheduleMs?: readonly number[];
@@ -27,7 +28,6 @@ const INTAKE_BATCH = 500;
 const LANE_PAGE = 50;
 /** A lane renews its channel claim once this much of it has passed. */
 const RENEW_AFTER_MS = 5_000;
-const VIEW = 'notifications';
 
 /**
  * Sends what the notifications reactor recorded.
@@ -120,7 +120,7 @@ export class DeliveryWorker {
     const cursor = await views.get(ATTEMPTS_COLLECTION, INTAKE_ID);
     const position = (cursor?.position as number | undefined) ?? null;
     const after = position === null ? undefined : [position, String(cursor!.last_id)];
-    const records = await reader.find(VIEW, 'deliveries', { sort: [['position', 'asc'], ['id', 'asc']], after, limit: INTAKE_BATCH });
+    const records = await reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after, limit: INTAKE_BATCH });
     if (records.length === 0) return 0;
     const now = Date.now();
     const at = new Date(now).toISOString();
@@ -173,7 +173,7 @@ export class DeliveryWorker {
           sort: [['next_attempt_ms', 'asc'], ['position', 'asc'], ['id', 'asc']],
           limit: LANE_PAGE,
         })) as unknown as AttemptState[];
-        const records = new Map((await this.platform.reader.getMany(VIEW, 'deliveries', page.map((a) => a.id))).map((r) => [r.id, r as unknown as DeliveryRecord]));
+        const records = new Map((await this.platform.reader.getMany(NOTIFICATIONS_VIEW, DELIVERIES, page.map((a) => a.id))).map((r) => [r.id, r as unknown as DeliveryRecord]));
         for (const state of page) {
           if (this.stopped) return;
           if (grant.expiresAt - Date.now() < this.claimTtlMs - RENEW_AFTER_MS) {

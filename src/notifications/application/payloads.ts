@@ -1,6 +1,7 @@
 import { toIncidentSummary } from '../../incidents/domain/detail-view.js';
 import type { IncidentEvent } from '../../incidents/domain/events.js';
 import { evolve, initialState, type IncidentState } from '../../incidents/domain/incident.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
 import type { Platform } from '../../platform/platform.js';
 import type { DeliveryRecord } from '../domain/delivery.js';
 import type { WebhookPayload } from '../domain/formats.js';
@@ -27,6 +28,6 @@ export async function endpointNames(platform: Platform, payload: WebhookPayload)
   const incident = payload.data.incident as { endpoint_ids: number[] } | undefined;
   const ids = incident ? incident.endpoint_ids : typeof payload.data.endpoint_id === 'number' ? [payload.data.endpoint_id] : [];
   if (ids.length === 0) return new Map();
-  const rows = await platform.reader.getMany('monitoring', 'endpoints', ids);
+  const rows = await platform.reader.getMany(MONITORING_VIEW, ENDPOINTS, ids);
   return new Map(rows.map((row) => [Number(row.endpoint_id ?? row.id), String(row.name)]));
 }

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Qu
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiExcludeController, ApiNoContentResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { MONITORING_VIEW, PROJECTS } from '../../monitoring/domain/views.js';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { Problems, type FieldError } from '../../platform/http/problem.js';
 import { QueryReader } from '../../platform/http/query.js';
@@ -46,7 +47,7 @@ export class NotificationChannelsController {
   /** `project_ids` must name projects of the team (400 otherwise, like every id in a body). */
   private async projectErrors(teamId: number, ids: number[] | null | undefined): Promise<FieldError[]> {
     if (!ids || ids.length === 0) return [];
-    const rows = await this.platform.reader.getMany('monitoring', 'projects', ids);
+    const rows = await this.platform.reader.getMany(MONITORING_VIEW, PROJECTS, ids);
     const known = new Set(rows.filter((row) => row.team_id === teamId).map((row) => Number(row.project_id)));
     const unknown = ids.filter((id) => !known.has(id));
     return unknown.length === 0 ? [] : [{ field: 'project_ids', code: 'not_found', message: `does not name projects of this team: ${unknown.join(', ')}` }];

@@ -9,6 +9,7 @@ import type { CheckRecorder } from '../application/check-recorder.js';
 import { toLinkedCheck } from '../../incidents/domain/events.js';
 import { endpointStream } from '../../monitoring/domain/events.js';
 import { decideEndpoint } from '../../monitoring/domain/endpoint.js';
+import { CHECKS_VIEW, MONITORING_VIEW } from '../../monitoring/domain/views.js';
 import { actorOf } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { Problems } from '../../platform/http/problem.js';
@@ -46,7 +47,7 @@ export class ProbingController {
     const outcome = await this.prober.probe(endpoint.configuration);
     const result = await this.recorder.record({ jobId: `manual:${randomUUID()}`, source: 'manual', endpoint, outcome });
     if (!result.check) throw Problems.internal();
-    if (result.position !== null) await this.platform.freshness.require(result.position, ['checks']);
+    if (result.position !== null) await this.platform.freshness.require(result.position, [CHECKS_VIEW]);
     const check = toLinkedCheck(result.check);
     createdAt(request, `/api/public/v2/endpoints/${endpoint.endpoint_id}/checks/${check.id}`);
     return { data: check };
@@ -94,7 +95,7 @@ export class ProbingController {
 
   /** The endpoint as every other route presents it (coverage included), once the monitoring view shows the write. */
   private async endpointView(endpoint: EndpointSnapshot, position: number | null) {
-    if (position !== null) await this.platform.freshness.require(position, ['monitoring']);
+    if (position !== null) await this.platform.freshness.require(position, [MONITORING_VIEW]);
     return this.reads.endpoint(endpoint.team_id, endpoint.endpoint_id);
   }
 }

@@ -4,7 +4,7 @@ import { AnalyticsQuery } from '../../analytics/application/analytics-query.js';
 import { withPerIdAggregates } from '../../analytics/application/per-id-aggregates.js';
 import { ROLLUPS_PROJECTION, ViewAnalyticsFacts } from '../../analytics/application/view-facts.js';
 import { ROLLUPS_COLLECTION } from '../../analytics/domain/rollup.js';
-import { INCIDENT_CHECKPOINTS, INCIDENTS, INCIDENTS_VIEW, type CheckpointDoc, type IncidentDoc } from '../../incidents/application/views.js';
+import { INCIDENT_CHECKPOINTS, INCIDENTS, INCIDENTS_VIEW, type CheckpointDoc, type IncidentDoc } from '../../incidents/domain/views.js';
 import type { Checkpoint } from '../../incidents/domain/events.js';
 import { MonitoringReads } from '../../monitoring/application/monitoring.reads.js';
 import { DerivedViewCache, type ViewSource } from '../../platform/projections/view-cache.js';
@@ -18,6 +18,8 @@ import {
   type StatusModel,
 } from '../domain/public-status.js';
 import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from '../domain/views.js';
+import { ALERT_STATUS, ALERTING_VIEW } from '../../alerting/domain/views.js';
+import { ENDPOINTS, MAINTENANCE_WINDOWS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
 import { statusPageUrl } from './status-page.reads.js';
 
 /** One representation of a page, ready to send. */
@@ -53,11 +55,11 @@ export const BUSY_VIEW_LAG_MS = 2_000;
 /** The views the model is read from: while none changes (and until `validUntil`) it is exact. */
 const MODEL_SOURCES: ViewSource[] = [
   { projection: STATUS_PAGES_PROJECTION, collection: STATUS_PAGES_COLLECTION },
-  { projection: 'monitoring', collection: 'endpoints' },
-  { projection: 'monitoring', collection: 'maintenance_windows' },
+  { projection: MONITORING_VIEW, collection: ENDPOINTS },
+  { projection: MONITORING_VIEW, collection: MAINTENANCE_WINDOWS },
   { projection: INCIDENTS_VIEW, collection: INCIDENTS },
   { projection: INCIDENTS_VIEW, collection: INCIDENT_CHECKPOINTS },
-  { projection: 'alerting', collection: 'alert_status', lagMs: BUSY_VIEW_LAG_MS },
+  { projection: ALERTING_VIEW, collection: ALERT_STATUS, lagMs: BUSY_VIEW_LAG_MS },
 ];
 /** The HTML page also shows daily uptime from the analytics rollups. */
 const HTML_SOURCES: ViewSource[] = [...MODEL_SOURCES, { projection: ROLLUPS_PROJECTION, collection: ROLLUPS_COLLECTION, lagMs: BUSY_VIEW_LAG_MS }];
@@ -206,11 +208,11 @@ export class PublicStatusReads {
     const now = Date.now();
     const endpointIds = doc.components.map((c) => c.endpoint_id);
     const [endpointRows, windows, open, recent, alerts] = await Promise.all([
-      this.platform.reader.getMany('monitoring', 'endpoints', endpointIds),
+      this.platform.reader.getMany(MONITORING_VIEW, ENDPOINTS, endpointIds),
       this.monitoring.windows(doc.team_id, new Date(now), scope),
       this.platform.reader.find(INCIDENTS_VIEW, INCIDENTS, { filter: { team_id: doc.team_id, state_name: 'open' } }),
       this.platform.reader.find(INCIDENTS_VIEW, INCIDENTS, { filter: { team_id: doc.team_id }, sort: [['incident_num', 'desc']], limit: RECENT_INCIDENTS }),
-      this.platform.reader.getMany('alerting', 'alert_status', endpointIds),
+      this.platform.reader.getMany(ALERTING_VIEW, ALERT_STATUS, endpointIds),
     ]);
     const endpoints = new Map<number, EndpointInput>(
       endpointRows.map((row) => [

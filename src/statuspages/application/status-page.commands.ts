@@ -9,6 +9,8 @@ import { slugStream, statusPageStream, type StatusPageFields } from '../domain/e
 import { decideClaim, decideRelease, slugAggregate, type ClaimHolder } from '../domain/slug.js';
 import { DEFAULT_HISTORY_DAYS, decide, statusPageAggregate, type StatusPageCommand, type StatusPageState } from '../domain/status-page.js';
 import { STATUS_PAGES_PROJECTION } from '../domain/views.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
+import { teamExists } from '../../tenancy/application/tenancy-views.js';
 
 const VIEWS = [STATUS_PAGES_PROJECTION];
 
@@ -53,7 +55,7 @@ function components(input: StatusPageInput['components']): StatusPageFields['com
 /** Every component must name an endpoint of the page's team (any other is a 400, as for a missing one). */
 async function componentErrors(platform: Platform, teamId: number, list: StatusPageInput['components'] | undefined): Promise<FieldError[]> {
   if (!list) return [];
-  const rows = await platform.reader.getMany('monitoring', 'endpoints', list.map((c) => c.endpoint_id));
+  const rows = await platform.reader.getMany(MONITORING_VIEW, ENDPOINTS, list.map((c) => c.endpoint_id));
   const ofTeam = new Set(rows.filter((row) => row.team_id === teamId).map((row) => Number(row.endpoint_id)));
   return list.flatMap((c, i) =>
     ofTeam.has(c.endpoint_id) ? [] : [{ field: `components[${i}].endpoint_id`, code: 'not_found', message: 'does not name an endpoint of this team' }],
@@ -103,7 +105,7 @@ export class CreateStatusPageHandler implements ICommandHandler<CreateStatusPage
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, input, context }: CreateStatusPage): Promise<number> {
-    if ((await this.platform.reader.get('tenancy', 'teams', teamId)) === null) throw Problems.notFound('The team');
+    if (!(await teamExists(this.platform.reader, teamId))) throw Problems.notFound('The team');
     const errors = await componentErrors(this.platform, teamId, input.components);
     if (errors.length > 0) throw Problems.validation(errors);
     const pageId = await this.platform.ids.next('status_page');

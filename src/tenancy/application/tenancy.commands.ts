@@ -8,6 +8,7 @@ import type { Role, Scope } from '../../platform/auth/scopes.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { ViewsBehindError } from '../../platform/projections/views.js';
 import { decide, DEFAULT_INCIDENT_STATUSES, teamAggregate, teamStream, type TeamCommand } from '../domain/team.js';
+import { TENANCY_VIEW } from '../domain/views.js';
 
 export const TOKEN_PREFIX = 'mon_pat_';
 
@@ -50,7 +51,7 @@ export class RevokeToken extends Command<void> {
   }
 }
 
-const VIEWS = ['tenancy'];
+const VIEWS = [TENANCY_VIEW];
 
 @CommandHandler(CreateTeam)
 export class CreateTeamHandler implements ICommandHandler<CreateTeam> {

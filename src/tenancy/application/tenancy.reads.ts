@@ -4,8 +4,8 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { Doc, SortDirection } from '../../platform/read-store/read-store.port.js';
 import type { Role, Scope } from '../../platform/http/route-auth.js';
 import type { TeamView } from './tenancy.commands.js';
+import { TEAMS, TENANCY_VIEW, TOKENS } from '../domain/views.js';
 
-const TENANCY = 'tenancy';
 const TEAM_SORT: Array<[string, SortDirection]> = [['team_id', 'asc']];
 const TOKEN_SORT: Array<[string, SortDirection]> = [['token_id', 'asc']];
 
@@ -52,7 +52,7 @@ export class TenancyReads {
   async teams(limit: number, cursor: string | undefined): Promise<{ data: TeamView[]; pagination: Pagination }> {
     const bound = { list: 'teams' };
     const after = this.cursors.decode(cursor, bound);
-    const rows = await this.platform.reader.find(TENANCY, 'teams', { filter: {}, sort: TEAM_SORT, after, limit: limit + 1 });
+    const rows = await this.platform.reader.find(TENANCY_VIEW, TEAMS, { filter: {}, sort: TEAM_SORT, after, limit: limit + 1 });
     const page = this.cursors.page(rows, limit, TEAM_SORT, bound);
     return { data: page.rows.map(presentTeam), pagination: page.pagination };
   }
@@ -61,7 +61,7 @@ export class TenancyReads {
   async tokens(teamId: number, limit: number, cursor: string | undefined): Promise<{ data: TokenSummary[]; pagination: Pagination }> {
     const bound = { list: 'tokens', team_id: teamId };
     const after = this.cursors.decode(cursor, bound);
-    const rows = await this.platform.reader.find(TENANCY, 'tokens', { filter: { team_id: teamId }, sort: TOKEN_SORT, after, limit: limit + 1 });
+    const rows = await this.platform.reader.find(TENANCY_VIEW, TOKENS, { filter: { team_id: teamId }, sort: TOKEN_SORT, after, limit: limit + 1 });
     const page = this.cursors.page(rows, limit, TOKEN_SORT, bound);
     return { data: page.rows.map(presentToken), pagination: page.pagination };
   }

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Role, Scope, TokenRecord, TokenVerifier } from '../../platform/http/route-auth.js';
+import type { TokenRecord, TokenVerifier } from '../../platform/http/route-auth.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { ViewCache } from '../../platform/projections/view-cache.js';
 import { TOKEN_USED, teamStream } from '../domain/team.js';
+import { TENANCY_VIEW, type TokenDoc, TOKENS } from '../domain/views.js';
 
 /** last_used_at is recorded at most this often per token and process, to keep the log lean. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -18,7 +19,7 @@ export class ViewTokenVerifier implements TokenVerifier {
   private readonly byHash: ViewCache<TokenRecord>;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
-    this.byHash = new ViewCache(platform.reader, 'tenancy', 'tokens');
+    this.byHash = new ViewCache(platform.reader, TENANCY_VIEW, TOKENS);
   }
 
   findByHash(hash: string, scope?: object): Promise<TokenRecord | null> {
@@ -26,15 +27,15 @@ export class ViewTokenVerifier implements TokenVerifier {
   }
 
   private async read(hash: string): Promise<TokenRecord | null> {
-    const [token] = await this.platform.reader.find('tenancy', 'tokens', { filter: { token_hash: hash }, limit: 1 });
+    const [token] = (await this.platform.reader.find(TENANCY_VIEW, TOKENS, { filter: { token_hash: hash }, limit: 1 })) as unknown as TokenDoc[];
     if (!token) return null;
     return {
       tokenId: Number(token.token_id),
       teamId: Number(token.team_id),
-      scopes: token.scopes as Scope[],
-      role: token.role as Role,
-      expiresAt: (token.expires_at as string | null) ?? null,
-      revokedAt: (token.revoked_at as string | null) ?? null,
+      scopes: token.scopes,
+      role: token.role,
+      expiresAt: token.expires_at ?? null,
+      revokedAt: token.revoked_at ?? null,
     };
   }
 

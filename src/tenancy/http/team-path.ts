@@ -1,9 +1,10 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
+import { teamExists } from '../application/tenancy-views.js';
 
 /** `:teamID` in application API paths: a team in the tenancy view. */
 export const TEAM_PATH: PathResource = {
   param: 'teamID',
   what: 'The team',
   isTeam: true,
-  exists: async (reader, id) => (await reader.get('tenancy', 'teams', id)) !== null,
+  exists: (reader, id) => teamExists(reader, id),
 };

@@ -1,4 +1,5 @@
-import { ALERT_STATUS_COLLECTION, alertingProjection } from '../../../projections/alerting.js';
+import { alertingProjection } from '../../../projections/alerting.js';
+import { ALERT_STATUS } from '../../../src/alerting/domain/views.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
 import { given, type GivenEvent } from '../../support/projection-spec.js';
 import { command, run } from '../alerting/support.js';
@@ -18,7 +19,7 @@ describe('alerting projection (alert status)', () => {
       { type: 'EndpointReconfigured', data: { endpoint_id: 7, team_id: 1, project_id: 3, changes: { latency_min_increase_ms: 40 }, configuration_version: 2, updated_at: T } },
       ...checkEvents,
     ]);
-    const doc = views.document(ALERT_STATUS_COLLECTION, '7') as any;
+    const doc = views.document(ALERT_STATUS, '7') as any;
     expect(doc).toMatchObject({ endpoint_id: 7, team_id: 1 });
     expect(doc.settings).toMatchObject({ latency_sensitivity: 5, latency_min_increase_ms: 40 });
     expect(doc.state.signals.availability).toMatchObject({ type: 'availability', state: 'triggered' });

@@ -7,8 +7,8 @@
  * cost of applying it does not grow with the incident (a hot incident's 5,000th comment, a long
  * outage's 50,000th check). The detail is assembled at read time.
  */
-import type { Checkpoint, Comment, LinkedCheck } from '../domain/events.js';
-import type { Incident } from '../domain/incident.js';
+import type { Checkpoint, Comment, LinkedCheck } from './events.js';
+import type { Incident } from './incident.js';
 
 export const INCIDENTS_VIEW = 'incidents';
 

@@ -1,0 +1,23 @@
+/**
+ * The alerting view (projection `alerting`), defined here once: written by
+ * `projections/alerting.ts`, read by the alert-status route and the public status pages.
+ */
+import type { LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import type { EndpointAlertsState } from './endpoint-alerts.js';
+
+export const ALERTING_VIEW = 'alerting';
+
+/**
+ * Alert status per endpoint: the endpoint-alerts aggregate folded from `checks-<id>` (the state
+ * is plain arrays and records, so it is stored as is), plus the endpoint's latency settings
+ * (from its endpoint stream) that the baseline needs.
+ */
+export const ALERT_STATUS = 'alert_status';
+
+export interface AlertStatusDoc {
+  id: string;
+  endpoint_id: number;
+  team_id: number;
+  settings: LatencySettings;
+  state: EndpointAlertsState;
+}

@@ -1,0 +1,97 @@
+/**
+ * The monitoring context's views, defined here once: their projection and collection names and
+ * document types. Written by `projections/monitoring.ts` and `projections/checks.ts`; read by
+ * the monitoring reads (row cache: `application/monitoring-rows.ts`) and by the contexts that
+ * show or check projects and endpoints (incidents, notifications, status pages).
+ * No hidden value is ever in these documents.
+ */
+import type { CheckSource } from './check.js';
+import type { PublicConfiguration } from './endpoint.js';
+
+/** Projection `monitoring`: projects, endpoints and maintenance windows. */
+export const MONITORING_VIEW = 'monitoring';
+export const PROJECTS = 'projects';
+export const ENDPOINTS = 'endpoints';
+export const MAINTENANCE_WINDOWS = 'maintenance_windows';
+
+/** Projection `checks`: every retained check, compact. */
+export const CHECKS_VIEW = 'checks';
+export const CHECKS = 'checks';
+
+/** A live project (a deleted one leaves the collection). */
+export interface ProjectDoc {
+  id: string;
+  project_id: number;
+  team_id: number;
+  name: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A live endpoint: its public configuration only (url without query or user-info, header names, `*_configured` flags). */
+export interface EndpointDoc extends PublicConfiguration {
+  id: string;
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  enabled: boolean;
+  destination_verified: boolean;
+  destination_verified_at: string | null;
+  verification_url: string;
+  verification_token: string;
+  configuration_version: number;
+  maintenance_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A scheduled window, cancelled ones included (`cancelled_at`). Both project and endpoint null: team-wide. */
+export interface MaintenanceWindowDoc {
+  id: string;
+  window_id: number;
+  team_id: number;
+  project_id: number | null;
+  endpoint_id: number | null;
+  starts_at: string;
+  ends_at: string;
+  reason: string | null;
+  created_at: string;
+  cancelled_at: string | null;
+}
+
+/**
+ * A recorded check, compact: the optional fields are present only when they differ from their
+ * default (in brackets), and `presentCheck` puts the defaults back. The response excerpt itself
+ * never leaves the log.
+ */
+export interface CheckDoc {
+  id: string;
+  check_id: number;
+  team_id: number;
+  endpoint_id: number;
+  configuration_version: number;
+  success: boolean;
+  status_code: number;
+  latency_ms: number;
+  source: CheckSource;
+  checked_at: string;
+  /** [latency_ms] */
+  time_to_first_byte_ms?: number;
+  /** [latency_ms] */
+  duration_ms?: number;
+  /** [true] */
+  body_complete?: boolean;
+  /** [false] */
+  latency_anomaly?: true;
+  /** [null] */
+  latency_threshold_ms?: number;
+  /** [false] */
+  alert_suppressed?: true;
+  /** [null] */
+  failure_reason?: string;
+  /** [false] */
+  response_excerpt_omitted?: true;
+}

@@ -1,0 +1,31 @@
+/**
+ * The notifications reactor's collections (processor `notifications`), defined here once:
+ * written by `projections/notifications.ts`, read by the channel routes and the delivery worker.
+ *
+ * - channels:   `StoredChannel` (channel-view.ts): the channel view readers get (`ChannelDoc`,
+ *               no hidden values) plus the reactor's private fold, stripped before anything leaves;
+ * - deliveries: `DeliveryRecord` (delivery.ts), one per event per matching channel;
+ * - incidents:  `NotifiedIncident`, for filtering events that do not carry team and project;
+ * - signals:    `LinkedSignal`, the incident linked to a triggered signal.
+ */
+export const NOTIFICATIONS_VIEW = 'notifications';
+
+export const CHANNELS = 'channels';
+export const DELIVERIES = 'deliveries';
+export const NOTIFIED_INCIDENTS = 'incidents';
+export const LINKED_SIGNALS = 'signals';
+
+/** Incident id -> team and project (an incident opened before the reactor first ran is unknown). */
+export interface NotifiedIncident {
+  id: string;
+  team_id: number;
+  project_id: number;
+}
+
+/** `<endpoint>:<signal>` -> the incident linked to the signal while it is triggered. */
+export interface LinkedSignal {
+  id: string;
+  incident_id: number;
+}
+
+export const signalKey = (endpointId: number, signal: string): string => `${endpointId}:${signal}`;

@@ -1,0 +1,44 @@
+/**
+ * The tenancy view (projection `tenancy`), defined here once: written by `projections/tenancy.ts`,
+ * read by token verification, the operator lists, the team path guard and every context that
+ * needs a team's incident statuses (read helpers: `application/tenancy-views.ts`).
+ */
+import type { Role, Scope } from '../../platform/auth/scopes.js';
+
+export const TENANCY_VIEW = 'tenancy';
+
+export const TEAMS = 'teams';
+export const TOKENS = 'tokens';
+export const INCIDENT_STATUSES = 'incident_statuses';
+
+export interface TeamDoc {
+  id: string;
+  team_id: number;
+  name: string;
+  created_at: string;
+}
+
+/** A developer token by id; only its SHA-256 (`token_hash`, unique) is kept. */
+export interface TokenDoc {
+  id: string;
+  token_id: number;
+  team_id: number;
+  name: string;
+  scopes: Scope[];
+  role: Role;
+  token_hash: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** One of a team's incident statuses; `id` is the status id as a string, `id_num` the number. */
+export interface IncidentStatusDoc {
+  id: string;
+  id_num: number;
+  team_id: number;
+  name: string;
+  is_default: boolean;
+  created_at: string;
+}
