@@ -9,7 +9,15 @@ import { NotificationsModule } from '../notifications/notifications.module.js';
 import { ProbingModule } from '../probing/probing.module.js';
 import { StatusPagesModule } from '../statuspages/statuspages.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
-import { allProjections } from '../../projections/index.js';
+import { alertingProjection } from '../../projections/alerting.js';
+import { analyticsProjections } from '../../projections/analytics.list.js';
+import { checksProjection } from '../../projections/checks.js';
+import { incidentsProjection } from '../../projections/incidents.js';
+import { monitoringProjection } from '../../projections/monitoring.js';
+import { notificationsReactor } from '../../projections/notifications.js';
+import { probingProjection } from '../../projections/probing.js';
+import { statusPagesProjection } from '../../projections/status-pages.js';
+import { tenancyProjection } from '../../projections/tenancy.js';
 import { UpcasterRegistry } from '../platform/event-store/upcasting.js';
 import { registerCheckUpcasters } from '../monitoring/domain/check.js';
 
@@ -22,8 +30,25 @@ export function contextModules(role: ProcessRole): Array<Type | DynamicModule> {
   return [TenancyModule, MonitoringModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule];
 }
 
+/**
+ * Every processor the runner keeps up to date, listed here, at the composition root, and
+ * nowhere else: no context imports `projections/` (each context defines its views' names and
+ * document types in `<context>/domain/views.ts`, and the projection imports them).
+ */
+const PROJECTIONS: Projection[] = [
+  tenancyProjection,
+  monitoringProjection,
+  checksProjection,
+  incidentsProjection,
+  alertingProjection,
+  ...analyticsProjections,
+  probingProjection,
+  notificationsReactor,
+  statusPagesProjection,
+];
+
 export function projections(): Projection[] {
-  return allProjections;
+  return PROJECTIONS;
 }
 
 /** Every context's upcasters: old schema versions of stored events are lifted on read. */

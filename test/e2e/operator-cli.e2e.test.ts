@@ -7,13 +7,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { allProjections } from '../../projections/index.js';
+import { projections } from '../../src/app/contexts.js';
 import { isReactor } from '../../src/platform/projections/projection.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
 import { BUILT_MAIN, builtCli, ensureBuilt, startBuiltService } from '../support/built-service.js';
 
 const ADMIN = 'operator-cli-admin-token-0123456789';
 /** Every processor the composition root registers, with the version its code declares. */
+const allProjections = projections();
 const PROJECTIONS = allProjections.map((projection) => projection.name);
 const VERSIONS = new Map(allProjections.map((projection) => [projection.name, String(projection.version)]));
 /** Reactors are never rebuilt: `rebuild --all` passes them over. */
