@@ -15,6 +15,7 @@ import { CHANNEL_CREATED, channelStream } from '../src/notifications/domain/chan
 import { loadConfig } from '../src/platform/config/config.js';
 import { silentLogger } from '../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../src/platform/platform.js';
+import { CHANNELS, NOTIFICATIONS_VIEW } from '../src/notifications/domain/views.js';
 import type { BenchModule } from './bench.js';
 
 interface Receiver {
@@ -122,7 +123,7 @@ const bench: BenchModule = {
 
       // Delay: one event at a time to one channel of another team.
       await createChannels(platform, 2, channels + 1, 1, receiver.url);
-      await until('the channel in the view', async () => (await platform.reader.get('notifications', 'channels', channels + 1)) !== null);
+      await until('the channel in the view', async () => (await platform.reader.get(NOTIFICATIONS_VIEW, CHANNELS, channels + 1)) !== null);
       const delays: number[] = [];
       for (let i = 0; i < singles; i++) {
         const endpointId = 2_000_000 + i;

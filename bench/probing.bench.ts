@@ -23,6 +23,7 @@ import { silentLogger } from '../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../src/platform/platform.js';
 import type { ProbeJob } from '../src/platform/transport/probe-transport.port.js';
 import { ProbingWorkers } from '../src/probing/application/probing-workers.js';
+import { PROBING_VIEW, SCHEDULE } from '../src/probing/domain/views.js';
 import { type BenchFigure, type BenchModule, ratio } from './bench.js';
 
 const ENDPOINTS = 1000;
@@ -441,7 +442,7 @@ async function measureScheduled(service: Service, timing: Timing): Promise<Sched
 async function measureSaturation(service: Service, timing: Timing): Promise<Window> {
   const { platform } = service;
   await service.workers.scheduler.stop();
-  const rows = await platform.reader.find('probing', 'schedule', { filter: { schedulable: true } });
+  const rows = await platform.reader.find(PROBING_VIEW, SCHEDULE, { filter: { schedulable: true } });
   const endpoints = rows.map((row) => ({ endpointId: Number(row.endpoint_id), teamId: Number(row.team_id), configurationVersion: Number(row.configuration_version) }));
   const transport = platform.transport!;
   let feeding = true;

@@ -16,6 +16,7 @@ import { createPlatform, type Platform } from '../../src/platform/platform.js';
 import { eventually } from '../e2e/support.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
+import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../../src/notifications/domain/views.js';
 
 jest.setTimeout(60_000);
 
@@ -73,8 +74,8 @@ describe('notification privacy', () => {
     expect(receiver.received.length).toBeGreaterThanOrEqual(3);
 
     const records = JSON.stringify([
-      ...(await platform.reader.find('notifications', 'deliveries', {})),
-      ...(await platform.reader.find('notifications', 'channels', {})),
+      ...(await platform.reader.find(NOTIFICATIONS_VIEW, DELIVERIES, {})),
+      ...(await platform.reader.find(NOTIFICATIONS_VIEW, CHANNELS, {})),
       ...(await platform.views.find('notification_attempts', {})),
     ]);
     const logs = lines.join('\n');

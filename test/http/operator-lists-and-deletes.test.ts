@@ -3,6 +3,7 @@ import { startedBeforeAll } from '../support/started-before-all.js';
 import { ALL_SCOPES, startTestApp } from '../support/test-app.js';
 import { configuration, enableEndpoint, eventually, registerEndpoint, startTarget } from '../e2e/support.js';
 import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
+import { PROBING_VIEW, SCHEDULE } from '../../src/probing/domain/views.js';
 
 jest.setTimeout(60_000);
 
@@ -154,7 +155,7 @@ describe('DELETE /api/v2/teams/:teamID/endpoints/:endpointID', () => {
 
       expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/endpoints/${doomed.id}`)).statusCode).toBe(204);
       const hitsAtDeletion = doomedTarget.hits;
-      expect(await t.platform.reader.get('probing', 'schedule', doomed.id)).toBeNull();
+      expect(await t.platform.reader.get(PROBING_VIEW, SCHEDULE, doomed.id)).toBeNull();
       // A job published before the deletion and still queued is skipped, not probed.
       await t.platform.transport!.publish({
         jobId: `${doomed.id}:${Date.now()}`,

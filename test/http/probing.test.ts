@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 import { allEvents, configuration, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../../src/monitoring/domain/views.js';
 
 jest.setTimeout(30_000);
 
@@ -46,7 +47,7 @@ describe('manual checks, destination verification and alert status', () => {
     const checkNow = async () => (await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`)).json().data;
     expect((await checkNow()).alert_suppressed).toBe(false);
 
-    const projectId = (await t.platform.reader.get('monitoring', 'endpoints', endpoint.id))!.project_id;
+    const projectId = (await t.platform.reader.get(MONITORING_VIEW, ENDPOINTS, endpoint.id))!.project_id;
     const window = await t.admin('POST', `/api/v2/teams/${team.id}/maintenance-windows`, {
       project_id: projectId,
       starts_at: new Date(Date.now() - 60_000).toISOString(),

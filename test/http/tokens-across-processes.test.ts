@@ -1,5 +1,6 @@
 import { startSecondApi, type SecondApi } from '../support/second-api.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
+import { TENANCY_VIEW, TOKENS } from '../../src/tenancy/domain/views.js';
 
 const PROJECTS = '/api/public/v2/projects';
 
@@ -55,7 +56,7 @@ describe('developer tokens seen by two API processes sharing the store', () => {
   it('records when a token was last used', async () => {
     const team = await first.createTeam();
     const issued = await first.issueToken(team.id, ['monitoring:read']);
-    const lastUsed = async () => (await first.platform.reader.get('tenancy', 'tokens', issued.id))?.last_used_at ?? null;
+    const lastUsed = async () => (await first.platform.reader.get(TENANCY_VIEW, TOKENS, issued.id))?.last_used_at ?? null;
     expect(await lastUsed()).toBeNull();
     const before = Date.now();
     expect((await second.request('GET', PROJECTS, { token: issued.token })).statusCode).toBe(200);
