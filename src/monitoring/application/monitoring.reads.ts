@@ -4,10 +4,21 @@ import { CursorCodec, type Pagination } from '../../platform/http/pagination.js'
 import { Problems } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { ViewCache, ViewListCache } from '../../platform/projections/view-cache.js';
-import { monitoringRows } from './monitoring-rows.js';
-import type { Doc, Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
+import { monitoringRow } from './monitoring-rows.js';
+import type { Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
 import { type Coverage, coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
-import { CHECKS, CHECKS_VIEW, ENDPOINTS, MAINTENANCE_WINDOWS, MONITORING_VIEW, PROJECTS } from '../domain/views.js';
+import {
+  type CheckDoc,
+  CHECKS,
+  CHECKS_VIEW,
+  type EndpointDoc,
+  ENDPOINTS,
+  MAINTENANCE_WINDOWS,
+  type MaintenanceWindowDoc,
+  MONITORING_VIEW,
+  type ProjectDoc,
+  PROJECTS,
+} from '../domain/views.js';
 
 
 const PROJECT_SORT: Array<[string, SortDirection]> = [['project_id', 'asc']];
@@ -19,29 +30,29 @@ export interface Page<T> {
   pagination: Pagination;
 }
 
-export function presentProject(row: Doc, windows: MaintenanceWindow[], now: Date) {
-  const covered = projectCoverage(now, { team_id: row.team_id as number, project_id: row.project_id as number }, windows);
+export function presentProject(row: ProjectDoc, windows: MaintenanceWindow[], now: Date) {
+  const covered = projectCoverage(now, { team_id: row.team_id, project_id: row.project_id }, windows);
   return {
-    id: row.project_id as number,
-    team_id: row.team_id as number,
-    name: row.name as string,
-    description: row.description as string,
+    id: row.project_id,
+    team_id: row.team_id,
+    name: row.name,
+    description: row.description,
     ...covered,
-    created_at: row.created_at as string,
-    updated_at: row.updated_at as string,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
-function endpointCoverage(row: Doc, windows: MaintenanceWindow[], now: Date): Coverage {
+function endpointCoverage(row: EndpointDoc, windows: MaintenanceWindow[], now: Date): Coverage {
   return coverage(
     now,
-    { team_id: row.team_id as number, project_id: row.project_id as number, endpoint_id: row.endpoint_id as number, maintenance_until: (row.maintenance_until as string | null) ?? null },
+    { team_id: row.team_id, project_id: row.project_id, endpoint_id: row.endpoint_id, maintenance_until: row.maintenance_until ?? null },
     windows,
   );
 }
 
 /** The presented endpoint's fields before its coverage (the order is the spec's). */
-function endpointConfiguration(row: Doc) {
+function endpointConfiguration(row: EndpointDoc) {
   return {
     id: row.endpoint_id,
     team_id: row.team_id,
@@ -78,19 +89,19 @@ function endpointConfiguration(row: Doc) {
 }
 
 /** The presented endpoint's fields after its coverage. */
-function endpointTimestamps(row: Doc) {
+function endpointTimestamps(row: EndpointDoc) {
   return { created_at: row.created_at, updated_at: row.updated_at };
 }
 
-export function presentEndpoint(row: Doc, windows: MaintenanceWindow[], now: Date) {
+export function presentEndpoint(row: EndpointDoc, windows: MaintenanceWindow[], now: Date) {
   return { ...endpointConfiguration(row), ...endpointCoverage(row, windows, now), ...endpointTimestamps(row) };
 }
 
 /** The JSON around an endpoint's coverage, made once per (cached, immutable) row. */
-const endpointJsonParts = new WeakMap<Doc, { before: string; after: string }>();
+const endpointJsonParts = new WeakMap<EndpointDoc, { before: string; after: string }>();
 
 /** `JSON.stringify(presentEndpoint(row, windows, now))`, serialising only the coverage per request. */
-export function presentEndpointJson(row: Doc, windows: MaintenanceWindow[], now: Date): string {
+export function presentEndpointJson(row: EndpointDoc, windows: MaintenanceWindow[], now: Date): string {
   let parts = endpointJsonParts.get(row);
   if (!parts) {
     parts = { before: JSON.stringify(endpointConfiguration(row)).slice(0, -1), after: JSON.stringify(endpointTimestamps(row)).slice(1) };
@@ -102,7 +113,7 @@ export function presentEndpointJson(row: Doc, windows: MaintenanceWindow[], now:
   return `${head}${coverageJson}${parts.after === '}' ? '}' : `,${parts.after}`}`;
 }
 
-export function presentCheck(row: Doc) {
+export function presentCheck(row: CheckDoc) {
   return {
     id: row.check_id,
     endpoint_id: row.endpoint_id,
@@ -127,20 +138,20 @@ export function presentCheck(row: Doc) {
 /** A check as the list serves it: its JSON, and its sort values for the next cursor. */
 type CheckEntry = { id: string; checked_at: unknown; check_id: unknown; json: string };
 
-function presentedCheck(row: Doc): CheckEntry {
+function presentedCheck(row: CheckDoc): CheckEntry {
   return { id: row.id, checked_at: row.checked_at, check_id: row.check_id, json: JSON.stringify(presentCheck(row)) };
 }
 
-export function presentWindow(row: Doc | MaintenanceWindow & { reason: string | null; created_at: string }) {
+export function presentWindow(row: MaintenanceWindowDoc | (MaintenanceWindow & { reason: string | null; created_at: string })) {
   return {
-    id: row.window_id as number,
-    team_id: row.team_id as number,
-    project_id: (row.project_id as number | null) ?? null,
-    endpoint_id: (row.endpoint_id as number | null) ?? null,
-    starts_at: row.starts_at as string,
-    ends_at: row.ends_at as string,
-    reason: (row.reason as string | null) ?? null,
-    created_at: row.created_at as string,
+    id: row.window_id,
+    team_id: row.team_id,
+    project_id: row.project_id ?? null,
+    endpoint_id: row.endpoint_id ?? null,
+    starts_at: row.starts_at,
+    ends_at: row.ends_at,
+    reason: row.reason ?? null,
+    created_at: row.created_at,
   };
 }
 
@@ -164,15 +175,11 @@ export interface CheckFilters {
 @Injectable()
 export class MonitoringReads {
   private readonly cursors: CursorCodec;
-  private readonly projectRows: ViewCache<Doc>;
-  private readonly endpointRows: ViewCache<Doc>;
   private readonly teamWindows: ViewCache<MaintenanceWindow[]>;
   private readonly checkLists: ViewListCache<CheckEntry>;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.cursors = new CursorCodec(platform.cursorKey);
-    this.projectRows = monitoringRows(platform.reader, PROJECTS);
-    this.endpointRows = monitoringRows(platform.reader, ENDPOINTS);
     this.teamWindows = new ViewCache(platform.reader, MONITORING_VIEW, MAINTENANCE_WINDOWS, { capacity: 1_000 });
     this.checkLists = new ViewListCache(platform.reader, CHECKS_VIEW, CHECKS, { lists: 1_000, values: 20_000 });
   }
@@ -184,20 +191,20 @@ export class MonitoringReads {
   async windows(teamId: number, now: Date, scope?: object): Promise<MaintenanceWindow[]> {
     const load = async () => {
       const rows = await this.platform.reader.find(MONITORING_VIEW, MAINTENANCE_WINDOWS, { filter: { team_id: teamId, ends_at: { gt: now.toISOString() } } });
-      return rows as unknown as MaintenanceWindow[];
+      return rows as unknown as MaintenanceWindowDoc[];
     };
     const windows = await this.teamWindows.get(String(teamId), load, scope);
     return windows ?? [];
   }
 
-  async projectRow(teamId: number, projectId: number): Promise<Doc> {
-    const row = await this.projectRows.get(String(projectId), () => this.platform.reader.get(MONITORING_VIEW, PROJECTS, projectId));
+  async projectRow(teamId: number, projectId: number): Promise<ProjectDoc> {
+    const row = await monitoringRow(this.platform.reader, PROJECTS, projectId);
     if (!row || row.team_id !== teamId) throw Problems.notFound('The project');
     return row;
   }
 
-  async endpointRow(teamId: number, endpointId: number, scope?: object): Promise<Doc> {
-    const row = await this.endpointRows.get(String(endpointId), () => this.platform.reader.get(MONITORING_VIEW, ENDPOINTS, endpointId), scope);
+  async endpointRow(teamId: number, endpointId: number, scope?: object): Promise<EndpointDoc> {
+    const row = await monitoringRow(this.platform.reader, ENDPOINTS, endpointId, scope);
     if (!row || row.team_id !== teamId) throw Problems.notFound('The endpoint');
     return row;
   }
@@ -225,7 +232,7 @@ export class MonitoringReads {
   }
 
   async window(teamId: number, windowId: number) {
-    const row = await this.platform.reader.get(MONITORING_VIEW, MAINTENANCE_WINDOWS, windowId);
+    const row = (await this.platform.reader.get(MONITORING_VIEW, MAINTENANCE_WINDOWS, windowId)) as unknown as MaintenanceWindowDoc | null;
     if (!row || row.team_id !== teamId) throw Problems.notFound('The maintenance window');
     return presentWindow(row);
   }
@@ -242,7 +249,7 @@ export class MonitoringReads {
     const page = this.cursors.page(rows, limit, PROJECT_SORT, bound);
     const now = new Date();
     const windows = await this.windows(teamId, now);
-    return { data: page.rows.map((row) => presentProject(row, windows, now)), pagination: page.pagination };
+    return { data: (page.rows as unknown as ProjectDoc[]).map((row) => presentProject(row, windows, now)), pagination: page.pagination };
   }
 
   async endpoints(teamId: number, filters: EndpointFilters, limit: number, cursor: string | undefined): Promise<Page<ReturnType<typeof presentEndpoint>>> {
@@ -255,7 +262,7 @@ export class MonitoringReads {
     const page = this.cursors.page(rows, limit, ENDPOINT_SORT, bound);
     const now = new Date();
     const windows = await this.windows(teamId, now);
-    return { data: page.rows.map((row) => presentEndpoint(row, windows, now)), pagination: page.pagination };
+    return { data: (page.rows as unknown as EndpointDoc[]).map((row) => presentEndpoint(row, windows, now)), pagination: page.pagination };
   }
 
   /**
@@ -279,7 +286,7 @@ export class MonitoringReads {
     const rows = await this.checkLists.list(
       JSON.stringify(query),
       () => this.platform.reader.findIds(CHECKS_VIEW, CHECKS, query),
-      async (ids) => (await this.platform.reader.getMany(CHECKS_VIEW, CHECKS, ids)).map((row) => [row.id, presentedCheck(row)]),
+      async (ids) => ((await this.platform.reader.getMany(CHECKS_VIEW, CHECKS, ids)) as unknown as CheckDoc[]).map((row) => [row.id, presentedCheck(row)]),
       scope,
     );
     const page = this.cursors.page(rows, limit, CHECK_SORT, bound);
@@ -287,7 +294,7 @@ export class MonitoringReads {
   }
 
   async check(teamId: number, endpointId: number, checkId: number) {
-    const row = await this.platform.reader.get(CHECKS_VIEW, CHECKS, checkId);
+    const row = (await this.platform.reader.get(CHECKS_VIEW, CHECKS, checkId)) as unknown as CheckDoc | null;
     if (!row || row.team_id !== teamId || row.endpoint_id !== endpointId) throw Problems.notFound('The check');
     return presentCheck(row);
   }

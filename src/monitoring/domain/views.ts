@@ -29,8 +29,12 @@ export interface ProjectDoc {
   updated_at: string;
 }
 
-/** A live endpoint: its public configuration only (url without query or user-info, header names, `*_configured` flags). */
-export interface EndpointDoc extends PublicConfiguration {
+/**
+ * A live endpoint: its public configuration only (url without query or user-info, header names,
+ * `*_configured` flags). The optional fields are absent from documents written before they
+ * existed (the view is not rebuilt for a new field); readers put their defaults back.
+ */
+export interface EndpointDoc extends Omit<PublicConfiguration, 'latency_fixed_threshold_ms' | 'latency_min_increase_ms' | 'latency_min_increase_percent'> {
   id: string;
   endpoint_id: number;
   team_id: number;
@@ -39,11 +43,16 @@ export interface EndpointDoc extends PublicConfiguration {
   description: string;
   enabled: boolean;
   destination_verified: boolean;
-  destination_verified_at: string | null;
+  destination_verified_at?: string | null;
   verification_url: string;
   verification_token: string;
   configuration_version: number;
-  maintenance_until: string | null;
+  maintenance_until?: string | null;
+  latency_fixed_threshold_ms?: number | null;
+  /** [DEFAULT_LATENCY_SETTINGS] */
+  latency_min_increase_ms?: number;
+  /** [DEFAULT_LATENCY_SETTINGS] */
+  latency_min_increase_percent?: number;
   created_at: string;
   updated_at: string;
 }

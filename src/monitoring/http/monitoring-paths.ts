@@ -1,12 +1,12 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
 import type { ViewReader } from '../../platform/projections/views.js';
-import { monitoringRows } from '../application/monitoring-rows.js';
-import { ENDPOINTS, MONITORING_VIEW, PROJECTS } from '../domain/views.js';
+import { monitoringRow } from '../application/monitoring-rows.js';
+import { ENDPOINTS, PROJECTS } from '../domain/views.js';
 
 /** Looks rows up through the shared row cache (valid while the collection's stamp holds). */
 function inTeam(collection: typeof PROJECTS | typeof ENDPOINTS) {
   return async (reader: ViewReader, id: number, teamId: number | null, scope?: object) => {
-    const row = await monitoringRows(reader, collection).get(String(id), () => reader.get(MONITORING_VIEW, collection, id), scope);
+    const row = await monitoringRow(reader, collection, id, scope);
     return row !== null && (teamId === null || row.team_id === teamId);
   };
 }

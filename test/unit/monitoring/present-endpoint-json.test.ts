@@ -1,10 +1,11 @@
 import { presentEndpoint, presentEndpointJson } from '../../../src/monitoring/application/monitoring.reads.js';
 import type { MaintenanceWindow } from '../../../src/monitoring/domain/maintenance.js';
-import type { Doc } from '../../../src/platform/read-store/read-store.port.js';
+import type { EndpointDoc } from '../../../src/monitoring/domain/views.js';
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 
-function row(extra: Record<string, unknown> = {}): Doc {
+/** An endpoint document as an earlier version wrote it: without the fields added since (their defaults are put back). */
+function row(extra: Partial<EndpointDoc> = {}): EndpointDoc {
   return {
     id: '7',
     endpoint_id: 7,
@@ -44,7 +45,7 @@ function window(id: number, scope: Partial<MaintenanceWindow>, startsAt: string,
 }
 
 describe('presentEndpointJson', () => {
-  const cases: Array<[string, Doc, MaintenanceWindow[]]> = [
+  const cases: Array<[string, EndpointDoc, MaintenanceWindow[]]> = [
     ['no windows', row(), []],
     ['covered by team, project and endpoint windows', row(), [
       window(9, {}, '2026-11-21T11:00:00.000Z', '2026-11-21T13:00:00.000Z'),
