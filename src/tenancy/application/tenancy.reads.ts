@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import type { Doc, SortDirection } from '../../platform/read-store/read-store.port.js';
+import type { SortDirection } from '../../platform/read-store/read-store.port.js';
 import type { Role, Scope } from '../../platform/http/route-auth.js';
 import type { TeamView } from './tenancy.commands.js';
-import { TEAMS, TENANCY_VIEW, TOKENS } from '../domain/views.js';
+import { type TeamDoc, TEAMS, TENANCY_VIEW, type TokenDoc, TOKENS } from '../domain/views.js';
 
 const TEAM_SORT: Array<[string, SortDirection]> = [['team_id', 'asc']];
 const TOKEN_SORT: Array<[string, SortDirection]> = [['token_id', 'asc']];
@@ -22,21 +22,21 @@ export interface TokenSummary {
   last_used_at: string | null;
 }
 
-export function presentTeam(row: Doc): TeamView {
-  return { id: row.team_id as number, name: row.name as string, created_at: row.created_at as string };
+export function presentTeam(row: TeamDoc): TeamView {
+  return { id: row.team_id, name: row.name, created_at: row.created_at };
 }
 
-export function presentToken(row: Doc): TokenSummary {
+export function presentToken(row: TokenDoc): TokenSummary {
   return {
-    id: row.token_id as number,
-    team_id: row.team_id as number,
-    name: row.name as string,
-    scopes: row.scopes as Scope[],
-    role: row.role as Role,
-    created_at: row.created_at as string,
-    expires_at: (row.expires_at as string | null) ?? null,
-    revoked_at: (row.revoked_at as string | null) ?? null,
-    last_used_at: (row.last_used_at as string | null) ?? null,
+    id: row.token_id,
+    team_id: row.team_id,
+    name: row.name,
+    scopes: row.scopes,
+    role: row.role,
+    created_at: row.created_at,
+    expires_at: row.expires_at ?? null,
+    revoked_at: row.revoked_at ?? null,
+    last_used_at: row.last_used_at ?? null,
   };
 }
 
@@ -54,7 +54,7 @@ export class TenancyReads {
     const after = this.cursors.decode(cursor, bound);
     const rows = await this.platform.reader.find(TENANCY_VIEW, TEAMS, { filter: {}, sort: TEAM_SORT, after, limit: limit + 1 });
     const page = this.cursors.page(rows, limit, TEAM_SORT, bound);
-    return { data: page.rows.map(presentTeam), pagination: page.pagination };
+    return { data: (page.rows as unknown as TeamDoc[]).map(presentTeam), pagination: page.pagination };
   }
 
   /** Revoked and expired tokens included (with `revoked_at`, `expires_at`), oldest first. */
@@ -63,6 +63,6 @@ export class TenancyReads {
     const after = this.cursors.decode(cursor, bound);
     const rows = await this.platform.reader.find(TENANCY_VIEW, TOKENS, { filter: { team_id: teamId }, sort: TOKEN_SORT, after, limit: limit + 1 });
     const page = this.cursors.page(rows, limit, TOKEN_SORT, bound);
-    return { data: page.rows.map(presentToken), pagination: page.pagination };
+    return { data: (page.rows as unknown as TokenDoc[]).map(presentToken), pagination: page.pagination };
   }
 }
