@@ -93,6 +93,13 @@ export class ServerProcess {
     throw new Error(`server not ready after 30 s: ${this.stderr}`);
   }
 
+  /** CPU time the server process used so far (user + system, every thread), in ms. */
+  cpuMs(): number {
+    const fields = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the command name), in ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;
     const exited = once(this.child, 'exit');

@@ -30,7 +30,7 @@ const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-
 const here = dirname(fileURLToPath(import.meta.url));
 
 interface CannonResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p99: number };
   errors: number;
   timeouts: number;
@@ -49,6 +49,8 @@ interface RecordedRoute {
 interface Measure {
   rps: number;
   p99: number;
+  /** CPU time of the server process per answered request, in microseconds. */
+  cpuUs: number;
 }
 
 /** A team, a project, endpoints with 90 days of hourly history, a page and two published incidents. */
@@ -155,28 +157,31 @@ async function record(base: string, path: string): Promise<RecordedRoute> {
   throw new Error(`GET ${path} kept changing`);
 }
 
-async function load(url: string, seconds: number): Promise<Measure> {
+async function load(server: ServerProcess, route: string, seconds: number): Promise<Measure> {
+  const url = server.base + route;
+  const cpuBefore = server.cpuMs();
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+  const cpuUs = ((server.cpuMs() - cpuBefore) * 1000) / Math.max(1, result.requests.total);
   const failed = result.errors + result.timeouts + result.non2xx;
   if (failed > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
+  return { rps: result.requests.average, p99: result.latency.p99, cpuUs };
 }
 
 function mean(measures: Measure[]): Measure {
-  const sum = measures.reduce((acc, m) => ({ rps: acc.rps + m.rps, p99: acc.p99 + m.p99 }), { rps: 0, p99: 0 });
-  return { rps: sum.rps / measures.length, p99: sum.p99 / measures.length };
+  const sum = measures.reduce((acc, m) => ({ rps: acc.rps + m.rps, p99: acc.p99 + m.p99, cpuUs: acc.cpuUs + m.cpuUs }), { rps: 0, p99: 0, cpuUs: 0 });
+  return { rps: sum.rps / measures.length, p99: sum.p99 / measures.length, cpuUs: sum.cpuUs / measures.length };
 }
 
 async function compare(route: string, service: ServerProcess, baseline: ServerProcess, seconds: number, log: (line: string) => void) {
-  await load(service.base + route, WARMUP_SECONDS);
-  await load(baseline.base + route, WARMUP_SECONDS);
+  await load(service, route, WARMUP_SECONDS);
+  await load(baseline, route, WARMUP_SECONDS);
   const measured = { service: [] as Measure[], baseline: [] as Measure[] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const);
     for (const side of order) {
-      const m = await load((side === 'service' ? service : baseline).base + route, seconds);
+      const m = await load(side === 'service' ? service : baseline, route, seconds);
       measured[side].push(m);
-      log(`round ${round + 1} ${side.padEnd(8)} ${route}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms`);
+      log(`round ${round + 1} ${side.padEnd(8)} ${route}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, ${Math.round(m.cpuUs)} µs CPU/request`);
     }
   }
   return { service: mean(measured.service), baseline: mean(measured.baseline) };
@@ -187,6 +192,7 @@ function figures(label: string, result: { service: Measure; baseline: Measure })
   return [
     { name: `${label}: requests/s`, value: result.service.rps, unit: 'req/s', baseline: { name: baselineName, value: result.baseline.rps }, aim: '>= 0.5' },
     { name: `${label}: p99 latency`, value: result.service.p99, unit: 'ms', baseline: { name: baselineName, value: result.baseline.p99 }, ratio: ratio(result.baseline.p99, result.service.p99) },
+    { name: `${label}: server CPU per request`, value: result.service.cpuUs, unit: 'µs', baseline: { name: baselineName, value: result.baseline.cpuUs }, ratio: ratio(result.baseline.cpuUs, result.service.cpuUs) },
   ];
 }
 
@@ -198,8 +204,10 @@ const statusPagesBench: BenchModule = {
     mkdirSync(dataDir, { recursive: true });
     const servers: ServerProcess[] = [];
     try {
+      // BENCH_CPU_PROF_DIR=<dir>: the service writes a V8 CPU profile there when it stops.
+      const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
       const service = await ServerProcess.start(
-        [join(here, '..', 'src', 'main.js')],
+        [...profile, join(here, '..', 'src', 'main.js')],
         { DATA_DIR: dataDir, HOST: '127.0.0.1', ADMIN_TOKEN, ROLE: 'all', LOG_LEVEL: 'warn', STATUS_PAGE_RATE_LIMIT_PER_MINUTE: ADDRESS_LIMIT },
         '/health/ready',
       );
@@ -232,7 +240,7 @@ const statusPagesBench: BenchModule = {
           `Service: \`node src/main.js\` (ROLE=all, embedded SQLite, temp DATA_DIR) in its own process; a page of ${COMPONENTS} components, each with ${HISTORY_DAYS - 1} days of hourly imported checks (the uptime bars); measured once every projection has caught up ("npm run projections -- status" shows no lag), two published incidents with two checkpoints each; no If-None-Match, so every answer is a full 200.`,
           'The service path includes the per-address rate limit (STATUS_PAGE_RATE_LIMIT_PER_MINUTE=1000000, the setting\'s maximum, as all load comes from one address), the stamp checks of six views and the ETag; the body comes from the cache while the views are unchanged.',
           'Baseline: a bare Fastify route in its own process sending the same bytes (checked before measuring) with the same content-type, etag and cache-control.',
-          'p99 ratio is baseline / service (higher is better).',
+          'p99 and CPU ratios are baseline / service (higher is better). Server CPU per request is user + system time of the server process (/proc/<pid>/stat, 10 ms ticks) over the requests answered: unlike requests/s it hardly depends on what else the machine runs, so on a loaded machine it is the steadier comparison.',
           'Under load from other processes on a shared 2-core machine the per-round figures vary by up to 2x (the log prints each round); compare the ratio of a run, and rerun before drawing conclusions from one.',
         ],
       };
