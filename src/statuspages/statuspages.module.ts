@@ -3,14 +3,13 @@ import { MonitoringModule } from '../monitoring/monitoring.module.js';
 import { PublicStatusReads } from './application/public-status.reads.js';
 import { statusPageCommandHandlers } from './application/status-page.commands.js';
 import { StatusPageReads } from './application/status-page.reads.js';
-import { AddressRateLimitGuard } from './http/address-rate-limit.guard.js';
 import { StatusPagesAdminController } from './http/status-pages-admin.controller.js';
-import { StatusPagesPublicController } from './http/status-pages-public.controller.js';
+import { StatusPagesPublicRoutes } from './http/status-pages-public.routes.js';
 
 /** The status-pages context: provisioning (application API) and the public pages, JSON and feeds. */
 @Module({
   imports: [MonitoringModule],
-  controllers: [StatusPagesAdminController, StatusPagesPublicController],
-  providers: [...statusPageCommandHandlers, StatusPageReads, PublicStatusReads, AddressRateLimitGuard],
+  controllers: [StatusPagesAdminController],
+  providers: [...statusPageCommandHandlers, StatusPageReads, PublicStatusReads, StatusPagesPublicRoutes],
 })
 export class StatusPagesModule {}
