@@ -200,17 +200,16 @@ export class DerivedViewCache<V> {
 
   /** Every source unchanged, or changed only where its lag still covers the entry. */
   private stillValid(entry: DerivedEntry<V>, stamps: string[], now: number): boolean {
-    return stamps.every((stamp, i) => stamp === entry.stamps[i] || (this.sources[i].lagMs !== undefined && now - entry.loadedAt < this.sources[i].lagMs!));
+    for (let i = 0; i < stamps.length; i++) {
+      if (stamps[i] === entry.stamps[i]) continue;
+      const lagMs = this.sources[i].lagMs;
+      if (lagMs === undefined || now - entry.loadedAt >= lagMs) return false;
+    }
+    return true;
   }
 
   /** Each source's physical name and stamp; null when the store has no stamps. */
-  private async stamps(scope?: object): Promise<string[] | null> {
-    const parts: string[] = [];
-    for (const source of this.sources) {
-      const stamps = await this.reader.stamps(source.projection, source.collection, scope);
-      if (!stamps) return null;
-      parts.push(`${stamps.collection}@${stamps.changed}`);
-    }
-    return parts;
+  private stamps(scope?: object): Promise<string[] | null> {
+    return this.reader.changedStamps(this.sources, scope);
   }
 }

@@ -19,18 +19,32 @@ export class ViewReader {
   }
 
   async collection(projection: string, collection: string): Promise<string> {
-    let cached = this.generations.get(projection);
-    if (!cached || cached.until <= Date.now()) {
-      const pointer = await this.registry.pointer(projection);
-      const generation = pointer?.generation ?? 1;
-      const names = cached?.generation === generation ? cached.names : new Map<string, string>();
-      cached = { generation, until: Date.now() + this.cacheMs, names };
-      this.generations.set(projection, cached);
-    }
+    return this.knownCollection(projection, collection, Date.now()) ?? this.lookUpCollection(projection, collection);
+  }
+
+  /** The physical name while the generation looked up last is fresh; undefined once it must be looked up again. */
+  private knownCollection(projection: string, collection: string, now: number): string | undefined {
+    const cached = this.generations.get(projection);
+    if (!cached || cached.until <= now) return undefined;
     let name = cached.names.get(collection);
     if (name === undefined) {
       name = physicalCollection(projection, cached.generation, collection);
       cached.names.set(collection, name);
+    }
+    return name;
+  }
+
+  /** Looks the active generation up again (kept for `cacheMs`), then names the collection in it. */
+  private async lookUpCollection(projection: string, collection: string): Promise<string> {
+    const previous = this.generations.get(projection);
+    const pointer = await this.registry.pointer(projection);
+    const generation = pointer?.generation ?? 1;
+    const names = previous?.generation === generation ? previous.names : new Map<string, string>();
+    this.generations.set(projection, { generation, until: Date.now() + this.cacheMs, names });
+    let name = names.get(collection);
+    if (name === undefined) {
+      name = physicalCollection(projection, generation, collection);
+      names.set(collection, name);
     }
     return name;
   }
@@ -72,6 +86,25 @@ export class ViewReader {
     if (!this.store.stamps) return null;
     const physical = await this.collection(projection, collection);
     return { collection: physical, ...(await this.store.stamps(physical, scope)) };
+  }
+
+  /**
+   * For a value derived from several collections: each one's `changed` stamp tagged with its
+   * physical name (`<physical>@<changed>`), in `sources` order, in one call that awaits only
+   * what it must (a generation to look up again, the store); null when the store cannot tell.
+   * `scope`: see `ReadStore.stamps`.
+   */
+  async changedStamps(sources: ReadonlyArray<{ projection: string; collection: string }>, scope?: object): Promise<string[] | null> {
+    if (!this.store.stamps) return null;
+    const now = Date.now();
+    const physical: string[] = new Array(sources.length);
+    for (let i = 0; i < sources.length; i++) {
+      const { projection, collection } = sources[i];
+      physical[i] = this.knownCollection(projection, collection, now) ?? (await this.lookUpCollection(projection, collection));
+    }
+    const tagged: string[] = new Array(sources.length);
+    for (let i = 0; i < physical.length; i++) tagged[i] = `${physical[i]}@${(await this.store.stamps(physical[i], scope)).changed}`;
+    return tagged;
   }
 
   /** Position the active generation of `projection` has applied (null: nothing yet). */

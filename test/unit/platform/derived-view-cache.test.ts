@@ -3,7 +3,10 @@ import type { ViewReader } from '../../../src/platform/projections/views.js';
 
 /** A reader whose collections' `changed` stamps the test moves by hand. */
 function fakeReader(changed: Record<string, number>): ViewReader {
-  return { stamps: async (projection: string, collection: string) => ({ collection: `${projection}.${collection}`, changed: changed[collection], rewritten: 0 }) } as unknown as ViewReader;
+  return {
+    changedStamps: async (sources: Array<{ projection: string; collection: string }>) =>
+      sources.map(({ projection, collection }) => `${projection}.${collection}@${changed[collection]}`),
+  } as unknown as ViewReader;
 }
 
 describe('DerivedViewCache', () => {
