@@ -166,6 +166,11 @@ export class DerivedViewCache<V> {
   private readonly entries = new Map<string, DerivedEntry<V>>();
   private readonly loading = new Map<string, Promise<{ value: V; validUntil: number } | null>>();
   private readonly capacity: number;
+  /**
+   * The stamps read under the last scope: gets passing the same scope (one request's, or the one
+   * requests arriving together share, see `SharedLook`) compare against one read of them.
+   */
+  private lastLook: { scope: object; stamps: Promise<string[] | null> } | null = null;
 
   constructor(
     private readonly reader: ViewReader,
@@ -210,6 +215,9 @@ export class DerivedViewCache<V> {
 
   /** Each source's physical name and stamp; null when the store has no stamps. */
   private stamps(scope?: object): Promise<string[] | null> {
-    return this.reader.changedStamps(this.sources, scope);
+    if (scope !== undefined && this.lastLook?.scope === scope) return this.lastLook.stamps;
+    const stamps = this.reader.changedStamps(this.sources, scope);
+    if (scope !== undefined) this.lastLook = { scope, stamps };
+    return stamps;
   }
 }
