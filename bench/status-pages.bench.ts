@@ -157,11 +157,25 @@ async function record(base: string, path: string): Promise<RecordedRoute> {
   throw new Error(`GET ${path} kept changing`);
 }
 
-async function load(server: ServerProcess, route: string, seconds: number): Promise<Measure> {
+/** How long a server's CPU is watched while nothing loads it. */
+const IDLE_SECONDS = 3;
+
+/** CPU ms per second the server spends on its own (the service: projections polling, leases, probes). */
+async function idleCpuMsPerSecond(server: ServerProcess): Promise<number> {
+  const before = server.cpuMs();
+  const started = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+  return ((server.cpuMs() - before) * 1000) / (Date.now() - started);
+}
+
+/** `idleMsPerSecond`: the server's CPU without load, taken off its CPU per request. */
+async function load(server: ServerProcess, route: string, seconds: number, idleMsPerSecond = 0): Promise<Measure> {
   const url = server.base + route;
   const cpuBefore = server.cpuMs();
+  const started = Date.now();
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
-  const cpuUs = ((server.cpuMs() - cpuBefore) * 1000) / Math.max(1, result.requests.total);
+  const busyMs = server.cpuMs() - cpuBefore - (idleMsPerSecond * (Date.now() - started)) / 1000;
+  const cpuUs = (Math.max(0, busyMs) * 1000) / Math.max(1, result.requests.total);
   const failed = result.errors + result.timeouts + result.non2xx;
   if (failed > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
   return { rps: result.requests.average, p99: result.latency.p99, cpuUs };
@@ -175,11 +189,13 @@ function mean(measures: Measure[]): Measure {
 async function compare(route: string, service: ServerProcess, baseline: ServerProcess, seconds: number, log: (line: string) => void) {
   await load(service, route, WARMUP_SECONDS);
   await load(baseline, route, WARMUP_SECONDS);
+  const idle = { service: await idleCpuMsPerSecond(service), baseline: await idleCpuMsPerSecond(baseline) };
+  log(`idle CPU: service ${idle.service.toFixed(1)} ms/s, baseline ${idle.baseline.toFixed(1)} ms/s`);
   const measured = { service: [] as Measure[], baseline: [] as Measure[] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const);
     for (const side of order) {
-      const m = await load(side === 'service' ? service : baseline, route, seconds);
+      const m = await load(side === 'service' ? service : baseline, route, seconds, idle[side]);
       measured[side].push(m);
       log(`round ${round + 1} ${side.padEnd(8)} ${route}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, ${Math.round(m.cpuUs)} µs CPU/request`);
     }
@@ -238,9 +254,9 @@ const statusPagesBench: BenchModule = {
         notes: [
           `autocannon, ${CONNECTIONS} connections, ${seconds} s per measurement, ${ROUNDS} rounds alternating which server goes first (mean of rounds), after a ${WARMUP_SECONDS} s warm-up of each.`,
           `Service: \`node src/main.js\` (ROLE=all, embedded SQLite, temp DATA_DIR) in its own process; a page of ${COMPONENTS} components, each with ${HISTORY_DAYS - 1} days of hourly imported checks (the uptime bars); measured once every projection has caught up ("npm run projections -- status" shows no lag), two published incidents with two checkpoints each; no If-None-Match, so every answer is a full 200.`,
-          'The service path includes the per-address rate limit (STATUS_PAGE_RATE_LIMIT_PER_MINUTE=1000000, the setting\'s maximum, as all load comes from one address), the stamp checks of six views and the ETag; the body comes from the cache while the views are unchanged.',
+          'The service path includes the platform\'s hooks (request id, metrics, request log), the per-address rate limit (STATUS_PAGE_RATE_LIMIT_PER_MINUTE=1000000, the setting\'s maximum, as all load comes from one address), the stamps of six views (one look shared by the requests read in one turn of the event loop) and the ETag; the body comes from the cache while the views are unchanged.',
           'Baseline: a bare Fastify route in its own process sending the same bytes (checked before measuring) with the same content-type, etag and cache-control.',
-          'p99 and CPU ratios are baseline / service (higher is better). Server CPU per request is user + system time of the server process (/proc/<pid>/stat, 10 ms ticks) over the requests answered: unlike requests/s it hardly depends on what else the machine runs, so on a loaded machine it is the steadier comparison.',
+          `p99 and CPU ratios are baseline / service (higher is better). Server CPU per request is user + system time of the server process (/proc/<pid>/stat, 10 ms ticks) less its idle CPU (watched for ${IDLE_SECONDS} s before each route's rounds: the service's projections, leases and probes), over the requests answered: unlike requests/s it hardly depends on what else the machine runs, so on a loaded machine it is the steadier comparison.`,
           'Under load from other processes on a shared 2-core machine the per-round figures vary by up to 2x (the log prints each round); compare the ratio of a run, and rerun before drawing conclusions from one.',
         ],
       };
