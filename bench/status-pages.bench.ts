@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -219,6 +220,7 @@ const statusPagesBench: BenchModule = {
     const dataDir = join(workDir, 'data');
     mkdirSync(dataDir, { recursive: true });
     const servers: ServerProcess[] = [];
+    const loadAtStart = loadavg()[0];
     try {
       // BENCH_CPU_PROF_DIR=<dir>: the service writes a V8 CPU profile there when it stops.
       const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
@@ -257,6 +259,7 @@ const statusPagesBench: BenchModule = {
           'The service path includes the platform\'s hooks (request id, metrics, request log), the per-address rate limit (STATUS_PAGE_RATE_LIMIT_PER_MINUTE=1000000, the setting\'s maximum, as all load comes from one address), the stamps of six views (one look shared by the requests read in one turn of the event loop) and the ETag; the body comes from the cache while the views are unchanged.',
           'Baseline: a bare Fastify route in its own process sending the same bytes (checked before measuring) with the same content-type, etag and cache-control.',
           `p99 and CPU ratios are baseline / service (higher is better). Server CPU per request is user + system time of the server process (/proc/<pid>/stat, 10 ms ticks) less its idle CPU (watched for ${IDLE_SECONDS} s before each route's rounds: the service's projections, leases and probes), over the requests answered: unlike requests/s it hardly depends on what else the machine runs, so on a loaded machine it is the steadier comparison.`,
+          `Load average (1 min) when the run started and ended: ${loadAtStart.toFixed(2)} and ${loadavg()[0].toFixed(2)}.`,
           'Under load from other processes on a shared 2-core machine the per-round figures vary by up to 2x (the log prints each round); compare the ratio of a run, and rerun before drawing conclusions from one.',
         ],
       };
