@@ -3,6 +3,16 @@ import type { AggregateQuery, AggregateRow, CollectionStamps, Doc, Filter, FindQ
 import type { ProjectionRunner } from './projection-runner.js';
 import { ProjectionRegistry, physicalCollection } from './registry.js';
 
+/** The physical name of `collection` in a generation, remembered with it. */
+function nameIn(generation: { generation: number; names: Map<string, string> }, projection: string, collection: string): string {
+  let name = generation.names.get(collection);
+  if (name === undefined) {
+    name = physicalCollection(projection, generation.generation, collection);
+    generation.names.set(collection, name);
+  }
+  return name;
+}
+
 /**
  * Query-side access to projection views by logical name. The active generation is looked up
  * through the registry (cached briefly), so an operator's rebuild swaps under running readers.
@@ -25,13 +35,7 @@ export class ViewReader {
   /** The physical name while the generation looked up last is fresh; undefined once it must be looked up again. */
   private knownCollection(projection: string, collection: string, now: number): string | undefined {
     const cached = this.generations.get(projection);
-    if (!cached || cached.until <= now) return undefined;
-    let name = cached.names.get(collection);
-    if (name === undefined) {
-      name = physicalCollection(projection, cached.generation, collection);
-      cached.names.set(collection, name);
-    }
-    return name;
+    return cached && cached.until > now ? nameIn(cached, projection, collection) : undefined;
   }
 
   /** Looks the active generation up again (kept for `cacheMs`), then names the collection in it. */
@@ -40,13 +44,9 @@ export class ViewReader {
     const pointer = await this.registry.pointer(projection);
     const generation = pointer?.generation ?? 1;
     const names = previous?.generation === generation ? previous.names : new Map<string, string>();
-    this.generations.set(projection, { generation, until: Date.now() + this.cacheMs, names });
-    let name = names.get(collection);
-    if (name === undefined) {
-      name = physicalCollection(projection, generation, collection);
-      names.set(collection, name);
-    }
-    return name;
+    const looked = { generation, until: Date.now() + this.cacheMs, names };
+    this.generations.set(projection, looked);
+    return nameIn(looked, projection, collection);
   }
 
   async get(projection: string, collection: string, id: string | number): Promise<Doc | null> {
