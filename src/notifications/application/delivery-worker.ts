@@ -6,6 +6,7 @@ import type { Doc, Filter } from '../../platform/read-store/read-store.port.js';
 import { CHANNEL_DISABLED_BY_RECEIVER, channelAggregate, channelStream, type Channel, type ChannelState } from '../domain/channel.js';
 import { afterAttempt, cancelled, DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS, pendingState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
 import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID } from './attempt-store.js';
+import { AttemptWriter } from './attempt-writer.js';
 import { buildPayload, endpointNames } from './payloads.js';
 import type { Senders } from './senders.js';
 import { DELIVERIES, NOTIFICATIONS_VIEW } from '../domain/views.js';
@@ -53,6 +54,7 @@ export class DeliveryWorker {
   /** One lane per channel being sent to: at most one attempt per channel at a time in this process. */
   private readonly lanes = new Map<number, Promise<void>>();
   private readonly channels: StreamCache<ChannelState>;
+  private readonly writer: AttemptWriter;
   private readonly schedule: readonly number[];
   private readonly claimTtlMs: number;
 
@@ -64,6 +66,7 @@ export class DeliveryWorker {
     this.schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
     // Outlasts one send (its timeout) and the state write after it.
     this.claimTtlMs = (options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + 10_000;
+    this.writer = new AttemptWriter(platform.views);
     this.channels = new StreamCache(platform.events, channelAggregate.initial, channelAggregate.evolve, 10_000);
   }
 
@@ -160,12 +163,18 @@ export class DeliveryWorker {
    * coordination store (`notification-channel:<id>`): while this process holds it, no other
    * process sends any of the channel's deliveries, so the states read under it are current.
    * The claim outlasts one send and is renewed before the next when it would not.
+   *
+   * Each attempt's new state goes to the writer, which commits the states of many attempts
+   * together; the lane sends its next attempt meanwhile, and waits for its states to be
+   * committed only before reading the channel's next page (so no attempt is read as still due
+   * after it was sent) and before releasing the claim.
    */
   private async lane(channelId: number, due: () => Filter): Promise<void> {
-    const { coordination, instanceId, logger } = this.platform;
+    const { coordination, instanceId } = this.platform;
     const claim = `notification-channel:${channelId}`;
     let grant = await coordination.acquireLease(claim, instanceId, this.claimTtlMs);
     if (!grant) return;
+    const recording: Promise<void>[] = [];
     try {
       for (;;) {
         const page = (await this.platform.views.find(ATTEMPTS_COLLECTION, {
@@ -180,44 +189,58 @@ export class DeliveryWorker {
             grant = await coordination.acquireLease(claim, instanceId, this.claimTtlMs);
             if (!grant) return;
           }
-          try {
-            await this.claimed(state, records.get(state.id) ?? null);
-          } catch (error) {
-            logger.warn({ err: error, delivery_id: state.id }, 'notification attempt failed unexpectedly; it stays pending');
-          }
+          recording.push((await this.attempt(state, records.get(state.id) ?? null)).committed);
         }
+        await this.recorded(recording.splice(0));
         if (page.length < LANE_PAGE || this.stopped) return;
       }
     } finally {
+      await this.recorded(recording);
       await coordination.releaseLease(claim, instanceId).catch(() => undefined);
     }
   }
 
-  private async claimed(state: AttemptState, record: DeliveryRecord | null): Promise<void> {
+  /** Waits until the states handed over are committed (or refused: logged, the delivery stays pending). */
+  private async recorded(recording: Promise<void>[]): Promise<void> {
+    if (recording.length === 0) return;
+    await this.writer.flush();
+    await Promise.all(recording);
+  }
+
+  /**
+   * Sends one attempt (or cancels it) and hands its new state to the writer. Resolves once the
+   * send is over, so that the lane may go on, into the commit of the state (settled: a failure
+   * is logged and the delivery stays pending, to go out again).
+   */
+  private attempt(state: AttemptState, record: DeliveryRecord | null): Promise<{ committed: Promise<void> }> {
+    const logged = (error: unknown) => this.platform.logger.warn({ err: error, delivery_id: state.id }, 'notification attempt failed unexpectedly; it stays pending');
+    return this.claimed(state, record).then(
+      (handed) => ({ committed: (handed?.committed ?? Promise.resolve()).catch(logged) }),
+      (error) => ({ committed: Promise.resolve(logged(error)) }),
+    );
+  }
+
+  /** Answers the commit of the attempt's new state, or nothing when the attempt was cut off by a stop. */
+  private async claimed(state: AttemptState, record: DeliveryRecord | null): Promise<{ committed: Promise<void> } | undefined> {
     const { logger } = this.platform;
     const id = state.id;
     const { state: channel } = await this.channels.load(channelStream(state.channel_id));
-    if (!record || !channel || channel.deleted) return this.write(state, cancelled(state, 'channel deleted', Date.now()));
-    if (!channel.enabled && record.type !== 'ping') return this.write(state, cancelled(state, 'channel disabled', Date.now()));
+    if (!record || !channel || channel.deleted) return { committed: this.writer.record(state, cancelled(state, 'channel deleted', Date.now())) };
+    if (!channel.enabled && record.type !== 'ping') return { committed: this.writer.record(state, cancelled(state, 'channel disabled', Date.now())) };
 
     const payload = await buildPayload(this.platform, record);
     const names = channel.kind === 'webhook' ? new Map<number, string>() : await endpointNames(this.platform, payload);
     const outcome = await this.senders.send({ deliveryId: id, channel, payload, endpointNames: names });
-    if (this.stopped) return;
+    if (this.stopped) return undefined;
     const next = afterAttempt(state, outcome, Date.now(), this.schedule);
-    await this.write(state, next);
-    logger.info(
-      { delivery_id: id, channel_id: channel.id, type: record.type, attempt: next.attempts, state: next.state, status: outcome.status, error: outcome.error },
-      'notification attempt',
+    const committed = this.writer.record(state, next).then(() =>
+      logger.info(
+        { delivery_id: id, channel_id: channel.id, type: record.type, attempt: next.attempts, state: next.state, status: outcome.status, error: outcome.error },
+        'notification attempt',
+      ),
     );
     if (outcome.status === 410 && channel.enabled) await this.disable(channel, id);
-  }
-
-  /** Fenced on the attempt count read under the claim: a writer whose claim lapsed meanwhile changes nothing. */
-  private async write(before: AttemptState, after: AttemptState): Promise<void> {
-    await this.platform.views.commit([{ op: 'put', collection: ATTEMPTS_COLLECTION, doc: after as unknown as Doc }], {
-      expect: [{ collection: ATTEMPTS_COLLECTION, id: before.id, field: 'attempts', value: before.attempts }],
-    });
+    return { committed };
   }
 
   private async disable(channel: Channel, deliveryId: string): Promise<void> {

@@ -1,0 +1,77 @@
+import { PreconditionFailedError, type Doc, type ReadStore, type ViewWrite } from '../../platform/read-store/read-store.port.js';
+import type { AttemptState } from '../domain/delivery.js';
+import { ATTEMPTS_COLLECTION } from './attempt-store.js';
+
+interface Queued {
+  before: AttemptState;
+  after: AttemptState;
+  settle: (error?: unknown) => void;
+}
+
+/** States wait at most this long for others to share their commit... */
+const FLUSH_AFTER_MS = Number(process.env.NOTIFY_FLUSH_MS ?? 10);
+/** ...or until this many are waiting. */
+const MAX_BATCH = 256;
+
+/**
+ * Records attempt states, the states of many attempts in one commit. Each write is fenced on the
+ * attempt count its lane read under the channel's claim (a writer whose claim lapsed meanwhile
+ * changes nothing).
+ *
+ * Why: one commit per attempt was the worker's largest cost (in SQLite, about 0.35 ms per
+ * commit: the transaction, two JSON indexes and the collection stamps), while a commit of 30
+ * states costs about 0.05 ms a state. States handed over during one event-loop turn go into
+ * one commit at the end of it; the lanes do not wait for it before their next send, only
+ * before reading their channel's next page and before releasing its claim (`flush`).
+ *
+ * When one fence of a batch fails, the batch is committed again one state at a time, so only
+ * the fenced-out state is refused.
+ */
+export class AttemptWriter {
+  private queue: Queued[] = [];
+  private scheduled: NodeJS.Timeout | null = null;
+  private committing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly views: ReadStore) {}
+
+  /** Settles once `after` is committed; rejects when its fence failed or the commit failed. */
+  record(before: AttemptState, after: AttemptState): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ before, after, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (this.queue.length >= MAX_BATCH) void this.flush();
+      else this.scheduled ??= setTimeout(() => void this.flush(), FLUSH_AFTER_MS);
+    });
+  }
+
+  /** Commits what is waiting now; settles once every state handed over before the call is committed (or refused). */
+  flush(): Promise<void> {
+    if (this.scheduled) clearTimeout(this.scheduled);
+    this.scheduled = null;
+    const batch = this.queue;
+    this.queue = [];
+    // Commits run one after another, so a later state of a delivery never overtakes an earlier one.
+    this.committing = this.committing.then(() => (batch.length === 0 ? undefined : this.commit(batch)));
+    return this.committing;
+  }
+
+  private async commit(batch: Queued[]): Promise<void> {
+    try {
+      await this.views.commit(batch.map(writeOf), { expect: batch.map(fenceOf) });
+      for (const queued of batch) queued.settle();
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError) || batch.length === 1) {
+        for (const queued of batch) queued.settle(error);
+        return;
+      }
+      for (const queued of batch) await this.commit([queued]);
+    }
+  }
+}
+
+function writeOf({ after }: Queued): ViewWrite {
+  return { op: 'put', collection: ATTEMPTS_COLLECTION, doc: after as unknown as Doc };
+}
+
+function fenceOf({ before }: Queued) {
+  return { collection: ATTEMPTS_COLLECTION, id: before.id, field: 'attempts', value: before.attempts };
+}
