@@ -8,9 +8,12 @@ interface Queued {
   settle: (error?: unknown) => void;
 }
 
-/** States wait at most this long for others to share their commit... */
-const FLUSH_AFTER_MS = Number(process.env.NOTIFY_FLUSH_MS ?? 10);
-/** ...or until this many are waiting. */
+/**
+ * A state waits at most this long for others to share its commit, or until MAX_BATCH wait.
+ * Committing at the end of each event-loop turn instead gave batches of one or two: responses
+ * come back a few per turn.
+ */
+const FLUSH_AFTER_MS = 10;
 const MAX_BATCH = 256;
 
 /**
@@ -20,9 +23,11 @@ const MAX_BATCH = 256;
  *
  * Why: one commit per attempt was the worker's largest cost (in SQLite, about 0.35 ms per
  * commit: the transaction, two JSON indexes and the collection stamps), while a commit of 30
- * states costs about 0.05 ms a state. States handed over during one event-loop turn go into
- * one commit at the end of it; the lanes do not wait for it before their next send, only
- * before reading their channel's next page and before releasing its claim (`flush`).
+ * states costs about 0.05 ms a state. The lanes do not wait for the commit before their next
+ * send, only before reading their channel's next page and before releasing its claim (they
+ * `flush` then). A state not yet committed when the process dies was sent but is still
+ * pending: it goes out again after the restart with the same webhook-id (at least once), as
+ * an attempt cut off by the crash always did.
  *
  * When one fence of a batch fails, the batch is committed again one state at a time, so only
  * the fenced-out state is refused.
