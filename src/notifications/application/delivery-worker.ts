@@ -177,9 +177,13 @@ export class DeliveryWorker {
     const recording: Promise<void>[] = [];
     try {
       for (;;) {
+        // (next_attempt_ms, position) orders a channel's attempts fully (one record per event per
+        // channel) and is the order of the channel's index: with `id` as a third key, SQLite
+        // preferred the (state, next_attempt_ms) index and read every channel's due attempts for
+        // each page (three times slower with 8,000 due).
         const page = (await this.platform.views.find(ATTEMPTS_COLLECTION, {
           filter: { channel_id: channelId, ...due() },
-          sort: [['next_attempt_ms', 'asc'], ['position', 'asc'], ['id', 'asc']],
+          sort: [['next_attempt_ms', 'asc'], ['position', 'asc']],
           limit: LANE_PAGE,
         })) as unknown as AttemptState[];
         const records = new Map((await this.platform.reader.getMany(NOTIFICATIONS_VIEW, DELIVERIES, page.map((a) => a.id))).map((r) => [r.id, r as unknown as DeliveryRecord]));
