@@ -2,7 +2,7 @@ import { systemContext } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import type { Platform } from '../../platform/platform.js';
-import type { Doc, Filter } from '../../platform/read-store/read-store.port.js';
+import type { CollectionStamps, Doc, Filter } from '../../platform/read-store/read-store.port.js';
 import { CHANNEL_DISABLED_BY_RECEIVER, channelAggregate, channelStream, type Channel, type ChannelState } from '../domain/channel.js';
 import { afterAttempt, cancelled, DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS, pendingState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
 import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID } from './attempt-store.js';
@@ -50,6 +50,11 @@ export class DeliveryWorker {
   private unsubscribe: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private again = false;
+  /**
+   * The delivery records' stamps when an intake last found no more records: a pass (every kick
+   * and poll) skips the intake's reads until the reactor has written records since.
+   */
+  private intakeDrainedAt: (CollectionStamps & { collection: string }) | null = null;
   private stopped = true;
   /** One lane per channel being sent to: at most one attempt per channel at a time in this process. */
   private readonly lanes = new Map<number, Promise<void>>();
@@ -120,11 +125,17 @@ export class DeliveryWorker {
     // Kept by the process's LeaseKeeper (one write per renewal for all leases): asking the store on
     // every 250 ms poll wrote about 1 MB a minute to an idle service's coordination WAL.
     if (!(await leases.hold(INTAKE_LEASE))) return 0;
+    // Taken before the read: a record committed after it changes the stamp, so it is looked for.
+    const stamps = await reader.stamps(NOTIFICATIONS_VIEW, DELIVERIES);
+    if (stamps && this.intakeDrainedAt?.collection === stamps.collection && this.intakeDrainedAt.changed === stamps.changed) return 0;
     const cursor = await views.get(ATTEMPTS_COLLECTION, INTAKE_ID);
     const position = (cursor?.position as number | undefined) ?? null;
     const after = position === null ? undefined : [position, String(cursor!.last_id)];
     const records = await reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after, limit: INTAKE_BATCH });
-    if (records.length === 0) return 0;
+    if (records.length === 0) {
+      this.intakeDrainedAt = stamps;
+      return 0;
+    }
     const now = Date.now();
     const at = new Date(now).toISOString();
     const last = records[records.length - 1];
@@ -135,6 +146,8 @@ export class DeliveryWorker {
       ],
       { expect: [{ collection: ATTEMPTS_COLLECTION, id: INTAKE_ID, field: 'position', value: position }] },
     );
+    // Only once committed: a failed commit leaves the records to be taken in by the next pass.
+    if (records.length < INTAKE_BATCH) this.intakeDrainedAt = stamps;
     return records.length;
   }
 
