@@ -3,6 +3,7 @@
  * time; the suite closes what it makes, the caller removes the storage afterwards.
  */
 import type { Doc, Filter, ReadStore, Scalar, SortDirection } from '../../src/platform/read-store/read-store.port.js';
+import { compareScalars } from '../../src/platform/read-store/read-store-rules.js';
 
 type Sort = Array<[string, SortDirection]>;
 
@@ -35,6 +36,15 @@ function compareBySort(sort: Sort) {
     }
     return 0;
   };
+}
+
+/** The shared order of every adapter (read-store-rules): null/missing, numbers, strings, booleans. */
+function compareTyped(x: Doc, y: Doc, sort: Sort): number {
+  for (const [field, dir] of sort) {
+    const c = compareScalars((x[field] ?? null) as Scalar, (y[field] ?? null) as Scalar);
+    if (c !== 0) return dir === 'asc' ? c : -c;
+  }
+  return 0;
 }
 
 function sortValues(doc: Doc, sort: Sort): Scalar[] {
@@ -377,6 +387,143 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         await expect(commit).rejects.toMatchObject({ name: 'PreconditionFailedError', actual: 8 });
         expect(await store.get('one', 'checkpoint')).toEqual({ id: 'checkpoint', position: 8 });
         expect(await store.count('two')).toBe(0);
+      });
+    });
+
+    describe('typed collections (declared columns)', () => {
+      const columns = { at: 'timestamp', ok: 'boolean', n: 'integer', ms: 'real', s: 'text' } as const;
+      const TYPED: Doc[] = [
+        { id: 't1', at: '2026-01-01T00:00:00.000Z', ok: true, n: 1, ms: 1.5, s: 'a', extra: { deep: [1] } },
+        { id: 't2', at: '2026-01-01T00:00:00.001Z', ok: false, n: 2, ms: 2, s: 'b' },
+        { id: 't3', at: '2026-01-02T12:00:00.000Z', ok: true, n: 3, ms: 0, s: 'b', tags: ['x'] },
+        { id: 't4', at: null, ok: null, n: null, ms: null, s: null },
+        { id: 't5', s: 'c' },
+        { id: 't6', at: '1999-12-31T23:59:59.999Z', ok: false, n: -4, ms: -0.25, s: '' },
+      ];
+
+      beforeEach(async () => {
+        await store.ensureCollection({ name: 'typed', indexes: [{ fields: ['at', 'id'] }, { fields: ['ok', 'n'] }, { fields: ['tags'] }], columns });
+        await put('typed', TYPED);
+      });
+
+      it('reads every document back exactly as written, a missing field staying missing and a null staying null', async () => {
+        for (const doc of TYPED) expect(await store.get('typed', doc.id)).toStrictEqual(doc);
+        expect(await store.getMany('typed', ['t5', 't4'])).toStrictEqual([TYPED[4], TYPED[3]]);
+        const found = await store.find('typed', {});
+        expect(found).toStrictEqual(TYPED);
+        expect(Object.keys(found[4]).sort()).toEqual(['id', 's']);
+      });
+
+      it('replaces a whole document, a field it no longer has included', async () => {
+        await put('typed', [{ id: 't1', s: 'only' }]);
+        expect(await store.get('typed', 't1')).toStrictEqual({ id: 't1', s: 'only' });
+      });
+
+      const cases: Array<[string, Filter, string[]]> = [
+        ['eq on a timestamp', { at: '2026-01-01T00:00:00.001Z' }, ['t2']],
+        ['eq on a timestamp written differently matches nothing (documents hold strings)', { at: '2026-01-01T00:00:00Z' }, []],
+        ['range on timestamps', { at: { gte: '2026-01-01T00:00:00.000Z', lt: '2026-01-02T12:00:00.000Z' } }, ['t1', 't2']],
+        ['range with a bound that is not a full timestamp compares as strings', { at: { gt: '2026-01-01', lte: '2026-01-02' } }, ['t1', 't2']],
+        ['range bounds past the stored ones', { at: { gt: '2026-01-01T00:00:00.000Z', lte: '2026-01-02T12:00:00.000Z' } }, ['t2', 't3']],
+        ['lt on a timestamp with a bound before every value', { at: { lt: '1000' } }, []],
+        ['in on timestamps', { at: { in: ['1999-12-31T23:59:59.999Z', 'nope', null] } }, ['t4', 't5', 't6']],
+        ['ne on a timestamp keeps null and missing', { at: { ne: '2026-01-01T00:00:00.000Z' } }, ['t2', 't3', 't4', 't5', 't6']],
+        ['a number never equals a timestamp', { at: { lte: 99999999999999 } }, []],
+        ['eq true on a boolean column', { ok: true }, ['t1', 't3']],
+        ['eq 1 matches no boolean', { ok: 1 }, []],
+        ['ne false keeps null and missing', { ok: { ne: false } }, ['t1', 't3', 't4', 't5']],
+        ['in with false and null', { ok: { in: [false, null] } }, ['t2', 't4', 't5', 't6']],
+        ['range on booleans', { ok: { gt: false } }, ['t1', 't3']],
+        ['range on integers ignores strings', { n: { gt: 'a' } }, []],
+        ['range on integers', { n: { gte: 0 } }, ['t1', 't2', 't3']],
+        ['range on reals', { ms: { lt: 1.5 } }, ['t3', 't6']],
+        ['eq null on a declared field matches null and missing', { n: null }, ['t4', 't5']],
+        ['strings compare on a text column', { s: { gt: 'a', lt: 'c' } }, ['t2', 't3']],
+        ['has on an undeclared array field', { tags: { has: 'x' } }, ['t3']],
+        ['an undeclared nested field is kept but not an array', { extra: { has: 1 } }, []],
+      ];
+
+      it.each(cases)('%s', async (_title, filter, expected) => {
+        expect(ids(await store.find('typed', { filter }))).toEqual(expected);
+        expect(await store.count('typed', filter)).toBe(expected.length);
+      });
+
+      it('sorts and walks keysets over timestamp and boolean columns in the same order as documents', async () => {
+        const more: Doc[] = Array.from({ length: 30 }, (_, i) => ({
+          id: `k${String(i).padStart(2, '0')}`,
+          ...(i % 7 === 3 ? {} : { at: i % 5 === 0 ? null : new Date(Date.UTC(2026, 0, 1, 0, 0, i % 4)).toISOString() }),
+          ok: i % 3 === 0 ? null : i % 2 === 0,
+          n: i,
+        }));
+        await put('typed', more);
+        const all = [...TYPED, ...more];
+        const orders: Sort[] = [
+          [['at', 'desc'], ['id', 'asc']],
+          [['at', 'asc'], ['id', 'desc']],
+          [['ok', 'desc'], ['n', 'asc'], ['id', 'asc']],
+          [['ok', 'asc'], ['at', 'desc'], ['id', 'asc']],
+        ];
+        for (const sort of orders) {
+          const expected = [...all].sort((x, y) => compareTyped(x, y, sort)).map((d) => d.id);
+          expect((await store.find('typed', { sort })).map((d) => d.id)).toEqual(expected);
+          for (const pageSize of [1, 4]) expect((await walk(store, 'typed', { sort, pageSize })).map((d) => d.id)).toEqual(expected);
+        }
+        const since = '2026-01-01T00:00:01.000Z';
+        const filtered = all.filter((d) => typeof d.at === 'string' && d.at >= since).sort((x, y) => compareTyped(x, y, orders[0])).map((d) => d.id);
+        expect((await walk(store, 'typed', { sort: orders[0], pageSize: 3, filter: { at: { gte: since } } })).map((d) => d.id)).toEqual(filtered);
+      });
+
+      it('aggregates numbers of typed columns, never booleans or timestamps, and groups by them', async () => {
+        expect(await store.aggregate('typed', { sum: ['n', 'ms', 'ok', 'at'], min: ['ms'], max: ['n', 'at'] })).toEqual([
+          { group: null, count: 6, sum: { n: 2, ms: 3.25, ok: 0, at: 0 }, min: { ms: -0.25 }, max: { n: 3, at: null } },
+        ]);
+        expect(await store.aggregate('typed', { groupBy: 'ok', sum: ['n'] })).toEqual([
+          { group: null, count: 2, sum: { n: 0 }, min: {}, max: {} },
+          { group: false, count: 2, sum: { n: -2 }, min: {}, max: {} },
+          { group: true, count: 2, sum: { n: 4 }, min: {}, max: {} },
+        ]);
+        const byTime = await store.aggregate('typed', { groupBy: 'at', filter: { s: 'b' } });
+        expect(byTime.map((r) => [r.group, r.count])).toEqual([
+          ['2026-01-01T00:00:00.001Z', 1],
+          ['2026-01-02T12:00:00.000Z', 1],
+        ]);
+      });
+
+      it('refuses a document whose declared field holds another type, writing nothing of the commit', async () => {
+        for (const bad of [{ at: '2026-01-01T00:00:00Z' }, { ok: 1 }, { n: 1.5 }, { ms: 'fast' }, { s: 7 }]) {
+          await expect(put('typed', [{ id: 'fine', s: 'x' }, { id: 'bad', ...bad }])).rejects.toThrow();
+        }
+        expect(await store.get('typed', 'fine')).toBeNull();
+        expect(await store.count('typed')).toBe(TYPED.length);
+      });
+
+      it('keeps integer ids strings, sorting and comparing them as strings', async () => {
+        await store.ensureCollection({ name: 'numbered', indexes: [], columns: { id: 'integer', n: 'integer' } });
+        await put('numbered', [{ id: '10', n: 10 }, { id: '9', n: 9 }, { id: '-3', n: -3 }, { id: '100' }]);
+        expect((await store.find('numbered', {})).map((d) => d.id)).toEqual(['-3', '10', '100', '9']);
+        expect(await store.get('numbered', '9')).toStrictEqual({ id: '9', n: 9 });
+        expect(await store.get('numbered', '09')).toBeNull();
+        expect(await store.get('numbered', '100')).toStrictEqual({ id: '100' });
+        expect(ids(await store.find('numbered', { filter: { id: { gt: '1' } } }))).toEqual(['10', '100', '9']);
+        expect(ids(await store.find('numbered', { filter: { id: { in: ['9', '10', 'x'] } } }))).toEqual(['10', '9']);
+        const page = await store.find('numbered', { sort: [['id', 'asc']], after: ['10'], limit: 2 });
+        expect(page.map((d) => d.id)).toEqual(['100', '9']);
+        await store.commit([{ op: 'delete', collection: 'numbered', id: '10' }, { op: 'delete', collection: 'numbered', id: 'x' }]);
+        expect(await store.count('numbered')).toBe(3);
+        await expect(put('numbered', [{ id: 'x1', n: 1 }])).rejects.toThrow();
+      });
+
+      it('fences commits on a typed field', async () => {
+        await expect(store.commit([{ op: 'put', collection: 'typed', doc: { id: 't9', n: 9 } }], { expect: [{ collection: 'typed', id: 't2', field: 'n', value: 2 }] })).resolves.toBeUndefined();
+        await expect(store.commit([{ op: 'put', collection: 'typed', doc: { id: 't9', n: 10 } }], { expect: [{ collection: 'typed', id: 't5', field: 'ok', value: false }] })).rejects.toMatchObject({ name: 'PreconditionFailedError', actual: null });
+        expect(await store.get('typed', 't9')).toStrictEqual({ id: 't9', n: 9 });
+      });
+
+      it('keeps reading a collection created without columns when it is later ensured with them', async () => {
+        await store.ensureCollection({ name: 'plain', indexes: [] });
+        await put('plain', [{ id: 'p', at: 'not a timestamp', n: 'x' }]);
+        await store.ensureCollection({ name: 'plain', indexes: [{ fields: ['n'] }], columns: { n: 'integer' } });
+        expect(await store.get('plain', 'p')).toStrictEqual({ id: 'p', at: 'not a timestamp', n: 'x' });
       });
     });
 

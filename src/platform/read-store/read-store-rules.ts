@@ -1,7 +1,7 @@
 /**
  * Rules both read-store adapters share, so that they agree on names, errors and result order.
  */
-import type { AggregateRow, Scalar } from './read-store.port.js';
+import type { AggregateRow, ColumnType, Doc, Scalar } from './read-store.port.js';
 
 const COLLECTION_NAME = /^[a-z0-9_]+$/;
 /** Top-level field names only: no dots, no `$`, usable unquoted in SQL paths and Mongo keys. */
@@ -56,4 +56,68 @@ export function emptyAggregateRow(sum: string[], min: string[], max: string[]): 
     min: Object.fromEntries(min.map((f) => [f, null])),
     max: Object.fromEntries(max.map((f) => [f, null])),
   };
+}
+
+/** The RFC 3339 form a `timestamp` column holds: `new Date(ms).toISOString()` for years 0000-9999. */
+const CANONICAL_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Epoch milliseconds of a canonical timestamp string, or null for any other value. */
+export function canonicalTimestampMs(value: unknown): number | null {
+  if (typeof value !== 'string' || !CANONICAL_TIMESTAMP.test(value)) return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === value ? ms : null;
+}
+
+/** The integer a canonical decimal id (`"42"`, `"-7"`, `"0"`) stands for, or null. */
+export function integerIdValue(id: string): number | null {
+  if (!/^(0|-?[1-9]\d{0,15})$/.test(id)) return null;
+  const n = Number(id);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+const COLUMN_TYPES: ReadonlySet<string> = new Set<ColumnType>(['integer', 'real', 'text', 'boolean', 'timestamp']);
+
+/** Declared columns must be top-level fields of a known type; `id` may only be declared `integer` or `text`. */
+export function assertColumns(columns: Record<string, ColumnType> | undefined): void {
+  for (const [field, type] of Object.entries(columns ?? {})) {
+    assertFieldName(field);
+    if (!COLUMN_TYPES.has(type)) throw new Error(`Column ${field}: unknown type "${type}"`);
+    if (field === 'id' && type !== 'integer' && type !== 'text') throw new Error('Column id: only integer or text');
+  }
+}
+
+/** Whether `value` (present, not null) fits a column of `type`. */
+export function fitsColumn(type: ColumnType, value: unknown): boolean {
+  switch (type) {
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'real':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'text':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'timestamp':
+      return canonicalTimestampMs(value) !== null;
+  }
+}
+
+/**
+ * Every adapter (and the in-memory test store) refuses a document whose declared field holds
+ * another type, so a projection's mistake shows in its unit tests, not as a lost field in
+ * production. A declared field may be null or missing.
+ */
+export function assertDeclaredTypes(collection: string, doc: Doc, columns: Record<string, ColumnType> | undefined): void {
+  if (!columns) return;
+  for (const [field, type] of Object.entries(columns)) {
+    const value = field === 'id' ? (type === 'integer' ? integerIdValue(doc.id) : doc.id) : doc[field];
+    if (value === undefined || value === null) {
+      if (field === 'id') throw new Error(`${collection}/${doc.id}: the id is declared integer, expected a decimal integer string`);
+      continue;
+    }
+    if (field !== 'id' && !fitsColumn(type, value)) {
+      const expected = type === 'timestamp' ? 'a timestamp (new Date(ms).toISOString())' : type === 'integer' ? 'a safe integer' : `a ${type}`;
+      throw new Error(`${collection}/${doc.id}: field ${field} is declared ${type}, expected ${expected}, got ${JSON.stringify(value)}`);
+    }
+  }
 }

@@ -8,6 +8,7 @@ import {
   type AggregateQuery,
   type AggregateRow,
   type CollectionSpec,
+  type ColumnType,
   type CommitOptions,
   type Doc,
   type Filter,
@@ -18,6 +19,8 @@ import {
 } from '../read-store.port.js';
 import {
   assertCollectionName,
+  assertColumns,
+  assertDeclaredTypes,
   assertDocId,
   emptyAggregateRow,
   sortAggregateRows,
@@ -57,6 +60,8 @@ function toMongoBody(doc: Doc): Document {
 
 export class MongoReadStore implements ReadStore {
   private readonly known = new Set<string>();
+  /** Declared columns of the collections ensured here: BSON keeps types itself, they are only checked. */
+  private readonly columns = new Map<string, Record<string, ColumnType>>();
 
   private constructor(
     private readonly client: MongoClient,
@@ -77,6 +82,7 @@ export class MongoReadStore implements ReadStore {
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     const physical = this.physical(spec.name);
+    assertColumns(spec.columns);
     await guardMongo('ensureCollection', async () => {
       const exists = await this.db.listCollections({ name: physical }, { nameOnly: true }).hasNext();
       if (!exists) {
@@ -96,6 +102,7 @@ export class MongoReadStore implements ReadStore {
       }
     });
     this.known.add(spec.name);
+    if (spec.columns) this.columns.set(spec.name, spec.columns);
   }
 
   async dropCollection(name: string): Promise<void> {
@@ -107,6 +114,7 @@ export class MongoReadStore implements ReadStore {
       }),
     );
     this.known.delete(name);
+    this.columns.delete(name);
   }
 
   async listCollections(): Promise<string[]> {
@@ -174,6 +182,7 @@ export class MongoReadStore implements ReadStore {
    */
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
+    for (const write of writes) if (write.op === 'put') assertDeclaredTypes(write.collection, write.doc, this.columns.get(write.collection));
     const batches = toBatches(writes);
     for (const name of new Set(writes.map((w) => w.collection))) await this.assertExists(name);
     await guardMongo('commit', () =>

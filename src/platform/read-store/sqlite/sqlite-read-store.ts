@@ -1,7 +1,9 @@
 /**
  * Read store on one SQLite file shared by several processes (WAL, busy timeout).
- * One table per collection, `c_<name>(id TEXT PRIMARY KEY, doc BLOB)` holding the document as
- * JSONB; declared indexes are expression indexes on `json_extract(doc, '$.field')`.
+ * One table per collection, `c_<name>`, in one of two layouts (sqlite-layout.ts): the whole
+ * document as JSONB (`id TEXT PRIMARY KEY, doc BLOB`), or, for collections that declare
+ * `columns`, one typed column per declared field and the rest as JSONB. Declared indexes are
+ * column indexes over typed columns and expression indexes on `json_extract(...)` otherwise.
  *
  * Stamps: every commit, creation and drop sets its collections' row in `view_stamps` to a new
  * number (one counter for the whole file, so a number is never reused). Reading them costs a
@@ -26,13 +28,15 @@ import {
 } from '../read-store.port.js';
 import {
   assertCollectionName,
+  assertColumns,
+  assertDeclaredTypes,
   assertDocId,
-  assertFieldName,
   emptyAggregateRow,
   sortAggregateRows,
   UnknownCollectionError,
 } from '../read-store-rules.js';
-import { and, fieldExpr, filterClause, planFind, type SqlFragment } from './sqlite-query.js';
+import { and, filterClause, groupExprs, groupValue, numericExpr, planFind, type SqlFragment } from './sqlite-query.js';
+import { CollectionLayout, type FieldRef } from './sqlite-layout.js';
 import { boundWal } from '../../sqlite-wal.js';
 
 const TABLE_PREFIX = 'c_';
@@ -90,6 +94,13 @@ function parseDocs(texts: string[]): Doc[] {
   return texts.length === 1 ? [JSON.parse(texts[0]) as Doc] : (JSON.parse(`[${texts.join(',')}]`) as Doc[]);
 }
 
+/** Rows selected with `layout.selectList()` as documents. */
+function toDocs(layout: CollectionLayout, rows: unknown[]): Doc[] {
+  return layout.typed ? rows.map((row) => layout.toDoc(row)) : parseDocs(rows as string[]);
+}
+
+type StatementMode = 'rows' | 'pluck' | 'raw';
+
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
@@ -98,6 +109,10 @@ export class SqliteReadStore implements ReadStore {
   private localChanges = 0;
   private stampsSeen: { dataVersion: number; localChanges: number; scope: object | null } = { dataVersion: -1, localChanges: -1, scope: null };
   private stampsByCollection = new Map<string, CollectionStamps>();
+  /** Each collection's layout, as of `layoutsSchemaVersion` (a drop or creation anywhere moves it). */
+  private layouts = new Map<string, CollectionLayout | null>();
+  private layoutsSchemaVersion = -1;
+  private readonly schemaVersion: Database.Statement;
 
   constructor(file: string, options: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
@@ -108,25 +123,55 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma(`cache_size = ${-1024 * (options.cacheSizeMb ?? DEFAULT_CACHE_SIZE_MB)}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${STAMPS_TABLE} (collection TEXT PRIMARY KEY, changed INTEGER NOT NULL, rewritten INTEGER NOT NULL)`);
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
+    this.schemaVersion = this.db.prepare('PRAGMA schema_version').pluck();
   }
 
+  /**
+   * A collection keeps the layout it was created with: declaring columns on an existing JSON
+   * collection changes nothing (a projection that wants them bumps its version, which creates a
+   * new collection).
+   */
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     const table = tableName(spec.name);
-    for (const index of spec.indexes) index.fields.forEach(assertFieldName);
+    assertColumns(spec.columns);
+    const probe = CollectionLayout.json();
+    for (const index of spec.indexes) index.fields.forEach((field) => probe.field(field));
     this.db
       .transaction(() => {
         if (!this.tableExists(spec.name)) {
-          this.db.exec(`CREATE TABLE ${table} (id TEXT PRIMARY KEY, doc BLOB NOT NULL)`);
+          const typed = spec.columns && Object.keys(spec.columns).length > 0;
+          this.db.exec(typed ? CollectionLayout.createTypedSql(table, spec.columns!) : `CREATE TABLE ${table} (id TEXT PRIMARY KEY, doc BLOB NOT NULL)`);
           this.stamp([spec.name], new Set([spec.name]));
         }
+        const layout = this.layoutNow(spec.name)!;
         for (const index of spec.indexes) {
           const unique = index.unique ? 'UNIQUE ' : '';
-          const columns = index.fields.map(fieldExpr).join(', ');
+          const columns = index.fields.map((field) => layout.field(field).expr).join(', ');
           this.db.exec(`CREATE ${unique}INDEX IF NOT EXISTS ${indexName(spec.name, index)} ON ${table} (${columns})`);
         }
       })
       .immediate();
     this.localChanges++;
+  }
+
+  /** The collection's layout, or null when it does not exist. */
+  private layout(collection: string): CollectionLayout | null {
+    const version = this.schemaVersion.get() as number;
+    if (version !== this.layoutsSchemaVersion) {
+      this.layouts.clear();
+      this.layoutsSchemaVersion = version;
+    }
+    let layout = this.layouts.get(collection);
+    if (layout === undefined) {
+      layout = this.layoutNow(collection);
+      this.layouts.set(collection, layout);
+    }
+    return layout;
+  }
+
+  private layoutNow(collection: string): CollectionLayout | null {
+    const rows = this.db.prepare(`PRAGMA table_info(${tableName(collection)})`).all() as Array<{ name: string; type: string }>;
+    return CollectionLayout.fromTableInfo(rows);
   }
 
   async dropCollection(name: string): Promise<void> {
@@ -165,47 +210,65 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async get(collection: string, id: string): Promise<Doc | null> {
-    const text = this.read(collection, undefined, (t) => this.statement(`SELECT json(doc) FROM ${t} WHERE id = ?`, true).get(id)) as string | undefined;
-    return text === undefined ? null : (JSON.parse(text) as Doc);
+    return this.getNow(collection, id);
+  }
+
+  private getNow(collection: string, id: string): Doc | null {
+    const layout = this.layout(collection);
+    const storedId = layout?.storedId(id);
+    if (!layout || storedId === null || storedId === undefined) return null;
+    const row = this.read(collection, undefined, (t) =>
+      this.statement(`SELECT ${layout.selectList()} FROM ${t} WHERE id = ?`, layout.typed ? 'raw' : 'pluck').get(storedId),
+    );
+    return row === undefined ? null : layout.toDoc(row);
   }
 
   async getMany(collection: string, ids: string[]): Promise<Doc[]> {
-    if (ids.length === 0) return [];
-    const texts = this.read(collection, [], (t) =>
-      this.statement(`SELECT json(doc) FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`, true).all(JSON.stringify(ids)),
-    ) as string[];
-    const byId = new Map(parseDocs(texts).map((d) => [d.id, d]));
+    const layout = this.layout(collection);
+    if (ids.length === 0 || !layout) return [];
+    const storedIds = ids.map((id) => layout.storedId(id)).filter((id) => id !== null);
+    const rows = this.read(collection, [], (t) =>
+      this.statement(`SELECT ${layout.selectList()} FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`, layout.typed ? 'raw' : 'pluck').all(JSON.stringify(storedIds)),
+    ) as unknown[];
+    const byId = new Map(toDocs(layout, rows).map((d) => [d.id, d]));
     return [...new Set(ids)].flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
-    return parseDocs(this.findColumn(collection, query, 'json(doc)'));
+    const layout = this.layout(collection);
+    if (!layout) return [];
+    return toDocs(layout, this.findColumn(collection, layout, query, layout.selectList(), layout.typed ? 'raw' : 'pluck'));
   }
 
   /** `find`, reading only the ids, for callers that keep the documents themselves. */
   async findIds(collection: string, query: FindQuery): Promise<string[]> {
-    return this.findColumn(collection, query, 'id');
+    const layout = this.layout(collection);
+    if (!layout) return [];
+    const ids = this.findColumn(collection, layout, query, 'id', 'pluck');
+    return layout.integerId ? ids.map(String) : (ids as string[]);
   }
 
-  private findColumn(collection: string, query: FindQuery, column: string): string[] {
-    const plan = planFind(query);
-    const filter = filterClause(query.filter);
-    const values = this.findPart(collection, column, and([filter, plan.keyset]), plan.orderBy, query.limit);
+  private findColumn(collection: string, layout: CollectionLayout, query: FindQuery, columns: string, mode: StatementMode): unknown[] {
+    const plan = planFind(layout, query);
+    const filter = filterClause(layout, query.filter);
+    const values = this.findPart(collection, columns, mode, and([filter, plan.keyset]), plan.orderBy, query.limit);
     if (plan.nullTail && (query.limit === undefined || values.length < query.limit)) {
       const remaining = query.limit === undefined ? undefined : query.limit - values.length;
-      values.push(...this.findPart(collection, column, and([filter, plan.nullTail]), plan.orderBy, remaining));
+      values.push(...this.findPart(collection, columns, mode, and([filter, plan.nullTail]), plan.orderBy, remaining));
     }
     return values;
   }
 
-  private findPart(collection: string, column: string, where: SqlFragment, orderBy: string, limit: number | undefined): string[] {
+  private findPart(collection: string, columns: string, mode: StatementMode, where: SqlFragment, orderBy: string, limit: number | undefined): unknown[] {
     const params = limit === undefined ? where.params : [...where.params, limit];
     const sql = `WHERE ${where.sql} ORDER BY ${orderBy}${limit === undefined ? '' : ' LIMIT ?'}`;
-    return this.read(collection, [], (t) => this.statement(`SELECT ${column} FROM ${t} ${sql}`, true).all(...params)) as string[];
+    return this.read(collection, [], (t) => this.statement(`SELECT ${columns} FROM ${t} ${sql}`, mode).all(...params)) as unknown[];
   }
 
   async count(collection: string, filter?: Filter): Promise<number> {
-    const where = filterClause(filter);
+    const layout = this.layout(collection);
+    if (!layout) return 0;
+    const where = filterClause(layout, filter);
     const row = this.read(collection, { n: 0 }, (t) =>
       this.statement(`SELECT count(*) AS n FROM ${t} WHERE ${where.sql}`).get(...where.params),
     ) as { n: number };
@@ -214,17 +277,19 @@ export class SqliteReadStore implements ReadStore {
 
   async aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]> {
     const { sum = [], min = [], max = [] } = query;
-    const where = filterClause(query.filter);
-    const sql = aggregateSql(tableName(collection), query, where);
+    const layout = this.layout(collection) ?? CollectionLayout.json();
+    const where = filterClause(layout, query.filter);
+    const sql = aggregateSql(tableName(collection), layout, query, where);
     const rows = this.read(collection, [], () => this.statement(sql).all(...where.params)) as Array<Record<string, unknown>>;
-    const result = rows.map((row) => toAggregateRow(row, query.groupBy !== undefined, sum, min, max));
+    const groupRef = query.groupBy === undefined ? null : layout.field(query.groupBy);
+    const result = rows.map((row) => toAggregateRow(row, groupRef, sum, min, max));
     if (query.groupBy === undefined) return result.length > 0 && result[0].count > 0 ? result : [emptyAggregateRow(sum, min, max)];
     return sortAggregateRows(result.filter((r) => r.count > 0));
   }
 
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
-    const prepared = writes.map(prepareWrite);
+    const prepared = writes.map((write) => prepareWrite(write, this.layout(write.collection)));
     try {
       this.commitPrepared(writes, prepared, options.expect ?? []);
     } catch (error) {
@@ -241,12 +306,12 @@ export class SqliteReadStore implements ReadStore {
         const rewritten = new Set<string>();
         for (const w of prepared) {
           if (w.op === 'put') {
-            const inserted = this.statement(`INSERT INTO ${w.table} (id, doc) VALUES (?, jsonb(?)) ON CONFLICT (id) DO NOTHING`).run(w.id, w.json);
+            const inserted = this.statement(w.sql.insert).run(...w.values);
             if (inserted.changes === 0) {
-              this.statement(`UPDATE ${w.table} SET doc = jsonb(?) WHERE id = ?`).run(w.json, w.id);
+              this.statement(w.sql.update).run(...w.values.slice(1), w.values[0]);
               rewritten.add(w.collection);
             }
-          } else if (this.statement(`DELETE FROM ${w.table} WHERE id = ?`).run(w.id).changes > 0) {
+          } else if (w.id !== null && this.statement(`DELETE FROM ${w.table} WHERE id = ?`).run(w.id).changes > 0) {
             rewritten.add(w.collection);
           }
         }
@@ -258,8 +323,7 @@ export class SqliteReadStore implements ReadStore {
 
   /** Inside the write transaction (IMMEDIATE), so no other process can change the answer before the commit. */
   private check(precondition: CommitPrecondition): void {
-    const text = this.read(precondition.collection, undefined, (t) => this.statement(`SELECT json(doc) FROM ${t} WHERE id = ?`, true).get(precondition.id)) as string | undefined;
-    const actual = text === undefined ? null : ((JSON.parse(text) as Doc)[precondition.field] ?? null);
+    const actual = this.getNow(precondition.collection, precondition.id)?.[precondition.field] ?? null;
     if (actual !== precondition.value) throw new PreconditionFailedError(precondition, actual);
   }
 
@@ -320,16 +384,17 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
-  /** A cached prepared statement; `pluck` ones return the first column's value instead of a row. */
-  private statement(sql: string, pluck = false): Database.Statement {
-    const key = pluck ? `pluck:${sql}` : sql;
+  /** A cached prepared statement; `pluck` ones return the first column's value, `raw` ones an array per row. */
+  private statement(sql: string, mode: StatementMode = 'rows'): Database.Statement {
+    const key = `${mode}:${sql}`;
     let stmt = this.statements.get(key);
     if (stmt) {
       // Re-insert to keep the map in least-recently-used order.
       this.statements.delete(key);
     } else {
       stmt = this.db.prepare(sql);
-      if (pluck) stmt.pluck();
+      if (mode === 'pluck') stmt.pluck();
+      else if (mode === 'raw') stmt.raw();
       if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
     }
     this.statements.set(key, stmt);
@@ -338,52 +403,70 @@ export class SqliteReadStore implements ReadStore {
 }
 
 type PreparedWrite =
-  | { op: 'put'; collection: string; table: string; id: string; json: string }
-  | { op: 'delete'; collection: string; table: string; id: string };
+  | { op: 'put'; collection: string; table: string; sql: WriteSql; values: unknown[] }
+  | { op: 'delete'; collection: string; table: string; id: string | number | null };
 
-/** Serialises every document before the transaction starts, so a bad one fails the whole commit. */
-function prepareWrite(write: ViewWrite): PreparedWrite {
+interface WriteSql {
+  insert: string;
+  update: string;
+}
+
+const writeSqlCache = new Map<string, WriteSql>();
+
+/** INSERT (ignored when the id exists) and UPDATE of a whole document, binding `layout.toRow`'s values. */
+function writeSql(table: string, layout: CollectionLayout): WriteSql {
+  const key = `${table}|${layout.typed ? layout.columns.map(([name]) => name).join(',') : ''}`;
+  let sql = writeSqlCache.get(key);
+  if (!sql) {
+    const columns = layout.typed ? [...layout.columns.map(([name]) => `"${name}"`), layout.docColumn] : ['doc'];
+    const values = columns.map((column) => (column === layout.docColumn ? 'jsonb(?)' : '?'));
+    sql = {
+      insert: `INSERT INTO ${table} (id, ${columns.join(', ')}) VALUES (?, ${values.join(', ')}) ON CONFLICT (id) DO NOTHING`,
+      update: `UPDATE ${table} SET ${columns.map((column, i) => `${column} = ${values[i]}`).join(', ')} WHERE id = ?`,
+    };
+    writeSqlCache.set(key, sql);
+  }
+  return sql;
+}
+
+/**
+ * Serialises every document before the transaction starts, so a bad one fails the whole commit.
+ * A collection that does not exist yet is refused inside the transaction (assertExists).
+ */
+function prepareWrite(write: ViewWrite, layout: CollectionLayout | null): PreparedWrite {
   const table = tableName(write.collection);
-  if (write.op === 'delete') return { op: 'delete', collection: write.collection, table, id: write.id };
+  const shape = layout ?? CollectionLayout.json();
+  if (write.op === 'delete') return { op: 'delete', collection: write.collection, table, id: shape.storedId(write.id) };
   assertDocId(write.doc.id);
-  const json = JSON.stringify(write.doc);
-  if (typeof json !== 'string') throw new Error(`Document ${write.doc.id} cannot be serialised`);
-  return { op: 'put', collection: write.collection, table, id: write.doc.id, json };
+  if (shape.typed) assertDeclaredTypes(write.collection, write.doc, Object.fromEntries([['id', shape.integerId ? 'integer' : 'text'], ...shape.columns]));
+  const values = shape.toRow(write.doc);
+  if (typeof values[values.length - 1] !== 'string' && !shape.typed) throw new Error(`Document ${write.doc.id} cannot be serialised`);
+  return { op: 'put', collection: write.collection, table, sql: writeSql(table, shape), values };
 }
 
-function numericOnly(field: string): string {
-  const type = field === 'id' ? `typeof(id)` : `json_type(doc, '$.${field}')`;
-  return `CASE WHEN ${type} IN ('integer', 'real') THEN ${fieldExpr(field)} END`;
-}
-
-function aggregateSql(table: string, query: AggregateQuery, where: SqlFragment): string {
+function aggregateSql(table: string, layout: CollectionLayout, query: AggregateQuery, where: SqlFragment): string {
   const columns = ['count(*) AS n'];
-  (query.sum ?? []).forEach((f, i) => columns.push(`total(${numericOnly(f)}) AS s${i}`));
-  (query.min ?? []).forEach((f, i) => columns.push(`min(${numericOnly(f)}) AS mn${i}`));
-  (query.max ?? []).forEach((f, i) => columns.push(`max(${numericOnly(f)}) AS mx${i}`));
+  (query.sum ?? []).forEach((f, i) => columns.push(`total(${numericExpr(layout.field(f))}) AS s${i}`));
+  (query.min ?? []).forEach((f, i) => columns.push(`min(${numericExpr(layout.field(f))}) AS mn${i}`));
+  (query.max ?? []).forEach((f, i) => columns.push(`max(${numericExpr(layout.field(f))}) AS mx${i}`));
   if (query.groupBy === undefined) return `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.sql}`;
-  const g = query.groupBy;
-  // The second key keeps true/false apart from the numbers 1/0 that json_extract makes of them.
-  const kind = g === 'id' ? `''` : `CASE json_type(doc, '$.${g}') WHEN 'true' THEN 'b' WHEN 'false' THEN 'b' ELSE '' END`;
-  return `SELECT ${fieldExpr(g)} AS g, ${kind} AS k, ${columns.join(', ')} FROM ${table}
+  const group = groupExprs(layout.field(query.groupBy));
+  return `SELECT ${group.value} AS g, ${group.kind} AS k, ${columns.join(', ')} FROM ${table}
           WHERE ${where.sql} GROUP BY g, k`;
 }
 
 function toAggregateRow(
   row: Record<string, unknown>,
-  grouped: boolean,
+  groupRef: FieldRef | null,
   sum: string[],
   min: string[],
   max: string[],
 ): AggregateRow {
-  let group: Scalar = null;
-  if (grouped) group = row.k === 'b' ? row.g === 1 : ((row.g ?? null) as Scalar);
   return {
-    group,
+    group: groupRef ? groupValue(groupRef, row.g, row.k) : null,
     count: row.n as number,
     sum: Object.fromEntries(sum.map((f, i) => [f, row[`s${i}`] as number])),
     min: Object.fromEntries(min.map((f, i) => [f, (row[`mn${i}`] ?? null) as number | null])),
     max: Object.fromEntries(max.map((f, i) => [f, (row[`mx${i}`] ?? null) as number | null])),
   };
 }
-

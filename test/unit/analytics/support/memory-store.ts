@@ -1,10 +1,11 @@
 import { compareBySort, isAfterKeyset, matchesFilter } from '../../../../src/platform/projections/doc-matching.js';
-import { assertCollectionName, assertDocId, emptyAggregateRow, sortAggregateRows, UnknownCollectionError } from '../../../../src/platform/read-store/read-store-rules.js';
+import { assertCollectionName, assertColumns, assertDeclaredTypes, assertDocId, emptyAggregateRow, sortAggregateRows, UnknownCollectionError } from '../../../../src/platform/read-store/read-store-rules.js';
 import {
   PreconditionFailedError,
   type AggregateQuery,
   type AggregateRow,
   type CollectionSpec,
+  type ColumnType,
   type CommitOptions,
   type Doc,
   type Filter,
@@ -26,11 +27,17 @@ import type { RecordedEvent } from '../../../../src/platform/event-store/event-s
 export class MemoryReadStore implements ReadStore {
   readonly collections = new Map<string, Map<string, Doc>>();
   private readonly uniqueFields = new Map<string, string[][]>();
+  /** Declared columns, as each collection was created with them: documents are checked against them. */
+  private readonly columns = new Map<string, Record<string, ColumnType>>();
   docsRead = 0;
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     assertCollectionName(spec.name);
-    if (!this.collections.has(spec.name)) this.collections.set(spec.name, new Map());
+    assertColumns(spec.columns);
+    if (!this.collections.has(spec.name)) {
+      this.collections.set(spec.name, new Map());
+      if (spec.columns) this.columns.set(spec.name, spec.columns);
+    }
     const unique = this.uniqueFields.get(spec.name) ?? [];
     for (const index of spec.indexes) {
       if (index.unique && !unique.some((fields) => fields.join() === index.fields.join())) unique.push(index.fields);
@@ -40,6 +47,7 @@ export class MemoryReadStore implements ReadStore {
   async dropCollection(name: string): Promise<void> {
     this.collections.delete(name);
     this.uniqueFields.delete(name);
+    this.columns.delete(name);
   }
   async listCollections(): Promise<string[]> {
     return [...this.collections.keys()];
@@ -104,6 +112,7 @@ export class MemoryReadStore implements ReadStore {
     for (const write of writes) {
       if (write.op === 'put') {
         assertDocId(write.doc.id);
+        assertDeclaredTypes(write.collection, write.doc, this.columns.get(write.collection));
         stage(write.collection).set(write.doc.id, JSON.parse(JSON.stringify(write.doc)) as Doc);
       } else stage(write.collection).delete(write.id);
     }
