@@ -31,7 +31,12 @@ export interface SqliteEventStoreOptions {
   recentEventsKept?: number;
 }
 
-/** The table every SQLite event log uses; shared with the benchmark's raw baseline. */
+/**
+ * The first layout of the log: one self-contained row per event (stream name, type, 36-character
+ * event id, metadata JSON and recorded_at text on every row). Files written by earlier versions
+ * keep their rows in it, read as they are and never rewritten; new events go to the compact
+ * layout below. The benchmark's raw baseline inserts this row.
+ */
 export const SQLITE_EVENTS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS events (
     position       INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -45,6 +50,56 @@ export const SQLITE_EVENTS_SCHEMA = `
     recorded_at    TEXT    NOT NULL,
     UNIQUE (stream_id, revision)
   )`;
+
+/**
+ * The compact layout (issue 12: checks are most of the log). Per event only what differs from
+ * event to event: stream and type as small integers (interned in `event_streams`/`event_types`),
+ * the event id as 16 bytes, `occurred_at` as milliseconds before `recorded_at` (NULL when equal;
+ * text when it is not in canonical form), and the metadata only when it differs from its
+ * commit's. One `event_commits` row per append carries recorded_at (epoch ms) and the metadata
+ * the append's events share, without occurred_at; its id is the position of the append's first
+ * event, so an event finds its commit as the nearest commit at or below its position. `data`
+ * stays JSON text. Positions continue those of the first layout (sqlite_sequence).
+ */
+const SQLITE_COMPACT_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS event_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS event_commits (id INTEGER PRIMARY KEY, recorded_at INTEGER NOT NULL, metadata TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS event_log (
+    position       INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream         INTEGER NOT NULL,
+    revision       INTEGER NOT NULL,
+    type           INTEGER NOT NULL,
+    schema_version INTEGER NOT NULL,
+    event_id       BLOB    NOT NULL,
+    occurred_at,
+    metadata       TEXT,
+    data           TEXT    NOT NULL,
+    UNIQUE (stream, revision)
+  )`;
+
+/**
+ * Creates the compact tables if missing. In a file of the first layout, its newest position
+ * seeds event_log's sequence, so positions keep increasing across the two tables.
+ */
+function ensureCompactSchema(db: Database.Database): { legacy: boolean } {
+  const exists = (name: string) => db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(name) !== undefined;
+  // Only a file without the compact tables takes the write lock (readers of a current file never wait).
+  if (exists('event_log')) return { legacy: exists('events') };
+  return db
+    .transaction(() => {
+      const legacy = exists('events');
+      if (!exists('event_log')) {
+        db.exec(SQLITE_COMPACT_SCHEMA);
+        if (legacy) {
+          const seq = db.prepare(`SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), coalesce((SELECT max(position) FROM events), 0)) AS seq`).get() as { seq: number };
+          if (seq.seq > 0) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('event_log', ?)`).run(seq.seq);
+        }
+      }
+      return { legacy };
+    })
+    .immediate();
+}
 
 /**
  * WAL with synchronous=NORMAL: a committed append survives a crash or SIGKILL of any process
@@ -63,7 +118,8 @@ export function applySqliteEventLogPragmas(db: Database.Database, busyTimeoutMs:
   db.pragma(`synchronous = ${process.env.SQLITE_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL'}`);
 }
 
-interface EventRow {
+/** A row of the first layout (`events`). */
+interface LegacyRow {
   position: number;
   event_id: string;
   stream_id: string;
@@ -74,6 +130,29 @@ interface EventRow {
   metadata: string;
   recorded_at: string;
 }
+
+/** A row of the compact layout, joined with its stream, type and commit. */
+interface CompactRow {
+  position: number;
+  stream_id: string;
+  revision: number;
+  type: string;
+  schema_version: number;
+  event_id: Buffer | string;
+  occurred_at: number | string | null;
+  metadata: string | null;
+  data: string;
+  recorded_at: number;
+  commit_metadata: string;
+}
+
+const COMPACT_SELECT = `
+  SELECT e.position, s.name AS stream_id, e.revision, t.name AS type, e.schema_version, e.event_id,
+         e.occurred_at, e.metadata, e.data, c.recorded_at, c.metadata AS commit_metadata
+  FROM event_log e
+  JOIN event_streams s ON s.id = e.stream
+  JOIN event_types t ON t.id = e.type
+  JOIN event_commits c ON c.id = (SELECT id FROM event_commits WHERE id <= e.position ORDER BY id DESC LIMIT 1)`;
 
 /**
  * Appends made through any instance in this process wake that file's subscriptions at once;
@@ -100,8 +179,13 @@ function releaseSignal(key: string): void {
 
 interface AppendedEvents {
   result: AppendResult;
-  rows: EventRow[];
+  events: RecordedEvent[];
+  /** Names interned by this append, remembered once it committed. */
+  interned: Array<[kind: 'stream' | 'type', name: string, id: number]>;
 }
+
+/** Interned names (streams, types): an id once committed never changes, so any process may keep it. */
+const MAX_INTERNED = 100_000;
 
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
@@ -115,13 +199,13 @@ export class SqliteEventStore implements EventStore {
   private readonly recent: RecentEvents;
   /** `PRAGMA data_version` when `recent` last reached the head: unchanged means no other connection has appended since. */
   private recentDataVersion: number | null = null;
+  /** The file holds events of the first layout (`events`), all at positions below the compact ones. */
+  private readonly legacy: boolean;
+  private readonly streamIds = new Map<string, number>();
+  private readonly typeIds = new Map<string, number>();
 
-  private readonly currentRevisionStmt: Database.Statement<[string], { revision: number | null }>;
-  private readonly insertStmt: Database.Statement<unknown[]>;
-  private readonly readAllStmt: Database.Statement<[number, number], EventRow>;
-  private readonly headStmt: Database.Statement<[], { position: number | null }>;
-  private readonly dataVersionStmt: Database.Statement<[], number>;
   private readonly appendTx: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendedEvents;
+  private readonly removeTx: (streamId: string, throughRevision: number, types: string[]) => number;
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     const inMemory = filePath === ':memory:';
@@ -132,22 +216,15 @@ export class SqliteEventStore implements EventStore {
     try {
       this.db = new Database(filePath);
       applySqliteEventLogPragmas(this.db, options.busyTimeoutMs ?? 5000);
-      this.db.exec(SQLITE_EVENTS_SCHEMA);
+      this.legacy = ensureCompactSchema(this.db).legacy;
     } catch (error) {
       throw new StoreUnavailableError(`Cannot open the event log at ${filePath}`, { cause: error });
     }
     this.signal = acquireSignal(this.signalKey);
-    this.currentRevisionStmt = this.db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?');
-    this.insertStmt = this.db.prepare(
-      `INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.readAllStmt = this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?');
-    this.headStmt = this.db.prepare('SELECT MAX(position) AS position FROM events');
-    this.dataVersionStmt = this.db.prepare('PRAGMA data_version').pluck() as Database.Statement<[], number>;
     // IMMEDIATE takes the write lock before reading the current revision, so two processes can
     // never both pass the check; the busy timeout makes the second one wait instead of failing.
     this.appendTx = this.db.transaction(this.appendInTransaction.bind(this)).immediate;
+    this.removeTx = this.db.transaction(this.removeInTransaction.bind(this)).immediate;
   }
 
   async append(
@@ -166,7 +243,8 @@ export class SqliteEventStore implements EventStore {
       }
       throw toStoreError(error);
     }
-    this.rememberAppended(appended.rows);
+    for (const [kind, name, id] of appended.interned) this.remember(kind === 'stream' ? this.streamIds : this.typeIds, name, id);
+    this.rememberAppended(appended.events);
     this.signal.emit('append', appended.result.position);
     return appended.result;
   }
@@ -175,9 +253,9 @@ export class SqliteEventStore implements EventStore {
    * Our own append joins the cached stretch when it directly follows it; otherwise (another
    * connection appended in between, or nobody is subscribed) the stretch is dropped.
    */
-  private rememberAppended(rows: EventRow[]): void {
-    const joins = this.subscriptions.size > 0 && this.recent.newest !== null && rows[0].position === this.recent.newest + 1;
-    if (joins) this.recent.extend(this.recent.newest!, rows.map(toRecordedEvent));
+  private rememberAppended(events: RecordedEvent[]): void {
+    const joins = this.subscriptions.size > 0 && this.recent.newest !== null && events[0].position === this.recent.newest + 1;
+    if (joins) this.recent.extend(this.recent.newest!, events);
     else this.recent.clear();
   }
 
@@ -188,14 +266,22 @@ export class SqliteEventStore implements EventStore {
     const limit = options.maxCount;
     // No LIMIT clause unless asked: a bound LIMIT makes SQLite about four times slower on the
     // common read (a cached fold asking for what follows its revision, usually nothing).
-    const sql = [
-      'SELECT * FROM events WHERE stream_id = ?',
-      from === undefined ? '' : backwards ? 'AND revision <= ?' : 'AND revision >= ?',
-      backwards ? 'ORDER BY revision DESC' : 'ORDER BY revision ASC',
-      limit === undefined ? '' : 'LIMIT ?',
-    ].join(' ');
+    const part = (select: string, streamCondition: string) =>
+      [
+        `${select} WHERE ${streamCondition}`,
+        from === undefined ? '' : backwards ? 'AND revision <= ?' : 'AND revision >= ?',
+        backwards ? 'ORDER BY revision DESC' : 'ORDER BY revision ASC',
+        limit === undefined ? '' : 'LIMIT ?',
+      ].join(' ');
     const params = [streamId, ...(from === undefined ? [] : [from]), ...(limit === undefined ? [] : [limit])];
-    return this.query(() => (this.statement(sql).all(...params) as EventRow[]).map(toRecordedEvent));
+    return this.query(() => {
+      const compact = (this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[]).map(fromCompactRow);
+      if (!this.legacy || (limit !== undefined && backwards && compact.length >= limit)) return compact;
+      const old = (this.statement(part('SELECT * FROM events', 'stream_id = ?')).all(...params) as LegacyRow[]).map(fromLegacyRow);
+      // Every stream's first-layout events come before its compact ones.
+      const all = backwards ? compact.concat(old) : old.concat(compact);
+      return limit === undefined ? all : all.slice(0, limit);
+    });
   }
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
@@ -219,17 +305,46 @@ export class SqliteEventStore implements EventStore {
 
   async headPosition(): Promise<Position | null> {
     this.assertOpen();
-    return this.query(() => this.headStmt.get()?.position ?? null);
+    return this.query(() => {
+      const head = (this.statement('SELECT max(position) AS position FROM event_log').get() as { position: number | null }).position;
+      if (head !== null || !this.legacy) return head;
+      return (this.statement('SELECT max(position) AS position FROM events').get() as { position: number | null }).position;
+    });
   }
 
   async removeEvents(streamId: string, options: { throughRevision: number; types: string[] }): Promise<{ removed: number }> {
     this.assertOpen();
     if (options.types.length === 0) return { removed: 0 };
-    const sql = `DELETE FROM events WHERE stream_id = ? AND revision <= ? AND type IN (${options.types.map(() => '?').join(', ')})`;
-    const removed = this.query(() => this.statement(sql).run(streamId, options.throughRevision, ...options.types).changes);
+    const removed = this.query(() => this.removeTx(streamId, options.throughRevision, options.types));
     // Parsed copies of removed events must not be handed to a subscriber again.
     if (removed > 0) this.recent.clear();
     return { removed };
+  }
+
+  /** Deletes the events, then the commits no event refers to any more (all in one transaction). */
+  private removeInTransaction(streamId: string, throughRevision: number, types: string[]): number {
+    const marks = types.map(() => '?').join(', ');
+    const positions = this.statement(
+      `DELETE FROM event_log WHERE stream = (SELECT id FROM event_streams WHERE name = ?) AND revision <= ?
+       AND type IN (SELECT id FROM event_types WHERE name IN (${marks})) RETURNING position`,
+    )
+      .pluck()
+      .all(streamId, throughRevision, ...types) as number[];
+    if (positions.length > 0) {
+      this.statement(
+        `DELETE FROM event_commits WHERE id IN (
+           SELECT DISTINCT (SELECT id FROM event_commits WHERE id <= removed.value ORDER BY id DESC LIMIT 1) FROM json_each(?) AS removed
+         ) AND NOT EXISTS (
+           SELECT 1 FROM event_log WHERE position >= event_commits.id
+             AND position < coalesce((SELECT min(id) FROM event_commits AS later WHERE later.id > event_commits.id), 9223372036854775807)
+         )`,
+      ).run(JSON.stringify(positions));
+    }
+    let removed = positions.length;
+    if (this.legacy) {
+      removed += this.statement(`DELETE FROM events WHERE stream_id = ? AND revision <= ? AND type IN (${marks})`).run(streamId, throughRevision, ...types).changes;
+    }
+    return removed;
   }
 
   /** Returns the pages freed by removals to the file system (the file shrinks at the next checkpoint). */
@@ -263,33 +378,80 @@ export class SqliteEventStore implements EventStore {
   }
 
   private appendInTransaction(streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendedEvents {
-    const current = this.currentRevisionStmt.get(streamId)?.revision ?? -1;
+    const interned: AppendedEvents['interned'] = [];
+    const stream = this.intern('stream', streamId, interned);
+    const current = this.currentRevision(stream, streamId);
     if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
-    const recordedAt = new Date().toISOString();
-    const rows: EventRow[] = [];
+    const now = new Date();
+    const recordedAt = now.toISOString();
+    const stored = events.map((event) => splitMetadata(storedMetadata(event.metadata, recordedAt)));
+    const commitMetadata = stored[0].shared;
+    const insert = this.statement(
+      `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const recorded: RecordedEvent[] = [];
     let revision = current;
-    for (const event of events) {
+    events.forEach((event, i) => {
       revision += 1;
-      const row: EventRow = {
-        position: 0,
-        event_id: randomUUID(),
-        stream_id: streamId,
+      const id = randomUUID();
+      const data = JSON.stringify(event.data ?? null);
+      const { shared, occurredAt } = stored[i];
+      const info = insert.run(
+        stream,
         revision,
+        this.intern('type', event.type, interned),
+        event.schemaVersion ?? 1,
+        uuidBytes(id),
+        storedOccurredAt(occurredAt, recordedAt, now.getTime()),
+        shared === commitMetadata ? null : shared,
+        data,
+      );
+      recorded.push({
+        id,
+        streamId,
         type: event.type,
-        schema_version: event.schemaVersion ?? 1,
-        data: JSON.stringify(event.data ?? null),
-        metadata: JSON.stringify(storedMetadata(event.metadata, recordedAt)),
-        recorded_at: recordedAt,
-      };
-      const info = this.insertStmt.run(row.event_id, streamId, revision, row.type, row.schema_version, row.data, row.metadata, recordedAt);
-      row.position = Number(info.lastInsertRowid);
-      rows.push(row);
-    }
-    return { result: { nextExpectedRevision: revision, position: rows[rows.length - 1].position }, rows };
+        schemaVersion: event.schemaVersion ?? 1,
+        data: JSON.parse(data) as unknown,
+        metadata: joinMetadata(shared, occurredAt),
+        revision,
+        position: Number(info.lastInsertRowid),
+        recordedAt,
+      });
+    });
+    this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(recorded[0].position, now.getTime(), commitMetadata);
+    return { result: { nextExpectedRevision: revision, position: recorded[recorded.length - 1].position }, events: recorded, interned };
+  }
+
+  /** The stream's last revision, -1 when it has none (its first-layout events count). */
+  private currentRevision(stream: number, streamId: string): number {
+    const compact = (this.statement('SELECT max(revision) AS revision FROM event_log WHERE stream = ?').get(stream) as { revision: number | null }).revision;
+    if (compact !== null || !this.legacy) return compact ?? -1;
+    return (this.statement('SELECT max(revision) AS revision FROM events WHERE stream_id = ?').get(streamId) as { revision: number | null }).revision ?? -1;
+  }
+
+  /** The id of a stream or type name, inserted when new (inside the append's transaction). */
+  private intern(kind: 'stream' | 'type', name: string, interned: AppendedEvents['interned']): number {
+    const cache = kind === 'stream' ? this.streamIds : this.typeIds;
+    const known = cache.get(name) ?? interned.find(([k, n]) => k === kind && n === name)?.[2];
+    if (known !== undefined) return known;
+    const table = kind === 'stream' ? 'event_streams' : 'event_types';
+    const found = this.statement(`SELECT id FROM ${table} WHERE name = ?`).pluck().get(name) as number | undefined;
+    const id = found ?? Number(this.statement(`INSERT INTO ${table} (name) VALUES (?)`).run(name).lastInsertRowid);
+    interned.push([kind, name, id]);
+    return id;
+  }
+
+  private remember(cache: Map<string, number>, name: string, id: number): void {
+    if (cache.size >= MAX_INTERNED) cache.clear();
+    cache.set(name, id);
   }
 
   private readAllSync(after: Position | null, maxCount: number): RecordedEvent[] {
-    return this.readAllStmt.all(after ?? 0, maxCount).map(toRecordedEvent);
+    const from = after ?? 0;
+    const old = this.legacy ? (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(from, maxCount) as LegacyRow[]).map(fromLegacyRow) : [];
+    if (old.length >= maxCount) return old;
+    const compact = this.statement(`${COMPACT_SELECT} WHERE e.position > ? ORDER BY e.position LIMIT ?`).all(from, maxCount - old.length) as CompactRow[];
+    return old.length === 0 ? compact.map(fromCompactRow) : old.concat(compact.map(fromCompactRow));
   }
 
   /**
@@ -300,7 +462,7 @@ export class SqliteEventStore implements EventStore {
   private readForSubscription(after: Position, max: number): RecordedEvent[] {
     const cached = this.recent.after(after, max);
     if (cached !== null && cached.length === max) return cached;
-    const version = this.dataVersionStmt.get()!;
+    const version = this.statement('PRAGMA data_version').pluck().get() as number;
     if (cached !== null && version === this.recentDataVersion) return cached;
     const from = cached === null ? after : this.recent.newest!;
     const limit = Math.max(max, this.pageSize);
@@ -362,12 +524,49 @@ function storedMetadata(input: Partial<EventMetadata> | undefined, now: string):
   return Object.fromEntries(Object.entries(complete).filter(([, value]) => value !== null)) as Partial<EventMetadata>;
 }
 
+/** The first layout's metadata column. */
 function readMetadata(text: string): EventMetadata {
   const stored = JSON.parse(text) as Partial<EventMetadata>;
   return { actor: null, request_id: null, correlation_id: null, causation_id: null, ...stored } as EventMetadata;
 }
 
-function toRecordedEvent(row: EventRow): RecordedEvent {
+/** Stored metadata as what events of one append usually share (JSON, without occurred_at) and occurred_at. */
+function splitMetadata(stored: Partial<EventMetadata>): { shared: string; occurredAt: string } {
+  const { occurred_at, ...shared } = stored;
+  return { shared: JSON.stringify(shared), occurredAt: occurred_at! };
+}
+
+/** The metadata `readMetadata` would give for the stored form split by `splitMetadata`, in the same key order. */
+function joinMetadata(sharedText: string, occurredAt: string): EventMetadata {
+  const { actor = null, request_id = null, correlation_id = null, causation_id = null, ...rest } = JSON.parse(sharedText) as Partial<EventMetadata>;
+  return { actor, request_id, correlation_id, causation_id, occurred_at: occurredAt, ...rest };
+}
+
+/** occurred_at as the compact layout keeps it: NULL when it is recorded_at, else ms before it, or the text itself when not canonical. */
+function storedOccurredAt(occurredAt: string, recordedAt: string, recordedMs: number): number | string | null {
+  if (occurredAt === recordedAt) return null;
+  const ms = Date.parse(occurredAt);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === occurredAt ? recordedMs - ms : occurredAt;
+}
+
+function readOccurredAt(stored: number | string | null, recordedMs: number, recordedAt: string): string {
+  if (stored === null) return recordedAt;
+  return typeof stored === 'number' ? new Date(recordedMs - stored).toISOString() : stored;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function uuidBytes(id: string): Buffer | string {
+  return UUID.test(id) ? Buffer.from(id.replace(/-/g, ''), 'hex') : id;
+}
+
+function uuidText(stored: Buffer | string): string {
+  if (typeof stored === 'string') return stored;
+  const hex = stored.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function fromLegacyRow(row: LegacyRow): RecordedEvent {
   return {
     id: row.event_id,
     streamId: row.stream_id,
@@ -378,6 +577,21 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
     revision: row.revision,
     position: row.position,
     recordedAt: row.recorded_at,
+  };
+}
+
+function fromCompactRow(row: CompactRow): RecordedEvent {
+  const recordedAt = new Date(row.recorded_at).toISOString();
+  return {
+    id: uuidText(row.event_id),
+    streamId: row.stream_id,
+    type: row.type,
+    schemaVersion: row.schema_version,
+    data: JSON.parse(row.data) as unknown,
+    metadata: joinMetadata(row.metadata ?? row.commit_metadata, readOccurredAt(row.occurred_at, row.recorded_at, recordedAt)),
+    revision: row.revision,
+    position: row.position,
+    recordedAt,
   };
 }
 

@@ -1,0 +1,187 @@
+/**
+ * The SQLite event log keeps new events in a compact layout (interned streams and types, one
+ * commit row per append). Files written before it hold their events in the first layout
+ * (`events`, one self-contained row per event): they must open and read exactly as before,
+ * and go on working (appends, subscriptions, retention) without any stored event being rewritten.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
+import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { makeTempDir } from '../support/event-store-fixtures.js';
+
+/** The first layout, as `git show main:src/platform/event-store/sqlite/sqlite-event-store.ts` created it. */
+const FIRST_LAYOUT = `
+  CREATE TABLE IF NOT EXISTS events (
+    position       INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id       TEXT    NOT NULL,
+    stream_id      TEXT    NOT NULL,
+    revision       INTEGER NOT NULL,
+    type           TEXT    NOT NULL,
+    schema_version INTEGER NOT NULL,
+    data           TEXT    NOT NULL,
+    metadata       TEXT    NOT NULL,
+    recorded_at    TEXT    NOT NULL,
+    UNIQUE (stream_id, revision)
+  )`;
+
+type FirstLayoutRow = [eventId: string, streamId: string, revision: number, type: string, schemaVersion: number, data: string, metadata: string, recordedAt: string];
+
+/** Rows as earlier versions wrote them: metadata with and without nulls, idempotency keys, v1 and v2 data. */
+const OLD_ROWS: FirstLayoutRow[] = [
+  ['0b7c6a52-8f0e-4d1a-9c3e-6f1d2a3b4c5d', 'endpoint-1', 0, 'EndpointRegistered', 1, '{"name":"a","url":"https://a.example"}', '{"actor":"admin","request_id":"req-1","correlation_id":"req-1","causation_id":null,"occurred_at":"2026-01-01T00:00:00.000Z"}', '2026-01-01T00:00:00.000Z'],
+  ['1c8d7b63-9f1f-4e2b-8d4f-7a2e3b4c5d6e', 'checks-1', 0, 'CheckRecorded', 1, '{"check_id":1,"success":true,"status_code":200,"failure_reason":null}', '{"actor":"system:prober","correlation_id":"job-1","occurred_at":"2026-01-01T00:00:30.000Z"}', '2026-01-01T00:00:30.120Z'],
+  ['2d9e8c74-a020-4f3c-9e50-8b3f4c5d6e7f', 'checks-1', 1, 'CheckRecorded', 2, '{"check_id":2,"success":false,"status_code":503}', '{"actor":"admin","request_id":"req-2","correlation_id":"req-2","occurred_at":"2026-01-01T00:01:00Z"}', '2026-01-02T08:00:00.000Z'],
+  ['not-a-uuid', 'endpoint-1', 1, 'EndpointUpdated', 1, '{"name":"b"}', '{"actor":"token:7","request_id":"req-3","correlation_id":"req-3","occurred_at":"2026-01-03T00:00:00.000Z","idempotency_key":"team:1:k","idempotency_step":0}', '2026-01-03T00:00:00.000Z'],
+  ['3eaf9d85-b131-4a4d-8f61-9c404d5e6f80', 'checks-1', 2, 'CheckRecorded', 2, '{"check_id":3,"success":true,"status_code":200}', '{"actor":"system:prober","correlation_id":"job-3","occurred_at":"2026-01-03T00:00:30.000Z"}', '2026-01-03T00:00:30.050Z'],
+];
+
+/** What the first layout's reader gave for a row (nulls put back in front, stored keys after). */
+function expectedOldEvent(row: FirstLayoutRow, position: number): RecordedEvent {
+  const [id, streamId, revision, type, schemaVersion, data, metadata, recordedAt] = row;
+  return {
+    id,
+    streamId,
+    type,
+    schemaVersion,
+    data: JSON.parse(data),
+    metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, ...JSON.parse(metadata) },
+    revision,
+    position,
+    recordedAt,
+  };
+}
+
+/** A file of the first layout holding OLD_ROWS at positions 1-5, and a sixth event that was removed (its position stays used). */
+function writeFirstLayoutFile(file: string): RecordedEvent[] {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec(FIRST_LAYOUT);
+  const insert = db.prepare('INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  for (const row of OLD_ROWS) insert.run(...row);
+  insert.run('4fb0ae96-c242-4b5e-9072-ad515e6f7081', 'gone', 0, 'Gone', 1, '{}', '{"occurred_at":"2026-01-04T00:00:00.000Z"}', '2026-01-04T00:00:00.000Z');
+  db.prepare(`DELETE FROM events WHERE stream_id = 'gone'`).run();
+  db.close();
+  return OLD_ROWS.map((row, i) => expectedOldEvent(row, i + 1));
+}
+
+/** Byte for byte, key order included: what a projection or an API answer would serialise. */
+function serialised(events: RecordedEvent[]): string[] {
+  return events.map((event) => JSON.stringify(event));
+}
+
+describe('SQLite event log written in the first layout', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  let file: string;
+  let expected: RecordedEvent[];
+  beforeEach(() => {
+    temp = makeTempDir();
+    file = join(temp.path, 'events.sqlite');
+    expected = writeFirstLayoutFile(file);
+  });
+  afterEach(() => temp.remove());
+
+  it('opens and reads every stored event exactly as before, through every read', async () => {
+    const store = new SqliteEventStore(file);
+    expect(serialised(await store.readAll({ maxCount: 100 }))).toEqual(serialised(expected));
+    expect(serialised(await store.readAll({ after: 2, maxCount: 2 }))).toEqual(serialised(expected.slice(2, 4)));
+    expect(serialised(await store.readStream('checks-1'))).toEqual(serialised([expected[1], expected[2], expected[4]]));
+    expect(serialised(await store.readStream('checks-1', { direction: 'backwards', fromRevision: 1, maxCount: 1 }))).toEqual(serialised([expected[2]]));
+    expect(await store.headPosition()).toBe(5);
+    await store.close();
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare('SELECT event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at FROM events ORDER BY position').raw().all()).toEqual(OLD_ROWS);
+    raw.close();
+  });
+
+  it('appends after the stored events: revisions and positions go on, reads span both layouts', async () => {
+    const store = new SqliteEventStore(file);
+    await expect(store.append('checks-1', [{ type: 'CheckRecorded', data: { check_id: 4 } }], { expectedRevision: 1 })).rejects.toMatchObject({ name: 'WrongExpectedRevisionError', actual: 2 });
+    const appended = await store.append('checks-1', [{ type: 'CheckRecorded', data: { check_id: 4 }, metadata: { actor: 'system:prober', correlation_id: 'job-4', occurred_at: '2026-01-05T00:00:00.000Z' } }], { expectedRevision: 2 });
+    // Position 6 was taken by the removed event: positions are never reused.
+    expect(appended).toEqual({ nextExpectedRevision: 3, position: 7 });
+    const stream = await store.readStream('checks-1');
+    expect(stream.map((e) => [e.revision, e.position])).toEqual([[0, 2], [1, 3], [2, 5], [3, 7]]);
+    expect(serialised(stream.slice(0, 3))).toEqual(serialised([expected[1], expected[2], expected[4]]));
+    expect((await store.readStream('checks-1', { direction: 'backwards', maxCount: 2 })).map((e) => e.revision)).toEqual([3, 2]);
+    expect((await store.readStream('checks-1', { fromRevision: 2, maxCount: 2 })).map((e) => e.revision)).toEqual([2, 3]);
+    expect((await store.readAll({ after: 4, maxCount: 10 })).map((e) => e.position)).toEqual([5, 7]);
+    expect(await store.headPosition()).toBe(7);
+
+    const subscription = store.subscribeToAll({ after: 3 });
+    const seen: number[] = [];
+    for await (const event of subscription) {
+      seen.push(event.position);
+      if (event.position === 7) break;
+    }
+    expect(seen).toEqual([4, 5, 7]);
+    await store.close();
+  });
+
+  it('removes events of either layout for retention and keeps the stream appendable at its revision', async () => {
+    const store = new SqliteEventStore(file);
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: { check_id: 4 } }, { type: 'ChecksSummarized', data: { through: 3 } }], { expectedRevision: 2 });
+    expect(await store.removeEvents('checks-1', { throughRevision: 3, types: ['CheckRecorded'] })).toEqual({ removed: 4 });
+    expect((await store.readStream('checks-1')).map((e) => e.type)).toEqual(['ChecksSummarized']);
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: { check_id: 5 } }], { expectedRevision: 4 });
+    expect((await store.readAll({ maxCount: 100 })).map((e) => e.streamId)).toEqual(['endpoint-1', 'endpoint-1', 'checks-1', 'checks-1']);
+    await store.close();
+  });
+});
+
+describe('SQLite event log in the compact layout', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  beforeEach(() => {
+    temp = makeTempDir();
+  });
+  afterEach(() => temp.remove());
+
+  it('reads every event back the same, byte for byte, through every read and after reopening, whatever the events of one append share', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    const appended = await store.append(
+      'mixed',
+      [
+        { type: 'A', data: { n: 1 }, metadata: { actor: 'admin', request_id: 'r1', correlation_id: 'r1', occurred_at: '2026-01-01T00:00:00.000Z' } },
+        { type: 'B', schemaVersion: 2, data: { n: 2 }, metadata: { actor: 'admin', request_id: 'r1', correlation_id: 'r1', occurred_at: '2026-01-01T00:00:00Z' } },
+        { type: 'A', data: null, metadata: { actor: 'admin', request_id: 'r1', correlation_id: 'r1', causation_id: 'c9', idempotency_key: 'team:1:k', idempotency_step: 2 } },
+        { type: 'C', data: [1, 'two'] },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    await store.append('other', [{ type: 'A', data: {}, metadata: { occurred_at: '2099-12-31T23:59:59.999Z' } }], { expectedRevision: 'no_stream' });
+    const events = await store.readStream('mixed');
+    expect(events).toHaveLength(4);
+    const again = new SqliteEventStore(file);
+    for (const reader of [store, again]) {
+      expect(serialised(await reader.readStream('mixed'))).toEqual(serialised(events));
+      expect(serialised((await reader.readAll({ maxCount: 10 })).slice(0, 4))).toEqual(serialised(events));
+    }
+    expect(appended.position).toBe(4);
+    expect(events.map((e) => e.metadata)).toEqual([
+      { actor: 'admin', request_id: 'r1', correlation_id: 'r1', causation_id: null, occurred_at: '2026-01-01T00:00:00.000Z' },
+      { actor: 'admin', request_id: 'r1', correlation_id: 'r1', causation_id: null, occurred_at: '2026-01-01T00:00:00Z' },
+      { actor: 'admin', request_id: 'r1', correlation_id: 'r1', causation_id: 'c9', occurred_at: events[2].recordedAt, idempotency_key: 'team:1:k', idempotency_step: 2 },
+      { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: events[3].recordedAt },
+    ]);
+    expect(Object.keys(events[2].metadata)).toEqual(['actor', 'request_id', 'correlation_id', 'causation_id', 'occurred_at', 'idempotency_key', 'idempotency_step']);
+    expect(events.map((e) => e.id)).toEqual(events.map((e) => expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)));
+    expect((await again.readStream('other'))[0].metadata.occurred_at).toBe('2099-12-31T23:59:59.999Z');
+    await Promise.all([store.close(), again.close()]);
+  });
+
+  it('drops a commit once retention removed all of its events, and keeps those still referred to', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    await store.append('s', [{ type: 'Check', data: { n: 0 } }, { type: 'Check', data: { n: 1 } }], { expectedRevision: 'no_stream', });
+    await store.append('s', [{ type: 'Check', data: { n: 2 } }, { type: 'Keep', data: { n: 3 } }], { expectedRevision: 1 });
+    await store.append('s', [{ type: 'Check', data: { n: 4 } }], { expectedRevision: 3 });
+    const before = await store.readStream('s');
+    await store.removeEvents('s', { throughRevision: 3, types: ['Check'] });
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare('SELECT id FROM event_commits ORDER BY id').pluck().all()).toEqual([3, 5]);
+    raw.close();
+    expect(serialised(await store.readStream('s'))).toEqual(serialised([before[3], before[4]]));
+    await store.close();
+  });
+});
