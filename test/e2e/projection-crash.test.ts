@@ -61,6 +61,7 @@ describe('projection runner crash safety', () => {
           'src/platform/read-store/read-store-rules.ts',
           'src/platform/read-store/sqlite/sqlite-read-store.ts',
           'src/platform/read-store/sqlite/sqlite-query.ts',
+          'src/platform/read-store/sqlite/sqlite-layout.ts',
           'src/platform/logging/logger.ts',
           'src/platform/projections/projection.ts',
           'src/platform/projections/projection-runner.ts',

@@ -25,8 +25,13 @@ export interface CollectionSpec {
   /**
    * Optional: fields every document of the collection has (or leaves null), with their types.
    * A hint for compact storage: an adapter may keep them as typed columns instead of inside a
-   * JSON document (SQLite does; MongoDB stores BSON either way). Documents read back the same.
-   * `timestamp` is an RFC 3339 string in documents and filters.
+   * JSON document (SQLite does; MongoDB stores BSON either way). Documents read back the same
+   * (a declared field a document lacks stays missing). `timestamp` is an RFC 3339 string in
+   * documents and filters, in the form `new Date(ms).toISOString()`; `boolean` true/false;
+   * `integer` a safe integer. `id: 'integer'` declares ids that are decimal integer strings
+   * (`String(n)`); they stay strings in documents, filters and sorts. Every adapter refuses a
+   * commit with a document whose declared field holds another type. Declared at creation: an
+   * existing collection keeps its layout (bump the projection's version to change it).
    */
   columns?: Record<string, ColumnType>;
 }

@@ -179,7 +179,8 @@ function releaseSignal(key: string): void {
 
 interface AppendedEvents {
   result: AppendResult;
-  events: RecordedEvent[];
+  /** The appended events as readers get them; built only while someone is subscribed. */
+  events: RecordedEvent[] | null;
   /** Names interned by this append, remembered once it committed. */
   interned: Array<[kind: 'stream' | 'type', name: string, id: number]>;
 }
@@ -244,7 +245,8 @@ export class SqliteEventStore implements EventStore {
       throw toStoreError(error);
     }
     for (const [kind, name, id] of appended.interned) this.remember(kind === 'stream' ? this.streamIds : this.typeIds, name, id);
-    this.rememberAppended(appended.events);
+    if (appended.events) this.rememberAppended(appended.events);
+    else this.recent.clear();
     this.signal.emit('append', appended.result.position);
     return appended.result;
   }
@@ -275,7 +277,7 @@ export class SqliteEventStore implements EventStore {
       ].join(' ');
     const params = [streamId, ...(from === undefined ? [] : [from]), ...(limit === undefined ? [] : [limit])];
     return this.query(() => {
-      const compact = (this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[]).map(fromCompactRow);
+      const compact = fromCompactRows(this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[]);
       if (!this.legacy || (limit !== undefined && backwards && compact.length >= limit)) return compact;
       const old = (this.statement(part('SELECT * FROM events', 'stream_id = ?')).all(...params) as LegacyRow[]).map(fromLegacyRow);
       // Every stream's first-layout events come before its compact ones.
@@ -389,8 +391,10 @@ export class SqliteEventStore implements EventStore {
     const insert = this.statement(
       `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const recorded: RecordedEvent[] = [];
+    const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
     let revision = current;
+    let first = 0;
+    let last = 0;
     events.forEach((event, i) => {
       revision += 1;
       const id = randomUUID();
@@ -406,20 +410,22 @@ export class SqliteEventStore implements EventStore {
         shared === commitMetadata ? null : shared,
         data,
       );
-      recorded.push({
+      last = Number(info.lastInsertRowid);
+      if (i === 0) first = last;
+      recorded?.push({
         id,
         streamId,
         type: event.type,
         schemaVersion: event.schemaVersion ?? 1,
         data: JSON.parse(data) as unknown,
-        metadata: joinMetadata(shared, occurredAt),
+        metadata: joinMetadata(JSON.parse(shared) as Partial<EventMetadata>, occurredAt),
         revision,
-        position: Number(info.lastInsertRowid),
+        position: last,
         recordedAt,
       });
     });
-    this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(recorded[0].position, now.getTime(), commitMetadata);
-    return { result: { nextExpectedRevision: revision, position: recorded[recorded.length - 1].position }, events: recorded, interned };
+    this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(first, now.getTime(), commitMetadata);
+    return { result: { nextExpectedRevision: revision, position: last }, events: recorded, interned };
   }
 
   /** The stream's last revision, -1 when it has none (its first-layout events count). */
@@ -451,7 +457,7 @@ export class SqliteEventStore implements EventStore {
     const old = this.legacy ? (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(from, maxCount) as LegacyRow[]).map(fromLegacyRow) : [];
     if (old.length >= maxCount) return old;
     const compact = this.statement(`${COMPACT_SELECT} WHERE e.position > ? ORDER BY e.position LIMIT ?`).all(from, maxCount - old.length) as CompactRow[];
-    return old.length === 0 ? compact.map(fromCompactRow) : old.concat(compact.map(fromCompactRow));
+    return old.length === 0 ? fromCompactRows(compact) : old.concat(fromCompactRows(compact));
   }
 
   /**
@@ -537,8 +543,8 @@ function splitMetadata(stored: Partial<EventMetadata>): { shared: string; occurr
 }
 
 /** The metadata `readMetadata` would give for the stored form split by `splitMetadata`, in the same key order. */
-function joinMetadata(sharedText: string, occurredAt: string): EventMetadata {
-  const { actor = null, request_id = null, correlation_id = null, causation_id = null, ...rest } = JSON.parse(sharedText) as Partial<EventMetadata>;
+function joinMetadata(shared: Partial<EventMetadata>, occurredAt: string): EventMetadata {
+  const { actor = null, request_id = null, correlation_id = null, causation_id = null, ...rest } = shared;
   return { actor, request_id, correlation_id, causation_id, occurred_at: occurredAt, ...rest };
 }
 
@@ -580,19 +586,37 @@ function fromLegacyRow(row: LegacyRow): RecordedEvent {
   };
 }
 
-function fromCompactRow(row: CompactRow): RecordedEvent {
-  const recordedAt = new Date(row.recorded_at).toISOString();
-  return {
-    id: uuidText(row.event_id),
-    streamId: row.stream_id,
-    type: row.type,
-    schemaVersion: row.schema_version,
-    data: JSON.parse(row.data) as unknown,
-    metadata: joinMetadata(row.metadata ?? row.commit_metadata, readOccurredAt(row.occurred_at, row.recorded_at, recordedAt)),
-    revision: row.revision,
-    position: row.position,
-    recordedAt,
-  };
+/**
+ * Turns compact rows into events. The events of one commit share its metadata text and
+ * recorded_at: each is parsed or formatted once per page.
+ */
+function fromCompactRows(rows: CompactRow[]): RecordedEvent[] {
+  let metadataText: string | null = null;
+  let metadata: Partial<EventMetadata> = {};
+  let recordedMs = Number.NaN;
+  let recordedAt = '';
+  return rows.map((row) => {
+    const text = row.metadata ?? row.commit_metadata;
+    if (text !== metadataText) {
+      metadataText = text;
+      metadata = JSON.parse(text) as Partial<EventMetadata>;
+    }
+    if (row.recorded_at !== recordedMs) {
+      recordedMs = row.recorded_at;
+      recordedAt = new Date(recordedMs).toISOString();
+    }
+    return {
+      id: uuidText(row.event_id),
+      streamId: row.stream_id,
+      type: row.type,
+      schemaVersion: row.schema_version,
+      data: JSON.parse(row.data) as unknown,
+      metadata: joinMetadata(metadata, readOccurredAt(row.occurred_at, recordedMs, recordedAt)),
+      revision: row.revision,
+      position: row.position,
+      recordedAt,
+    };
+  });
 }
 
 function isSqliteCode(error: unknown, code: string): boolean {
