@@ -200,8 +200,11 @@ export class SqliteEventStore implements EventStore {
   private readonly recent: RecentEvents;
   /** `PRAGMA data_version` when `recent` last reached the head: unchanged means no other connection has appended since. */
   private recentDataVersion: number | null = null;
-  /** The file holds events of the first layout (`events`), all at positions below the compact ones. */
-  private readonly legacy: boolean;
+  /**
+   * The file still holds events of the first layout (`events`), all at positions up to this one
+   * (no process appends there any more; retention may remove some). Null: none to read.
+   */
+  private readonly legacyHead: number | null;
   private readonly streamIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
 
@@ -217,7 +220,8 @@ export class SqliteEventStore implements EventStore {
     try {
       this.db = new Database(filePath);
       applySqliteEventLogPragmas(this.db, options.busyTimeoutMs ?? 5000);
-      this.legacy = ensureCompactSchema(this.db).legacy;
+      const { legacy } = ensureCompactSchema(this.db);
+      this.legacyHead = legacy ? ((this.db.prepare('SELECT max(position) AS head FROM events').get() as { head: number | null }).head ?? null) : null;
     } catch (error) {
       throw new StoreUnavailableError(`Cannot open the event log at ${filePath}`, { cause: error });
     }
@@ -278,7 +282,7 @@ export class SqliteEventStore implements EventStore {
     const params = [streamId, ...(from === undefined ? [] : [from]), ...(limit === undefined ? [] : [limit])];
     return this.query(() => {
       const compact = fromCompactRows(this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[]);
-      if (!this.legacy || (limit !== undefined && backwards && compact.length >= limit)) return compact;
+      if (this.legacyHead === null || (limit !== undefined && backwards && compact.length >= limit)) return compact;
       const old = (this.statement(part('SELECT * FROM events', 'stream_id = ?')).all(...params) as LegacyRow[]).map(fromLegacyRow);
       // Every stream's first-layout events come before its compact ones.
       const all = backwards ? compact.concat(old) : old.concat(compact);
@@ -309,7 +313,7 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     return this.query(() => {
       const head = (this.statement('SELECT max(position) AS position FROM event_log').get() as { position: number | null }).position;
-      if (head !== null || !this.legacy) return head;
+      if (head !== null || this.legacyHead === null) return head;
       return (this.statement('SELECT max(position) AS position FROM events').get() as { position: number | null }).position;
     });
   }
@@ -343,7 +347,7 @@ export class SqliteEventStore implements EventStore {
       ).run(JSON.stringify(positions));
     }
     let removed = positions.length;
-    if (this.legacy) {
+    if (this.legacyHead !== null) {
       removed += this.statement(`DELETE FROM events WHERE stream_id = ? AND revision <= ? AND type IN (${marks})`).run(streamId, throughRevision, ...types).changes;
     }
     return removed;
@@ -431,7 +435,7 @@ export class SqliteEventStore implements EventStore {
   /** The stream's last revision, -1 when it has none (its first-layout events count). */
   private currentRevision(stream: number, streamId: string): number {
     const compact = (this.statement('SELECT max(revision) AS revision FROM event_log WHERE stream = ?').get(stream) as { revision: number | null }).revision;
-    if (compact !== null || !this.legacy) return compact ?? -1;
+    if (compact !== null || this.legacyHead === null) return compact ?? -1;
     return (this.statement('SELECT max(revision) AS revision FROM events WHERE stream_id = ?').get(streamId) as { revision: number | null }).revision ?? -1;
   }
 
@@ -454,7 +458,7 @@ export class SqliteEventStore implements EventStore {
 
   private readAllSync(after: Position | null, maxCount: number): RecordedEvent[] {
     const from = after ?? 0;
-    const old = this.legacy ? (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(from, maxCount) as LegacyRow[]).map(fromLegacyRow) : [];
+    const old = this.legacyHead !== null && from < this.legacyHead ? (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(from, maxCount) as LegacyRow[]).map(fromLegacyRow) : [];
     if (old.length >= maxCount) return old;
     const compact = this.statement(`${COMPACT_SELECT} WHERE e.position > ? ORDER BY e.position LIMIT ?`).all(from, maxCount - old.length) as CompactRow[];
     return old.length === 0 ? fromCompactRows(compact) : old.concat(fromCompactRows(compact));

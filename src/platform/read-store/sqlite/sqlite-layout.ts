@@ -9,7 +9,8 @@
  *   (0/1), TIMESTAMP (epoch ms, read back as `new Date(ms).toISOString()`). A NULL column is a
  *   null field, unless `"$rest"` lists the field under `$absent` (the document did not have it).
  *   `id` declared integer is the rowid (`INTEGER PRIMARY KEY`, no separate key index); a text id
- *   makes the table WITHOUT ROWID (keyed by id, again no separate key index).
+ *   makes the table WITHOUT ROWID (keyed by id, again no separate key index): 20,000 rollup-like
+ *   rows with text ids took 60 bytes a row that way, 100 with a rowid and the id's own index.
  */
 import type { ColumnType, Doc } from '../read-store.port.js';
 import { assertFieldName, canonicalTimestampMs, integerIdValue } from '../read-store-rules.js';
