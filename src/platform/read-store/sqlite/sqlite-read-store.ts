@@ -289,7 +289,12 @@ export class SqliteReadStore implements ReadStore {
 
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
-    const prepared = writes.map((write) => prepareWrite(write, this.layout(write.collection)));
+    const layouts = new Map<string, CollectionLayout | null>();
+    const layoutOf = (collection: string): CollectionLayout | null => {
+      if (!layouts.has(collection)) layouts.set(collection, this.layout(collection));
+      return layouts.get(collection) ?? null;
+    };
+    const prepared = writes.map((write) => prepareWrite(write, layoutOf(write.collection)));
     try {
       this.commitPrepared(writes, prepared, options.expect ?? []);
     } catch (error) {
