@@ -546,10 +546,23 @@ function splitMetadata(stored: Partial<EventMetadata>): { shared: string; occurr
   return { shared: JSON.stringify(shared), occurredAt: occurred_at! };
 }
 
-/** The metadata `readMetadata` would give for the stored form split by `splitMetadata`, in the same key order. */
+/**
+ * The metadata `readMetadata` would give for the stored form split by `splitMetadata`, in the
+ * same key order (the stored fields are those of `completeMetadata`, nothing else).
+ */
 function joinMetadata(shared: Partial<EventMetadata>, occurredAt: string): EventMetadata {
-  const { actor = null, request_id = null, correlation_id = null, causation_id = null, ...rest } = shared;
-  return { actor, request_id, correlation_id, causation_id, occurred_at: occurredAt, ...rest };
+  const metadata: EventMetadata = {
+    actor: shared.actor ?? null,
+    request_id: shared.request_id ?? null,
+    correlation_id: shared.correlation_id ?? null,
+    causation_id: shared.causation_id ?? null,
+    occurred_at: occurredAt,
+  };
+  if (shared.idempotency_key !== undefined) {
+    metadata.idempotency_key = shared.idempotency_key;
+    metadata.idempotency_step = shared.idempotency_step;
+  }
+  return metadata;
 }
 
 /** occurred_at as the compact layout keeps it: NULL when it is recorded_at, else ms before it, or the text itself when not canonical. */

@@ -81,6 +81,11 @@ function isMissingTable(error: unknown): boolean {
   return /no such table/.test(String((error as { message?: unknown })?.message ?? ''));
 }
 
+/** A statement built for another layout than the table now has. */
+function isStaleLayout(error: unknown): boolean {
+  return /no such column|has no column named/.test(String((error as { message?: unknown })?.message ?? ''));
+}
+
 /** Re-raises an error from another realm as a local Error, keeping its message, code and cause. */
 function asLocalError(error: unknown): Error {
   if (error instanceof Error) return error;
@@ -109,10 +114,13 @@ export class SqliteReadStore implements ReadStore {
   private localChanges = 0;
   private stampsSeen: { dataVersion: number; localChanges: number; scope: object | null } = { dataVersion: -1, localChanges: -1, scope: null };
   private stampsByCollection = new Map<string, CollectionStamps>();
-  /** Each collection's layout, as of `layoutsSchemaVersion` (a drop or creation anywhere moves it). */
-  private layouts = new Map<string, CollectionLayout | null>();
-  private layoutsSchemaVersion = -1;
-  private readonly schemaVersion: Database.Statement;
+  /**
+   * Layouts of existing collections. A collection keeps its layout for its whole life (a new
+   * generation is a new name); a statement that finds the table changed under it (dropped, or
+   * recreated by another process) drops the entry and looks again (`withLayout`). Checking
+   * `PRAGMA schema_version` instead cost as much as a point read.
+   */
+  private readonly layouts = new Map<string, CollectionLayout>();
 
   constructor(file: string, options: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
@@ -123,7 +131,6 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma(`cache_size = ${-1024 * (options.cacheSizeMb ?? DEFAULT_CACHE_SIZE_MB)}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${STAMPS_TABLE} (collection TEXT PRIMARY KEY, changed INTEGER NOT NULL, rewritten INTEGER NOT NULL)`);
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
-    this.schemaVersion = this.db.prepare('PRAGMA schema_version').pluck();
   }
 
   /**
@@ -143,7 +150,8 @@ export class SqliteReadStore implements ReadStore {
           this.db.exec(typed ? CollectionLayout.createTypedSql(table, spec.columns!) : `CREATE TABLE ${table} (id TEXT PRIMARY KEY, doc BLOB NOT NULL)`);
           this.stamp([spec.name], new Set([spec.name]));
         }
-        const layout = this.layoutNow(spec.name)!;
+        this.layouts.delete(spec.name);
+        const layout = this.layout(spec.name)!;
         for (const index of spec.indexes) {
           const unique = index.unique ? 'UNIQUE ' : '';
           const columns = index.fields.map((field) => layout.field(field).expr).join(', ');
@@ -156,17 +164,31 @@ export class SqliteReadStore implements ReadStore {
 
   /** The collection's layout, or null when it does not exist. */
   private layout(collection: string): CollectionLayout | null {
-    const version = this.schemaVersion.get() as number;
-    if (version !== this.layoutsSchemaVersion) {
-      this.layouts.clear();
-      this.layoutsSchemaVersion = version;
-    }
-    let layout = this.layouts.get(collection);
-    if (layout === undefined) {
+    let layout = this.layouts.get(collection) ?? null;
+    if (layout === null) {
       layout = this.layoutNow(collection);
-      this.layouts.set(collection, layout);
+      if (layout) this.layouts.set(collection, layout);
     }
     return layout;
+  }
+
+  /**
+   * Runs a read with the collection's layout; a collection that does not exist reads as
+   * `missing`. A layout found stale (the table was dropped or recreated meanwhile) is looked up
+   * again once.
+   */
+  private withLayout<T>(collection: string, missing: T, run: (layout: CollectionLayout, table: string) => T): T {
+    for (let attempt = 0; ; attempt++) {
+      const layout = this.layout(collection);
+      if (!layout) return missing;
+      try {
+        return run(layout, tableName(collection));
+      } catch (error) {
+        if (!isMissingTable(error) && !(attempt === 0 && isStaleLayout(error))) throw error;
+        this.layouts.delete(collection);
+        if (isMissingTable(error)) return missing;
+      }
+    }
   }
 
   private layoutNow(collection: string): CollectionLayout | null {
@@ -179,6 +201,7 @@ export class SqliteReadStore implements ReadStore {
     this.db
       .transaction(() => {
         this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+        this.layouts.delete(name);
         this.stamp([name], new Set([name]));
       })
       .immediate();
@@ -214,91 +237,94 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private getNow(collection: string, id: string): Doc | null {
-    const layout = this.layout(collection);
-    const storedId = layout?.storedId(id);
-    if (!layout || storedId === null || storedId === undefined) return null;
-    const row = this.read(collection, undefined, (t) =>
-      this.statement(`SELECT ${layout.selectList()} FROM ${t} WHERE id = ?`, layout.typed ? 'raw' : 'pluck').get(storedId),
-    );
-    return row === undefined ? null : layout.toDoc(row);
+    return this.withLayout(collection, null, (layout, t) => {
+      const storedId = layout.storedId(id);
+      if (storedId === null) return null;
+      const row = this.statement(`SELECT ${layout.selectList()} FROM ${t} WHERE id = ?`, layout.typed ? 'raw' : 'pluck').get(storedId);
+      return row === undefined ? null : layout.toDoc(row);
+    });
   }
 
   async getMany(collection: string, ids: string[]): Promise<Doc[]> {
-    const layout = this.layout(collection);
-    if (ids.length === 0 || !layout) return [];
-    const storedIds = ids.map((id) => layout.storedId(id)).filter((id) => id !== null);
-    const rows = this.read(collection, [], (t) =>
-      this.statement(`SELECT ${layout.selectList()} FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`, layout.typed ? 'raw' : 'pluck').all(JSON.stringify(storedIds)),
-    ) as unknown[];
-    const byId = new Map(toDocs(layout, rows).map((d) => [d.id, d]));
-    return [...new Set(ids)].flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+    if (ids.length === 0) return [];
+    return this.withLayout(collection, [], (layout, t) => {
+      const storedIds = ids.map((id) => layout.storedId(id)).filter((id) => id !== null);
+      const rows = this.statement(`SELECT ${layout.selectList()} FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`, layout.typed ? 'raw' : 'pluck').all(JSON.stringify(storedIds));
+      const byId = new Map(toDocs(layout, rows).map((d) => [d.id, d]));
+      return [...new Set(ids)].flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+    });
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
-    const layout = this.layout(collection);
-    if (!layout) return [];
-    return toDocs(layout, this.findColumn(collection, layout, query, layout.selectList(), layout.typed ? 'raw' : 'pluck'));
+    return this.withLayout(collection, [], (layout, t) => toDocs(layout, this.findColumn(t, layout, query, layout.selectList(), layout.typed ? 'raw' : 'pluck')));
   }
 
   /** `find`, reading only the ids, for callers that keep the documents themselves. */
   async findIds(collection: string, query: FindQuery): Promise<string[]> {
-    const layout = this.layout(collection);
-    if (!layout) return [];
-    const ids = this.findColumn(collection, layout, query, 'id', 'pluck');
-    return layout.integerId ? ids.map(String) : (ids as string[]);
+    return this.withLayout(collection, [], (layout, t) => {
+      const ids = this.findColumn(t, layout, query, 'id', 'pluck');
+      return layout.integerId ? ids.map(String) : (ids as string[]);
+    });
   }
 
-  private findColumn(collection: string, layout: CollectionLayout, query: FindQuery, columns: string, mode: StatementMode): unknown[] {
+  private findColumn(table: string, layout: CollectionLayout, query: FindQuery, columns: string, mode: StatementMode): unknown[] {
     const plan = planFind(layout, query);
     const filter = filterClause(layout, query.filter);
-    const values = this.findPart(collection, columns, mode, and([filter, plan.keyset]), plan.orderBy, query.limit);
+    const values = this.findPart(table, columns, mode, and([filter, plan.keyset]), plan.orderBy, query.limit);
     if (plan.nullTail && (query.limit === undefined || values.length < query.limit)) {
       const remaining = query.limit === undefined ? undefined : query.limit - values.length;
-      values.push(...this.findPart(collection, columns, mode, and([filter, plan.nullTail]), plan.orderBy, remaining));
+      values.push(...this.findPart(table, columns, mode, and([filter, plan.nullTail]), plan.orderBy, remaining));
     }
     return values;
   }
 
-  private findPart(collection: string, columns: string, mode: StatementMode, where: SqlFragment, orderBy: string, limit: number | undefined): unknown[] {
+  private findPart(table: string, columns: string, mode: StatementMode, where: SqlFragment, orderBy: string, limit: number | undefined): unknown[] {
     const params = limit === undefined ? where.params : [...where.params, limit];
     const sql = `WHERE ${where.sql} ORDER BY ${orderBy}${limit === undefined ? '' : ' LIMIT ?'}`;
-    return this.read(collection, [], (t) => this.statement(`SELECT ${columns} FROM ${t} ${sql}`, mode).all(...params)) as unknown[];
+    return this.statement(`SELECT ${columns} FROM ${table} ${sql}`, mode).all(...params);
   }
 
   async count(collection: string, filter?: Filter): Promise<number> {
-    const layout = this.layout(collection);
-    if (!layout) return 0;
-    const where = filterClause(layout, filter);
-    const row = this.read(collection, { n: 0 }, (t) =>
-      this.statement(`SELECT count(*) AS n FROM ${t} WHERE ${where.sql}`).get(...where.params),
-    ) as { n: number };
-    return row.n;
+    return this.withLayout(collection, 0, (layout, t) => {
+      const where = filterClause(layout, filter);
+      return (this.statement(`SELECT count(*) AS n FROM ${t} WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
+    });
   }
 
   async aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]> {
     const { sum = [], min = [], max = [] } = query;
-    const layout = this.layout(collection) ?? CollectionLayout.json();
-    const where = filterClause(layout, query.filter);
-    const sql = aggregateSql(tableName(collection), layout, query, where);
-    const rows = this.read(collection, [], () => this.statement(sql).all(...where.params)) as Array<Record<string, unknown>>;
-    const groupRef = query.groupBy === undefined ? null : layout.field(query.groupBy);
-    const result = rows.map((row) => toAggregateRow(row, groupRef, sum, min, max));
-    if (query.groupBy === undefined) return result.length > 0 && result[0].count > 0 ? result : [emptyAggregateRow(sum, min, max)];
-    return sortAggregateRows(result.filter((r) => r.count > 0));
+    const empty = query.groupBy === undefined ? [emptyAggregateRow(sum, min, max)] : [];
+    return this.withLayout(collection, empty, (layout, t) => {
+      const where = filterClause(layout, query.filter);
+      const rows = this.statement(aggregateSql(t, layout, query, where)).all(...where.params) as Array<Record<string, unknown>>;
+      const groupRef = query.groupBy === undefined ? null : layout.field(query.groupBy);
+      const result = rows.map((row) => toAggregateRow(row, groupRef, sum, min, max));
+      if (query.groupBy === undefined) return result.length > 0 && result[0].count > 0 ? result : empty;
+      return sortAggregateRows(result.filter((r) => r.count > 0));
+    });
   }
 
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
-    const layouts = new Map<string, CollectionLayout | null>();
-    const layoutOf = (collection: string): CollectionLayout | null => {
-      if (!layouts.has(collection)) layouts.set(collection, this.layout(collection));
-      return layouts.get(collection) ?? null;
-    };
-    const prepared = writes.map((write) => prepareWrite(write, layoutOf(write.collection)));
-    try {
-      this.commitPrepared(writes, prepared, options.expect ?? []);
-    } catch (error) {
-      throw error instanceof PreconditionFailedError ? error : asLocalError(error);
+    for (let attempt = 0; ; attempt++) {
+      const layouts = new Map<string, CollectionLayout | null>();
+      const layoutOf = (collection: string): CollectionLayout | null => {
+        if (!layouts.has(collection)) layouts.set(collection, this.layout(collection));
+        return layouts.get(collection) ?? null;
+      };
+      const prepared = writes.map((write) => prepareWrite(write, layoutOf(write.collection)));
+      try {
+        this.commitPrepared(writes, prepared, options.expect ?? []);
+        return;
+      } catch (error) {
+        if (error instanceof PreconditionFailedError) throw error;
+        // A table recreated by another process since its layout was read: look again, once.
+        if (attempt === 0 && isStaleLayout(error)) {
+          for (const collection of layouts.keys()) this.layouts.delete(collection);
+          continue;
+        }
+        throw asLocalError(error);
+      }
     }
   }
 
@@ -376,17 +402,6 @@ export class SqliteReadStore implements ReadStore {
 
   private assertExists(collection: string): void {
     if (!this.tableExists(collection)) throw new UnknownCollectionError(collection);
-  }
-
-  /** Runs a read; a collection that does not exist reads as empty. */
-  private read<T>(collection: string, empty: T, run: (table: string) => unknown): T {
-    const table = tableName(collection);
-    try {
-      return run(table) as T;
-    } catch (error) {
-      if (isMissingTable(error)) return empty;
-      throw error;
-    }
   }
 
   /** A cached prepared statement; `pluck` ones return the first column's value, `raw` ones an array per row. */
