@@ -173,7 +173,7 @@ const eventStoreBench: BenchModule = {
           "The raw side inserts pre-serialised rows of the log's first layout (one self-contained row per event, the floor of the adapter before issue 12). The adapter writes the compact layout: it adds the expected-revision check, interning of stream and type, one commit row per append, event ids, timestamps and JSON serialisation.",
           'Reads: the adapter joins stream, type and commit and rebuilds each envelope; the raw side reads the first-layout rows as they are.',
           `Appends round-robin over ${STREAMS} streams with exact expected revisions; adapter and raw alternate in ${ROUNDS} rounds.`,
-          'Compact layout (issue 12), on a machine shared with other work (load average about 11 on 2 cores): five runs gave ratios of 0.47-0.92 for 1 event per append, 0.65-0.93 for 100, and 0.55-1.24 for reads; before it (2026-11-22, same baseline) 0.785 and 0.753. A single-event append now also writes its commit row.',
+          'Compact layout (issue 12), on a machine shared with other work (load average about 11 on 2 cores): eight runs gave ratios of 0.47-0.92 for 1 event per append, 0.52-0.93 for 100, and 0.55-1.24 for reads (the table is the last run); before it (2026-11-22, same baseline) 0.785 and 0.753. A single-event append now also writes its commit row.',
         ],
       };
     } finally {
