@@ -116,7 +116,7 @@ export function facts(): AnalyticsFacts {
   }));
   return {
     projects: async () => Array.from({ length: PROJECTS }, (_, i) => ({ project_id: i + 1, name: `project ${i + 1}` })),
-    endpoints: async () => endpoints,
+    endpoints: async (_team, scope) => endpoints.filter((e) => scope.kind === 'team' || (scope.kind === 'project' ? e.project_id : e.endpoint_id) === scope.id),
     incidentCounts: async () => ({ total: 0, open: 0 }),
     openIncidentsByProject: async () => new Map(),
   };
@@ -126,19 +126,32 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function measure(store: SqliteReadStore, to: number, runs: number): Promise<{ p50: number; p99: number; checks: number }> {
-  const query = new AnalyticsQuery(withPerIdAggregates(store), facts());
-  // `to` not on a minute boundary: the query also reads sub-minute raw edges, as a live "now" does.
-  const window = makeWindow(to - RANGE, to, 48);
-  const first = await query.teamAnalytics(TEAM, window); // warm-up
+interface Timing {
+  p50: number;
+  p99: number;
+  checks: number;
+}
+
+async function time(runs: number, read: () => Promise<{ totals: { checks: number } }>): Promise<Timing> {
+  const first = await read(); // warm-up
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    await query.teamAnalytics(TEAM, window);
+    await read();
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
   return { p50: percentile(times, 50), p99: percentile(times, 99), checks: first.totals.checks };
+}
+
+/** Team analytics, and project analytics of project 1 (10 of the 100 endpoints). */
+async function measure(store: SqliteReadStore, to: number, runs: number): Promise<{ team: Timing; project: Timing }> {
+  const query = new AnalyticsQuery(withPerIdAggregates(store), facts());
+  // `to` not on a minute boundary: the query also reads sub-minute raw edges, as a live "now" does.
+  const window = makeWindow(to - RANGE, to, 48);
+  const team = await time(runs, () => query.teamAnalytics(TEAM, window));
+  const project = await time(runs, () => query.projectAnalytics(TEAM, 1, window));
+  return { team, project };
 }
 
 const analyticsBench: BenchModule = {
@@ -148,15 +161,16 @@ const analyticsBench: BenchModule = {
     const large = quick ? 1_000_000 : 10_000_000;
     const runs = quick ? 30 : 100;
     const to = Date.parse('2026-01-31T12:34:56.789Z');
-    const results: Array<{ total: number; buildMs: number; bytes: number; p50: number; p99: number }> = [];
+    const results: Array<{ total: number; buildMs: number; bytes: number; p50: number; p99: number; project: Timing }> = [];
     for (const total of [small, large]) {
       log(`analytics: building ${total.toLocaleString('en-US')} checks`);
       const built = await build(join(workDir, `analytics-${total}`), total, to);
       log(`analytics: built in ${(built.ms / 1000).toFixed(1)} s, ${(built.bytes / 1e6).toFixed(0)} MB; querying ${runs} times`);
       const m = await measure(built.store, to, runs);
-      if (m.checks !== total) throw new Error(`expected ${total} checks in range, the query counted ${m.checks}`);
-      log(`analytics: p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms`);
-      results.push({ total, buildMs: built.ms, bytes: built.bytes, p50: m.p50, p99: m.p99 });
+      if (m.team.checks !== total) throw new Error(`expected ${total} checks in range, the query counted ${m.team.checks}`);
+      if (m.project.checks !== total / PROJECTS) throw new Error(`expected ${total / PROJECTS} checks in project 1, the query counted ${m.project.checks}`);
+      log(`analytics: team p50 ${m.team.p50.toFixed(1)} ms, p99 ${m.team.p99.toFixed(1)} ms; project p50 ${m.project.p50.toFixed(1)} ms, p99 ${m.project.p99.toFixed(1)} ms`);
+      results.push({ total, buildMs: built.ms, bytes: built.bytes, p50: m.team.p50, p99: m.team.p99, project: m.project });
       await built.store.close();
       rmSync(join(workDir, `analytics-${total}`), { recursive: true, force: true });
     }
@@ -167,11 +181,14 @@ const analyticsBench: BenchModule = {
       { name: `team analytics p99, ${label(a.total)} checks`, value: a.p99, unit: 'ms' },
       { name: `team analytics p50, ${label(b.total)} checks`, value: b.p50, unit: 'ms', baseline: { name: `p50 at ${label(a.total)}`, value: a.p50 }, ratio: ratio(b.p50, a.p50), aim: '<= 1.5' },
       { name: `team analytics p99, ${label(b.total)} checks`, value: b.p99, unit: 'ms', baseline: { name: `p99 at ${label(a.total)}`, value: a.p99 }, ratio: ratio(b.p99, a.p99) },
+      { name: `project analytics p50, ${label(a.total)} checks`, value: a.project.p50, unit: 'ms' },
+      { name: `project analytics p50, ${label(b.total)} checks`, value: b.project.p50, unit: 'ms', baseline: { name: `p50 at ${label(a.total)}`, value: a.project.p50 }, ratio: ratio(b.project.p50, a.project.p50), aim: '<= 1.5' },
+      { name: `project analytics p99, ${label(b.total)} checks`, value: b.project.p99, unit: 'ms', baseline: { name: `p99 at ${label(a.total)}`, value: a.project.p99 }, ratio: ratio(b.project.p99, a.project.p99) },
       { name: `build ${label(a.total)} checks`, value: a.buildMs / 1000, unit: 's' },
       { name: `build ${label(b.total)} checks`, value: b.buildMs / 1000, unit: 's' },
     ];
     return {
-      title: 'Analytics: team analytics over 90 days, 100 endpoints',
+      title: 'Analytics: team and project analytics over 90 days, 100 endpoints',
       figures,
       notes: [
         `${runs} timed queries each after one warm-up; window 90 days, 48 buckets, \`to\` off the minute grid (raw edges read).`,
