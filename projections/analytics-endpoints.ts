@@ -19,46 +19,21 @@ import {
   type ProjectDeletedData,
   type ProjectUpdatedData,
 } from '../src/monitoring/domain/events.js';
+import {
+  ANALYTICS_ENDPOINTS_COLLECTION,
+  ANALYTICS_ENDPOINTS_PROJECTION,
+  ANALYTICS_PROJECTS_COLLECTION,
+  type AnalyticsEndpointDoc,
+} from '../src/analytics/domain/endpoints-view.js';
 
 /**
- * What analytics needs to know about a team's projects and endpoints: names, project membership,
- * `enabled`, and each endpoint's newest APPLICABLE check (the one `health` and `current` read).
- *
- * Analytics keeps this small view itself (built from the monitoring events, which are the shared
- * contract) instead of reading the monitoring context's views, so the "latest applicable check"
- * is kept next to the endpoint and analytics does not depend on another view's shape.
+ * The analytics context's own small view of projects and endpoints (types and names in
+ * src/analytics/domain/endpoints-view.ts), built from the monitoring events, which are the
+ * shared contract, instead of reading the monitoring context's views: the "latest applicable
+ * check" is kept next to the endpoint and analytics does not depend on another view's shape.
  * Consecutive failures are not stored: they are counted exactly at query time from the raw
  * applicable checks of `analytics_rollups`, so checks arriving out of order cannot skew them.
  */
-export const ANALYTICS_ENDPOINTS_PROJECTION = 'analytics_endpoints';
-export const ANALYTICS_PROJECTS_COLLECTION = 'analytics_projects';
-export const ANALYTICS_ENDPOINTS_COLLECTION = 'analytics_endpoints';
-
-export interface AnalyticsProjectDoc {
-  id: string;
-  project_id: number;
-  team_id: number;
-  name: string;
-}
-
-export interface AnalyticsEndpointDoc {
-  id: string;
-  endpoint_id: number;
-  team_id: number;
-  project_id: number;
-  name: string;
-  enabled: boolean;
-  /** Newest applicable check (by checked_at, then check_id); null fields while there is none. */
-  latest_check_id: number | null;
-  latest_checked_at: string | null;
-  latest_checked_at_ms: number | null;
-  latest_success: boolean | null;
-  latest_status_code: number | null;
-  latest_latency_ms: number | null;
-  /** Failed applicable checks, among those retention summarized, after the newest successful one (see onChecksSummarized). */
-  summarized_trailing_failures?: number;
-}
-
 async function onProjectCreated(event: RecordedEvent<ProjectCreatedData>, views: ViewTransaction): Promise<void> {
   const { project_id, team_id, name } = event.data;
   views.put(ANALYTICS_PROJECTS_COLLECTION, { id: String(project_id), project_id, team_id, name });
@@ -111,11 +86,15 @@ function toggled(enabled: boolean) {
 }
 
 /**
- * A deleted endpoint or project leaves the comparisons (team and project rows, enabled counts)
- * from then on; checks of a deleted endpoint arriving late find no row and change nothing.
+ * A deleted endpoint leaves the comparisons (project rows, health, enabled counts) and its own
+ * analytics from then on, but stays as a tombstone: the checks it made keep counting for the
+ * project it was deleted from (and its team). Checks of it arriving late change nothing.
+ * A deleted project (it had no endpoints left) leaves the team's rows.
  */
 async function onEndpointDeleted(event: RecordedEvent<EndpointDeletedData>, views: ViewTransaction): Promise<void> {
-  views.delete(ANALYTICS_ENDPOINTS_COLLECTION, String(event.data.endpoint_id));
+  const existing = await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(event.data.endpoint_id));
+  if (!existing) return;
+  views.put(ANALYTICS_ENDPOINTS_COLLECTION, { ...existing, deleted: true });
 }
 
 async function onProjectDeleted(event: RecordedEvent<ProjectDeletedData>, views: ViewTransaction): Promise<void> {
@@ -146,7 +125,7 @@ async function keepIfNewer(
   views: ViewTransaction,
 ): Promise<void> {
   const existing = (await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(check.endpoint_id))) as AnalyticsEndpointDoc | null;
-  if (!existing) return;
+  if (!existing || existing.deleted) return;
   const at = Date.parse(check.checked_at);
   if (existing.latest_checked_at_ms !== null && existing.latest_check_id !== null) {
     const newer = at > existing.latest_checked_at_ms || (at === existing.latest_checked_at_ms && check.check_id > existing.latest_check_id);
@@ -165,12 +144,14 @@ async function keepIfNewer(
 
 export const analyticsEndpointsProjection = defineProjection({
   name: ANALYTICS_ENDPOINTS_PROJECTION,
-  version: 1,
+  // 2: a deleted endpoint stays as a tombstone (its checks count for its last project).
+  version: 2,
   collections: [
     { name: ANALYTICS_PROJECTS_COLLECTION, indexes: [{ fields: ['team_id', 'project_id'] }] },
     {
       name: ANALYTICS_ENDPOINTS_COLLECTION,
-      indexes: [{ fields: ['team_id', 'project_id', 'endpoint_id'] }, { fields: ['team_id', 'endpoint_id'] }],
+      // project_id first: a project's members are read by project id alone (AnalyticsFacts.membersOf).
+      indexes: [{ fields: ['project_id', 'endpoint_id'] }, { fields: ['team_id', 'endpoint_id'] }],
     },
   ],
   handlers: {

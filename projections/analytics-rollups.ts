@@ -2,10 +2,15 @@ import type { RecordedEvent } from '../src/platform/event-store/event-store.port
 import { defineProjection, type ViewTransaction } from '../src/platform/projections/projection.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../src/monitoring/domain/check.js';
 import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/domain/check-summary.js';
-import { addCheck, emptyAccumulator, type Accumulator } from '../src/analytics/domain/aggregate.js';
+import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from '../src/analytics/domain/aggregate.js';
 import {
   RAW_CHECKS_COLLECTION,
+  RAW_CHECK_COLUMNS,
   ROLLUPS_COLLECTION,
+  ROLLUPS_PROJECTION,
+  ROLLUP_COLUMNS,
+  ROLLUP_SCOPE_KINDS,
+  SCOPE_FIELD,
   rawCheckRow,
   rollupId,
   rollupKeysOf,
@@ -16,9 +21,10 @@ import {
 } from '../src/analytics/domain/rollup.js';
 
 /**
- * Analytics rollups: per endpoint, project and team, minute/hour/day sums of applicable checks,
- * plus the applicable checks themselves (for sub-minute range edges and p95). Manual and
- * suppressed checks are left out here, so no query has to filter them.
+ * Analytics rollups: per endpoint and team, minute/hour/day sums of applicable checks, plus the
+ * applicable checks themselves (for sub-minute range edges and p95). Manual and suppressed
+ * checks are left out here, so no query has to filter them. Projects have no rollups of their
+ * own: a project's figures are summed from the endpoints it holds now (src/analytics/domain/rollup.ts).
  */
 export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, views: ViewTransaction): Promise<void> {
   const row = rawCheckRow(event.data);
@@ -43,36 +49,36 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
  */
 export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedData>, views: ViewTransaction): Promise<void> {
   const summary = event.data;
-  const counted = new Map<string, Accumulator>();
+  const counted = new Map<number, Accumulator>();
   // By id, not by query: a batch's query also scans every write pending in the batch, which a
   // rebuild (thousands of writes per batch) cannot afford once per summary.
   for (const checkId of summary.check_ids) {
     const row = (await views.get(RAW_CHECKS_COLLECTION, String(checkId))) as RawCheckRow | null;
     if (row) {
       const hour = Math.floor(row.checked_at_ms / 3_600_000) * 3600;
-      const key = `${hour}:${row.project_id}`;
-      counted.set(key, addCheck(counted.get(key) ?? emptyAccumulator(), row));
+      counted.set(hour, addCheck(counted.get(hour) ?? emptyAccumulator(), row));
       views.delete(RAW_CHECKS_COLLECTION, row.id);
     }
   }
-  for (const [hour, projectId, checks, failures, latencySum, latencyMin, latencyMax, minutes] of summary.hours) {
-    // The minute rows the summarized checks were in go, for the endpoint, its project and team,
-    // whether or not this view still saw the raw checks (a rebuild after the prune does not):
-    // what is deleted depends on the summary alone, so a live view and a rebuilt one end the same.
+  for (const { hour, sums, minutes } of hoursOf(summary)) {
+    // The minute rows the summarized checks were in go, for the endpoint and its team, whether
+    // or not this view still saw the raw checks (a rebuild after the prune does not): what is
+    // deleted depends on the summary alone, so a live view and a rebuilt one end the same.
     // By id (deleting a missing one is a no-op).
-    for (const [scope, scopeId] of [['endpoint', summary.endpoint_id], ['project', projectId], ['team', summary.team_id]] as const) {
+    for (const scope of ROLLUP_SCOPE_KINDS) {
+      const scopeId = summary[SCOPE_FIELD[scope]];
       for (const minute of minutes) views.delete(ROLLUPS_COLLECTION, rollupId(scope, scopeId, 'minute', hour + minute * 60));
     }
-    const already = counted.get(`${hour}:${projectId}`) ?? emptyAccumulator();
-    if (checks - already.checks <= 0) continue;
+    const already = counted.get(hour) ?? emptyAccumulator();
+    if (sums.checks - already.checks <= 0) continue;
     const rest: Accumulator = {
-      checks: checks - already.checks,
-      failures: failures - already.failures,
-      latency_sum: latencySum - already.latency_sum,
-      latency_min: latencyMin,
-      latency_max: latencyMax,
+      checks: sums.checks - already.checks,
+      failures: sums.failures - already.failures,
+      latency_sum: sums.latency_sum - already.latency_sum,
+      latency_min: sums.latency_min,
+      latency_max: sums.latency_max,
     };
-    const at = { team_id: summary.team_id, project_id: projectId, endpoint_id: summary.endpoint_id, checked_at_ms: hour * 1000 };
+    const at = { team_id: summary.team_id, endpoint_id: summary.endpoint_id, checked_at_ms: hour * 1000 };
     for (const key of rollupKeysOf(at)) {
       if (key.granularity === 'minute') continue;
       const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
@@ -81,26 +87,45 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
   }
 }
 
+/**
+ * A summary's sums per hour. A summary splits an hour by the project its checks were recorded
+ * under (an endpoint moved within the hour); the rollups here are per endpoint and team, so the
+ * parts of an hour are added up.
+ */
+function hoursOf(summary: ChecksSummarizedData): Array<{ hour: number; sums: Accumulator; minutes: number[] }> {
+  const byHour = new Map<number, { hour: number; sums: Accumulator; minutes: Set<number> }>();
+  for (const [hour, , checks, failures, latencySum, latencyMin, latencyMax, minutes] of summary.hours) {
+    const entry = byHour.get(hour) ?? { hour, sums: emptyAccumulator(), minutes: new Set<number>() };
+    addAccumulator(entry.sums, { checks, failures, latency_sum: latencySum, latency_min: latencyMin, latency_max: latencyMax });
+    for (const minute of minutes) entry.minutes.add(minute);
+    byHour.set(hour, entry);
+  }
+  return [...byHour.values()].map(({ hour, sums, minutes }) => ({ hour, sums, minutes: [...minutes] }));
+}
+
 export const analyticsRollupsProjection = defineProjection({
-  name: 'analytics_rollups',
-  version: 1,
+  name: ROLLUPS_PROJECTION,
+  // 2: no project rollups and no project_id in the raw rows (projects are summed from their
+  // endpoints at query time); typed columns declared.
+  version: 2,
   collections: [
     {
       name: ROLLUPS_COLLECTION,
       indexes: [{ fields: ['scope', 'scope_id', 'granularity', 'start'], unique: true }],
+      columns: ROLLUP_COLUMNS,
     },
     {
       name: RAW_CHECKS_COLLECTION,
       indexes: [
         // Range edges: whole minutes by key.
         { fields: ['team_id', 'minute'] },
-        { fields: ['project_id', 'minute'] },
         { fields: ['endpoint_id', 'minute'] },
-        // p95: newest successful checks of a scope.
+        // p95 (a project's merges its endpoints' walks) and consecutive failures: newest
+        // successful checks of a scope.
         { fields: ['team_id', 'success', 'checked_at_ms', 'check_id'] },
-        { fields: ['project_id', 'success', 'checked_at_ms', 'check_id'] },
         { fields: ['endpoint_id', 'success', 'checked_at_ms', 'check_id'] },
       ],
+      columns: RAW_CHECK_COLUMNS,
     },
   ],
   handlers: { [CHECK_RECORDED]: onCheckRecorded, [CHECKS_SUMMARIZED]: onChecksSummarized },

@@ -41,6 +41,8 @@ export interface AnalyticsWorld {
   endpoint(teamId: number, projectId: number, name?: string, enabled?: boolean): Promise<number>;
   /** Imports the checks in requests of at most IMPORT_BATCH, then waits for the analytics views. */
   importChecks(teamId: number, endpointId: number, checks: CheckSpec[]): Promise<void>;
+  /** Moves the endpoint to another project (application API), then waits for the analytics views. */
+  moveEndpoint(teamId: number, endpointId: number, projectId: number): Promise<void>;
   /** A maintenance window over [startsAt, endsAt); scope {} is team-wide. */
   maintenance(teamId: number, scope: { project_id?: number; endpoint_id?: number }, startsAt: number, endsAt: number): Promise<number>;
   /** The endpoint's checks as the public checks route lists them, in the shape the reference reads. */
@@ -111,6 +113,11 @@ export async function startAnalyticsWorld(env: Record<string, string> = {}): Pro
         const response = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints/${endpointId}/checks/import`, body);
         expectStatus('import checks', response, 201);
       }
+      await waitForAnalytics();
+    },
+
+    async moveEndpoint(teamId, endpointId, projectId) {
+      expectStatus('move endpoint', await t.admin('PATCH', `/api/v2/teams/${teamId}/endpoints/${endpointId}`, { project_id: projectId }), 200);
       await waitForAnalytics();
     },
 

@@ -30,6 +30,12 @@ export interface EndpointFact {
   latest: LatestApplicableCheck | null;
 }
 
+/** An endpoint whose checks count for a project: it is in the project now (a deleted one: the project it was deleted from). */
+export interface ProjectMember {
+  endpoint_id: number;
+  project_id: number;
+}
+
 export interface ProjectFact {
   project_id: number;
   name: string;
@@ -45,9 +51,17 @@ export interface IncidentCounts {
 export interface AnalyticsFacts {
   /** Every project of the team. */
   projects(teamId: number): Promise<ProjectFact[]>;
-  /** Every endpoint (enabled or not) of the scope; for an endpoint scope, that endpoint alone. */
+  /** Every endpoint (enabled or not, not deleted) of the scope; for an endpoint scope, that endpoint alone. */
   endpoints(teamId: number, scope: AnalyticsScope): Promise<EndpointFact[]>;
-  /** Incidents of the scope (affecting the endpoint, for an endpoint scope). Range in epoch ms. */
+  /**
+   * The endpoints whose checks count for these projects (docs/decisions.md, "Analytics"): those
+   * in them now, deleted ones included. Project ids are unique across teams.
+   */
+  membersOf(projectIds: number[]): Promise<ProjectMember[]>;
+  /**
+   * Incidents of the scope (affecting the endpoint, for an endpoint scope; of the project by the
+   * incident's own project, for a project scope). Range in epoch ms.
+   */
   incidentCounts(teamId: number, scope: AnalyticsScope, range: { from: number; to: number }): Promise<IncidentCounts>;
   /** Open incidents per project id; projects without any may be missing. */
   openIncidentsByProject(teamId: number): Promise<Map<number, number>>;

@@ -9,16 +9,28 @@ import {
   type Accumulator,
   type RangeFigures,
 } from '../domain/aggregate.js';
-import { GRANULARITIES, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, SCOPE_FIELD, type RawCheckRow } from '../domain/rollup.js';
+import { GRANULARITIES, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, SCOPE_FIELD, type RawCheckRow, type RollupScopeKind } from '../domain/rollup.js';
 import { GRANULARITY_MS, floorTo, planRange, type Granularity, type RangePiece } from '../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../domain/window.js';
-import type { AnalyticsFacts, AnalyticsScope, AnalyticsScopeKind, EndpointFact } from './analytics-facts.js';
+import type { AnalyticsFacts, AnalyticsScope, EndpointFact, ProjectMember } from './analytics-facts.js';
+import { newestFirst } from './newest-first.js';
 
 /**
  * Analytics figures from time rollups: each range is planned into day/hour/minute rollup rows
  * plus sub-minute raw edges, so a query reads (range / granularity + edges) rows whatever the
  * number of checks. Proven equal to the brute-force reference in test/unit/analytics.
+ *
+ * A check counts for its team and for its endpoint's CURRENT project (docs/decisions.md,
+ * "Analytics"): team figures come from the team's rollups, project figures from the rollups and
+ * raw rows of the endpoints the project holds now (`AnalyticsFacts.membersOf`), so a project's
+ * totals, series and p95, its endpoint rows and its row in the team object follow one rule.
  */
+
+/** The rollup scopes whose sums make up an analytics scope's figures. */
+interface Counted {
+  kind: RollupScopeKind;
+  ids: number[];
+}
 
 /** Half-open, epoch milliseconds. */
 export interface TimeRange {
@@ -152,11 +164,16 @@ export class AnalyticsQuery {
 
   /** Figures of one scope over one range, p95 included. */
   async computeTotals(scope: AnalyticsScope, range: TimeRange): Promise<Totals> {
-    const [sums, p95Value] = await Promise.all([
-      this.sumPerScope(scope.kind, [scope.id], range),
-      this.computeP95(scope, range.from, range.to),
-    ]);
-    return { ...toFigures(sums.get(scope.id) ?? emptyAccumulator()), p95_latency_ms: p95Value };
+    const counted = await this.counted(scope);
+    const [sums, p95Value] = await Promise.all([this.sumPerScope(counted.kind, counted.ids, range), this.p95Of(counted, range.from, range.to)]);
+    const total = [...sums.values()].reduce((acc, part) => addAccumulator(acc, part), emptyAccumulator());
+    return { ...toFigures(total), p95_latency_ms: p95Value };
+  }
+
+  /** A team and an endpoint are counted from their own rollups, a project from its endpoints'. */
+  private async counted(scope: AnalyticsScope, members?: ProjectMember[]): Promise<Counted> {
+    if (scope.kind !== 'project') return { kind: scope.kind, ids: [scope.id] };
+    return { kind: 'endpoint', ids: (members ?? (await this.facts.membersOf([scope.id]))).map((m) => m.endpoint_id) };
   }
 
   async computeSeries(
@@ -167,24 +184,38 @@ export class AnalyticsQuery {
     buckets: number,
   ): Promise<SeriesItem[]> {
     const window: AnalyticsWindow = { from, to, bucket_seconds, buckets };
-    const sums = await this.sumBuckets(scope, window);
+    const sums = await this.sumBuckets(await this.counted(scope), window);
     return sums.map((acc, i) => seriesItem(bucketRange(window, i).start, acc));
   }
 
   /** Nearest-rank p95 over the newest P95_SAMPLE_LIMIT successful applicable checks in range. */
   async computeP95(scope: AnalyticsScope, from: number, to: number): Promise<number | null> {
+    return this.p95Of(await this.counted(scope), from, to);
+  }
+
+  /**
+   * One scope's sample is one indexed walk, newest first. Several endpoints' (a project's) are
+   * merged: each endpoint's walk is read newest first in pages and the newest head taken until
+   * the sample is full, so at most P95_SAMPLE_LIMIT rows plus one page per endpoint are read.
+   */
+  private async p95Of(counted: Counted, from: number, to: number): Promise<number | null> {
     const { checks } = await this.names();
-    const rows = await this.store.find(checks, {
-      filter: { [SCOPE_FIELD[scope.kind]]: scope.id, success: true, checked_at_ms: { gte: from, lt: to } },
-      sort: [
-        ['checked_at_ms', 'desc'],
-        ['check_id', 'desc'],
-      ],
-      limit: P95_SAMPLE_LIMIT,
-    });
+    const field = SCOPE_FIELD[counted.kind];
+    const walks = counted.ids.map((id) => (limit: number, after?: [number, number]) =>
+      this.store.find(checks, {
+        filter: { [field]: id, success: true, checked_at_ms: { gte: from, lt: to } },
+        sort: [
+          ['checked_at_ms', 'desc'],
+          ['check_id', 'desc'],
+        ],
+        after,
+        limit,
+      }) as unknown as Promise<RawCheckRow[]>,
+    );
+    const sample = await newestFirst(walks, P95_SAMPLE_LIMIT);
     // The sample would have reached past the horizon, where raw checks may be gone: no figure.
-    if (from < this.rawHorizon() && rows.length < P95_SAMPLE_LIMIT) return null;
-    return p95(rows.map((row) => Number(row.latency_ms)));
+    if (from < this.rawHorizon() && sample.length < P95_SAMPLE_LIMIT) return null;
+    return p95(sample.map((row) => Number(row.latency_ms)));
   }
 
   async teamAnalytics(teamId: number, window: AnalyticsWindow): Promise<TeamAnalytics> {
@@ -195,8 +226,14 @@ export class AnalyticsQuery {
       this.facts.endpoints(teamId, scope),
       this.facts.openIncidentsByProject(teamId),
     ]);
-    const ids = projects.map((p) => p.project_id);
-    const perProject = await this.sumPerScope('project', ids, window);
+    // Each project row sums the endpoints the project holds now, as the project object does.
+    const members = await this.facts.membersOf(projects.map((p) => p.project_id));
+    const perEndpoint = await this.sumPerScope('endpoint', members.map((m) => m.endpoint_id), window);
+    const perProject = new Map<number, Accumulator>();
+    for (const member of members) {
+      const acc = perProject.get(member.project_id) ?? emptyAccumulator();
+      perProject.set(member.project_id, addAccumulator(acc, perEndpoint.get(member.endpoint_id)!));
+    }
     const rows = [...projects]
       .sort((a, b) => a.project_id - b.project_id)
       .map((project): ProjectRow => {
@@ -218,8 +255,11 @@ export class AnalyticsQuery {
 
   async projectAnalytics(teamId: number, projectId: number, window: AnalyticsWindow): Promise<ProjectAnalytics> {
     const scope: AnalyticsScope = { kind: 'project', id: projectId };
-    const [common, endpoints] = await Promise.all([this.common(teamId, scope, window), this.facts.endpoints(teamId, scope)]);
-    const perEndpoint = await this.sumPerScope('endpoint', endpoints.map((e) => e.endpoint_id), window);
+    const [members, endpoints] = await Promise.all([this.facts.membersOf([projectId]), this.facts.endpoints(teamId, scope)]);
+    const [common, perEndpoint] = await Promise.all([
+      this.common(teamId, scope, window, members),
+      this.sumPerScope('endpoint', endpoints.map((e) => e.endpoint_id), window),
+    ]);
     const rows = [...endpoints]
       .sort((a, b) => a.endpoint_id - b.endpoint_id)
       .map((endpoint): EndpointRow => {
@@ -251,10 +291,11 @@ export class AnalyticsQuery {
   }
 
   /** Window, totals, incidents and series: the part all three objects share. */
-  private async common(teamId: number, scope: AnalyticsScope, window: AnalyticsWindow): Promise<Common> {
+  private async common(teamId: number, scope: AnalyticsScope, window: AnalyticsWindow, members?: ProjectMember[]): Promise<Common> {
+    const counted = await this.counted(scope, members);
     const [bucketSums, p95Value, incidents] = await Promise.all([
-      this.sumBuckets(scope, window),
-      this.computeP95(scope, window.from, window.to),
+      this.sumBuckets(counted, window),
+      this.p95Of(counted, window.from, window.to),
       this.facts.incidentCounts(teamId, scope, { from: window.from, to: window.to }),
     ]);
     // The buckets partition [from, to) exactly, so their sums are the totals.
@@ -269,10 +310,11 @@ export class AnalyticsQuery {
   }
 
   /**
-   * Partial sums of every bucket of one scope. All rollup rows the series needs are fetched
-   * together (per granularity, by start keys), then assigned to buckets in memory.
+   * Partial sums of every bucket, over every scope of `counted` together. All rollup rows the
+   * series needs are fetched together (per scope and granularity, by start keys), then assigned
+   * to buckets in memory.
    */
-  private async sumBuckets(scope: AnalyticsScope, window: AnalyticsWindow): Promise<Accumulator[]> {
+  private async sumBuckets(counted: Counted, window: AnalyticsWindow): Promise<Accumulator[]> {
     const plans: RangePiece[][] = [];
     for (let i = 0; i < window.buckets; i++) {
       const { start, end } = bucketRange(window, i);
@@ -280,8 +322,8 @@ export class AnalyticsQuery {
     }
     const pieces = plans.flat();
     const [rollups, raw] = await Promise.all([
-      this.fetchRollups(scope.kind, scope.id, pieces),
-      this.fetchRawEdges(scope.kind, [scope.id], pieces),
+      this.fetchRollups(counted, pieces),
+      this.fetchRawEdges(counted.kind, counted.ids, pieces),
     ]);
     const horizon = this.rawHorizon();
     return plans.map((plan) => {
@@ -301,7 +343,7 @@ export class AnalyticsQuery {
   }
 
   /** Partial sums of one range for several scopes of one kind, summed by the store. */
-  private async sumPerScope(kind: AnalyticsScopeKind, ids: number[], range: TimeRange): Promise<Map<number, Accumulator>> {
+  private async sumPerScope(kind: RollupScopeKind, ids: number[], range: TimeRange): Promise<Map<number, Accumulator>> {
     const sums = new Map<number, Accumulator>(ids.map((id) => [id, emptyAccumulator()]));
     if (ids.length === 0) return sums;
     const pieces = planRange(range.from, range.to, this.rawHorizon());
@@ -348,20 +390,27 @@ export class AnalyticsQuery {
     return sums;
   }
 
-  /** Rollup rows of one scope for every rollup piece, keyed `granularity:startSeconds`. */
-  private async fetchRollups(kind: AnalyticsScopeKind, id: number, pieces: RangePiece[]): Promise<Map<string, Accumulator>> {
+  /** Rollup rows for every rollup piece, summed over the scopes, keyed `granularity:startSeconds`. */
+  private async fetchRollups(counted: Counted, pieces: RangePiece[]): Promise<Map<string, Accumulator>> {
     const { rollups } = await this.names();
-    const requests = GRANULARITIES.flatMap((granularity) =>
-      chunk(rollupStarts(pieces, granularity), IN_CHUNK).map((starts) =>
-        this.findAll(rollups, { scope: kind, scope_id: id, granularity, start: { in: starts } }),
+    // One scope id per query: equality seeks the (scope, scope_id, granularity, start) index.
+    const requests = counted.ids.flatMap((id) =>
+      GRANULARITIES.flatMap((granularity) =>
+        chunk(rollupStarts(pieces, granularity), IN_CHUNK).map((starts) =>
+          this.findAll(rollups, { scope: counted.kind, scope_id: id, granularity, start: { in: starts } }),
+        ),
       ),
     );
-    const rows = (await Promise.all(requests)).flat();
-    return new Map(rows.map((row) => [`${row.granularity}:${row.start}`, row as unknown as Accumulator]));
+    const sums = new Map<string, Accumulator>();
+    for (const row of (await Promise.all(requests)).flat()) {
+      const key = `${row.granularity}:${row.start}`;
+      sums.set(key, addAccumulator(sums.get(key) ?? emptyAccumulator(), row as unknown as Accumulator));
+    }
+    return sums;
   }
 
   /** Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms). */
-  private async fetchRawEdges(kind: AnalyticsScopeKind, ids: number[], pieces: RangePiece[]): Promise<Map<number, RawCheckRow[]>> {
+  private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[]): Promise<Map<number, RawCheckRow[]>> {
     const minutes = [
       ...new Set(pieces.flatMap((p) => (p.kind === 'raw' ? [floorTo(p.from, GRANULARITY_MS.minute) / 1000] : []))),
     ];

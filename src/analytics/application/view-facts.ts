@@ -7,17 +7,19 @@ import {
   ANALYTICS_PROJECTS_COLLECTION,
   type AnalyticsEndpointDoc,
   type AnalyticsProjectDoc,
-} from '../../../projections/analytics-endpoints.js';
-import { RAW_CHECKS_COLLECTION } from '../domain/rollup.js';
+} from '../domain/endpoints-view.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION } from '../domain/rollup.js';
 import type { AnalyticsCollections } from './analytics-query.js';
-import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact } from './analytics-facts.js';
+import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact, ProjectMember } from './analytics-facts.js';
 
-export const ROLLUPS_PROJECTION = 'analytics_rollups';
+export { ROLLUPS_PROJECTION };
 /** The incidents context's view (projection `incidents`, collection `incidents`). */
 export const INCIDENTS_PROJECTION = 'incidents';
 export const INCIDENTS_COLLECTION = 'incidents';
 
 const PAGE = 1000;
+/** Project ids per membership query. */
+const IN_CHUNK = 250;
 
 interface IncidentDoc extends Doc {
   team_id: number;
@@ -45,7 +47,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
   /** Physical names of the rollup collections for AnalyticsQuery (active generation). */
   async collections(): Promise<AnalyticsCollections> {
     const [rollups, checks] = await Promise.all([
-      this.reader.collection(ROLLUPS_PROJECTION, 'analytics_rollups'),
+      this.reader.collection(ROLLUPS_PROJECTION, ROLLUPS_COLLECTION),
       this.reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION),
     ]);
     return { rollups, checks };
@@ -72,7 +74,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
       docs = (await this.findAll(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_ENDPOINTS_COLLECTION, filter, 'endpoint_id')) as unknown as AnalyticsEndpointDoc[];
     }
     return Promise.all(
-      docs.map(async (doc): Promise<EndpointFact> => ({
+      docs.filter((doc) => !doc.deleted).map(async (doc): Promise<EndpointFact> => ({
         endpoint_id: doc.endpoint_id,
         project_id: doc.project_id,
         name: doc.name,
@@ -91,6 +93,16 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
               },
       })),
     );
+  }
+
+  async membersOf(projectIds: number[]): Promise<ProjectMember[]> {
+    const members: ProjectMember[] = [];
+    for (let i = 0; i < projectIds.length; i += IN_CHUNK) {
+      const filter: Filter = { project_id: { in: projectIds.slice(i, i + IN_CHUNK) } };
+      const docs = (await this.findAll(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_ENDPOINTS_COLLECTION, filter, 'endpoint_id')) as unknown as AnalyticsEndpointDoc[];
+      members.push(...docs.map((doc) => ({ endpoint_id: doc.endpoint_id, project_id: doc.project_id })));
+    }
+    return members;
   }
 
   /**

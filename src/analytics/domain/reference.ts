@@ -1,6 +1,6 @@
 import { isApplicable, type CheckRecordedData } from '../../monitoring/domain/check.js';
 import { P95_SAMPLE_LIMIT, addCheck, emptyAccumulator, p95, toFigures, type RangeFigures } from './aggregate.js';
-import { SCOPE_FIELD, type AnalyticsScopeKind } from './rollup.js';
+import type { AnalyticsScopeKind } from './rollup.js';
 import { bucketRange, type AnalyticsWindow } from './window.js';
 
 /**
@@ -32,8 +32,16 @@ export interface ReferenceAnalytics {
   children: Map<number, RangeFigures>;
 }
 
-function inScope(check: CheckRecordedData, scope: ReferenceScope): boolean {
-  return check[SCOPE_FIELD[scope.kind]] === scope.id;
+/**
+ * Endpoint id -> the project it is in now. A check counts for its endpoint's current project;
+ * without a map, for the project it was recorded under (the same while no endpoint has moved).
+ */
+export type CurrentProjects = ReadonlyMap<number, number>;
+
+function inScope(check: CheckRecordedData, scope: ReferenceScope, projects?: CurrentProjects): boolean {
+  if (scope.kind === 'team') return check.team_id === scope.id;
+  if (scope.kind === 'endpoint') return check.endpoint_id === scope.id;
+  return (projects ? projects.get(check.endpoint_id) : check.project_id) === scope.id;
 }
 
 function inRange(check: CheckRecordedData, from: number, to: number): boolean {
@@ -41,17 +49,17 @@ function inRange(check: CheckRecordedData, from: number, to: number): boolean {
   return from <= at && at < to;
 }
 
-export function referenceFigures(checks: CheckRecordedData[], scope: ReferenceScope, from: number, to: number): RangeFigures {
+export function referenceFigures(checks: CheckRecordedData[], scope: ReferenceScope, from: number, to: number, projects?: CurrentProjects): RangeFigures {
   const acc = emptyAccumulator();
   for (const check of checks) {
-    if (isApplicable(check) && inScope(check, scope) && inRange(check, from, to)) addCheck(acc, check);
+    if (isApplicable(check) && inScope(check, scope, projects) && inRange(check, from, to)) addCheck(acc, check);
   }
   return toFigures(acc);
 }
 
-export function referenceP95(checks: CheckRecordedData[], scope: ReferenceScope, from: number, to: number): number | null {
+export function referenceP95(checks: CheckRecordedData[], scope: ReferenceScope, from: number, to: number, projects?: CurrentProjects): number | null {
   const newestFirst = checks
-    .filter((c) => isApplicable(c) && c.success && inScope(c, scope) && inRange(c, from, to))
+    .filter((c) => isApplicable(c) && c.success && inScope(c, scope, projects) && inRange(c, from, to))
     .sort((a, b) => Date.parse(b.checked_at) - Date.parse(a.checked_at) || b.check_id - a.check_id);
   return p95(newestFirst.slice(0, P95_SAMPLE_LIMIT).map((c) => c.latency_ms));
 }
@@ -61,15 +69,16 @@ export function referenceAnalytics(
   scope: ReferenceScope,
   window: AnalyticsWindow,
   childIds: number[] = [],
+  projects?: CurrentProjects,
 ): ReferenceAnalytics {
   const totals = {
-    ...referenceFigures(checks, scope, window.from, window.to),
-    p95_latency_ms: referenceP95(checks, scope, window.from, window.to),
+    ...referenceFigures(checks, scope, window.from, window.to, projects),
+    p95_latency_ms: referenceP95(checks, scope, window.from, window.to, projects),
   };
   const series: ReferenceSeriesItem[] = [];
   for (let i = 0; i < window.buckets; i++) {
     const { start, end } = bucketRange(window, i);
-    const figures = referenceFigures(checks, scope, start, end);
+    const figures = referenceFigures(checks, scope, start, end, projects);
     series.push({
       bucket_start: new Date(start).toISOString(),
       checks: figures.checks,
@@ -81,7 +90,7 @@ export function referenceAnalytics(
   const childKind: AnalyticsScopeKind = scope.kind === 'team' ? 'project' : 'endpoint';
   const children = new Map<number, RangeFigures>();
   for (const id of childIds) {
-    children.set(id, referenceFigures(checks, { kind: childKind, id }, window.from, window.to));
+    children.set(id, referenceFigures(checks, { kind: childKind, id }, window.from, window.to, projects));
   }
   return { totals, series, children };
 }

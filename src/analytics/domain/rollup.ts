@@ -1,42 +1,64 @@
 import { isApplicable, type CheckRecordedData } from '../../monitoring/domain/check.js';
 import { addAccumulator, addCheck, type Accumulator } from './aggregate.js';
 import { floorTo, GRANULARITY_MS, type Granularity } from './range-plan.js';
+import type { ColumnType } from '../../platform/read-store/read-store.port.js';
 
 /**
  * The two analytics views, written by projections/analytics-rollups.ts and read by the query
  * service. Both hold APPLICABLE checks only (scheduled, unsuppressed).
+ *
+ * Rollups exist per endpoint and per team only. A project's figures are those of the endpoints
+ * it holds now (docs/decisions.md, "Analytics"): they are summed from the endpoint rollups at
+ * query time, so moving an endpoint moves its checks with it and no project rollup can disagree
+ * with the project's endpoint rows.
  */
+export const ROLLUPS_PROJECTION = 'analytics_rollups';
 export const ROLLUPS_COLLECTION = 'analytics_rollups';
 export const RAW_CHECKS_COLLECTION = 'analytics_checks';
 
+/** The scopes of the analytics routes. */
 export type AnalyticsScopeKind = 'endpoint' | 'project' | 'team';
 
-export const SCOPE_KINDS: AnalyticsScopeKind[] = ['endpoint', 'project', 'team'];
+/** The scopes that have their own rollups and raw-row indexes. */
+export type RollupScopeKind = 'endpoint' | 'team';
+
+export const ROLLUP_SCOPE_KINDS: RollupScopeKind[] = ['endpoint', 'team'];
 export const GRANULARITIES: Granularity[] = ['minute', 'hour', 'day'];
 
 /** Which field of a raw check row names the scope's id. */
-export const SCOPE_FIELD: Readonly<Record<AnalyticsScopeKind, 'endpoint_id' | 'project_id' | 'team_id'>> = {
+export const SCOPE_FIELD: Readonly<Record<RollupScopeKind, 'endpoint_id' | 'team_id'>> = {
   endpoint: 'endpoint_id',
-  project: 'project_id',
   team: 'team_id',
 };
 
 /** Sums over one aligned period of one scope. */
 export interface RollupRow extends Accumulator {
   id: string;
-  scope: AnalyticsScopeKind;
+  scope: RollupScopeKind;
   scope_id: number;
   granularity: Granularity;
   /** Period start, epoch seconds (UTC-aligned to the granularity). */
   start: number;
 }
 
+/** Typed columns of the rollup rows (a compact-storage hint to the read store). */
+export const ROLLUP_COLUMNS = {
+  scope: 'text',
+  scope_id: 'integer',
+  granularity: 'text',
+  start: 'integer',
+  checks: 'integer',
+  failures: 'integer',
+  latency_sum: 'integer',
+  latency_min: 'integer',
+  latency_max: 'integer',
+} as const satisfies Record<Exclude<keyof RollupRow, 'id'>, ColumnType>;
+
 /** One applicable check, kept for sub-minute range edges and for p95. */
 export interface RawCheckRow {
   id: string;
   check_id: number;
   team_id: number;
-  project_id: number;
   endpoint_id: number;
   /** Epoch milliseconds of `checked_at`. */
   checked_at_ms: number;
@@ -46,7 +68,17 @@ export interface RawCheckRow {
   latency_ms: number;
 }
 
-export function rollupId(scope: AnalyticsScopeKind, scopeId: number, granularity: Granularity, startSeconds: number): string {
+export const RAW_CHECK_COLUMNS = {
+  check_id: 'integer',
+  team_id: 'integer',
+  endpoint_id: 'integer',
+  checked_at_ms: 'integer',
+  minute: 'integer',
+  success: 'boolean',
+  latency_ms: 'integer',
+} as const satisfies Record<Exclude<keyof RawCheckRow, 'id'>, ColumnType>;
+
+export function rollupId(scope: RollupScopeKind, scopeId: number, granularity: Granularity, startSeconds: number): string {
   return `${scope}:${scopeId}:${granularity}:${startSeconds}`;
 }
 
@@ -58,7 +90,6 @@ export function rawCheckRow(check: CheckRecordedData): RawCheckRow | null {
     id: String(check.check_id),
     check_id: check.check_id,
     team_id: check.team_id,
-    project_id: check.project_id,
     endpoint_id: check.endpoint_id,
     checked_at_ms: checkedAtMs,
     minute: floorTo(checkedAtMs, GRANULARITY_MS.minute) / 1000,
@@ -67,10 +98,10 @@ export function rawCheckRow(check: CheckRecordedData): RawCheckRow | null {
   };
 }
 
-/** Keys of the nine rollup rows (3 scopes x 3 granularities) a check adds to. */
-export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'project_id' | 'endpoint_id' | 'checked_at_ms'>): Array<Omit<RollupRow, keyof Accumulator>> {
+/** Keys of the six rollup rows (2 scopes x 3 granularities) a check adds to. */
+export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'endpoint_id' | 'checked_at_ms'>): Array<Omit<RollupRow, keyof Accumulator>> {
   const keys: Array<Omit<RollupRow, keyof Accumulator>> = [];
-  for (const scope of SCOPE_KINDS) {
+  for (const scope of ROLLUP_SCOPE_KINDS) {
     const scopeId = row[SCOPE_FIELD[scope]];
     for (const granularity of GRANULARITIES) {
       const start = floorTo(row.checked_at_ms, GRANULARITY_MS[granularity]) / 1000;

@@ -1,6 +1,6 @@
 import { p95, roundRatio } from '../../../src/analytics/domain/aggregate.js';
 import { makeWindow } from '../../../src/analytics/domain/window.js';
-import { check, queryOver } from './support/checks.js';
+import { check, noFacts, queryOver } from './support/checks.js';
 
 const T = (iso: string) => Date.parse(iso);
 const TEAM = { kind: 'team', id: 1 } as const;
@@ -55,12 +55,22 @@ describe('analytics totals', () => {
   });
 
   it('separates scopes: another endpoint, project or team does not leak in', async () => {
-    const { query } = await queryOver([
-      check({ checked_at: '2026-03-01T00:10:00Z' }),
-      check({ checked_at: '2026-03-01T00:10:00Z', endpoint_id: 2 }),
-      check({ checked_at: '2026-03-01T00:10:00Z', endpoint_id: 3, project_id: 2 }),
-      check({ checked_at: '2026-03-01T00:10:00Z', endpoint_id: 4, project_id: 3, team_id: 2 }),
-    ]);
+    const members = [
+      { endpoint_id: 1, project_id: 1 },
+      { endpoint_id: 2, project_id: 1 },
+      { endpoint_id: 3, project_id: 2 },
+      { endpoint_id: 4, project_id: 3 },
+    ];
+    const facts = { ...noFacts, membersOf: async (ids: number[]) => members.filter((m) => ids.includes(m.project_id)) };
+    const { query } = await queryOver(
+      [
+        check({ checked_at: '2026-03-01T00:10:00Z' }),
+        check({ checked_at: '2026-03-01T00:10:00Z', endpoint_id: 2 }),
+        check({ checked_at: '2026-03-01T00:10:00Z', endpoint_id: 3, project_id: 2 }),
+        check({ checked_at: '2026-03-01T00:10:00Z', endpoint_id: 4, project_id: 3, team_id: 2 }),
+      ],
+      facts,
+    );
     const range = { from: FROM, to: TO };
     expect((await query.computeTotals({ kind: 'endpoint', id: 1 }, range)).checks).toBe(1);
     expect((await query.computeTotals({ kind: 'project', id: 1 }, range)).checks).toBe(2);

@@ -30,6 +30,7 @@ const facts: AnalyticsFacts = {
   ],
   endpoints: async (_team, scope) =>
     ENDPOINTS.filter((e) => scope.kind === 'team' || (scope.kind === 'project' ? e.project_id : e.endpoint_id) === scope.id),
+  membersOf: async (projectIds) => ENDPOINTS.filter((e) => projectIds.includes(e.project_id)),
   incidentCounts: async (_team, scope) => (scope.kind === 'team' ? { total: 4, open: 1 } : { total: 1, open: 0 }),
   openIncidentsByProject: async () => new Map([[1, 1]]),
 };

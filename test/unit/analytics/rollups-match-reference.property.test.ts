@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { referenceFigures, referenceP95 } from '../../../src/analytics/domain/reference.js';
 import { queryOver } from './support/checks.js';
-import { T0, expectObjectMatchesReference, facts, instant, scenario, toChecks } from './support/scenario.js';
+import { CURRENT_PROJECTS_AFTER_MOVE, MOVED_TOPOLOGY, T0, expectObjectMatchesReference, facts, factsOf, instant, scenario, toChecks } from './support/scenario.js';
 
 /**
  * The rollup + range-plan computation must equal brute force for every figure, whatever the
@@ -19,6 +19,18 @@ describe('analytics from rollups equals brute force', () => {
         await expectObjectMatchesReference(query, checks, s);
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('after an endpoint moved: every figure of a project counts its endpoints’ checks where they are now', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        // Checks recorded while endpoint 2 was in project 1; it is in project 2 now.
+        const checks = toChecks(s.checks);
+        const { query } = await queryOver(checks, factsOf(MOVED_TOPOLOGY), s.batchSize);
+        await expectObjectMatchesReference(query, checks, s, CURRENT_PROJECTS_AFTER_MOVE);
+      }),
+      { numRuns: 100 },
     );
   });
 

@@ -1,5 +1,6 @@
 /** What deleting an endpoint or a project does to the monitoring and analytics views, event by event. */
-import { analyticsEndpointsProjection, ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_PROJECTS_COLLECTION } from '../../../projections/analytics-endpoints.js';
+import { analyticsEndpointsProjection } from '../../../projections/analytics-endpoints.js';
+import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_PROJECTS_COLLECTION } from '../../../src/analytics/domain/endpoints-view.js';
 import { monitoringProjection } from '../../../projections/monitoring.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
 import { given } from '../../support/projection-spec.js';
@@ -25,9 +26,12 @@ describe('deleting endpoints and projects', () => {
     expect([emptied.documents('endpoints'), emptied.documents('projects')]).toEqual([[], []]);
   });
 
-  it('analytics: a deleted endpoint leaves the comparison rows, and a late check of it changes nothing', async () => {
+  it('analytics: a deleted endpoint stays as a tombstone in its project (its checks count there), and a late check of it changes nothing', async () => {
     const views = await given(analyticsEndpointsProjection, [project, endpoint(5), endpoint(6), endpointDeleted(5), check(5), check(6)]);
-    expect(views.documents(ANALYTICS_ENDPOINTS_COLLECTION).map((doc) => [doc.endpoint_id, doc.latest_check_id])).toEqual([[6, 106]]);
+    expect(views.documents(ANALYTICS_ENDPOINTS_COLLECTION).map((doc) => [doc.endpoint_id, doc.project_id, doc.deleted ?? false, doc.latest_check_id])).toEqual([
+      [5, 2, true, null],
+      [6, 2, false, 106],
+    ]);
     const emptied = await given(analyticsEndpointsProjection, [project, endpoint(5), endpointDeleted(5), projectDeleted]);
     expect(emptied.documents(ANALYTICS_PROJECTS_COLLECTION)).toEqual([]);
   });

@@ -53,6 +53,7 @@ export function recorded(data: CheckRecordedData, position: number): RecordedEve
 export const noFacts: AnalyticsFacts = {
   projects: async () => [],
   endpoints: async () => [],
+  membersOf: async () => [],
   incidentCounts: async () => ({ total: 0, open: 0 }),
   openIncidentsByProject: async () => new Map(),
 };

@@ -19,19 +19,29 @@ export const TOPOLOGY = [
   { endpoint_id: 4, project_id: 3, team_id: 2 },
 ];
 
-export const facts: AnalyticsFacts = {
-  projects: async (teamId) =>
-    [...new Set(TOPOLOGY.filter((t) => t.team_id === teamId).map((t) => t.project_id))].map((id) => ({
-      project_id: id,
-      name: `project ${id}`,
-    })),
-  endpoints: async (teamId, scope) =>
-    TOPOLOGY.filter((t) => t.team_id === teamId && (scope.kind === 'team' || t[`${scope.kind}_id`] === scope.id)).map(
-      (t): EndpointFact => ({ endpoint_id: t.endpoint_id, project_id: t.project_id, name: `e${t.endpoint_id}`, enabled: true, latest: null }),
-    ),
-  incidentCounts: async () => ({ total: 0, open: 0 }),
-  openIncidentsByProject: async () => new Map(),
-};
+/** Facts over a topology (endpoint -> project -> team), as the endpoints view would give them now. */
+export function factsOf(topology: ReadonlyArray<{ endpoint_id: number; project_id: number; team_id: number }>): AnalyticsFacts {
+  return {
+    projects: async (teamId) =>
+      [...new Set(topology.filter((t) => t.team_id === teamId).map((t) => t.project_id))].map((id) => ({
+        project_id: id,
+        name: `project ${id}`,
+      })),
+    endpoints: async (teamId, scope) =>
+      topology.filter((t) => t.team_id === teamId && (scope.kind === 'team' || t[`${scope.kind}_id`] === scope.id)).map(
+        (t): EndpointFact => ({ endpoint_id: t.endpoint_id, project_id: t.project_id, name: `e${t.endpoint_id}`, enabled: true, latest: null }),
+      ),
+    membersOf: async (projectIds) => topology.filter((t) => projectIds.includes(t.project_id)).map(({ endpoint_id, project_id }) => ({ endpoint_id, project_id })),
+    incidentCounts: async () => ({ total: 0, open: 0 }),
+    openIncidentsByProject: async () => new Map(),
+  };
+}
+
+export const facts: AnalyticsFacts = factsOf(TOPOLOGY);
+
+/** TOPOLOGY after endpoint 2 moved from project 1 to project 2: its checks were recorded under project 1. */
+export const MOVED_TOPOLOGY = TOPOLOGY.map((t) => (t.endpoint_id === 2 ? { ...t, project_id: 2 } : t));
+export const CURRENT_PROJECTS_AFTER_MOVE: ReadonlyMap<number, number> = new Map(MOVED_TOPOLOGY.map((t) => [t.endpoint_id, t.project_id]));
 
 /** Instants near boundaries matter most: on a day/hour/minute edge, or a few ms either side. */
 export const instant = fc.oneof(
@@ -93,10 +103,18 @@ export function toChecks(generated: GeneratedCheck[]): CheckRecordedData[] {
 export type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;
 
 /** Runs the scenario's analytics object through the query and asserts it equals brute force. */
-export async function expectObjectMatchesReference(query: AnalyticsQuery, checks: CheckRecordedData[], s: Scenario): Promise<void> {
+export async function expectObjectMatchesReference(
+  query: AnalyticsQuery,
+  checks: CheckRecordedData[],
+  s: Scenario,
+  currentProjects?: ReadonlyMap<number, number>,
+): Promise<void> {
   const window = makeWindow(T0 + s.from, T0 + s.from + s.length, s.buckets);
-  const childIds = s.scope.kind === 'endpoint' ? [] : [1, 2];
-  const expected = referenceAnalytics(checks, s.scope, window, childIds);
+  // Team 1's projects, or the endpoints the project holds now.
+  const projectOf = currentProjects ?? new Map(TOPOLOGY.map((t) => [t.endpoint_id, t.project_id]));
+  const childIds =
+    s.scope.kind === 'endpoint' ? [] : s.scope.kind === 'team' ? [1, 2] : TOPOLOGY.map((t) => t.endpoint_id).filter((id) => projectOf.get(id) === s.scope.id);
+  const expected = referenceAnalytics(checks, s.scope, window, childIds, currentProjects);
   const actual =
     s.scope.kind === 'team'
       ? await query.teamAnalytics(1, window)

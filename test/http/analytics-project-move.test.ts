@@ -1,0 +1,104 @@
+/**
+ * A check counts for its endpoint's CURRENT project (docs/decisions.md, "Analytics"): after an
+ * endpoint moves, one project response's totals, series, p95 and endpoint rows, and the team's
+ * project rows, all follow the endpoint. A deleted endpoint stays in the project it was deleted
+ * from for the checks it made.
+ */
+import { analyticsWorld, iso } from '../support/analytics-fixtures.js';
+
+const T0 = Date.parse('2025-09-01T00:00:00.000Z');
+const SEC = 1000;
+const MIN = 60_000;
+
+describe('project analytics follow the endpoint’s current project', () => {
+  const { w, t } = analyticsWorld();
+
+  // `from` off the minute grid, so the first minute is read from raw checks (where E has one).
+  const FROM = T0 + 30 * SEC;
+  const TO = T0 + 60 * MIN + 30 * SEC;
+  const query = `from=${encodeURIComponent(iso(FROM))}&to=${encodeURIComponent(iso(TO))}&buckets=2`;
+
+  const get = async (token: string, path: string) => {
+    const response = await t.request('GET', `${path}?${query}`, { token });
+    expect(response.statusCode).toBe(200);
+    return response.json().data;
+  };
+  const figures = (o: { checks: number; failures: number; uptime_percent: number | null; avg_latency_ms: number | null }) => ({
+    checks: o.checks,
+    failures: o.failures,
+    uptime_percent: o.uptime_percent,
+    avg_latency_ms: o.avg_latency_ms,
+  });
+  const sumChecks = (rows: Array<{ checks: number }>) => rows.reduce((n, row) => n + row.checks, 0);
+
+  it('after an endpoint moves from A to B, A shows none of its checks and B all of them: totals, series, p95, rows and team rows', async () => {
+    const { teamId, token } = await w.team('Movers');
+    const a = await w.project(teamId, 'A');
+    const b = await w.project(teamId, 'B');
+    const moved = await w.endpoint(teamId, a, 'Moved');
+    const stays = await w.endpoint(teamId, a, 'Stays');
+    const inB = await w.endpoint(teamId, b, 'In B');
+    await w.importChecks(teamId, moved, [
+      { at: T0 + 45 * SEC, latency: 100 },
+      { at: T0 + 2 * MIN, latency: 300 },
+      { at: T0 + 3 * MIN, latency: 900, success: false },
+    ]);
+    await w.importChecks(teamId, stays, [{ at: T0 + 10 * MIN, latency: 20 }]);
+    await w.importChecks(teamId, inB, [
+      { at: T0 + 90 * SEC, latency: 50 },
+      { at: T0 + 40 * MIN, latency: 70 },
+    ]);
+
+    await w.moveEndpoint(teamId, moved, b);
+
+    const projectA = await get(token, `/api/public/v2/projects/${a}/analytics`);
+    expect(projectA.totals).toEqual({ checks: 1, failures: 0, uptime_percent: 100, avg_latency_ms: 20, min_latency_ms: 20, max_latency_ms: 20, p95_latency_ms: 20 });
+    expect(projectA.series.map((item: { checks: number }) => item.checks)).toEqual([1, 0]);
+    expect(projectA.endpoints.map((row: { endpoint_id: number; checks: number }) => [row.endpoint_id, row.checks])).toEqual([[stays, 1]]);
+    expect(sumChecks(projectA.endpoints)).toBe(projectA.totals.checks);
+
+    const projectB = await get(token, `/api/public/v2/projects/${b}/analytics`);
+    // 100 + 300 + 900 + 50 + 70 = 1420 / 5; p95 of the successes [50, 70, 100, 300]: rank 4.
+    expect(projectB.totals).toEqual({ checks: 5, failures: 1, uptime_percent: 80, avg_latency_ms: 284, min_latency_ms: 50, max_latency_ms: 900, p95_latency_ms: 300 });
+    expect(projectB.series.map((item: { bucket_start: string; checks: number; failures: number }) => [item.bucket_start, item.checks, item.failures])).toEqual([
+      [iso(FROM), 4, 1],
+      [iso(FROM + 30 * MIN), 1, 0],
+    ]);
+    expect(projectB.endpoints.map((row: { endpoint_id: number; checks: number; failures: number }) => [row.endpoint_id, row.checks, row.failures]).sort()).toEqual(
+      [
+        [moved, 3, 1],
+        [inB, 2, 0],
+      ].sort(),
+    );
+    expect(sumChecks(projectB.endpoints)).toBe(projectB.totals.checks);
+
+    const team = await get(token, '/api/public/v2/analytics');
+    expect(team.totals.checks).toBe(6);
+    const row = (projectId: number) => team.projects.find((p: { project_id: number }) => p.project_id === projectId);
+    expect(figures(row(a))).toEqual(figures(projectA.totals));
+    expect(figures(row(b))).toEqual(figures(projectB.totals));
+    expect(sumChecks(team.projects)).toBe(team.totals.checks);
+  });
+
+  it('keeps a deleted endpoint’s checks in the project it was deleted from (totals, series, team row) while it leaves the rows', async () => {
+    const { teamId, token } = await w.team('Deleters');
+    const project = await w.project(teamId, 'P');
+    const doomed = await w.endpoint(teamId, project, 'Doomed');
+    const kept = await w.endpoint(teamId, project, 'Kept');
+    await w.importChecks(teamId, doomed, [
+      { at: T0 + 5 * MIN, latency: 200 },
+      { at: T0 + 6 * MIN, latency: 400, success: false },
+    ]);
+    await w.importChecks(teamId, kept, [{ at: T0 + 7 * MIN, latency: 60 }]);
+
+    expect((await t.admin('DELETE', `/api/v2/teams/${teamId}/endpoints/${doomed}`)).statusCode).toBe(204);
+
+    const analytics = await get(token, `/api/public/v2/projects/${project}/analytics`);
+    expect(analytics.totals).toMatchObject({ checks: 3, failures: 1, p95_latency_ms: 200 });
+    expect(analytics.series.map((item: { checks: number }) => item.checks)).toEqual([3, 0]);
+    expect(analytics.endpoints.map((row: { endpoint_id: number; checks: number }) => [row.endpoint_id, row.checks])).toEqual([[kept, 1]]);
+    expect(analytics.health.enabled_endpoints).toBe(1);
+    const team = await get(token, '/api/public/v2/analytics');
+    expect(figures(team.projects[0])).toEqual(figures(analytics.totals));
+  });
+});
