@@ -117,6 +117,7 @@ export function facts(): AnalyticsFacts {
   return {
     projects: async () => Array.from({ length: PROJECTS }, (_, i) => ({ project_id: i + 1, name: `project ${i + 1}` })),
     endpoints: async (_team, scope) => endpoints.filter((e) => scope.kind === 'team' || (scope.kind === 'project' ? e.project_id : e.endpoint_id) === scope.id),
+    membersOf: async (projectIds) => endpoints.filter((e) => projectIds.includes(e.project_id)).map(({ endpoint_id, project_id }) => ({ endpoint_id, project_id })),
     incidentCounts: async () => ({ total: 0, open: 0 }),
     openIncidentsByProject: async () => new Map(),
   };
