@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AnalyticsFacts, EndpointFact } from '../src/analytics/application/analytics-facts.js';
 import { AnalyticsQuery } from '../src/analytics/application/analytics-query.js';
 import { withPerIdAggregates } from '../src/analytics/application/per-id-aggregates.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, rawCheckRow, rollupKeysOf, withCheck, type RollupRow } from '../src/analytics/domain/rollup.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, rawCheckRow, rollupKeysOf, withCheck, type RollupKey, type RollupRow } from '../src/analytics/domain/rollup.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
 import type { CheckRecordedData } from '../src/monitoring/domain/check.js';
@@ -65,13 +65,13 @@ export async function build(dir: string, total: number, to: number): Promise<{ s
   const store = new SqliteReadStore(file);
   for (const spec of analyticsRollupsProjection.collections) await store.ensureCollection(spec);
   const started = performance.now();
-  const rollups = new Map<string, RollupRow>();
+  const rollups = new Map<string, { key: RollupKey; row: RollupRow }>();
   let writes: ViewWrite[] = [];
   // Checks come in time order (within a second), so a rollup whose period ended more than a
   // second ago is final: write it and forget it, which keeps memory flat at 10M checks.
   const flushEnded = async (before: number) => {
-    for (const [id, row] of rollups) {
-      if ((row.start * 1000 + GRANULARITY_MS[row.granularity]) > before) continue;
+    for (const [id, { key, row }] of rollups) {
+      if ((key.start * 1000 + GRANULARITY_MS[key.granularity]) > before) continue;
       writes.push({ op: 'put', collection: ROLLUPS_COLLECTION, doc: row as unknown as Doc });
       rollups.delete(id);
     }
@@ -79,14 +79,14 @@ export async function build(dir: string, total: number, to: number): Promise<{ s
   for (let n = 0; n < total; n++) {
     const row = rawCheckRow(checkAt(n, total, to))!;
     writes.push({ op: 'put', collection: RAW_CHECKS_COLLECTION, doc: row as unknown as Doc });
-    for (const key of rollupKeysOf(row)) rollups.set(key.id, withCheck(rollups.get(key.id) ?? null, key, row));
+    for (const key of rollupKeysOf(row)) rollups.set(key.id, { key, row: withCheck(rollups.get(key.id)?.row ?? null, key.id, row) });
     if (writes.length >= COMMIT_ROWS) {
       await flushEnded(row.checked_at_ms - 1000);
       await store.commit(writes);
       writes = [];
     }
   }
-  for (const row of rollups.values()) {
+  for (const { row } of rollups.values()) {
     writes.push({ op: 'put', collection: ROLLUPS_COLLECTION, doc: row as unknown as Doc });
     if (writes.length >= COMMIT_ROWS) {
       await store.commit(writes);

@@ -34,7 +34,7 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
   views.put(RAW_CHECKS_COLLECTION, { ...row });
   for (const key of rollupKeysOf(row)) {
     const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
-    views.put(ROLLUPS_COLLECTION, { ...withCheck(existing, key, row) });
+    views.put(ROLLUPS_COLLECTION, { ...withCheck(existing, key.id, row) });
   }
 }
 
@@ -82,7 +82,7 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
     for (const key of rollupKeysOf(at)) {
       if (key.granularity === 'minute') continue;
       const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
-      views.put(ROLLUPS_COLLECTION, { ...withSums(existing, key, rest) });
+      views.put(ROLLUPS_COLLECTION, { ...withSums(existing, key.id, rest) });
     }
   }
 }
@@ -106,14 +106,12 @@ function hoursOf(summary: ChecksSummarizedData): Array<{ hour: number; sums: Acc
 export const analyticsRollupsProjection = defineProjection({
   name: ROLLUPS_PROJECTION,
   // 2: no project rollups and no project_id in the raw rows (projects are summed from their
-  // endpoints at query time); typed columns declared.
+  // endpoints at query time); rollup rows hold their sums under a short id and nothing else
+  // (they stay for ever: issue 12's steady state); typed columns declared.
   version: 2,
   collections: [
-    {
-      name: ROLLUPS_COLLECTION,
-      indexes: [{ fields: ['scope', 'scope_id', 'granularity', 'start'], unique: true }],
-      columns: ROLLUP_COLUMNS,
-    },
+    // Read and written by id only (see RollupKey).
+    { name: ROLLUPS_COLLECTION, indexes: [], columns: ROLLUP_COLUMNS },
     {
       name: RAW_CHECKS_COLLECTION,
       indexes: [

@@ -9,8 +9,8 @@ import {
   type Accumulator,
   type RangeFigures,
 } from '../domain/aggregate.js';
-import { GRANULARITIES, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, SCOPE_FIELD, type RawCheckRow, type RollupScopeKind } from '../domain/rollup.js';
-import { GRANULARITY_MS, floorTo, planRange, type Granularity, type RangePiece } from '../domain/range-plan.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, SCOPE_FIELD, rollupId, type RawCheckRow, type RollupScopeKind } from '../domain/rollup.js';
+import { GRANULARITY_MS, floorTo, planRange, type RangePiece } from '../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../domain/window.js';
 import type { AnalyticsFacts, AnalyticsScope, EndpointFact, ProjectMember } from './analytics-facts.js';
 import { newestFirst } from './newest-first.js';
@@ -129,6 +129,8 @@ export interface EndpointAnalytics extends Common {
 
 /** Each `in` list stays short, so two of them stay well under SQLite's bound-parameter limit. */
 const IN_CHUNK = 250;
+/** Rollup ids per aggregate (the only list of its query). */
+const ID_CHUNK = 500;
 const PAGE = 5000;
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
 
@@ -310,9 +312,9 @@ export class AnalyticsQuery {
   }
 
   /**
-   * Partial sums of every bucket, over every scope of `counted` together. All rollup rows the
-   * series needs are fetched together (per scope and granularity, by start keys), then assigned
-   * to buckets in memory.
+   * Partial sums of every bucket, over every scope of `counted` together: per bucket, the store
+   * sums the rollup rows of its pieces (by id, for every scope id at once); the raw edges of all
+   * buckets are fetched together and assigned in memory.
    */
   private async sumBuckets(counted: Counted, window: AnalyticsWindow): Promise<Accumulator[]> {
     const plans: RangePiece[][] = [];
@@ -320,62 +322,31 @@ export class AnalyticsQuery {
       const { start, end } = bucketRange(window, i);
       plans.push(planRange(start, end, this.rawHorizon()));
     }
-    const pieces = plans.flat();
-    const [rollups, raw] = await Promise.all([
-      this.fetchRollups(counted, pieces),
-      this.fetchRawEdges(counted.kind, counted.ids, pieces),
+    const [rollupSums, raw] = await Promise.all([
+      Promise.all(plans.map((plan) => this.sumRollups(counted.ids.flatMap((id) => rollupIdsOf(counted.kind, id, plan))))),
+      this.fetchRawEdges(counted.kind, counted.ids, plans.flat()),
     ]);
     const horizon = this.rawHorizon();
-    return plans.map((plan) => {
-      const acc = emptyAccumulator();
+    return plans.map((plan, i) => {
+      const acc = rollupSums[i];
       for (const piece of plan) {
-        if (piece.kind === 'rollup') {
-          const row = rollups.get(`${piece.granularity}:${piece.start / 1000}`);
-          if (row) addAccumulator(acc, row);
-        } else if (piece.from >= horizon) {
-          for (const check of raw.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
-            if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(acc, check);
-          }
+        if (piece.kind !== 'raw' || piece.from < horizon) continue;
+        for (const check of raw.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
+          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(acc, check);
         }
       }
       return acc;
     });
   }
 
-  /** Partial sums of one range for several scopes of one kind, summed by the store. */
+  /** Partial sums of one range for several scopes of one kind, each summed by the store. */
   private async sumPerScope(kind: RollupScopeKind, ids: number[], range: TimeRange): Promise<Map<number, Accumulator>> {
     const sums = new Map<number, Accumulator>(ids.map((id) => [id, emptyAccumulator()]));
     if (ids.length === 0) return sums;
     const pieces = planRange(range.from, range.to, this.rawHorizon());
-    const { rollups } = await this.names();
-    const queries: Array<Promise<void>> = [];
-    for (const granularity of GRANULARITIES) {
-      for (const [idChunk, starts] of pairs(chunk(ids, IN_CHUNK), chunk(rollupStarts(pieces, granularity), IN_CHUNK))) {
-        queries.push(
-          this.store
-            .aggregate(rollups, {
-              filter: { scope: kind, scope_id: { in: idChunk }, granularity, start: { in: starts } },
-              groupBy: 'scope_id',
-              sum: ROLLUP_SUMS,
-              min: ['latency_min'],
-              max: ['latency_max'],
-            })
-            .then((groups) => {
-              for (const group of groups) {
-                const acc = sums.get(Number(group.group));
-                if (!acc || group.count === 0) continue;
-                addAccumulator(acc, {
-                  checks: group.sum.checks,
-                  failures: group.sum.failures,
-                  latency_sum: group.sum.latency_sum,
-                  latency_min: group.min.latency_min,
-                  latency_max: group.max.latency_max,
-                });
-              }
-            }),
-        );
-      }
-    }
+    const queries = ids.map(async (id) => {
+      addAccumulator(sums.get(id)!, await this.sumRollups(rollupIdsOf(kind, id, pieces)));
+    });
     const field = SCOPE_FIELD[kind];
     const horizon = this.rawHorizon();
     const edges = this.fetchRawEdges(kind, ids, pieces).then((byMinute) => {
@@ -390,23 +361,27 @@ export class AnalyticsQuery {
     return sums;
   }
 
-  /** Rollup rows for every rollup piece, summed over the scopes, keyed `granularity:startSeconds`. */
-  private async fetchRollups(counted: Counted, pieces: RangePiece[]): Promise<Map<string, Accumulator>> {
+  /** The sums of the rollup rows with these ids (missing ones: no check in that period). */
+  private async sumRollups(ids: string[]): Promise<Accumulator> {
+    const acc = emptyAccumulator();
+    if (ids.length === 0) return acc;
     const { rollups } = await this.names();
-    // One scope id per query: equality seeks the (scope, scope_id, granularity, start) index.
-    const requests = counted.ids.flatMap((id) =>
-      GRANULARITIES.flatMap((granularity) =>
-        chunk(rollupStarts(pieces, granularity), IN_CHUNK).map((starts) =>
-          this.findAll(rollups, { scope: counted.kind, scope_id: id, granularity, start: { in: starts } }),
-        ),
+    const groups = await Promise.all(
+      chunk(ids, ID_CHUNK).map((idChunk) =>
+        this.store.aggregate(rollups, { filter: { id: { in: idChunk } }, sum: ROLLUP_SUMS, min: ['latency_min'], max: ['latency_max'] }),
       ),
     );
-    const sums = new Map<string, Accumulator>();
-    for (const row of (await Promise.all(requests)).flat()) {
-      const key = `${row.granularity}:${row.start}`;
-      sums.set(key, addAccumulator(sums.get(key) ?? emptyAccumulator(), row as unknown as Accumulator));
+    for (const group of groups.flat()) {
+      if (group.count === 0) continue;
+      addAccumulator(acc, {
+        checks: group.sum.checks,
+        failures: group.sum.failures,
+        latency_sum: group.sum.latency_sum,
+        latency_min: group.min.latency_min,
+        latency_max: group.max.latency_max,
+      });
     }
-    return sums;
+    return acc;
   }
 
   /** Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms). */
@@ -447,12 +422,9 @@ export class AnalyticsQuery {
   }
 }
 
-function rollupStarts(pieces: RangePiece[], granularity: Granularity): number[] {
-  const starts = new Set<number>();
-  for (const piece of pieces) {
-    if (piece.kind === 'rollup' && piece.granularity === granularity) starts.add(piece.start / 1000);
-  }
-  return [...starts];
+/** Ids of the rollup rows of one scope that the pieces' rollup periods name. */
+function rollupIdsOf(kind: RollupScopeKind, id: number, pieces: RangePiece[]): string[] {
+  return pieces.flatMap((piece) => (piece.kind === 'rollup' ? [rollupId(kind, id, piece.granularity, piece.start / 1000)] : []));
 }
 
 function chunk<T>(items: T[], size: number): T[][] {

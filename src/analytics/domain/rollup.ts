@@ -1,5 +1,5 @@
 import { isApplicable, type CheckRecordedData } from '../../monitoring/domain/check.js';
-import { addAccumulator, addCheck, type Accumulator } from './aggregate.js';
+import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from './aggregate.js';
 import { floorTo, GRANULARITY_MS, type Granularity } from './range-plan.js';
 import type { ColumnType } from '../../platform/read-store/read-store.port.js';
 
@@ -31,8 +31,12 @@ export const SCOPE_FIELD: Readonly<Record<RollupScopeKind, 'endpoint_id' | 'team
   team: 'team_id',
 };
 
-/** Sums over one aligned period of one scope. */
-export interface RollupRow extends Accumulator {
+/**
+ * One aligned period of one scope. Which period is named by the row's id alone (`rollupId`):
+ * hour and day rows stay for ever (retention keeps them past the horizon), so a row holds its
+ * sums and nothing else, is read and written by id only, and needs no secondary index.
+ */
+export interface RollupKey {
   id: string;
   scope: RollupScopeKind;
   scope_id: number;
@@ -41,12 +45,13 @@ export interface RollupRow extends Accumulator {
   start: number;
 }
 
+/** A stored rollup row: the sums of one period's applicable checks. */
+export interface RollupRow extends Accumulator {
+  id: string;
+}
+
 /** Typed columns of the rollup rows (a compact-storage hint to the read store). */
 export const ROLLUP_COLUMNS = {
-  scope: 'text',
-  scope_id: 'integer',
-  granularity: 'text',
-  start: 'integer',
   checks: 'integer',
   failures: 'integer',
   latency_sum: 'integer',
@@ -78,8 +83,16 @@ export const RAW_CHECK_COLUMNS = {
   latency_ms: 'integer',
 } as const satisfies Record<Exclude<keyof RawCheckRow, 'id'>, ColumnType>;
 
+const SCOPE_LETTER: Readonly<Record<RollupScopeKind, string>> = { endpoint: 'e', team: 't' };
+const GRANULARITY_LETTER: Readonly<Record<Granularity, string>> = { minute: 'm', hour: 'h', day: 'd' };
+
+/**
+ * The id of a period's row: scope letter, scope id, granularity letter, start counted in periods
+ * since the epoch (`e12h492345`: endpoint 12, the hour starting 492345 hours after the epoch).
+ * Short, because every hour and day row keeps it for ever.
+ */
 export function rollupId(scope: RollupScopeKind, scopeId: number, granularity: Granularity, startSeconds: number): string {
-  return `${scope}:${scopeId}:${granularity}:${startSeconds}`;
+  return `${SCOPE_LETTER[scope]}${scopeId}${GRANULARITY_LETTER[granularity]}${(startSeconds * 1000) / GRANULARITY_MS[granularity]}`;
 }
 
 /** The raw row of an applicable check; null when the check does not feed analytics. */
@@ -99,8 +112,8 @@ export function rawCheckRow(check: CheckRecordedData): RawCheckRow | null {
 }
 
 /** Keys of the six rollup rows (2 scopes x 3 granularities) a check adds to. */
-export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'endpoint_id' | 'checked_at_ms'>): Array<Omit<RollupRow, keyof Accumulator>> {
-  const keys: Array<Omit<RollupRow, keyof Accumulator>> = [];
+export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'endpoint_id' | 'checked_at_ms'>): RollupKey[] {
+  const keys: RollupKey[] = [];
   for (const scope of ROLLUP_SCOPE_KINDS) {
     const scopeId = row[SCOPE_FIELD[scope]];
     for (const granularity of GRANULARITIES) {
@@ -112,23 +125,15 @@ export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'endpoint_id' | 
 }
 
 /** The rollup row after adding the check; `existing` is null for a new period. */
-export function withCheck(
-  existing: RollupRow | null,
-  key: Omit<RollupRow, keyof Accumulator>,
-  row: RawCheckRow,
-): RollupRow {
-  const base: RollupRow = existing
-    ? { ...existing }
-    : { ...key, checks: 0, failures: 0, latency_sum: 0, latency_min: null, latency_max: null };
+export function withCheck(existing: RollupRow | null, id: string, row: RawCheckRow): RollupRow {
+  const base: RollupRow = existing ? { ...existing } : { id, ...emptyAccumulator() };
   addCheck(base, row);
   return base;
 }
 
-/** The rollup row after adding partial sums (a retention summary's minute). */
-export function withSums(existing: RollupRow | null, key: Omit<RollupRow, keyof Accumulator>, sums: Accumulator): RollupRow {
-  const base: RollupRow = existing
-    ? { ...existing }
-    : { ...key, checks: 0, failures: 0, latency_sum: 0, latency_min: null, latency_max: null };
+/** The rollup row after adding partial sums (a retention summary's hour). */
+export function withSums(existing: RollupRow | null, id: string, sums: Accumulator): RollupRow {
+  const base: RollupRow = existing ? { ...existing } : { id, ...emptyAccumulator() };
   addAccumulator(base, sums);
   return base;
 }

@@ -1,4 +1,4 @@
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/domain/rollup.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, rollupId } from '../../../src/analytics/domain/rollup.js';
 import { check, queryOver } from './support/checks.js';
 
 const seconds = (iso: string) => Date.parse(iso) / 1000;
@@ -15,15 +15,14 @@ describe('analytics rollups projection', () => {
       undefined,
       2,
     );
-    const hour = await store.get(ROLLUPS_COLLECTION, `endpoint:1:hour:${seconds('2026-03-01T10:00:00Z')}`);
+    const hour = await store.get(ROLLUPS_COLLECTION, rollupId('endpoint', 1, 'hour', seconds('2026-03-01T10:00:00Z')));
     expect(hour).toMatchObject({ checks: 2, failures: 1, latency_sum: 200, latency_min: 80, latency_max: 120 });
-    const day = await store.get(ROLLUPS_COLLECTION, `team:1:day:${seconds('2026-03-01T00:00:00Z')}`);
+    const day = await store.get(ROLLUPS_COLLECTION, rollupId('team', 1, 'day', seconds('2026-03-01T00:00:00Z')));
     expect(day).toMatchObject({ checks: 2, failures: 1 });
-    const minute = await store.get(ROLLUPS_COLLECTION, `endpoint:1:minute:${seconds('2026-03-01T10:15:00Z')}`);
+    const minute = await store.get(ROLLUPS_COLLECTION, rollupId('endpoint', 1, 'minute', seconds('2026-03-01T10:15:00Z')));
     expect(minute).toMatchObject({ checks: 1, failures: 0, latency_sum: 120 });
     // 2 scopes (endpoint, team) x (2 minutes + 1 hour + 1 day); no project rollups
     expect(await store.count(ROLLUPS_COLLECTION)).toBe(8);
-    expect(await store.get(ROLLUPS_COLLECTION, `project:1:hour:${seconds('2026-03-01T10:00:00Z')}`)).toBeNull();
     expect(await store.count(RAW_CHECKS_COLLECTION)).toBe(2);
   });
 });

@@ -3,7 +3,7 @@ import { analyticsEndpointsProjection } from '../../../projections/analytics-end
 import { analyticsRollupsProjection } from '../../../projections/analytics-rollups.js';
 import { checksProjection } from '../../../projections/checks.js';
 import { upcasters } from '../../../src/app/contexts.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/domain/rollup.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, rollupId } from '../../../src/analytics/domain/rollup.js';
 import { CheckRetention } from '../../../src/monitoring/application/retention.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../../../src/monitoring/domain/check.js';
 import { checkSummariesStream, retentionHorizon, type ChecksSummarizedData } from '../../../src/monitoring/domain/check-summary.js';
@@ -137,15 +137,15 @@ describe('retention property: prune, then rebuild, equals no prune', () => {
             );
             const horizon = retentionHorizon(NOW, days);
             // Every check left in the log is inside the horizon, or recorded behind a newer one.
-            // The minute rollups the summarized checks were in leave too, for the endpoint, its
-            // project and team (past the horizon analytics counts whole hours).
+            // The minute rollups the summarized checks were in leave too, for the endpoint and
+            // its team (past the horizon analytics counts whole hours).
             const summaries = (await Promise.all(Array.from({ length: ENDPOINTS }, (_, i) => w.events.readStream(checkSummariesStream(i + 1)))))
               .flat()
               .map((e) => e.data as ChecksSummarizedData);
             const goneMinutes = new Set(
               summaries.flatMap((s) =>
-                s.hours.flatMap(([hour, project, , , , , , minutes]) =>
-                  minutes.flatMap((m) => [`endpoint:${s.endpoint_id}`, `project:${project}`, `team:${s.team_id}`].map((scope) => `${scope}:minute:${hour + m * 60}`)),
+                s.hours.flatMap(([hour, , , , , , , minutes]) =>
+                  minutes.flatMap((m) => [rollupId('endpoint', s.endpoint_id, 'minute', hour + m * 60), rollupId('team', s.team_id, 'minute', hour + m * 60)]),
                 ),
               ),
             );
