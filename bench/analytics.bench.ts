@@ -2,7 +2,6 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnalyticsFacts, EndpointFact } from '../src/analytics/application/analytics-facts.js';
 import { AnalyticsQuery } from '../src/analytics/application/analytics-query.js';
-import { withPerIdAggregates } from '../src/analytics/application/per-id-aggregates.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, rawCheckRow, rollupKeysOf, withCheck, type RollupKey, type RollupRow } from '../src/analytics/domain/rollup.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
@@ -147,7 +146,7 @@ async function time(runs: number, read: () => Promise<{ totals: { checks: number
 
 /** Team analytics, and project analytics of project 1 (10 of the 100 endpoints). */
 async function measure(store: SqliteReadStore, to: number, runs: number): Promise<{ team: Timing; project: Timing }> {
-  const query = new AnalyticsQuery(withPerIdAggregates(store), facts());
+  const query = new AnalyticsQuery(store, facts());
   // `to` not on a minute boundary: the query also reads sub-minute raw edges, as a live "now" does.
   const window = makeWindow(to - RANGE, to, 48);
   const team = await time(runs, () => query.teamAnalytics(TEAM, window));

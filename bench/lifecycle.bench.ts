@@ -213,14 +213,15 @@ const bench: BenchModule = {
     notes.push(...bytes.where);
     bytes.where.forEach(log);
 
-    // Every 15 minutes: what a check leaves behind (its share of an hour rollup and of a summary)
-    // is then small next to a retained check, as it is at real probe intervals (30 s - 5 min).
-    const interval = 15 * 60_000;
-    // 100 endpoints as the issue asks take about an hour here: the full run simulates 25.
-    const endpointCount = quick ? 4 : 25;
-    const steady = await steadyState(workDir, endpointCount, interval, log);
+    // 100 endpoints as the issue asks. Every 5 minutes (a common probe interval) in the full run,
+    // 3.5 M checks; every 15 minutes in the quick one, 1.2 M checks. What a check leaves behind
+    // for ever (its share of the hour's rollup row and summary) weighs more the fewer checks an
+    // hour holds, so the quick run is the harder case of the two.
+    const intervalMinutes = quick ? 15 : 5;
+    const endpointCount = 100;
+    const steady = await steadyState(workDir, endpointCount, intervalMinutes * 60_000, log);
     figures.push({
-      name: `data dir after 120 simulated days (${endpointCount} endpoints, a check every 15 min, retention 30)`,
+      name: `data dir after 120 simulated days (${endpointCount} endpoints, a check every ${intervalMinutes} min, retention 30)`,
       value: steady.day120 / 1e6,
       unit: 'MB',
       baseline: { name: 'after day 60', value: steady.day60 / 1e6 },

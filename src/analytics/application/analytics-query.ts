@@ -9,8 +9,8 @@ import {
   type Accumulator,
   type RangeFigures,
 } from '../domain/aggregate.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, SCOPE_FIELD, rollupId, type RawCheckRow, type RollupScopeKind } from '../domain/rollup.js';
-import { GRANULARITY_MS, floorTo, planRange, type RangePiece } from '../domain/range-plan.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, SCOPE_FIELD, rollupRange, type RawCheckRow, type RollupScopeKind } from '../domain/rollup.js';
+import { GRANULARITY_MS, floorTo, planRange, type Granularity, type RangePiece } from '../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../domain/window.js';
 import type { AnalyticsFacts, AnalyticsScope, EndpointFact, ProjectMember } from './analytics-facts.js';
 import { newestFirst } from './newest-first.js';
@@ -129,8 +129,6 @@ export interface EndpointAnalytics extends Common {
 
 /** Each `in` list stays short, so two of them stay well under SQLite's bound-parameter limit. */
 const IN_CHUNK = 250;
-/** Rollup ids per aggregate (the only list of its query). */
-const ID_CHUNK = 500;
 const PAGE = 5000;
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
 
@@ -323,7 +321,7 @@ export class AnalyticsQuery {
       plans.push(planRange(start, end, this.rawHorizon()));
     }
     const [rollupSums, raw] = await Promise.all([
-      Promise.all(plans.map((plan) => this.sumRollups(counted.ids.flatMap((id) => rollupIdsOf(counted.kind, id, plan))))),
+      Promise.all(plans.map((plan) => this.sumRollups(counted.kind, counted.ids, plan))),
       this.fetchRawEdges(counted.kind, counted.ids, plans.flat()),
     ]);
     const horizon = this.rawHorizon();
@@ -345,7 +343,7 @@ export class AnalyticsQuery {
     if (ids.length === 0) return sums;
     const pieces = planRange(range.from, range.to, this.rawHorizon());
     const queries = ids.map(async (id) => {
-      addAccumulator(sums.get(id)!, await this.sumRollups(rollupIdsOf(kind, id, pieces)));
+      addAccumulator(sums.get(id)!, await this.sumRollups(kind, [id], pieces));
     });
     const field = SCOPE_FIELD[kind];
     const horizon = this.rawHorizon();
@@ -361,14 +359,26 @@ export class AnalyticsQuery {
     return sums;
   }
 
-  /** The sums of the rollup rows with these ids (missing ones: no check in that period). */
-  private async sumRollups(ids: string[]): Promise<Accumulator> {
+  /**
+   * The sums of the scopes' rollup rows over the pieces' periods, by the store. Consecutive
+   * periods of one granularity are one id range (a bucket has at most five: minutes, hours,
+   * days, hours, minutes), so the store reads only the rows that exist.
+   */
+  private async sumRollups(kind: RollupScopeKind, ids: number[], pieces: RangePiece[]): Promise<Accumulator> {
     const acc = emptyAccumulator();
-    if (ids.length === 0) return acc;
+    const runs = rollupRuns(pieces);
+    if (runs.length === 0 || ids.length === 0) return acc;
     const { rollups } = await this.names();
     const groups = await Promise.all(
-      chunk(ids, ID_CHUNK).map((idChunk) =>
-        this.store.aggregate(rollups, { filter: { id: { in: idChunk } }, sum: ROLLUP_SUMS, min: ['latency_min'], max: ['latency_max'] }),
+      ids.flatMap((id) =>
+        runs.map((run) =>
+          this.store.aggregate(rollups, {
+            filter: { id: rollupRange(kind, id, run.granularity, run.from / 1000, run.to / 1000) },
+            sum: ROLLUP_SUMS,
+            min: ['latency_min'],
+            max: ['latency_max'],
+          }),
+        ),
       ),
     );
     for (const group of groups.flat()) {
@@ -422,9 +432,16 @@ export class AnalyticsQuery {
   }
 }
 
-/** Ids of the rollup rows of one scope that the pieces' rollup periods name. */
-function rollupIdsOf(kind: RollupScopeKind, id: number, pieces: RangePiece[]): string[] {
-  return pieces.flatMap((piece) => (piece.kind === 'rollup' ? [rollupId(kind, id, piece.granularity, piece.start / 1000)] : []));
+/** The pieces' rollup periods as runs of consecutive periods of one granularity (epoch ms). */
+function rollupRuns(pieces: RangePiece[]): Array<{ granularity: Granularity; from: number; to: number }> {
+  const runs: Array<{ granularity: Granularity; from: number; to: number }> = [];
+  for (const piece of pieces) {
+    if (piece.kind !== 'rollup') continue;
+    const last = runs[runs.length - 1];
+    if (last && last.granularity === piece.granularity && last.to === piece.start) last.to += GRANULARITY_MS[piece.granularity];
+    else runs.push({ granularity: piece.granularity, from: piece.start, to: piece.start + GRANULARITY_MS[piece.granularity] });
+  }
+  return runs;
 }
 
 function chunk<T>(items: T[], size: number): T[][] {

@@ -1,7 +1,8 @@
 import type { AggregateQuery, AggregateRow, FieldCondition, ReadStore } from '../../platform/read-store/read-store.port.js';
 
 /**
- * A ReadStore view for the analytics query: an aggregate grouped by a field that the filter
+ * No longer needed by analytics (rollups are summed by id, without `groupBy`); kept only while
+ * src/statuspages still wraps its store with it. Was: a ReadStore view for the analytics query: an aggregate grouped by a field that the filter
  * restricts with an `in` list (per-project sums of a team, per-endpoint sums of a project) runs
  * as one aggregate per value instead. With `scope_id IN (...)` SQLite does not seek the
  * (scope, scope_id, granularity, start) index per value and scans every rollup row of the

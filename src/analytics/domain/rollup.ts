@@ -86,13 +86,24 @@ export const RAW_CHECK_COLUMNS = {
 const SCOPE_LETTER: Readonly<Record<RollupScopeKind, string>> = { endpoint: 'e', team: 't' };
 const GRANULARITY_LETTER: Readonly<Record<Granularity, string>> = { minute: 'm', hour: 'h', day: 'd' };
 
+/** Digits of a period number (periods since the epoch): enough until the year 3800. */
+const PERIOD_DIGITS: Readonly<Record<Granularity, number>> = { minute: 9, hour: 7, day: 6 };
+
 /**
  * The id of a period's row: scope letter, scope id, granularity letter, start counted in periods
- * since the epoch (`e12h492345`: endpoint 12, the hour starting 492345 hours after the epoch).
- * Short, because every hour and day row keeps it for ever.
+ * since the epoch with a fixed number of digits (`e12h0492345`: endpoint 12, the hour starting
+ * 492345 hours after the epoch). Short, because every hour and day row keeps it for ever; fixed
+ * width, so that the rows of one scope and granularity sort by time and a run of periods is one
+ * id range (`rollupRange`).
  */
 export function rollupId(scope: RollupScopeKind, scopeId: number, granularity: Granularity, startSeconds: number): string {
-  return `${SCOPE_LETTER[scope]}${scopeId}${GRANULARITY_LETTER[granularity]}${(startSeconds * 1000) / GRANULARITY_MS[granularity]}`;
+  const period = String((startSeconds * 1000) / GRANULARITY_MS[granularity]).padStart(PERIOD_DIGITS[granularity], '0');
+  return `${SCOPE_LETTER[scope]}${scopeId}${GRANULARITY_LETTER[granularity]}${period}`;
+}
+
+/** The ids of the rows of the periods in [fromSeconds, toSeconds), both aligned: `gte` <= id < `lt`. */
+export function rollupRange(scope: RollupScopeKind, scopeId: number, granularity: Granularity, fromSeconds: number, toSeconds: number): { gte: string; lt: string } {
+  return { gte: rollupId(scope, scopeId, granularity, fromSeconds), lt: rollupId(scope, scopeId, granularity, toSeconds) };
 }
 
 /** The raw row of an applicable check; null when the check does not feed analytics. */

@@ -9,7 +9,6 @@ import { pathId } from '../../platform/http/validation.js';
 import { retentionHorizon } from '../../monitoring/domain/check-summary.js';
 import { AnalyticsQuery } from '../application/analytics-query.js';
 import { ViewAnalyticsFacts } from '../application/view-facts.js';
-import { withPerIdAggregates } from '../application/per-id-aggregates.js';
 import { DEFAULT_BUCKETS, DEFAULT_WINDOW, MAX_BUCKETS, WINDOWS, parseAnalyticsWindow, type AnalyticsWindow } from '../domain/window.js';
 import { endpointAnalyticsSchema, projectAnalyticsSchema, teamAnalyticsSchema, wrapped } from './analytics.schemas.js';
 
@@ -44,7 +43,7 @@ export class AnalyticsController {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.facts = new ViewAnalyticsFacts(platform.reader, platform.views);
     const retentionDays = platform.config.checkRetentionDays;
-    this.query = new AnalyticsQuery(withPerIdAggregates(platform.views), this.facts, () => this.facts.collections(), {
+    this.query = new AnalyticsQuery(platform.views, this.facts, () => this.facts.collections(), {
       rawHorizon: () => retentionHorizon(Date.now(), retentionDays),
     });
   }
