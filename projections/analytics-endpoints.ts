@@ -19,12 +19,7 @@ import {
   type ProjectDeletedData,
   type ProjectUpdatedData,
 } from '../src/monitoring/domain/events.js';
-import {
-  ANALYTICS_ENDPOINTS_COLLECTION,
-  ANALYTICS_ENDPOINTS_PROJECTION,
-  ANALYTICS_PROJECTS_COLLECTION,
-  type AnalyticsEndpointDoc,
-} from '../src/analytics/domain/endpoints-view.js';
+import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc } from '../src/analytics/domain/views.js';
 
 /**
  * The analytics context's own small view of projects and endpoints (types and names in

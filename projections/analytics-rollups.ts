@@ -3,22 +3,8 @@ import { defineProjection, type ViewTransaction } from '../src/platform/projecti
 import { CHECK_RECORDED, type CheckRecordedData } from '../src/monitoring/domain/check.js';
 import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/domain/check-summary.js';
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from '../src/analytics/domain/aggregate.js';
-import {
-  RAW_CHECKS_COLLECTION,
-  RAW_CHECK_COLUMNS,
-  ROLLUPS_COLLECTION,
-  ROLLUPS_PROJECTION,
-  ROLLUP_COLUMNS,
-  ROLLUP_SCOPE_KINDS,
-  SCOPE_FIELD,
-  rawCheckRow,
-  rollupId,
-  rollupKeysOf,
-  withCheck,
-  withSums,
-  type RawCheckRow,
-  type RollupRow,
-} from '../src/analytics/domain/rollup.js';
+import { ROLLUP_SCOPE_KINDS, SCOPE_FIELD, rawCheckRow, rollupId, rollupKeysOf, withCheck, withSums } from '../src/analytics/domain/rollup.js';
+import { RAW_CHECKS_COLLECTION, RAW_CHECK_COLUMNS, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_COLUMNS, type RawCheckRow, type RollupRow } from '../src/analytics/domain/views.js';
 
 /**
  * Analytics rollups: per endpoint and team, minute/hour/day sums of applicable checks, plus the

@@ -10,7 +10,8 @@ import { ProbingModule } from '../probing/probing.module.js';
 import { StatusPagesModule } from '../statuspages/statuspages.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { alertingProjection } from '../../projections/alerting.js';
-import { analyticsProjections } from '../../projections/analytics.list.js';
+import { analyticsEndpointsProjection } from '../../projections/analytics-endpoints.js';
+import { analyticsRollupsProjection } from '../../projections/analytics-rollups.js';
 import { checksProjection } from '../../projections/checks.js';
 import { incidentsProjection } from '../../projections/incidents.js';
 import { monitoringProjection } from '../../projections/monitoring.js';
@@ -41,7 +42,8 @@ const PROJECTIONS: Projection[] = [
   checksProjection,
   incidentsProjection,
   alertingProjection,
-  ...analyticsProjections,
+  analyticsRollupsProjection,
+  analyticsEndpointsProjection,
   probingProjection,
   notificationsReactor,
   statusPagesProjection,

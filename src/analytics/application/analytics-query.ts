@@ -9,7 +9,8 @@ import {
   type Accumulator,
   type RangeFigures,
 } from '../domain/aggregate.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, SCOPE_FIELD, rollupRange, type RawCheckRow, type RollupScopeKind } from '../domain/rollup.js';
+import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RawCheckRow, type RollupScopeKind } from '../domain/views.js';
 import { GRANULARITY_MS, floorTo, planRange, type Granularity, type RangePiece } from '../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../domain/window.js';
 import type { AnalyticsFacts, AnalyticsScope, EndpointFact, ProjectMember } from './analytics-facts.js';

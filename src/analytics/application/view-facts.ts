@@ -1,21 +1,13 @@
 import type { Doc, Filter } from '../../platform/read-store/read-store.port.js';
 import type { ReadStore } from '../../platform/read-store/read-store.port.js';
 import type { ViewReader } from '../../platform/projections/views.js';
-import {
-  ANALYTICS_ENDPOINTS_COLLECTION,
-  ANALYTICS_ENDPOINTS_PROJECTION,
-  ANALYTICS_PROJECTS_COLLECTION,
-  type AnalyticsEndpointDoc,
-  type AnalyticsProjectDoc,
-} from '../domain/endpoints-view.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION } from '../domain/rollup.js';
+import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc, type AnalyticsProjectDoc } from '../domain/views.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION } from '../domain/views.js';
+import { INCIDENTS, INCIDENTS_VIEW } from '../../incidents/domain/views.js';
 import type { AnalyticsCollections } from './analytics-query.js';
 import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact, ProjectMember } from './analytics-facts.js';
 
 export { ROLLUPS_PROJECTION };
-/** The incidents context's view (projection `incidents`, collection `incidents`). */
-export const INCIDENTS_PROJECTION = 'incidents';
-export const INCIDENTS_COLLECTION = 'incidents';
 
 const PAGE = 1000;
 /** Project ids per membership query. */
@@ -157,7 +149,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
     const filter: Filter = { team_id: teamId };
     if (scope.kind === 'project') filter.project_id = scope.id;
     if (scope.kind === 'endpoint') filter.endpoint_ids = { has: scope.id };
-    const docs = await this.findAll(INCIDENTS_PROJECTION, INCIDENTS_COLLECTION, filter, 'id');
+    const docs = await this.findAll(INCIDENTS_VIEW, INCIDENTS, filter, 'id');
     // The view keeps the aggregate state under `state` (flat copies of a few fields beside it).
     const incidents = docs.map((doc): IncidentDoc => {
       const state = (doc.state ?? {}) as Record<string, unknown>;
@@ -178,7 +170,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
   }
 
   private async hasIncidentsView(): Promise<boolean> {
-    const physical = await this.reader.collection(INCIDENTS_PROJECTION, INCIDENTS_COLLECTION);
+    const physical = await this.reader.collection(INCIDENTS_VIEW, INCIDENTS);
     return (await this.store.listCollections()).includes(physical);
   }
 

@@ -1,27 +1,9 @@
 import { isApplicable, type CheckRecordedData } from '../../monitoring/domain/check.js';
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from './aggregate.js';
 import { floorTo, GRANULARITY_MS, type Granularity } from './range-plan.js';
-import type { ColumnType } from '../../platform/read-store/read-store.port.js';
+import type { RawCheckRow, RollupKey, RollupRow, RollupScopeKind } from './views.js';
 
-/**
- * The two analytics views, written by projections/analytics-rollups.ts and read by the query
- * service. Both hold APPLICABLE checks only (scheduled, unsuppressed).
- *
- * Rollups exist per endpoint and per team only. A project's figures are those of the endpoints
- * it holds now (docs/decisions.md, "Analytics"): they are summed from the endpoint rollups at
- * query time, so moving an endpoint moves its checks with it and no project rollup can disagree
- * with the project's endpoint rows.
- */
-export const ROLLUPS_PROJECTION = 'analytics_rollups';
-export const ROLLUPS_COLLECTION = 'analytics_rollups';
-export const RAW_CHECKS_COLLECTION = 'analytics_checks';
-
-/** The scopes of the analytics routes. */
-export type AnalyticsScopeKind = 'endpoint' | 'project' | 'team';
-
-/** The scopes that have their own rollups and raw-row indexes. */
-export type RollupScopeKind = 'endpoint' | 'team';
-
+/** How one check (or a retention summary) updates the rollup views (names and shapes: views.ts). */
 export const ROLLUP_SCOPE_KINDS: RollupScopeKind[] = ['endpoint', 'team'];
 export const GRANULARITIES: Granularity[] = ['minute', 'hour', 'day'];
 
@@ -30,58 +12,6 @@ export const SCOPE_FIELD: Readonly<Record<RollupScopeKind, 'endpoint_id' | 'team
   endpoint: 'endpoint_id',
   team: 'team_id',
 };
-
-/**
- * One aligned period of one scope. Which period is named by the row's id alone (`rollupId`):
- * hour and day rows stay for ever (retention keeps them past the horizon), so a row holds its
- * sums and nothing else, is read and written by id only, and needs no secondary index.
- */
-export interface RollupKey {
-  id: string;
-  scope: RollupScopeKind;
-  scope_id: number;
-  granularity: Granularity;
-  /** Period start, epoch seconds (UTC-aligned to the granularity). */
-  start: number;
-}
-
-/** A stored rollup row: the sums of one period's applicable checks. */
-export interface RollupRow extends Accumulator {
-  id: string;
-}
-
-/** Typed columns of the rollup rows (a compact-storage hint to the read store). */
-export const ROLLUP_COLUMNS = {
-  checks: 'integer',
-  failures: 'integer',
-  latency_sum: 'integer',
-  latency_min: 'integer',
-  latency_max: 'integer',
-} as const satisfies Record<Exclude<keyof RollupRow, 'id'>, ColumnType>;
-
-/** One applicable check, kept for sub-minute range edges and for p95. */
-export interface RawCheckRow {
-  id: string;
-  check_id: number;
-  team_id: number;
-  endpoint_id: number;
-  /** Epoch milliseconds of `checked_at`. */
-  checked_at_ms: number;
-  /** Start of the check's minute, epoch seconds: lets edge queries fetch whole minutes by key. */
-  minute: number;
-  success: boolean;
-  latency_ms: number;
-}
-
-export const RAW_CHECK_COLUMNS = {
-  check_id: 'integer',
-  team_id: 'integer',
-  endpoint_id: 'integer',
-  checked_at_ms: 'integer',
-  minute: 'integer',
-  success: 'boolean',
-  latency_ms: 'integer',
-} as const satisfies Record<Exclude<keyof RawCheckRow, 'id'>, ColumnType>;
 
 const SCOPE_LETTER: Readonly<Record<RollupScopeKind, string>> = { endpoint: 'e', team: 't' };
 const GRANULARITY_LETTER: Readonly<Record<Granularity, string>> = { minute: 'm', hour: 'h', day: 'd' };

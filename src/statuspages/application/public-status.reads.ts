@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsQuery } from '../../analytics/application/analytics-query.js';
 import { withPerIdAggregates } from '../../analytics/application/per-id-aggregates.js';
 import { ROLLUPS_PROJECTION, ViewAnalyticsFacts } from '../../analytics/application/view-facts.js';
-import { ROLLUPS_COLLECTION } from '../../analytics/domain/rollup.js';
+import { ROLLUPS_COLLECTION } from '../../analytics/domain/views.js';
 import { INCIDENT_CHECKPOINTS, INCIDENTS, INCIDENTS_VIEW, type CheckpointDoc, type IncidentDoc } from '../../incidents/domain/views.js';
 import type { Checkpoint } from '../../incidents/domain/events.js';
 import { MonitoringReads } from '../../monitoring/application/monitoring.reads.js';

@@ -1,4 +1,5 @@
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, rollupId } from '../../../src/analytics/domain/rollup.js';
+import { rollupId } from '../../../src/analytics/domain/rollup.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/domain/views.js';
 import { check, queryOver } from './support/checks.js';
 
 const seconds = (iso: string) => Date.parse(iso) / 1000;

@@ -3,7 +3,8 @@ import { analyticsEndpointsProjection } from '../../../projections/analytics-end
 import { analyticsRollupsProjection } from '../../../projections/analytics-rollups.js';
 import { checksProjection } from '../../../projections/checks.js';
 import { upcasters } from '../../../src/app/contexts.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, rollupId } from '../../../src/analytics/domain/rollup.js';
+import { rollupId } from '../../../src/analytics/domain/rollup.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/domain/views.js';
 import { CheckRetention } from '../../../src/monitoring/application/retention.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../../../src/monitoring/domain/check.js';
 import { checkSummariesStream, retentionHorizon, type ChecksSummarizedData } from '../../../src/monitoring/domain/check-summary.js';

@@ -1,0 +1,118 @@
+/**
+ * The analytics context's views, defined here once: their projection and collection names and
+ * document types. Written by `projections/analytics-rollups.ts` and
+ * `projections/analytics-endpoints.ts`; read by the analytics queries (`application/`) and the
+ * status pages (endpoint daily uptime). How a check updates the rollups: `rollup.ts`.
+ */
+import type { ColumnType } from '../../platform/read-store/read-store.port.js';
+import type { Accumulator } from './aggregate.js';
+import type { Granularity } from './range-plan.js';
+
+/**
+ * The two analytics views, written by projections/analytics-rollups.ts and read by the query
+ * service. Both hold APPLICABLE checks only (scheduled, unsuppressed).
+ *
+ * Rollups exist per endpoint and per team only. A project's figures are those of the endpoints
+ * it holds now (docs/decisions.md, "Analytics"): they are summed from the endpoint rollups at
+ * query time, so moving an endpoint moves its checks with it and no project rollup can disagree
+ * with the project's endpoint rows.
+ */
+export const ROLLUPS_PROJECTION = 'analytics_rollups';
+export const ROLLUPS_COLLECTION = 'analytics_rollups';
+export const RAW_CHECKS_COLLECTION = 'analytics_checks';
+
+/** The scopes of the analytics routes. */
+export type AnalyticsScopeKind = 'endpoint' | 'project' | 'team';
+
+/** The scopes that have their own rollups and raw-row indexes. */
+export type RollupScopeKind = 'endpoint' | 'team';
+
+
+/**
+ * One aligned period of one scope. Which period is named by the row's id alone (`rollupId`):
+ * hour and day rows stay for ever (retention keeps them past the horizon), so a row holds its
+ * sums and nothing else, is read and written by id only, and needs no secondary index.
+ */
+export interface RollupKey {
+  id: string;
+  scope: RollupScopeKind;
+  scope_id: number;
+  granularity: Granularity;
+  /** Period start, epoch seconds (UTC-aligned to the granularity). */
+  start: number;
+}
+
+/** A stored rollup row: the sums of one period's applicable checks. */
+export interface RollupRow extends Accumulator {
+  id: string;
+}
+
+/** Typed columns of the rollup rows (a compact-storage hint to the read store). */
+export const ROLLUP_COLUMNS = {
+  checks: 'integer',
+  failures: 'integer',
+  latency_sum: 'integer',
+  latency_min: 'integer',
+  latency_max: 'integer',
+} as const satisfies Record<Exclude<keyof RollupRow, 'id'>, ColumnType>;
+
+/** One applicable check, kept for sub-minute range edges and for p95. */
+export interface RawCheckRow {
+  id: string;
+  check_id: number;
+  team_id: number;
+  endpoint_id: number;
+  /** Epoch milliseconds of `checked_at`. */
+  checked_at_ms: number;
+  /** Start of the check's minute, epoch seconds: lets edge queries fetch whole minutes by key. */
+  minute: number;
+  success: boolean;
+  latency_ms: number;
+}
+
+export const RAW_CHECK_COLUMNS = {
+  check_id: 'integer',
+  team_id: 'integer',
+  endpoint_id: 'integer',
+  checked_at_ms: 'integer',
+  minute: 'integer',
+  success: 'boolean',
+  latency_ms: 'integer',
+} as const satisfies Record<Exclude<keyof RawCheckRow, 'id'>, ColumnType>;
+
+/** Projection `analytics_endpoints`: projects, endpoints (current project, latest applicable check, tombstone). */
+export const ANALYTICS_ENDPOINTS_PROJECTION = 'analytics_endpoints';
+export const ANALYTICS_PROJECTS_COLLECTION = 'analytics_projects';
+export const ANALYTICS_ENDPOINTS_COLLECTION = 'analytics_endpoints';
+
+export interface AnalyticsProjectDoc {
+  id: string;
+  project_id: number;
+  team_id: number;
+  name: string;
+}
+
+export interface AnalyticsEndpointDoc {
+  id: string;
+  endpoint_id: number;
+  team_id: number;
+  /** The project the endpoint is in now (its checks count for it); a deleted one's last project. */
+  project_id: number;
+  name: string;
+  enabled: boolean;
+  /**
+   * Deleted (application API): the endpoint has left every comparison (rows, health, its own
+   * analytics), but the document stays so that its checks keep counting for the project it was
+   * deleted from, as they keep counting for its team.
+   */
+  deleted?: boolean;
+  /** Newest applicable check (by checked_at, then check_id); null fields while there is none. */
+  latest_check_id: number | null;
+  latest_checked_at: string | null;
+  latest_checked_at_ms: number | null;
+  latest_success: boolean | null;
+  latest_status_code: number | null;
+  latest_latency_ms: number | null;
+  /** Failed applicable checks, among those retention summarized, after the newest successful one (see onChecksSummarized). */
+  summarized_trailing_failures?: number;
+}
