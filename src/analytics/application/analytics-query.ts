@@ -312,8 +312,8 @@ export class AnalyticsQuery {
 
   /**
    * Partial sums of every bucket, over every scope of `counted` together: per bucket, the store
-   * sums the rollup rows of its pieces (by id, for every scope id at once); the raw edges of all
-   * buckets are fetched together and assigned in memory.
+   * sums the rollup rows of its pieces (id ranges, per scope id); the raw edges of all buckets
+   * are fetched together and assigned in memory.
    */
   private async sumBuckets(counted: Counted, window: AnalyticsWindow): Promise<Accumulator[]> {
     const plans: RangePiece[][] = [];
