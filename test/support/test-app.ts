@@ -7,6 +7,7 @@ import { projections, upcasters } from '../../src/app/contexts.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { silentLogger, type Logger } from '../../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../../src/platform/platform.js';
+import type { Projection } from '../../src/platform/projections/projection.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -40,12 +41,18 @@ export interface TestApp {
  * The whole service in this process, embedded (SQLite, in-process transport) under a temp
  * DATA_DIR, served through Fastify inject.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  logger?: Logger;
+  /** Replaces the service's projections (e.g. to hold one back and watch what waits for it). */
+  projections?: (list: Projection[]) => Projection[];
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   // A given DATA_DIR is the caller's (a restart on the same files): close() leaves it in place.
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'monitor-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env });
   const platform = await createPlatform(config, {
-    projections: projections(),
+    projections: options.projections ? options.projections(projections()) : projections(),
     upcasters: upcasters(),
     withRunner: true,
     withTransport: true,

@@ -17,6 +17,12 @@ import { CHECKS_VIEW, ENDPOINTS, MONITORING_VIEW } from '../domain/views.js';
 import { teamExists as tenancyHasTeam } from '../../tenancy/application/tenancy-views.js';
 
 const VIEWS = [MONITORING_VIEW];
+/**
+ * Views of contexts downstream of monitoring that endpoint and project writes also wait for.
+ * Named here, not imported: probing and analytics import monitoring, never the reverse.
+ */
+const PROBING_SCHEDULE_VIEW = 'probing';
+const ANALYTICS_ENDPOINTS_VIEW = 'analytics_endpoints';
 export const IMPORT_CHUNK = 500;
 
 /** Every endpoint field a client may set (hidden values included). */
@@ -164,7 +170,7 @@ export class DeleteProjectHandler implements ICommandHandler<DeleteProject> {
     const remaining = await this.platform.reader.find(MONITORING_VIEW, ENDPOINTS, { filter: { team_id: teamId, project_id: projectId }, limit: 1 });
     const command: ProjectCommand = { kind: 'delete_project', project_id: projectId, team_id: teamId, has_endpoints: remaining.length > 0, deleted_at: new Date().toISOString() };
     const { append } = await runProjectCommand(this.platform, projectId, command, context);
-    await settle(this.platform, append?.position, [...VIEWS, 'analytics_endpoints']);
+    await settle(this.platform, append?.position, [...VIEWS, ANALYTICS_ENDPOINTS_VIEW]);
   }
 }
 
@@ -212,7 +218,8 @@ export class UpdateEndpointHandler implements ICommandHandler<UpdateEndpoint> {
     const project_known = changes.project_id === undefined || (await projectKnown(this.platform, teamId, changes.project_id));
     const command: EndpointCommand = { kind: 'update_endpoint', endpoint_id: endpointId, team_id: teamId, changes, project_known, at: new Date().toISOString() };
     const { append } = await runEndpointCommand(this.platform, endpointId, command, context);
-    await settle(this.platform, append?.position);
+    // A move changes which project's analytics count the endpoint: answer once they do.
+    await settle(this.platform, append?.position, [...VIEWS, ANALYTICS_ENDPOINTS_VIEW]);
   }
 }
 
@@ -224,7 +231,7 @@ export class DeleteEndpointHandler implements ICommandHandler<DeleteEndpoint> {
     const command: EndpointCommand = { kind: 'delete_endpoint', endpoint_id: endpointId, team_id: teamId, deleted_at: new Date().toISOString() };
     const { append } = await runEndpointCommand(this.platform, endpointId, command, context);
     // Answer once lists, the schedule and analytics no longer show it.
-    await settle(this.platform, append?.position, [...VIEWS, 'probing', 'analytics_endpoints']);
+    await settle(this.platform, append?.position, [...VIEWS, PROBING_SCHEDULE_VIEW, ANALYTICS_ENDPOINTS_VIEW]);
   }
 }
 
