@@ -13,6 +13,7 @@ import Table from 'cli-table3';
 import { Command, CommanderError } from 'commander';
 import { projections, upcasters } from '../app/contexts.js';
 import { CheckRetention, RetentionBusyError } from '../monitoring/application/retention.js';
+import { ANALYTICS_ENDPOINTS_PROJECTION, ROLLUPS_PROJECTION } from '../analytics/domain/views.js';
 import { CHECKS_VIEW } from '../monitoring/domain/views.js';
 import type { AppConfig } from '../platform/config/config.js';
 import { createLogger } from '../platform/logging/logger.js';
@@ -25,7 +26,7 @@ const USAGE_ERROR = 2;
 const TABLE_STYLE = process.stdout.isTTY ? {} : { style: { head: [], border: [] } };
 
 /** The views that drop summarized checks; apply waits for them before giving space back. */
-const RETENTION_VIEWS = [CHECKS_VIEW, 'analytics_rollups', 'analytics_endpoints'];
+const RETENTION_VIEWS = [CHECKS_VIEW, ROLLUPS_PROJECTION, ANALYTICS_ENDPOINTS_PROJECTION];
 const CATCH_UP_MS = 120_000;
 
 function nowFrom(option: string | undefined): number {
