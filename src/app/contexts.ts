@@ -21,6 +21,7 @@ import { statusPagesProjection } from '../../projections/status-pages.js';
 import { tenancyProjection } from '../../projections/tenancy.js';
 import { UpcasterRegistry } from '../platform/event-store/upcasting.js';
 import { registerCheckUpcasters } from '../monitoring/domain/check.js';
+import { registerSummaryUpcasters } from '../monitoring/domain/check-summary.js';
 
 /**
  * The bounded contexts. Every role loads them all (HTTP routes are only served by roles all and
@@ -57,5 +58,6 @@ export function projections(): Projection[] {
 export function upcasters(): UpcasterRegistry {
   const registry = new UpcasterRegistry();
   registerCheckUpcasters(registry);
+  registerSummaryUpcasters(registry);
   return registry;
 }

@@ -9,6 +9,9 @@
  *
  * A summary stands for an exact set of events: the CheckRecorded events of `checks-<endpoint>`
  * at revisions from_revision..through_revision (other event types there are never removed).
+ * Stored compact (schema v2, see `compactSummary`): check ids and each hour's minutes as runs of
+ * consecutive numbers; readers get the full shape back through the upcasters.
+ *
  * Summaries of an endpoint go to their own stream, `check-summaries-<endpoint>`, appended with
  * the expected revision, and each starts where the previous one ended, so a set is summarized
  * once however many processes try and whenever one crashes.
@@ -106,6 +109,70 @@ export function summarizeChecks(
     any_success: anySuccess,
     trailing_failures: trailing,
   };
+}
+
+export const CHECKS_SUMMARIZED_STORED_VERSION = 2;
+
+/** A run of consecutive integers: `[first, last]`, or the number alone when first === last. */
+export type Run = number | [first: number, last: number];
+
+/** Numbers in their order as runs of consecutive ascending ones; `fromRuns` gives them back exactly. */
+export function toRuns(numbers: number[]): Run[] {
+  const runs: Run[] = [];
+  let index = 0;
+  while (index < numbers.length) {
+    const first = numbers[index];
+    let last = first;
+    while (index + 1 < numbers.length && numbers[index + 1] === last + 1) last = numbers[++index];
+    runs.push(first === last ? first : [first, last]);
+    index += 1;
+  }
+  return runs;
+}
+
+export function fromRuns(runs: Run[]): number[] {
+  const numbers: number[] = [];
+  for (const run of runs) {
+    if (typeof run === 'number') numbers.push(run);
+    else for (let n = run[0]; n <= run[1]; n += 1) numbers.push(n);
+  }
+  return numbers;
+}
+
+type StoredHourSums = [hour: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number, minutes: Run[]];
+
+/**
+ * The stored v2 form: `check_ids` becomes `check_id_runs` (an endpoint's ids come in consecutive
+ * blocks, so a summary of days of checks keeps a handful of runs instead of ~8 bytes a check) and
+ * each hour's minutes become runs (a check every 30 s: `[[0,59]]`). Still readable JSON.
+ */
+export function compactSummary(data: ChecksSummarizedData): Record<string, unknown> {
+  const { check_ids, hours, ...rest } = data;
+  return { ...rest, check_id_runs: toRuns(check_ids), hours: hours.map((h) => [...h.slice(0, 7), toRuns(h[7])]) };
+}
+
+export function expandSummary(stored: Record<string, unknown>): ChecksSummarizedData {
+  const { check_id_runs, hours, ...rest } = stored as { check_id_runs: Run[]; hours: StoredHourSums[] } & Record<string, unknown>;
+  return {
+    ...(rest as Omit<ChecksSummarizedData, 'check_ids' | 'hours'>),
+    check_ids: fromRuns(check_id_runs),
+    hours: hours.map((h) => [...(h.slice(0, 7) as [number, number, number, number, number, number, number]), fromRuns(h[7] as Run[])]),
+  };
+}
+
+interface SummaryUpcasterRegistry {
+  register(type: string, fromVersion: number, fn: (data: unknown) => unknown): unknown;
+  registerStoredShape(type: string, shape: { version: number; compact(data: unknown): unknown; expand(data: unknown): unknown }): unknown;
+}
+
+/** Registers the lift of stored v1 summaries (every id and minute listed) and the compact v2 stored shape. */
+export function registerSummaryUpcasters(registry: SummaryUpcasterRegistry): void {
+  registry.register(CHECKS_SUMMARIZED, 1, (data) => compactSummary(data as ChecksSummarizedData));
+  registry.registerStoredShape(CHECKS_SUMMARIZED, {
+    version: CHECKS_SUMMARIZED_STORED_VERSION,
+    compact: (data) => compactSummary(data as ChecksSummarizedData),
+    expand: (data) => expandSummary(data as Record<string, unknown>),
+  });
 }
 
 /** Start of the retention horizon: the UTC day that holds `now - days`, so a prune removes whole days. */

@@ -1,0 +1,73 @@
+import { upcasters } from '../../../src/app/contexts.js';
+import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../../../src/monitoring/domain/check-summary.js';
+import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { withUpcasting } from '../../../src/platform/event-store/upcasting.js';
+
+const HOUR = 1_795_600_800; // an hour start, epoch seconds
+
+function summary(extra: Partial<ChecksSummarizedData> = {}): ChecksSummarizedData {
+  return {
+    endpoint_id: 3,
+    team_id: 1,
+    from_revision: 0,
+    through_revision: 9,
+    horizon: '2026-10-01T00:00:00.000Z',
+    // Mostly consecutive blocks, one id out of order and one alone, as an endpoint's ids come.
+    check_ids: [100, 101, 102, 103, 250, 104, 400, 401],
+    hours: [
+      [HOUR, 2, 6, 1, 600, 50, 200, [0, 1, 2, 3, 15, 30]],
+      [HOUR + 3600, 2, 2, 0, 200, 100, 100, [59]],
+    ],
+    latest_applicable: { check_id: 401, checked_at: '2026-11-24T11:59:00.000Z', success: true, status_code: 200, latency_ms: 100 },
+    any_success: true,
+    trailing_failures: 0,
+    ...extra,
+  };
+}
+
+describe('ChecksSummarized stored shapes', () => {
+  let raw: SqliteEventStore;
+  beforeEach(() => {
+    raw = new SqliteEventStore(':memory:');
+  });
+  afterEach(() => raw.close());
+
+  it('reads a stored v1 summary (every check id and minute listed) as it was written, leaving the stored event as it was', async () => {
+    const v1 = summary();
+    await raw.append('check-summaries-3', [{ type: CHECKS_SUMMARIZED, schemaVersion: 1, data: v1, metadata: { occurred_at: '2026-11-25T00:00:00.000Z' } }], { expectedRevision: 'any' });
+    const store = withUpcasting(raw, upcasters());
+    const [read] = await store.readStream('check-summaries-3');
+    expect(read.schemaVersion).toBe(2);
+    expect(read.data).toEqual(v1);
+    const [stored] = await raw.readStream('check-summaries-3');
+    expect(stored.schemaVersion).toBe(1);
+    expect(stored.data).toEqual(v1);
+  });
+
+  it('stores new summaries with check ids and minutes as runs, and hands readers every id and minute back in order', async () => {
+    const store = withUpcasting(raw, upcasters());
+    const written = summary();
+    await store.append('check-summaries-3', [{ type: CHECKS_SUMMARIZED, data: written }], { expectedRevision: 'any' });
+    const [stored] = await raw.readStream('check-summaries-3');
+    expect(stored.schemaVersion).toBe(2);
+    const data = stored.data as Record<string, unknown>;
+    expect(data.check_ids).toBeUndefined();
+    expect(data.check_id_runs).toEqual([[100, 103], 250, 104, [400, 401]]);
+    expect(data.hours).toEqual([
+      [HOUR, 2, 6, 1, 600, 50, 200, [[0, 3], 15, 30]],
+      [HOUR + 3600, 2, 2, 0, 200, 100, 100, [59]],
+    ]);
+    const [read] = await store.readStream('check-summaries-3');
+    expect(read.data).toEqual(written);
+  });
+
+  it('keeps a summary of a long run of checks a few bytes long', async () => {
+    const store = withUpcasting(raw, upcasters());
+    const ids = Array.from({ length: 10_000 }, (_, i) => 5_000 + i);
+    await store.append('check-summaries-3', [{ type: CHECKS_SUMMARIZED, data: summary({ check_ids: ids }) }], { expectedRevision: 'any' });
+    const [stored] = await raw.readStream('check-summaries-3');
+    expect((stored.data as Record<string, unknown>).check_id_runs).toEqual([[5_000, 14_999]]);
+    const [read] = await store.readStream('check-summaries-3');
+    expect((read.data as ChecksSummarizedData).check_ids).toEqual(ids);
+  });
+});
