@@ -395,20 +395,27 @@ export class AnalyticsQuery {
     return acc;
   }
 
-  /** Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms). */
+  /**
+   * Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms). Read by
+   * time range through the (scope, success, checked_at_ms, check_id) indexes that p95 uses too
+   * (`success IN (0, 1)`: two index ranges per scope), so the raw rows need no minute index of
+   * their own; adjacent minutes are read as one range.
+   */
   private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[]): Promise<Map<number, RawCheckRow[]>> {
-    const minutes = [
-      ...new Set(pieces.flatMap((p) => (p.kind === 'raw' ? [floorTo(p.from, GRANULARITY_MS.minute) / 1000] : []))),
-    ];
+    const minutes = [...new Set(pieces.flatMap((p) => (p.kind === 'raw' ? [floorTo(p.from, GRANULARITY_MS.minute)] : [])))];
     const byMinute = new Map<number, RawCheckRow[]>();
     if (minutes.length === 0 || ids.length === 0) return byMinute;
     const { checks } = await this.names();
     const field = SCOPE_FIELD[kind];
-    const requests = pairs(chunk(ids, IN_CHUNK), chunk(minutes, IN_CHUNK)).map(([idChunk, keys]) =>
-      this.findAll(checks, { [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk }, minute: { in: keys } }),
+    const requests = pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).map(([idChunk, span]) =>
+      this.findAll(checks, {
+        [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
+        success: { in: [false, true] },
+        checked_at_ms: { gte: span.from, lt: span.to },
+      }),
     );
     for (const row of (await Promise.all(requests)).flat() as unknown as RawCheckRow[]) {
-      const key = row.minute * 1000;
+      const key = floorTo(row.checked_at_ms, GRANULARITY_MS.minute);
       const list = byMinute.get(key) ?? [];
       list.push(row);
       byMinute.set(key, list);
@@ -443,6 +450,17 @@ function rollupRuns(pieces: RangePiece[]): Array<{ granularity: Granularity; fro
     else runs.push({ granularity: piece.granularity, from: piece.start, to: piece.start + GRANULARITY_MS[piece.granularity] });
   }
   return runs;
+}
+
+/** Minute starts (epoch ms) as spans [from, to) of adjacent minutes, in time order. */
+function minuteSpans(minuteStarts: number[]): Array<{ from: number; to: number }> {
+  const spans: Array<{ from: number; to: number }> = [];
+  for (const start of [...minuteStarts].sort((a, b) => a - b)) {
+    const last = spans[spans.length - 1];
+    if (last && last.to === start) last.to = start + GRANULARITY_MS.minute;
+    else spans.push({ from: start, to: start + GRANULARITY_MS.minute });
+  }
+  return spans;
 }
 
 function chunk<T>(items: T[], size: number): T[][] {

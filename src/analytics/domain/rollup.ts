@@ -46,7 +46,6 @@ export function rawCheckRow(check: CheckRecordedData): RawCheckRow | null {
     team_id: check.team_id,
     endpoint_id: check.endpoint_id,
     checked_at_ms: checkedAtMs,
-    minute: floorTo(checkedAtMs, GRANULARITY_MS.minute) / 1000,
     success: check.success,
     latency_ms: check.latency_ms,
   };

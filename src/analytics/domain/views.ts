@@ -64,8 +64,6 @@ export interface RawCheckRow {
   endpoint_id: number;
   /** Epoch milliseconds of `checked_at`. */
   checked_at_ms: number;
-  /** Start of the check's minute, epoch seconds: lets edge queries fetch whole minutes by key. */
-  minute: number;
   success: boolean;
   latency_ms: number;
 }
@@ -75,7 +73,6 @@ export const RAW_CHECK_COLUMNS = {
   team_id: 'integer',
   endpoint_id: 'integer',
   checked_at_ms: 'integer',
-  minute: 'integer',
   success: 'boolean',
   latency_ms: 'integer',
 } as const satisfies Record<Exclude<keyof RawCheckRow, 'id'>, ColumnType>;
