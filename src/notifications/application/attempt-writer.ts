@@ -3,7 +3,8 @@ import type { AttemptState } from '../domain/delivery.js';
 import { ATTEMPTS_COLLECTION } from './attempt-store.js';
 
 interface Queued {
-  before: AttemptState;
+  /** The state the lane read under its claim; null when the delivery had none (its first attempt). */
+  before: AttemptState | null;
   after: AttemptState;
   settle: (error?: unknown) => void;
 }
@@ -18,8 +19,8 @@ const MAX_BATCH = 256;
 
 /**
  * Records attempt states, the states of many attempts in one commit. Each write is fenced on the
- * attempt count its lane read under the channel's claim (a writer whose claim lapsed meanwhile
- * changes nothing).
+ * attempt count its lane read under the channel's claim, or on there being no state yet for a
+ * first attempt (a writer whose claim lapsed meanwhile changes nothing).
  *
  * Why: one commit per attempt was the worker's largest cost (in SQLite, about 0.35 ms per
  * commit: the transaction, two JSON indexes and the collection stamps), while a commit of 30
@@ -40,7 +41,7 @@ export class AttemptWriter {
   constructor(private readonly views: ReadStore) {}
 
   /** Settles once `after` is committed; rejects when its fence failed or the commit failed. */
-  record(before: AttemptState, after: AttemptState): Promise<void> {
+  record(before: AttemptState | null, after: AttemptState): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ before, after, settle: (error) => (error === undefined ? resolve() : reject(error)) });
       if (this.queue.length >= MAX_BATCH) void this.flush();
@@ -77,6 +78,7 @@ function writeOf({ after }: Queued): ViewWrite {
   return { op: 'put', collection: ATTEMPTS_COLLECTION, doc: after as unknown as Doc };
 }
 
-function fenceOf({ before }: Queued) {
-  return { collection: ATTEMPTS_COLLECTION, id: before.id, field: 'attempts', value: before.attempts };
+function fenceOf({ before, after }: Queued) {
+  // A missing document counts as null: a first attempt is recorded only while no state exists.
+  return { collection: ATTEMPTS_COLLECTION, id: after.id, field: 'attempts', value: before === null ? null : before.attempts };
 }

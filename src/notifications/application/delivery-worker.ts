@@ -2,7 +2,7 @@ import { systemContext } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import type { Platform } from '../../platform/platform.js';
-import type { CollectionStamps, Doc, Filter } from '../../platform/read-store/read-store.port.js';
+import { PreconditionFailedError, type CollectionStamps, type Doc, type Filter } from '../../platform/read-store/read-store.port.js';
 import { CHANNEL_DISABLED_BY_RECEIVER, channelAggregate, channelStream, type Channel, type ChannelState } from '../domain/channel.js';
 import { afterAttempt, cancelled, DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS, pendingState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
 import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID } from './attempt-store.js';
@@ -24,7 +24,12 @@ export interface DeliveryWorkerOptions {
 }
 
 const INTAKE_LEASE = 'notifications-intake';
-const INTAKE_BATCH = 500;
+/** Delivery records read at once, by the scan and by the cursor's advance. */
+const RECORDS_BATCH = 500;
+/** The scan pauses while this many first attempts wait in memory (a slow receiver's lane holding them). */
+const MAX_FRESH = 10_000;
+/** How often the lease holder moves the intake cursor (it only bounds the scan after a restart). */
+const CURSOR_EVERY_MS = 1_000;
 /** Due attempts a channel's lane reads at once. */
 const LANE_PAGE = 50;
 /** A lane renews its channel claim once this much of it has passed. */
@@ -33,14 +38,21 @@ const RENEW_AFTER_MS = 5_000;
 /**
  * Sends what the notifications reactor recorded.
  *
- * - Intake (one process at a time, lease `notifications-intake`): reads the reactor's delivery
- *   records after its cursor and creates a pending `AttemptState` for each, in one commit with
- *   the cursor (fenced on the cursor's previous value).
- * - Dispatch (every process): finds channels with due attempts and runs a lane per channel: the
- *   channel is claimed in the coordination store (`notification-channel:<id>`, a lease outlasting
- *   one send, renewed between sends), so two processes never send one delivery (nor one
- *   channel's deliveries) at once; its due attempts are read under the claim and sent one after
- *   another, each state written (fenced on its attempt count) before the next.
+ * - First attempts go straight from the reactor's delivery records: a record without an attempt
+ *   state is pending, never attempted, due since it was recorded. Every process scans the records
+ *   (after the intake cursor when it starts, then after the last it read) and keeps, per channel,
+ *   those whose first attempt it has not seen recorded. Nothing is written per record before its
+ *   first attempt: the attempt's outcome is its first state.
+ * - Intake cursor (one process at a time, lease `notifications-intake`): how far every record has
+ *   a state; moved (fenced on its previous value) over the records whose state is recorded, at
+ *   most once a second. It only bounds the scan after a restart: a record sent but whose state
+ *   was never recorded (a crash) is found again and goes out again (same webhook-id).
+ * - Dispatch (every process): finds channels with due retries or first attempts and runs a lane per
+ *   channel: the channel is claimed in the coordination store (`notification-channel:<id>`, a
+ *   lease outlasting one send, renewed between sends), so two processes never send one delivery
+ *   (nor one channel's deliveries) at once; its due attempts are read under the claim (a first
+ *   attempt's record is sent only if it still has no state) and sent one after another, each
+ *   state fenced on the attempt count read (for a first attempt: on there being no state).
  * - A 410 from the receiver disables the channel (an event on its stream); a deleted or disabled
  *   channel's pending deliveries are cancelled instead of sent (a test ping goes even to a
  *   disabled channel).
@@ -51,10 +63,16 @@ export class DeliveryWorker {
   private running: Promise<void> | null = null;
   private again = false;
   /**
-   * The delivery records' stamps when an intake last found no more records: a pass (every kick
-   * and poll) skips the intake's reads until the reactor has written records since.
+   * The delivery records' stamps when the scan last found no more records: a pass (every kick
+   * and poll) skips the scan's read until the reactor has written records since.
    */
-  private intakeDrainedAt: (CollectionStamps & { collection: string }) | null = null;
+  private scanDrainedAt: (CollectionStamps & { collection: string }) | null = null;
+  /** The last record the scan read (`undefined` until the first scan reads the intake cursor). */
+  private scanned: [position: number, id: string] | null | undefined = undefined;
+  /** First attempts found by the scan and not yet seen recorded, by channel, in log order. */
+  private readonly fresh = new Map<number, DeliveryRecord[]>();
+  private freshCount = 0;
+  private cursorMovedAt = 0;
   private stopped = true;
   /** One lane per channel being sent to: at most one attempt per channel at a time in this process. */
   private readonly lanes = new Map<number, Promise<void>>();
@@ -115,40 +133,65 @@ export class DeliveryWorker {
   }
 
   private async pass(): Promise<void> {
-    while (!this.stopped && (await this.intake()) === INTAKE_BATCH);
+    await this.scan();
+    if (!this.stopped) await this.advanceCursor();
     if (!this.stopped) await this.dispatch();
   }
 
-  /** Returns how many records it took in. */
-  private async intake(): Promise<number> {
-    const { views, reader, leases } = this.platform;
-    // Kept by the process's LeaseKeeper (one write per renewal for all leases): asking the store on
-    // every 250 ms poll wrote about 1 MB a minute to an idle service's coordination WAL.
-    if (!(await leases.hold(INTAKE_LEASE))) return 0;
+  /** Reads the delivery records after the last it read into `fresh` (they may have states already: lanes look under their claim). */
+  private async scan(): Promise<void> {
+    const { views, reader } = this.platform;
     // Taken before the read: a record committed after it changes the stamp, so it is looked for.
     const stamps = await reader.stamps(NOTIFICATIONS_VIEW, DELIVERIES);
-    if (stamps && this.intakeDrainedAt?.collection === stamps.collection && this.intakeDrainedAt.changed === stamps.changed) return 0;
-    const cursor = await views.get(ATTEMPTS_COLLECTION, INTAKE_ID);
-    const position = (cursor?.position as number | undefined) ?? null;
-    const after = position === null ? undefined : [position, String(cursor!.last_id)];
-    const records = await reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after, limit: INTAKE_BATCH });
-    if (records.length === 0) {
-      this.intakeDrainedAt = stamps;
-      return 0;
+    if (stamps && this.scanDrainedAt?.collection === stamps.collection && this.scanDrainedAt.changed === stamps.changed) return;
+    if (this.scanned === undefined) this.scanned = intakeCursorOf(await views.get(ATTEMPTS_COLLECTION, INTAKE_ID));
+    while (!this.stopped && this.freshCount < MAX_FRESH) {
+      const after = this.scanned ?? undefined;
+      const records = (await reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after, limit: RECORDS_BATCH })) as unknown as DeliveryRecord[];
+      for (const record of records) {
+        const channelId = Number(record.channel_id);
+        const queue = this.fresh.get(channelId);
+        if (queue) queue.push(record);
+        else this.fresh.set(channelId, [record]);
+      }
+      this.freshCount += records.length;
+      if (records.length > 0) this.scanned = [records[records.length - 1].position, records[records.length - 1].id];
+      if (records.length < RECORDS_BATCH) {
+        this.scanDrainedAt = stamps;
+        return;
+      }
     }
-    const now = Date.now();
-    const at = new Date(now).toISOString();
-    const last = records[records.length - 1];
-    await views.commit(
-      [
-        ...records.map((r) => ({ op: 'put' as const, collection: ATTEMPTS_COLLECTION, doc: pendingState(r.id, Number(r.channel_id), Number(r.position), now, at) as unknown as Doc })),
-        { op: 'put', collection: ATTEMPTS_COLLECTION, doc: { id: INTAKE_ID, position: last.position as number, last_id: last.id, updated_at: at } },
-      ],
-      { expect: [{ collection: ATTEMPTS_COLLECTION, id: INTAKE_ID, field: 'position', value: position }] },
-    );
-    // Only once committed: a failed commit leaves the records to be taken in by the next pass.
-    if (records.length < INTAKE_BATCH) this.intakeDrainedAt = stamps;
-    return records.length;
+  }
+
+  /**
+   * Moves the intake cursor over the records whose state is recorded (lease holder, at most once
+   * a second): after a restart, the scan starts there.
+   */
+  private async advanceCursor(): Promise<void> {
+    const { views, reader, leases } = this.platform;
+    if (Date.now() - this.cursorMovedAt < CURSOR_EVERY_MS) return;
+    // Kept by the process's LeaseKeeper (one write per renewal for all leases): asking the store on
+    // every 250 ms poll wrote about 1 MB a minute to an idle service's coordination WAL.
+    if (!(await leases.hold(INTAKE_LEASE))) return;
+    this.cursorMovedAt = Date.now();
+    for (;;) {
+      const cursor = intakeCursorOf(await views.get(ATTEMPTS_COLLECTION, INTAKE_ID));
+      const records = await reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after: cursor ?? undefined, limit: RECORDS_BATCH });
+      if (records.length === 0) return;
+      const recorded = new Set((await views.getMany(ATTEMPTS_COLLECTION, records.map((r) => r.id))).map((d) => d.id));
+      let settled = 0;
+      while (settled < records.length && recorded.has(records[settled].id)) settled++;
+      if (settled === 0) return;
+      const last = records[settled - 1];
+      const moved = { id: INTAKE_ID, position: last.position as number, last_id: last.id, updated_at: new Date().toISOString() };
+      try {
+        await views.commit([{ op: 'put', collection: ATTEMPTS_COLLECTION, doc: moved }], { expect: [{ collection: ATTEMPTS_COLLECTION, id: INTAKE_ID, field: 'position', value: cursor?.[0] ?? null }] });
+      } catch (error) {
+        if (error instanceof PreconditionFailedError) return; // another lease holder moved it meanwhile
+        throw error;
+      }
+      if (settled < RECORDS_BATCH) return;
+    }
   }
 
   /**
@@ -159,14 +202,22 @@ export class DeliveryWorker {
   private async dispatch(): Promise<void> {
     const maxLanes = this.options.maxInFlight ?? 32;
     const due = (): Filter => ({ state: 'pending', next_attempt_ms: { lte: Date.now() } });
-    const channels = await this.platform.views.aggregate(ATTEMPTS_COLLECTION, { filter: due(), groupBy: 'channel_id' });
-    for (const { group } of channels) {
-      const channelId = Number(group);
+    const retrying = await this.platform.views.aggregate(ATTEMPTS_COLLECTION, { filter: due(), groupBy: 'channel_id' });
+    const channels = new Set([...this.fresh.keys(), ...retrying.map(({ group }) => Number(group))]);
+    for (const channelId of channels) {
       if (this.lanes.has(channelId) || this.lanes.size >= maxLanes || this.stopped) continue;
-      const lane = this.lane(channelId, due).finally(() => {
-        this.lanes.delete(channelId);
-        this.kick();
-      });
+      const lane = this.lane(channelId, due)
+        .catch((error) => {
+          this.platform.logger.warn({ err: error, channel_id: channelId }, 'notification lane failed');
+          return false;
+        })
+        .then((ran) => {
+          this.lanes.delete(channelId);
+          // A lane that could not claim its channel (another process sends to it) leaves it to the
+          // poll: looking again at once would spin, each turn settling without I/O, and starve
+          // this process's event loop until the other process let the claim go.
+          if (ran) this.kick();
+        });
       this.lanes.set(channelId, lane);
     }
   }
@@ -175,41 +226,55 @@ export class DeliveryWorker {
    * Sends a channel's due attempts one after another under the channel's claim in the
    * coordination store (`notification-channel:<id>`): while this process holds it, no other
    * process sends any of the channel's deliveries, so the states read under it are current.
-   * The claim outlasts one send and is renewed before the next when it would not.
+   * The claim outlasts one send and is renewed before the next when it would not. A page holds
+   * the channel's due retries, then its first attempts (records the scan found, sent only if
+   * they still have no state: another process may have sent them before this one's claim).
    *
    * Each attempt's new state goes to the writer, which commits the states of many attempts
    * together; the lane sends its next attempt meanwhile, and waits for its states to be
    * committed only before reading the channel's next page (so no attempt is read as still due
    * after it was sent) and before releasing the claim.
    */
-  private async lane(channelId: number, due: () => Filter): Promise<void> {
-    const { coordination, instanceId } = this.platform;
+  private async lane(channelId: number, due: () => Filter): Promise<boolean> {
+    const { coordination, instanceId, views, reader } = this.platform;
     const claim = `notification-channel:${channelId}`;
     let grant = await coordination.acquireLease(claim, instanceId, this.claimTtlMs);
-    if (!grant) return;
-    const recording: Promise<void>[] = [];
+    if (!grant) return false;
+    const recording: Promise<boolean>[] = [];
     try {
       for (;;) {
         // (next_attempt_ms, position) orders a channel's attempts fully (one record per event per
         // channel) and is the order of the channel's index: with `id` as a third key, SQLite
         // preferred the (state, next_attempt_ms) index and read every channel's due attempts for
         // each page (three times slower with 8,000 due).
-        const page = (await this.platform.views.find(ATTEMPTS_COLLECTION, {
+        const retries = (await views.find(ATTEMPTS_COLLECTION, {
           filter: { channel_id: channelId, ...due() },
           sort: [['next_attempt_ms', 'asc'], ['position', 'asc']],
           limit: LANE_PAGE,
         })) as unknown as AttemptState[];
-        const records = new Map((await this.platform.reader.getMany(NOTIFICATIONS_VIEW, DELIVERIES, page.map((a) => a.id))).map((r) => [r.id, r as unknown as DeliveryRecord]));
-        for (const state of page) {
-          if (this.stopped) return;
+        const retried = new Map((await reader.getMany(NOTIFICATIONS_VIEW, DELIVERIES, retries.map((a) => a.id))).map((r) => [r.id, r as unknown as DeliveryRecord]));
+        const firsts = this.fresh.get(channelId)?.slice(0, LANE_PAGE) ?? [];
+        const recorded = new Set(firsts.length === 0 ? [] : (await views.getMany(ATTEMPTS_COLLECTION, firsts.map((r) => r.id))).map((d) => d.id));
+        const page: Array<{ before: AttemptState | null; record: DeliveryRecord | null }> = [
+          ...retries.map((state) => ({ before: state, record: retried.get(state.id) ?? null })),
+          ...firsts.filter((r) => !recorded.has(r.id)).map((record) => ({ before: null, record })),
+        ];
+        const handled = new Set(recorded);
+        for (const { before, record } of page) {
+          if (this.stopped) return true;
           if (grant.expiresAt - Date.now() < this.claimTtlMs - RENEW_AFTER_MS) {
             grant = await coordination.acquireLease(claim, instanceId, this.claimTtlMs);
-            if (!grant) return;
+            if (!grant) return false;
           }
-          recording.push((await this.attempt(state, records.get(state.id) ?? null)).committed);
+          const state = before ?? firstState(record!);
+          const settled = (await this.attempt(before, state, record)).committed;
+          recording.push(before === null ? settled.then((done) => (done ? handled.add(state.id) : undefined, done)) : settled);
         }
         await this.recorded(recording.splice(0));
-        if (page.length < LANE_PAGE || this.stopped) return;
+        this.forgetFresh(channelId, handled);
+        // A first attempt left pending (a failed commit) waits for the poll rather than going out again at once.
+        if (firsts.some((r) => !handled.has(r.id))) return false;
+        if ((retries.length < LANE_PAGE && firsts.length < LANE_PAGE) || this.stopped) return true;
       }
     } finally {
       await this.recorded(recording);
@@ -217,8 +282,18 @@ export class DeliveryWorker {
     }
   }
 
+  /** Drops first attempts whose state is recorded (by this lane or another process) from `fresh`. */
+  private forgetFresh(channelId: number, handled: Set<string>): void {
+    const queue = this.fresh.get(channelId);
+    if (!queue || handled.size === 0) return;
+    const left = queue.filter((r) => !handled.has(r.id));
+    this.freshCount -= queue.length - left.length;
+    if (left.length === 0) this.fresh.delete(channelId);
+    else this.fresh.set(channelId, left);
+  }
+
   /** Waits until the states handed over are committed (or refused: logged, the delivery stays pending). */
-  private async recorded(recording: Promise<void>[]): Promise<void> {
+  private async recorded(recording: Promise<boolean>[]): Promise<void> {
     if (recording.length === 0) return;
     await this.writer.flush();
     await Promise.all(recording);
@@ -226,31 +301,36 @@ export class DeliveryWorker {
 
   /**
    * Sends one attempt (or cancels it) and hands its new state to the writer. Resolves once the
-   * send is over, so that the lane may go on, into the commit of the state (settled: a failure
-   * is logged and the delivery stays pending, to go out again).
+   * send is over, so that the lane may go on, into the commit of the state: true once recorded,
+   * or refused because another process recorded the attempt first; false when it stays pending
+   * (cut off by a stop, or a failure, which is logged: it goes out again).
    */
-  private attempt(state: AttemptState, record: DeliveryRecord | null): Promise<{ committed: Promise<void> }> {
-    const logged = (error: unknown) => this.platform.logger.warn({ err: error, delivery_id: state.id }, 'notification attempt failed unexpectedly; it stays pending');
-    return this.claimed(state, record).then(
-      (handed) => ({ committed: (handed?.committed ?? Promise.resolve()).catch(logged) }),
+  private attempt(before: AttemptState | null, state: AttemptState, record: DeliveryRecord | null): Promise<{ committed: Promise<boolean> }> {
+    const logged = (error: unknown) => {
+      if (error instanceof PreconditionFailedError) return true;
+      this.platform.logger.warn({ err: error, delivery_id: state.id }, 'notification attempt failed unexpectedly; it stays pending');
+      return false;
+    };
+    return this.claimed(before, state, record).then(
+      (handed) => ({ committed: handed ? handed.committed.then(() => true, logged) : Promise.resolve(false) }),
       (error) => ({ committed: Promise.resolve(logged(error)) }),
     );
   }
 
   /** Answers the commit of the attempt's new state, or nothing when the attempt was cut off by a stop. */
-  private async claimed(state: AttemptState, record: DeliveryRecord | null): Promise<{ committed: Promise<void> } | undefined> {
+  private async claimed(before: AttemptState | null, state: AttemptState, record: DeliveryRecord | null): Promise<{ committed: Promise<void> } | undefined> {
     const { logger } = this.platform;
     const id = state.id;
     const { state: channel } = await this.channels.load(channelStream(state.channel_id));
-    if (!record || !channel || channel.deleted) return { committed: this.writer.record(state, cancelled(state, 'channel deleted', Date.now())) };
-    if (!channel.enabled && record.type !== 'ping') return { committed: this.writer.record(state, cancelled(state, 'channel disabled', Date.now())) };
+    if (!record || !channel || channel.deleted) return { committed: this.writer.record(before, cancelled(state, 'channel deleted', Date.now())) };
+    if (!channel.enabled && record.type !== 'ping') return { committed: this.writer.record(before, cancelled(state, 'channel disabled', Date.now())) };
 
     const payload = await buildPayload(this.platform, record);
     const names = channel.kind === 'webhook' ? new Map<number, string>() : await endpointNames(this.platform, payload);
     const outcome = await this.senders.send({ deliveryId: id, channel, payload, endpointNames: names });
     if (this.stopped) return undefined;
     const next = afterAttempt(state, outcome, Date.now(), this.schedule);
-    const committed = this.writer.record(state, next).then(() =>
+    const committed = this.writer.record(before, next).then(() =>
       logger.info(
         { delivery_id: id, channel_id: channel.id, type: record.type, attempt: next.attempts, state: next.state, status: outcome.status, error: outcome.error },
         'notification attempt',
@@ -267,4 +347,15 @@ export class DeliveryWorker {
       return { events: [{ type: CHANNEL_DISABLED_BY_RECEIVER, data }], result: undefined };
     });
   }
+}
+
+/** A record never attempted: pending since the reactor recorded it. */
+function firstState(record: DeliveryRecord): AttemptState {
+  const recordedMs = Date.parse(record.created_at);
+  return pendingState(record.id, Number(record.channel_id), Number(record.position), recordedMs, record.created_at);
+}
+
+/** The intake cursor's keyset (position, id), or null before any record was taken in. */
+function intakeCursorOf(doc: Doc | null): [position: number, id: string] | null {
+  return doc && typeof doc.position === 'number' ? [doc.position, String(doc.last_id)] : null;
 }

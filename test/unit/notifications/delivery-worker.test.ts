@@ -1,0 +1,132 @@
+/**
+ * First attempts go out straight from the reactor's delivery records, with no attempt state
+ * written before them: a record is pending until its first attempt's outcome is recorded. These
+ * cases cover the windows that opens: an attempt cut off before its state was recorded goes out
+ * again from the next worker (same webhook-id), one whose state was recorded is never sent again
+ * by a worker that starts later, and two workers sharing the stores send each delivery once.
+ */
+import { join } from 'node:path';
+import { notificationsReactor } from '../../../projections/notifications.js';
+import { ALERT_SIGNAL_TRIGGERED } from '../../../src/alerting/domain/endpoint-alerts.js';
+import { ATTEMPTS_COLLECTION } from '../../../src/notifications/application/attempt-store.js';
+import { DeliveryWorker } from '../../../src/notifications/application/delivery-worker.js';
+import { Senders } from '../../../src/notifications/application/senders.js';
+import { CHANNEL_CREATED, channelStream } from '../../../src/notifications/domain/channel.js';
+import { CHANNELS, NOTIFICATIONS_VIEW } from '../../../src/notifications/domain/views.js';
+import { loadConfig } from '../../../src/platform/config/config.js';
+import { silentLogger } from '../../../src/platform/logging/logger.js';
+import { createPlatform, type Platform } from '../../../src/platform/platform.js';
+import { makeTempDir } from '../../support/event-store-fixtures.js';
+import { startReceiver, type Receiver } from '../../support/notification-receiver.js';
+
+async function until(what: string, done: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+interface RunningWorker {
+  worker: DeliveryWorker;
+  stop(): Promise<void>;
+}
+
+function startWorker(platform: Platform): Promise<RunningWorker> {
+  const senders = new Senders({ blockPrivate: false, smtpUrl: null, emailFrom: 'test@localhost' });
+  const worker = new DeliveryWorker(platform, senders, { pollMs: 20 });
+  return worker.start().then(() => ({
+    worker,
+    stop: async () => {
+      await worker.stop();
+      await senders.close();
+    },
+  }));
+}
+
+describe('delivery worker: first attempts from the delivery records', () => {
+  const dir = makeTempDir('delivery-worker-');
+  let receiver: Receiver;
+  const platforms: Platform[] = [];
+  const workers: RunningWorker[] = [];
+  let endpoint = 0;
+
+  const open = async (): Promise<Platform> => {
+    const config = loadConfig({ DATA_DIR: dir.path, ADMIN_TOKEN: 'delivery-worker-admin-token-0123456789', LOG_LEVEL: 'silent' });
+    const platform = await createPlatform(config, { projections: [notificationsReactor], withRunner: true, withTransport: false, logger: silentLogger });
+    await platform.runner!.start();
+    platforms.push(platform);
+    return platform;
+  };
+  const worker = async (platform: Platform): Promise<RunningWorker> => {
+    const running = await startWorker(platform);
+    workers.push(running);
+    return running;
+  };
+  const trigger = (platform: Platform, count: number) =>
+    platform.events.append(
+      `checks-${endpoint}`,
+      Array.from({ length: count }, () => ({
+        type: ALERT_SIGNAL_TRIGGERED,
+        data: { endpoint_id: ++endpoint, team_id: 1, project_id: 1, signal: 'availability', check_id: endpoint, at: new Date().toISOString() },
+      })),
+      { expectedRevision: 'any' },
+    );
+  const ids = () => receiver.received.map((r) => String(r.headers['webhook-id']));
+  const delivered = (platform: Platform) => platform.views.count(ATTEMPTS_COLLECTION, { state: 'delivered' });
+
+  let platform: Platform;
+  beforeAll(async () => {
+    receiver = await startReceiver(204);
+    platform = await open();
+    const data = { channel_id: 1, team_id: 1, name: 'c1', kind: 'webhook', config: { url: `${receiver.url}/c1` }, secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, events: null, project_ids: null, enabled: true, created_at: new Date().toISOString() };
+    await platform.events.append(channelStream(1), [{ type: CHANNEL_CREATED, data }], { expectedRevision: 'no_stream' });
+    await until('the channel in the view', async () => (await platform.reader.get(NOTIFICATIONS_VIEW, CHANNELS, 1)) !== null);
+  });
+  afterAll(async () => {
+    for (const running of workers) await running.stop();
+    for (const p of platforms) await p.close();
+    await receiver.close();
+    dir.remove();
+  });
+
+  it('a first attempt cut off before its outcome was recorded goes out again, with the same webhook-id', async () => {
+    receiver.delayMs = 60_000; // the receiver holds the request: the attempt never completes
+    const first = await worker(platform);
+    await trigger(platform, 1);
+    await until('the first attempt at the receiver', () => receiver.received.length === 1);
+    await first.stop(); // cut off: nothing recorded for it
+
+    receiver.delayMs = 0;
+    await worker(platform);
+    await until('the attempt again', () => receiver.received.length === 2);
+    expect(ids()[1]).toBe(ids()[0]);
+    await until('recorded delivered', async () => (await delivered(platform)) === 1);
+  });
+
+  it('a worker started later never sends again what an earlier one recorded', async () => {
+    await trigger(platform, 20);
+    await until('20 more delivered', async () => (await delivered(platform)) === 21);
+    for (const running of workers.splice(0)) await running.stop();
+    const before = receiver.received.length;
+
+    // It scans the records after the intake cursor, which may lag behind what was recorded.
+    await worker(platform);
+    await trigger(platform, 1);
+    await until('the new one delivered', async () => (await delivered(platform)) === 22);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.length).toBe(before + 1);
+    expect(new Set(ids()).size).toBe(22);
+  });
+
+  it('two workers sharing the stores (two processes) send each delivery once', async () => {
+    const other = await open();
+    await worker(other);
+    const before = receiver.received.length;
+    await trigger(platform, 60);
+    await until('60 more delivered', async () => (await delivered(platform)) === 82);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.length).toBe(before + 60);
+    expect(new Set(ids()).size).toBe(82);
+  });
+});
