@@ -2,8 +2,9 @@ import type { CollectionSpec } from '../../platform/read-store/read-store.port.j
 
 /**
  * The delivery worker's own collection (plain read-store documents, not a projection): one
- * `AttemptState` per delivery, plus the intake cursor (`INTAKE_ID`) recording how far the
- * worker has taken the reactor's delivery records in. Only the worker writes here.
+ * `AttemptState` per attempted delivery (a delivery record without one is pending, never
+ * attempted), plus the intake cursor (`INTAKE_ID`): every record before it has a state, so a
+ * worker starting up looks for first attempts after it. Only the worker writes here.
  */
 export const ATTEMPTS_COLLECTION = 'notification_attempts';
 export const INTAKE_ID = '~intake';
