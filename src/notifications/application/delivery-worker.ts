@@ -21,13 +21,21 @@ export interface DeliveryWorkerOptions {
    * first attempts go out in log order): a slow receiver holds only its own lane.
    */
   maxInFlight?: number;
+  /** First attempts of one channel kept in memory (default 500); its lane reads the others from the records. */
+  maxQueuedPerChannel?: number;
 }
 
 const INTAKE_LEASE = 'notifications-intake';
 /** Delivery records read at once, by the scan and by the cursor's advance. */
 const RECORDS_BATCH = 500;
-/** The scan pauses while this many first attempts wait in memory (a slow receiver's lane holding them). */
-const MAX_FRESH = 10_000;
+/**
+ * First attempts kept in memory, per channel and in all. Past them the scan goes on, noting that
+ * the channel has more records than queued: its lane reads them from the records (by channel)
+ * when its queue runs out. So a slow receiver's backlog neither fills memory nor holds back the
+ * scan for other channels.
+ */
+const MAX_QUEUED_PER_CHANNEL = 500;
+const MAX_QUEUED = 10_000;
 /** How often the lease holder moves the intake cursor (it only bounds the scan after a restart). */
 const CURSOR_EVERY_MS = 1_000;
 /** Due attempts a channel's lane reads at once. */
@@ -70,7 +78,7 @@ export class DeliveryWorker {
   /** The last record the scan read (`undefined` until the first scan reads the intake cursor). */
   private scanned: [position: number, id: string] | null | undefined = undefined;
   /** First attempts found by the scan and not yet seen recorded, by channel, in log order. */
-  private readonly fresh = new Map<number, DeliveryRecord[]>();
+  private readonly fresh = new Map<number, FreshQueue>();
   private freshCount = 0;
   private cursorMovedAt = 0;
   private stopped = true;
@@ -145,22 +153,57 @@ export class DeliveryWorker {
     const stamps = await reader.stamps(NOTIFICATIONS_VIEW, DELIVERIES);
     if (stamps && this.scanDrainedAt?.collection === stamps.collection && this.scanDrainedAt.changed === stamps.changed) return;
     if (this.scanned === undefined) this.scanned = intakeCursorOf(await views.get(ATTEMPTS_COLLECTION, INTAKE_ID));
-    while (!this.stopped && this.freshCount < MAX_FRESH) {
+    while (!this.stopped) {
       const after = this.scanned ?? undefined;
       const records = (await reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after, limit: RECORDS_BATCH })) as unknown as DeliveryRecord[];
-      for (const record of records) {
-        const channelId = Number(record.channel_id);
-        const queue = this.fresh.get(channelId);
-        if (queue) queue.push(record);
-        else this.fresh.set(channelId, [record]);
-      }
-      this.freshCount += records.length;
+      for (const record of records) this.enqueue(record);
       if (records.length > 0) this.scanned = [records[records.length - 1].position, records[records.length - 1].id];
       if (records.length < RECORDS_BATCH) {
         this.scanDrainedAt = stamps;
         return;
       }
     }
+  }
+
+  /** Queues a first attempt, or notes that its channel has more records than queued. */
+  private enqueue(record: DeliveryRecord): void {
+    const channelId = Number(record.channel_id);
+    const position = Number(record.position);
+    let queue = this.fresh.get(channelId);
+    if (!queue) {
+      queue = { records: [], through: position - 1, more: false };
+      this.fresh.set(channelId, queue);
+    }
+    // A channel's records come in log order, one per position; its lane may have read this one already.
+    if (position <= queue.through) return;
+    if (queue.more || queue.records.length >= (this.options.maxQueuedPerChannel ?? MAX_QUEUED_PER_CHANNEL) || this.freshCount >= MAX_QUEUED) {
+      queue.more = true;
+      return;
+    }
+    queue.records.push(record);
+    queue.through = position;
+    this.freshCount++;
+  }
+
+  /** A channel's queued first attempts, read again from its records when the scan left some out. */
+  private async queued(channelId: number): Promise<DeliveryRecord[]> {
+    const queue = this.fresh.get(channelId);
+    if (!queue) return [];
+    if (queue.records.length === 0 && queue.more) {
+      const records = (await this.platform.reader.find(NOTIFICATIONS_VIEW, DELIVERIES, {
+        filter: { channel_id: channelId },
+        sort: [['position', 'asc']],
+        after: [queue.through],
+        limit: LANE_PAGE,
+      })) as unknown as DeliveryRecord[];
+      // Fewer than a page: every record of the channel so far is queued; the scan queues the next.
+      if (records.length < LANE_PAGE) queue.more = false;
+      queue.records.push(...records);
+      this.freshCount += records.length;
+      if (records.length > 0) queue.through = Number(records[records.length - 1].position);
+    }
+    if (queue.records.length === 0 && !queue.more) this.fresh.delete(channelId);
+    return queue.records.slice(0, LANE_PAGE);
   }
 
   /**
@@ -253,7 +296,7 @@ export class DeliveryWorker {
           limit: LANE_PAGE,
         })) as unknown as AttemptState[];
         const retried = new Map((await reader.getMany(NOTIFICATIONS_VIEW, DELIVERIES, retries.map((a) => a.id))).map((r) => [r.id, r as unknown as DeliveryRecord]));
-        const firsts = this.fresh.get(channelId)?.slice(0, LANE_PAGE) ?? [];
+        const firsts = await this.queued(channelId);
         const recorded = new Set(firsts.length === 0 ? [] : (await views.getMany(ATTEMPTS_COLLECTION, firsts.map((r) => r.id))).map((d) => d.id));
         const page: Array<{ before: AttemptState | null; record: DeliveryRecord | null }> = [
           ...retries.map((state) => ({ before: state, record: retried.get(state.id) ?? null })),
@@ -285,11 +328,11 @@ export class DeliveryWorker {
   /** Drops first attempts whose state is recorded (by this lane or another process) from `fresh`. */
   private forgetFresh(channelId: number, handled: Set<string>): void {
     const queue = this.fresh.get(channelId);
-    if (!queue || handled.size === 0) return;
-    const left = queue.filter((r) => !handled.has(r.id));
-    this.freshCount -= queue.length - left.length;
-    if (left.length === 0) this.fresh.delete(channelId);
-    else this.fresh.set(channelId, left);
+    if (!queue) return;
+    const left = queue.records.filter((r) => !handled.has(r.id));
+    this.freshCount -= queue.records.length - left.length;
+    queue.records = left;
+    if (left.length === 0 && !queue.more) this.fresh.delete(channelId);
   }
 
   /** Waits until the states handed over are committed (or refused: logged, the delivery stays pending). */
@@ -347,6 +390,14 @@ export class DeliveryWorker {
       return { events: [{ type: CHANNEL_DISABLED_BY_RECEIVER, data }], result: undefined };
     });
   }
+}
+
+/** A channel's first attempts in log order; `more`: records after `through` exist that are not queued. */
+interface FreshQueue {
+  records: DeliveryRecord[];
+  /** Position of the last record queued (or read) for the channel. */
+  through: number;
+  more: boolean;
 }
 
 /** A record never attempted: pending since the reactor recorded it. */

@@ -32,9 +32,9 @@ interface RunningWorker {
   stop(): Promise<void>;
 }
 
-function startWorker(platform: Platform): Promise<RunningWorker> {
+function startWorker(platform: Platform, maxQueuedPerChannel?: number): Promise<RunningWorker> {
   const senders = new Senders({ blockPrivate: false, smtpUrl: null, emailFrom: 'test@localhost' });
-  const worker = new DeliveryWorker(platform, senders, { pollMs: 20 });
+  const worker = new DeliveryWorker(platform, senders, { pollMs: 20, maxQueuedPerChannel });
   return worker.start().then(() => ({
     worker,
     stop: async () => {
@@ -58,8 +58,8 @@ describe('delivery worker: first attempts from the delivery records', () => {
     platforms.push(platform);
     return platform;
   };
-  const worker = async (platform: Platform): Promise<RunningWorker> => {
-    const running = await startWorker(platform);
+  const worker = async (platform: Platform, maxQueuedPerChannel?: number): Promise<RunningWorker> => {
+    const running = await startWorker(platform, maxQueuedPerChannel);
     workers.push(running);
     return running;
   };
@@ -128,5 +128,16 @@ describe('delivery worker: first attempts from the delivery records', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received.length).toBe(before + 60);
     expect(new Set(ids()).size).toBe(82);
+  });
+
+  it('a backlog larger than a channel keeps in memory is read again from the records, in log order, each once', async () => {
+    for (const running of workers.splice(0)) await running.stop();
+    await worker(platform, 3);
+    const before = receiver.received.length;
+    const first = endpoint + 1;
+    await trigger(platform, 40);
+    await until('40 more delivered', async () => (await delivered(platform)) === 122);
+    const sent = receiver.received.slice(before).map((r) => r.json.data.endpoint_id as number);
+    expect(sent).toEqual(Array.from({ length: 40 }, (_, i) => first + i));
   });
 });
