@@ -7,6 +7,7 @@
  */
 import type { CheckSource } from './check.js';
 import type { PublicConfiguration } from './endpoint.js';
+import type { MaintenanceWindowScheduledData } from './events.js';
 
 /** Projection `monitoring`: projects, endpoints and maintenance windows. */
 export const MONITORING_VIEW = 'monitoring';
@@ -57,17 +58,9 @@ export interface EndpointDoc extends Omit<PublicConfiguration, 'latency_fixed_th
   updated_at: string;
 }
 
-/** A scheduled window, cancelled ones included (`cancelled_at`). Both project and endpoint null: team-wide. */
-export interface MaintenanceWindowDoc {
+/** A scheduled window as its event recorded it, cancelled ones included (`cancelled_at`). */
+export interface MaintenanceWindowDoc extends MaintenanceWindowScheduledData {
   id: string;
-  window_id: number;
-  team_id: number;
-  project_id: number | null;
-  endpoint_id: number | null;
-  starts_at: string;
-  ends_at: string;
-  reason: string | null;
-  created_at: string;
   cancelled_at: string | null;
 }
 
