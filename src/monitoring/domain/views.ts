@@ -7,7 +7,7 @@
  */
 import type { CheckSource } from './check.js';
 import type { PublicConfiguration } from './endpoint.js';
-import type { MaintenanceWindowScheduledData } from './events.js';
+import type { MaintenanceWindowScheduledData, ProjectCreatedData } from './events.js';
 
 /** Projection `monitoring`: projects, endpoints and maintenance windows. */
 export const MONITORING_VIEW = 'monitoring';
@@ -20,13 +20,8 @@ export const CHECKS_VIEW = 'checks';
 export const CHECKS = 'checks';
 
 /** A live project (a deleted one leaves the collection). */
-export interface ProjectDoc {
+export interface ProjectDoc extends ProjectCreatedData {
   id: string;
-  project_id: number;
-  team_id: number;
-  name: string;
-  description: string;
-  created_at: string;
   updated_at: string;
 }
 

@@ -3,7 +3,7 @@
  * read by token verification, the operator lists, the team path guard and every context that
  * needs a team's incident statuses (read helpers: `application/tenancy-views.ts`).
  */
-import type { Role, Scope } from '../../platform/auth/scopes.js';
+import type { TokenIssuedData } from './team.js';
 
 export const TENANCY_VIEW = 'tenancy';
 
@@ -19,16 +19,8 @@ export interface TeamDoc {
 }
 
 /** A developer token by id; only its SHA-256 (`token_hash`, unique) is kept. */
-export interface TokenDoc {
+export interface TokenDoc extends TokenIssuedData {
   id: string;
-  token_id: number;
-  team_id: number;
-  name: string;
-  scopes: Scope[];
-  role: Role;
-  token_hash: string;
-  created_at: string;
-  expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
 }
