@@ -103,6 +103,19 @@ export function eventStoreContract(
       await expect(store.readStream(stream('missing'))).resolves.toEqual([]);
     });
 
+    it('reads what was appended after an earlier read found nothing past the stream\'s end', async () => {
+      const [s, missing] = [stream('follow'), stream('follow-missing')];
+      await store.append(s, [{ type: 'A', data: { n: 0 } }], { expectedRevision: 'no_stream' });
+      expect(await store.readStream(s, { fromRevision: 1 })).toEqual([]);
+      expect(await store.readStream(missing, { fromRevision: 0 })).toEqual([]);
+
+      await store.append(s, [{ type: 'A', data: { n: 1 } }], { expectedRevision: 0 });
+      await store.append(missing, [{ type: 'A', data: { n: 9 } }], { expectedRevision: 'no_stream' });
+
+      expect((await store.readStream(s, { fromRevision: 1 })).map((e) => e.data)).toEqual([{ n: 1 }]);
+      expect((await store.readStream(missing, { fromRevision: 0 })).map((e) => e.data)).toEqual([{ n: 9 }]);
+    });
+
     it('refuses no_stream on an existing stream and reports the actual revision', async () => {
       const id = stream('exists');
       await store.append(id, [{ type: 'A', data: {} }], { expectedRevision: 'no_stream' });

@@ -97,6 +97,21 @@ describe('SQLite event log shared by several store instances', () => {
     await reader.close();
   });
 
+  it('reads what another instance appended after this one read to the stream\'s end', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const [a, b] = [new SqliteEventStore(file), new SqliteEventStore(file)];
+    await a.append('channel', [{ type: 'Created', data: {} }], { expectedRevision: 'no_stream' });
+    expect(await a.readStream('channel', { fromRevision: 1 })).toEqual([]);
+    expect(await a.readStream('other', { fromRevision: 0 })).toEqual([]);
+
+    await b.append('channel', [{ type: 'Deleted', data: {} }], { expectedRevision: 0 });
+    await b.append('other', [{ type: 'Created', data: {} }], { expectedRevision: 'no_stream' });
+
+    expect((await a.readStream('channel', { fromRevision: 1 })).map((e) => e.type)).toEqual(['Deleted']);
+    expect((await a.readStream('other', { fromRevision: 0 })).map((e) => e.type)).toEqual(['Created']);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('sees the other instance as a concurrent writer when expected revisions collide', async () => {
     const file = join(temp.path, 'events.sqlite');
     const [a, b] = [new SqliteEventStore(file), new SqliteEventStore(file)];

@@ -207,6 +207,15 @@ export class SqliteEventStore implements EventStore {
   private readonly legacyHead: number | null;
   private readonly streamIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
+  /**
+   * For each stream, a revision no event after which reads back, as this connection last saw
+   * it (read to the end, or appended by it), valid while `PRAGMA data_version` stays `headsDataVersion`: no other connection has
+   * committed since. A cached fold asking for what follows its revision (a channel checked before
+   * each notification, an endpoint before each command) is answered without a query when nothing
+   * can have been appended.
+   */
+  private readonly knownHeads = new Map<string, number>();
+  private headsDataVersion: number | null = null;
 
   private readonly appendTx: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendedEvents;
   private readonly removeTx: (streamId: string, throughRevision: number, types: string[]) => number;
@@ -249,6 +258,8 @@ export class SqliteEventStore implements EventStore {
       throw toStoreError(error);
     }
     for (const [kind, name, id] of appended.interned) this.remember(kind === 'stream' ? this.streamIds : this.typeIds, name, id);
+    // Our own commits leave data_version as it is: the heads we know stay valid, this one moves.
+    if (this.knownHeads.has(streamId)) this.knownHeads.set(streamId, appended.result.nextExpectedRevision);
     if (appended.events) this.rememberAppended(appended.events);
     else this.recent.clear();
     this.signal.emit('append', appended.result.position);
@@ -280,14 +291,38 @@ export class SqliteEventStore implements EventStore {
         limit === undefined ? '' : 'LIMIT ?',
       ].join(' ');
     const params = [streamId, ...(from === undefined ? [] : [from]), ...(limit === undefined ? [] : [limit])];
-    return this.query(() => {
+    const rows = () => {
       const compact = fromCompactRows(this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[]);
       if (this.legacyHead === null || (limit !== undefined && backwards && compact.length >= limit)) return compact;
       const old = (this.statement(part('SELECT * FROM events', 'stream_id = ?')).all(...params) as LegacyRow[]).map(fromLegacyRow);
       // Every stream's first-layout events come before its compact ones.
       const all = backwards ? compact.concat(old) : old.concat(compact);
       return limit === undefined ? all : all.slice(0, limit);
+    };
+    if (backwards || limit !== undefined) return this.query(rows);
+    // A read to the stream's end: answered from the known head when nothing can follow `from`.
+    return this.query(() => {
+      this.dropHeadsIfStale();
+      const head = this.knownHeads.get(streamId);
+      if (from !== undefined && head !== undefined && head < from) return [];
+      const events = rows();
+      this.rememberHead(streamId, events.length > 0 ? events[events.length - 1].revision : (from ?? 0) - 1);
+      return events;
     });
+  }
+
+  /** Forgets the known heads once another connection has committed (data_version moved). */
+  private dropHeadsIfStale(): void {
+    const version = this.statement('PRAGMA data_version').pluck().get() as number;
+    if (version === this.headsDataVersion) return;
+    this.knownHeads.clear();
+    this.headsDataVersion = version;
+  }
+
+  /** `bound`: no event after it reads back (retention only removes, so a bound stays one). */
+  private rememberHead(streamId: string, bound: number): void {
+    if (this.knownHeads.size >= MAX_INTERNED) this.knownHeads.clear();
+    this.knownHeads.set(streamId, bound);
   }
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
