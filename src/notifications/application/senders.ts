@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { createGuardedConnector, type Resolver } from '../../probing/prober/address-guard.js';
 import { transportFailureReason } from '../../probing/domain/failure-reason.js';
 import { PAGERDUTY_EVENTS_URL, signingSecrets, type Channel } from '../domain/channel.js';
@@ -40,7 +39,7 @@ export class Senders {
   private readonly timeoutMs: number;
   /** Decoded signing keys by secret: decoding is per secret, not per delivery. */
   private readonly keys = new Map<string, Buffer>();
-  /** Parsed channel URLs: undici takes a URL object as it is, a string it parses on every request. */
+  /** Parsed channel URLs (parsed once per URL, not once per request). */
   private readonly targets = new Map<string, URL>();
 
   constructor(private readonly options: SenderOptions) {
@@ -89,35 +88,21 @@ export class Senders {
     return cached(this.keys, secret, () => Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'));
   }
 
-  private async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
+  private post(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
     const target = cached(this.targets, url, () => new URL(url));
-    const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
-    // One deadline for the whole exchange: connect, headers and body within the timeout. An
-    // EventEmitter is a signal undici takes (its `abort` event), at a fraction of the cost of an
-    // AbortController per request.
-    const deadline = new EventEmitter();
-    const timer = setTimeout(() => deadline.emit('abort'), this.timeoutMs);
-    try {
-      const response = await request(target, {
-        method: 'POST',
-        body,
-        headers: { 'content-type': 'application/json', 'user-agent': 'http-monitor-notifications/1', ...headers },
-        dispatcher: this.agent,
-        signal: deadline,
-      });
-      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      const status = response.statusCode;
-      const delivered = status >= 200 && status < 300;
-      return { delivered, status, error: delivered ? null : `status: ${status}` };
-    } catch (error) {
-      const name = (error as { name?: string } | null)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        return { delivered: false, status: null, error: `timeout: ${target.host} did not answer within ${this.timeoutMs / 1000} s` };
-      }
-      return { delivered: false, status: null, error: transportFailureReason(error, { host: target.hostname, port }) };
-    } finally {
-      clearTimeout(timer);
-    }
+    return new Promise<AttemptOutcome>((resolve) => {
+      const exchange = new Exchange(target, this.timeoutMs, resolve);
+      this.agent.dispatch(
+        {
+          origin: target.origin,
+          path: `${target.pathname}${target.search}`,
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers },
+        },
+        exchange,
+      );
+    });
   }
 
   private async email(to: string[], message: { subject: string; text: string }): Promise<AttemptOutcome> {
@@ -145,6 +130,79 @@ export class Senders {
   async close(): Promise<void> {
     this.mailer?.close();
     await this.agent.close().catch(() => undefined);
+  }
+}
+
+const USER_AGENT = 'http-monitor-notifications/1';
+/** Response bodies are read up to this much, then the exchange is cut off (only the status matters). */
+const RESPONSE_BODY_LIMIT = 64 * 1024;
+
+/**
+ * One POST through undici's dispatcher API, answering its outcome once. Why not `request`: the
+ * outcome needs only the status, and `request` builds a readable stream, a promise chain and
+ * an abort signal for each call (about 12 us of CPU, a third of a POST to a local receiver).
+ *
+ * One deadline covers the whole exchange: connect, headers and body. The response body is
+ * drained, not kept, and cut off past RESPONSE_BODY_LIMIT.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private status: number | null = null;
+  private received = 0;
+  private controller: Dispatcher.DispatchController | null = null;
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly target: URL,
+    private readonly timeoutMs: number,
+    private readonly answer: (outcome: AttemptOutcome) => void,
+  ) {
+    this.timer = setTimeout(() => this.timedOut(), timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.settled) controller.abort(new Error('deadline passed before the request was sent'));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.status = statusCode;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.received += chunk.length;
+    if (this.received <= RESPONSE_BODY_LIMIT) return;
+    this.finish();
+    controller.abort(new Error('response body over the limit'));
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.settled) return;
+    const port = Number(this.target.port || (this.target.protocol === 'https:' ? 443 : 80));
+    this.settle({ delivered: false, status: null, error: transportFailureReason(error, { host: this.target.hostname, port }) });
+  }
+
+  private finish(): void {
+    const status = this.status ?? 0;
+    const delivered = status >= 200 && status < 300;
+    this.settle({ delivered, status, error: delivered ? null : `status: ${status}` });
+  }
+
+  private timedOut(): void {
+    if (this.settled) return;
+    this.settle({ delivered: false, status: null, error: `timeout: ${this.target.host} did not answer within ${this.timeoutMs / 1000} s` });
+    this.controller?.abort(new Error('deadline passed'));
+  }
+
+  private settle(outcome: AttemptOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.answer(outcome);
   }
 }
 

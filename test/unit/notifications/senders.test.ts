@@ -1,4 +1,6 @@
 /** The sender against a local receiver on a real socket: the deadline covers the whole exchange. */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Senders } from '../../../src/notifications/application/senders.js';
 import type { Channel } from '../../../src/notifications/domain/channel.js';
 import { startReceiver, type Receiver } from '../../support/notification-receiver.js';
@@ -30,5 +32,60 @@ describe('notification sender', () => {
   it('a 2xx within the deadline is delivered', async () => {
     receiver.delayMs = 0;
     expect(await senders.send(out())).toEqual({ delivered: true, status: 200, error: null });
+  });
+
+  it('sends the body to the URL\'s path and query with the Standard Webhooks headers', async () => {
+    receiver.delayMs = 0;
+    const before = receiver.received.length;
+    await senders.send(out());
+    const got = receiver.received[before];
+    expect(got.path).toBe('/p?k=secret');
+    expect(got.json).toEqual({ type: 'ping', timestamp: '2026-11-23T12:00:00.000Z', data: {} });
+    expect(got.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': 'msg_1', 'webhook-signature': expect.stringMatching(/^v1,/) });
+  });
+
+  describe('against receivers that misbehave', () => {
+    let server: Server;
+    let answer: (response: ServerResponse) => void;
+    let url: string;
+    beforeAll(async () => {
+      server = createServer((request, response) => request.resume().on('end', () => answer(response)));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const to = (target: string) => ({ ...out(), channel: { ...channel(), config: { url: target } } });
+
+    it('keeps the status of an answer whose body is larger than it reads', async () => {
+      answer = (response) => response.writeHead(202).end(Buffer.alloc(1024 * 1024, 'x'));
+      expect(await senders.send(to(url))).toEqual({ delivered: true, status: 202, error: null });
+    });
+
+    it('counts a body still trickling in at the deadline as a timeout', async () => {
+      answer = (response) => {
+        response.writeHead(200, { 'content-length': '1000' });
+        const drip = setInterval(() => response.write('x'), 50);
+        response.once('close', () => clearInterval(drip));
+      };
+      const outcome = await senders.send(to(url));
+      expect(outcome).toEqual({ delivered: false, status: null, error: expect.stringMatching(/^timeout: 127\.0\.0\.1:\d+ did not answer within 0\.2 s$/) });
+    });
+
+    it('reports a non-2xx answer with its status', async () => {
+      answer = (response) => response.writeHead(503).end('busy');
+      expect(await senders.send(to(url))).toEqual({ delivered: false, status: 503, error: 'status: 503' });
+    });
+
+    it('reports a refused connection without a status', async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const outcome = await senders.send(to(`http://127.0.0.1:${port}/hook`));
+      expect(outcome).toEqual({ delivered: false, status: null, error: expect.stringMatching(/^refused: /) });
+    });
   });
 });
