@@ -1,4 +1,5 @@
 import type { Doc, FindQuery, ReadStore, ViewWrite } from '../read-store/read-store.port.js';
+import { deepFreeze } from '../deep-freeze.js';
 import { compareBySort, isAfterKeyset, matchesFilter } from './doc-matching.js';
 import type { ViewTransaction } from './projection.js';
 
@@ -9,6 +10,14 @@ import type { ViewTransaction } from './projection.js';
 export class BatchViewTransaction implements ViewTransaction {
   /** physical collection -> id -> doc (put) or null (deleted) */
   private readonly pending = new Map<string, Map<string, Doc | null>>();
+  /**
+   * What the store answered to each query of this batch. The store's side cannot change until
+   * the batch commits (only the projection's lease holder writes its collections, one batch at
+   * a time), so a query asked again (the notifications reactor looks up a team's channels for
+   * every event) is answered from here, then merged with the batch's writes as usual. The
+   * documents are frozen: handlers read them, they never change them in place.
+   */
+  private readonly committedFinds = new Map<string, readonly Doc[]>();
 
   constructor(
     private readonly store: ReadStore,
@@ -36,7 +45,7 @@ export class BatchViewTransaction implements ViewTransaction {
     const physical = this.resolve(collection);
     const docs = this.pendingOf(physical);
     const limit = query.limit ?? Number.MAX_SAFE_INTEGER;
-    const committed = await this.store.find(physical, { ...query, limit: query.limit === undefined ? undefined : limit + docs.size });
+    const committed = await this.committedFind(physical, { ...query, limit: query.limit === undefined ? undefined : limit + docs.size });
     const merged = committed.filter((doc) => !docs.has(doc.id));
     for (const doc of docs.values()) {
       if (doc && matchesFilter(doc, query.filter) && (!query.after || !query.sort || isAfterKeyset(doc, query.sort, query.after))) {
@@ -45,6 +54,16 @@ export class BatchViewTransaction implements ViewTransaction {
     }
     if (query.sort) merged.sort((a, b) => compareBySort(a, b, query.sort!));
     return merged.slice(0, limit);
+  }
+
+  private async committedFind(physical: string, query: FindQuery): Promise<readonly Doc[]> {
+    const key = `${physical}\u0000${JSON.stringify(query)}`;
+    let found = this.committedFinds.get(key);
+    if (!found) {
+      found = deepFreeze(await this.store.find(physical, query));
+      this.committedFinds.set(key, found);
+    }
+    return found;
   }
 
   put(collection: string, doc: Doc): void {

@@ -1,4 +1,5 @@
 import type { Position, RecordedEvent } from '../event-store.port.js';
+import { deepFreeze } from '../../deep-freeze.js';
 
 /**
  * The newest stretch of the log, parsed once and shared by every live subscription of one store
@@ -71,12 +72,4 @@ export class RecentEvents {
     }
     return low;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

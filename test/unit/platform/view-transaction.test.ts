@@ -1,0 +1,50 @@
+/** A batch's reads: what the store holds, merged with the batch's own writes, however often asked. */
+import { BatchViewTransaction } from '../../../src/platform/projections/view-transaction.js';
+import { MemoryReadStore } from '../analytics/support/memory-store.js';
+
+describe('a projection batch reading its own collections', () => {
+  let store: MemoryReadStore;
+  beforeEach(async () => {
+    store = new MemoryReadStore();
+    await store.ensureCollection({ name: 'channels', indexes: [] });
+    await store.commit([
+      { op: 'put', collection: 'channels', doc: { id: '1', team_id: 7, name: 'a' } },
+      { op: 'put', collection: 'channels', doc: { id: '2', team_id: 7, name: 'b' } },
+    ]);
+  });
+  const batch = () => new BatchViewTransaction(store, (collection) => collection);
+  const names = (docs: Array<{ name?: unknown }>) => docs.map((d) => d.name).sort();
+
+  it('sees a document put earlier in the batch when the same query is asked again', async () => {
+    const views = batch();
+    expect(names(await views.find('channels', { filter: { team_id: 7 } }))).toEqual(['a', 'b']);
+    views.put('channels', { id: '3', team_id: 7, name: 'c' });
+    expect(names(await views.find('channels', { filter: { team_id: 7 } }))).toEqual(['a', 'b', 'c']);
+  });
+
+  it('no longer sees a stored document deleted or changed earlier in the batch', async () => {
+    const views = batch();
+    await views.find('channels', { filter: { team_id: 7 } });
+    views.delete('channels', '1');
+    views.put('channels', { id: '2', team_id: 8, name: 'b' });
+    expect(await views.find('channels', { filter: { team_id: 7 } })).toEqual([]);
+    expect(names(await views.find('channels', { filter: { team_id: 8 } }))).toEqual(['b']);
+  });
+
+  it('hands out stored documents that a handler cannot change in place for the next reader', async () => {
+    const views = batch();
+    const [first] = await views.find('channels', { filter: { team_id: 7 }, sort: [['name', 'asc']] });
+    expect(() => {
+      (first as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
+    expect(names(await views.find('channels', { filter: { team_id: 7 } }))).toEqual(['a', 'b']);
+  });
+
+  it('reads the store again in the next batch, after the commit', async () => {
+    const first = batch();
+    await first.find('channels', { filter: { team_id: 7 } });
+    first.put('channels', { id: '3', team_id: 7, name: 'c' });
+    await store.commit(first.writes());
+    expect(names(await batch().find('channels', { filter: { team_id: 7 } }))).toEqual(['a', 'b', 'c']);
+  });
+});
