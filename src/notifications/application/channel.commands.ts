@@ -194,7 +194,7 @@ export class TestChannelHandler implements ICommandHandler<TestChannel> {
       return { events: [{ type: CHANNEL_TEST_REQUESTED, data: { channel_id: channelId, team_id: teamId, requested_at: new Date().toISOString() } }], result: undefined };
     });
     const [event] = await this.platform.events.readStream(stream, { fromRevision: append!.nextExpectedRevision, maxCount: 1 });
-    return { delivery_id: deliveryId(event.id, channelId) };
+    return { delivery_id: deliveryId(event.position, channelId) };
   }
 }
 

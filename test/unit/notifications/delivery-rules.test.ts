@@ -1,3 +1,4 @@
+import { deliveryId } from '../../../src/notifications/domain/channel-view.js';
 import { afterAttempt, DEFAULT_RETRY_SCHEDULE_MS, pendingState, type AttemptState } from '../../../src/notifications/domain/delivery.js';
 import { notificationTypeOf } from '../../../src/notifications/domain/notification-types.js';
 import { CHANNEL_CREATED, CHANNEL_SECRET_ROTATED, channelWants, evolveChannel, signingSecrets } from '../../../src/notifications/domain/channel.js';
@@ -70,5 +71,14 @@ describe('channels', () => {
     })!;
     expect(signingSecrets(rotated, T0 + 999)).toEqual(['whsec_new', 'whsec_old']);
     expect(signingSecrets(rotated, T0 + 1000)).toEqual(['whsec_new']);
+  });
+
+  it('names a delivery after its event\'s log position and its channel, in log order whatever the widths', () => {
+    expect(deliveryId(41, 7)).toBe(deliveryId(41, 7));
+    expect(new Set([deliveryId(41, 7), deliveryId(41, 8), deliveryId(42, 7)]).size).toBe(3);
+    const positions = [9, 10, 35, 36, 1_295, 1_296, 2 ** 40, 2 ** 53 - 1];
+    const ids = positions.map((position) => deliveryId(position, 1));
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids.every((id) => /^msg_[0-9a-z]{13}_1$/.test(id))).toBe(true);
   });
 });

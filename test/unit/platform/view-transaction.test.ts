@@ -1,5 +1,6 @@
 /** A batch's reads: what the store holds, merged with the batch's own writes, however often asked. */
 import { BatchViewTransaction } from '../../../src/platform/projections/view-transaction.js';
+import type { Doc } from '../../../src/platform/read-store/read-store.port.js';
 import { MemoryReadStore } from '../analytics/support/memory-store.js';
 
 describe('a projection batch reading its own collections', () => {
@@ -13,7 +14,7 @@ describe('a projection batch reading its own collections', () => {
     ]);
   });
   const batch = () => new BatchViewTransaction(store, (collection) => collection);
-  const names = (docs: Array<{ name?: unknown }>) => docs.map((d) => d.name).sort();
+  const names = (docs: Doc[]) => docs.map((d) => (d as unknown as { name: string }).name).sort();
 
   it('sees a document put earlier in the batch when the same query is asked again', async () => {
     const views = batch();
@@ -35,7 +36,7 @@ describe('a projection batch reading its own collections', () => {
     const views = batch();
     const [first] = await views.find('channels', { filter: { team_id: 7 }, sort: [['name', 'asc']] });
     expect(() => {
-      (first as { name: string }).name = 'changed';
+      (first as unknown as { name: string }).name = 'changed';
     }).toThrow(TypeError);
     expect(names(await views.find('channels', { filter: { team_id: 7 } }))).toEqual(['a', 'b']);
   });
