@@ -48,6 +48,22 @@ describe('EventStoreDB adapter without a server', () => {
   });
 });
 
+/** A script that appends one `Hello` event to stream `from-child` of the file given as its argument, from another process. */
+async function childAppender(dir: string): Promise<string> {
+  const out = join(dir, 'child');
+  const sources = ['event-store/event-store.port.ts', 'event-store/sqlite/sqlite-event-store.ts', 'event-store/sqlite/recent-events.ts', 'sqlite-wal.ts', 'deep-freeze.ts'];
+  await transpileForChildProcess(process.cwd(), sources.map((source) => `src/platform/${source}`), out);
+  const script = join(out, 'append.js');
+  writeFileSync(
+    script,
+    `const { SqliteEventStore } = require('./src/platform/event-store/sqlite/sqlite-event-store.js');
+     const store = new SqliteEventStore(process.argv[2]);
+     store.append('from-child', [{ type: 'Hello', data: { pid: process.pid } }], { expectedRevision: 'no_stream' })
+       .then(() => store.close()).catch((e) => { console.error(e); process.exit(1); });`,
+  );
+  return script;
+}
+
 describe('SQLite event log shared by several store instances', () => {
   let temp: ReturnType<typeof makeTempDir>;
   beforeEach(() => {
@@ -74,16 +90,7 @@ describe('SQLite event log shared by several store instances', () => {
 
   it('delivers to a waiting subscription what another process appends to the same file', async () => {
     const file = join(temp.path, 'events.sqlite');
-    const out = join(temp.path, 'child');
-    await transpileForChildProcess(process.cwd(), ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts', 'src/platform/sqlite-wal.ts'], out);
-    const script = join(out, 'append.js');
-    writeFileSync(
-      script,
-      `const { SqliteEventStore } = require('./src/platform/event-store/sqlite/sqlite-event-store.js');
-       const store = new SqliteEventStore(process.argv[2]);
-       store.append('from-child', [{ type: 'Hello', data: { pid: process.pid } }], { expectedRevision: 'no_stream' })
-         .then(() => store.close()).catch((e) => { console.error(e); process.exit(1); });`,
-    );
+    const script = await childAppender(temp.path);
     const reader = new SqliteEventStore(file, { pollIntervalMs: 20 });
     const subscription = reader.subscribeToAll({ after: null });
     const first = (async () => {
@@ -110,6 +117,18 @@ describe('SQLite event log shared by several store instances', () => {
     expect((await a.readStream('channel', { fromRevision: 1 })).map((e) => e.type)).toEqual(['Deleted']);
     expect((await a.readStream('other', { fromRevision: 0 })).map((e) => e.type)).toEqual(['Created']);
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('reads what another process appended after this one read to the stream\'s end', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const script = await childAppender(temp.path);
+    const reader = new SqliteEventStore(file);
+    expect(await reader.readStream('from-child', { fromRevision: 0 })).toEqual([]);
+
+    await runNode(script, [file], { NODE_PATH: join(process.cwd(), 'node_modules') });
+
+    expect((await reader.readStream('from-child', { fromRevision: 0 })).map((e) => e.type)).toEqual(['Hello']);
+    await reader.close();
   });
 
   it('sees the other instance as a concurrent writer when expected revisions collide', async () => {

@@ -77,7 +77,7 @@ describe('IdAllocator over the SQLite event store', () => {
     const out = join(temp.path, 'child');
     await transpileForChildProcess(
       process.cwd(),
-      ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts', 'src/platform/sqlite-wal.ts', 'src/platform/ids/id-allocator.ts', 'src/platform/es/idempotency-scope.ts'],
+      ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts', 'src/platform/deep-freeze.ts', 'src/platform/sqlite-wal.ts', 'src/platform/ids/id-allocator.ts', 'src/platform/es/idempotency-scope.ts'],
       out,
     );
     const script = join(out, 'allocate.js');

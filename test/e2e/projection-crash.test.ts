@@ -69,6 +69,7 @@ describe('projection runner crash safety', () => {
           'src/platform/projections/batches.ts',
           'src/platform/projections/doc-matching.ts',
           'src/platform/projections/view-transaction.ts',
+          'src/platform/deep-freeze.ts',
           'test/support/fixtures/counting-projection.ts',
           'test/support/fixtures/projector-process.ts',
         ],

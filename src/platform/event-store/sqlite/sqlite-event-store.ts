@@ -185,6 +185,13 @@ interface AppendedEvents {
   interned: Array<[kind: 'stream' | 'type', name: string, id: number]>;
 }
 
+/**
+ * How stale another process's append may be when a read to a stream's end is answered from the
+ * known heads: a millisecond, less than the time the appending process takes to answer its own
+ * caller, so no caller can tell.
+ */
+const HEADS_RECHECK_MS = 1;
+
 /** Interned names (streams, types): an id once committed never changes, so any process may keep it. */
 const MAX_INTERNED = 100_000;
 
@@ -216,6 +223,12 @@ export class SqliteEventStore implements EventStore {
    */
   private readonly knownHeads = new Map<string, number>();
   private headsDataVersion: number | null = null;
+  /** performance.now() of the last data_version check (see HEADS_RECHECK_MS). */
+  private headsCheckedAt = -Infinity;
+  /** Another instance of this process appended to the file: the heads it may have moved are unknown. */
+  private readonly onAppendElsewhere = (_position: number, by: unknown) => {
+    if (by !== this) this.knownHeads.clear();
+  };
 
   private readonly appendTx: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendedEvents;
   private readonly removeTx: (streamId: string, throughRevision: number, types: string[]) => number;
@@ -235,6 +248,7 @@ export class SqliteEventStore implements EventStore {
       throw new StoreUnavailableError(`Cannot open the event log at ${filePath}`, { cause: error });
     }
     this.signal = acquireSignal(this.signalKey);
+    this.signal.on('append', this.onAppendElsewhere);
     // IMMEDIATE takes the write lock before reading the current revision, so two processes can
     // never both pass the check; the busy timeout makes the second one wait instead of failing.
     this.appendTx = this.db.transaction(this.appendInTransaction.bind(this)).immediate;
@@ -262,7 +276,7 @@ export class SqliteEventStore implements EventStore {
     if (this.knownHeads.has(streamId)) this.knownHeads.set(streamId, appended.result.nextExpectedRevision);
     if (appended.events) this.rememberAppended(appended.events);
     else this.recent.clear();
-    this.signal.emit('append', appended.result.position);
+    this.signal.emit('append', appended.result.position, this);
     return appended.result;
   }
 
@@ -311,8 +325,16 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  /** Forgets the known heads once another connection has committed (data_version moved). */
+  /**
+   * Forgets the known heads once another connection has committed (data_version moved). Other
+   * instances in this process say so at once (the append signal); other processes' commits are
+   * looked for at most every HEADS_RECHECK_MS, since the pragma costs about as much as the query
+   * it saves on a busy file.
+   */
   private dropHeadsIfStale(): void {
+    const now = performance.now();
+    if (now - this.headsCheckedAt < HEADS_RECHECK_MS) return;
+    this.headsCheckedAt = now;
     const version = this.statement('PRAGMA data_version').pluck().get() as number;
     if (version === this.headsDataVersion) return;
     this.knownHeads.clear();
@@ -414,6 +436,7 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.close()));
+    this.signal.off('append', this.onAppendElsewhere);
     releaseSignal(this.signalKey);
     this.db.close();
   }
