@@ -2,7 +2,7 @@ import { systemContext } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import type { Platform } from '../../platform/platform.js';
-import { PreconditionFailedError, type CollectionStamps, type Doc, type Filter } from '../../platform/read-store/read-store.port.js';
+import { findIds, PreconditionFailedError, type CollectionStamps, type Doc, type Filter } from '../../platform/read-store/read-store.port.js';
 import { CHANNEL_DISABLED_BY_RECEIVER, channelAggregate, channelStream, type Channel, type ChannelState } from '../domain/channel.js';
 import { afterAttempt, cancelled, DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS, pendingState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
 import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID } from './attempt-store.js';
@@ -219,13 +219,15 @@ export class DeliveryWorker {
     this.cursorMovedAt = Date.now();
     for (;;) {
       const cursor = intakeCursorOf(await views.get(ATTEMPTS_COLLECTION, INTAKE_ID));
-      const records = await reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after: cursor ?? undefined, limit: RECORDS_BATCH });
-      if (records.length === 0) return;
-      const recorded = new Set((await views.getMany(ATTEMPTS_COLLECTION, records.map((r) => r.id))).map((d) => d.id));
+      // Ids only, here and for the states: the cursor is moved over every record once a second.
+      const ids = await reader.findIds(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after: cursor ?? undefined, limit: RECORDS_BATCH });
+      if (ids.length === 0) return;
+      const recorded = new Set(await findIds(views, ATTEMPTS_COLLECTION, { filter: { id: { in: ids } } }));
       let settled = 0;
-      while (settled < records.length && recorded.has(records[settled].id)) settled++;
+      while (settled < ids.length && recorded.has(ids[settled])) settled++;
       if (settled === 0) return;
-      const last = records[settled - 1];
+      const last = await reader.get(NOTIFICATIONS_VIEW, DELIVERIES, ids[settled - 1]);
+      if (!last) return;
       const moved = { id: INTAKE_ID, position: last.position as number, last_id: last.id, updated_at: new Date().toISOString() };
       try {
         await views.commit([{ op: 'put', collection: ATTEMPTS_COLLECTION, doc: moved }], { expect: [{ collection: ATTEMPTS_COLLECTION, id: INTAKE_ID, field: 'position', value: cursor?.[0] ?? null }] });

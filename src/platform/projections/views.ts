@@ -1,5 +1,5 @@
 import type { Position } from '../event-store/event-store.port.js';
-import type { AggregateQuery, AggregateRow, CollectionStamps, Doc, Filter, FindQuery, ReadStore } from '../read-store/read-store.port.js';
+import { findIds, type AggregateQuery, type AggregateRow, type CollectionStamps, type Doc, type Filter, type FindQuery, type ReadStore } from '../read-store/read-store.port.js';
 import type { ProjectionRunner } from './projection-runner.js';
 import { ProjectionRegistry, physicalCollection } from './registry.js';
 
@@ -64,9 +64,7 @@ export class ViewReader {
 
   /** The ids `find` would return, in its order (read without the documents where the store can). */
   async findIds(projection: string, collection: string, query: FindQuery): Promise<string[]> {
-    const physical = await this.collection(projection, collection);
-    if (this.store.findIds) return this.store.findIds(physical, query);
-    return (await this.store.find(physical, query)).map((doc) => doc.id);
+    return findIds(this.store, await this.collection(projection, collection), query);
   }
 
   async count(projection: string, collection: string, filter?: Filter): Promise<number> {

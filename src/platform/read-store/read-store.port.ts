@@ -147,3 +147,9 @@ export interface ReadStore {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The ids `find` would return, in its order: read without the documents where the store can. */
+export async function findIds(store: ReadStore, collection: string, query: FindQuery): Promise<string[]> {
+  if (store.findIds) return store.findIds(collection, query);
+  return (await store.find(collection, query)).map((doc) => doc.id);
+}

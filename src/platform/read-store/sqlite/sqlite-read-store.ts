@@ -121,6 +121,7 @@ export class SqliteReadStore implements ReadStore {
    * `PRAGMA schema_version` instead cost as much as a point read.
    */
   private readonly layouts = new Map<string, CollectionLayout>();
+  private readonly commitTransaction: Database.Transaction<(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[], expect: CommitPrecondition[]) => void>;
 
   constructor(file: string, options: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
@@ -131,6 +132,8 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma(`cache_size = ${-1024 * (options.cacheSizeMb ?? DEFAULT_CACHE_SIZE_MB)}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${STAMPS_TABLE} (collection TEXT PRIMARY KEY, changed INTEGER NOT NULL, rewritten INTEGER NOT NULL)`);
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
+    // Made once: better-sqlite3 builds a transaction's wrappers on every `db.transaction` call.
+    this.commitTransaction = this.db.transaction(this.applyCommit.bind(this));
   }
 
   /**
@@ -329,27 +332,34 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private commitPrepared(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[], expect: CommitPrecondition[]): void {
-    this.db
-      .transaction(() => {
-        for (const precondition of expect) this.check(precondition);
-        const collections = [...new Set(writes.map((w) => w.collection))];
-        for (const collection of collections) this.assertExists(collection);
-        const rewritten = new Set<string>();
-        for (const w of prepared) {
-          if (w.op === 'put') {
-            const inserted = this.statement(w.sql.insert).run(...w.values);
-            if (inserted.changes === 0) {
-              this.statement(w.sql.update).run(...w.values.slice(1), w.values[0]);
-              rewritten.add(w.collection);
-            }
-          } else if (w.id !== null && this.statement(`DELETE FROM ${w.table} WHERE id = ?`).run(w.id).changes > 0) {
-            rewritten.add(w.collection);
-          }
-        }
-        this.stamp(collections, rewritten);
-      })
-      .immediate();
+    this.commitTransaction.immediate(writes, prepared, expect);
     this.localChanges++;
+  }
+
+  private applyCommit(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[], expect: CommitPrecondition[]): void {
+    for (const precondition of expect) this.check(precondition);
+    const collections = [...new Set(writes.map((w) => w.collection))];
+    for (const collection of collections) this.assertExists(collection);
+    const rewritten = new Set<string>();
+    // A batch's puts to one collection share their statements: looked up once per commit, not once per document.
+    const statements = new Map<string, Database.Statement>();
+    const statement = (sql: string) => {
+      let found = statements.get(sql);
+      if (!found) statements.set(sql, (found = this.statement(sql)));
+      return found;
+    };
+    for (const w of prepared) {
+      if (w.op === 'put') {
+        const inserted = statement(w.sql.insert).run(...w.values);
+        if (inserted.changes === 0) {
+          statement(w.sql.update).run(...w.values.slice(1), w.values[0]);
+          rewritten.add(w.collection);
+        }
+      } else if (w.id !== null && statement(`DELETE FROM ${w.table} WHERE id = ?`).run(w.id).changes > 0) {
+        rewritten.add(w.collection);
+      }
+    }
+    this.stamp(collections, rewritten);
   }
 
   /** Inside the write transaction (IMMEDIATE), so no other process can change the answer before the commit. */
