@@ -3,16 +3,14 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { runStreamCommand, type StreamFold } from '../../platform/es/stream-command.js';
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
-import { Problems, type FieldError } from '../../platform/http/problem.js';
 import type { CheckedBody } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
-import { IncidentMergedError } from '../domain/errors.js';
+import { IncidentMergedError, IncidentValidationError, UnknownIdError, type RuleViolation } from '../domain/errors.js';
 import { incidentStreamId, type JsonObject } from '../domain/events.js';
 import { INCIDENTS_VIEW } from '../domain/views.js';
 import { decide, replay, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
 import { createRules, statusRules, updateDetailsRules, type CreateIncidentInput, type IncidentDetailChanges, type StatusInput } from '../domain/validation.js';
-import { mapDomainErrors } from './domain-errors.js';
 import { logIncidentChanges } from './incident-log.js';
 import { incidentAggregate, incidentStreams, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
 
@@ -24,19 +22,15 @@ const loadedRevisions = new WeakMap<Incident, number>();
 /** Checks order after auth/idempotency (done by hooks): path incident (404), merged (409), body (400). */
 export async function writableIncident(platform: Platform, teamId: number, incidentId: number): Promise<Incident> {
   const loaded = await loadTeamIncident(platform, teamId, incidentId);
-  if (!loaded) throw Problems.notFound('The incident');
+  if (!loaded) throw new UnknownIdError('incident');
   const incident = loaded.state;
   loadedRevisions.set(incident, loaded.revision);
-  if (incident.merged_into_id !== null) {
-    return mapDomainErrors(async () => {
-      throw new IncidentMergedError(incident.id, incident.merged_into_id!);
-    });
-  }
+  if (incident.merged_into_id !== null) throw new IncidentMergedError(incident.id, incident.merged_into_id);
   return incident;
 }
 
-export function failIfInvalid(errors: { field: string; code: string; message: string }[]): void {
-  if (errors.length > 0) throw Problems.validation(errors);
+export function failIfInvalid(errors: RuleViolation[]): void {
+  if (errors.length > 0) throw new IncidentValidationError(errors);
 }
 
 /** Concurrent writers to one incident retry on a fresh fold (a cheap tail read), so a few more attempts. */
@@ -53,23 +47,21 @@ const INCIDENT_ATTEMPTS = 8;
  * its stream once; if another writer appended since, the append fails and the retry folds on.
  */
 export async function runIncidentCommand(platform: Platform, incidentId: number, context: CommandContext, command: IncidentCommand, loaded?: Incident): Promise<Incident> {
-  return mapDomainErrors(async () => {
-    const { append, appended, result } = await runStreamCommand<IncidentState, IncidentState>(
-      platform.events,
-      incidentStreamId(incidentId),
-      incidentAggregate,
-      context,
-      (state) => {
-        const events = decide(state, command, { now: new Date().toISOString() });
-        return { events: events as NewEvent[], result: replay(events, state) };
-      },
-      // A retry of a keyed request answers the incident as the first attempt left it.
-      { resultAfter: (state) => state, fold: startingFrom(incidentStreams(platform), loaded), foldOwnAppends: true, attempts: INCIDENT_ATTEMPTS },
-    );
-    logIncidentChanges(platform.logger, appended, (result as Incident | null)?.team_id);
-    if (append) await platform.freshness.require(append.position, INCIDENT_VIEWS);
-    return result as Incident;
-  });
+  const { append, appended, result } = await runStreamCommand<IncidentState, IncidentState>(
+    platform.events,
+    incidentStreamId(incidentId),
+    incidentAggregate,
+    context,
+    (state) => {
+      const events = decide(state, command, { now: new Date().toISOString() });
+      return { events: events as NewEvent[], result: replay(events, state) };
+    },
+    // A retry of a keyed request answers the incident as the first attempt left it.
+    { resultAfter: (state) => state, fold: startingFrom(incidentStreams(platform), loaded), foldOwnAppends: true, attempts: INCIDENT_ATTEMPTS },
+  );
+  logIncidentChanges(platform.logger, appended, (result as Incident | null)?.team_id);
+  if (append) await platform.freshness.require(append.position, INCIDENT_VIEWS);
+  return result as Incident;
 }
 
 /** The fold, with the first load answered by `loaded` when it is a state writableIncident handed out. */
@@ -93,7 +85,7 @@ function resolveStatus(statuses: StatusRef[], input: { status?: string; status_i
 }
 
 /** The edge's errors and the domain's, in one 400. */
-function failIfAny(...lists: FieldError[][]): void {
+function failIfAny(...lists: RuleViolation[][]): void {
   failIfInvalid(lists.flat());
 }
 
@@ -124,7 +116,7 @@ export class CreateIncidentHandler implements ICommandHandler<CreateIncident> {
     };
     failIfAny(body.errors, createRules(input, facts));
     const status = resolveStatus(facts.statuses, input) ?? statuses.find((s) => s.is_default) ?? statuses[0];
-    if (!status) throw Problems.validation([{ field: 'status_id', code: 'not_found', message: 'the team has no incident statuses' }]);
+    if (!status) throw new IncidentValidationError([{ field: 'status_id', code: 'not_found', message: 'the team has no incident statuses' }]);
     const projectId = input.project_id ?? facts.endpointProjects[endpointIds[0]];
     const incidentId = await this.platform.ids.next('incident');
     const state = await runIncidentCommand(this.platform, incidentId, context, {

@@ -3,13 +3,13 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { loadStream } from '../../platform/es/stream-command.js';
 import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
-import { Problems, ProblemError } from '../../platform/http/problem.js';
 import type { CheckedBody } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
-import { IncidentMergedError } from '../domain/errors.js';
+import { IncidentMergedError, IncidentValidationError, UnknownIdError } from '../domain/errors.js';
 import { INCIDENT_MERGED_INTO, INCIDENT_RESOLVED, incidentStreamId, type IncidentEvent, type IncidentMergedIntoData, type IncidentResolvedData } from '../domain/events.js';
 import { replay, type Incident } from '../domain/incident.js';
+import { mergeFailureReason } from '../domain/merge-failure.js';
 import { mergeRules } from '../domain/validation.js';
 import { failIfInvalid, runIncidentCommand, writableIncident } from './incident.commands.js';
 import { incidentAggregate } from './lookups.js';
@@ -111,13 +111,13 @@ export class MergeIncidentsHandler implements ICommandHandler<MergeIncidents> {
   /** Marks the source into the target (or takes over a mark this merge may finish); returns its pre-merge content. */
   private async holdSource(id: number, index: number, target: Incident, mergeId: string, context: CommandContext): Promise<HeldSource> {
     const source = await this.loadSource(id);
-    if (!source) throw Problems.notFound('The incident');
+    if (!source) throw new UnknownIdError('incident');
     if (source.state.merged_into_id !== null && !ownMark(source, target, mergeId)) throw mergedConcurrently(id, index);
     if (source.state.merged_into_id === null) {
       try {
         await runIncidentCommand(this.platform, id, context, { kind: 'mark_merged_into', target_id: target.id, merge_id: mergeId });
       } catch (error) {
-        if (isMergedError(error)) throw mergedConcurrently(id, index);
+        if (error instanceof IncidentMergedError) throw mergedConcurrently(id, index);
         throw error;
       }
       return { id, before: preMergeState((await this.loadSource(id))!.events) };
@@ -132,7 +132,7 @@ export class MergeIncidentsHandler implements ICommandHandler<MergeIncidents> {
    */
   private async release(held: HeldSource[], targetId: number, mergeId: string, context: CommandContext, failure: unknown): Promise<void> {
     if (held.length === 0) return;
-    const reason = describeFailure(failure);
+    const reason = mergeFailureReason(failure);
     try {
       const target = await this.loadSource(targetId);
       const listed = new Set(target?.state.merged_incidents.map((m) => m.id) ?? []);
@@ -173,21 +173,12 @@ function preMergeState(events: readonly RecordedEvent[]): Incident {
   const cut = mark ? (resolvedByMark ? before.revision : mark.revision) : Infinity;
   const kept = events.filter((e) => e.revision < cut).map((e) => ({ type: e.type, data: e.data }) as IncidentEvent);
   const state = replay(kept);
-  if (!state) throw Problems.notFound('The incident');
+  if (!state) throw new UnknownIdError('incident');
   return { ...state, merged_into_id: null };
 }
 
-function isMergedError(error: unknown): boolean {
-  return error instanceof IncidentMergedError || (error instanceof ProblemError && error.problem.code === 'incident_merged');
-}
-
-function mergedConcurrently(id: number, index: number): ProblemError {
-  return Problems.validation([{ field: `source_incident_ids[${index}]`, code: 'conflict', message: `incident ${id} was merged by a concurrent request` }]);
-}
-
-function describeFailure(error: unknown): string {
-  if (error instanceof ProblemError) return `${error.problem.code}: ${error.problem.detail}`;
-  return 'internal_error: the merge could not be completed';
+function mergedConcurrently(id: number, index: number): IncidentValidationError {
+  return new IncidentValidationError([{ field: `source_incident_ids[${index}]`, code: 'conflict', message: `incident ${id} was merged by a concurrent request` }]);
 }
 
 /** The well-formed ids, each once (the edge reported the others). */

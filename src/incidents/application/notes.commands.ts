@@ -1,10 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
-import { Problems } from '../../platform/http/problem.js';
 import type { CheckedBody } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { toCheckpoint, toComment } from '../domain/detail-view.js';
+import { UnknownIdError } from '../domain/errors.js';
 import type { Checkpoint, Comment } from '../domain/events.js';
 import { failIfInvalid, runIncidentCommand, writableIncident } from './incident.commands.js';
 
@@ -80,7 +80,7 @@ export class EditCommentHandler implements ICommandHandler<EditComment> {
 
   async execute({ teamId, incidentId, commentId, body, context }: EditComment): Promise<Comment> {
     const incident = await writableIncident(this.platform, teamId, incidentId);
-    if (!incident.comments.has(commentId)) throw Problems.notFound('The comment');
+    if (!incident.comments.has(commentId)) throw new UnknownIdError('comment');
     failIfInvalid(body.errors);
     const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_comment', comment_id: commentId, body: body.value.body, pinned: body.value.pinned }, incident);
     return toComment(state.comments.get(commentId)!);
@@ -93,7 +93,7 @@ export class DeleteCommentHandler implements ICommandHandler<DeleteComment> {
 
   async execute({ teamId, incidentId, commentId, context }: DeleteComment): Promise<void> {
     const incident = await writableIncident(this.platform, teamId, incidentId);
-    if (!incident.comments.has(commentId)) throw Problems.notFound('The comment');
+    if (!incident.comments.has(commentId)) throw new UnknownIdError('comment');
     await runIncidentCommand(this.platform, incidentId, context, { kind: 'delete_comment', comment_id: commentId }, incident);
   }
 }
@@ -118,7 +118,7 @@ export class EditCheckpointHandler implements ICommandHandler<EditCheckpoint> {
 
   async execute({ teamId, incidentId, checkpointId, body, context }: EditCheckpoint): Promise<Checkpoint> {
     const incident = await writableIncident(this.platform, teamId, incidentId);
-    if (!incident.checkpoints.has(checkpointId)) throw Problems.notFound('The checkpoint');
+    if (!incident.checkpoints.has(checkpointId)) throw new UnknownIdError('checkpoint');
     failIfInvalid(body.errors);
     const { title, body: text, status_label } = body.value;
     const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_checkpoint', checkpoint_id: checkpointId, title, body: text, status_label }, incident);

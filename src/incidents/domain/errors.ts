@@ -1,8 +1,9 @@
 /**
- * Typed domain errors. The HTTP layer maps them by class: IncidentMergedError -> 409
- * `incident_merged`; the NotFound errors -> 404; IncidentValidationError -> 400
- * `validation_failed` with its `errors`; IncidentAlreadyExistsError is a programming error
- * (ids are allocated once) -> 500.
+ * The incidents context's refusals. The domain and the application layer throw them (no HTTP
+ * types there); the HTTP edge maps each class once (`incidents/http/incidents-errors.ts`,
+ * registered through `registerDomainErrors`): IncidentMergedError -> 409 `incident_merged`; the
+ * NotFound errors -> 404; IncidentValidationError -> 400 `validation_failed` with its `errors`;
+ * IncidentAlreadyExistsError is a programming error (ids are allocated once) -> 500.
  */
 
 export type FieldErrorCode =
@@ -25,6 +26,13 @@ export interface FieldError {
   message: string;
 }
 
+/** A broken rule as a validation answer lists it: the domain's own, or one the edge found in the request body. */
+export interface RuleViolation {
+  field: string;
+  code: string;
+  message: string;
+}
+
 export abstract class IncidentDomainError extends Error {
   abstract readonly code: string;
 }
@@ -42,32 +50,54 @@ export class IncidentMergedError extends IncidentDomainError {
 
 export abstract class DomainNotFoundError extends IncidentDomainError {
   readonly code = 'not_found';
+  /** How the answer names what is missing: "<subject> does not exist." */
+  abstract readonly subject: string;
 }
 
 export class IncidentNotFoundError extends DomainNotFoundError {
+  readonly subject: string;
   constructor(readonly incidentId: number | null) {
     super(incidentId === null ? 'Incident not found' : `Incident ${incidentId} not found`);
     this.name = 'IncidentNotFoundError';
+    this.subject = incidentId === null ? 'Incident' : `Incident ${incidentId}`;
+  }
+}
+
+/**
+ * A request names an incident its team does not have, or a comment or checkpoint its incident
+ * does not have. Another team's incident is reported the same way, so the answer never tells
+ * that it exists (nor its id: "The incident does not exist.").
+ */
+export class UnknownIdError extends DomainNotFoundError {
+  readonly subject: string;
+  constructor(readonly what: 'incident' | 'comment' | 'checkpoint') {
+    super(`No such ${what}`);
+    this.name = 'UnknownIdError';
+    this.subject = `The ${what}`;
   }
 }
 
 export class CommentNotFoundError extends DomainNotFoundError {
+  readonly subject: string;
   constructor(
     readonly incidentId: number,
     readonly commentId: number,
   ) {
     super(`Comment ${commentId} not found on incident ${incidentId}`);
     this.name = 'CommentNotFoundError';
+    this.subject = `Comment ${commentId}`;
   }
 }
 
 export class CheckpointNotFoundError extends DomainNotFoundError {
+  readonly subject: string;
   constructor(
     readonly incidentId: number,
     readonly checkpointId: number,
   ) {
     super(`Checkpoint ${checkpointId} not found on incident ${incidentId}`);
     this.name = 'CheckpointNotFoundError';
+    this.subject = `Checkpoint ${checkpointId}`;
   }
 }
 
@@ -79,10 +109,13 @@ export class IncidentAlreadyExistsError extends IncidentDomainError {
   }
 }
 
-/** A rule broken at decide time (validation normally catches it first). */
+/**
+ * Broken rules: one found at decide time (validation normally catches it first), or those the
+ * application found before deciding, with the edge's errors about the body (one 400 for all).
+ */
 export class IncidentValidationError extends IncidentDomainError {
   readonly code = 'validation_failed';
-  constructor(readonly errors: FieldError[]) {
+  constructor(readonly errors: RuleViolation[]) {
     super(errors.map((e) => `${e.field}: ${e.message}`).join('; '));
     this.name = 'IncidentValidationError';
   }
