@@ -10,6 +10,10 @@ export interface ViewTransaction {
   get(collection: string, id: string): Promise<Doc | null>;
   /** Committed rows matching the query, overlaid with this batch's pending writes. */
   find(collection: string, query: FindQuery): Promise<Doc[]>;
+  /**
+   * Hands the document to the batch: it is frozen, not copied, so a handler builds a new object
+   * for each put rather than changing one it has put (which throws).
+   */
   put(collection: string, doc: Doc): void;
   delete(collection: string, id: string): void;
 }

@@ -67,7 +67,9 @@ export class BatchViewTransaction implements ViewTransaction {
   }
 
   put(collection: string, doc: Doc): void {
-    this.pendingOf(this.resolve(collection)).set(doc.id, structuredClone(doc));
+    // Frozen rather than copied: a projection writes one new object per put (the notifications
+    // reactor one per delivery), and a copy of each cost more than the rest of its handling.
+    this.pendingOf(this.resolve(collection)).set(doc.id, deepFreeze(doc));
   }
 
   delete(collection: string, id: string): void {

@@ -41,6 +41,18 @@ describe('a projection batch reading its own collections', () => {
     expect(names(await views.find('channels', { filter: { team_id: 7 } }))).toEqual(['a', 'b']);
   });
 
+  it('keeps what was put as it was put: changing the object afterwards fails instead of changing the batch', async () => {
+    const views = batch();
+    const doc = { id: '3', team_id: 7, name: 'c' };
+    views.put('channels', doc);
+    expect(() => {
+      doc.name = 'changed';
+    }).toThrow(TypeError);
+    const again = await views.get('channels', '3');
+    (again as unknown as { name: string }).name = 'a copy may change';
+    expect(names(await views.find('channels', { filter: { team_id: 7 } }))).toEqual(['a', 'b', 'c']);
+  });
+
   it('reads the store again in the next batch, after the commit', async () => {
     const first = batch();
     await first.find('channels', { filter: { team_id: 7 } });
