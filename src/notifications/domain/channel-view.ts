@@ -73,6 +73,8 @@ export interface StoredChannel extends ChannelDoc {
  *   SQLite insert about three times dearer (docs/benchmarks.md, Notification delivery).
  */
 export function deliveryId(position: number, channelId: number): string {
+  // A store that cannot tell an event's position (EventStoreDB before 22.6 on stream reads) has no id to give.
+  if (!Number.isSafeInteger(position) || position < 0) throw new Error(`A delivery id needs the event's log position, got ${position}`);
   return `msg_${position.toString(36).padStart(13, '0')}_${channelId.toString(36)}`;
 }
 

@@ -80,5 +80,7 @@ describe('channels', () => {
     const ids = positions.map((position) => deliveryId(position, 1));
     expect([...ids].sort()).toEqual(ids);
     expect(ids.every((id) => /^msg_[0-9a-z]{13}_1$/.test(id))).toBe(true);
+    // A store that could not tell the event's position has no id to give, rather than a wrong one.
+    expect(() => deliveryId(-1, 1)).toThrow(/log position/);
   });
 });
