@@ -64,7 +64,7 @@ function record(
   fields: Partial<Pick<DeliveryRecord, 'incident_id' | 'endpoint_id' | 'signal' | 'extra'>>,
 ): DeliveryRecord {
   return {
-    id: deliveryId(event.position, channel.id),
+    id: deliveryId(event, channel.id),
     channel_id: channel.id,
     team_id: channel.team_id,
     type,

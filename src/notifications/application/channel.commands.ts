@@ -193,8 +193,8 @@ export class TestChannelHandler implements ICommandHandler<TestChannel> {
       ownChannel(state, teamId);
       return { events: [{ type: CHANNEL_TEST_REQUESTED, data: { channel_id: channelId, team_id: teamId, requested_at: new Date().toISOString() } }], result: undefined };
     });
-    // One event appended: the append's position is the event's, which the reactor names the delivery after.
-    return { delivery_id: deliveryId(append!.position, channelId) };
+    const [event] = await this.platform.events.readStream(stream, { fromRevision: append!.nextExpectedRevision, maxCount: 1 });
+    return { delivery_id: deliveryId(event, channelId) };
   }
 }
 

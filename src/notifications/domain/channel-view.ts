@@ -2,6 +2,7 @@
  * The channel view (what the admin API shows and the reactor filters on): no hidden values.
  * Defined here, written by the notifications reactor (projections/notifications.ts).
  */
+import { createHash } from 'node:crypto';
 import type { Channel } from './channel.js';
 import type { NotificationType } from './notification-types.js';
 
@@ -65,17 +66,40 @@ export interface StoredChannel extends ChannelDoc {
 }
 
 /**
- * The delivery's id, its `webhook-id`: `msg_`, the event's log position in 13 zero-padded base-36
- * digits (any position up to 2^64 fits), `_`, the channel id in base 36.
+ * The delivery's id, its `webhook-id`: `msg_` and a ULID (26 Crockford base-32 characters) whose
+ * time is the event's recording time and whose other 80 bits are a hash of event and channel.
  * - Stable per event and channel, so a replayed batch could only ever write the same record.
- * - In log order: records and attempt states are added at the end of their tables' key order.
- *   Ids hashed from the event and channel spread every batch over the whole key, which made each
+ * - In time order: records and attempt states are added at the end of their tables' keys. Ids
+ *   hashed from event and channel alone spread every batch over the whole key, which made each
  *   SQLite insert about three times dearer (docs/benchmarks.md, Notification delivery).
+ * - Telling no more than the payload does: the log position would order as well, but would show
+ *   every receiver how many events the whole service records.
  */
-export function deliveryId(position: number, channelId: number): string {
-  // A store that cannot tell an event's position (EventStoreDB before 22.6 on stream reads) has no id to give.
-  if (!Number.isSafeInteger(position) || position < 0) throw new Error(`A delivery id needs the event's log position, got ${position}`);
-  return `msg_${position.toString(36).padStart(13, '0')}_${channelId.toString(36)}`;
+export function deliveryId(event: { id: string; recordedAt: string }, channelId: number): string {
+  const ms = Date.parse(event.recordedAt);
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new Error(`A delivery id needs the event's recording time, got ${event.recordedAt}`);
+  const hash = createHash('sha256').update(`${event.id}:${channelId}`).digest();
+  return `msg_${crockford(ms, 10)}${crockfordBytes(hash, 16)}`;
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** `value` in `length` base-32 digits, most significant first (a ULID's time part). */
+function crockford(value: number, length: number): string {
+  let out = '';
+  for (let rest = value, i = 0; i < length; i++, rest = Math.floor(rest / 32)) out = CROCKFORD[rest % 32] + out;
+  return out;
+}
+
+/** The first `length` * 5 bits of `bytes` in base 32 (a ULID's random part). */
+function crockfordBytes(bytes: Buffer, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    const bit = i * 5;
+    const pair = (bytes[bit >> 3] << 8) | (bytes[(bit >> 3) + 1] ?? 0);
+    out += CROCKFORD[(pair >> (11 - (bit & 7))) & 31];
+  }
+  return out;
 }
 
 /**

@@ -9,7 +9,7 @@
 import type { NotificationType } from './notification-types.js';
 
 export interface DeliveryRecord {
-  /** `deliveryId(position, channel)`: the `webhook-id`, the same on every attempt. */
+  /** `msg_` + a ULID (`deliveryId`): the `webhook-id`, the same on every attempt. */
   id: string;
   channel_id: number;
   team_id: number;

@@ -73,14 +73,18 @@ describe('channels', () => {
     expect(signingSecrets(rotated, T0 + 1000)).toEqual(['whsec_new']);
   });
 
-  it('names a delivery after its event\'s log position and its channel, in log order whatever the widths', () => {
-    expect(deliveryId(41, 7)).toBe(deliveryId(41, 7));
-    expect(new Set([deliveryId(41, 7), deliveryId(41, 8), deliveryId(42, 7)]).size).toBe(3);
-    const positions = [9, 10, 35, 36, 1_295, 1_296, 2 ** 40, 2 ** 53 - 1];
-    const ids = positions.map((position) => deliveryId(position, 1));
+  it('names a delivery with a ULID of the event\'s recording time, stable per event and channel, in time order', () => {
+    const at = (ms: number, id = `event-${ms}`) => ({ id, recordedAt: new Date(ms).toISOString() });
+    const event = at(Date.parse('2026-11-23T12:00:00.000Z'));
+    expect(deliveryId(event, 7)).toBe(deliveryId(event, 7));
+    expect(new Set([deliveryId(event, 7), deliveryId(event, 8), deliveryId({ ...event, id: 'another' }, 7)]).size).toBe(3);
+    expect(deliveryId(event, 7)).toMatch(/^msg_[0-9A-HJKMNP-TV-Z]{26}$/);
+
+    const times = [0, 1, 31, 32, 1_023, 1_024, Date.parse('2026-11-23T12:00:00.000Z'), Date.parse('2026-11-23T12:00:00.001Z'), 2 ** 48 - 1];
+    const ids = times.map((ms) => deliveryId(at(ms), 1));
     expect([...ids].sort()).toEqual(ids);
-    expect(ids.every((id) => /^msg_[0-9a-z]{13}_1$/.test(id))).toBe(true);
-    // A store that could not tell the event's position has no id to give, rather than a wrong one.
-    expect(() => deliveryId(-1, 1)).toThrow(/log position/);
+    const decodedTime = (id: string) => [...id.slice(4, 14)].reduce((ms, c) => ms * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c), 0);
+    expect(ids.map(decodedTime)).toEqual(times);
+    expect(() => deliveryId({ id: 'e', recordedAt: 'not a time' }, 1)).toThrow(/recording time/);
   });
 });
