@@ -7,7 +7,7 @@
 import { jest } from '@jest/globals';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 import { holdAppend } from '../support/event-store-fixtures.js';
-import { appWithIncidentTeam, createIncident, INCIDENTS, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
+import { appWithIncidentTeam, createIncident, INCIDENTS, mergeDyingAfterMark, teamWithMonitoring, type TeamFixture } from '../support/incident-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('concurrent merges over overlapping incidents', () => {
@@ -135,23 +135,9 @@ describe('a merge that dies after marking its sources', () => {
   const merge = (target: number, sources: number[], headers?: Record<string, string>) =>
     t.request('POST', `${INCIDENTS}/${target}/merge`, { token: f.editor, body: { source_incident_ids: sources }, headers });
 
-  /** Every append to an incident stream fails after the sources' marks: neither absorb nor release reaches the store. */
-  async function mergeThatDies(target: number, source: number, headers?: Record<string, string>) {
-    const events = t.platform.events;
-    const original = events.append.bind(events);
-    let marked = false;
-    events.append = (async (stream, batch, options) => {
-      if (marked && stream.startsWith('incident-')) throw new Error('simulated crash');
-      const result = await original(stream, batch, options);
-      if (stream === `incident-${source}` && batch.some((e) => e.type === 'IncidentMergedInto')) marked = true;
-      return result;
-    }) as EventStore['append'];
-    try {
-      return await merge(target, [source], headers);
-    } finally {
-      events.append = original;
-    }
-  }
+  /** The merge dies after marking its source: neither absorb nor release reaches the store. */
+  const mergeThatDies = (target: number, source: number, headers?: Record<string, string>) =>
+    mergeDyingAfterMark(t.platform.events, source, () => merge(target, [source], headers));
 
   it('is finished by its retry with the same Idempotency-Key; another request is refused while the mark is fresh', async () => {
     const target = await createIncident(t, f);

@@ -5,7 +5,7 @@
  */
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 import { holdAppend } from '../support/event-store-fixtures.js';
-import { appWithIncidentTeam, createIncident, INCIDENTS } from '../support/incident-fixtures.js';
+import { appWithIncidentTeam, createIncident, INCIDENTS, mergeDyingAfterMark } from '../support/incident-fixtures.js';
 
 describe('the reason a failed merge stores when it releases its sources', () => {
   const { t, f } = appWithIncidentTeam();
@@ -75,19 +75,7 @@ describe('the reason a failed merge stores when it releases its sources', () => 
     const [t1, a, c] = await newIncidents(3);
     // A merge of a into t1 dies after marking a: nothing else reaches an incident stream.
     const events = t.platform.events;
-    const original = events.append.bind(events);
-    let marked = false;
-    events.append = (async (stream, batch, options) => {
-      if (marked && stream.startsWith('incident-')) throw new Error('simulated crash');
-      const result = await original(stream, batch, options);
-      if (stream === `incident-${a}` && batch.some((e) => e.type === 'IncidentMergedInto')) marked = true;
-      return result;
-    }) as EventStore['append'];
-    try {
-      expect((await merge(t1, [a])).statusCode).toBe(500);
-    } finally {
-      events.append = original;
-    }
+    expect((await mergeDyingAfterMark(events, a, () => merge(t1, [a]))).statusCode).toBe(500);
     // Once the mark is abandoned (read back as a minute old), two merges take it over; the one that absorbs second fails.
     const readStream = events.readStream.bind(events);
     events.readStream = (async (stream, options) => {

@@ -1,5 +1,6 @@
 import { forwardTo, startedBeforeAll } from './started-before-all.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from './test-app.js';
+import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 
 export const INCIDENTS = '/api/public/v2/incidents';
 
@@ -64,3 +65,24 @@ export function appWithIncidentTeam(): { t: TestApp; f: TeamFixture } {
   );
   return { t: forwardTo(() => world.t), f: forwardTo(() => world.f) };
 }
+
+/**
+ * Runs `merge` while every append to an incident stream fails once `source` was marked as merged:
+ * the merge dies between marking its source and absorbing it (neither absorb nor release lands).
+ */
+export async function mergeDyingAfterMark<T>(events: EventStore, source: number, merge: () => Promise<T>): Promise<T> {
+  const original = events.append.bind(events);
+  let marked = false;
+  events.append = (async (stream, batch, options) => {
+    if (marked && stream.startsWith('incident-')) throw new Error('simulated crash');
+    const result = await original(stream, batch, options);
+    if (stream === `incident-${source}` && batch.some((e) => e.type === 'IncidentMergedInto')) marked = true;
+    return result;
+  }) as EventStore['append'];
+  try {
+    return await merge();
+  } finally {
+    events.append = original;
+  }
+}
+
