@@ -91,7 +91,9 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     leases,
     ids: new IdAllocator(events),
     reader,
-    freshness: new ReadYourWrites(reader, runner),
+    // The views a write waits for are those of the projections this process is configured with
+    // (the runner's, or, in an API-only process, those the projector processes apply).
+    freshness: new ReadYourWrites(reader, runner, options.projections),
     transport,
     runner,
     adminToken: admin.token,

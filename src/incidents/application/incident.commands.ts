@@ -8,13 +8,10 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
 import { IncidentMergedError, IncidentValidationError, UnknownIdError, type RuleViolation } from '../domain/errors.js';
 import { incidentStreamId, type JsonObject } from '../domain/events.js';
-import { INCIDENTS_VIEW } from '../domain/views.js';
 import { decide, replay, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
 import { createRules, statusRules, updateDetailsRules, type CreateIncidentInput, type IncidentDetailChanges, type StatusInput } from '../domain/validation.js';
 import { logIncidentChanges } from './incident-log.js';
 import { incidentAggregate, incidentStreams, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
-
-export const INCIDENT_VIEWS = [INCIDENTS_VIEW];
 
 /** The revision each state handed out by writableIncident was folded to (see runIncidentCommand's `loaded`). */
 const loadedRevisions = new WeakMap<Incident, number>();
@@ -38,8 +35,8 @@ const INCIDENT_ATTEMPTS = 8;
 
 /**
  * Runs one domain command on an incident stream with optimistic concurrency (reload and decide
- * again on a concurrent append), waits until the incidents view has the result, and returns
- * the state after the command.
+ * again on a concurrent append), waits until the views that handle its events show the result,
+ * and returns the state after the command.
  *
  * The stream is folded forward by this process's cache (reads only new events), and the state
  * after the command is kept there, so the next command reads nothing back. `loaded`, the state
@@ -47,7 +44,7 @@ const INCIDENT_ATTEMPTS = 8;
  * its stream once; if another writer appended since, the append fails and the retry folds on.
  */
 export async function runIncidentCommand(platform: Platform, incidentId: number, context: CommandContext, command: IncidentCommand, loaded?: Incident): Promise<Incident> {
-  const { append, appended, result } = await runStreamCommand<IncidentState, IncidentState>(
+  const written = await runStreamCommand<IncidentState, IncidentState>(
     platform.events,
     incidentStreamId(incidentId),
     incidentAggregate,
@@ -59,8 +56,9 @@ export async function runIncidentCommand(platform: Platform, incidentId: number,
     // A retry of a keyed request answers the incident as the first attempt left it.
     { resultAfter: (state) => state, fold: startingFrom(incidentStreams(platform), loaded), foldOwnAppends: true, attempts: INCIDENT_ATTEMPTS },
   );
-  logIncidentChanges(platform.logger, appended, (result as Incident | null)?.team_id);
-  if (append) await platform.freshness.require(append.position, INCIDENT_VIEWS);
+  const result = written.result as Incident | null;
+  logIncidentChanges(platform.logger, written.appended, result?.team_id);
+  await platform.freshness.require(written);
   return result as Incident;
 }
 

@@ -3,7 +3,7 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { metadataOf } from '../../platform/es/command-context.js';
 import { loadStream, runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
-import type { NewEvent, Position } from '../../platform/event-store/event-store.port.js';
+import type { AppendResult, NewEvent } from '../../platform/event-store/event-store.port.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../domain/check.js';
 import { importedChecks, type ImportedCheckInput } from '../domain/check-import.js';
@@ -13,16 +13,9 @@ import { endpointSnapshotAggregate } from '../domain/endpoint-snapshot.js';
 import { checksStream, endpointStream, maintenanceStream, projectStream } from '../domain/events.js';
 import { checkWindow, decideMaintenance, maintenanceScheduleAggregate, type MaintenanceCommand, type WindowRequest } from '../domain/maintenance-schedule.js';
 import { checkProjectCreation, decideProject, isProjectOf, projectAggregate, type ProjectCommand } from '../domain/project.js';
-import { CHECKS_VIEW, ENDPOINTS, MONITORING_VIEW } from '../domain/views.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../domain/views.js';
 import { teamExists as tenancyHasTeam } from '../../tenancy/application/tenancy-views.js';
 
-const VIEWS = [MONITORING_VIEW];
-/**
- * Views of contexts downstream of monitoring that endpoint and project writes also wait for.
- * Named here, not imported: probing and analytics import monitoring, never the reverse.
- */
-const PROBING_SCHEDULE_VIEW = 'probing';
-const ANALYTICS_ENDPOINTS_VIEW = 'analytics_endpoints';
 export const IMPORT_CHUNK = 500;
 
 /** Every endpoint field a client may set (hidden values included). */
@@ -97,7 +90,9 @@ export class ImportChecks extends Command<number> {
 
 // ---------------------------------------------------------------------------------------------
 // Handlers: gather the facts a decision needs from other streams and views, run the decider on
-// the command's stream through runStreamCommand, then wait for the views the answer reads.
+// the command's stream through runStreamCommand, then wait until every view that handles the
+// appended events shows them (read-your-writes; the views are found from the projections'
+// handlers: an endpoint move waits for analytics, a deletion for the probing schedule).
 
 async function teamExists(platform: Platform, teamId: number): Promise<boolean> {
   return tenancyHasTeam(platform.reader, teamId);
@@ -107,10 +102,6 @@ async function teamExists(platform: Platform, teamId: number): Promise<boolean> 
 async function projectKnown(platform: Platform, teamId: number, projectId: number): Promise<boolean> {
   const { state } = await loadStream(platform.events, projectStream(projectId), projectAggregate);
   return isProjectOf(state, teamId);
-}
-
-async function settle(platform: Platform, position: Position | undefined, views = VIEWS, timeoutMs?: number): Promise<void> {
-  if (position !== undefined) await platform.freshness.require(position, views, timeoutMs);
 }
 
 /** One command on one stream: decide on its fold, append what was decided (nothing when it refuses). */
@@ -138,13 +129,13 @@ export class CreateProjectHandler implements ICommandHandler<CreateProject> {
     const request = { team_id: teamId, team_exists: await teamExists(this.platform, teamId) };
     checkProjectCreation(request);
     const projectId = await this.platform.ids.next('project');
-    const { append } = await runProjectCommand(
+    const written = await runProjectCommand(
       this.platform,
       projectId,
       { kind: 'create_project', ...request, project_id: projectId, name: input.name, description: input.description ?? '', created_at: new Date().toISOString() },
       context,
     );
-    await settle(this.platform, append?.position);
+    await this.platform.freshness.require(written);
     return projectId;
   }
 }
@@ -155,8 +146,7 @@ export class UpdateProjectHandler implements ICommandHandler<UpdateProject> {
 
   async execute({ teamId, projectId, input, context }: UpdateProject): Promise<void> {
     const command: ProjectCommand = { kind: 'update_project', project_id: projectId, team_id: teamId, name: input.name, description: input.description, updated_at: new Date().toISOString() };
-    const { append } = await runProjectCommand(this.platform, projectId, command, context);
-    await settle(this.platform, append?.position);
+    await this.platform.freshness.require(await runProjectCommand(this.platform, projectId, command, context));
   }
 }
 
@@ -169,8 +159,7 @@ export class DeleteProjectHandler implements ICommandHandler<DeleteProject> {
     // endpoint an earlier request registered or moved into this project.
     const remaining = await this.platform.reader.find(MONITORING_VIEW, ENDPOINTS, { filter: { team_id: teamId, project_id: projectId }, limit: 1 });
     const command: ProjectCommand = { kind: 'delete_project', project_id: projectId, team_id: teamId, has_endpoints: remaining.length > 0, deleted_at: new Date().toISOString() };
-    const { append } = await runProjectCommand(this.platform, projectId, command, context);
-    await settle(this.platform, append?.position, [...VIEWS, ANALYTICS_ENDPOINTS_VIEW]);
+    await this.platform.freshness.require(await runProjectCommand(this.platform, projectId, command, context));
   }
 }
 
@@ -198,13 +187,13 @@ export class RegisterEndpointHandler implements ICommandHandler<RegisterEndpoint
     };
     checkRegistration(registration);
     const endpointId = await this.platform.ids.next('endpoint');
-    const { append } = await runEndpointCommand(
+    const written = await runEndpointCommand(
       this.platform,
       endpointId,
       { kind: 'register_endpoint', ...registration, endpoint_id: endpointId, verification_token: newVerificationToken(), created_at: new Date().toISOString() },
       context,
     );
-    await settle(this.platform, append?.position);
+    await this.platform.freshness.require(written);
     return endpointId;
   }
 }
@@ -217,9 +206,9 @@ export class UpdateEndpointHandler implements ICommandHandler<UpdateEndpoint> {
     const changes = endpointChanges(input);
     const project_known = changes.project_id === undefined || (await projectKnown(this.platform, teamId, changes.project_id));
     const command: EndpointCommand = { kind: 'update_endpoint', endpoint_id: endpointId, team_id: teamId, changes, project_known, at: new Date().toISOString() };
-    const { append } = await runEndpointCommand(this.platform, endpointId, command, context);
-    // A move changes which project's analytics count the endpoint: answer once they do.
-    await settle(this.platform, append?.position, [...VIEWS, ANALYTICS_ENDPOINTS_VIEW]);
+    // A move changes which project's analytics count the endpoint: the analytics endpoints view
+    // handles the move, so the answer waits for it too.
+    await this.platform.freshness.require(await runEndpointCommand(this.platform, endpointId, command, context));
   }
 }
 
@@ -229,9 +218,8 @@ export class DeleteEndpointHandler implements ICommandHandler<DeleteEndpoint> {
 
   async execute({ teamId, endpointId, context }: DeleteEndpoint): Promise<void> {
     const command: EndpointCommand = { kind: 'delete_endpoint', endpoint_id: endpointId, team_id: teamId, deleted_at: new Date().toISOString() };
-    const { append } = await runEndpointCommand(this.platform, endpointId, command, context);
-    // Answer once lists, the schedule and analytics no longer show it.
-    await settle(this.platform, append?.position, [...VIEWS, PROBING_SCHEDULE_VIEW, ANALYTICS_ENDPOINTS_VIEW]);
+    // Answers once lists, the probing schedule and analytics (each handles the deletion) no longer show it.
+    await this.platform.freshness.require(await runEndpointCommand(this.platform, endpointId, command, context));
   }
 }
 
@@ -243,13 +231,13 @@ export class ScheduleMaintenanceWindowHandler implements ICommandHandler<Schedul
     const request = await this.windowRequest(teamId, input);
     checkWindow(request);
     const windowId = await this.platform.ids.next('maintenance_window');
-    const { append } = await runMaintenanceCommand(
+    const written = await runMaintenanceCommand(
       this.platform,
       teamId,
       { kind: 'schedule_window', ...request, window_id: windowId, created_at: new Date().toISOString() },
       context,
     );
-    await settle(this.platform, append?.position);
+    await this.platform.freshness.require(written);
     return windowId;
   }
 
@@ -273,8 +261,7 @@ export class CancelMaintenanceWindowHandler implements ICommandHandler<CancelMai
 
   async execute({ teamId, windowId, context }: CancelMaintenanceWindow): Promise<void> {
     const command: MaintenanceCommand = { kind: 'cancel_window', team_id: teamId, window_id: windowId, cancelled_at: new Date().toISOString() };
-    const { append } = await runMaintenanceCommand(this.platform, teamId, command, context);
-    await settle(this.platform, append?.position);
+    await this.platform.freshness.require(await runMaintenanceCommand(this.platform, teamId, command, context));
   }
 }
 
@@ -297,16 +284,15 @@ export class ImportChecksHandler implements ICommandHandler<ImportChecks> {
       data,
       metadata: metadataOf(context, data.checked_at),
     }));
-    let position: Position | undefined;
+    let append: AppendResult | undefined;
     for (let start = 0; start < recorded.length; start += IMPORT_CHUNK) {
-      const append = await events.append(checksStream(endpointId), recorded.slice(start, start + IMPORT_CHUNK), { expectedRevision: 'any' });
-      position = append.position;
+      append = await events.append(checksStream(endpointId), recorded.slice(start, start + IMPORT_CHUNK), { expectedRevision: 'any' });
     }
     this.platform.logger.info(
       { team_id: teamId, endpoint_id: endpointId, checks: recorded.length, first_check_id: range.first, request_id: context.requestId ?? undefined },
       'checks imported',
     );
-    await settle(this.platform, position, [CHECKS_VIEW], importWaitMs(recorded.length));
+    await this.platform.freshness.require({ append, appended: recorded }, { timeoutMs: importWaitMs(recorded.length) });
     return recorded.length;
   }
 }

@@ -7,6 +7,7 @@ import { runStreamCommand } from '../../platform/es/stream-command.js';
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
 import { Problems } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
+import type { AppendedWrite } from '../../platform/projections/views.js';
 import { blockedRange } from '../../probing/prober/address-guard.js';
 import {
   CHANNEL_CREATED,
@@ -28,7 +29,12 @@ import { deliveryId } from '../domain/channel-view.js';
 import { NOTIFICATIONS_VIEW } from '../domain/views.js';
 import { teamExists } from '../../tenancy/application/tenancy-views.js';
 
-export const NOTIFICATION_VIEWS = [NOTIFICATIONS_VIEW];
+/**
+ * The channel list is kept by the notifications reactor (its `channels` collection), and
+ * read-your-writes never waits for a reactor by itself: channel writes name it. Only they do, so a
+ * slow webhook receiver holds no other write's answer.
+ */
+const WAIT_FOR_CHANNEL_VIEW = { alsoViews: [NOTIFICATIONS_VIEW] };
 
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
 export function newWebhookSecret(): string {
@@ -96,10 +102,9 @@ function after(state: ChannelState, appended: NewEvent[]): Channel {
  * Later reads see the write: waits (bounded) for the channel view. Answers that show a secret
  * once do not fail when the view is slow (`require: false`): the secret would be lost.
  */
-async function settle(platform: Platform, position: number | undefined, require = true): Promise<void> {
-  if (position === undefined) return;
-  if (require) await platform.freshness.require(position, NOTIFICATION_VIEWS);
-  else await platform.freshness.waitFor(position, NOTIFICATION_VIEWS);
+async function settle(platform: Platform, written: AppendedWrite, require = true): Promise<void> {
+  if (require) await platform.freshness.require(written, WAIT_FOR_CHANNEL_VIEW);
+  else await platform.freshness.waitForWrite(written, WAIT_FOR_CHANNEL_VIEW);
 }
 
 @CommandHandler(CreateChannel)
@@ -123,11 +128,12 @@ export class CreateChannelHandler implements ICommandHandler<CreateChannel> {
       enabled: input.enabled ?? true,
       created_at: new Date().toISOString(),
     };
-    const { append, state, appended, replayed } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, () => ({
+    const written = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, () => ({
       events: [{ type: CHANNEL_CREATED, data }],
       result: undefined,
     }));
-    await settle(this.platform, append?.position, false);
+    await settle(this.platform, written, false);
+    const { state, appended, replayed } = written;
     // A retry of a keyed request whose first attempt created the channel: that secret was shown
     // (or lost) then; this attempt's random one was never stored.
     return { channel: after(state, appended), secret: replayed ? null : secret };
@@ -139,15 +145,15 @@ export class UpdateChannelHandler implements ICommandHandler<UpdateChannel> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, channelId, changes, context }: UpdateChannel) {
-    const { append, state, appended } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
+    const written = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
       const channel = ownChannel(state, teamId);
       guardUrl(this.platform, changes.config);
       if (changes.config?.to && channel.kind !== 'email') throw Problems.validation([{ field: 'config.to', code: 'unknown_field', message: 'applies to email channels only' }]);
       const events: NewEvent[] = [{ type: CHANNEL_UPDATED, data: { channel_id: channelId, team_id: teamId, changes, updated_at: new Date().toISOString() } }];
       return { events, result: undefined };
     });
-    await settle(this.platform, append?.position);
-    return after(state, appended);
+    await settle(this.platform, written);
+    return after(written.state, written.appended);
   }
 }
 
@@ -156,11 +162,11 @@ export class DeleteChannelHandler implements ICommandHandler<DeleteChannel> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, channelId, context }: DeleteChannel) {
-    const { append } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
+    const written = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
       ownChannel(state, teamId);
       return { events: [{ type: CHANNEL_DELETED, data: { channel_id: channelId, team_id: teamId, deleted_at: new Date().toISOString() } }], result: undefined };
     });
-    await settle(this.platform, append?.position);
+    await settle(this.platform, written);
   }
 }
 
@@ -172,14 +178,14 @@ export class RotateChannelSecretHandler implements ICommandHandler<RotateChannel
     const now = Date.now();
     const secret = newWebhookSecret();
     const previous_expires_at = new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString();
-    const { append, state, appended, replayed } = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
+    const written = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
       const channel = ownChannel(state, teamId);
       if (channel.kind !== 'webhook') throw Problems.conflict('channel_has_no_secret', 'Only webhook channels sign their deliveries with a secret.');
       const data = { channel_id: channelId, team_id: teamId, secret, previous_expires_at, rotated_at: new Date(now).toISOString() };
       return { events: [{ type: CHANNEL_SECRET_ROTATED, data }], result: undefined };
     });
-    await settle(this.platform, append?.position, false);
-    return { channel: after(state, appended), secret: replayed ? null : secret };
+    await settle(this.platform, written, false);
+    return { channel: after(written.state, written.appended), secret: written.replayed ? null : secret };
   }
 }
 

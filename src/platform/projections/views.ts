@@ -1,5 +1,6 @@
 import type { Position } from '../event-store/event-store.port.js';
 import { findIds, type AggregateQuery, type AggregateRow, type CollectionStamps, type Doc, type Filter, type FindQuery, type ReadStore } from '../read-store/read-store.port.js';
+import { isReactor, type Projection } from './projection.js';
 import type { ProjectionRunner } from './projection-runner.js';
 import { ProjectionRegistry, physicalCollection } from './registry.js';
 
@@ -114,11 +115,6 @@ export class ViewReader {
 }
 
 /**
- * Read-your-writes: a command's response waits, bounded, until the views it names have applied
- * the position its append reached. Uses the in-process runner's notifications when there is one,
- * and polls the shared store otherwise (an API-only process).
- */
-/**
  * The write was appended (it is durable and will be applied), but the views did not show it
  * within the read-your-writes bound. The HTTP edge answers 202 `views_behind` (documented), never
  * the usual success that would promise a GET sees the change.
@@ -141,23 +137,91 @@ export class ViewsBehindError extends Error {
   }
 }
 
+/**
+ * What a write appended, as read-your-writes needs it: where its append ended and the events it
+ * held (their types name the views that show them). A `StreamCommandResult` is one as it is.
+ */
+export interface AppendedWrite {
+  /** Null or undefined when nothing was appended: there is nothing to wait for. */
+  append: { position: Position } | null | undefined;
+  appended: ReadonlyArray<{ type: string }>;
+}
+
+export interface WriteWaitOptions {
+  /**
+   * Views to wait for besides those that handle the write's events: a view that shows the write
+   * without handling its events, or one kept by a reactor (reactors are never waited for
+   * otherwise). Each call site that passes one says why.
+   */
+  alsoViews?: readonly string[];
+  timeoutMs?: number;
+}
+
+/**
+ * Read-your-writes: a command's response waits, bounded, until every view that shows its write
+ * has applied the position its append reached. Which views show a write is derived from the
+ * projections this process is configured with: every projector with a handler for one of the
+ * appended event types. Reactors are left out (their lag, a webhook receiver's slowness, must
+ * never hold an answer). Uses the in-process runner's notifications when there is one, and
+ * polls the shared store otherwise (an API-only process).
+ */
 export class ReadYourWrites {
+  /** For each event type, the projectors that handle it, in the projection list's order. */
+  private readonly projectorsByType = new Map<string, string[]>();
+
   constructor(
     private readonly reader: ViewReader,
     private readonly runner: ProjectionRunner | null,
+    projections: readonly Projection[] = [],
     private readonly options: { timeoutMs: number; pollMs: number } = { timeoutMs: 5000, pollMs: 20 },
-  ) {}
-
-  /**
-   * Returns once every named projection reached `position`; throws ViewsBehindError when they
-   * did not within the bound, so a write is never answered as if its result were visible.
-   */
-  async require(position: Position, projections: string[], timeoutMs = this.options.timeoutMs): Promise<void> {
-    if (!(await this.waitFor(position, projections, timeoutMs))) throw new ViewsBehindError(position, projections, timeoutMs);
+  ) {
+    for (const projection of projections) {
+      if (isReactor(projection)) continue;
+      for (const type of Object.keys(projection.handlers)) {
+        const names = this.projectorsByType.get(type) ?? [];
+        names.push(projection.name);
+        this.projectorsByType.set(type, names);
+      }
+    }
   }
 
-  /** Resolves true once every named projection reached `position`, false on timeout. */
-  async waitFor(position: Position, projections: string[], timeoutMs = this.options.timeoutMs): Promise<boolean> {
+  /** The views that show events of these types: every projector with a handler for one of them. */
+  viewsShowing(types: Iterable<string>): string[] {
+    const views = new Set<string>();
+    for (const type of types) for (const name of this.projectorsByType.get(type) ?? []) views.add(name);
+    return [...views];
+  }
+
+  /**
+   * Returns once every view that shows the write (and `alsoViews`) applied it; throws
+   * ViewsBehindError when they did not within the bound, so a write is never answered as if its
+   * result were visible.
+   */
+  async require(write: AppendedWrite, options: WriteWaitOptions = {}): Promise<void> {
+    if (!write.append) return;
+    const views = this.viewsOf(write, options);
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    if (!(await this.waitFor(write.append.position, views, timeoutMs))) throw new ViewsBehindError(write.append.position, views, timeoutMs);
+  }
+
+  /** As `require`, but resolves false instead of throwing when the views did not catch up in time. */
+  async waitForWrite(write: AppendedWrite, options: WriteWaitOptions = {}): Promise<boolean> {
+    if (!write.append) return true;
+    return this.waitFor(write.append.position, this.viewsOf(write, options), options.timeoutMs);
+  }
+
+  private viewsOf(write: AppendedWrite, options: WriteWaitOptions): string[] {
+    const views = this.viewsShowing(write.appended.map((event) => event.type));
+    for (const name of options.alsoViews ?? []) if (!views.includes(name)) views.push(name);
+    return views;
+  }
+
+  /**
+   * Resolves true once every named projection reached `position`, false on timeout. For waits
+   * that are not a write's answer (a CLI catching up with the log's head); a write's handler
+   * uses `require`, which names the views from what it appended.
+   */
+  async waitFor(position: Position, projections: readonly string[], timeoutMs = this.options.timeoutMs): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     const reached = async () => {
       for (const name of projections) {

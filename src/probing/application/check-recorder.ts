@@ -26,7 +26,7 @@ import { checksStream, endpointStream, maintenanceStream } from '../../monitorin
 import { systemContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
-import type { Position } from '../../platform/event-store/event-store.port.js';
+import type { AppendResult } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { evolveEndpoint, type EndpointSnapshot, type EndpointSnapshotState } from '../../monitoring/domain/endpoint-snapshot.js';
 
@@ -50,7 +50,8 @@ export interface RecordCheckResult {
   /** null when the job had already been recorded (redelivery). */
   check: CheckRecordedData | null;
   events: EndpointAlertsEvent[];
-  position: Position | null;
+  /** Where the append ended (null: nothing appended); with `events`, what read-your-writes waits for. */
+  append: AppendResult | null;
 }
 
 export class CheckRecorder {
@@ -114,11 +115,11 @@ export class CheckRecorder {
       },
       { fold: this.alerts, attempts: MAX_ATTEMPTS, foldOwnAppends: true },
     );
-    if (!append) return { check: null, events: [], position: null };
+    if (!append) return { check: null, events: [], append: null };
     const events = appended.map((event) => ({ type: event.type, data: event.data }) as EndpointAlertsEvent);
     const check = events.find((event) => event.type === CHECK_RECORDED)!.data as CheckRecordedData;
     this.platform.metrics.checkRecorded(check);
-    return { check, events, position: append.position };
+    return { check, events, append };
   }
 
   /** Check ids come from the shared `check` sequence in blocks: one append per block. */

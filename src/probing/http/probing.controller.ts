@@ -9,7 +9,6 @@ import type { CheckRecorder } from '../application/check-recorder.js';
 import { toLinkedCheck } from '../../incidents/domain/events.js';
 import { endpointStream } from '../../monitoring/domain/events.js';
 import { decideEndpoint } from '../../monitoring/domain/endpoint.js';
-import { CHECKS_VIEW, MONITORING_VIEW } from '../../monitoring/domain/views.js';
 import { actorOf } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { Problems } from '../../platform/http/problem.js';
@@ -47,7 +46,7 @@ export class ProbingController {
     const outcome = await this.prober.probe(endpoint.configuration);
     const result = await this.recorder.record({ jobId: `manual:${randomUUID()}`, source: 'manual', endpoint, outcome });
     if (!result.check) throw Problems.internal();
-    if (result.position !== null) await this.platform.freshness.require(result.position, [CHECKS_VIEW]);
+    await this.platform.freshness.require({ append: result.append, appended: result.events });
     const check = toLinkedCheck(result.check);
     createdAt(request, `/api/public/v2/endpoints/${endpoint.endpoint_id}/checks/${check.id}`);
     return { data: check };
@@ -71,7 +70,7 @@ export class ProbingController {
     }
     const stream = endpointStream(endpoint.endpoint_id);
     const verify = { kind: 'verify_destination', endpoint_id: endpoint.endpoint_id, team_id: endpoint.team_id, verified_at: new Date().toISOString() } as const;
-    const { append, state } = await runStreamCommand(
+    const written = await runStreamCommand(
       this.platform.events,
       stream,
       endpointSnapshotAggregate,
@@ -79,10 +78,11 @@ export class ProbingController {
       (current) => ({ events: decideEndpoint(current, verify), result: null }),
       { fold: this.recorder.endpoints },
     );
-    const position = append?.position ?? null;
-    endpoint = append ? (await this.recorder.endpoints.load(stream)).state! : state!;
-    if (append) this.platform.logger.info(logged, 'endpoint destination verified');
-    return { data: await this.endpointView(endpoint, position) };
+    endpoint = written.append ? (await this.recorder.endpoints.load(stream)).state! : written.state!;
+    if (written.append) this.platform.logger.info(logged, 'endpoint destination verified');
+    // The endpoint as every other route presents it (coverage included), once the views show the write.
+    await this.platform.freshness.require(written);
+    return { data: await this.reads.endpoint(endpoint.team_id, endpoint.endpoint_id) };
   }
 
   private async endpointOf(teamParam: string, endpointParam: string): Promise<EndpointSnapshot> {
@@ -91,11 +91,5 @@ export class ProbingController {
     const endpoint = await this.recorder.loadEndpoint(endpointId);
     if (!endpoint || endpoint.team_id !== teamId) throw Problems.notFound('The endpoint');
     return endpoint;
-  }
-
-  /** The endpoint as every other route presents it (coverage included), once the monitoring view shows the write. */
-  private async endpointView(endpoint: EndpointSnapshot, position: number | null) {
-    if (position !== null) await this.platform.freshness.require(position, [MONITORING_VIEW]);
-    return this.reads.endpoint(endpoint.team_id, endpoint.endpoint_id);
   }
 }

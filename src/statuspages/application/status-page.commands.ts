@@ -2,17 +2,14 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { loadStream, runStreamCommand } from '../../platform/es/stream-command.js';
-import type { NewEvent, Position } from '../../platform/event-store/event-store.port.js';
+import type { NewEvent } from '../../platform/event-store/event-store.port.js';
 import { Problems, type FieldError } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { slugStream, statusPageStream, type StatusPageFields } from '../domain/events.js';
 import { decideClaim, decideRelease, slugAggregate, type ClaimHolder } from '../domain/slug.js';
 import { DEFAULT_HISTORY_DAYS, decide, statusPageAggregate, type StatusPageCommand, type StatusPageState } from '../domain/status-page.js';
-import { STATUS_PAGES_PROJECTION } from '../domain/views.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
 import { teamExists } from '../../tenancy/application/tenancy-views.js';
-
-const VIEWS = [STATUS_PAGES_PROJECTION];
 
 export interface StatusPageInput {
   slug: string;
@@ -92,10 +89,6 @@ async function runPageCommand(platform: Platform, pageId: number, command: Statu
   });
 }
 
-async function settle(platform: Platform, position: Position | undefined): Promise<void> {
-  if (position !== undefined) await platform.freshness.require(position, VIEWS);
-}
-
 /**
  * Create: check the components, allocate the id, claim the slug, then write the page. A crash
  * after the claim leaves a claim whose page does not exist; it is taken over a minute later.
@@ -117,8 +110,7 @@ export class CreateStatusPageHandler implements ICommandHandler<CreateStatusPage
       components: components(input.components),
       history_days: input.history_days ?? DEFAULT_HISTORY_DAYS,
     };
-    const { append } = await runPageCommand(this.platform, pageId, { kind: 'create', page_id: pageId, team_id: teamId, fields, at: new Date().toISOString() }, context);
-    await settle(this.platform, append?.position);
+    await this.platform.freshness.require(await runPageCommand(this.platform, pageId, { kind: 'create', page_id: pageId, team_id: teamId, fields, at: new Date().toISOString() }, context));
     return pageId;
   }
 }
@@ -151,7 +143,7 @@ export class UpdateStatusPageHandler implements ICommandHandler<UpdateStatusPage
     }
     const previousSlug = result.state.slug;
     if (newSlug && previousSlug !== newSlug) await releaseSlug(this.platform, previousSlug, pageId, context);
-    await settle(this.platform, result.append?.position);
+    await this.platform.freshness.require(result);
   }
 }
 
@@ -161,9 +153,9 @@ export class DeleteStatusPageHandler implements ICommandHandler<DeleteStatusPage
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, pageId, context }: DeleteStatusPage): Promise<void> {
-    const { state, append } = await runPageCommand(this.platform, pageId, { kind: 'delete', team_id: teamId, at: new Date().toISOString() }, context);
-    await releaseSlug(this.platform, state.slug, pageId, context);
-    await settle(this.platform, append?.position);
+    const written = await runPageCommand(this.platform, pageId, { kind: 'delete', team_id: teamId, at: new Date().toISOString() }, context);
+    await releaseSlug(this.platform, written.state.slug, pageId, context);
+    await this.platform.freshness.require(written);
   }
 }
 

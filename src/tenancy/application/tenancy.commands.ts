@@ -8,7 +8,6 @@ import type { Role, Scope } from '../../platform/auth/scopes.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { ViewsBehindError } from '../../platform/projections/views.js';
 import { decide, DEFAULT_INCIDENT_STATUSES, teamAggregate, teamStream, type TeamCommand } from '../domain/team.js';
-import { TENANCY_VIEW } from '../domain/views.js';
 
 export const TOKEN_PREFIX = 'mon_pat_';
 
@@ -51,20 +50,17 @@ export class RevokeToken extends Command<void> {
   }
 }
 
-const VIEWS = [TENANCY_VIEW];
-
 @CommandHandler(CreateTeam)
 export class CreateTeamHandler implements ICommandHandler<CreateTeam> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ name, context }: CreateTeam): Promise<TeamView> {
-    const { events, ids, freshness } = this.platform;
+    const { ids, freshness } = this.platform;
     const teamId = await ids.next('team');
     const created_at = new Date().toISOString();
     const statusIds = await ids.reserve('incident_status', DEFAULT_INCIDENT_STATUSES.length);
     const statuses = DEFAULT_INCIDENT_STATUSES.map((status, index) => ({ id: statusIds.first + index, name: status, is_default: index === 0, created_at }));
-    const { append } = await runTeamCommand(this.platform, teamId, context, { kind: 'create_team', team_id: teamId, name, statuses, created_at });
-    await freshness.require(append!.position, VIEWS);
+    await freshness.require(await runTeamCommand(this.platform, teamId, context, { kind: 'create_team', team_id: teamId, name, statuses, created_at }));
     return { id: teamId, name, created_at };
   }
 }
@@ -79,10 +75,10 @@ export class IssueTokenHandler implements ICommandHandler<IssueToken> {
     const created_at = new Date().toISOString();
     const tokenId = await ids.next('token');
     const issued = { token_id: tokenId, team_id: teamId, name: input.name, scopes: input.scopes, role: input.role, token_hash: sha256(token), created_at, expires_at: input.expires_at };
-    const { append, replayed } = await runTeamCommand(this.platform, teamId, context, { kind: 'issue_token', token: issued });
-    const answer: IssuedToken = { id: tokenId, ...(replayed ? {} : { token }), name: input.name, scopes: input.scopes, role: input.role, created_at, expires_at: input.expires_at };
+    const written = await runTeamCommand(this.platform, teamId, context, { kind: 'issue_token', token: issued });
+    const answer: IssuedToken = { id: tokenId, ...(written.replayed ? {} : { token }), name: input.name, scopes: input.scopes, role: input.role, created_at, expires_at: input.expires_at };
     // The token is shown once: a 202 (views behind) must carry it too, or it is lost.
-    await freshness.require(append!.position, VIEWS).catch(ViewsBehindError.carrying(answer));
+    await freshness.require(written).catch(ViewsBehindError.carrying(answer));
     return answer;
   }
 }
@@ -93,8 +89,7 @@ export class RevokeTokenHandler implements ICommandHandler<RevokeToken> {
 
   async execute({ teamId, tokenId, context }: RevokeToken): Promise<void> {
     const revoked_at = new Date().toISOString();
-    const { append } = await runTeamCommand(this.platform, teamId, context, { kind: 'revoke_token', team_id: teamId, token_id: tokenId, revoked_at });
-    if (append) await this.platform.freshness.require(append.position, VIEWS);
+    await this.platform.freshness.require(await runTeamCommand(this.platform, teamId, context, { kind: 'revoke_token', team_id: teamId, token_id: tokenId, revoked_at }));
   }
 }
 
