@@ -1,6 +1,6 @@
 import { PreconditionFailedError, type Doc, type ReadStore, type ViewWrite } from '../../platform/read-store/read-store.port.js';
 import type { AttemptState } from '../domain/delivery.js';
-import { ATTEMPTS_COLLECTION } from './attempt-store.js';
+import { ATTEMPTS_COLLECTION, RETRIES_COLLECTION } from './attempt-store.js';
 
 interface Queued {
   /** The state the lane read under its claim; null when the delivery had none (its first attempt). */
@@ -62,7 +62,7 @@ export class AttemptWriter {
 
   private async commit(batch: Queued[]): Promise<void> {
     try {
-      await this.views.commit(batch.map(writeOf), { expect: batch.map(fenceOf) });
+      await this.views.commit(batch.flatMap(writesOf), { expect: batch.map(fenceOf) });
       for (const queued of batch) queued.settle();
     } catch (error) {
       if (!(error instanceof PreconditionFailedError) || batch.length === 1) {
@@ -74,8 +74,13 @@ export class AttemptWriter {
   }
 }
 
-function writeOf({ after }: Queued): ViewWrite {
-  return { op: 'put', collection: ATTEMPTS_COLLECTION, doc: after as unknown as Doc };
+/** The state, and its copy among the retries while it waits for another attempt. */
+function writesOf({ before, after }: Queued): ViewWrite[] {
+  const doc = after as unknown as Doc;
+  const writes: ViewWrite[] = [{ op: 'put', collection: ATTEMPTS_COLLECTION, doc }];
+  if (after.state === 'pending') writes.push({ op: 'put', collection: RETRIES_COLLECTION, doc });
+  else if (before !== null) writes.push({ op: 'delete', collection: RETRIES_COLLECTION, id: after.id });
+  return writes;
 }
 
 function fenceOf({ before, after }: Queued) {

@@ -5,7 +5,7 @@ import type { Platform } from '../../platform/platform.js';
 import { findIds, PreconditionFailedError, type CollectionStamps, type Doc, type Filter } from '../../platform/read-store/read-store.port.js';
 import { CHANNEL_DISABLED_BY_RECEIVER, channelAggregate, channelStream, type Channel, type ChannelState } from '../domain/channel.js';
 import { afterAttempt, cancelled, DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS, pendingState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
-import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID } from './attempt-store.js';
+import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID, RETRIES_COLLECTION, RETRIES_COPIED_ID, RETRIES_SPEC } from './attempt-store.js';
 import { AttemptWriter } from './attempt-writer.js';
 import { buildPayload, endpointNames } from './payloads.js';
 import type { Senders } from './senders.js';
@@ -105,6 +105,8 @@ export class DeliveryWorker {
     if (!this.stopped) return;
     this.stopped = false;
     await this.platform.views.ensureCollection(ATTEMPTS_SPEC);
+    await this.platform.views.ensureCollection(RETRIES_SPEC);
+    await this.copyPendingStates();
     this.timer = setInterval(() => this.kick(), this.options.pollMs ?? 250);
     this.unsubscribe = this.platform.runner?.onApplied(() => this.kick()) ?? null;
     this.kick();
@@ -246,8 +248,8 @@ export class DeliveryWorker {
    */
   private async dispatch(): Promise<void> {
     const maxLanes = this.options.maxInFlight ?? 32;
-    const due = (): Filter => ({ state: 'pending', next_attempt_ms: { lte: Date.now() } });
-    const retrying = await this.platform.views.aggregate(ATTEMPTS_COLLECTION, { filter: due(), groupBy: 'channel_id' });
+    const due = (): Filter => ({ next_attempt_ms: { lte: Date.now() } });
+    const retrying = await this.platform.views.aggregate(RETRIES_COLLECTION, { filter: due(), groupBy: 'channel_id' });
     const channels = new Set([...this.fresh.keys(), ...retrying.map(({ group }) => Number(group))]);
     for (const channelId of channels) {
       if (this.lanes.has(channelId) || this.lanes.size >= maxLanes || this.stopped) continue;
@@ -288,15 +290,7 @@ export class DeliveryWorker {
     const recording: Promise<boolean>[] = [];
     try {
       for (;;) {
-        // (next_attempt_ms, position) orders a channel's attempts fully (one record per event per
-        // channel) and is the order of the channel's index: with `id` as a third key, SQLite
-        // preferred the (state, next_attempt_ms) index and read every channel's due attempts for
-        // each page (three times slower with 8,000 due).
-        const retries = (await views.find(ATTEMPTS_COLLECTION, {
-          filter: { channel_id: channelId, ...due() },
-          sort: [['next_attempt_ms', 'asc'], ['position', 'asc']],
-          limit: LANE_PAGE,
-        })) as unknown as AttemptState[];
+        const retries = await this.dueRetries(channelId, due);
         const retried = new Map((await reader.getMany(NOTIFICATIONS_VIEW, DELIVERIES, retries.map((a) => a.id))).map((r) => [r.id, r as unknown as DeliveryRecord]));
         const firsts = await this.queued(channelId);
         const recorded = new Set(firsts.length === 0 ? [] : (await views.getMany(ATTEMPTS_COLLECTION, firsts.map((r) => r.id))).map((d) => d.id));
@@ -325,6 +319,47 @@ export class DeliveryWorker {
       await this.recorded(recording);
       await coordination.releaseLease(claim, instanceId).catch(() => undefined);
     }
+  }
+
+  /**
+   * A page of the channel's due retries, as their states are (the copies among the retries only
+   * find them). A copy whose state is settled meanwhile (written by a process of an earlier
+   * version, which keeps no copies) is removed instead of sent again.
+   */
+  private async dueRetries(channelId: number, due: () => Filter): Promise<AttemptState[]> {
+    const { views } = this.platform;
+    // (next_attempt_ms, position) orders a channel's attempts fully (one record per event per
+    // channel) and is the order of the channel's index: with `id` as a third key, SQLite
+    // preferred the next_attempt_ms index and read every channel's due retries for each page
+    // (three times slower with 8,000 due).
+    const ids = await findIds(views, RETRIES_COLLECTION, {
+      filter: { channel_id: channelId, ...due() },
+      sort: [['next_attempt_ms', 'asc'], ['position', 'asc']],
+      limit: LANE_PAGE,
+    });
+    if (ids.length === 0) return [];
+    const states = (await views.getMany(ATTEMPTS_COLLECTION, ids)) as unknown as AttemptState[];
+    const stale = ids.filter((id) => !states.some((state) => state.id === id && state.state === 'pending'));
+    if (stale.length > 0) await views.commit(stale.map((id) => ({ op: 'delete' as const, collection: RETRIES_COLLECTION, id })));
+    return states.filter((state) => state.state === 'pending');
+  }
+
+  /**
+   * Once per store: copies the pending states written before retries had their own collection
+   * (by earlier versions) among the retries. Any process may do it, as often as it starts before
+   * the marker is written: a copy is the state as it was read, and a stale one is dropped when due.
+   */
+  private async copyPendingStates(): Promise<void> {
+    const { views } = this.platform;
+    if (await views.get(RETRIES_COLLECTION, RETRIES_COPIED_ID)) return;
+    let after: [string] | undefined;
+    for (;;) {
+      const pending = await views.find(ATTEMPTS_COLLECTION, { filter: { state: 'pending' }, sort: [['id', 'asc']], after, limit: RECORDS_BATCH });
+      if (pending.length > 0) await views.commit(pending.map((doc) => ({ op: 'put' as const, collection: RETRIES_COLLECTION, doc })));
+      if (pending.length < RECORDS_BATCH) break;
+      after = [pending[pending.length - 1].id];
+    }
+    await views.commit([{ op: 'put', collection: RETRIES_COLLECTION, doc: { id: RETRIES_COPIED_ID, copied_at: new Date().toISOString() } }]);
   }
 
   /** Drops first attempts whose state is recorded (by this lane or another process) from `fresh`. */

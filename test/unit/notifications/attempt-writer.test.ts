@@ -4,7 +4,7 @@
  * others of its batch are recorded all the same (else they would stay pending and go out again).
  */
 import { join } from 'node:path';
-import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC } from '../../../src/notifications/application/attempt-store.js';
+import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, RETRIES_COLLECTION, RETRIES_SPEC } from '../../../src/notifications/application/attempt-store.js';
 import { AttemptWriter } from '../../../src/notifications/application/attempt-writer.js';
 import { afterAttempt, pendingState, type AttemptState } from '../../../src/notifications/domain/delivery.js';
 import { PreconditionFailedError } from '../../../src/platform/read-store/read-store.port.js';
@@ -20,6 +20,7 @@ describe('attempt writer', () => {
   beforeAll(async () => {
     store = new SqliteReadStore(join(dir.path, 'views.sqlite'));
     await store.ensureCollection(ATTEMPTS_SPEC);
+    await store.ensureCollection(RETRIES_SPEC);
   });
   afterAll(async () => {
     await store.close();
@@ -53,5 +54,7 @@ describe('attempt writer', () => {
     expect(await stateOf('msg_b1')).toBe('delivered');
     expect(await store.get(ATTEMPTS_COLLECTION, 'msg_b2')).toMatchObject({ state: 'pending', attempts: 1, last_status_code: 500 });
     expect(await stateOf('msg_b3')).toBe('delivered');
+    // Only the one still waiting for an attempt has its copy among the retries.
+    expect((await store.find(RETRIES_COLLECTION, {})).map((doc) => doc.id)).toEqual(['msg_b2']);
   });
 });

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { notificationsReactor } from '../../../projections/notifications.js';
 import { ALERT_SIGNAL_TRIGGERED } from '../../../src/alerting/domain/endpoint-alerts.js';
-import { ATTEMPTS_COLLECTION } from '../../../src/notifications/application/attempt-store.js';
+import { ATTEMPTS_COLLECTION, RETRIES_COLLECTION, RETRIES_COPIED_ID } from '../../../src/notifications/application/attempt-store.js';
 import { DeliveryWorker } from '../../../src/notifications/application/delivery-worker.js';
 import { Senders } from '../../../src/notifications/application/senders.js';
 import { CHANNEL_CREATED, channelStream } from '../../../src/notifications/domain/channel.js';
@@ -32,9 +32,9 @@ interface RunningWorker {
   stop(): Promise<void>;
 }
 
-function startWorker(platform: Platform, maxQueuedPerChannel?: number): Promise<RunningWorker> {
+function startWorker(platform: Platform, maxQueuedPerChannel?: number, retryScheduleMs?: number[]): Promise<RunningWorker> {
   const senders = new Senders({ blockPrivate: false, smtpUrl: null, emailFrom: 'test@localhost' });
-  const worker = new DeliveryWorker(platform, senders, { pollMs: 20, maxQueuedPerChannel });
+  const worker = new DeliveryWorker(platform, senders, { pollMs: 20, maxQueuedPerChannel, retryScheduleMs });
   return worker.start().then(() => ({
     worker,
     stop: async () => {
@@ -139,5 +139,85 @@ describe('delivery worker: first attempts from the delivery records', () => {
     await until('40 more delivered', async () => (await delivered(platform)) === 122);
     const sent = receiver.received.slice(before).map((r) => r.json.data.endpoint_id as number);
     expect(sent).toEqual(Array.from({ length: 40 }, (_, i) => first + i));
+  });
+});
+
+describe('delivery worker: retries kept apart from settled states', () => {
+  const dir = makeTempDir('delivery-retries-');
+  let receiver: Receiver;
+  let platform: Platform;
+  let running: RunningWorker | null = null;
+  let endpoint = 0;
+
+  beforeAll(async () => {
+    receiver = await startReceiver(204);
+    const config = loadConfig({ DATA_DIR: dir.path, ADMIN_TOKEN: 'delivery-retries-admin-token-0123456789', LOG_LEVEL: 'silent' });
+    platform = await createPlatform(config, { projections: [notificationsReactor], withRunner: true, withTransport: false, logger: silentLogger });
+    await platform.runner!.start();
+    const data = { channel_id: 1, team_id: 1, name: 'c1', kind: 'webhook', config: { url: `${receiver.url}/c1` }, secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, events: null, project_ids: null, enabled: true, created_at: new Date().toISOString() };
+    await platform.events.append(channelStream(1), [{ type: CHANNEL_CREATED, data }], { expectedRevision: 'no_stream' });
+    await until('the channel in the view', async () => (await platform.reader.get(NOTIFICATIONS_VIEW, CHANNELS, 1)) !== null);
+  });
+  afterEach(async () => {
+    await running?.stop();
+    running = null;
+  });
+  afterAll(async () => {
+    await platform.close();
+    await receiver.close();
+    dir.remove();
+  });
+
+  const start = async (retryScheduleMs: number[]) => {
+    running = await startWorker(platform, undefined, retryScheduleMs);
+  };
+  const trigger = () =>
+    platform.events.append(`checks-${++endpoint}`, [{ type: ALERT_SIGNAL_TRIGGERED, data: { endpoint_id: endpoint, team_id: 1, project_id: 1, signal: 'availability', check_id: endpoint, at: new Date().toISOString() } }], { expectedRevision: 'any' });
+  const stateOf = async (attempts: number) => {
+    let found: Record<string, unknown> | undefined;
+    await until(`a state after attempt ${attempts}`, async () => {
+      found = (await platform.views.find(ATTEMPTS_COLLECTION, { filter: { attempts } }))[0];
+      return found !== undefined;
+    });
+    return found!;
+  };
+
+  it('sends a retry an earlier version recorded (its state alone, no copy among the retries) once it is due', async () => {
+    receiver.queue.push(500);
+    await start([60_000]); // the retry would be due in a minute
+    await trigger();
+    const failed = await stateOf(1);
+    expect(failed).toMatchObject({ state: 'pending', last_status_code: 500 });
+    await running!.stop();
+    running = null;
+    // As an earlier version left the store: the pending state, due now, and no retries collection content.
+    await platform.views.commit([
+      { op: 'put', collection: ATTEMPTS_COLLECTION, doc: { ...failed, id: String(failed.id), next_attempt_ms: Date.now() } },
+      { op: 'delete', collection: RETRIES_COLLECTION, id: String(failed.id) },
+      { op: 'delete', collection: RETRIES_COLLECTION, id: RETRIES_COPIED_ID },
+    ]);
+    const before = receiver.received.length;
+
+    await start([60_000]);
+    await until('the retry delivered', async () => (await platform.views.get(ATTEMPTS_COLLECTION, String(failed.id)))?.state === 'delivered');
+    expect(receiver.received.slice(before).map((r) => r.headers['webhook-id'])).toEqual([failed.id]);
+    expect(await platform.views.get(RETRIES_COLLECTION, String(failed.id))).toBeNull();
+  });
+
+  it('drops a retry whose state an earlier version settled meanwhile, without sending it again', async () => {
+    receiver.queue.push(500);
+    await start([200]);
+    await trigger();
+    const failed = await stateOf(1).then(async (state) => (state.state === 'pending' ? state : stateOf(1)));
+    await running!.stop();
+    running = null;
+    // An earlier version delivered it and, knowing no retries collection, left the copy there.
+    await platform.views.commit([{ op: 'put', collection: ATTEMPTS_COLLECTION, doc: { ...failed, id: String(failed.id), state: 'delivered', attempts: 2, next_attempt_ms: null } }]);
+    const before = receiver.received.length;
+
+    await start([200]);
+    await until('the stale copy dropped', async () => (await platform.views.get(RETRIES_COLLECTION, String(failed.id))) === null);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.length).toBe(before);
   });
 });
