@@ -77,6 +77,7 @@ describe('notification privacy', () => {
       ...(await platform.reader.find(NOTIFICATIONS_VIEW, DELIVERIES, {})),
       ...(await platform.reader.find(NOTIFICATIONS_VIEW, CHANNELS, {})),
       ...(await platform.views.find('notification_attempts', {})),
+      ...(await platform.views.find('notification_retries', {})),
     ]);
     const logs = lines.join('\n');
     expect(logs).toContain('notification attempt');
