@@ -8,6 +8,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchFigure, type BenchModule, type BenchSection, ratio } from './bench.js';
+import { mergeSections } from './benchmarks-file.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -44,22 +45,6 @@ function renderSection(name: string, section: BenchSection, seconds: number, com
   return lines.join('\n');
 }
 
-const HEADER = [
-  '# Benchmarks',
-  '',
-  'Written by `npm run bench`. Every figure stands beside a baseline measured in the same run; compare ratios, not absolute numbers, across machines.',
-  'Each section says the command and date that produced it; running some modules replaces only their sections.',
-  '',
-].join('\n');
-
-/** Replaces the sections of the modules just run and keeps the others. */
-function merge(existing: string, sections: Map<string, string>): string {
-  const kept = new Map<string, string>();
-  for (const match of existing.matchAll(/<!-- bench:([\w-]+) -->[\s\S]*?<!-- \/bench:\1 -->/g)) kept.set(match[1], match[0]);
-  for (const [name, text] of sections) kept.set(name, text);
-  return `${HEADER}\n${[...kept.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, text]) => text).join('\n\n')}\n`;
-}
-
 async function main(): Promise<void> {
   const modules = await loadModules();
   if (modules.length === 0) throw new Error(`No bench module matched ${only.join(', ') || '(any)'}`);
@@ -81,7 +66,7 @@ async function main(): Promise<void> {
   }
   const target = join(here, '..', '..', 'docs', 'benchmarks.md');
   mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, merge(existsSync(target) ? readFileSync(target, 'utf8') : '', sections));
+  writeFileSync(target, mergeSections(existsSync(target) ? readFileSync(target, 'utf8') : '', sections));
   process.stdout.write(`\nWrote ${target}\n`);
   process.exit(0);
 }
