@@ -339,9 +339,11 @@ export class DeliveryWorker {
     });
     if (ids.length === 0) return [];
     const states = (await views.getMany(ATTEMPTS_COLLECTION, ids)) as unknown as AttemptState[];
-    const stale = ids.filter((id) => !states.some((state) => state.id === id && state.state === 'pending'));
+    const pending = states.filter((state) => state.state === 'pending');
+    const stillDue = new Set(pending.map((state) => state.id));
+    const stale = ids.filter((id) => !stillDue.has(id));
     if (stale.length > 0) await views.commit(stale.map((id) => ({ op: 'delete' as const, collection: RETRIES_COLLECTION, id })));
-    return states.filter((state) => state.state === 'pending');
+    return pending;
   }
 
   /**

@@ -215,11 +215,11 @@ export class SqliteEventStore implements EventStore {
   private readonly streamIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
   /**
-   * For each stream, a revision no event after which reads back, as this connection last saw
-   * it (read to the end, or appended by it), valid while `PRAGMA data_version` stays `headsDataVersion`: no other connection has
-   * committed since. A cached fold asking for what follows its revision (a channel checked before
-   * each notification, an endpoint before each command) is answered without a query when nothing
-   * can have been appended.
+   * For each stream, a revision no event after which reads back, as this connection last saw it
+   * (read to the end, or appended by it), valid while `PRAGMA data_version` stays
+   * `headsDataVersion`: no other connection has committed since. A cached fold asking for what
+   * follows its revision (a channel checked before each notification, an endpoint before each
+   * command) is answered without a query when nothing can have been appended.
    */
   private readonly knownHeads = new Map<string, number>();
   private headsDataVersion: number | null = null;
@@ -335,7 +335,7 @@ export class SqliteEventStore implements EventStore {
     const now = performance.now();
     if (now - this.headsCheckedAt < HEADS_RECHECK_MS) return;
     this.headsCheckedAt = now;
-    const version = this.statement('PRAGMA data_version').pluck().get() as number;
+    const version = this.dataVersion();
     if (version === this.headsDataVersion) return;
     this.knownHeads.clear();
     this.headsDataVersion = version;
@@ -530,7 +530,7 @@ export class SqliteEventStore implements EventStore {
   private readForSubscription(after: Position, max: number): RecordedEvent[] {
     const cached = this.recent.after(after, max);
     if (cached !== null && cached.length === max) return cached;
-    const version = this.statement('PRAGMA data_version').pluck().get() as number;
+    const version = this.dataVersion();
     if (cached !== null && version === this.recentDataVersion) return cached;
     const from = cached === null ? after : this.recent.newest!;
     const limit = Math.max(max, this.pageSize);
@@ -542,6 +542,11 @@ export class SqliteEventStore implements EventStore {
       if (reachedHead) this.recentDataVersion = version;
     }
     return (cached ?? []).concat(rows).slice(0, max);
+  }
+
+  /** Moves whenever another connection commits to the file (never for this connection's own commits). */
+  private dataVersion(): number {
+    return this.statement('PRAGMA data_version').pluck().get() as number;
   }
 
   private statement(sql: string): Database.Statement {
