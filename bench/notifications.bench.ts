@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { notificationsReactor } from '../projections/notifications.js';
-import { ALERT_SIGNAL_TRIGGERED } from '../src/alerting/domain/endpoint-alerts.js';
+import { ALERT_SIGNAL_INCIDENT_LINKED, ALERT_SIGNAL_TRIGGERED } from '../src/alerting/domain/endpoint-alerts.js';
 import { ATTEMPTS_COLLECTION } from '../src/notifications/application/attempt-store.js';
 import { DeliveryWorker } from '../src/notifications/application/delivery-worker.js';
 import { Senders } from '../src/notifications/application/senders.js';
@@ -58,10 +58,14 @@ async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-const triggered = (teamId: number, endpointId: number) => ({
-  type: ALERT_SIGNAL_TRIGGERED,
-  data: { endpoint_id: endpointId, team_id: teamId, project_id: 1, signal: 'availability', check_id: endpointId, at: new Date().toISOString() },
-});
+/** A trigger and its incident link: alert.triggered is recorded once the link is seen. */
+const triggered = (teamId: number, endpointId: number) => [
+  {
+    type: ALERT_SIGNAL_TRIGGERED,
+    data: { endpoint_id: endpointId, team_id: teamId, project_id: 1, signal: 'availability', check_id: endpointId, at: new Date().toISOString() },
+  },
+  { type: ALERT_SIGNAL_INCIDENT_LINKED, data: { endpoint_id: endpointId, signal: 'availability', incident_id: endpointId } },
+];
 
 async function createChannels(platform: Platform, teamId: number, first: number, count: number, url: string): Promise<void> {
   for (let id = first; id < first + count; id++) {
@@ -154,7 +158,7 @@ const bench: BenchModule = {
         const before = receiver.requests.length;
         const side = measure();
         for (let i = 0; i < perRound; i += 50) {
-          const events = Array.from({ length: Math.min(50, perRound - i) }, () => triggered(1, endpointId++));
+          const events = Array.from({ length: Math.min(50, perRound - i) }, () => triggered(1, endpointId++)).flat();
           await platform.events.append(`checks-bench-${endpointId}`, events, { expectedRevision: 'any' });
         }
         // Watch the receiver (cheap) rather than query the store while the worker runs.
@@ -184,7 +188,7 @@ const bench: BenchModule = {
       const delays: number[] = [];
       for (let i = 0; i < singles; i++) {
         const endpointId = 2_000_000 + i;
-        await platform.events.append(`checks-single-${i}`, [triggered(2, endpointId)], { expectedRevision: 'any' });
+        await platform.events.append(`checks-single-${i}`, triggered(2, endpointId), { expectedRevision: 'any' });
         const appended = performance.now();
         await until('the single delivery', () => receiver.arrivals.has(endpointId), 30_000);
         delays.push(receiver.arrivals.get(endpointId)! - appended);

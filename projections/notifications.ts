@@ -35,6 +35,8 @@ import {
   NOTIFICATIONS_VIEW,
   NOTIFIED_INCIDENTS,
   type NotifiedIncident,
+  PENDING_ALERTS,
+  type PendingAlert,
   signalKey,
 } from '../src/notifications/domain/views.js';
 import { NOTIFYING_EVENT_TYPES, notificationTypeOf, type AlertEventData, type NotificationType } from '../src/notifications/domain/notification-types.js';
@@ -121,16 +123,76 @@ const onIncidentEvent: ProjectionHandler = async (event, views) => {
   await fanOut(views, event, type, incident.team_id, incident.project_id, { incident_id: data.incident_id, extra });
 };
 
+/**
+ * Alert events. A trigger opens or joins an incident, which the automatic-incidents reactor
+ * records after it (AlertSignalIncidentLinked), so alert.triggered is recorded once its link is
+ * seen and names the incident (its record sits at the link's log position; its id and time are
+ * the trigger's). If the signal recovers before any link is seen (that reactor lagging behind),
+ * the trigger goes out at the recovery without an incident and the recovery waits for the link
+ * (or the signal's next trigger). A recovery names the incident linked to the trigger.
+ */
 const onAlertEvent: ProjectionHandler = async (event, views) => {
   const data = event.data as AlertEventData;
   const key = signalKey(data.endpoint_id, data.signal);
-  let incidentId: number | null = null;
-  if (event.type === ALERT_SIGNAL_RECOVERED) incidentId = ((await views.get(LINKED_SIGNALS, key)) as LinkedSignal | null)?.incident_id ?? null;
+  const pending = (await views.get(PENDING_ALERTS, key)) as PendingAlert | null;
+  if (event.type === ALERT_SIGNAL_TRIGGERED) {
+    // A recovery still waiting for a link that never came goes out now, before the new trigger waits.
+    if (pending?.type === 'alert.recovered') await fanOutAlert(views, pending, event.position, null);
+    views.delete(LINKED_SIGNALS, key);
+    views.put(PENDING_ALERTS, pendingAlert(event, key, 'alert.triggered') as unknown as Doc);
+    return;
+  }
+  const linked = ((await views.get(LINKED_SIGNALS, key)) as LinkedSignal | null)?.incident_id ?? null;
   views.delete(LINKED_SIGNALS, key);
-  const type = notificationTypeOf(event)!;
-  const signal = { type: data.signal, state: type === 'alert.triggered' ? ('triggered' as const) : ('ok' as const), since: data.at, incident_id: incidentId };
-  await fanOut(views, event, type, data.team_id, data.project_id, { endpoint_id: data.endpoint_id, signal, extra: {} });
+  if (pending?.type === 'alert.triggered') {
+    await fanOutAlert(views, pending, event.position, null);
+    views.put(PENDING_ALERTS, pendingAlert(event, key, 'alert.recovered') as unknown as Doc);
+    return;
+  }
+  views.delete(PENDING_ALERTS, key);
+  await fanOutAlert(views, pendingAlert(event, key, 'alert.recovered'), event.position, linked);
 };
+
+const onSignalLinked: ProjectionHandler = async (event, views) => {
+  const data = event.data as AlertSignalIncidentLinkedData;
+  const key = signalKey(data.endpoint_id, data.signal);
+  const pending = (await views.get(PENDING_ALERTS, key)) as PendingAlert | null;
+  if (pending) {
+    views.delete(PENDING_ALERTS, key);
+    await fanOutAlert(views, pending, event.position, data.incident_id);
+  }
+  if (pending?.type !== 'alert.recovered') views.put(LINKED_SIGNALS, { id: key, incident_id: data.incident_id } satisfies LinkedSignal);
+};
+
+function pendingAlert(event: RecordedEvent, key: string, type: PendingAlert['type']): PendingAlert {
+  const data = event.data as AlertEventData;
+  return {
+    id: key,
+    type,
+    event: { id: event.id, streamId: event.streamId, revision: event.revision, recordedAt: event.recordedAt, occurred_at: event.metadata.occurred_at ?? event.recordedAt },
+    team_id: data.team_id,
+    project_id: data.project_id,
+    endpoint_id: data.endpoint_id,
+    signal: data.signal,
+    at: data.at,
+  };
+}
+
+/** Records an alert's deliveries at `position` (the event being handled), naming `incidentId`. */
+async function fanOutAlert(views: ViewTransaction, alert: PendingAlert, position: number, incidentId: number | null): Promise<void> {
+  const triggered = alert.type === 'alert.triggered';
+  // The signal as alert-status shows it once the event is applied: a recovered signal has no incident.
+  const signal = { type: alert.signal, state: triggered ? ('triggered' as const) : ('ok' as const), since: alert.at, incident_id: triggered ? incidentId : null };
+  const event = {
+    id: alert.event.id,
+    streamId: alert.event.streamId,
+    revision: alert.event.revision,
+    position,
+    recordedAt: alert.event.recordedAt,
+    metadata: { occurred_at: alert.event.occurred_at },
+  } as RecordedEvent;
+  await fanOut(views, event, alert.type, alert.team_id, alert.project_id, { endpoint_id: alert.endpoint_id, signal, incident_id: incidentId, extra: {} });
+}
 
 /**
  * The notifications reactor: turns incident and alert events into delivery records, one per
@@ -145,12 +207,13 @@ export const notificationsReactor = defineProjection({
   kind: 'reactor',
   startFrom: 'end',
   name: NOTIFICATIONS_VIEW,
-  version: 1,
+  version: 2,
   collections: [
     { name: CHANNELS, indexes: [{ fields: ['team_id', 'channel_num'] }] },
     { name: DELIVERIES, indexes: [{ fields: ['channel_id', 'position'] }, { fields: ['position'] }] },
     { name: NOTIFIED_INCIDENTS, indexes: [] },
     { name: LINKED_SIGNALS, indexes: [] },
+    { name: PENDING_ALERTS, indexes: [] },
   ],
   handlers: {
     ...Object.fromEntries(
@@ -160,9 +223,6 @@ export const notificationsReactor = defineProjection({
     [INCIDENT_DETAILS_UPDATED]: onIncidentEvent,
     [ALERT_SIGNAL_TRIGGERED]: onAlertEvent,
     [ALERT_SIGNAL_RECOVERED]: onAlertEvent,
-    [ALERT_SIGNAL_INCIDENT_LINKED]: (event, views) => {
-      const data = event.data as AlertSignalIncidentLinkedData;
-      views.put(LINKED_SIGNALS, { id: signalKey(data.endpoint_id, data.signal), incident_id: data.incident_id } satisfies LinkedSignal);
-    },
+    [ALERT_SIGNAL_INCIDENT_LINKED]: onSignalLinked,
   },
 });

@@ -57,11 +57,13 @@ describe('notifications end to end', () => {
       webhook.verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) }),
     ) as any[];
     const triggered = verified.find((v) => v.type === 'alert.triggered');
-    expect(triggered.data).toMatchObject({ endpoint_id: endpoint.id, signal: { type: 'availability', state: 'triggered', since: expect.any(String) }, incident_id: null });
     const opened = verified.find((v) => v.type === 'incident.opened');
+    // The alert names the incident it opened.
+    expect(triggered.data).toMatchObject({ endpoint_id: endpoint.id, signal: { type: 'availability', state: 'triggered', since: expect.any(String), incident_id: opened.data.incident.id }, incident_id: opened.data.incident.id });
     expect(opened.data.incident).toMatchObject({ source: 'automatic', severity: 'critical', endpoint_ids: [endpoint.id], resolved_at: null });
     const recovered = verified.find((v) => v.type === 'alert.recovered');
-    expect(recovered.data).toMatchObject({ endpoint_id: endpoint.id, signal: { type: 'availability', state: 'ok' }, incident_id: opened.data.incident.id });
+    // The recovery names the incident it resolves; its signal is as alert-status shows it (no incident).
+    expect(recovered.data).toMatchObject({ endpoint_id: endpoint.id, signal: { type: 'availability', state: 'ok', incident_id: null }, incident_id: opened.data.incident.id });
     const resolved = verified.find((v) => v.type === 'incident.resolved');
     expect(resolved.data.incident).toMatchObject({ id: opened.data.incident.id, resolved_at: expect.any(String) });
     const publicView = (await t.request('GET', `/api/public/v2/incidents/${opened.data.incident.id}`, { token })).json().data;

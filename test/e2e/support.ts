@@ -9,13 +9,15 @@ import type { ProbeJob } from '../../src/platform/transport/probe-transport.port
 export interface Target {
   url: string;
   mode: { status: number; delayMs: number };
+  /** Statuses answered by the next probes, in order, before `mode` applies again. */
+  script: number[];
   tokens: Map<number, string>;
   hits: number;
   close(): Promise<void>;
 }
 
 export async function startTarget(): Promise<Target> {
-  const target = { mode: { status: 200, delayMs: 0 }, tokens: new Map<number, string>(), hits: 0 } as Target;
+  const target = { mode: { status: 200, delayMs: 0 }, script: [] as number[], tokens: new Map<number, string>(), hits: 0 } as Target;
   /** Answers still waiting out their delay; dropped on close so a long hold never outlives the test. */
   const held = new Set<NodeJS.Timeout>();
   const server: Server = createServer((request, response) => {
@@ -26,7 +28,8 @@ export async function startTarget(): Promise<Target> {
       return;
     }
     target.hits++;
-    const { status, delayMs } = target.mode;
+    const { delayMs } = target.mode;
+    const status = target.script.length > 0 ? target.script.shift()! : target.mode.status;
     const answer = setTimeout(() => {
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 400 ? 'ok' : 'down');
     }, delayMs);

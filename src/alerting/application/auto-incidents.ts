@@ -5,7 +5,8 @@
  * - AlertSignalTriggered opens an automatic incident for the endpoint and signal (or joins the
  *   one still open for that pair) and appends AlertSignalIncidentLinked to the checks stream.
  *   A new incident starts at the first failure of the run that led to the trigger: every
- *   counted failing check since the last success is linked to it, oldest first.
+ *   counted failing check since the last success is linked to it, oldest first, in the same
+ *   append as the opening (its incident.opened notification counts them).
  * - Every further counted failing check (availability) or over-threshold check (latency) is
  *   linked to the open incident, which bumps error_count and last_error_at.
  * - AlertSignalRecovered resolves the incident when auto_resolve is true; with auto_resolve
@@ -187,7 +188,6 @@ class AutoIncidents {
         ? `Availability signal triggered by check ${data.check_id}${trigger?.failure_reason ? `: ${trigger.failure_reason}` : ''}`
         : `Latency signal triggered by check ${data.check_id}${data.threshold_ms !== undefined ? ` over ${data.threshold_ms} ms` : ''}`;
     const status = await this.defaultStatus(data.team_id);
-    const first = run[0];
     const opened = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
       if (state !== null) return { events: [], result: null };
       const command: IncidentCommand = {
@@ -200,7 +200,7 @@ class AutoIncidents {
         title: TITLES[data.signal](name),
         detection_reason: reason,
         status,
-        ...(first ? { check: toLinkedCheck(first) } : {}),
+        checks: run.map(toLinkedCheck),
       };
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
     }, { fold: this.incidents });

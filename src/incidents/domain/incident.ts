@@ -140,8 +140,11 @@ export interface OpenAutomaticIncident {
   title: string;
   detection_reason?: string;
   status: StatusRef;
-  /** The failing check that triggered the signal; linked at once. */
-  check?: LinkedCheck;
+  /**
+   * The checks of the run that triggered the signal, oldest first; linked in the same append as
+   * the opening, so the incident is never seen (nor announced) without them.
+   */
+  checks?: LinkedCheck[];
 }
 
 export interface UpdateDetails {
@@ -346,7 +349,8 @@ const SIGNAL_SEVERITY: Record<AlertSignal, Severity> = { availability: 'critical
 
 function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticIncident, now: string): IncidentEvent[] {
   if (state !== null) throw new IncidentAlreadyExistsError(state.id);
-  const firstErrorAt = command.check ? toUtcMillis(command.check.checked_at) : now;
+  const checks = command.checks ?? [];
+  const firstErrorAt = checks.length > 0 ? toUtcMillis(checks[0].checked_at) : now;
   const opened: IncidentEvent = {
     type: INCIDENT_OPENED,
     data: {
@@ -368,8 +372,14 @@ function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticInciden
       opened_at: now,
     },
   };
-  if (!command.check) return [opened];
-  return [opened, { type: INCIDENT_CHECK_LINKED, data: { incident_id: command.incident_id, check: normalizedCheck(command.check), linked_at: now } }];
+  const seen = new Set<number>();
+  const links: IncidentEvent[] = [];
+  for (const check of checks) {
+    if (seen.has(check.id)) continue;
+    seen.add(check.id);
+    links.push({ type: INCIDENT_CHECK_LINKED, data: { incident_id: command.incident_id, check: normalizedCheck(check), linked_at: now } });
+  }
+  return [opened, ...links];
 }
 
 function normalizedCheck(check: LinkedCheck): LinkedCheck {

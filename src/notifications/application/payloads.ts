@@ -1,24 +1,39 @@
 import { toIncidentSummary } from '../../incidents/domain/detail-view.js';
-import type { IncidentEvent } from '../../incidents/domain/events.js';
-import { evolve, initialState, type IncidentState } from '../../incidents/domain/incident.js';
+import { INCIDENT_CHECK_LINKED, type IncidentEvent } from '../../incidents/domain/events.js';
+import { evolve, initialState } from '../../incidents/domain/incident.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
 import type { Platform } from '../../platform/platform.js';
 import type { DeliveryRecord } from '../domain/delivery.js';
 import type { WebhookPayload } from '../domain/formats.js';
 
+/** Links of one append read past the event at most (an opening links its trigger's run: a trigger window). */
+const LINKS_OF_ONE_APPEND = 1_000;
+
 /**
  * The body of a delivery, the same on every attempt: incident events carry the incident summary
- * as the public API shows it just after the event (the incident's stream folded up to the
- * event's revision with the incidents domain's own evolve), alert events the endpoint and signal.
+ * as the public API shows it once the event is applied (the incident's stream folded up to the
+ * event's revision with the incidents domain's own evolve, then over the check links appended
+ * with it: an automatic incident opens with its trigger's failing checks linked, in one append
+ * whose events share the trigger as their cause); alert events the endpoint, the signal as
+ * alert-status shows it once the event is applied, and the incident the alert opened, joined or
+ * (recovery) resolves.
  */
 export async function buildPayload(platform: Platform, record: DeliveryRecord): Promise<WebhookPayload> {
-  if (record.incident_id !== null) {
-    const events = await platform.events.readStream(record.stream_id, { maxCount: record.revision + 1 });
-    const state = events.reduce<IncidentState>((s, e) => evolve(s, { type: e.type, data: e.data } as IncidentEvent), initialState());
+  if (record.incident_id !== null && record.signal === null) {
+    const events = await platform.events.readStream(record.stream_id, { maxCount: record.revision + 1 + LINKS_OF_ONE_APPEND });
+    let state = initialState();
+    let through = record.revision;
+    const cause = events[record.revision]?.metadata.causation_id ?? null;
+    for (const event of events) {
+      const sameAppend = event.revision === through + 1 && cause !== null && event.type === INCIDENT_CHECK_LINKED && event.metadata.causation_id === cause;
+      if (event.revision > through && !sameAppend) break;
+      if (sameAppend) through = event.revision;
+      state = evolve(state, { type: event.type, data: event.data } as IncidentEvent);
+    }
     return { type: record.type, timestamp: record.timestamp, data: { incident: toIncidentSummary(state), ...record.extra } };
   }
   if (record.signal !== null) {
-    return { type: record.type, timestamp: record.timestamp, data: { endpoint_id: record.endpoint_id, signal: record.signal, incident_id: record.signal.incident_id } };
+    return { type: record.type, timestamp: record.timestamp, data: { endpoint_id: record.endpoint_id, signal: record.signal, incident_id: record.incident_id } };
   }
   return { type: record.type, timestamp: record.timestamp, data: { ...record.extra } };
 }

@@ -6,7 +6,8 @@
  *               no hidden values) plus the reactor's private fold, stripped before anything leaves;
  * - deliveries: `DeliveryRecord` (delivery.ts), one per event per matching channel;
  * - incidents:  `NotifiedIncident`, for filtering events that do not carry team and project;
- * - signals:    `LinkedSignal`, the incident linked to a triggered signal.
+ * - signals:    `LinkedSignal`, the incident linked to a triggered signal;
+ * - pending_alerts: `PendingAlert`, an alert waiting for its incident link before it is recorded.
  */
 export const NOTIFICATIONS_VIEW = 'notifications';
 
@@ -14,6 +15,7 @@ export const CHANNELS = 'channels';
 export const DELIVERIES = 'deliveries';
 export const NOTIFIED_INCIDENTS = 'incidents';
 export const LINKED_SIGNALS = 'signals';
+export const PENDING_ALERTS = 'pending_alerts';
 
 /** Incident id -> team and project (an incident opened before the reactor first ran is unknown). */
 export interface NotifiedIncident {
@@ -26,6 +28,19 @@ export interface NotifiedIncident {
 export interface LinkedSignal {
   id: string;
   incident_id: number;
+}
+
+/** `<endpoint>:<signal>` -> an alert event whose deliveries wait for the signal's incident link. */
+export interface PendingAlert {
+  id: string;
+  type: 'alert.triggered' | 'alert.recovered';
+  /** The alert event: its id and time make the deliveries' ids and timestamps. */
+  event: { id: string; streamId: string; revision: number; recordedAt: string; occurred_at: string };
+  team_id: number;
+  project_id: number;
+  endpoint_id: number;
+  signal: string;
+  at: string;
 }
 
 export const signalKey = (endpointId: number, signal: string): string => `${endpointId}:${signal}`;

@@ -79,7 +79,7 @@ describe('automatic open, failing checks and recovery', () => {
       signal,
       title: 'api.example.com is down',
       status: INVESTIGATING,
-      check: failingCheck(900, at(-1)),
+      checks: [failingCheck(900, at(-1))],
     });
 
   it('opens an availability incident as critical, automatic, auto-resolving, with the triggering check linked', () => {

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { notificationsReactor } from '../../../projections/notifications.js';
-import { ALERT_SIGNAL_TRIGGERED } from '../../../src/alerting/domain/endpoint-alerts.js';
+import { ALERT_SIGNAL_INCIDENT_LINKED, ALERT_SIGNAL_TRIGGERED } from '../../../src/alerting/domain/endpoint-alerts.js';
 import { ATTEMPTS_COLLECTION, RETRIES_COLLECTION, RETRIES_COPIED_ID } from '../../../src/notifications/application/attempt-store.js';
 import { DeliveryWorker } from '../../../src/notifications/application/delivery-worker.js';
 import { Senders } from '../../../src/notifications/application/senders.js';
@@ -63,13 +63,17 @@ describe('delivery worker: first attempts from the delivery records', () => {
     workers.push(running);
     return running;
   };
+  // Each trigger with its incident link (alert.triggered is recorded once the link is seen).
   const trigger = (platform: Platform, count: number) =>
     platform.events.append(
       `checks-${endpoint}`,
-      Array.from({ length: count }, () => ({
-        type: ALERT_SIGNAL_TRIGGERED,
-        data: { endpoint_id: ++endpoint, team_id: 1, project_id: 1, signal: 'availability', check_id: endpoint, at: new Date().toISOString() },
-      })),
+      Array.from({ length: count }, () => [
+        {
+          type: ALERT_SIGNAL_TRIGGERED,
+          data: { endpoint_id: ++endpoint, team_id: 1, project_id: 1, signal: 'availability', check_id: endpoint, at: new Date().toISOString() },
+        },
+        { type: ALERT_SIGNAL_INCIDENT_LINKED, data: { endpoint_id: endpoint, signal: 'availability', incident_id: endpoint } },
+      ]).flat(),
       { expectedRevision: 'any' },
     );
   const ids = () => receiver.received.map((r) => String(r.headers['webhook-id']));
@@ -172,7 +176,14 @@ describe('delivery worker: retries kept apart from settled states', () => {
     running = await startWorker(platform, undefined, retryScheduleMs);
   };
   const trigger = () =>
-    platform.events.append(`checks-${++endpoint}`, [{ type: ALERT_SIGNAL_TRIGGERED, data: { endpoint_id: endpoint, team_id: 1, project_id: 1, signal: 'availability', check_id: endpoint, at: new Date().toISOString() } }], { expectedRevision: 'any' });
+    platform.events.append(
+      `checks-${++endpoint}`,
+      [
+        { type: ALERT_SIGNAL_TRIGGERED, data: { endpoint_id: endpoint, team_id: 1, project_id: 1, signal: 'availability', check_id: endpoint, at: new Date().toISOString() } },
+        { type: ALERT_SIGNAL_INCIDENT_LINKED, data: { endpoint_id: endpoint, signal: 'availability', incident_id: endpoint } },
+      ],
+      { expectedRevision: 'any' },
+    );
   const stateOf = async (attempts: number) => {
     let found: Record<string, unknown> | undefined;
     await until(`a state after attempt ${attempts}`, async () => {

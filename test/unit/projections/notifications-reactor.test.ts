@@ -87,7 +87,7 @@ describe('notifications reactor', () => {
     ]);
   });
 
-  it('tells on recovery which incident the triggered signal was linked to', async () => {
+  it('records a trigger once its incident link is seen and names the incident; the recovery names it too', async () => {
     const alert = (type: string) => ({ type, streamId: 'checks-5', data: { endpoint_id: 5, team_id: 1, project_id: 2, signal: 'availability', check_id: 40, at: T1 } });
     const views = await given(notificationsReactor, [
       webhook(3, null),
@@ -95,10 +95,30 @@ describe('notifications reactor', () => {
       { type: 'AlertSignalIncidentLinked', streamId: 'checks-5', data: { endpoint_id: 5, signal: 'availability', incident_id: 11 } },
       alert('AlertSignalRecovered'),
     ]);
-    const signals = (views.documents(DELIVERIES) as unknown as DeliveryRecord[]).map((d) => [d.type, d.signal?.state, d.signal?.incident_id]).sort();
+    const records = views.documents(DELIVERIES) as unknown as DeliveryRecord[];
+    const signals = records.map((d) => [d.type, d.signal?.state, d.signal?.incident_id, d.incident_id]).sort();
+    // The recovered signal shows no incident (as alert-status does), the delivery names the one it resolves.
     expect(signals).toEqual([
-      ['alert.recovered', 'ok', 11],
-      ['alert.triggered', 'triggered', null],
+      ['alert.recovered', 'ok', null, 11],
+      ['alert.triggered', 'triggered', 11, 11],
     ]);
+    // One record per log position per channel: the trigger's sits at its link's position.
+    expect(new Set(records.map((d) => d.position)).size).toBe(2);
+  });
+
+  it('a trigger whose link comes after the recovery goes out at the recovery, and the recovery at the link', async () => {
+    const alert = (type: string) => ({ type, streamId: 'checks-5', data: { endpoint_id: 5, team_id: 1, project_id: 2, signal: 'availability', check_id: 40, at: T1 } });
+    const views = await given(notificationsReactor, [
+      webhook(3, null),
+      alert('AlertSignalTriggered'),
+      alert('AlertSignalRecovered'),
+      { type: 'AlertSignalIncidentLinked', streamId: 'checks-5', data: { endpoint_id: 5, signal: 'availability', incident_id: 12 } },
+    ]);
+    const records = (views.documents(DELIVERIES) as unknown as DeliveryRecord[]).sort((a, b) => a.position - b.position);
+    expect(records.map((d) => [d.type, d.incident_id])).toEqual([
+      ['alert.triggered', null],
+      ['alert.recovered', 12],
+    ]);
+    expect(records[0].position).toBeLessThan(records[1].position);
   });
 });
