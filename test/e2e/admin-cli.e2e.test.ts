@@ -4,19 +4,13 @@
  * and deleting endpoints and projects call the application API and report its answer.
  * (`npm run admin` builds dist/ first; the test runs the same entry point transpiled from source.)
  */
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 
 const CLI = 'src/cli/admin.ts';
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('npm run admin', () => {
   let t: TestApp;
@@ -24,13 +18,7 @@ describe('npm run admin', () => {
   const compiled = makeTempDir('admin-cli-js-');
   const script = join(compiled.path, CLI.replace(/\.ts$/, '.js'));
 
-  const run = (args: string[]): Promise<CliResult> =>
-    new Promise((resolve) => {
-      const env = { ...process.env, ADMIN_TOKEN, NODE_PATH: join(process.cwd(), 'node_modules') };
-      execFile(process.execPath, [script, '--url', url, ...args], { env }, (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      });
-    });
+  const run = (args: string[]): Promise<ChildResult> => runNode(script, ['--url', url, ...args], { env: { ADMIN_TOKEN } });
 
   beforeAll(async () => {
     await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);

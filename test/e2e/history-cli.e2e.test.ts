@@ -7,27 +7,16 @@
  * `npm run history` builds the shared dist/ first; the test runs the same entry point transpiled
  * from the sources (test/support/event-store-fixtures.ts), with the same arguments.
  */
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
+import { runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject, INCIDENTS } from '../support/incident-fixtures.js';
 
 const CLI = 'src/cli/history.ts';
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(script: string, dataDir: string, args: string[]): Promise<CliResult> {
-  const env = { ...process.env, DATA_DIR: dataDir, EVENTSTORE_URL: '', LOG_LEVEL: 'silent', NODE_PATH: join(process.cwd(), 'node_modules') };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [script, ...args], { env }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+function runCli(script: string, dataDir: string, args: string[]): Promise<ChildResult> {
+  return runNode(script, args, { env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
 }
 
 /** The state JSON the CLI prints after `State:`. */

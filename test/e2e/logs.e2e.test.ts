@@ -4,9 +4,10 @@
  * notable state change, never a token; at debug, no framework chatter (Nest's module and route
  * mapping lines).
  */
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { runNode } from '../support/child-process.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
+import { eventually } from '../support/eventually.js';
 import { builtCli, ensureBuilt, startBuiltService, type BuiltService } from '../support/built-service.js';
 import { startTarget, type Target } from './support.js';
 
@@ -109,16 +110,11 @@ describe('a rebuild run by the operator CLI while the service runs', () => {
     const dataDir = join(dir.path, 'data');
     const service = await startBuiltService({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN });
     try {
-      const rebuilt = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        execFile(process.execPath, [builtCli('projections'), 'rebuild', 'incidents'], { env: { ...process.env, DATA_DIR: dataDir, EVENTSTORE_URL: '', MONGODB_URL: '' } }, (error, stdout) =>
-          resolve({ code: error ? 1 : 0, stdout }),
-        );
-      });
-      expect(rebuilt).toEqual({ code: 0, stdout: expect.stringContaining('incidents: generation 2 swapped in') });
-      const deadline = Date.now() + 20_000;
-      while (!service.lines().some((line) => line.msg === 'projection rebuilt elsewhere: following the new generation') && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const rebuilt = await runNode(builtCli('projections'), ['rebuild', 'incidents'], { env: { DATA_DIR: dataDir } });
+      expect(rebuilt).toMatchObject({ code: 0, stdout: expect.stringContaining('incidents: generation 2 swapped in') });
+      await eventually('the service to log that it follows the new generation', () =>
+        service.lines().some((line) => line.msg === 'projection rebuilt elsewhere: following the new generation'),
+      );
       expect(service.lines().filter((line) => line.msg === 'projection rebuilt elsewhere: following the new generation')).toEqual([
         expect.objectContaining({ level: 30, projection: 'incidents', from_generation: 1 }),
       ]);

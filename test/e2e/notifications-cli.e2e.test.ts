@@ -1,8 +1,8 @@
 /** `npm run admin -- create-channel / test-channel / channel-deliveries` as a child process against a listening service. */
 import { jest } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { runNode } from '../support/child-process.js';
 import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
@@ -18,14 +18,11 @@ describe('npm run admin: notification channels', () => {
   const compiled = makeTempDir('admin-cli-js-');
   let script: string;
 
-  const admin = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, [script, '--url', base, ...args], { env: { ...process.env, ADMIN_TOKEN, NODE_PATH: join(process.cwd(), 'node_modules') } }, (error, stdout, stderr) => {
-        if (stderr) process.stderr.write(stderr);
-        resolve({ code: error ? 1 : 0, stdout });
-      }
-      );
-    });
+  const admin = async (...args: string[]) => {
+    const result = await runNode(script, ['--url', base, ...args], { env: { ADMIN_TOKEN } });
+    if (result.stderr) process.stderr.write(result.stderr);
+    return result;
+  };
 
   beforeAll(async () => {
     await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);

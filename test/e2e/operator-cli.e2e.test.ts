@@ -2,13 +2,13 @@
  * The operator CLIs as an operator runs them: the built entry points as child processes, stdout
  * and stderr piped (not a terminal), from an empty directory and against a real data dir.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { projections } from '../../src/app/contexts.js';
 import { isReactor } from '../../src/platform/projections/projection.js';
+import { runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
 import { BUILT_MAIN, builtCli, ensureBuilt, startBuiltService } from '../support/built-service.js';
 
@@ -20,21 +20,9 @@ const VERSIONS = new Map(allProjections.map((projection) => [projection.name, St
 /** Reactors are never rebuilt: `rebuild --all` passes them over. */
 const REBUILT = allProjections.filter((projection) => !isReactor(projection)).map((projection) => projection.name);
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(script: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, EVENTSTORE_URL: '', MONGODB_URL: '', NATS_URL: '', ...options.env };
-  if (!options.env?.DATA_DIR) delete env.DATA_DIR;
-  if (!options.env?.ADMIN_TOKEN) delete env.ADMIN_TOKEN;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [script, ...args], { cwd: options.cwd, env }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+/** A built CLI with no DATA_DIR or ADMIN_TOKEN unless given (childEnv passes nothing else). */
+function run(script: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<ChildResult> {
+  return runNode(script, args, options);
 }
 
 beforeAll(() => ensureBuilt(), 120_000);

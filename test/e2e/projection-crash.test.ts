@@ -5,6 +5,7 @@ import { silentLogger } from '../../src/platform/logging/logger.js';
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner.js';
 import { ViewReader } from '../../src/platform/projections/views.js';
 import { SqliteReadStore } from '../../src/platform/read-store/sqlite/sqlite-read-store.js';
+import { childEnv } from '../support/child-process.js';
 import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { countingProjection } from '../support/fixtures/counting-projection.js';
 
@@ -26,7 +27,7 @@ async function fillLog(store: SqliteEventStore): Promise<Map<string, { count: nu
 /** Starts the projector process; resolves with its exit once it printed `killAfter` batches (then SIGKILL) or finished. */
 function runProjector(script: string, dataDir: string, killAfterBatches: number | null): Promise<{ killed: boolean; batches: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, dataDir], { env: { ...process.env, NODE_PATH: join(process.cwd(), 'node_modules') } });
+    const child = spawn(process.execPath, [script, dataDir], { env: childEnv() });
     let batches = 0;
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -3,28 +3,22 @@
  * directory of a service (stopped in between), built from the sources the way `npm run` builds
  * them (tsc into a scratch directory inside the project, so packages resolve).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEndpoint, createProject, importChecks } from '../support/monitoring-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
+import { runCommand } from '../support/child-process.js';
 
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(command, args, { env: { ...process.env, ...env }, cwd: process.cwd(), maxBuffer: 10_000_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const run = (command: string, args: string[], env: Record<string, string>) => runCommand(command, args, { env });
 
 describe('npm run retention', () => {
   const dir = makeTempDir('retention-cli-');
   const built = mkdtempSync(join(process.cwd(), '.retention-cli-build-'));
-  const env = { DATA_DIR: dir.path, ADMIN_TOKEN, CHECK_RETENTION_DAYS: '30', LOG_LEVEL: 'silent', EVENTSTORE_URL: '', MONGODB_URL: '' };
+  const env = { DATA_DIR: dir.path, ADMIN_TOKEN, CHECK_RETENTION_DAYS: '30', LOG_LEVEL: 'silent' };
   const cli = (args: string[]) => run(process.execPath, [join(built, 'src/cli/retention.js'), ...args], env);
   let t: TestApp;
 

@@ -12,6 +12,7 @@ import { CHECKS_SUMMARIZED, checkSummariesStream, type ChecksSummarizedData } fr
 import { checksStream } from '../../src/monitoring/domain/events.js';
 import { CheckRetention, RetentionBusyError } from '../../src/monitoring/application/retention.js';
 import { SqliteCoordinationStore } from '../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
+import { childEnv } from '../support/child-process.js';
 import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject, importChecks } from '../support/monitoring-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -28,7 +29,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Starts the pruner; resolves once it printed `until` (or exited), with how it ended. */
 function startPruner(script: string, dataDir: string, now: number, args: string[]) {
   const child = spawn(process.execPath, [script, dataDir, String(now), ...args], {
-    env: { ...process.env, NODE_PATH: join(process.cwd(), 'node_modules'), CHECK_RETENTION_DAYS: String(DAYS), PRUNER_LEASE_MS: String(LEASE_MS) },
+    env: childEnv({ CHECK_RETENTION_DAYS: String(DAYS), PRUNER_LEASE_MS: String(LEASE_MS) }),
   });
   let stdout = '';
   let stderr = '';
@@ -90,7 +91,7 @@ describe('check retention in separate processes', () => {
       await importChecks(t, teamId, endpointId, checks);
     }
     await settled();
-  });
+  }, 180_000); // thousands of imported checks and their views: minutes on a loaded 2-core machine
 
   afterAll(async () => {
     await t?.close();

@@ -3,33 +3,21 @@
  * service. `npm run admin` builds dist/ first; the test runs the same entry point transpiled from
  * the sources (as the history CLI test does), with the same arguments.
  */
-import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { statusTeam, type StatusTeam } from '../support/status-page-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 
 const CLI = 'src/cli/admin.ts';
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 describe('npm run admin -- *-status-page', () => {
   let t: TestApp;
   let team: StatusTeam;
   let base: string;
   const compiled = makeTempDir('admin-cli-js-');
-  const run = (args: string[]): Promise<CliResult> =>
-    new Promise((resolve) => {
-      const env = { ...process.env, ADMIN_TOKEN, NODE_PATH: join(process.cwd(), 'node_modules') };
-      execFile(process.execPath, [join(compiled.path, 'src/cli/admin.js'), '--url', base, ...args], { env }, (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      });
-    });
+  const run = (args: string[]): Promise<ChildResult> => runNode(join(compiled.path, 'src/cli/admin.js'), ['--url', base, ...args], { env: { ADMIN_TOKEN } });
 
   beforeAll(async () => {
     await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);

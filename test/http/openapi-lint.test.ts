@@ -2,9 +2,9 @@
  * Both served OpenAPI documents, written to a temp file and linted with `redocly lint` under its
  * recommended rules (the default when no configuration is given): no error and no warning.
  */
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runNode } from '../support/child-process.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
 import { startedBeforeAll } from '../support/started-before-all.js';
 import { startTestApp } from '../support/test-app.js';
@@ -16,17 +16,13 @@ interface LintReport {
   problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>;
 }
 
-function lint(file: string): Promise<LintReport> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
-    execFile(process.execPath, [REDOCLY, 'lint', '--format=json', file], { env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      try {
-        resolve(JSON.parse(stdout) as LintReport);
-      } catch {
-        reject(new Error(`redocly lint gave no report: ${error?.message ?? ''} ${stderr}`));
-      }
-    });
-  });
+async function lint(file: string): Promise<LintReport> {
+  const result = await runNode(REDOCLY, ['lint', '--format=json', file], { env: { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+  try {
+    return JSON.parse(result.stdout) as LintReport;
+  } catch {
+    throw new Error(`redocly lint gave no report (exit ${result.code}): ${result.stderr}`);
+  }
 }
 
 describe('the OpenAPI documents pass redocly lint (recommended rules)', () => {

@@ -6,6 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { childEnv } from './child-process.js';
 
 const ROOT = process.cwd();
 export const BUILT_MAIN = join(ROOT, 'dist/src/main.js');
@@ -29,11 +30,14 @@ export interface BuiltService {
   stop(): Promise<number | null>;
 }
 
-/** Starts the built service on a free port; resolves once it logged "service started". */
+/**
+ * Starts the built service on a free port; resolves once it logged "service started". It gets
+ * only `env` (see childEnv): embedded stores unless the test names a server.
+ */
 export function startBuiltService(env: Record<string, string>): Promise<BuiltService> {
   const child = spawn(process.execPath, [BUILT_MAIN], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', EVENTSTORE_URL: '', MONGODB_URL: '', NATS_URL: '', ...env },
+    env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, any>> = [];

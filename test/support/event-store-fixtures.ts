@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
+import { runNode as runChild } from './child-process.js';
 
 /** A fresh directory per test; `remove()` deletes it with everything inside. */
 export function makeTempDir(prefix = 'event-store-'): { path: string; remove(): void } {
@@ -43,14 +43,11 @@ export function runtimeSources(entry: string): string[] {
   return [...found];
 }
 
-/** Runs `node script args...` and resolves with its stdout; rejects with stderr on failure. */
-export function runNode(script: string, args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    execFile(process.execPath, [script, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${script} failed: ${stderr || error.message}`));
-      else resolvePromise(stdout);
-    });
-  });
+/** Runs `node script args...` (environment: childEnv) and resolves with its stdout; rejects with stderr on failure. */
+export async function runNode(script: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  const result = await runChild(script, args, { env });
+  if (result.code !== 0) throw new Error(`${script} failed (${result.code}): ${result.stderr}`);
+  return result.stdout;
 }
 
 type Append = EventStore['append'];

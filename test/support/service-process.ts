@@ -8,6 +8,8 @@ import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILT_MAIN, ensureBuilt } from './built-service.js';
+import { childEnv } from './child-process.js';
+import { eventually } from './eventually.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -30,6 +32,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+class ServiceExited extends Error {}
+
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
@@ -40,12 +44,13 @@ export interface ServiceProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** Starts the service on a free port with only `env` (see childEnv); resolves once it is live. */
 export async function startService(build: ServiceBuild, env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [build.entry], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env }),
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -57,15 +62,17 @@ export async function startService(build: ServiceBuild, env: Record<string, stri
     url,
     child,
     output: () => output,
-    async live(timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}):\n${output}`);
-        const answered = await fetch(`${url}/health/live`).then((r) => r.ok, () => false);
-        if (answered) return;
-        if (Date.now() > deadline) throw new Error(`service not live after ${timeoutMs} ms:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+    async live(timeoutMs = 60_000) {
+      await eventually(
+        'the service to answer /health/live',
+        async () => {
+          if (child.exitCode !== null) throw new ServiceExited(`service exited (${child.exitCode}):\n${output}`);
+          return fetch(`${url}/health/live`).then((r) => r.ok, () => false);
+        },
+        { timeoutMs, stopOn: (error) => error instanceof ServiceExited },
+      ).catch((error: Error) => {
+        throw error instanceof ServiceExited ? error : new Error(`${error.message}\n${output}`);
+      });
     },
     async kill(signal = 'SIGKILL') {
       process.removeListener('exit', killOnExit);
