@@ -101,6 +101,8 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     genReqId: requestIdFor,
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: MAX_BODY_LIMIT,
+    // A request without Host is refused by the HTTP conventions, as problem details.
+    http: { requireHostHeader: false },
     frameworkErrors: frameworkErrors(platform.logger),
     clientErrorHandler: clientErrorHandler(platform.logger),
     logController: new LogController({

@@ -7,6 +7,7 @@ import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordi
 import { StoreUnavailableError } from '../event-store/event-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import { canonicalJson } from './canonical-json.js';
+import { lingerBeforeClose } from './lingering-close.js';
 import { MAX_JSON_DEPTH, parseJsonBody } from './json-body.js';
 import { Problems, ProblemError, problemBody, type Problem } from './problem.js';
 import { RateLimiter, WINDOW_MS } from './rate-limiter.js';
@@ -63,7 +64,8 @@ export function bodyLimitOf(request: FastifyRequest | undefined): number {
 
 /**
  * A body over the route's limit. Reading stopped there, so the rest of it is still on the
- * connection: the answer closes it (`Connection: close`) rather than leave it unusable.
+ * connection: the answer closes it (`Connection: close`) rather than read an unbounded body to
+ * keep the connection, and the close lingers (lingering-close.ts) so the client reads the 413.
  */
 export function payloadTooLarge(request: FastifyRequest | undefined): Problem {
   return { ...Problems.payloadTooLarge(bodyLimitOf(request)).problem, headers: { connection: 'close' } };
@@ -201,7 +203,11 @@ async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply,
   }
 }
 
-const REPLAYED_HEADERS = ['content-type', 'location'];
+/**
+ * Kept with a stored answer and set again on its replay. `x-request-id` included: a replay is
+ * the first request's answer, so its header names the request its body names.
+ */
+const REPLAYED_HEADERS = ['content-type', 'location', 'x-request-id'];
 
 async function settleIdempotencyKey(request: FastifyRequest, reply: FastifyReply, payload: unknown, deps: HttpConventionsDeps) {
   const key = request.idempotencyKey;
@@ -242,12 +248,29 @@ export function createdAt(request: FastifyRequest, location: string): void {
 }
 
 /**
+ * HTTP/1.1 requires a Host header (RFC 9112 section 3.2). Node's parser would answer a bare 400
+ * itself (`requireHostHeader`, turned off in http-app.ts), so the refusal is made here and
+ * leaves as problem details with a request id like every other error. The connection is closed
+ * after it, as Node did.
+ */
+function refuseWithoutHost(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  const raw = request.raw;
+  if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && !raw.headers.host) {
+    reply.header('x-request-id', request.id);
+    done(new ProblemError({ ...Problems.badRequest('An HTTP/1.1 request must carry a Host header.').problem, headers: { connection: 'close' } }));
+    return;
+  }
+  done();
+}
+
+/**
  * The HTTP conventions every route shares, as Fastify hooks so their order is exact:
  * authentication, scope/role and rate limit before the body is read; idempotency replay before
  * the handler; request id, rate-limit headers and problem details on every response.
  */
 export function installHttpConventions(fastify: FastifyInstance, deps: HttpConventionsDeps): void {
   const limiter = new RateLimiter(deps.coordination, deps.rateLimitPerMinute);
+  fastify.addHook('onRequest', refuseWithoutHost);
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const options = routeOptions(request);
@@ -286,6 +309,13 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
       },
       (error: Error) => done(error),
     );
+  });
+
+  // An answer that closes the connection while the request is still arriving (a 413 during the
+  // upload) lets the client finish reading it before the socket goes (lingering-close.ts).
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete && String(reply.getHeader('connection')).toLowerCase() === 'close') lingerBeforeClose(request.raw.socket);
+    done(null, payload);
   });
 
   // A 201 names what it created; registered before the idempotency hook so replays keep it.
