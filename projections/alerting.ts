@@ -2,6 +2,7 @@ import {
   ALERT_SIGNAL_INCIDENT_LINKED,
   ALERT_SIGNAL_RECOVERED,
   ALERT_SIGNAL_TRIGGERED,
+  ALERT_SIGNALS_CARRIED_OVER,
   CHECK_RECORDED,
   evolve,
   initialState,
@@ -60,5 +61,6 @@ export const alertingProjection = defineProjection({
     [ALERT_SIGNAL_TRIGGERED]: onSignalEvent,
     [ALERT_SIGNAL_RECOVERED]: onSignalEvent,
     [ALERT_SIGNAL_INCIDENT_LINKED]: onSignalEvent,
+    [ALERT_SIGNALS_CARRIED_OVER]: onSignalEvent,
   },
 });

@@ -3,7 +3,8 @@
  * processor runner like every projection (lease, live batches, fenced checkpoint).
  *
  * - AlertSignalTriggered opens an automatic incident for the endpoint and signal (or joins the
- *   one still open for that pair) and appends AlertSignalIncidentLinked to the checks stream.
+ *   one still open for that pair) and appends AlertSignalIncidentLinked to the endpoint's alerts
+ *   stream (alerting's own; the check stream holds only checks).
  *   A new incident starts at the first failure of the run that led to the trigger: every
  *   counted failing check since the last success is linked to it, oldest first, in the same
  *   append as the opening (its incident.opened notification counts them).
@@ -17,7 +18,7 @@
  * or by a paused process that lost its lease) changes nothing: the incident id of a trigger is
  * claimed once in the stream `alerting-trigger-<event id>` (expected revision: no stream), the
  * incident is opened only when its stream is empty, links are deduplicated by check id, the
- * signal link is appended only while the checks stream does not have it, and resolving twice is
+ * signal link is appended only while the alerts stream does not have it, and resolving twice is
  * a no-op.
  */
 import { IncidentDomainError } from '../../incidents/domain/errors.js';
@@ -29,7 +30,7 @@ import { checksStream, endpointStream } from '../../monitoring/domain/events.js'
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import { foldAppended, runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
-import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
+import type { NewEvent, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { defineProjection, type AdoptedState, type Projection } from '../../platform/projections/projection.js';
 import type { ViewTransaction } from '../../platform/projections/projection.js';
@@ -39,12 +40,14 @@ import {
   ALERT_SIGNAL_INCIDENT_LINKED,
   ALERT_SIGNAL_RECOVERED,
   ALERT_SIGNAL_TRIGGERED,
+  alertsStream,
   countsForAlerting,
   type AlertSignalIncidentLinkedData,
   type AlertSignalRecoveredData,
   type AlertSignalTriggeredData,
   type SignalType,
 } from '../domain/endpoint-alerts.js';
+import { EndpointAlertsFold } from './endpoint-alerts-fold.js';
 import { logIncidentChanges } from '../../incidents/application/incident-log.js';
 import { teamIncidentStatuses } from '../../tenancy/application/tenancy-views.js';
 
@@ -98,10 +101,12 @@ class AutoIncidents {
    */
   private readonly incidents: StreamCache<IncidentState>;
   private readonly endpoints: StreamCache<ReturnType<typeof endpointSnapshotAggregate.initial>>;
+  private readonly alertsFold: EndpointAlertsFold;
 
   constructor(private readonly platform: Platform) {
     this.incidents = new StreamCache(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_STREAMS);
     this.endpoints = new StreamCache(platform.events, endpointSnapshotAggregate.initial, endpointSnapshotAggregate.evolve, FOLDED_STREAMS);
+    this.alertsFold = new EndpointAlertsFold(platform.events);
   }
 
   /**
@@ -159,9 +164,12 @@ class AutoIncidents {
     const { endpoint_id: endpointId, signal, check_id: checkId } = event.data;
     const endpoint = (await this.endpoints.load(endpointStream(endpointId))).state;
     const window = endpoint ? alertRulesFrom(endpoint.configuration).trigger_window : 1;
+    // The trigger names its check's revision; one recorded in the check stream itself (a data
+    // dir from before alerts-<id>) sits right after its check.
+    const fromRevision = event.data.check_revision ?? (event.streamId === checksStream(endpointId) ? event.revision : undefined);
     const recent = await this.platform.events.readStream(checksStream(endpointId), {
       direction: 'backwards',
-      fromRevision: event.revision,
+      ...(fromRevision === undefined ? {} : { fromRevision }),
       maxCount: RUN_LOOKBACK,
     });
     const run: CheckRecordedData[] = [];
@@ -218,7 +226,7 @@ class AutoIncidents {
     return state ?? result;
   }
 
-  /** Records on the checks stream which incident the triggered signal belongs to (once). */
+  /** Records on the alerts stream which incident the triggered signal belongs to (once). */
   private async linkSignal(event: RecordedEvent<AlertSignalTriggeredData>, incidentId: number): Promise<void> {
     const { endpoint_id: endpointId, signal } = event.data;
     const link: AlertSignalIncidentLinkedData = { endpoint_id: endpointId, signal, incident_id: incidentId };
@@ -229,14 +237,22 @@ class AutoIncidents {
         return linked || (recorded.type === ALERT_SIGNAL_INCIDENT_LINKED && data.signal === signal && data.incident_id === incidentId);
       },
     };
+    const stream = alertsStream(endpointId);
     await runStreamCommand(
       this.platform.events,
-      checksStream(endpointId),
+      stream,
       linkedSinceTrigger,
       systemContext('alerting', event.id, event.id),
-      (linked) => ({ events: linked ? [] : [{ type: ALERT_SIGNAL_INCIDENT_LINKED, data: link }], result: null }),
-      // The checks stream is the endpoint's busiest: only its tail after the trigger matters.
-      { fromRevision: event.revision + 1, attempts: 8 },
+      async (linked, loaded) => {
+        if (linked) return { events: [], result: null };
+        const events: NewEvent[] = [{ type: ALERT_SIGNAL_INCIDENT_LINKED, data: link }];
+        // The alerts stream starts with the signals the check stream's events left.
+        if (loaded.revision === -1 && event.streamId !== stream) events.unshift(await this.alertsFold.carryOver(endpointId));
+        return { events, result: null };
+      },
+      // Only what followed the trigger matters; a trigger from the check stream (a data dir from
+      // before alerts-<id>) came before all of the alerts stream.
+      { fromRevision: event.streamId === stream ? event.revision + 1 : 0, attempts: 8 },
     );
   }
 

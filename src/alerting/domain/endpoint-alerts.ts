@@ -1,7 +1,16 @@
 /**
- * The endpoint-alerts aggregate, folded from the check stream `checks-<endpointId>`: it judges
- * each probe outcome (latency threshold and anomaly), keeps the latency baseline and drives the
- * availability and latency alert signals (api-decisions: Alerting).
+ * The endpoint-alerts aggregate: it judges each probe outcome (latency threshold and anomaly),
+ * keeps the latency baseline and drives the availability and latency alert signals
+ * (api-decisions: Alerting).
+ *
+ * Two streams per endpoint feed it. `checks-<endpointId>` holds the checks (windows, baseline,
+ * redelivered job ids); `alerts-<endpointId>` holds the signal events and incident links, so
+ * retention can cut every old check off the check stream (EventStoreDB `$tb` cuts a prefix
+ * only). The check events never touch the signals and the signal events never touch the
+ * windows, so the two streams fold in either order. A data dir from before the split has signal
+ * events in its check streams: they fold the same way, and the alerts stream of such an endpoint
+ * starts with AlertSignalsCarriedOver, the signals as those older events left them, so the alerts
+ * stream alone answers for the signals from then on.
  *
  * Rules and the choices made where api-decisions is silent:
  * - Only checks that count for alerting touch signals and the baseline: scheduled, not
@@ -43,6 +52,10 @@ export { CHECK_RECORDED };
 export const ALERT_SIGNAL_TRIGGERED = 'AlertSignalTriggered';
 export const ALERT_SIGNAL_RECOVERED = 'AlertSignalRecovered';
 export const ALERT_SIGNAL_INCIDENT_LINKED = 'AlertSignalIncidentLinked';
+export const ALERT_SIGNALS_CARRIED_OVER = 'AlertSignalsCarriedOver';
+
+/** Signal events and incident links of one endpoint (the checks are on `checks-<endpointId>`). */
+export const alertsStream = (endpointId: number) => `alerts-${endpointId}`;
 
 export const MAX_SIGNAL_WINDOW = 100;
 export const RECENT_JOB_IDS = 100;
@@ -60,6 +73,8 @@ export interface AlertSignalTriggeredData {
   at: string;
   /** Latency signal only: the threshold the triggering check exceeded. */
   threshold_ms?: number;
+  /** Revision of the check on `checks-<endpoint_id>` (absent on signals recorded in that stream). */
+  check_revision?: number;
 }
 
 export interface AlertSignalRecoveredData {
@@ -69,6 +84,14 @@ export interface AlertSignalRecoveredData {
   signal: SignalType;
   check_id: number;
   at: string;
+  /** Revision of the check on `checks-<endpoint_id>` (absent on signals recorded in that stream). */
+  check_revision?: number;
+}
+
+/** First event of `alerts-<endpoint_id>`: the signals as the events before the stream left them. */
+export interface AlertSignalsCarriedOverData {
+  endpoint_id: number;
+  signals: SignalState[];
 }
 
 export interface AlertSignalIncidentLinkedData {
@@ -81,7 +104,8 @@ export type EndpointAlertsEvent =
   | { type: typeof CHECK_RECORDED; data: CheckRecordedData }
   | { type: typeof ALERT_SIGNAL_TRIGGERED; data: AlertSignalTriggeredData }
   | { type: typeof ALERT_SIGNAL_RECOVERED; data: AlertSignalRecoveredData }
-  | { type: typeof ALERT_SIGNAL_INCIDENT_LINKED; data: AlertSignalIncidentLinkedData };
+  | { type: typeof ALERT_SIGNAL_INCIDENT_LINKED; data: AlertSignalIncidentLinkedData }
+  | { type: typeof ALERT_SIGNALS_CARRIED_OVER; data: AlertSignalsCarriedOverData };
 
 export interface SignalState {
   type: SignalType;
@@ -174,14 +198,25 @@ export function latencyThreshold(state: EndpointAlertsState, settings: LatencySe
   }
 }
 
+/** The check and the signal events it causes, decided together (the two halves below). */
 export function decide(state: EndpointAlertsState, command: RecordCheckCommand): EndpointAlertsEvent[] {
-  if (command.job_id !== null && state.recentJobIds.includes(command.job_id)) return [];
-  const check = judgeCheck(state, command);
+  const check = judge(state, command);
+  if (check === null) return [];
   const recorded: EndpointAlertsEvent = { type: CHECK_RECORDED, data: check };
-  if (!countsForAlerting(check)) return [recorded];
-  const after = evolve(state, recorded);
-  const rules = alertRulesFrom(command.settings);
-  return [recorded, ...availabilityTransition(after, check, rules), ...latencyTransition(after, check, rules)];
+  return [recorded, ...signalTransitions(evolve(state, recorded), check, command.settings)];
+}
+
+/** The check as recorded (its latency judged on the state before it); null for a redelivered job. */
+export function judge(state: EndpointAlertsState, command: RecordCheckCommand): CheckRecordedData | null {
+  if (command.job_id !== null && state.recentJobIds.includes(command.job_id)) return null;
+  return judgeCheck(state, command);
+}
+
+/** The signal events a recorded check causes, judged on the state that includes it. */
+export function signalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: LatencySettings): EndpointAlertsEvent[] {
+  if (!countsForAlerting(check)) return [];
+  const rules = alertRulesFrom(settings);
+  return [...availabilityTransition(after, check, rules), ...latencyTransition(after, check, rules)];
 }
 
 export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): EndpointAlertsState {
@@ -198,6 +233,8 @@ export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): 
       if (signal.state !== 'triggered') return state;
       return withSignal(state, { ...signal, incident_id: event.data.incident_id });
     }
+    case ALERT_SIGNALS_CARRIED_OVER:
+      return event.data.signals.reduce((next, signal) => withSignal(next, { ...signal }), state);
     default:
       return state;
   }

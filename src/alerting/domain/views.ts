@@ -8,8 +8,8 @@ import type { EndpointAlertsState } from './endpoint-alerts.js';
 export const ALERTING_VIEW = 'alerting';
 
 /**
- * Alert status per endpoint: the endpoint-alerts aggregate folded from `checks-<id>` (the state
- * is plain arrays and records, so it is stored as is), plus the endpoint's latency settings
+ * Alert status per endpoint: the endpoint-alerts aggregate folded from `checks-<id>` and
+ * `alerts-<id>` (the state is plain arrays and records, so it is stored as is), plus the endpoint's latency settings
  * (from its endpoint stream) that the baseline needs.
  */
 export const ALERT_STATUS = 'alert_status';

@@ -8,7 +8,8 @@
  *      may have come between appending it and removing them);
  *   2. read the stream forwards from there and take the checks older than the horizon, up to
  *      the first check that is not (checks recorded out of order wait until those before them
- *      age out); events of other types (alert signals) are skipped and stay;
+ *      age out); events of other types (alert signals a data dir from before `alerts-<id>`
+ *      kept in the check stream) are skipped and stay;
  *   3. append their summary to check-summaries-<endpoint> with the expected revision, and only
  *      then remove them. A second process doing the same fails at the append and starts over.
  * Projections apply the summaries: the checks view and the raw analytics rows drop the

@@ -7,8 +7,9 @@ export interface CachedStream<S> {
 }
 
 /**
- * Per-process fold of streams: the first read loads the whole stream, later reads only the
- * events after the cached revision. Bounded by `maxEntries` (least recently used dropped).
+ * Per-process fold of streams: the first read loads the whole stream (or starts from what `seed`
+ * gives, e.g. a fold of the stream's tail), later reads only the events after the cached
+ * revision. Bounded by `maxEntries` (least recently used dropped).
  */
 export class StreamCache<S> {
   private readonly entries = new Map<string, CachedStream<S>>();
@@ -18,11 +19,12 @@ export class StreamCache<S> {
     private readonly initial: () => S,
     private readonly evolve: (state: S, event: RecordedEvent) => S,
     private readonly maxEntries = 10_000,
+    private readonly seed?: (streamId: string) => Promise<CachedStream<S>>,
   ) {}
 
   /** The stream folded up to its current end. */
   async load(streamId: string): Promise<CachedStream<S>> {
-    const cached = this.entries.get(streamId) ?? { state: this.initial(), revision: -1 };
+    const cached = this.entries.get(streamId) ?? (this.seed ? await this.seed(streamId) : { state: this.initial(), revision: -1 });
     const events = await this.store.readStream(streamId, cached.revision >= 0 ? { fromRevision: cached.revision + 1 } : undefined);
     let { state, revision } = cached;
     for (const event of events) {

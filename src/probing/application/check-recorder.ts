@@ -1,42 +1,43 @@
 /**
- * RecordCheck: turns one probe outcome into a `CheckRecorded` (plus any signal events) on
- * `checks-<endpointId>`, judged by the endpoint-alerts aggregate.
+ * RecordCheck: turns one probe outcome into a `CheckRecorded` on `checks-<endpointId>`, then the
+ * signal events it causes on `alerts-<endpointId>`, both judged by the endpoint-alerts aggregate.
  *
  * - Endpoint, maintenance and alerting state are folded per process and read forward from the
- *   cached revision (StreamCache), so a check costs a few short reads, not a replay.
+ *   cached revision (StreamCache; the check stream from its tail), so a check costs a few short
+ *   reads, not a replay.
  * - Maintenance coverage is computed at `checked_at` from `maintenance-<teamId>` (the same
  *   events the `monitoring` view's maintenance_windows are built from, without projection lag)
  *   plus the endpoint's legacy maintenance_until.
- * - The aggregate drops a redelivered job id; the append goes through runStreamCommand (expected
- *   revision; on a conflict it reloads and decides again).
+ * - Two appends through runStreamCommand (expected revision; on a conflict it reloads and decides
+ *   again): the check, with a redelivered job id dropped; then, for a check that counts for
+ *   alerting, the signal transitions it causes, decided on the state that includes it. A signal
+ *   event names the check revision it was decided on, so a check already overtaken by a later
+ *   judged one decides nothing. A crash between the two appends leaves the transition to the
+ *   next counted check: the rules look at windows of checks, which still hold the condition.
  * - Appends for one endpoint are serialised in this process; across processes the expected
- *   revision protects the stream.
+ *   revisions protect both streams.
  */
 import { randomUUID } from 'node:crypto';
+import { EndpointAlertsFold, checkWindowsAggregate, signalsAggregate, withSignals } from '../../alerting/application/endpoint-alerts-fold.js';
 import {
-  decide,
+  alertsStream,
+  countsForAlerting,
   evolve,
-  initialState,
+  judge,
+  signalTransitions,
   type EndpointAlertsEvent,
-  type EndpointAlertsState,
 } from '../../alerting/domain/endpoint-alerts.js';
 import { isCovered, maintenanceScheduleAggregate, type MaintenanceScheduleState } from '../../monitoring/domain/maintenance-schedule.js';
 import { CHECK_RECORDED, type CheckRecordedData, type CheckSource, type ProbeOutcome } from '../../monitoring/domain/check.js';
 import { checksStream, endpointStream, maintenanceStream } from '../../monitoring/domain/events.js';
 import { systemContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
-import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
-import type { AppendResult } from '../../platform/event-store/event-store.port.js';
+import { runStreamCommand } from '../../platform/es/stream-command.js';
+import type { AppendResult, NewEvent } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { evolveEndpoint, type EndpointSnapshot, type EndpointSnapshotState } from '../../monitoring/domain/endpoint-snapshot.js';
 
 const MAX_ATTEMPTS = 8;
-
-/** The checks stream as the endpoint-alerts decider sees it (evolve reads only type and data). */
-export const alertsAggregate: Aggregate<EndpointAlertsState> = {
-  initial: initialState,
-  evolve: (state, event) => evolve(state, event as unknown as EndpointAlertsEvent),
-};
 const CHECK_ID_BLOCK = 100;
 
 export interface RecordCheckInput {
@@ -49,15 +50,16 @@ export interface RecordCheckInput {
 export interface RecordCheckResult {
   /** null when the job had already been recorded (redelivery). */
   check: CheckRecordedData | null;
+  /** The check and the signal events it caused. */
   events: EndpointAlertsEvent[];
-  /** Where the append ended (null: nothing appended); with `events`, what read-your-writes waits for. */
+  /** Where the last append ended (null: nothing appended); with `events`, what read-your-writes waits for. */
   append: AppendResult | null;
 }
 
 export class CheckRecorder {
   readonly endpoints: StreamCache<EndpointSnapshotState>;
   private readonly maintenance: StreamCache<MaintenanceScheduleState>;
-  readonly alerts: StreamCache<EndpointAlertsState>;
+  readonly alerts: EndpointAlertsFold;
   private readonly queues = new Map<number, Promise<unknown>>();
   private idBlock: { next: number; end: number } | null = null;
   private idQueue: Promise<unknown> = Promise.resolve();
@@ -65,7 +67,7 @@ export class CheckRecorder {
   constructor(private readonly platform: Platform) {
     this.endpoints = new StreamCache<EndpointSnapshotState>(platform.events, () => null, evolveEndpoint);
     this.maintenance = new StreamCache(platform.events, maintenanceScheduleAggregate.initial, maintenanceScheduleAggregate.evolve);
-    this.alerts = new StreamCache<EndpointAlertsState>(platform.events, alertsAggregate.initial, alertsAggregate.evolve);
+    this.alerts = new EndpointAlertsFold(platform.events);
   }
 
   /** The endpoint as of its latest event (null when it does not exist). */
@@ -88,17 +90,18 @@ export class CheckRecorder {
     const { endpoint, outcome } = input;
     const windows = await this.maintenance.load(maintenanceStream(endpoint.team_id));
     const suppressed = isCovered(outcome.checked_at, endpoint, windows.state);
+    const context = systemContext('prober', input.jobId ?? randomUUID());
     let checkId: number | null = null;
-    const { appended, append } = await runStreamCommand(
+    const recorded = await runStreamCommand(
       this.platform.events,
       checksStream(endpoint.endpoint_id),
-      alertsAggregate,
-      systemContext('prober', input.jobId ?? randomUUID()),
+      checkWindowsAggregate,
+      context,
       async (state) => {
-        // A redelivered job was recorded already: nothing to append (the decider drops it too).
+        // A redelivered job was recorded already: nothing to append.
         if (input.jobId !== null && state.recentJobIds.includes(input.jobId)) return { events: [], result: null };
         checkId ??= await this.nextCheckId();
-        const events = decide(state, {
+        const check = judge(state, {
           outcome,
           check_id: checkId,
           team_id: endpoint.team_id,
@@ -111,15 +114,43 @@ export class CheckRecorder {
           alert_suppressed: suppressed,
           settings: endpoint.configuration,
         });
-        return { events: events.map((event) => ({ ...event, metadata: { occurred_at: outcome.checked_at } })), result: null };
+        return { events: check ? [{ type: CHECK_RECORDED, data: check, metadata: { occurred_at: outcome.checked_at } }] : [], result: null };
       },
-      { fold: this.alerts, attempts: MAX_ATTEMPTS, foldOwnAppends: true },
+      { fold: this.alerts.checks, attempts: MAX_ATTEMPTS, foldOwnAppends: true },
     );
-    if (!append) return { check: null, events: [], append: null };
-    const events = appended.map((event) => ({ type: event.type, data: event.data }) as EndpointAlertsEvent);
-    const check = events.find((event) => event.type === CHECK_RECORDED)!.data as CheckRecordedData;
+    if (!recorded.append) return { check: null, events: [], append: null };
+    const check = recorded.appended[0].data as CheckRecordedData;
     this.platform.metrics.checkRecorded(check);
-    return { check, events, append };
+    const checkEvent: EndpointAlertsEvent = { type: CHECK_RECORDED, data: check };
+    const checkRevision = recorded.append.nextExpectedRevision;
+    const after = evolve(recorded.state, checkEvent);
+    const unchanged = { check, events: [checkEvent], append: recorded.append };
+    if (!countsForAlerting(check)) return unchanged;
+    const known = await this.alerts.alerts.load(alertsStream(endpoint.endpoint_id));
+    if (known.revision !== -1 && signalTransitions(withSignals(after, known.state), check, endpoint.configuration).length === 0) return unchanged;
+    const signalled = await runStreamCommand(
+      this.platform.events,
+      alertsStream(endpoint.endpoint_id),
+      signalsAggregate,
+      context,
+      async (signals, loaded) => {
+        // A later check was judged already (another process): this one decides nothing now.
+        if (signals.judgedThrough >= checkRevision) return { events: [], result: null };
+        const events: NewEvent[] = [];
+        let current = signals;
+        if (loaded.revision === -1) {
+          const carried = await this.alerts.carryOver(endpoint.endpoint_id);
+          events.push(carried);
+          current = signalsAggregate.evolve(current, carried as never);
+        }
+        const transitions = signalTransitions(withSignals(after, current), check, endpoint.configuration);
+        for (const event of transitions) events.push({ type: event.type, data: { ...event.data, check_revision: checkRevision }, metadata: { occurred_at: outcome.checked_at } });
+        return { events, result: null };
+      },
+      { fold: this.alerts.alerts, attempts: MAX_ATTEMPTS, foldOwnAppends: true },
+    );
+    const signalEvents = signalled.appended.map((event) => ({ type: event.type, data: event.data }) as EndpointAlertsEvent);
+    return { check, events: [checkEvent, ...signalEvents], append: signalled.append ?? recorded.append };
   }
 
   /** Check ids come from the shared `check` sequence in blocks: one append per block. */

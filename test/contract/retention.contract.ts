@@ -1,0 +1,140 @@
+/**
+ * Retention over an event store adapter, on the stream layout the write path produces: checks
+ * recorded through the CheckRecorder (which also decides alert signals) are summarized and cut
+ * by CheckRetention. Whatever the adapter can remove (rows by type in SQLite, only a stream
+ * prefix with EventStoreDB's `$tb`), every check older than the horizon must leave the check
+ * stream, and the alert signals must stay readable.
+ */
+import { CheckRecorder } from '../../src/probing/application/check-recorder.js';
+import { CheckRetention } from '../../src/monitoring/application/retention.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../../src/monitoring/domain/check.js';
+import { checkSummariesStream, retentionHorizon, type ChecksSummarizedData } from '../../src/monitoring/domain/check-summary.js';
+import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
+import type { EndpointSnapshot } from '../../src/monitoring/domain/endpoint-snapshot.js';
+import { checksStream } from '../../src/monitoring/domain/events.js';
+import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
+import { IdAllocator } from '../../src/platform/ids/id-allocator.js';
+import type { Platform } from '../../src/platform/platform.js';
+
+const NOW = Date.parse('2026-11-23T12:00:00.000Z');
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const DAYS = 7;
+const SIGNAL_TYPES = ['AlertSignalTriggered', 'AlertSignalRecovered'];
+
+function endpoint(endpointId: number): EndpointSnapshot {
+  const configuration: EndpointConfiguration = {
+    ...DEFAULT_LATENCY_SETTINGS,
+    latency_detection_mode: 'off',
+    url: 'https://example.test/health',
+    method: 'GET',
+    headers: {},
+    request_payload: null,
+    expected_status: 200,
+    body_match_mode: 'none',
+    expected_body: null,
+    interval_seconds: 60,
+    timeout_seconds: 10,
+  };
+  return {
+    endpoint_id: endpointId,
+    team_id: 1,
+    project_id: 1,
+    name: 'retained',
+    description: '',
+    configuration,
+    verification_token: 'token',
+    configuration_version: 1,
+    enabled: true,
+    destination_verified: true,
+    destination_verified_at: null,
+    maintenance_until: null,
+  };
+}
+
+/**
+ * Checks every 6 hours for 20 days, with an outage 15 days ago (past the horizon: it triggers and
+ * recovers the availability signal) and another 2 days ago (inside it).
+ */
+function outcomes(): Array<{ success: boolean; checked_at: string }> {
+  const out: Array<{ success: boolean; checked_at: string }> = [];
+  for (let at = NOW - 20 * DAY; at < NOW; at += 6 * HOUR) {
+    const age = NOW - at;
+    const down = (age <= 15 * DAY && age > 14 * DAY) || (age <= 2 * DAY && age > 1 * DAY);
+    out.push({ success: !down, checked_at: new Date(at).toISOString() });
+  }
+  return out;
+}
+
+export function retentionContract(name: string, makeStore: () => Promise<EventStore>): void {
+  describe(`check retention contract: ${name}`, () => {
+    let store: EventStore;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('cuts every check older than the horizon from a check stream whose endpoint triggered and recovered alert signals, and keeps the signals', async () => {
+      // A fresh endpoint id per run: a shared server keeps other runs' streams.
+      const endpointId = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+      const platform = { events: store, ids: new IdAllocator(store), metrics: { checkRecorded: () => undefined } } as unknown as Platform;
+      const recorder = new CheckRecorder(platform);
+      const planned = outcomes();
+      for (const [i, planned_] of planned.entries()) {
+        const success = planned_.success;
+        await recorder.record({
+          jobId: `job-${endpointId}-${i}`,
+          source: 'scheduled',
+          endpoint: endpoint(endpointId),
+          outcome: {
+            success,
+            status_code: success ? 200 : 503,
+            latency_ms: 50,
+            time_to_first_byte_ms: 10,
+            duration_ms: 50,
+            body_complete: true,
+            failure_reason: success ? null : 'status: 503',
+            response_excerpt: null,
+            checked_at: planned_.checked_at,
+          },
+        });
+      }
+      const signalsBefore = await signalEvents(store, endpointId);
+      // Two outages: each triggered and recovered the availability signal.
+      expect(signalsBefore.map((e) => e.type)).toEqual(['AlertSignalTriggered', 'AlertSignalRecovered', 'AlertSignalTriggered', 'AlertSignalRecovered']);
+
+      const horizon = retentionHorizon(NOW, DAYS);
+      const done = await new CheckRetention(store, { days: DAYS, maxChecksPerSummary: 25, pageSize: 10 }).applyToEndpoint(endpointId, horizon);
+      const old = planned.filter((c) => Date.parse(c.checked_at) < horizon).length;
+      expect(old).toBeGreaterThan(40);
+      expect(done.removed).toBe(old);
+
+      const left = (await store.readStream(checksStream(endpointId))).filter((e) => e.type === CHECK_RECORDED).map((e) => (e.data as CheckRecordedData).checked_at);
+      expect(left.filter((at) => Date.parse(at) < horizon)).toEqual([]);
+      expect(left).toEqual(planned.filter((c) => Date.parse(c.checked_at) >= horizon).map((c) => c.checked_at));
+      const summarized = (await store.readStream(checkSummariesStream(endpointId))).reduce((n, e) => n + (e.data as ChecksSummarizedData).check_ids.length, 0);
+      expect(summarized).toBe(old);
+      // The signals are not retention's to remove.
+      expect(await signalEvents(store, endpointId)).toEqual(signalsBefore);
+
+      // A second pass has nothing left to do.
+      expect(await new CheckRetention(store, { days: DAYS }).applyToEndpoint(endpointId, horizon)).toEqual({ summaries: 0, removed: 0 });
+    });
+  });
+}
+
+/** The endpoint's signal events wherever the layout keeps them (read from the log). */
+async function signalEvents(store: EventStore, endpointId: number): Promise<Array<{ type: string; at: string }>> {
+  const found: Array<{ type: string; at: string }> = [];
+  for (let after: number | null = null; ; ) {
+    const page = await store.readAll({ after, maxCount: 1000 });
+    if (page.length === 0) return found;
+    for (const event of page) {
+      const data = event.data as { endpoint_id?: number; at?: string };
+      if (SIGNAL_TYPES.includes(event.type) && data.endpoint_id === endpointId) found.push({ type: event.type, at: String(data.at) });
+    }
+    after = page[page.length - 1].position;
+  }
+}
