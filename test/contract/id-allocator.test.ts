@@ -5,7 +5,8 @@ import {
   WrongExpectedRevisionError,
 } from '../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
-import { IdAllocationError, IdAllocator, sequenceStream } from '../../src/platform/ids/id-allocator.js';
+import { runIdempotent } from '../../src/platform/es/idempotency-scope.js';
+import { IdAllocationError, IdAllocator } from '../../src/platform/ids/id-allocator.js';
 import { makeTempDir, runNode, transpileForChildProcess } from '../support/event-store-fixtures.js';
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -59,25 +60,27 @@ describe('IdAllocator over the SQLite event store', () => {
     await expect(new IdAllocator(open()).next('teams')).resolves.toBe(6);
   });
 
-  it('in block mode hands out unique ids with one append per block', async () => {
-    const store = open();
-    const options = { blockSizes: { checks: 25 } };
-    const [a, b] = [new IdAllocator(store, options), new IdAllocator(open(), options)];
+  it('gives a keyed request the same ids and range on its retry, and other requests new ones', async () => {
+    const ids = new IdAllocator(open());
+    const attempt = (key: string) => runIdempotent(key, async () => [await ids.next('incidents'), await ids.reserve('checks', 500), await ids.next('incidents')]);
 
-    const ids = await Promise.all(range(1, 120).map((n) => (n % 3 ? a : b).next('checks')));
+    const first = await attempt('admin:import-1');
+    const retry = await new IdAllocator(open()).next('incidents').then(() => runIdempotent('admin:import-1', async () => {
+      const again = new IdAllocator(open());
+      return [await again.next('incidents'), await again.reserve('checks', 500), await again.next('incidents')];
+    }));
+    const other = await attempt('admin:import-2');
 
-    expect(new Set(ids).size).toBe(120);
-    expect(Math.min(...ids)).toBe(1);
-    const reservations = await store.readStream(sequenceStream('checks'));
-    expect(reservations.every((e) => (e.data as { count: number }).count === 25)).toBe(true);
-    expect(reservations.length).toBeLessThanOrEqual(6);
+    expect(first).toEqual([1, { first: 1, count: 500 }, 2]);
+    expect(retry).toEqual(first);
+    expect(other).toEqual([4, { first: 501, count: 500 }, 5]);
   });
 
   it('shares a sequence with a separate node process without duplicates or gaps', async () => {
     const out = join(temp.path, 'child');
     await transpileForChildProcess(
       process.cwd(),
-      ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts', 'src/platform/deep-freeze.ts', 'src/platform/sqlite-wal.ts', 'src/platform/ids/id-allocator.ts', 'src/platform/es/idempotency-scope.ts'],
+      ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts', 'src/platform/deep-freeze.ts', 'src/platform/sqlite-wal.ts', 'src/platform/ids/id-allocator.ts', 'src/platform/es/idempotency-scope.ts', 'src/platform/es/stream-command.ts', 'src/platform/es/command-context.ts'],
       out,
     );
     const script = join(out, 'allocate.js');

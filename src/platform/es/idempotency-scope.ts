@@ -27,6 +27,11 @@ export function currentIdempotency(): IdempotencyScope | undefined {
   return storage.getStore();
 }
 
+/** Work that is the platform's own bookkeeping for a keyed request, not one of its steps. */
+export function outsideIdempotency<T>(work: () => T): T {
+  return storage.exit(work);
+}
+
 /** The ordinal of this request's next step of `kind`: the same on every attempt of the request. */
 export function nextStep(scope: IdempotencyScope, kind: string): number {
   const step = scope.steps.get(kind) ?? 0;
@@ -34,7 +39,19 @@ export function nextStep(scope: IdempotencyScope, kind: string): number {
   return step;
 }
 
-/** Where ids allocated under a key are recorded. */
+/**
+ * Recorded in the key's stream before each append of a keyed step: the step appends to `stream`
+ * expecting `after_revision`, so its first event, if it landed, is at `after_revision + 1`.
+ */
+export const IDEMPOTENT_APPEND = 'IdempotentAppendAttempted';
+
+export interface IdempotentAppend {
+  stream: string;
+  step: number;
+  after_revision: number;
+}
+
+/** Where what a keyed request did is recorded: the ids it took, the appends it attempted. */
 export function idempotencyStream(key: string): string {
   return `idempotency-${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
 }

@@ -6,7 +6,7 @@ import {
   WrongExpectedRevisionError,
 } from '../event-store/event-store.port.js';
 import { type CommandContext, metadataOf } from './command-context.js';
-import { currentIdempotency, nextStep } from './idempotency-scope.js';
+import { currentIdempotency, IDEMPOTENT_APPEND, idempotencyStream, nextStep, type IdempotentAppend } from './idempotency-scope.js';
 
 export interface Aggregate<S> {
   initial(): S;
@@ -29,7 +29,19 @@ export interface StreamFold<S> {
   load(streamId: string): Promise<{ state: S; revision: number }>;
   /** Records the state after this process's own append, so the next load reads nothing. */
   remember?(streamId: string, entry: { state: S; revision: number }): void;
+  /**
+   * An append on the fold's revision lost the race: for a fold that trusts what it remembered
+   * without reading (the id allocator's sequences), the next load must look at the store.
+   */
+  stale?(streamId: string): void;
 }
+
+/**
+ * The aggregate of a command that decides on nothing in the stream but where it ends (a chunk
+ * of imported checks): loading reads the stream's last event only, and the append still
+ * expects that revision.
+ */
+export const appendOnly: Aggregate<null> = { initial: () => null, evolve: () => null };
 
 /**
  * The stream kept changing under the command: every attempt lost the race to another writer.
@@ -72,6 +84,8 @@ export interface StreamCommandOptions<S, R = unknown> {
   fromRevision?: number;
   /** Attempts before ConcurrencyError (default 4). A hot stream (checks of one endpoint) wants more. */
   attempts?: number;
+  /** Upper bound of the random pause before the next attempt (default 10 ms times the attempt). */
+  maxPauseMs?: number;
   /**
    * After the append, record the state folded from this command's own events in `fold`, so the
    * next command reads nothing back. Only for aggregates whose evolve reads nothing but an
@@ -93,6 +107,14 @@ const DEFAULT_ATTEMPTS = 4;
  * expected revision; on a concurrent append it reloads and decides again, up to `attempts`, then
  * throws ConcurrencyError. `decide` may throw a domain error to refuse; nothing is appended then.
  * Each event's own metadata wins over the context's (e.g. `occurred_at` of a check).
+ *
+ * Inside a keyed request (Idempotency-Key) the command is one step of the request: before its
+ * append it records a marker (`IdempotentAppendAttempted`: this stream, this step, the revision
+ * the append expects) in the key's stream, and its events carry the key and the step. A retry of
+ * the request looks its markers up (a short stream) and reads the one event each names: when
+ * that event is the step's, the step already happened and its outcome is answered again. The
+ * markers are read after the stream is loaded, and the append expects the loaded revision, so an
+ * attempt running at the same time either shows in the markers or makes this append fail.
  */
 export async function runStreamCommand<S, R = void>(
   store: EventStore,
@@ -106,23 +128,21 @@ export async function runStreamCommand<S, R = void>(
   const keyed = currentIdempotency();
   const step = keyed ? nextStep(keyed, `stream:${streamId}`) : 0;
   for (let attempt = 1; ; attempt++) {
-    // A keyed request reads the whole stream to find an earlier attempt's events; without a fold
-    // or a tail to read, that read is also the one the decision is taken on.
-    const whole = keyed ? await store.readStream(streamId) : null;
+    const loaded: Loaded<S> = options.fold
+      ? { ...(await options.fold.load(streamId)), events: [] }
+      : aggregate === (appendOnly as Aggregate<unknown>)
+        ? { state: aggregate.initial(), revision: await streamHead(store, streamId), events: [] }
+        : await loadStream(store, streamId, aggregate, options.fromRevision);
     if (keyed) {
-      const done = await alreadyApplied(whole!, aggregate, keyed.key, step, decide, options.resultAfter);
+      const done = await alreadyApplied(store, streamId, aggregate, keyed.key, step, loaded.revision, decide, options.resultAfter);
       if (done) return done;
     }
-    const loaded = options.fold
-      ? { ...(await options.fold.load(streamId)), events: [] }
-      : whole && options.fromRevision === undefined
-        ? folded(whole, aggregate)
-        : await loadStream(store, streamId, aggregate, options.fromRevision);
     const { events, result } = await decide(loaded.state, loaded);
     if (events.length === 0) return { state: loaded.state, appended: [], append: null, result };
     const idempotency = keyed ? { idempotency_key: keyed.key, idempotency_step: step } : {};
     const withMetadata = events.map((event) => ({ ...event, metadata: { ...metadataOf(context), ...event.metadata, ...idempotency } }));
     try {
+      if (keyed) await markAttempt(store, keyed.key, { stream: streamId, step, after_revision: loaded.revision });
       const append = await store.append(streamId, withMetadata, {
         expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision,
       });
@@ -130,39 +150,75 @@ export async function runStreamCommand<S, R = void>(
       return { state: loaded.state, appended: withMetadata, append, result };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      options.fold?.stale?.(streamId);
       if (attempt >= attempts) throw new ConcurrencyError(streamId, attempts);
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(10 * attempt, options.maxPauseMs ?? Infinity)));
     }
   }
 }
 
+/** Revision of the stream's last event, -1 when it does not exist. */
+async function streamHead(store: EventStore, streamId: string): Promise<number> {
+  const [last] = await store.readStream(streamId, { direction: 'backwards', maxCount: 1 });
+  return last ? last.revision : -1;
+}
+
+/** Markers of every attempt are facts, not decisions: appended in any order (`any`). */
+async function markAttempt(store: EventStore, key: string, marker: IdempotentAppend): Promise<void> {
+  await store.append(idempotencyStream(key), [{ type: IDEMPOTENT_APPEND, data: marker, metadata: { actor: 'system:idempotency' } }], { expectedRevision: 'any' });
+}
+
+const REPLAY_PAGE = 1000;
+
 /**
  * What an earlier attempt of the same keyed request appended to the stream at this step, answered
- * as this attempt's outcome; null when it appended nothing (the command runs as usual).
+ * as this attempt's outcome; null when it appended nothing (the command runs as usual). Only
+ * markers below `revision` (the stream as just loaded) can name an append that happened.
  */
 async function alreadyApplied<S, R>(
-  events: RecordedEvent[],
+  store: EventStore,
+  streamId: string,
   aggregate: Aggregate<S>,
   key: string,
   step: number,
+  revision: number,
   decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
   resultAfter: ((state: S) => R) | undefined,
 ): Promise<StreamCommandResult<S, R> | null> {
-  const first = events.findIndex((event) => event.metadata.idempotency_key === key && event.metadata.idempotency_step === step);
-  if (first < 0) return null;
-  const before = events.slice(0, first).reduce(aggregate.evolve, aggregate.initial());
-  const appended = events.slice(first).filter((event) => event.metadata.idempotency_key === key && event.metadata.idempotency_step === step);
-  const last = appended[appended.length - 1];
-  const result = resultAfter
-    ? resultAfter(appended.reduce(aggregate.evolve, before))
-    : (await decide(before, { state: before, revision: first - 1, events: events.slice(0, first) })).result;
-  return {
-    state: before,
-    appended: appended.map(({ type, data, metadata }) => ({ type, data, metadata })),
-    append: { nextExpectedRevision: last.revision, position: last.position },
-    result,
-    replayed: true,
-  };
+  const ours = (event: RecordedEvent) => event.metadata.idempotency_key === key && event.metadata.idempotency_step === step;
+  const markers = (await store.readStream(idempotencyStream(key)))
+    .filter((event) => event.type === IDEMPOTENT_APPEND)
+    .map((event) => event.data as IdempotentAppend)
+    .filter((marker) => marker.stream === streamId && marker.step === step && marker.after_revision < revision);
+  for (const marker of markers) {
+    const first = marker.after_revision + 1;
+    const [named] = await store.readStream(streamId, { fromRevision: first, maxCount: 1 });
+    if (!named || named.revision !== first || !ours(named)) continue;
+    // One append's events are consecutive: read on while they are the step's.
+    const appended: RecordedEvent[] = [];
+    for (let from = first; ; ) {
+      const page = await store.readStream(streamId, { fromRevision: from, maxCount: REPLAY_PAGE });
+      const run = page.findIndex((event) => !ours(event));
+      appended.push(...(run < 0 ? page : page.slice(0, run)));
+      if (run >= 0 || page.length < REPLAY_PAGE) break;
+      from = page[page.length - 1].revision + 1;
+    }
+    // The state the first attempt decided on: a replay is rare, so it may read the stream's start.
+    const earlier = aggregate === (appendOnly as Aggregate<unknown>) ? [] : (await store.readStream(streamId, { maxCount: first })).filter((event) => event.revision < first);
+    const before = earlier.reduce(aggregate.evolve, aggregate.initial());
+    const last = appended[appended.length - 1];
+    const result = resultAfter
+      ? resultAfter(appended.reduce(aggregate.evolve, before))
+      : (await decide(before, { state: before, revision: first - 1, events: earlier })).result;
+    return {
+      state: before,
+      appended: appended.map(({ type, data, metadata }) => ({ type, data, metadata })),
+      append: { nextExpectedRevision: last.revision, position: last.position },
+      result,
+      replayed: true,
+    };
+  }
+  return null;
 }
 
 /** The state after this command's own events, folded as if read back from the store. */

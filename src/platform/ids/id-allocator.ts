@@ -1,25 +1,21 @@
-import {
-  type EventStore,
-  type ExpectedRevision,
-  WrongExpectedRevisionError,
-} from '../event-store/event-store.port.js';
-import { currentIdempotency, idempotencyStream, nextStep, type IdempotencyScope } from '../es/idempotency-scope.js';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
+import { systemContext } from '../es/command-context.js';
+import { currentIdempotency, idempotencyStream, nextStep, outsideIdempotency, type IdempotencyScope } from '../es/idempotency-scope.js';
+import { ConcurrencyError, runStreamCommand, type Aggregate, type StreamFold } from '../es/stream-command.js';
 
 /** Event recorded in `sequence-<name>`: ids first .. first + count - 1 now belong to someone. */
 export const IDS_RESERVED = 'IdsReserved';
 
-/** Event recorded in `idempotency-<key hash>`: the id a keyed request's step took. */
+/** Event recorded in `idempotency-<key hash>`: the id (or the range) a keyed request's step took. */
 export const IDEMPOTENT_ID_ALLOCATED = 'IdempotentIdAllocated';
 
 interface IdempotentIdAllocated {
   sequence: string;
   step: number;
+  /** The id, or the first id of a range of `count`. */
   id: number;
-}
-
-function isAllocation(data: unknown, sequence: string, step: number): boolean {
-  const allocation = data as IdempotentIdAllocated;
-  return allocation.sequence === sequence && allocation.step === step;
+  /** Present for a range (`reserve`); a single id has none. */
+  count?: number;
 }
 
 export interface IdsReserved {
@@ -37,11 +33,6 @@ export interface IdAllocatorOptions {
   maxAttempts?: number;
   /** Upper bound of the random pause between attempts, in milliseconds. */
   maxJitterMs?: number;
-  /**
-   * Sequences handed out from in-process blocks of this size: one append per block instead of
-   * one per id. Ids left in a block when the process stops are never used (gaps, no duplicates).
-   */
-  blockSizes?: Record<string, number>;
 }
 
 export class IdAllocationError extends Error {
@@ -51,35 +42,73 @@ export class IdAllocationError extends Error {
   }
 }
 
-interface SequenceState {
-  expected: ExpectedRevision;
-  nextId: number;
-}
-
 export function sequenceStream(sequence: string): string {
   return `sequence-${sequence}`;
 }
 
+const CONTEXT = systemContext('id-allocator');
+
+/** A sequence stream folded: the next free id. Only its newest reservation matters. */
+const sequenceAggregate: Aggregate<number> = {
+  initial: () => 1,
+  evolve: (next, event) => (event.type === IDS_RESERVED ? (event.data as IdsReserved).first + (event.data as IdsReserved).count : next),
+};
+
+/**
+ * The sequences this process reserved from, remembered after its own appends so the next
+ * reservation reads nothing; a sequence is read again (its last event only) after another
+ * process appended to it.
+ */
+class SequenceHeads implements StreamFold<number> {
+  private readonly known = new Map<string, { state: number; revision: number }>();
+
+  constructor(private readonly store: EventStore) {}
+
+  async load(streamId: string): Promise<{ state: number; revision: number }> {
+    const known = this.known.get(streamId);
+    if (known) return known;
+    const [last] = await this.store.readStream(streamId, { direction: 'backwards', maxCount: 1 });
+    return last ? { state: sequenceAggregate.evolve(1, last), revision: last.revision } : { state: 1, revision: -1 };
+  }
+
+  remember(streamId: string, entry: { state: number; revision: number }): void {
+    this.known.set(streamId, entry);
+  }
+
+  stale(streamId: string): void {
+    this.known.delete(streamId);
+  }
+}
+
+/** A key's stream folded: what each of the keyed request's id steps took. */
+const allocationsAggregate: Aggregate<Map<string, IdempotentIdAllocated>> = {
+  initial: () => new Map(),
+  evolve: (taken, event: RecordedEvent) => {
+    if (event.type !== IDEMPOTENT_ID_ALLOCATED) return taken;
+    const allocation = event.data as IdempotentIdAllocated;
+    return new Map(taken).set(`${allocation.sequence}:${allocation.step}`, allocation);
+  },
+};
+
 /**
  * Integer ids unique across every process sharing the event store. Each reservation is an
- * append with the exact expected revision of the sequence stream, so two processes can never
- * both reserve the same range: the loser re-reads and tries again.
+ * append with the exact expected revision of the sequence stream, through the one write path
+ * (runStreamCommand), so two processes can never both reserve the same range: the loser
+ * re-reads and tries again.
  */
 export class IdAllocator {
-  private readonly known = new Map<string, SequenceState>();
+  private readonly heads: SequenceHeads;
   private readonly queues = new Map<string, Promise<unknown>>();
-  private readonly blocks = new Map<string, { next: number; end: number }>();
   private readonly maxAttempts: number;
   private readonly maxJitterMs: number;
-  private readonly blockSizes: Record<string, number>;
 
   constructor(
     private readonly store: EventStore,
     options: IdAllocatorOptions = {},
   ) {
+    this.heads = new SequenceHeads(store);
     this.maxAttempts = options.maxAttempts ?? 50;
     this.maxJitterMs = options.maxJitterMs ?? 10;
-    this.blockSizes = options.blockSizes ?? {};
   }
 
   /**
@@ -88,78 +117,58 @@ export class IdAllocator {
    */
   async next(sequence: string): Promise<number> {
     const scope = currentIdempotency();
-    return scope ? this.keyedNext(sequence, scope) : this.nextUnkeyed(sequence);
+    if (!scope) return (await this.reserveUnkeyed(sequence, 1)).first;
+    return (await this.keyed(sequence, 1, scope)).first;
   }
 
-  private async nextUnkeyed(sequence: string): Promise<number> {
-    const blockSize = this.blockSizes[sequence];
-    if (!blockSize || blockSize <= 1) return (await this.reserve(sequence, 1)).first;
-    return this.serialized(sequence, async () => {
-      let block = this.blocks.get(sequence);
-      if (!block || block.next >= block.end) {
-        const range = await this.reserveNow(sequence, blockSize);
-        block = { next: range.first, end: range.first + range.count };
-        this.blocks.set(sequence, block);
-      }
-      return block.next++;
-    });
-  }
-
-  private async keyedNext(sequence: string, scope: IdempotencyScope): Promise<number> {
-    const step = nextStep(scope, `ids:${sequence}`);
-    const stream = idempotencyStream(scope.key);
-    for (let attempt = 1; ; attempt++) {
-      const recorded = await this.store.readStream(stream);
-      const earlier = recorded.find((event) => event.type === IDEMPOTENT_ID_ALLOCATED && isAllocation(event.data, sequence, step));
-      if (earlier) return (earlier.data as IdempotentIdAllocated).id;
-      const id = await this.nextUnkeyed(sequence);
-      try {
-        const data: IdempotentIdAllocated = { sequence, step, id };
-        await this.store.append(stream, [{ type: IDEMPOTENT_ID_ALLOCATED, data, metadata: { actor: 'system:id-allocator' } }], {
-          expectedRevision: recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision,
-        });
-        return id;
-      } catch (error) {
-        // Another attempt of the same request recorded first: its id wins, this one is a gap.
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= this.maxAttempts) throw error;
-      }
-    }
-  }
-
-  /** `count` consecutive ids in one append, for bulk imports. */
-  reserve(sequence: string, count: number): Promise<IdRange> {
+  /**
+   * `count` consecutive ids in one append, for bulk imports. Inside a keyed request the range is
+   * recorded under the key like a single id: a retry gets the same range.
+   */
+  async reserve(sequence: string, count: number): Promise<IdRange> {
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`count must be a positive integer, got ${count}`);
-    return this.serialized(sequence, () => this.reserveNow(sequence, count));
+    const scope = currentIdempotency();
+    return scope ? this.keyed(sequence, count, scope) : this.reserveUnkeyed(sequence, count);
+  }
+
+  /**
+   * The id step of a keyed request: the range an earlier attempt recorded under the key, or a
+   * new one recorded now. When another attempt of the request records first, its range wins and
+   * this one's is a gap.
+   */
+  private async keyed(sequence: string, count: number, scope: IdempotencyScope): Promise<IdRange> {
+    const step = nextStep(scope, `ids:${sequence}`);
+    const { result } = await outsideIdempotency(() =>
+      runStreamCommand(this.store, idempotencyStream(scope.key), allocationsAggregate, CONTEXT, async (taken) => {
+        const earlier = taken.get(`${sequence}:${step}`);
+        if (earlier) return { events: [], result: { first: earlier.id, count: earlier.count ?? 1 } };
+        const range = await this.reserveUnkeyed(sequence, count);
+        const allocated: IdempotentIdAllocated = { sequence, step, id: range.first, ...(count > 1 ? { count } : {}) };
+        return { events: [{ type: IDEMPOTENT_ID_ALLOCATED, data: allocated }], result: range };
+      }, { attempts: this.maxAttempts, maxPauseMs: this.maxJitterMs }),
+    );
+    return result;
+  }
+
+  private reserveUnkeyed(sequence: string, count: number): Promise<IdRange> {
+    return this.serialized(sequence, () => outsideIdempotency(() => this.reserveNow(sequence, count)));
   }
 
   private async reserveNow(sequence: string, count: number): Promise<IdRange> {
-    const stream = sequenceStream(sequence);
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
-      const state = this.known.get(sequence) ?? (await this.load(sequence));
-      const range = { first: state.nextId, count };
-      try {
-        const result = await this.store.append(stream, [{ type: IDS_RESERVED, data: range, metadata: { actor: 'system:id-allocator' } }], {
-          expectedRevision: state.expected,
-        });
-        this.known.set(sequence, { expected: result.nextExpectedRevision, nextId: range.first + count });
-        return range;
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-        lastError = error;
-        this.known.delete(sequence);
-        await pause(Math.random() * Math.min(this.maxJitterMs, attempt));
-      }
+    try {
+      const { result } = await runStreamCommand(
+        this.store,
+        sequenceStream(sequence),
+        sequenceAggregate,
+        CONTEXT,
+        (next) => ({ events: [{ type: IDS_RESERVED, data: { first: next, count } satisfies IdsReserved }], result: { first: next, count } }),
+        { fold: this.heads, foldOwnAppends: true, attempts: this.maxAttempts, maxPauseMs: this.maxJitterMs },
+      );
+      return result;
+    } catch (error) {
+      if (error instanceof ConcurrencyError) throw new IdAllocationError(sequence, this.maxAttempts, { cause: error });
+      throw error;
     }
-    throw new IdAllocationError(sequence, this.maxAttempts, { cause: lastError });
-  }
-
-  /** Only the newest reservation matters: it says where the next free id starts. */
-  private async load(sequence: string): Promise<SequenceState> {
-    const [last] = await this.store.readStream(sequenceStream(sequence), { direction: 'backwards', maxCount: 1 });
-    if (!last) return { expected: 'no_stream', nextId: 1 };
-    const data = last.data as IdsReserved;
-    return { expected: last.revision, nextId: data.first + data.count };
   }
 
   /** One reservation per sequence at a time in this process: callers here never race each other. */
@@ -173,8 +182,4 @@ export class IdAllocator {
     });
     return result;
   }
-}
-
-function pause(ms: number): Promise<void> {
-  return ms <= 0 ? Promise.resolve() : new Promise((done) => setTimeout(done, ms));
 }

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { systemContext } from '../../../src/platform/es/command-context.js';
-import { runStreamCommand, type Aggregate } from '../../../src/platform/es/stream-command.js';
+import { runIdempotent } from '../../../src/platform/es/idempotency-scope.js';
+import { appendOnly, runStreamCommand, type Aggregate } from '../../../src/platform/es/stream-command.js';
 import { StreamCache } from '../../../src/platform/es/stream-cache.js';
 import { makeTempDir } from '../../support/event-store-fixtures.js';
 
@@ -50,5 +51,65 @@ describe('runStreamCommand through a fold', () => {
 
     expect(result.state).toBe(2);
     expect((await store.readStream('count')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 1 }, { n: 1 }]);
+  });
+});
+
+describe('runStreamCommand inside a keyed request', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  let store: SqliteEventStore;
+  beforeEach(() => {
+    temp = makeTempDir();
+    store = new SqliteEventStore(join(temp.path, 'events.sqlite'));
+  });
+  afterEach(async () => {
+    await store.close();
+    temp.remove();
+  });
+
+  /** The store, counting the events each read returns. */
+  const counting = () => {
+    const reads = { events: 0 };
+    const wrapped = new Proxy(store, {
+      get(target, name) {
+        if (name !== 'readStream') return Reflect.get(target, name).bind(target);
+        return async (...args: Parameters<SqliteEventStore['readStream']>) => {
+          const events = await target.readStream(...args);
+          reads.events += events.length;
+          return events;
+        };
+      },
+    });
+    return { store: wrapped, reads };
+  };
+  const append = (s: typeof store, n: number) => runStreamCommand(s, 'count', counter, systemContext('test'), () => ({ events: [{ type: 'Added', data: { n } }], result: n }));
+
+  it('a retry of the same key appends nothing and answers what the first attempt decided', async () => {
+    for (let i = 0; i < 50; i++) await append(store, 1);
+    const first = await runIdempotent('admin:k', async () => [await append(store, 2), await append(store, 3)]);
+    await append(store, 1); // another writer after the first attempt
+
+    const retry = await runIdempotent('admin:k', async () => [await append(store, 2), await append(store, 3)]);
+
+    expect(retry.map((r) => [r.result, r.replayed, r.append?.nextExpectedRevision])).toEqual([[2, true, 50], [3, true, 51]]);
+    expect(first.map((r) => r.append?.nextExpectedRevision)).toEqual([50, 51]);
+    expect((await store.readStream('count')).length).toBe(53);
+  });
+
+  it('a keyed command looks its markers up instead of reading the whole stream', async () => {
+    for (let i = 0; i < 200; i++) await append(store, 1);
+    const { store: watched, reads } = counting();
+
+    await runIdempotent('admin:fresh', () => runStreamCommand(watched, 'count', appendOnly, systemContext('test'), () => ({ events: [{ type: 'Added', data: { n: 1 } }], result: null })));
+
+    expect(reads.events).toBeLessThan(5);
+    expect((await store.readStream('count')).length).toBe(201);
+  });
+
+  it('two attempts of one key at once append once', async () => {
+    await append(store, 1);
+    const results = await Promise.all([1, 2, 3].map(() => runIdempotent('admin:race', () => append(store, 5))));
+
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    expect((await store.readStream('count')).map((e) => (e.data as { n: number }).n)).toEqual([1, 5]);
   });
 });
