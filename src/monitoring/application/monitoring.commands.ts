@@ -1,9 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
-import { metadataOf } from '../../platform/es/command-context.js';
-import { loadStream, runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
-import type { AppendResult, NewEvent } from '../../platform/event-store/event-store.port.js';
+import { appendOnly, loadStream, runStreamCommand, type Aggregate, type StreamCommandResult } from '../../platform/es/stream-command.js';
+import type { NewEvent } from '../../platform/event-store/event-store.port.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../domain/check.js';
 import { importedChecks, type ImportedCheckInput } from '../domain/check-import.js';
@@ -17,6 +16,9 @@ import { ENDPOINTS, MONITORING_VIEW } from '../domain/views.js';
 import { teamExists as tenancyHasTeam } from '../../tenancy/application/tenancy-views.js';
 
 export const IMPORT_CHUNK = 500;
+
+/** A chunk races every probe of the endpoint for the stream's next revision. */
+const IMPORT_CHUNK_ATTEMPTS = 20;
 
 /** Every endpoint field a client may set (hidden values included). */
 export type EndpointInput = Partial<EndpointConfiguration> & { name?: string; description?: string; project_id?: number };
@@ -266,8 +268,11 @@ export class CancelMaintenanceWindowHandler implements ICommandHandler<CancelMai
 }
 
 /**
- * Appends in chunks with any expected revision: imported checks never raise alerts, so nothing
- * of the check stream is decided on and probes may record meanwhile.
+ * Appends in chunks of IMPORT_CHUNK, each through runStreamCommand with the check stream's
+ * expected revision (probes recording meanwhile make a chunk retry, never interleave). Imported
+ * checks never raise alerts, so a chunk decides on nothing but where the stream ends. Under an
+ * Idempotency-Key the id range is recorded under the key and each chunk is one step of the
+ * request: a retry after a crash midway gets the same ids and appends only the missing chunks.
  */
 @CommandHandler(ImportChecks)
 export class ImportChecksHandler implements ICommandHandler<ImportChecks> {
@@ -282,17 +287,20 @@ export class ImportChecksHandler implements ICommandHandler<ImportChecks> {
     const recorded: NewEvent<CheckRecordedData>[] = importedChecks(endpoint, schedule, checks, range.first).map((data) => ({
       type: CHECK_RECORDED,
       data,
-      metadata: metadataOf(context, data.checked_at),
+      metadata: { occurred_at: data.checked_at },
     }));
-    let append: AppendResult | undefined;
+    let written: StreamCommandResult<null, void> | undefined;
     for (let start = 0; start < recorded.length; start += IMPORT_CHUNK) {
-      append = await events.append(checksStream(endpointId), recorded.slice(start, start + IMPORT_CHUNK), { expectedRevision: 'any' });
+      const chunk = recorded.slice(start, start + IMPORT_CHUNK);
+      written = await runStreamCommand(events, checksStream(endpointId), appendOnly, context, () => ({ events: chunk, result: undefined }), {
+        attempts: IMPORT_CHUNK_ATTEMPTS,
+      });
     }
     this.platform.logger.info(
       { team_id: teamId, endpoint_id: endpointId, checks: recorded.length, first_check_id: range.first, request_id: context.requestId ?? undefined },
       'checks imported',
     );
-    await this.platform.freshness.require({ append, appended: recorded }, { timeoutMs: importWaitMs(recorded.length) });
+    await this.platform.freshness.require({ append: written!.append, appended: recorded }, { timeoutMs: importWaitMs(recorded.length) });
     return recorded.length;
   }
 }
