@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AppConfig } from './config/config.js';
 import type { CoordinationStore } from './coordination/coordination.port.js';
 import { createCoordinationStore } from './coordination/create-coordination-store.js';
-import { newProcessIdentity, releaseLeasesOfDeadHolders } from './coordination/process-identity.js';
+import { newProcessIdentity } from './coordination/process-identity.js';
 import { LeaseKeeper } from './coordination/lease-keeper.js';
 import { createEventStore } from './event-store/create-event-store.js';
 import type { EventStore } from './event-store/event-store.port.js';
@@ -41,7 +41,7 @@ export interface Platform {
   adminToken: string;
   /** Key that signs pagination cursors; the same in every process sharing the stores. */
   cursorKey: Buffer;
-  /** Identity of this process for leases. */
+  /** Identity of this process for leases: `<host>:<pid>:<random>`, new at every start (process-identity.ts). */
   instanceId: string;
   /** This process's Prometheus metrics (`GET /metrics`). */
   metrics: Metrics;
@@ -72,8 +72,14 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     metrics,
   );
   const views = await createReadStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
-  const coordination = await createCoordinationStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
-  await releaseLeasesOfDeadHolders(coordination, instanceId, logger);
+  const coordination = await createCoordinationStore({
+    dataDir: config.dataDir,
+    mongodbUrl: config.mongodbUrl,
+    onLeaseAcquired: (grant) => {
+      // Per-id claims (notification channels) come and go with every lane: counted, not logged.
+      if (metrics.leaseAcquired(grant.name) === grant.name) logger.info({ lease: grant.name, epoch: grant.epoch }, 'lease acquired');
+    },
+  });
   const leases = new LeaseKeeper(coordination, instanceId, { logger });
   const transport = options.withTransport ? await createProbeTransport({ natsUrl: config.natsUrl }) : null;
   const runner = options.withRunner

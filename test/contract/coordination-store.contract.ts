@@ -4,10 +4,18 @@
  * storage (what a second process would see). The suite closes what it opens; the caller removes
  * the storage afterwards.
  */
-import type { CoordinationStore, StoredResponse } from '../../src/platform/coordination/coordination.port.js';
+import { jest } from '@jest/globals';
+import type { CoordinationStore, LeaseOptions, StoredResponse } from '../../src/platform/coordination/coordination.port.js';
 
 export interface CoordinationBackend {
-  open(): Promise<CoordinationStore>;
+  /** `options.clock` is the new instance's monotonic clock (what its process would read). */
+  open(options?: LeaseOptions): Promise<CoordinationStore>;
+}
+
+/** A monotonic clock the test moves by hand. */
+function manualClock(): (() => number) & { advance(ms: number): void } {
+  let now = 1_000;
+  return Object.assign(() => now, { advance: (ms: number) => void (now += ms) });
 }
 
 const T0 = 1_700_000_000_000;
@@ -18,12 +26,16 @@ export function coordinationStoreContract(name: string, make: () => Promise<Coor
     let opened: CoordinationStore[];
     let a: CoordinationStore;
     let b: CoordinationStore;
+    let clockA: ReturnType<typeof manualClock>;
+    let clockB: ReturnType<typeof manualClock>;
 
     beforeEach(async () => {
       opened = [];
+      clockA = manualClock();
+      clockB = manualClock();
       const backend = await make();
-      a = await backend.open();
-      b = await backend.open();
+      a = await backend.open({ clock: clockA });
+      b = await backend.open({ clock: clockB });
       opened.push(a, b);
     });
 
@@ -32,69 +44,103 @@ export function coordinationStoreContract(name: string, make: () => Promise<Coor
     });
 
     describe('leases', () => {
-      it('grants a free lease and refuses it to another owner until it lapses', async () => {
-        expect(await a.acquireLease('projector', 'p1', 10_000, T0)).toEqual({ name: 'projector', owner: 'p1', expiresAt: T0 + 10_000 });
-        expect(await b.acquireLease('projector', 'p2', 10_000, T0 + 9_999)).toBeNull();
-        expect(await b.acquireLease('projector', 'p2', 10_000, T0 + 10_000)).toEqual({
-          name: 'projector',
-          owner: 'p2',
-          expiresAt: T0 + 20_000,
-        });
-        expect(await a.acquireLease('projector', 'p1', 10_000, T0 + 10_001)).toBeNull();
+      it('grants a free lease with epoch 1 and refuses it to another owner for as long as the holder renews', async () => {
+        expect(await a.acquireLease('projector', 'p1', 10_000)).toEqual({ name: 'projector', owner: 'p1', epoch: 1, validUntil: clockA() + 10_000, acquired: true });
+        expect(await b.acquireLease('projector', 'p2', 10_000)).toBeNull();
+        for (let i = 0; i < 5; i++) {
+          // The taker's clock passes the period many times over, but it sees every renewal.
+          clockA.advance(6_000);
+          clockB.advance(60_000);
+          expect(await a.acquireLease('projector', 'p1', 10_000)).toEqual({ name: 'projector', owner: 'p1', epoch: 1, validUntil: clockA() + 10_000, acquired: false });
+          expect(await b.acquireLease('projector', 'p2', 10_000)).toBeNull();
+        }
       });
 
-      it('renews for the holder, pushing the expiry forward', async () => {
-        await a.acquireLease('shard-1', 'p1', 10_000, T0);
-        expect(await a.acquireLease('shard-1', 'p1', 10_000, T0 + 8_000)).toEqual({
-          name: 'shard-1',
-          owner: 'p1',
-          expiresAt: T0 + 18_000,
-        });
-        expect(await b.acquireLease('shard-1', 'p2', 10_000, T0 + 12_000)).toBeNull();
+      it('keeps a live lease from a taker whose wall clock is two minutes ahead', async () => {
+        const realNow = Date.now.bind(Date);
+        await a.acquireLease('skewed', 'p1', 10_000);
+        const ahead = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 120_000);
+        try {
+          expect(await b.acquireLease('skewed', 'p2', 10_000)).toBeNull();
+          clockB.advance(9_999);
+          expect(await b.acquireLease('skewed', 'p2', 10_000)).toBeNull();
+          expect(await b.acquireLeases(['skewed'], 'p2', 10_000)).toEqual([]);
+        } finally {
+          ahead.mockRestore();
+        }
+        expect(await a.acquireLease('skewed', 'p1', 10_000)).toMatchObject({ owner: 'p1', epoch: 1, acquired: false });
       });
 
-      it('frees the lease only when its owner releases it', async () => {
-        await a.acquireLease('shard-2', 'p1', 10_000, T0);
+      it('takes over a lease whose holder stopped renewing once the period has passed on the taker\'s own clock since it last saw a change, with a higher epoch', async () => {
+        await a.acquireLease('orphan', 'p1', 10_000);
+        expect(await b.acquireLease('orphan', 'p2', 10_000)).toBeNull(); // first seen now
+        clockB.advance(6_000);
+        await a.acquireLease('orphan', 'p1', 10_000); // a last renewal, then p1 stops
+        clockB.advance(6_000);
+        expect(await b.acquireLease('orphan', 'p2', 10_000)).toBeNull(); // the change is seen now
+        clockB.advance(9_999);
+        expect(await b.acquireLease('orphan', 'p2', 10_000)).toBeNull();
+        clockB.advance(1);
+        expect(await b.acquireLease('orphan', 'p2', 10_000)).toEqual({ name: 'orphan', owner: 'p2', epoch: 2, validUntil: clockB() + 10_000, acquired: true });
+        // The old holder comes back: refused, and it never takes the lease back while p2 renews.
+        expect(await a.acquireLease('orphan', 'p1', 10_000)).toBeNull();
+        clockA.advance(60_000);
+        await b.acquireLease('orphan', 'p2', 10_000);
+        expect(await a.acquireLease('orphan', 'p1', 10_000)).toBeNull();
+      });
+
+      it('frees the lease only when its owner releases it, and the next grant has a higher epoch', async () => {
+        await a.acquireLease('shard-2', 'p1', 10_000);
         await b.releaseLease('shard-2', 'p2');
-        expect(await b.acquireLease('shard-2', 'p2', 10_000, T0 + 1)).toBeNull();
+        expect(await b.acquireLease('shard-2', 'p2', 10_000)).toBeNull();
         await a.releaseLease('shard-2', 'p1');
-        expect(await b.acquireLease('shard-2', 'p2', 10_000, T0 + 2)).not.toBeNull();
+        expect(await b.acquireLease('shard-2', 'p2', 10_000)).toMatchObject({ owner: 'p2', epoch: 2, acquired: true });
+        await b.releaseLease('shard-2', 'p2');
+        expect(await a.acquireLease('shard-2', 'p1', 10_000)).toMatchObject({ owner: 'p1', epoch: 3, acquired: true });
       });
 
-      it('lists the leases not yet lapsed with their owners', async () => {
-        await a.acquireLease('listed-1', 'p1', 10_000, T0);
-        await b.acquireLease('listed-2', 'p2', 5_000, T0);
-        const listed = (await a.listLeases(T0 + 6_000)).filter((lease) => lease.name.startsWith('listed-'));
-        expect(listed).toEqual([{ name: 'listed-1', owner: 'p1', expiresAt: T0 + 10_000 }]);
+      it('lists the leases held, with owners and epochs, leaving out free ones', async () => {
+        await a.acquireLease('listed-1', 'p1', 10_000);
+        await b.acquireLease('listed-2', 'p2', 5_000);
+        await b.acquireLease('listed-3', 'p2', 5_000);
+        await b.releaseLease('listed-3', 'p2');
+        await a.acquireLease('listed-1', 'p1', 10_000);
+        const listed = (await a.listLeases()).filter((lease) => lease.name.startsWith('listed-'));
+        expect(listed).toEqual([
+          { name: 'listed-1', owner: 'p1', epoch: 1, renewals: 1, ttlMs: 10_000, renewedAt: expect.any(Number) },
+          { name: 'listed-2', owner: 'p2', epoch: 1, renewals: 0, ttlMs: 5_000, renewedAt: expect.any(Number) },
+        ]);
       });
 
       it('grants a contested lease to exactly one of many owners', async () => {
-        const grants = await Promise.all(
-          Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).acquireLease('contested', `owner-${i}`, 10_000, T0)),
-        );
+        const grants = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).acquireLease('contested', `owner-${i}`, 10_000)));
         expect(grants.filter((g) => g !== null)).toHaveLength(1);
       });
 
-      it('acquires and renews several leases at once, leaving out those another owner holds', async () => {
-        await b.acquireLease('many-2', 'p2', 10_000, T0);
-        const first = await a.acquireLeases(['many-1', 'many-2', 'many-3'], 'p1', 10_000, T0 + 1);
+      it('acquires and renews several leases at once, leaving out those another owner holds until it stops renewing', async () => {
+        await b.acquireLease('many-2', 'p2', 10_000);
+        const first = await a.acquireLeases(['many-1', 'many-2', 'many-3'], 'p1', 10_000);
         expect(first.map((g) => g.name).sort()).toEqual(['many-1', 'many-3']);
-        expect(first.every((g) => g.owner === 'p1' && g.expiresAt === T0 + 10_001)).toBe(true);
-        const renewed = await a.acquireLeases(['many-1', 'many-2', 'many-3'], 'p1', 10_000, T0 + 10_000);
-        // many-2 lapsed at T0 + 10_000, so this renewal takes it too
-        expect(renewed.map((g) => g.name).sort()).toEqual(['many-1', 'many-2', 'many-3']);
-        expect(renewed.every((g) => g.expiresAt === T0 + 20_000)).toBe(true);
-        expect(await b.acquireLease('many-1', 'p2', 10_000, T0 + 10_001)).toBeNull();
-        expect(await a.acquireLeases([], 'p1', 10_000, T0)).toEqual([]);
+        expect(first.every((g) => g.owner === 'p1' && g.epoch === 1 && g.acquired)).toBe(true);
+        clockA.advance(10_000);
+        // many-2 has not changed for a whole period of a's observation: this renewal takes it too
+        const renewed = await a.acquireLeases(['many-1', 'many-2', 'many-3'], 'p1', 10_000);
+        expect(renewed.map((g) => [g.name, g.epoch, g.acquired]).sort()).toEqual([
+          ['many-1', 1, false],
+          ['many-2', 2, true],
+          ['many-3', 1, false],
+        ]);
+        expect(await b.acquireLease('many-1', 'p2', 10_000)).toBeNull();
+        expect(await a.acquireLeases([], 'p1', 10_000)).toEqual([]);
       });
 
       it('claims notification channels (delivery lanes): each to one of two processes at a time, and a released claim leaves nothing behind', async () => {
         const ids = Array.from({ length: 20 }, (_, i) => `notification-channel:${i}`);
-        const grants = await Promise.all(ids.flatMap((id) => [a.acquireLease(id, 'worker-a', 25_000, T0), b.acquireLease(id, 'worker-b', 25_000, T0)]));
+        const grants = await Promise.all(ids.flatMap((id) => [a.acquireLease(id, 'worker-a', 25_000), b.acquireLease(id, 'worker-b', 25_000)]));
         for (let i = 0; i < ids.length; i++) expect([grants[2 * i], grants[2 * i + 1]].filter((g) => g !== null)).toHaveLength(1);
         for (let i = 0; i < ids.length; i++) await (grants[2 * i] ? a.releaseLease(ids[i], 'worker-a') : b.releaseLease(ids[i], 'worker-b'));
-        expect((await a.listLeases(T0)).filter((lease) => lease.name.startsWith('notification-channel:'))).toEqual([]);
-        expect(await b.acquireLease(ids[0], 'worker-b', 25_000, T0 + 1)).not.toBeNull();
+        expect((await a.listLeases()).filter((lease) => lease.name.startsWith('notification-channel:'))).toEqual([]);
+        expect(await b.acquireLease(ids[0], 'worker-b', 25_000)).toMatchObject({ epoch: 2, acquired: true });
       });
     });
 

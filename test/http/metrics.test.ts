@@ -111,6 +111,11 @@ describe('GET /metrics after real traffic', () => {
     expect(samples(families, 'monitor_projection_lag_seconds').map((sample) => sample.labels!.projection).sort()).toEqual(projections);
     for (const sample of samples(families, 'monitor_projection_lag_seconds')) expect(Number(sample.value)).toBeGreaterThanOrEqual(0);
 
+    // Leases this process took: each projection's and each scheduler shard's once (nobody else holds them).
+    for (const name of projections) expect(total(families, 'monitor_lease_acquisitions_total', { lease: `projection:${name}` })).toBe(1);
+    expect(total(families, 'monitor_lease_acquisitions_total', { lease: 'scheduler-shard-0' })).toBe(1);
+    expect(samples(families, 'monitor_lease_acquisitions_total').every((sample) => !/:\d+$/.test(sample.labels!.lease))).toBe(true);
+
     // Process defaults, every series labelled with the process role.
     expect(Number(samples(families, 'process_cpu_user_seconds_total')[0].value)).toBeGreaterThan(0);
     expect(Number(samples(families, 'nodejs_heap_size_used_bytes')[0].value)).toBeGreaterThan(0);

@@ -1,3 +1,4 @@
+import { monotonicNow } from '../../platform/coordination/lease-observation.js';
 import { systemContext } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
@@ -301,7 +302,8 @@ export class DeliveryWorker {
         const handled = new Set(recorded);
         for (const { before, record } of page) {
           if (this.stopped) return true;
-          if (grant.expiresAt - Date.now() < this.claimTtlMs - RENEW_AFTER_MS) {
+          // On this process's monotonic clock: the claim's end as its holder must count it.
+          if (grant.validUntil - monotonicNow() < this.claimTtlMs - RENEW_AFTER_MS) {
             grant = await coordination.acquireLease(claim, instanceId, this.claimTtlMs);
             if (!grant) return false;
           }

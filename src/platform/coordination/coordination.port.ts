@@ -4,12 +4,44 @@
  * Adapters: SQLite (same file for every process on the machine), MongoDB.
  * Contract suite: test/contract/coordination-store.contract.ts.
  */
+import type { MonotonicClock } from './lease-observation.js';
 
 export interface LeaseGrant {
   name: string;
   owner: string;
-  /** Epoch ms when the lease lapses unless renewed. */
-  expiresAt: number;
+  /**
+   * Fencing token: increases every time the lease changes hands (a renewal keeps it). A write
+   * made under the lease may carry it so that the store refuses a holder that lost the lease.
+   */
+  epoch: number;
+  /**
+   * When the grant ends as its holder must count it, on this process's monotonic clock
+   * (`monotonicNow()` of lease-observation.ts): measured from before the request was sent, so
+   * it always ends before any other process may take the lease over.
+   */
+  validUntil: number;
+  /** This call took the lease (free, or its holder stopped renewing); false for a renewal. */
+  acquired: boolean;
+}
+
+/** A lease as stored: who holds it (operators' status). */
+export interface LeaseRecord {
+  name: string;
+  owner: string;
+  epoch: number;
+  /** Renewals by this holder so far; a taker watches it change (see lease-observation.ts). */
+  renewals: number;
+  ttlMs: number;
+  /** The holder's wall-clock time of its last renewal: shown to operators, never compared. */
+  renewedAt: number;
+}
+
+/** Options every adapter takes (tests inject the clock; the platform counts acquisitions). */
+export interface LeaseOptions {
+  /** This process's monotonic clock (default `monotonicNow`). */
+  clock?: MonotonicClock;
+  /** Called once for every lease this process takes and did not hold (`monitor_lease_acquisitions_total`). */
+  onLeaseAcquired?: (grant: LeaseGrant) => void;
 }
 
 export interface RateWindow {
@@ -45,17 +77,23 @@ export type IdempotencyClaim =
   | { outcome: 'fingerprint_mismatch' };
 
 export interface CoordinationStore {
-  /** Takes the lease if free or lapsed, renews it if `owner` holds it; null when another owner holds it. */
-  acquireLease(name: string, owner: string, ttlMs: number, now?: number): Promise<LeaseGrant | null>;
+  /**
+   * Takes the lease if free, or if its holder stopped renewing: its record has not changed for
+   * its period as measured on this process's own monotonic clock since this process last saw it
+   * change (lease-observation.ts); renews it if `owner` holds it. Null when another owner holds
+   * it. No wall clock is compared with another process's.
+   */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<LeaseGrant | null>;
   /**
    * `acquireLease` for every name at once, as one write where the store allows it (a process
    * keeps all its leases with one renewal; see lease-keeper.ts). Returns the grants obtained, in
    * any order; names another owner holds are left out.
    */
-  acquireLeases(names: string[], owner: string, ttlMs: number, now?: number): Promise<LeaseGrant[]>;
+  acquireLeases(names: string[], owner: string, ttlMs: number): Promise<LeaseGrant[]>;
+  /** Frees the lease if `owner` holds it; its epoch is kept, so the next grant's is higher. */
   releaseLease(name: string, owner: string): Promise<void>;
-  /** Every lease not yet lapsed at `now`: who holds what (operators' status, dead-owner takeover). */
-  listLeases(now?: number): Promise<LeaseGrant[]>;
+  /** Every lease held now (free ones left out), by name. */
+  listLeases(): Promise<LeaseRecord[]>;
   /** Counts one hit in the fixed window `[floor(now/windowMs)*windowMs, +windowMs)`. Atomic across processes. */
   hit(key: string, windowMs: number, now?: number): Promise<RateWindow>;
   /**

@@ -9,14 +9,19 @@
  * - every `renewEveryMs` one `acquireLeases` call renews the leases held and retries the others
  *   (a lease held elsewhere changes nothing in the store, so standby costs no write);
  * - `holds(name)` answers from memory: held while the last grant has more than a safety margin
- *   left, so a process whose renewals fail stops acting before another may take over.
+ *   left on this process's monotonic clock, so a process whose renewals fail stops acting
+ *   before another may take over (another process waits out a whole period of unchanged
+ *   renewals on its own clock: lease-observation.ts);
+ * - `epoch(name)` is the grant's fencing token.
  * Store operations run one at a time, in order, so a renewal never re-takes a lease released
  * while it was in flight.
  *
- * Failover: a crashed process's leases are taken over within `ttlMs + renewEveryMs`.
+ * Failover: a crashed process's leases are taken over within `ttlMs + renewEveryMs` of another
+ * process first seeing them (at once on one machine, where its owner lock shows it is gone).
  */
 import type { Logger } from '../logging/logger.js';
 import type { CoordinationStore } from './coordination.port.js';
+import { monotonicNow, type MonotonicClock } from './lease-observation.js';
 
 export const LEASE_TTL_MS = 15_000;
 export const LEASE_RENEW_MS = 5_000;
@@ -26,6 +31,8 @@ export interface LeaseKeeperOptions {
   /** Default: a third of the TTL, so two renewals can fail before a lease lapses. */
   renewEveryMs?: number;
   logger?: Logger;
+  /** The store's monotonic clock (grants' `validUntil` are on it). */
+  clock?: MonotonicClock;
 }
 
 export class LeaseKeeper {
@@ -33,8 +40,9 @@ export class LeaseKeeper {
   private readonly renewEveryMs: number;
   private readonly marginMs: number;
   private readonly wanted = new Set<string>();
-  /** Lease name -> epoch ms its current grant lapses, for leases this process holds. */
-  private readonly grants = new Map<string, number>();
+  /** Lease name -> the current grant's end (monotonic ms) and epoch, for leases this process holds. */
+  private readonly grants = new Map<string, { validUntil: number; epoch: number }>();
+  private readonly clock: MonotonicClock;
   private timer: NodeJS.Timeout | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private firstTries: { names: Set<string>; done: Promise<void> } | null = null;
@@ -48,6 +56,7 @@ export class LeaseKeeper {
     this.ttlMs = options.ttlMs ?? LEASE_TTL_MS;
     this.renewEveryMs = options.renewEveryMs ?? Math.max(1, Math.floor(this.ttlMs / 3));
     this.marginMs = Math.min(1_000, this.ttlMs / 10);
+    this.clock = options.clock ?? monotonicNow;
   }
 
   /** Registers the names; resolves once every name new to the keeper has been tried. */
@@ -66,9 +75,14 @@ export class LeaseKeeper {
     return this.holds(name);
   }
 
-  holds(name: string, now = Date.now()): boolean {
-    const lapses = this.grants.get(name);
-    return lapses !== undefined && lapses - now > this.marginMs;
+  holds(name: string, now = this.clock()): boolean {
+    const grant = this.grants.get(name);
+    return grant !== undefined && grant.validUntil - now > this.marginMs;
+  }
+
+  /** The fencing token of the lease this process holds, or null. */
+  epoch(name: string): number | null {
+    return this.holds(name) ? this.grants.get(name)!.epoch : null;
   }
 
   /** Stops wanting the lease and frees it for other processes. */
@@ -118,12 +132,12 @@ export class LeaseKeeper {
     const current = names.filter((name) => this.wanted.has(name));
     if (current.length === 0) return;
     const grants = await this.coordination.acquireLeases(current, this.owner, this.ttlMs);
-    const granted = new Map(grants.map((grant) => [grant.name, grant.expiresAt]));
+    const granted = new Map(grants.map((grant) => [grant.name, grant]));
     for (const name of current) {
       if (!this.wanted.has(name)) continue; // released while the write was in flight: the release runs next
-      const lapses = granted.get(name);
-      if (lapses === undefined) this.grants.delete(name);
-      else this.grants.set(name, lapses);
+      const grant = granted.get(name);
+      if (grant === undefined) this.grants.delete(name);
+      else this.grants.set(name, { validUntil: grant.validUntil, epoch: grant.epoch });
     }
   }
 

@@ -84,6 +84,12 @@ export class Metrics {
     help: 'Requests refused with 429 by the per-token rate limit.',
     registers: [this.registry],
   });
+  readonly leaseAcquisitions = new Counter({
+    name: 'monitor_lease_acquisitions_total',
+    help: 'Leases this process took and did not hold (free, or their holder stopped renewing), by lease; notification channel claims count under one label.',
+    labelNames: ['lease'] as const,
+    registers: [this.registry],
+  });
   private readonly endpointUp: Gauge<'endpoint_id'> | null;
   private readonly endpointLatency: Histogram<'endpoint_id'> | null;
 
@@ -114,6 +120,13 @@ export class Metrics {
     const endpoint = String(check.endpoint_id);
     this.endpointUp?.set({ endpoint_id: endpoint }, check.success ? 1 : 0);
     this.endpointLatency?.observe({ endpoint_id: endpoint }, check.latency_ms / 1000);
+  }
+
+  /** Counts a lease taken and returns its label; per-id claims (`notification-channel:<id>`) share their prefix's label, so labels stay bounded. */
+  leaseAcquired(name: string): string {
+    const lease = name.replace(/:\d+$/, '');
+    this.leaseAcquisitions.inc({ lease });
+    return lease;
   }
 
   /**

@@ -131,7 +131,8 @@ export class Scheduler {
     this.ticking = true;
     try {
       const due: ScheduledEndpoint[] = [];
-      for (const endpoint of this.endpoints.values()) if (endpoint.nextDue <= now) due.push(endpoint);
+      // A shard lost since the last refresh publishes nothing more (holds() turns false before another process may take it).
+      for (const endpoint of this.endpoints.values()) if (endpoint.nextDue <= now && this.platform.leases.holds(shardLease(endpoint.endpointId % this.shards))) due.push(endpoint);
       await Promise.all(
         due.map(async (endpoint) => {
           const dueAt = endpoint.nextDue;

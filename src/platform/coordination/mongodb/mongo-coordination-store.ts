@@ -3,6 +3,14 @@
  * concurrent processes agree; an upsert that loses an insert race surfaces as a duplicate-key
  * error and is answered from the winner's document. TTL indexes purge old rate windows and
  * idempotency records.
+ *
+ * Leases follow the same rule as the SQLite store (lease-observation.ts): a holder renews by
+ * bumping `renewals`; another process takes the lease over with a compare-and-set on the record
+ * it watched (owner, epoch, renewals) once it has not changed for its period on the taker's own
+ * monotonic clock. The server's clock (`$$NOW`) would also be a single clock, but one rule for
+ * both stores keeps one contract; `expiresAt` is the holder's own estimate, for operators and
+ * earlier versions, never read for a decision. A freed lease keeps its document (owner '') so
+ * that its epoch only grows.
  */
 import type { Collection, Db, MongoClient } from 'mongodb';
 import { mongoClientFor } from '../../read-store/mongodb/mongo-connection.js';
@@ -11,12 +19,15 @@ import type {
   CoordinationStore,
   IdempotencyClaim,
   LeaseGrant,
+  LeaseOptions,
+  LeaseRecord,
   QuotaGrant,
   RateWindow,
   StoredResponse,
 } from '../coordination.port.js';
+import { LeaseObservations, monotonicNow } from '../lease-observation.js';
 
-export interface MongoCoordinationStoreOptions {
+export interface MongoCoordinationStoreOptions extends LeaseOptions {
   dbName?: string;
   /** Prefix of the three collection names (`leases`, `rate_windows`, `idempotency`). */
   collectionPrefix?: string;
@@ -25,7 +36,13 @@ export interface MongoCoordinationStoreOptions {
 
 interface LeaseDoc {
   _id: string;
+  /** '' when free. */
   owner: string;
+  /** Absent on documents written by earlier versions (read as 0). */
+  epoch?: number;
+  renewals?: number;
+  ttlMs?: number;
+  renewedAt?: number;
   expiresAt: number;
 }
 
@@ -56,13 +73,18 @@ function purgeDate(at: number, now: number): Date {
 }
 
 export class MongoCoordinationStore implements CoordinationStore {
+  private readonly observations: LeaseObservations;
+
   private constructor(
+    private readonly options: MongoCoordinationStoreOptions,
     private readonly client: MongoClient,
     private readonly db: Db,
     private readonly leases: Collection<LeaseDoc>,
     private readonly rates: Collection<RateDoc>,
     private readonly claims: Collection<IdempotencyDoc>,
-  ) {}
+  ) {
+    this.observations = new LeaseObservations(options.clock ?? monotonicNow);
+  }
 
   static async connect(url: string, options: MongoCoordinationStoreOptions = {}): Promise<MongoCoordinationStore> {
     const { client, dbName } = mongoClientFor(url, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000 }, options.dbName);
@@ -70,6 +92,7 @@ export class MongoCoordinationStore implements CoordinationStore {
     const db = client.db(dbName);
     const prefix = options.collectionPrefix ?? 'coord_';
     const store = new MongoCoordinationStore(
+      options,
       client,
       db,
       db.collection<LeaseDoc>(`${prefix}leases`),
@@ -83,37 +106,65 @@ export class MongoCoordinationStore implements CoordinationStore {
     return store;
   }
 
-  async acquireLease(name: string, owner: string, ttlMs: number, now = Date.now()): Promise<LeaseGrant | null> {
-    return guardMongo('acquireLease', async () => {
-      try {
-        const doc = await this.leases.findOneAndUpdate(
-          { _id: name, $or: [{ owner }, { expiresAt: { $lte: now } }] },
-          { $set: { owner, expiresAt: now + ttlMs } },
-          { upsert: true, returnDocument: 'after' },
-        );
-        return doc ? { name, owner: doc.owner, expiresAt: doc.expiresAt } : null;
-      } catch (error) {
-        // The lease exists and is held by someone else: the upsert's insert collided with it.
-        if (isDuplicateKeyError(error)) return null;
-        throw error;
-      }
-    });
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<LeaseGrant | null> {
+    const validUntil = this.observations.now() + ttlMs; // counted from before the write
+    const grant = await guardMongo('acquireLease', () => this.acquireOne(name, owner, ttlMs, validUntil));
+    if (grant?.acquired) this.options.onLeaseAcquired?.(grant);
+    return grant;
+  }
+
+  private async acquireOne(name: string, owner: string, ttlMs: number, validUntil: number): Promise<LeaseGrant | null> {
+    const wall = Date.now();
+    const held = { ttlMs, renewedAt: wall, expiresAt: wall + ttlMs };
+    const renewed = await this.leases.findOneAndUpdate({ _id: name, owner }, { $inc: { renewals: 1 }, $set: held }, { returnDocument: 'after' });
+    if (renewed) {
+      this.observations.forget(name);
+      return { name, owner, epoch: renewed.epoch ?? 0, validUntil, acquired: false };
+    }
+    try {
+      // Free (owner '') or absent: taken with the next epoch ($inc on an absent field gives 1).
+      const taken = await this.leases.findOneAndUpdate(
+        { _id: name, owner: '' },
+        { $inc: { epoch: 1 }, $set: { owner, renewals: 0, ...held } },
+        { upsert: true, returnDocument: 'after' },
+      );
+      this.observations.forget(name);
+      return { name, owner, epoch: taken!.epoch!, validUntil, acquired: true };
+    } catch (error) {
+      // Held by someone: the upsert's insert collided with the existing document.
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+    const doc = await this.leases.findOne({ _id: name });
+    if (!doc || doc.owner === owner || doc.owner === '') return null; // changed meanwhile: the next renewal looks again
+    const seen = { owner: doc.owner, epoch: doc.epoch ?? 0, renewals: doc.renewals ?? 0, ttlMs: doc.ttlMs ?? ttlMs };
+    if (!this.observations.stale(name, seen)) return null;
+    const filter = { _id: name, owner: doc.owner, epoch: doc.epoch ?? { $exists: false }, renewals: doc.renewals ?? { $exists: false } } as never;
+    const taken = await this.leases.findOneAndUpdate(filter, { $inc: { epoch: 1 }, $set: { owner, renewals: 0, ...held } }, { returnDocument: 'after' });
+    this.observations.forget(name);
+    return taken ? { name, owner, epoch: taken.epoch!, validUntil, acquired: true } : null;
   }
 
   /** Each lease is its own atomic document update (MongoDB has no per-commit WAL cost to save). */
-  async acquireLeases(names: string[], owner: string, ttlMs: number, now = Date.now()): Promise<LeaseGrant[]> {
-    const grants = await Promise.all(names.map((name) => this.acquireLease(name, owner, ttlMs, now)));
+  async acquireLeases(names: string[], owner: string, ttlMs: number): Promise<LeaseGrant[]> {
+    const grants = await Promise.all(names.map((name) => this.acquireLease(name, owner, ttlMs)));
     return grants.filter((grant): grant is LeaseGrant => grant !== null);
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    await guardMongo('releaseLease', () => this.leases.deleteOne({ _id: name, owner }));
+    await guardMongo('releaseLease', () => this.leases.updateOne({ _id: name, owner }, { $set: { owner: '', expiresAt: 0 } }));
   }
 
-  async listLeases(now = Date.now()): Promise<LeaseGrant[]> {
+  async listLeases(): Promise<LeaseRecord[]> {
     return guardMongo('listLeases', async () => {
-      const docs = await this.leases.find({ expiresAt: { $gt: now } }).sort({ _id: 1 }).toArray();
-      return docs.map((doc) => ({ name: doc._id, owner: doc.owner, expiresAt: doc.expiresAt }));
+      const docs = await this.leases.find({ owner: { $nin: ['', null] } } as never).sort({ _id: 1 }).toArray();
+      return docs.map((doc) => ({
+        name: doc._id,
+        owner: doc.owner,
+        epoch: doc.epoch ?? 0,
+        renewals: doc.renewals ?? 0,
+        ttlMs: doc.ttlMs ?? 0,
+        renewedAt: doc.renewedAt ?? 0,
+      }));
     });
   }
 

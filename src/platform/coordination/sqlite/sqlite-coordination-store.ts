@@ -2,6 +2,12 @@
  * Coordination store on one SQLite file that every process on the machine opens (WAL, busy
  * timeout). Each operation is a single statement or an IMMEDIATE transaction, so it is atomic
  * across processes.
+ *
+ * Leases: a row per name (owner '' when free, kept so its epoch only grows). A holder renews by
+ * bumping `renewals`; another process takes the lease over when the row has not changed for its
+ * period on the taker's own monotonic clock (lease-observation.ts), or at once when the holder's
+ * owner lock shows its process is gone (owner-locks.ts). `expires_at` is the holder's own
+ * estimate, written for operators and earlier versions, never read for a decision.
  */
 import Database from 'better-sqlite3';
 import type {
@@ -13,6 +19,9 @@ import type {
   StoredResponse,
 } from '../coordination.port.js';
 import { boundWal } from '../../sqlite-wal.js';
+import type { LeaseOptions, LeaseRecord } from '../coordination.port.js';
+import { LeaseObservations, monotonicNow } from '../lease-observation.js';
+import { OwnerLocks } from './owner-locks.js';
 
 /** Expired rate windows and idempotency records are purged at most this often per process. */
 const CLEANUP_EVERY_MS = 60_000;
@@ -30,6 +39,22 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS idempotency_expires_at ON idempotency (expires_at);
 `;
 
+/** Columns added to the leases table of earlier versions (name, owner, expires_at). */
+const LEASE_COLUMNS: Array<[string, string]> = [
+  ['epoch', 'INTEGER NOT NULL DEFAULT 0'],
+  ['renewals', 'INTEGER NOT NULL DEFAULT 0'],
+  ['ttl_ms', 'INTEGER NOT NULL DEFAULT 15000'],
+  ['renewed_at', 'INTEGER NOT NULL DEFAULT 0'],
+];
+
+interface LeaseRow {
+  name: string;
+  owner: string;
+  epoch: number;
+  renewals: number;
+  ttl_ms: number;
+}
+
 interface IdempotencyRow {
   fingerprint: string;
   state: 'in_progress' | 'completed';
@@ -42,27 +67,44 @@ export class SqliteCoordinationStore implements CoordinationStore {
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<SqliteCoordinationStore['prepareStatements']>;
   private lastCleanup = 0;
+  private readonly observations: LeaseObservations;
+  private readonly ownerLocks: OwnerLocks;
 
-  constructor(file: string, options: { busyTimeoutMs?: number } = {}) {
+  constructor(
+    file: string,
+    private readonly options: { busyTimeoutMs?: number } & LeaseOptions = {},
+  ) {
+    this.observations = new LeaseObservations(options.clock ?? monotonicNow);
+    this.ownerLocks = new OwnerLocks(`${file}-owners`);
     this.db = new Database(file);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.db.pragma('journal_mode = WAL');
     boundWal(this.db);
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
+    const columns = new Set((this.db.prepare('PRAGMA table_info(leases)').all() as Array<{ name: string }>).map((c) => c.name));
+    for (const [column, type] of LEASE_COLUMNS) if (!columns.has(column)) this.db.exec(`ALTER TABLE leases ADD COLUMN ${column} ${type}`);
     this.stmt = this.prepareStatements();
+    this.freeLeasesOfDeadOwners();
   }
 
   private prepareStatements() {
     const db = this.db;
     return {
-      acquireLease: db.prepare(`
-        INSERT INTO leases (name, owner, expires_at) VALUES (@name, @owner, @expiresAt)
-        ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-        WHERE leases.owner = excluded.owner OR leases.expires_at <= @now
-        RETURNING name, owner, expires_at AS expiresAt`),
-      releaseLease: db.prepare(`DELETE FROM leases WHERE name = ? AND owner = ?`),
-      listLeases: db.prepare(`SELECT name, owner, expires_at AS expiresAt FROM leases WHERE expires_at > ? ORDER BY name`),
+      readLease: db.prepare(`SELECT name, owner, epoch, renewals, ttl_ms FROM leases WHERE name = ?`),
+      insertLease: db.prepare(`
+        INSERT INTO leases (name, owner, expires_at, epoch, renewals, ttl_ms, renewed_at)
+        VALUES (@name, @owner, @wall + @ttlMs, 1, 0, @ttlMs, @wall)`),
+      renewLease: db.prepare(`
+        UPDATE leases SET renewals = renewals + 1, ttl_ms = @ttlMs, renewed_at = @wall, expires_at = @wall + @ttlMs
+        WHERE name = @name AND owner = @owner`),
+      takeLease: db.prepare(`
+        UPDATE leases SET owner = @owner, epoch = epoch + 1, renewals = 0, ttl_ms = @ttlMs, renewed_at = @wall, expires_at = @wall + @ttlMs
+        WHERE name = @name AND owner = @holder AND epoch = @epoch AND renewals = @renewals`),
+      releaseLease: db.prepare(`UPDATE leases SET owner = '', expires_at = 0 WHERE name = ? AND owner = ?`),
+      freeLeasesOf: db.prepare(`UPDATE leases SET owner = '', expires_at = 0 WHERE owner = ?`),
+      listLeases: db.prepare(`
+        SELECT name, owner, epoch, renewals, ttl_ms AS ttlMs, renewed_at AS renewedAt FROM leases WHERE owner <> '' ORDER BY name`),
       hit: db.prepare(`
         INSERT INTO rate_windows (key, window_start, count, reset_at) VALUES (?, ?, 1, ?)
         ON CONFLICT (key, window_start) DO UPDATE SET count = count + 1
@@ -83,27 +125,63 @@ export class SqliteCoordinationStore implements CoordinationStore {
     };
   }
 
-  async acquireLease(name: string, owner: string, ttlMs: number, now = Date.now()): Promise<LeaseGrant | null> {
-    const row = this.stmt.acquireLease.get({ name, owner, expiresAt: now + ttlMs, now }) as LeaseGrant | undefined;
-    return row ?? null;
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<LeaseGrant | null> {
+    return (await this.acquireLeases([name], owner, ttlMs))[0] ?? null;
   }
 
   /** One IMMEDIATE transaction for all names; a name held elsewhere changes no page, so costs no write. */
-  async acquireLeases(names: string[], owner: string, ttlMs: number, now = Date.now()): Promise<LeaseGrant[]> {
+  async acquireLeases(names: string[], owner: string, ttlMs: number): Promise<LeaseGrant[]> {
     if (names.length === 0) return [];
-    return this.db
-      .transaction(() =>
-        names.flatMap((name) => (this.stmt.acquireLease.get({ name, owner, expiresAt: now + ttlMs, now }) as LeaseGrant | undefined) ?? []),
-      )
+    this.ownerLocks.hold(owner);
+    const validUntil = this.observations.now() + ttlMs; // counted from before the write
+    const wall = Date.now();
+    const dead = new Map<string, boolean>();
+    const isDead = (holder: string) => {
+      if (!dead.has(holder)) dead.set(holder, this.ownerLocks.isDead(holder));
+      return dead.get(holder)!;
+    };
+    const grants = this.db
+      .transaction(() => names.flatMap((name) => this.acquireOne(name, owner, ttlMs, wall, validUntil, isDead) ?? []))
       .immediate();
+    for (const grant of grants) if (grant.acquired) this.options.onLeaseAcquired?.(grant);
+    return grants;
+  }
+
+  private acquireOne(name: string, owner: string, ttlMs: number, wall: number, validUntil: number, isDead: (holder: string) => boolean): LeaseGrant | null {
+    const params = { name, owner, ttlMs, wall };
+    const row = this.stmt.readLease.get(name) as LeaseRow | undefined;
+    if (!row) {
+      this.stmt.insertLease.run(params);
+      return { name, owner, epoch: 1, validUntil, acquired: true };
+    }
+    if (row.owner === owner) {
+      this.stmt.renewLease.run(params);
+      this.observations.forget(name);
+      return { name, owner, epoch: row.epoch, validUntil, acquired: false };
+    }
+    const free = row.owner === '';
+    if (!free && !this.observations.stale(name, { owner: row.owner, epoch: row.epoch, renewals: row.renewals, ttlMs: row.ttl_ms }) && !isDead(row.owner)) {
+      return null;
+    }
+    const taken = this.stmt.takeLease.run({ ...params, holder: row.owner, epoch: row.epoch, renewals: row.renewals });
+    this.observations.forget(name);
+    return taken.changes === 1 ? { name, owner, epoch: row.epoch + 1, validUntil, acquired: true } : null;
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
     this.stmt.releaseLease.run(name, owner);
   }
 
-  async listLeases(now = Date.now()): Promise<LeaseGrant[]> {
-    return this.stmt.listLeases.all(now) as LeaseGrant[];
+  async listLeases(): Promise<LeaseRecord[]> {
+    return this.stmt.listLeases.all() as LeaseRecord[];
+  }
+
+  /** Frees at once the leases of owners whose process is gone (their owner lock is free). */
+  private freeLeasesOfDeadOwners(): void {
+    for (const owner of this.ownerLocks.deadOwners()) {
+      this.stmt.freeLeasesOf.run(owner);
+      this.ownerLocks.forget(owner);
+    }
   }
 
   async hit(key: string, windowMs: number, now = Date.now()): Promise<RateWindow> {
@@ -168,6 +246,7 @@ export class SqliteCoordinationStore implements CoordinationStore {
   }
 
   async close(): Promise<void> {
+    this.ownerLocks.close();
     if (this.db.open) this.db.close();
   }
 
