@@ -44,10 +44,12 @@ export interface ServiceProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts the service on a free port with only `env` (see childEnv); resolves once it is live. */
-export async function startService(build: ServiceBuild, env: Record<string, string>): Promise<ServiceProcess> {
+/** Starts the service on a free port with only `env` (see childEnv); resolves once it is live.
+ * `wrap`: a command it runs under, e.g. `['faketime', '-f', '+120s']` (test/support/wrapped-process.ts). */
+export async function startService(build: ServiceBuild, env: Record<string, string>, wrap: string[] = []): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [build.entry], {
+  const [command, ...args] = [...wrap, process.execPath, build.entry];
+  const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: childEnv({ HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env }),
