@@ -7,15 +7,13 @@ import type { FastifyRequest } from 'fastify';
 import { CHECK_RECORDER } from '../application/tokens.js';
 import type { CheckRecorder } from '../application/check-recorder.js';
 import { toLinkedCheck } from '../../incidents/domain/events.js';
-import { endpointStream } from '../../monitoring/domain/events.js';
-import { decideEndpoint } from '../../monitoring/domain/endpoint.js';
 import { actorOf } from '../../platform/es/command-context.js';
-import { runStreamCommand } from '../../platform/es/stream-command.js';
+import { recordDestinationVerified } from '../application/destination-verification.js';
 import { Problems } from '../../platform/http/problem.js';
 import { AdminOnly } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { endpointSnapshotAggregate, verificationUrl, type EndpointSnapshot } from '../../monitoring/domain/endpoint-snapshot.js';
+import { verificationUrl, type EndpointSnapshot } from '../../monitoring/domain/endpoint-snapshot.js';
 import type { HttpProber } from '../prober/http-prober.js';
 import { HTTP_PROBER } from '../application/tokens.js';
 import { createdAt } from '../../platform/http/http-conventions.js';
@@ -59,7 +57,7 @@ export class ProbingController {
   @ApiOkResponse({ type: EndpointResponse })
   @ApiResponse({ status: 422, description: 'verification_failed: the reason is in detail.' })
   async verifyDestination(@Param('teamID') teamParam: string, @Param('endpointID') endpointParam: string, @Req() request: FastifyRequest) {
-    let endpoint = await this.endpointOf(teamParam, endpointParam);
+    const endpoint = await this.endpointOf(teamParam, endpointParam);
     const url = verificationUrl(endpoint);
     if (url === null) throw Problems.unprocessable('verification_failed', 'The endpoint URL has no host to verify.');
     const verdict = await this.prober.fetchVerification(url, endpoint.verification_token);
@@ -68,21 +66,12 @@ export class ProbingController {
       this.platform.logger.info({ ...logged, reason: verdict.reason }, 'endpoint failed destination verification');
       throw Problems.unprocessable('verification_failed', `Destination verification failed: ${verdict.reason}`);
     }
-    const stream = endpointStream(endpoint.endpoint_id);
-    const verify = { kind: 'verify_destination', endpoint_id: endpoint.endpoint_id, team_id: endpoint.team_id, verified_at: new Date().toISOString() } as const;
-    const written = await runStreamCommand(
-      this.platform.events,
-      stream,
-      endpointSnapshotAggregate,
-      { actor: actorOf(request.principal), requestId: String(request.id) },
-      (current) => ({ events: decideEndpoint(current, verify), result: null }),
-      { fold: this.recorder.endpoints },
-    );
-    endpoint = written.append ? (await this.recorder.endpoints.load(stream)).state! : written.state!;
+    const context = { actor: actorOf(request.principal), requestId: String(request.id) };
+    const { endpoint: verified, written } = await recordDestinationVerified(this.platform.events, this.recorder.endpoints, endpoint, context);
     if (written.append) this.platform.logger.info(logged, 'endpoint destination verified');
     // The endpoint as every other route presents it (coverage included), once the views show the write.
     await this.platform.freshness.require(written);
-    return { data: await this.reads.endpoint(endpoint.team_id, endpoint.endpoint_id) };
+    return { data: await this.reads.endpoint(verified.team_id, verified.endpoint_id) };
   }
 
   private async endpointOf(teamParam: string, endpointParam: string): Promise<EndpointSnapshot> {
