@@ -30,7 +30,9 @@ async function main(): Promise<void> {
   await platform.runner?.start();
   const app = await createHttpApp(platform);
   try {
-    await app.listen({ port: config.port, host: config.host });
+    // Fastify's own listen: Nest's would log the failure as an error line (with the error's
+    // text) before the one clear sentence below.
+    await app.getHttpAdapter().getInstance().listen({ port: config.port, host: config.host });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     process.stderr.write(`Cannot listen on ${config.host}:${config.port}: the address is already in use (another process holds it). Stop that process or choose another PORT/HOST.\n`);
@@ -40,7 +42,8 @@ async function main(): Promise<void> {
   }
   const bound = app.getHttpServer().address() as AddressInfo;
   // `role` and `pid` are bound on every line of this process's logger already
-  platform.logger.info({ url: `http://${formatHost(bound.address)}:${bound.port}`, port: bound.port, host: config.host, data_dir: config.dataDir }, 'service started');
+  const url = `http://${formatHost(bound.address)}:${bound.port}`;
+  platform.logger.info({ url, docs: `${url}/docs`, admin_docs: `${url}/docs/admin`, port: bound.port, host: config.host, data_dir: config.dataDir }, 'service started');
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -6,6 +6,7 @@ import { LogController } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { HealthController } from '../platform/health/health.controller.js';
+import { RootController } from '../platform/health/root.controller.js';
 import { installHttpConventions, MAX_BODY_LIMIT } from '../platform/http/http-conventions.js';
 import { clientErrorHandler, frameworkErrors } from '../platform/http/framework-errors.js';
 import { completeDocument } from '../platform/http/openapi.js';
@@ -29,7 +30,7 @@ function rootModule(platform: Platform, routes: RouteTable, contexts: Array<Type
   return {
     module: AppModule,
     imports: [CqrsModule.forRoot(), PlatformModule.forRoot(platform), ...contexts],
-    controllers: [HealthController],
+    controllers: [HealthController, RootController],
     providers: [{ provide: ROUTE_TABLE, useValue: routes }],
   };
 }

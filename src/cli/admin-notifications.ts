@@ -6,6 +6,7 @@
  *   npm run admin -- test-channel 1 5 | rotate-channel-secret 1 5 | channel-deliveries 1 5 | delete-channel 1 5
  */
 import type { Command } from 'commander';
+import { jsonOption } from './usage.js';
 
 type Call = (method: string, path: string, body?: unknown) => Promise<void>;
 
@@ -55,7 +56,7 @@ export function notificationCommands(program: Command, call: Call): void {
     .argument('<teamId>')
     .argument('<channelId>')
     .requiredOption('--json <body>', 'fields to change, e.g. {"enabled":true}')
-    .action((t: string, c: string, o: { json: string }) => call('PATCH', `${channels(t)}/${c}`, JSON.parse(o.json)));
+    .action((t: string, c: string, o: { json: string }) => call('PATCH', `${channels(t)}/${c}`, jsonOption(o.json)));
   program.command('delete-channel').description('delete a notification channel').argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('DELETE', `${channels(t)}/${c}`));
   program.command('test-channel').description('send a ping now').argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('POST', `${channels(t)}/${c}/test`));
   program.command('rotate-channel-secret').description("rotate a webhook channel's signing secret (printed once)").argument('<teamId>').argument('<channelId>').action((t: string, c: string) => call('POST', `${channels(t)}/${c}/rotate-secret`));

@@ -10,14 +10,18 @@ import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { notificationCommands } from './admin-notifications.js';
 import { registerStatusPageCommands } from './status-page-commands.js';
+import { cliProgram, jsonOption as json, runCli } from './usage.js';
 
-const program = new Command('admin').description('Provision teams, tokens, projects and endpoints over the application API').option('--url <url>', 'service base URL', 'http://127.0.0.1:3000');
+const program = cliProgram(new Command('admin'), '(npm run admin -- --help for usage)')
+  .description('Provision teams, tokens, projects and endpoints over the application API')
+  .option('--url <url>', 'service base URL', 'http://127.0.0.1:3000');
 
-function adminToken(): string {
-  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+/** The admin token and where it came from (said when the service refuses it). */
+function adminToken(): { token: string; source: string } {
+  if (process.env.ADMIN_TOKEN) return { token: process.env.ADMIN_TOKEN, source: 'ADMIN_TOKEN (it takes precedence over DATA_DIR/admin-token)' };
   const file = join(resolve(process.env.DATA_DIR ?? './data'), 'admin-token');
   try {
-    return readFileSync(file, 'utf8').trim();
+    return { token: readFileSync(file, 'utf8').trim(), source: `${file} (ADMIN_TOKEN is not set)` };
   } catch {
     throw new Error(`No ADMIN_TOKEN set and no ${file}: start the service once, or set ADMIN_TOKEN.`);
   }
@@ -25,7 +29,7 @@ function adminToken(): string {
 
 async function call(method: string, path: string, body?: unknown): Promise<void> {
   const base = program.opts<{ url: string }>().url.replace(/\/$/, '');
-  const token = adminToken();
+  const { token, source } = adminToken();
   let response: Response;
   try {
     response = await fetch(`${base}${path}`, {
@@ -38,6 +42,7 @@ async function call(method: string, path: string, body?: unknown): Promise<void>
   }
   const text = await response.text();
   process.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status}, no body)`}\n`);
+  if (response.status === 401) process.stderr.write(`The service refused the admin token from ${source}.\n`);
   if (!response.ok) process.exitCode = 1;
 }
 
@@ -49,8 +54,6 @@ function unreachable(base: string, error: unknown): Error {
 }
 
 const pageQuery = (o: { limit: string; cursor?: string }) => `?${new URLSearchParams({ limit: o.limit, ...(o.cursor ? { cursor: o.cursor } : {}) })}`;
-
-const json = (text: string | undefined): Record<string, unknown> => (text ? (JSON.parse(text) as Record<string, unknown>) : {});
 
 program.command('list-teams').description('List every team (id, name, created_at)').option('--limit <n>', 'page size, 1-100', '100').option('--cursor <cursor>', 'next_cursor of the previous page')
   .action((o: { limit: string; cursor?: string }) => call('GET', `/api/v2/teams${pageQuery(o)}`));
@@ -111,7 +114,4 @@ registerStatusPageCommands(program, call);
 
 notificationCommands(program, call);
 
-program.parseAsync(process.argv).catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+runCli(program);

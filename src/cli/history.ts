@@ -4,13 +4,12 @@
  * id and what changed, then the state rebuilt from the log (as of `--at` when given).
  * Usage errors exit with 2, an unknown incident with 1; `--help` prints the usage.
  */
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { createEventStore } from '../platform/event-store/create-event-store.js';
 import { incidentHistory } from '../incidents/application/history.js';
 import { parseRfc3339 } from '../platform/time/rfc3339.js';
 import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
-
-const USAGE_ERROR = 2;
+import { cliProgram, runCli } from './usage.js';
 
 function formatChange(change: { from?: unknown; to?: unknown }): string {
   return 'from' in change ? `${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}` : JSON.stringify(change.to);
@@ -49,10 +48,9 @@ async function printIncident(id: number, at: string | undefined, options: DataDi
   }
 }
 
-const program = withDataDirOptions(new Command('history'))
-  .description("An incident's history for auditors, read straight from the event log")
-  .exitOverride()
-  .showHelpAfterError('(npm run history -- --help for usage)');
+const program = cliProgram(withDataDirOptions(new Command('history')), '(npm run history -- --help for usage)').description(
+  "An incident's history for auditors, read straight from the event log",
+);
 program
   .command('incident')
   .description('every event of the incident, then its state (as of --at when given)')
@@ -60,9 +58,4 @@ program
   .option('--at <time>', 'RFC 3339 time: the events up to then and the state the incident had then', rfc3339)
   .action((id: number, options: { at?: string }) => printIncident(id, options.at, program.opts<DataDirOptions>()));
 
-program.parseAsync(process.argv).catch((error: unknown) => {
-  // commander already printed its message (and the usage hint); help and version exit with 0
-  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_ERROR);
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+runCli(program);

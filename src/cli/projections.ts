@@ -17,8 +17,12 @@ import type { Platform } from '../platform/platform.js';
 import type { RebuildProgress } from '../platform/projections/projection-runner.js';
 import { isReactor } from '../platform/projections/projection.js';
 import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
+import { cliProgram, runCli, UsageError } from './usage.js';
 
 const PLAIN_PROGRESS_EVERY_MS = 1_000;
+/** Why `rebuild --all` leaves reactors out (and a reactor named alone is refused). */
+const REACTORS_NOT_REBUILT =
+  'Reactors act on events (they send notifications, open and resolve incidents) rather than build a view: replaying history through them would do it all again, so they are never rebuilt and go on from their checkpoints.';
 
 async function openPlatform(): Promise<Platform> {
   const config = cliConfig(program.opts<DataDirOptions>());
@@ -103,11 +107,15 @@ async function rebuild(names: string[], all: boolean): Promise<void> {
   const platform = await openPlatform();
   const runner = platform.runner!;
   const known = runner.projections.map((p) => p.name);
+  const reactors = runner.projections.filter(isReactor).map((p) => p.name);
   const targets = all ? runner.projections.filter((p) => !isReactor(p)).map((p) => p.name) : names;
   try {
-    if (targets.length === 0) throw new Error(`Name a projection or pass --all. Known: ${known.join(', ')}`);
+    if (targets.length === 0) throw new UsageError(`Name a projection or pass --all. Known: ${known.join(', ')}`);
     const unknown = targets.filter((name) => !known.includes(name));
-    if (unknown.length > 0) throw new Error(`Unknown projection ${unknown.join(', ')}. Known: ${known.join(', ')}`);
+    if (unknown.length > 0) throw new UsageError(`Unknown projection ${unknown.join(', ')}. Known: ${known.join(', ')}`);
+    const named = targets.filter((name) => reactors.includes(name));
+    if (named.length > 0) throw new UsageError(`${named.join(', ')}: ${REACTORS_NOT_REBUILT}`);
+    if (all && reactors.length > 0) process.stdout.write(`reactors: ${reactors.join(', ')} not rebuilt. ${REACTORS_NOT_REBUILT}\n`);
     const display = process.stdout.isTTY ? barDisplay() : plainDisplay();
     let failed = 0;
     try {
@@ -136,16 +144,13 @@ async function rebuild(names: string[], all: boolean): Promise<void> {
   }
 }
 
-const program = withDataDirOptions(new Command('projections')).description('Inspect and rebuild the views built from the event log');
+const program = cliProgram(withDataDirOptions(new Command('projections')), '(npm run projections -- --help for usage)').description('Inspect and rebuild the views built from the event log');
 program.command('status').description('version, position and lag of every projection').action(status);
 program
   .command('rebuild')
   .description('rebuild views from the whole log into shadow storage, then swap atomically')
   .argument('[names...]', 'projections to rebuild')
-  .option('--all', 'rebuild every projection')
+  .option('--all', 'rebuild every projection (reactors are never rebuilt)')
   .action((names: string[], options: { all?: boolean }) => rebuild(names, Boolean(options.all)));
 
-program.parseAsync(process.argv).catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+runCli(program);

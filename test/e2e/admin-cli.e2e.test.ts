@@ -4,6 +4,7 @@
  * and deleting endpoints and projects call the application API and report its answer.
  * (`npm run admin` builds dist/ first; the test runs the same entry point transpiled from source.)
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
@@ -18,7 +19,8 @@ describe('npm run admin', () => {
   const compiled = makeTempDir('admin-cli-js-');
   const script = join(compiled.path, CLI.replace(/\.ts$/, '.js'));
 
-  const run = (args: string[]): Promise<ChildResult> => runNode(script, ['--url', url, ...args], { env: { ADMIN_TOKEN } });
+  const run = (args: string[], env: Record<string, string | undefined> = {}): Promise<ChildResult> =>
+    runNode(script, ['--url', url, ...args], { env: { ADMIN_TOKEN, ...env } });
 
   beforeAll(async () => {
     await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
@@ -70,5 +72,22 @@ describe('npm run admin', () => {
     const gone = await run(['delete-endpoint', String(team.id), String(endpoint.id)]);
     expect(gone.code).toBe(1);
     expect(JSON.parse(gone.stdout).code).toBe('not_found');
+  }, 30_000);
+
+  it('says where the admin token it sent came from when the service refuses it', async () => {
+    const fromEnv = await run(['list-teams'], { ADMIN_TOKEN: 'adm_not-the-right-one' });
+    expect(fromEnv.code).toBe(1);
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ status: 401, code: 'unauthenticated' });
+    expect(fromEnv.stderr).toBe('The service refused the admin token from ADMIN_TOKEN (it takes precedence over DATA_DIR/admin-token).\n');
+
+    const dir = makeTempDir('admin-cli-token-');
+    try {
+      writeFileSync(join(dir.path, 'admin-token'), 'adm_stale-token-from-another-data-dir\n');
+      const fromFile = await run(['list-teams'], { ADMIN_TOKEN: undefined, DATA_DIR: dir.path });
+      expect(fromFile.code).toBe(1);
+      expect(fromFile.stderr).toBe(`The service refused the admin token from ${join(dir.path, 'admin-token')} (ADMIN_TOKEN is not set).\n`);
+    } finally {
+      dir.remove();
+    }
   }, 30_000);
 });

@@ -99,12 +99,53 @@ describe('CLIs against the data dir of a service that ran', () => {
       expect(lines.filter((line) => line.startsWith(`${name}: generation 2 swapped in after `))).toHaveLength(1);
     }
     expect(lines.every((line) => /^[a-z_]+: /.test(line))).toBe(true);
+    // The reactors it passes over are named, with the reason.
+    const reactors = allProjections.filter(isReactor).map((projection) => projection.name);
+    expect(reactors.length).toBeGreaterThan(0);
+    const skipped = lines.filter((line) => line.startsWith('reactors: '));
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toContain(`${reactors.join(', ')} not rebuilt.`);
+    expect(skipped[0]).toContain('replaying history through them would do it all again');
   }, 60_000);
 
-  it('projections rebuild of an unknown name says which names exist', async () => {
+  it('projections rebuild of an unknown name says which names exist, as a usage error (exit 2)', async () => {
     const result = await run(builtCli('projections'), ['rebuild', 'nope'], { cwd: dir.path });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain(`Unknown projection nope. Known: ${PROJECTIONS.join(', ')}`);
+  });
+
+  it('projections rebuild of a reactor by name is refused with the reason (exit 2)', async () => {
+    const reactor = allProjections.find(isReactor)!.name;
+    const result = await run(builtCli('projections'), ['rebuild', reactor], { cwd: dir.path });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${reactor}: Reactors act on events`);
+  });
+});
+
+describe('usage errors exit 2 in every CLI', () => {
+  const empty = makeTempDir('cli-usage-');
+  afterAll(() => empty.remove());
+
+  it.each([
+    ['admin', ['create-endpoit', '1']],
+    ['admin', ['create-team']],
+    ['admin', ['--nope', 'list-teams']],
+    ['projections', ['frobnicate']],
+    ['projections', ['status', '--nope']],
+    ['history', ['incident', 'x']],
+    ['history', ['nope']],
+    ['retention', ['nope']],
+  ] as const)('%s %j exits 2 and says what is wrong', async (cli, args) => {
+    const result = await run(builtCli(cli as Parameters<typeof builtCli>[0]), [...args], { cwd: empty.path, env: { ADMIN_TOKEN: ADMIN } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/error: |--help/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('admin with malformed --json exits 2', async () => {
+    const result = await run(builtCli('admin'), ['--url', 'http://127.0.0.1:9', 'create-endpoint', '1', '--json', '{nope'], { cwd: empty.path, env: { ADMIN_TOKEN: ADMIN } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--json is not valid JSON');
   });
 });
 
@@ -138,6 +179,8 @@ describe('the service on a port already in use', () => {
         `Cannot listen on 127.0.0.1:${port}: the address is already in use (another process holds it). Stop that process or choose another PORT/HOST.`,
       ]);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+      // Only that line: no error log line on stdout before it.
+      expect(result.stdout).not.toMatch(/"level":50|EADDRINUSE/);
     } finally {
       dir.remove();
     }

@@ -124,17 +124,19 @@ function safeEqual(a: string, b: string): boolean {
 
 async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: HttpConventionsDeps): Promise<Principal | null> {
   const { sent, token } = bearerToken(request);
-  if (!token) throw Problems.unauthenticated(sent);
+  if (!token) throw Problems.unauthenticated(sent, 'malformed');
   if (auth.kind === 'admin') {
-    if (!safeEqual(token, deps.adminToken)) throw Problems.unauthenticated(true);
-    return { kind: 'admin' };
+    if (safeEqual(token, deps.adminToken)) return { kind: 'admin' };
+    // A team token sent to the application API: say so (the caller holds it; nothing leaks).
+    const record = await deps.tokens().findByHash(sha256(token), request);
+    throw Problems.unauthenticated(true, record ? 'developer_token_on_admin_api' : 'invalid');
   }
   if (auth.kind !== 'token') return null;
   const record = await deps.tokens().findByHash(sha256(token), request);
   const now = Date.now();
-  if (!record || record.revokedAt !== null || (record.expiresAt !== null && Date.parse(record.expiresAt) <= now)) {
-    throw Problems.unauthenticated(true);
-  }
+  if (!record) throw Problems.unauthenticated(true, safeEqual(token, deps.adminToken) ? 'admin_token_on_developer_api' : 'invalid');
+  if (record.revokedAt !== null) throw Problems.unauthenticated(true, 'revoked');
+  if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) throw Problems.unauthenticated(true, 'expired');
   deps.tokens().touched(record.tokenId, record.teamId);
   return { kind: 'token', tokenId: record.tokenId, teamId: record.teamId, scopes: record.scopes, role: record.role };
 }

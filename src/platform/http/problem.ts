@@ -36,6 +36,20 @@ export class ProblemError extends Error {
 const problem = (status: number, code: ProblemCode, title: string, detail: string, extra: Partial<Problem> = {}) =>
   new ProblemError({ status, code, title, detail, ...extra });
 
+/** Why a sent credential was refused. */
+export type UnauthenticatedReason = 'invalid' | 'malformed' | 'expired' | 'revoked' | 'admin_token_on_developer_api' | 'developer_token_on_admin_api';
+
+const UNAUTHENTICATED_DETAILS: Record<UnauthenticatedReason, string> = {
+  invalid: 'The access token is invalid, expired or revoked.',
+  malformed: 'The Authorization header must be `Bearer <token>`: the word Bearer, a space, then the token.',
+  expired: 'The access token has expired. Issue a new one.',
+  revoked: 'The access token has been revoked. Issue a new one.',
+  admin_token_on_developer_api:
+    "This is the application API's admin token; the Developer API (/api/public/...) takes team tokens (mon_pat_...), issued with POST /api/v2/teams/{teamID}/tokens.",
+  developer_token_on_admin_api:
+    'This is a team token for the Developer API (/api/public/...); the application API (/api/v2/...) takes the admin token (ADMIN_TOKEN or data/admin-token).',
+};
+
 export const Problems = {
   invalidJson: (detail = 'The request body is not valid JSON.') => problem(400, 'invalid_json', 'Invalid JSON', detail),
   jsonTooDeep: (maxDepth: number) =>
@@ -56,8 +70,9 @@ export const Problems = {
     problem(431, 'request_header_fields_too_large', 'Request header fields too large', 'The request line and headers exceed the server limit.'),
   requestTimeout: () => problem(408, 'request_timeout', 'Request timeout', 'The request was not received in time.'),
   invalidCursor: () => problem(400, 'invalid_cursor', 'Invalid cursor', 'The cursor was not issued for this query. Start again without a cursor.'),
-  unauthenticated: (tokenSent: boolean) =>
-    problem(401, 'unauthenticated', 'Unauthenticated', tokenSent ? 'The access token is invalid, expired or revoked.' : 'An access token is required: Authorization: Bearer <token>.', {
+  /** `why`: which credential is wrong, when the service can tell (the detail names it; the rest is fixed). */
+  unauthenticated: (tokenSent: boolean, why: UnauthenticatedReason = 'invalid') =>
+    problem(401, 'unauthenticated', 'Unauthenticated', tokenSent ? UNAUTHENTICATED_DETAILS[why] : 'An access token is required: Authorization: Bearer <token>.', {
       headers: { 'www-authenticate': tokenSent ? 'Bearer realm="monitoring", error="invalid_token"' : 'Bearer realm="monitoring"' },
     }),
   insufficientScope: (scope: string) =>

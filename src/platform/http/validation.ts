@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, type ValidationError, validateSync } from 'class-validator';
+import { closestName } from './did-you-mean.js';
 import { MAX_LISTED_ERRORS, Problems, type FieldError } from './problem.js';
 
 /** class-validator constraint names -> the stable codes of api-decisions.md. */
@@ -47,6 +48,9 @@ function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
       code: CODES[constraint] ?? 'invalid_value',
       message: constraint === 'whitelistValidation' ? 'is not a known field' : message.replace(new RegExp(`^${error.property} `), ''),
     }));
+    // A value of the wrong type: that is the error; ranges, lengths and formats cannot apply to it.
+    const wrongType = own.filter((e) => e.code === 'invalid_type');
+    if (wrongType.length > 0) return wrongType;
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }
@@ -113,7 +117,8 @@ function checkShape(shape: DtoShape, body: Record<string, unknown>): { errors: F
   const rest: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {
     if (!shape.fields.has(key)) {
-      report({ field: key, code: 'unknown_field', message: 'is not a known field' });
+      const near = closestName(key, shape.fields);
+      report({ field: key, code: 'unknown_field', message: near ? `is not a known field; did you mean \`${near}\`?` : 'is not a known field' });
       continue;
     }
     const value = body[key];
