@@ -72,7 +72,7 @@ describe('npm run admin', () => {
     const gone = await run(['delete-endpoint', String(team.id), String(endpoint.id)]);
     expect(gone.code).toBe(1);
     expect(JSON.parse(gone.stdout).code).toBe('not_found');
-  }, 30_000);
+  }, 90_000);
 
   it('says where the admin token it sent came from when the service refuses it', async () => {
     const fromEnv = await run(['list-teams'], { ADMIN_TOKEN: 'adm_not-the-right-one' });
@@ -89,5 +89,5 @@ describe('npm run admin', () => {
     } finally {
       dir.remove();
     }
-  }, 30_000);
+  }, 90_000);
 });
