@@ -33,7 +33,8 @@ const OFFERED_PER_SECOND = ENDPOINTS / INTERVAL_SECONDS;
 const CONCURRENCY = loadConfig({ PROBER_MAX_IN_FLIGHT: process.env.PROBER_MAX_IN_FLIGHT }).proberMaxInFlight;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const PROVISION_CONCURRENCY = 16;
-const QUEUE_DEPTH = 16 * CONCURRENCY;
+/** The queue keeps one scheduled job per endpoint, so it never holds more than ENDPOINTS. */
+const QUEUE_DEPTH = Math.min(16 * CONCURRENCY, ENDPOINTS);
 const FEED_MS = 20;
 
 interface Timing {

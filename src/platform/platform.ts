@@ -81,7 +81,13 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     },
   });
   const leases = new LeaseKeeper(coordination, instanceId, { logger });
-  const transport = options.withTransport ? await createProbeTransport({ natsUrl: config.natsUrl }) : null;
+  const transport = options.withTransport
+    ? await createProbeTransport({
+        natsUrl: config.natsUrl,
+        limits: { maxDeliver: config.natsMaxDeliver },
+        nats: { replicas: config.natsStreamReplicas, maxAckPending: config.natsMaxAckPending },
+      })
+    : null;
   const runner = options.withRunner
     ? new ProjectionRunner(events, views, options.projections, { owner: instanceId, logger, coordination, leases })
     : null;

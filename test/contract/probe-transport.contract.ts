@@ -1,27 +1,32 @@
 /**
- * The probe transport contract: every adapter behaves as a JetStream work queue.
+ * The probe transport contract: every adapter behaves as a JetStream work queue, bounded (one
+ * waiting scheduled job per endpoint, stale jobs and jobs past maxDeliver dropped).
  * `make` returns a transport over a fresh, empty queue on each call.
  */
 import { StoreUnavailableError } from '../../src/platform/event-store/event-store.port.js';
 import type {
+  DropReason,
   JobConsumer,
   JobDelivery,
   ProbeJob,
   ProbeTransport,
+  QueueLimits,
 } from '../../src/platform/transport/probe-transport.port.js';
 
 const ACK_WAIT_MS = 400;
 
-export function probeTransportContract(name: string, make: () => Promise<ProbeTransport>): void {
+export function probeTransportContract(name: string, make: (limits?: Partial<QueueLimits>) => Promise<ProbeTransport>): void {
   describe(name, () => {
     let transport: ProbeTransport;
     let consumers: JobConsumer[];
     let gates: Gate[];
+    let dropped: [string, DropReason][];
 
     beforeEach(async () => {
       transport = await make();
       consumers = [];
       gates = [];
+      dropped = [];
     });
 
     afterEach(async () => {
@@ -31,7 +36,11 @@ export function probeTransportContract(name: string, make: () => Promise<ProbeTr
     });
 
     const consume = async (handler: (delivery: JobDelivery) => Promise<void>, maxInFlight = 1) => {
-      const consumer = await transport.consume(handler, { maxInFlight, ackWaitMs: ACK_WAIT_MS });
+      const consumer = await transport.consume(handler, {
+        maxInFlight,
+        ackWaitMs: ACK_WAIT_MS,
+        onDropped: (dropped_, reason) => dropped.push([dropped_.jobId, reason]),
+      });
       consumers.push(consumer);
       return consumer;
     };
@@ -205,6 +214,84 @@ export function probeTransportContract(name: string, make: () => Promise<ProbeTr
       expect(started).toBe(3);
     });
 
+    it('keeps only the newest scheduled job of each endpoint: after an outage each endpoint is handled once', async () => {
+      // No consumer runs (every prober down) while the scheduler publishes five slots of three endpoints.
+      for (let slot = 1; slot <= 5; slot++) {
+        for (const endpointId of [1, 2, 3]) await transport.publish(job(`${endpointId}:slot-${slot}`, { endpointId }));
+      }
+      expect(await transport.pending()).toBe(3);
+
+      const handled: string[] = [];
+      await consume(async (delivery) => {
+        handled.push(delivery.job.jobId);
+      }, 8);
+
+      await waitForAsync(async () => (await transport.pending()) === 0, 'the newest jobs to be handled');
+      expect(handled.sort()).toEqual(['1:slot-5', '2:slot-5', '3:slot-5']);
+      expect(dropped).toEqual([]);
+    });
+
+    it('never replaces a manual job, nor lets one replace a scheduled job', async () => {
+      await transport.publish(job('manual-1', { endpointId: 9, source: 'manual' }));
+      await transport.publish(job('manual-2', { endpointId: 9, source: 'manual' }));
+      await transport.publish(job('scheduled-1', { endpointId: 9 }));
+      expect(await transport.pending()).toBe(3);
+
+      const handled: string[] = [];
+      await consume(async (delivery) => {
+        handled.push(delivery.job.jobId);
+      }, 4);
+      await waitForAsync(async () => (await transport.pending()) === 0, 'every job to be handled');
+      expect(handled.sort()).toEqual(['manual-1', 'manual-2', 'scheduled-1']);
+    });
+
+    it('drops a job older than its maxAgeMs instead of handing it out, and reports it as stale', async () => {
+      await transport.publish(job('stale', { endpointId: 1, maxAgeMs: 300 }));
+      await sleep(700); // the job ages past its limit while no consumer runs
+      await transport.publish(job('fresh', { endpointId: 2, maxAgeMs: 60_000 }));
+
+      const handled: string[] = [];
+      await consume(async (delivery) => {
+        handled.push(delivery.job.jobId);
+      }, 4);
+
+      await waitForAsync(async () => (await transport.pending()) === 0, 'both jobs to leave the queue');
+      expect(handled).toEqual(['fresh']);
+      expect(dropped).toEqual([['stale', 'stale']]);
+    });
+
+    it('drops a failed job instead of redelivering it once it is older than its maxAgeMs', async () => {
+      const deliveries: number[] = [];
+      await consume(async (delivery) => {
+        deliveries.push(delivery.deliveryCount);
+        throw new Error('probe crashed');
+      });
+
+      await transport.publish(job('fails-then-stale', { maxAgeMs: ACK_WAIT_MS / 2 }));
+
+      await waitFor(() => dropped.length === 1, 'the job to be dropped');
+      await waitForAsync(async () => (await transport.pending()) === 0, 'the job to leave the queue');
+      expect(deliveries).toEqual([1]);
+      expect(dropped).toEqual([['fails-then-stale', 'stale']]);
+    });
+
+    it('drops a job whose handler failed on its maxDeliver-th delivery', async () => {
+      await transport.close();
+      transport = await make({ maxDeliver: 2 });
+      const deliveries: number[] = [];
+      await consume(async (delivery) => {
+        deliveries.push(delivery.deliveryCount);
+        throw new Error('probe crashed');
+      });
+
+      await transport.publish(job('always-fails'));
+
+      await waitFor(() => dropped.length === 1, 'the job to be given up');
+      await waitForAsync(async () => (await transport.pending()) === 0, 'the job to leave the queue');
+      expect(deliveries).toEqual([1, 2]);
+      expect(dropped).toEqual([['always-fails', 'max_deliver']]);
+    });
+
     it('answers ping while open and fails publishing with StoreUnavailableError once closed', async () => {
       await expect(transport.ping()).resolves.toBeUndefined();
       await transport.close();
@@ -213,11 +300,15 @@ export function probeTransportContract(name: string, make: () => Promise<ProbeTr
   });
 }
 
+const endpointIds = new Map<string, number>();
+
+/** A scheduled job; unless given, its endpoint is one of its own (the queue keeps one job per endpoint). */
 export function job(jobId: string, overrides: Partial<ProbeJob> = {}): ProbeJob {
+  if (!endpointIds.has(jobId)) endpointIds.set(jobId, 1000 + endpointIds.size);
   return {
     jobId,
     teamId: 7,
-    endpointId: 42,
+    endpointId: endpointIds.get(jobId)!,
     configurationVersion: 3,
     source: 'scheduled',
     scheduledAt: '2026-01-05T10:00:00.000Z',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connect } from 'nats';
+import { AckPolicy, RetentionPolicy, StorageType, connect, nanos } from 'nats';
 import { InProcessTransport } from '../../src/platform/transport/in-process/in-process-transport.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
 import { createProbeTransport } from '../../src/platform/transport/create-probe-transport.js';
@@ -9,7 +9,7 @@ import { NATS_SKIP_REASON, startNatsServer } from '../support/nats-server.js';
 import { startTransportWorker } from '../support/fixtures/start-transport-worker.js';
 import { job, probeTransportContract, waitFor, waitForAsync } from './probe-transport.contract.js';
 
-probeTransportContract('in-process adapter', async () => new InProcessTransport());
+probeTransportContract('in-process adapter', async (limits) => new InProcessTransport(limits));
 
 const nats = await startNatsServer();
 const streams: string[] = [];
@@ -29,7 +29,45 @@ if (nats) {
     await nats.stop();
   });
 
-  probeTransportContract('NATS adapter', () => NatsTransport.connect({ url, ...natsNames(), pullExpiresMs: 1000 }));
+  probeTransportContract('NATS adapter', (limits) => NatsTransport.connect({ url, ...natsNames(), pullExpiresMs: 1000, ...limits }));
+
+  describe('NATS adapter, stream and consumer settings', () => {
+    it('updates a stream and consumer an earlier version created, dropping its unbounded backlog', async () => {
+      const names = natsNames();
+      // The earlier layout: every job on one subject, no per-subject limit, consumer defaults.
+      const nc = await connect({ servers: url });
+      const jsm = await nc.jetstreamManager();
+      await jsm.streams.add({ name: names.stream, subjects: [names.subject], retention: RetentionPolicy.Workqueue, storage: StorageType.File });
+      await jsm.consumers.add(names.stream, { durable_name: names.durable, ack_policy: AckPolicy.Explicit, ack_wait: nanos(30_000) });
+      const js = nc.jetstream();
+      for (let slot = 0; slot < 20; slot++) await js.publish(names.subject, JSON.stringify(job(`42:${slot}`, { endpointId: 42 })));
+
+      const transport = await NatsTransport.connect({ url, ...names, replicas: 1, maxDeliver: 3, maxAckPending: 500 });
+      try {
+        const stream = await jsm.streams.info(names.stream);
+        expect(stream.config).toMatchObject({ subjects: [`${names.subject}.>`], max_msgs_per_subject: 1, num_replicas: 1 });
+        expect(stream.state.messages).toBe(0); // the missed slots are not probed in a burst
+
+        const handled: string[] = [];
+        const consumer = await transport.consume(async (delivery) => {
+          handled.push(delivery.job.jobId);
+        }, { maxInFlight: 4, ackWaitMs: 1000 });
+        expect((await jsm.consumers.info(names.stream, names.durable)).config).toMatchObject({ max_deliver: 3, max_ack_pending: 500, ack_wait: nanos(1000) });
+        await transport.publish(job('42:next', { endpointId: 42 }));
+        await waitFor(() => handled.length === 1, 'the next slot to be handled');
+        await consumer.stop();
+        expect(handled).toEqual(['42:next']);
+      } finally {
+        await transport.close();
+        await nc.close();
+      }
+    });
+
+    it('refuses settings it cannot use before connecting', async () => {
+      await expect(NatsTransport.connect({ url, ...natsNames(), maxAckPending: 0 })).rejects.toThrow('maxAckPending must be a positive integer');
+      await expect(NatsTransport.connect({ url, ...natsNames(), maxDeliver: 0 })).rejects.toThrow('maxDeliver must be a positive integer');
+    });
+  });
 
   describe('NATS adapter, worker crash', () => {
     it('redelivers a job held by a killed worker process to another consumer, exactly once', async () => {

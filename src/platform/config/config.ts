@@ -17,6 +17,12 @@ export interface AppConfig {
   eventStoreUrl: string | null;
   mongodbUrl: string | null;
   natsUrl: string | null;
+  /** Probe queue: JetStream stream replicas (1 on one server, 3 in a cluster). */
+  natsStreamReplicas: number;
+  /** Probe queue: a job is handed out at most this many times (both adapters). */
+  natsMaxDeliver: number;
+  /** Probe queue: jobs handed out and unacknowledged across all probers (NATS consumer). */
+  natsMaxAckPending: number;
   role: ProcessRole;
   logLevel: LogLevel;
   rateLimitPerMinute: number;
@@ -153,6 +159,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     eventStoreUrl: connectionString('EVENTSTORE_URL', 'EventStoreDB', esdbUrlProblem),
     mongodbUrl: connectionString('MONGODB_URL', 'MongoDB', mongoUrlProblem),
     natsUrl: urls('NATS_URL', ['nats', 'tls', 'ws', 'wss']),
+    natsStreamReplicas: integer('NATS_STREAM_REPLICAS', 1, 1, 5),
+    natsMaxDeliver: integer('NATS_MAX_DELIVER', 5, 1, 100),
+    natsMaxAckPending: integer('NATS_MAX_ACK_PENDING', 10_000, 1, 1_000_000),
     role: oneOf('ROLE', PROCESS_ROLES, 'all'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),

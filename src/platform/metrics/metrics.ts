@@ -79,6 +79,12 @@ export class Metrics {
     help: 'Probe jobs this process is running now.',
     registers: [this.registry],
   });
+  readonly probeJobsDropped = new Counter({
+    name: 'monitor_probe_jobs_dropped_total',
+    help: 'Probe jobs a prober dropped without probing, by reason (stale: older than the endpoint interval; max_deliver: failed on its last delivery).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   readonly rateLimitRefusals = new Counter({
     name: 'monitor_rate_limit_refusals_total',
     help: 'Requests refused with 429 by the per-token rate limit.',

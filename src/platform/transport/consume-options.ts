@@ -1,4 +1,4 @@
-import type { ConsumeOptions } from './probe-transport.port.js';
+import type { ConsumeOptions, QueueLimits } from './probe-transport.port.js';
 
 /** Rejects options no adapter can honour, so a misconfigured worker fails at start. */
 export function assertConsumeOptions(options: ConsumeOptions): void {
@@ -7,5 +7,11 @@ export function assertConsumeOptions(options: ConsumeOptions): void {
   }
   if (!Number.isFinite(options.ackWaitMs) || options.ackWaitMs <= 0) {
     throw new RangeError(`ackWaitMs must be a positive number of milliseconds, got ${options.ackWaitMs}`);
+  }
+}
+
+export function assertQueueLimits(limits: QueueLimits): void {
+  if (!Number.isInteger(limits.maxDeliver) || limits.maxDeliver < 1) {
+    throw new RangeError(`maxDeliver must be a positive integer, got ${limits.maxDeliver}`);
   }
 }

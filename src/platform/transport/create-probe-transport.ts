@@ -1,15 +1,17 @@
 import { InProcessTransport } from './in-process/in-process-transport.js';
 import { NatsTransport, type NatsTransportOptions } from './nats/nats-transport.js';
-import type { ProbeTransport } from './probe-transport.port.js';
+import type { ProbeTransport, QueueLimits } from './probe-transport.port.js';
 
 export interface ProbeTransportConfig {
   /** NATS_URL; null runs the in-process queue (embedded, single process only). */
   natsUrl: string | null;
-  /** Stream and consumer names, for tests and side-by-side deployments. */
-  nats?: Omit<NatsTransportOptions, 'url'>;
+  /** Limits both adapters apply (NATS_MAX_DELIVER). */
+  limits?: Partial<QueueLimits>;
+  /** Stream and consumer names and settings (NATS_STREAM_REPLICAS, NATS_MAX_ACK_PENDING). */
+  nats?: Omit<NatsTransportOptions, 'url' | keyof QueueLimits>;
 }
 
 export async function createProbeTransport(config: ProbeTransportConfig): Promise<ProbeTransport> {
-  if (config.natsUrl === null) return new InProcessTransport();
-  return NatsTransport.connect({ ...config.nats, url: config.natsUrl });
+  if (config.natsUrl === null) return new InProcessTransport(config.limits);
+  return NatsTransport.connect({ ...config.nats, ...config.limits, url: config.natsUrl });
 }

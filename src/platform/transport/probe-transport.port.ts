@@ -1,7 +1,17 @@
 /**
- * The probe transport port: a durable work queue of probe jobs between the scheduler (and the
- * manual-check route) and prober workers. Adapters: in-process queue, NATS JetStream.
+ * The probe transport port: a durable work queue of probe jobs between the scheduler and prober
+ * workers. Adapters: in-process queue, NATS JetStream.
  * Contract suite: test/contract/probe-transport.contract.ts.
+ *
+ * The queue is bounded, so that a backlog (every prober down, probers too slow) never turns into
+ * a burst of probes later:
+ * - it holds at most one scheduled job per endpoint: publishing a scheduled job replaces the one
+ *   of the same endpoint still waiting (the newest slot wins; manual jobs are never replaced);
+ * - a job older than its `maxAgeMs` when a consumer would take it is dropped, not handed out
+ *   (`onDropped` reason `stale`). Age is measured by the queue's own clock (the NATS server's
+ *   message timestamps, the in-process queue's monotonic clock), never by comparing the
+ *   publisher's clock with the consumer's;
+ * - a job whose handler failed on its `maxDeliver`-th delivery is dropped (`max_deliver`).
  */
 
 export interface ProbeJob {
@@ -14,7 +24,23 @@ export interface ProbeJob {
   source: 'scheduled' | 'manual';
   /** RFC 3339: when the job was due (scheduling delay = start - scheduledAt). */
   scheduledAt: string;
+  /**
+   * A job not taken within this many milliseconds of being published is dropped, not probed:
+   * the scheduler sets the endpoint's interval, since the next slot is due by then. Absent: no limit.
+   */
+  maxAgeMs?: number;
 }
+
+/** Why a job was dropped without being handled (the `reason` label of `monitor_probe_jobs_dropped_total`). */
+export type DropReason = 'stale' | 'max_deliver';
+
+/** Limits every adapter applies (NATS: the consumer's `max_deliver`). */
+export interface QueueLimits {
+  /** A job is handed out at most this many times; a failure on the last one drops it. */
+  maxDeliver: number;
+}
+
+export const DEFAULT_QUEUE_LIMITS: QueueLimits = { maxDeliver: 5 };
 
 export interface JobDelivery {
   job: ProbeJob;
@@ -35,6 +61,8 @@ export interface ConsumeOptions {
   maxInFlight: number;
   /** Redelivery happens when a job stays unacknowledged this long. */
   ackWaitMs: number;
+  /** Told of every job this consumer dropped instead of handing it to the handler. */
+  onDropped?: (job: ProbeJob, reason: DropReason) => void;
 }
 
 export interface JobConsumer {

@@ -37,7 +37,13 @@ export class ProberWorker {
   async start(): Promise<void> {
     const transport = this.platform.transport;
     if (!transport || this.consumer) return;
-    this.consumer = await transport.consume((delivery) => this.handleDelivery(delivery), this.options);
+    this.consumer = await transport.consume((delivery) => this.handleDelivery(delivery), {
+      ...this.options,
+      onDropped: (job, reason) => {
+        this.platform.metrics.probeJobsDropped.inc({ reason });
+        this.platform.logger.debug({ job_id: job.jobId, reason }, 'probe job dropped, not probed');
+      },
+    });
   }
 
   async stop(): Promise<void> {

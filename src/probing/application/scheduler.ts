@@ -11,6 +11,9 @@
  * - The endpoint list comes from the `probing` view (`schedule`), re-read every second, so a
  *   configuration change (enable, disable, interval) takes effect within one interval.
  * - Missed slots (process paused) are not replayed: the next job is the next slot after now.
+ *   A job nobody took is replaced by its endpoint's next one and dropped once older than the
+ *   interval (`maxAgeMs`; see the probe transport port), so probers coming back after an outage
+ *   probe each endpoint's current slot once, not the missed ones.
  */
 import { createHash } from 'node:crypto';
 import type { Platform } from '../../platform/platform.js';
@@ -144,6 +147,8 @@ export class Scheduler {
             configurationVersion: endpoint.configurationVersion,
             source: 'scheduled',
             scheduledAt: new Date(dueAt).toISOString(),
+            // Once the next slot is due this one is worth nothing: dropped, not probed late.
+            maxAgeMs: endpoint.intervalMs,
           };
           try {
             await transport.publish(job);

@@ -48,6 +48,15 @@ describe('distributed connection strings are judged by the clients that use them
     expect(problemsOf({ NATS_URL: 'nats://n1:4222,http://n2:4222' })).toEqual([expect.stringContaining('"http://n2:4222"')]);
   });
 
+  it('reads the probe queue settings, with defaults, and refuses values out of range', () => {
+    expect(loadConfig({})).toMatchObject({ natsStreamReplicas: 1, natsMaxDeliver: 5, natsMaxAckPending: 10_000 });
+    expect(loadConfig({ NATS_STREAM_REPLICAS: '3', NATS_MAX_DELIVER: '2', NATS_MAX_ACK_PENDING: '500' })).toMatchObject({ natsStreamReplicas: 3, natsMaxDeliver: 2, natsMaxAckPending: 500 });
+    expect(problemsOf({ NATS_STREAM_REPLICAS: '0', NATS_MAX_DELIVER: 'many' })).toEqual([
+      'NATS_STREAM_REPLICAS must be an integer from 1 to 5, got "0"',
+      'NATS_MAX_DELIVER must be an integer from 1 to 100, got "many"',
+    ]);
+  });
+
   it('never echoes credentials from a URL it refuses', () => {
     const problems = problemsOf({ NATS_URL: 'http://user:s3cr3t-pass@nats:4222' });
     expect(problems).toHaveLength(1);

@@ -2,38 +2,62 @@
  * In-memory probe transport with JetStream work-queue semantics, for the embedded
  * all-in-one process and for tests: each job is held by one consumer at a time, acknowledged
  * when its handler resolves, and handed out again `ackWaitMs` after a failure or a silent
- * handler. Nothing survives the process.
+ * handler. Bounded as the port says: one waiting scheduled job per endpoint, stale jobs and jobs
+ * past `maxDeliver` dropped. Nothing survives the process.
  */
+import { performance } from 'node:perf_hooks';
 import { StoreUnavailableError } from '../../event-store/event-store.port.js';
-import type {
-  ConsumeOptions,
-  JobConsumer,
-  JobHandler,
-  ProbeJob,
-  ProbeTransport,
+import {
+  DEFAULT_QUEUE_LIMITS,
+  type ConsumeOptions,
+  type DropReason,
+  type JobConsumer,
+  type JobHandler,
+  type ProbeJob,
+  type ProbeTransport,
+  type QueueLimits,
 } from '../probe-transport.port.js';
-import { assertConsumeOptions } from '../consume-options.js';
+import { assertConsumeOptions, assertQueueLimits } from '../consume-options.js';
 
 interface Entry {
   job: ProbeJob;
+  /** performance.now() at publication: the job's age is measured on this process's monotonic clock. */
+  publishedAt: number;
   deliveryCount: number;
   /** The current delivery; a timer or ack holding an older one is stale. */
   delivery: object | null;
   timer: NodeJS.Timeout | null;
 }
 
+/** The NATS adapter's subject, as a key: one per endpoint for scheduled jobs, one per job for manual ones. */
+export function queueKey(job: ProbeJob): string {
+  return job.source === 'scheduled' ? `endpoint:${job.endpointId}` : `job:${job.jobId}`;
+}
+
 export class InProcessTransport implements ProbeTransport {
   private readonly entries = new Map<string, Entry>();
+  /** Queue key -> the job id holding it (see queueKey). */
+  private readonly byKey = new Map<string, string>();
   /** Job ids ready for delivery, oldest first. */
   private readonly ready: string[] = [];
   private readonly consumers: InProcessConsumer[] = [];
+  private readonly limits: QueueLimits;
   private nextConsumer = 0;
   private closed = false;
+
+  constructor(limits: Partial<QueueLimits> = {}) {
+    this.limits = { ...DEFAULT_QUEUE_LIMITS, ...limits };
+    assertQueueLimits(this.limits);
+  }
 
   async publish(job: ProbeJob): Promise<void> {
     this.assertOpen();
     if (this.entries.has(job.jobId)) return; // same job still pending: de-duplicated
-    this.entries.set(job.jobId, { job: { ...job }, deliveryCount: 0, delivery: null, timer: null });
+    const key = queueKey(job);
+    const replaced = this.byKey.get(key);
+    if (replaced !== undefined) this.remove(this.entries.get(replaced)!);
+    this.byKey.set(key, job.jobId);
+    this.entries.set(job.jobId, { job: { ...job }, publishedAt: performance.now(), deliveryCount: 0, delivery: null, timer: null });
     this.ready.push(job.jobId);
     this.dispatch();
   }
@@ -62,6 +86,7 @@ export class InProcessTransport implements ProbeTransport {
     await Promise.all(this.consumers.map((consumer) => consumer.stop()));
     for (const entry of this.entries.values()) if (entry.timer) clearTimeout(entry.timer);
     this.entries.clear();
+    this.byKey.clear();
     this.ready.length = 0;
   }
 
@@ -93,6 +118,11 @@ export class InProcessTransport implements ProbeTransport {
   }
 
   private deliver(entry: Entry, consumer: InProcessConsumer): void {
+    const { maxAgeMs } = entry.job;
+    if (maxAgeMs !== undefined && performance.now() - entry.publishedAt > maxAgeMs) {
+      this.drop(entry, consumer, 'stale');
+      return;
+    }
     const delivery = {};
     entry.deliveryCount += 1;
     entry.delivery = delivery;
@@ -103,8 +133,33 @@ export class InProcessTransport implements ProbeTransport {
       deliveryCount: entry.deliveryCount,
       inProgress: () => this.armTimer(entry, delivery, ackWaitMs),
       ack: () => this.ack(entry),
-      fail: () => this.armTimer(entry, delivery, ackWaitMs),
+      fail: () => {
+        if (entry.delivery === delivery && entry.deliveryCount >= this.limits.maxDeliver) this.drop(entry, consumer, 'max_deliver');
+        else this.armTimer(entry, delivery, ackWaitMs);
+      },
     });
+  }
+
+  private drop(entry: Entry, consumer: InProcessConsumer, reason: DropReason): void {
+    if (this.entries.get(entry.job.jobId) !== entry) return;
+    this.remove(entry);
+    consumer.options.onDropped?.({ ...entry.job }, reason);
+  }
+
+  /** Forgets a job, wherever it is: waiting, delivered or waiting for redelivery. */
+  private remove(entry: Entry): void {
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = null;
+    this.entries.delete(entry.job.jobId);
+    const key = queueKey(entry.job);
+    if (this.byKey.get(key) === entry.job.jobId) this.byKey.delete(key);
+    // Only a job that is not being handled sits in `ready`; searching it on every ack would cost
+    // the whole backlog per job.
+    if (entry.delivery === null) {
+      const index = this.ready.indexOf(entry.job.jobId);
+      if (index >= 0) this.ready.splice(index, 1);
+    }
+    entry.delivery = null;
   }
 
   /** (Re)starts the ack deadline of a delivery; no effect once the delivery is stale or acked. */
@@ -114,10 +169,15 @@ export class InProcessTransport implements ProbeTransport {
     entry.timer = setTimeout(() => this.redeliver(entry, delivery), ackWaitMs);
   }
 
+  /**
+   * The ack deadline passed: hand the job out again, unless that was its last delivery (like
+   * JetStream, which then stops redelivering; the job stays until acknowledged, failed or replaced).
+   */
   private redeliver(entry: Entry, delivery: object): void {
     if (entry.delivery !== delivery) return;
-    entry.delivery = null;
     entry.timer = null;
+    if (entry.deliveryCount >= this.limits.maxDeliver) return;
+    entry.delivery = null;
     this.ready.push(entry.job.jobId);
     this.dispatch();
   }
@@ -125,15 +185,7 @@ export class InProcessTransport implements ProbeTransport {
   /** Like JetStream, a late ack from an older delivery still removes the job. */
   private ack(entry: Entry): void {
     if (this.entries.get(entry.job.jobId) !== entry) return;
-    if (entry.timer) clearTimeout(entry.timer);
-    // Only a job waiting for redelivery sits in `ready`; searching it on every ack would cost
-    // the whole backlog per job.
-    const waiting = entry.delivery === null;
-    entry.delivery = null;
-    this.entries.delete(entry.job.jobId);
-    if (!waiting) return;
-    const index = this.ready.indexOf(entry.job.jobId);
-    if (index >= 0) this.ready.splice(index, 1);
+    this.remove(entry);
   }
 
   private assertOpen(): void {

@@ -3,10 +3,17 @@
  * every prober process binds to, so processes compete for jobs and a job a dead worker held is
  * redelivered after `ackWaitMs`. Jobs are published with `msgID = jobId`, so a job re-published
  * inside the stream's duplicate window is stored once.
+ *
+ * Bounded (see the port): scheduled jobs go to a subject per endpoint (`<subject>.<endpointId>`)
+ * and the stream keeps one message per subject (`max_msgs_per_subject: 1`, discard old), so a
+ * new slot replaces the waiting one; manual jobs get a subject each. Stale jobs are dropped by
+ * the consumer, their age measured on the server's clock (see ServerClock).
  */
+import { performance } from 'node:perf_hooks';
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   ErrorCode,
   NatsError,
   RetentionPolicy,
@@ -19,28 +26,42 @@ import {
   type JetStreamManager,
   type JsMsg,
   type NatsConnection,
+  type StreamConfig,
 } from 'nats';
 import { StoreUnavailableError } from '../../event-store/event-store.port.js';
-import { assertConsumeOptions } from '../consume-options.js';
-import type {
-  ConsumeOptions,
-  JobConsumer,
-  JobHandler,
-  ProbeJob,
-  ProbeTransport,
+import { assertConsumeOptions, assertQueueLimits } from '../consume-options.js';
+import {
+  DEFAULT_QUEUE_LIMITS,
+  type ConsumeOptions,
+  type DropReason,
+  type JobConsumer,
+  type JobHandler,
+  type ProbeJob,
+  type ProbeTransport,
+  type QueueLimits,
 } from '../probe-transport.port.js';
 
-export interface NatsTransportOptions {
+export interface NatsTransportOptions extends Partial<QueueLimits> {
   url: string;
-  /** Defaults: stream PROBES, subject probes.jobs, durable consumer probers. */
+  /** Defaults: stream PROBES, subjects probes.jobs.>, durable consumer probers. */
   stream?: string;
+  /** Prefix of the job subjects; the stream takes `<subject>.>`. */
   subject?: string;
   durable?: string;
   /** How long one pull waits for jobs before asking again (NATS minimum 1000). */
   pullExpiresMs?: number;
   /** Re-publishing a job id inside this window is a no-op. */
   duplicateWindowMs?: number;
+  /** Stream replicas (NATS_STREAM_REPLICAS): 1 on a single server, 3 in a cluster. */
+  replicas?: number;
+  /**
+   * The consumer's `max_ack_pending` (NATS_MAX_ACK_PENDING): jobs handed out and not yet
+   * acknowledged, across every prober process. It caps the probers' combined PROBER_MAX_IN_FLIGHT.
+   */
+  maxAckPending?: number;
 }
+
+export const DEFAULT_NATS_SETTINGS = { replicas: 1, maxAckPending: 10_000 };
 
 const CLOSE_FLUSH_MS = 2000;
 
@@ -72,15 +93,29 @@ export class NatsTransport implements ProbeTransport {
     private readonly js: JetStreamClient,
     private readonly names: { stream: string; subject: string; durable: string },
     private readonly pullExpiresMs: number,
+    private readonly consumerLimits: { maxDeliver: number; maxAckPending: number },
   ) {}
 
-  /** Connects (NATS_URL may list a cluster's servers, comma-separated) and makes sure the stream exists; the durable consumer is made by consume(). */
+  /**
+   * Connects (NATS_URL may list a cluster's servers, comma-separated) and makes sure the stream
+   * exists with this version's settings, updating one an earlier version (or other settings)
+   * created; the durable consumer is made by consume().
+   */
   static async connect(options: NatsTransportOptions): Promise<NatsTransport> {
     const names = {
       stream: options.stream ?? 'PROBES',
       subject: options.subject ?? 'probes.jobs',
       durable: options.durable ?? 'probers',
     };
+    const limits = {
+      maxDeliver: options.maxDeliver ?? DEFAULT_QUEUE_LIMITS.maxDeliver,
+      maxAckPending: options.maxAckPending ?? DEFAULT_NATS_SETTINGS.maxAckPending,
+    };
+    const replicas = options.replicas ?? DEFAULT_NATS_SETTINGS.replicas;
+    assertQueueLimits(limits);
+    for (const [name, value] of [['replicas', replicas], ['maxAckPending', limits.maxAckPending]] as const) {
+      if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+    }
     let nc: NatsConnection;
     try {
       // noAsyncTraces: no stack captured per request (a quarter of the client's CPU per job);
@@ -91,8 +126,17 @@ export class NatsTransport implements ProbeTransport {
     }
     try {
       const jsm = await nc.jetstreamManager();
-      await ensureStream(jsm, names.stream, names.subject, options.duplicateWindowMs ?? 120_000);
-      return new NatsTransport(nc, jsm, nc.jetstream(), names, Math.max(1000, options.pullExpiresMs ?? 5000));
+      await ensureStream(jsm, {
+        name: names.stream,
+        subjects: [`${names.subject}.>`],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        max_msgs_per_subject: 1,
+        discard: DiscardPolicy.Old,
+        num_replicas: replicas,
+        duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
+      }, names.subject);
+      return new NatsTransport(nc, jsm, nc.jetstream(), names, Math.max(1000, options.pullExpiresMs ?? 5000), limits);
     } catch (error) {
       await nc.close();
       throw unavailable(error, `cannot set up stream ${names.stream}`);
@@ -101,7 +145,7 @@ export class NatsTransport implements ProbeTransport {
 
   async publish(job: ProbeJob): Promise<void> {
     try {
-      await this.js.publish(this.names.subject, encode(job), { msgID: job.jobId });
+      await this.js.publish(jobSubject(this.names.subject, job), encode(job), { msgID: job.jobId });
     } catch (error) {
       throw unavailable(error, `cannot publish job ${job.jobId}`);
     }
@@ -111,12 +155,20 @@ export class NatsTransport implements ProbeTransport {
     assertConsumeOptions(options);
     let consumer: Consumer;
     try {
-      await ensureDurable(this.jsm, this.names.stream, this.names.durable, options.ackWaitMs);
+      await ensureDurable(this.jsm, this.names.stream, this.names.durable, {
+        ack_wait: nanos(options.ackWaitMs),
+        max_deliver: this.consumerLimits.maxDeliver,
+        max_ack_pending: this.consumerLimits.maxAckPending,
+      });
       consumer = await this.js.consumers.get(this.names.stream, this.names.durable);
     } catch (error) {
       throw unavailable(error, `cannot bind to consumer ${this.names.durable}`);
     }
-    const jobConsumer = new NatsJobConsumer(consumer, handler, options, this.pullExpiresMs, () =>
+    const clock = new ServerClock(async () => {
+      const { state } = await this.jsm.streams.info(this.names.stream);
+      return state.last_seq > 0 ? Date.parse(state.last_ts) : null;
+    });
+    const jobConsumer = new NatsJobConsumer(consumer, handler, options, this.consumerLimits.maxDeliver, clock, this.pullExpiresMs, () =>
       this.consumers.delete(jobConsumer),
     );
     this.consumers.add(jobConsumer);
@@ -158,39 +210,99 @@ async function flushAtMost(nc: NatsConnection, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-async function ensureStream(jsm: JetStreamManager, stream: string, subject: string, duplicateWindowMs: number) {
-  try {
-    await jsm.streams.info(stream);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    await jsm.streams.add({
-      name: stream,
-      subjects: [subject],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      duplicate_window: nanos(duplicateWindowMs),
-    });
-  }
+/** `<prefix>.<endpointId>` for scheduled jobs (one kept per endpoint), `<prefix>.manual.<id>` for manual ones. */
+export function jobSubject(prefix: string, job: ProbeJob): string {
+  if (job.source === 'scheduled') return `${prefix}.${job.endpointId}`;
+  return `${prefix}.manual.${Buffer.from(job.jobId).toString('base64url')}`;
 }
 
+type StreamSettings = Pick<
+  StreamConfig,
+  'name' | 'subjects' | 'retention' | 'storage' | 'max_msgs_per_subject' | 'discard' | 'num_replicas' | 'duplicate_window'
+>;
+
 /**
- * The durable is shared by every prober process. max_ack_pending is left at the server default:
- * it counts across all processes, so the per-process `maxInFlight` is enforced by pulling at
- * most that many jobs at a time. The latest consume() sets ack_wait.
+ * Creates the stream, or brings an existing one to these settings (streams.update). A stream of
+ * an earlier version took every job on the bare `subject` with no per-endpoint limit: that
+ * backlog is purged (missed slots; the scheduler publishes the next ones) before the update.
  */
-async function ensureDurable(jsm: JetStreamManager, stream: string, durable: string, ackWaitMs: number) {
-  const ackWait = nanos(ackWaitMs);
+async function ensureStream(jsm: JetStreamManager, wanted: StreamSettings, legacySubject: string) {
+  let current: StreamConfig;
   try {
-    const info = await jsm.consumers.info(stream, durable);
-    if (info.config.ack_wait !== ackWait) await jsm.consumers.update(stream, durable, { ack_wait: ackWait });
+    current = (await jsm.streams.info(wanted.name)).config;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await jsm.streams.add(wanted);
+    return;
+  }
+  if (current.retention !== wanted.retention) {
+    throw new Error(`stream ${wanted.name} has retention ${current.retention}, not ${wanted.retention}: delete it (it holds only probe jobs) and start again`);
+  }
+  if (current.subjects.includes(legacySubject)) await jsm.streams.purge(wanted.name, { filter: legacySubject });
+  const differs =
+    current.subjects.join(',') !== wanted.subjects.join(',') ||
+    current.max_msgs_per_subject !== wanted.max_msgs_per_subject ||
+    current.discard !== wanted.discard ||
+    current.num_replicas !== wanted.num_replicas ||
+    current.duplicate_window !== wanted.duplicate_window;
+  if (differs) await jsm.streams.update(wanted.name, { ...current, ...wanted });
+}
+
+type DurableSettings = { ack_wait: number; max_deliver: number; max_ack_pending: number };
+
+/**
+ * The durable is shared by every prober process. max_ack_pending counts across all of them; the
+ * per-process `maxInFlight` is enforced by pulling at most that many jobs at a time. The latest
+ * consume() sets ack_wait, max_deliver and max_ack_pending.
+ */
+async function ensureDurable(jsm: JetStreamManager, stream: string, durable: string, wanted: DurableSettings) {
+  try {
+    const { config } = await jsm.consumers.info(stream, durable);
+    const differs = (Object.keys(wanted) as (keyof DurableSettings)[]).some((key) => config[key] !== wanted[key]);
+    if (differs) await jsm.consumers.update(stream, durable, wanted);
   } catch (error) {
     if (!isNotFound(error)) throw error;
     await jsm.consumers.add(stream, {
       durable_name: durable,
       ack_policy: AckPolicy.Explicit,
-      ack_wait: ackWait,
       deliver_policy: DeliverPolicy.All,
+      ...wanted,
     });
+  }
+}
+
+/**
+ * The NATS server's clock as this process can know it without comparing clocks: the newest
+ * message timestamp the server reported (a message delivered, or the stream's last message),
+ * advanced by this process's monotonic clock since. It never runs ahead of the server's clock
+ * (beyond the two clocks' rate difference), so a job's age is never over-estimated: a job is
+ * dropped as stale only when it really is. Without a scheduler publishing it lags, and stale
+ * jobs may be probed once.
+ */
+export class ServerClock {
+  private anchor: { serverMs: number; localMs: number } | null = null;
+  private lastRead = -Infinity;
+
+  constructor(
+    private readonly readLastMessageTime: () => Promise<number | null>,
+    private readonly readEveryMs = 1000,
+  ) {}
+
+  now(): number | null {
+    return this.anchor && this.anchor.serverMs + (performance.now() - this.anchor.localMs);
+  }
+
+  observe(serverMs: number): void {
+    const now = this.now();
+    if (now === null || serverMs > now) this.anchor = { serverMs, localMs: performance.now() };
+  }
+
+  /** Reads the stream's last message time, at most once per `readEveryMs`; failures are left to the pull. */
+  async refresh(): Promise<void> {
+    if (performance.now() - this.lastRead < this.readEveryMs) return;
+    this.lastRead = performance.now();
+    const last = await this.readLastMessageTime().catch(() => null);
+    if (last !== null && Number.isFinite(last)) this.observe(last);
   }
 }
 
@@ -209,6 +321,8 @@ class NatsJobConsumer implements JobConsumer {
     private readonly consumer: Consumer,
     private readonly handler: JobHandler,
     private readonly options: ConsumeOptions,
+    private readonly maxDeliver: number,
+    private readonly clock: ServerClock,
     private readonly pullExpiresMs: number,
     private readonly onStopped: () => void,
   ) {}
@@ -232,6 +346,7 @@ class NatsJobConsumer implements JobConsumer {
       await this.freeSlot();
       if (this.stopping) return;
       try {
+        await this.clock.refresh();
         this.batch = await this.consumer.fetch({
           max_messages: this.options.maxInFlight - this.inFlight.size,
           expires: this.pullExpiresMs,
@@ -255,12 +370,20 @@ class NatsJobConsumer implements JobConsumer {
       msg.term(); // a payload that is not a job would be redelivered forever
       return;
     }
-    const delivery = { job, deliveryCount: msg.info.redeliveryCount, inProgress: () => msg.working() };
+    // Nanoseconds beyond 2^53: precise to a microsecond, plenty for milliseconds.
+    const storedAt = msg.info.timestampNanos / 1e6;
+    this.clock.observe(storedAt);
+    if (job.maxAgeMs !== undefined && this.clock.now()! - storedAt > job.maxAgeMs) {
+      this.drop(msg, job, 'stale');
+      return;
+    }
+    const deliveryCount = msg.info.redeliveryCount;
+    const delivery = { job, deliveryCount, inProgress: () => msg.working() };
     const running = Promise.resolve()
       .then(() => this.handler(delivery))
       .then(
         () => this.ack(msg),
-        () => msg.nak(this.options.ackWaitMs),
+        () => (deliveryCount >= this.maxDeliver ? this.drop(msg, job, 'max_deliver') : msg.nak(this.options.ackWaitMs)),
       )
       .finally(() => {
         this.inFlight.delete(running);
@@ -277,6 +400,12 @@ class NatsJobConsumer implements JobConsumer {
    */
   private ack(msg: JsMsg): void {
     msg.ack();
+  }
+
+  /** term() removes the message from the work queue without redelivery. */
+  private drop(msg: JsMsg, job: ProbeJob, reason: DropReason): void {
+    msg.term();
+    this.options.onDropped?.(job, reason);
   }
 
   private freeSlot(): Promise<void> {
