@@ -7,6 +7,8 @@ import { createPlatform } from './platform/platform.js';
 
 const PROJECTOR_ROLES = ['all', 'projector'];
 const TRANSPORT_ROLES = ['all', 'api', 'scheduler', 'prober'];
+/** Roles that only make sense with a queue shared with other processes. */
+const SHARED_QUEUE_ROLES = ['scheduler', 'prober'];
 
 const formatHost = (address: string) => (address.includes(':') ? `[${address}]` : address);
 
@@ -20,6 +22,10 @@ async function main(): Promise<void> {
       process.exit(78);
     }
     throw error;
+  }
+  if (SHARED_QUEUE_ROLES.includes(config.role) && config.natsUrl === null) {
+    process.stderr.write(`Invalid configuration:\n  - ROLE=${config.role} needs NATS_URL: the in-process probe queue reaches no other process (ROLE=all runs scheduler and prober together without NATS)\n`);
+    process.exit(78);
   }
   const platform = await createPlatform(config, {
     projections: projections(),
