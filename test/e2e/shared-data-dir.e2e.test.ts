@@ -68,7 +68,12 @@ describeWithNats('several processes on one host sharing DATA_DIR and a local NAT
   });
 
   it('probes through the roles sharing DATA_DIR; after a prober outage each endpoint gets at most one extra check', async () => {
-    const [api, , scheduler, prober] = await Promise.all([start('api'), start('projector'), start('scheduler'), start('prober')]);
+    // One after the other: four processes loading at once on a loaded 2-core machine each take
+    // longer than startService waits.
+    await start('projector');
+    const api = await start('api');
+    const scheduler = await start('scheduler');
+    const prober = await start('prober');
 
     const admin = (method: string, path: string, body?: unknown) => callService(api, method, path, ADMIN, body);
     const team = (await admin('POST', '/api/v2/teams', { name: 'One host' })).body.data;
