@@ -152,6 +152,7 @@ async function apply(options: { now?: string; vacuum?: boolean }): Promise<void>
     bar?.stop();
     console.log(`${result.summaries} summaries appended, ${result.removed} checks removed from the log, ${result.endpoints} endpoints looked at.`);
     if (await waitForViews(platform)) {
+      // The first time, this converts the views file (one VACUUM; see SqliteReadStore.reclaimSpace).
       await platform.views.reclaimSpace?.();
       const dropped = await platform.runner!.dropStaleGenerations();
       if (dropped.length > 0) console.log(`Dropped stale view generations: ${dropped.join(', ')}`);

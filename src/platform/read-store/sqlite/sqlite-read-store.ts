@@ -44,6 +44,13 @@ const STATEMENT_CACHE_SIZE = 256;
 /** Not `c_`-prefixed, so never listed as a collection. */
 const STAMPS_TABLE = 'view_stamps';
 const NO_STAMPS: CollectionStamps = { changed: 0, rewritten: 0 };
+/** `PRAGMA auto_vacuum` of a file whose freed pages can leave with `incremental_vacuum`. */
+const INCREMENTAL_AUTO_VACUUM = 2;
+/** Pages given back per `incremental_vacuum` step (2 MiB with 4 KiB pages). */
+const VACUUM_SLICE_PAGES = 512;
+/** A file without auto_vacuum is converted once this much of it is free (see reclaimSpace). */
+const CONVERT_MIN_FREE_BYTES = 1024 * 1024;
+const CONVERT_MIN_FREE_FRACTION = 0.1;
 
 export interface SqliteReadStoreOptions {
   /** Milliseconds a writer waits for another process's lock before failing. */
@@ -387,13 +394,30 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /**
-   * The views file reuses the pages deletions free (it stops growing at steady state); it gives
-   * them back to the file system only once converted to auto_vacuum=INCREMENTAL
-   * (`npm run retention -- apply --vacuum`). Not done at creation: the pointer-map pages it adds
-   * made a new service's views WAL exceed the idle bound (test/e2e/idle-writes.e2e.test.ts).
+   * Gives the pages that deletions and dropped collections freed back to the file system.
+   *
+   * The file is created with auto_vacuum = NONE: the pointer-map pages INCREMENTAL keeps made a
+   * new service's views WAL exceed the idle bound (test/e2e/idle-writes.e2e.test.ts). So it is
+   * converted the first time there is something worth giving back (after the first retention
+   * pass that removed checks, never in a new service): one VACUUM, which rewrites the file once
+   * and holds its write lock meanwhile. From then on freed pages leave in slices of
+   * `VACUUM_SLICE_PAGES` (`incremental_vacuum(N)`), each its own short transaction with the event
+   * loop free between them, so requests and projection commits interleave.
    */
   async reclaimSpace(): Promise<void> {
-    if (this.db.pragma('auto_vacuum', { simple: true }) === 2) this.db.pragma('incremental_vacuum');
+    const pragma = (sql: string) => this.db.pragma(sql, { simple: true }) as number;
+    if (pragma('auto_vacuum') !== INCREMENTAL_AUTO_VACUUM) {
+      const free = pragma('freelist_count');
+      if (free * pragma('page_size') < CONVERT_MIN_FREE_BYTES || free < pragma('page_count') * CONVERT_MIN_FREE_FRACTION) return;
+      this.db.pragma('auto_vacuum = INCREMENTAL');
+      this.db.exec('VACUUM');
+    } else {
+      while (pragma('freelist_count') > 0) {
+        this.db.pragma(`incremental_vacuum(${VACUUM_SLICE_PAGES})`);
+        await new Promise((resolve) => setImmediate(resolve));
+        if (!this.db.open) return;
+      }
+    }
     this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
