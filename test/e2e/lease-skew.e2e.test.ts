@@ -5,7 +5,9 @@
  *
  * 1. The second runs under Debian's `faketime` two minutes ahead. It must not take any lease the
  *    first holds (before, it took every one of them at once: it compared its own clock with the
- *    expiries the first wrote), and every due slot of every endpoint is probed exactly once.
+ *    expiries the first wrote), every due slot of every endpoint is probed exactly once, and
+ *    every notification reaches the receiver once (both processes' delivery workers contend for
+ *    the channel's claim).
  * 2. Both run as PID 1 of their own PID namespace (`unshare`) with the same hostname, as two
  *    containers on one host. The second must not take the first's leases (before, a holder
  *    with this host and PID counted as a dead earlier self).
@@ -19,6 +21,7 @@ import { SqliteCoordinationStore } from '../../src/platform/coordination/sqlite/
 import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
 import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { buildService, callService, startService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
+import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { faketimeAhead, killDescendants, ownPidNamespace } from '../support/wrapped-process.js';
 import { configuration, eventually, startTarget, type Target } from './support.js';
 
@@ -54,6 +57,7 @@ describeWithNats('leases across processes sharing DATA_DIR', () => {
   let build: ServiceBuild;
   let nats: TestNatsServer | null = null;
   let target: Target;
+  let receiver: Receiver;
   let dataDir: string;
   const running: ServiceProcess[] = [];
 
@@ -61,6 +65,7 @@ describeWithNats('leases across processes sharing DATA_DIR', () => {
     build = await buildService('lease-skew');
     nats = await startNatsServer();
     target = await startTarget();
+    receiver = await startReceiver();
   });
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'lease-skew-'));
@@ -74,6 +79,7 @@ describeWithNats('leases across processes sharing DATA_DIR', () => {
   });
   afterAll(async () => {
     await target?.close();
+    await receiver?.close();
     await nats?.stop();
     build?.remove();
   });
@@ -96,7 +102,7 @@ describeWithNats('leases across processes sharing DATA_DIR', () => {
   }
 
   (skewed ? it : it.skip)(
-    `${skewed ? '' : '(skipped: faketime is not installed or does not move Node\'s clock) '}a second process two minutes ahead takes no lease from the first, and every due slot is probed once`,
+    `${skewed ? '' : '(skipped: faketime is not installed or does not move Node\'s clock) '}a second process two minutes ahead takes no lease from the first, every due slot is probed once and every notification received once`,
     async () => {
       const first = await start();
       const team = (await callService(first, 'POST', '/api/v2/teams', ADMIN, { name: 'Skew' })).body.data;
@@ -114,6 +120,9 @@ describeWithNats('leases across processes sharing DATA_DIR', () => {
         expect((await callService(first, 'PATCH', `/api/v2/teams/${team.id}/endpoints/${created.body.data.id}`, ADMIN, { enabled: true })).status).toBe(200);
         endpoints.push(created.body.data.id);
       }
+      const editor = (await callService(first, 'POST', `/api/v2/teams/${team.id}/tokens`, ADMIN, { name: 'e', scopes: ['incidents:read', 'incidents:write'], role: 'editor' })).body.data.token;
+      const project = (await callService(first, 'POST', `/api/v2/teams/${team.id}/projects`, ADMIN, { name: 'Incidents', description: '' })).body.data;
+      expect((await callService(first, 'POST', `/api/v2/teams/${team.id}/notification-channels`, ADMIN, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ops` } })).status).toBe(201);
       const held = await eventually('the first process to hold the scheduler shards', async () => {
         const now = await holders();
         return [...now.keys()].filter((name) => name.startsWith('scheduler-shard-')).length === 16 ? now : null;
@@ -125,13 +134,28 @@ describeWithNats('leases across processes sharing DATA_DIR', () => {
       expect(stamped - Date.now()).toBeGreaterThan((AHEAD_S - 10) * 1000);
       const from = Date.now();
       const takenBefore = leasesTaken(await acquisitions(first));
-      await new Promise((resolve) => setTimeout(resolve, TOGETHER_MS));
+      // Meanwhile incidents are opened through either process: each is notified to the channel.
+      const opened: number[] = [];
+      for (let i = 0; Date.now() - from < TOGETHER_MS; i++) {
+        const incident = await callService(i % 2 ? second : first, 'POST', '/api/public/v2/incidents', editor, { project_id: project.id, title: `Incident ${i}` });
+        expect(incident.status).toBe(201);
+        opened.push(incident.body.data.id);
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
       const until = Date.now() - 5_000; // slots due later may still be on their way
 
       // No lease changed hands: same holders, same epochs; the second took none, the first none again.
       expect(await holders()).toEqual(held);
       expect(leasesTaken(await acquisitions(second))).toBe(0);
       expect(leasesTaken(await acquisitions(first))).toBe(takenBefore);
+
+      // Every incident was notified, each delivery received once (receivers tell deliveries apart by webhook-id).
+      const notified = () => new Set(receiver.of('incident.opened').map((r) => r.json.data.incident.id as number));
+      await eventually('every incident notified', async () => opened.every((id) => notified().has(id)), 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 3_000)); // a second send would come now
+      const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
+      expect(ids.length - new Set(ids).size).toBe(0);
+      expect(receiver.of('incident.opened').length).toBe(opened.length);
 
       // Every due slot from the second's start on was probed once: one scheduled check per slot, no gap.
       const events = createEventStore({ dataDir, eventStoreUrl: null });
