@@ -217,6 +217,12 @@ describe('the public OpenAPI document matches the live service', () => {
 const TEAMS = '/api/v2/teams';
 let pages = 0;
 
+async function channel(w: World, team: number): Promise<number> {
+  const created = await w.t.admin('POST', `${TEAMS}/${team}/notification-channels`, { kind: 'webhook', name: 'Ops', config: { url: 'https://hooks.example.com/ops' } });
+  if (created.statusCode !== 201) throw new Error(`channel: ${created.statusCode} ${created.body}`);
+  return created.json().data.id;
+}
+
 async function statusPage(w: World, team: number): Promise<number> {
   const created = await w.t.admin('POST', `${TEAMS}/${team}/status-pages`, { slug: `page-${++pages}`, title: 'Status', components: [] });
   if (created.statusCode !== 201) throw new Error(`status page: ${created.statusCode} ${created.body}`);
@@ -261,6 +267,21 @@ const adminSuccesses: Record<string, (w: World, team: number, target: Target) =>
   [`GET ${TEAMS}/{teamID}/status-pages/{pageID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages/${await statusPage(w, team)}` }),
   [`PATCH ${TEAMS}/{teamID}/status-pages/{pageID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages/${await statusPage(w, team)}`, body: { title: 'Renamed' } }),
   [`DELETE ${TEAMS}/{teamID}/status-pages/{pageID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages/${await statusPage(w, team)}` }),
+  [`POST ${TEAMS}/{teamID}/notification-channels`]: async (_w, team) => ({ url: `${TEAMS}/${team}/notification-channels`, body: { kind: 'webhook', name: 'Ops', config: { url: 'https://hooks.example.com/ops' }, events: ['incident.opened'] } }),
+  [`GET ${TEAMS}/{teamID}/notification-channels`]: async (w, team) => {
+    await channel(w, team);
+    return { url: `${TEAMS}/${team}/notification-channels?limit=5` };
+  },
+  [`GET ${TEAMS}/{teamID}/notification-channels/{channelID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/notification-channels/${await channel(w, team)}` }),
+  [`PATCH ${TEAMS}/{teamID}/notification-channels/{channelID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/notification-channels/${await channel(w, team)}`, body: { name: 'Renamed', enabled: false } }),
+  [`DELETE ${TEAMS}/{teamID}/notification-channels/{channelID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/notification-channels/${await channel(w, team)}` }),
+  [`POST ${TEAMS}/{teamID}/notification-channels/{channelID}/test`]: async (w, team) => ({ url: `${TEAMS}/${team}/notification-channels/${await channel(w, team)}/test` }),
+  [`POST ${TEAMS}/{teamID}/notification-channels/{channelID}/rotate-secret`]: async (w, team) => ({ url: `${TEAMS}/${team}/notification-channels/${await channel(w, team)}/rotate-secret` }),
+  [`GET ${TEAMS}/{teamID}/notification-channels/{channelID}/deliveries`]: async (w, team) => {
+    const id = await channel(w, team);
+    await w.t.admin('POST', `${TEAMS}/${team}/notification-channels/${id}/test`);
+    return { url: `${TEAMS}/${team}/notification-channels/${id}/deliveries?limit=5` };
+  },
   // The incident is one of the public tests' team (incidents are created through the public API).
   [`GET ${TEAMS}/{teamID}/incidents/{incidentID}/history`]: async (w) => ({ url: `${TEAMS}/${w.team}/incidents/${await w.incident()}/history?at=2099-01-01T00:00:00Z` }),
 };

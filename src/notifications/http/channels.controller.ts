@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiExcludeController, ApiNoContentResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { MONITORING_VIEW, PROJECTS } from '../../monitoring/domain/views.js';
 import { PathResources } from '../../platform/http/path-resources.js';
@@ -28,11 +28,9 @@ function defined<T extends object>(value: T): T {
 }
 
 /**
- * Application API (admin token): a team's notification channels and their deliveries. Excluded
- * from the served document like the other application routes until the application API gets a
- * document of its own; the decorators describe it for that document.
+ * Application API (admin token): a team's notification channels and their deliveries, described
+ * in the application API's document (/api/v2/openapi.json).
  */
-@ApiExcludeController()
 @ApiTags('Notification channels')
 @ApiBearerAuth()
 @Controller('api/v2/teams/:teamID/notification-channels')
