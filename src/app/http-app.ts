@@ -122,6 +122,7 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     coordination: platform.coordination,
     rateLimitPerMinute: platform.config.rateLimitPerMinute,
     idempotencyStaleMs: platform.config.idempotencyStaleSeconds * 1000,
+    instanceId: platform.instanceId,
     logger: platform.logger,
   });
   installMetrics(adapter.getInstance(), platform.metrics, { token: platform.config.metricsToken });

@@ -56,6 +56,29 @@ describe('SQLite coordination store', () => {
       const restarted = open(file);
       expect((await restarted.listLeases()).map((lease) => [lease.name, lease.owner])).toEqual([['a', me]]);
     });
+
+    it('claims again at once an unfinished Idempotency-Key claim whose process is gone, and only then', async () => {
+      const file = join(root, `coordination-${++n}.sqlite`);
+      const claim = { retentionMs: 86_400_000, staleAfterMs: 60_000 };
+      const crashed = new SqliteCoordinationStore(file);
+      const gone = newProcessIdentity('web', 1);
+      expect(await crashed.claimIdempotency('admin:import', 'fp', { ...claim, owner: gone })).toEqual({ outcome: 'claimed' });
+      expect(await crashed.claimIdempotency('admin:other', 'fp', { ...claim, owner: gone })).toEqual({ outcome: 'claimed' });
+      const live = open(file);
+      const liveId = newProcessIdentity('web', 1);
+      expect(await live.claimIdempotency('admin:import', 'fp', { ...claim, owner: liveId })).toEqual({ outcome: 'in_progress' });
+
+      await crashed.close(); // as a SIGKILL would: the claims stay, its owner lock goes
+
+      // A live process retrying the key takes it over at once.
+      expect(await live.claimIdempotency('admin:import', 'fp', { ...claim, owner: liveId })).toEqual({ outcome: 'claimed' });
+      // A process starting after the crash frees the dead process's other claims when it opens;
+      // the claim of a live process stays its own.
+      const restarted = open(file);
+      const restartedId = newProcessIdentity('web', 1);
+      expect(await restarted.claimIdempotency('admin:other', 'fp', { ...claim, owner: restartedId })).toEqual({ outcome: 'claimed' });
+      expect(await restarted.claimIdempotency('admin:import', 'fp', { ...claim, owner: restartedId })).toEqual({ outcome: 'in_progress' });
+    });
   });
 });
 

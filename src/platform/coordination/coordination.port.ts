@@ -103,12 +103,15 @@ export interface CoordinationStore {
   takeQuota(key: string, windowMs: number, want: number, limit: number, now?: number): Promise<QuotaGrant>;
   /**
    * Atomically claims `key` for `fingerprint`. A record older than `retentionMs` is treated as absent.
-   * A claim still `in_progress` after `staleAfterMs` (its owner died) may be taken over.
+   * A claim still `in_progress` after `staleAfterMs` (its owner died) may be taken over, and so may
+   * one whose `owner` (the claiming process's instance id) the store can show is gone: the SQLite
+   * store by its owner lock, also freeing such claims when it opens after a crash. MongoDB has no
+   * such proof and waits out `staleAfterMs`.
    */
   claimIdempotency(
     key: string,
     fingerprint: string,
-    options: { retentionMs: number; staleAfterMs: number; now?: number },
+    options: { retentionMs: number; staleAfterMs: number; owner?: string; now?: number },
   ): Promise<IdempotencyClaim>;
   completeIdempotency(key: string, response: StoredResponse): Promise<void>;
   /** Forgets an unfinished claim (the request failed with 5xx) so the client may retry. */

@@ -27,7 +27,7 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** Hard ceiling for routes that raise their limit (check import). */
 export const MAX_BODY_LIMIT = 32 * 1024 * 1024;
 const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** An in-progress key whose request died (process crash) may be taken over after this. */
+/** An in-progress key whose request died (process crash) may be taken over after this, or at once once its process is shown gone. */
 const IDEMPOTENCY_STALE_MS = 60 * 1000;
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
@@ -39,6 +39,11 @@ export interface HttpConventionsDeps {
   logger: Logger;
   /** An unfinished Idempotency-Key claim older than this may be run again (default 60 s). */
   idempotencyStaleMs?: number;
+  /**
+   * This process's instance id (platform.instanceId): recorded with each claim, so a claim left
+   * by a process that is gone is run again at once where the store can tell (SQLite).
+   */
+  instanceId?: string;
 }
 
 export function sha256(text: string): string {
@@ -188,6 +193,7 @@ async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply,
   const claim: IdempotencyClaim = await deps.coordination.claimIdempotency(scopedKey, fingerprint, {
     retentionMs: IDEMPOTENCY_RETENTION_MS,
     staleAfterMs: deps.idempotencyStaleMs ?? IDEMPOTENCY_STALE_MS,
+    owner: deps.instanceId,
   });
   switch (claim.outcome) {
     case 'claimed':

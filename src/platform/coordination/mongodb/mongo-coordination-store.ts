@@ -57,6 +57,8 @@ interface IdempotencyDoc {
   _id: string;
   fingerprint: string;
   state: 'in_progress' | 'completed';
+  /** The claiming process's instance id: shown to operators; MongoDB cannot prove it gone. */
+  owner?: string;
   claimedAt: number;
   expiresAt: number;
   /** JSON text, so that any body (keys with dots or `$`) round-trips exactly. */
@@ -224,13 +226,15 @@ export class MongoCoordinationStore implements CoordinationStore {
   async claimIdempotency(
     key: string,
     fingerprint: string,
-    options: { retentionMs: number; staleAfterMs: number; now?: number },
+    options: { retentionMs: number; staleAfterMs: number; owner?: string; now?: number },
   ): Promise<IdempotencyClaim> {
     const now = options.now ?? Date.now();
+    const owner = options.owner ?? '';
     const fresh = (): IdempotencyDoc => ({
       _id: key,
       fingerprint,
       state: 'in_progress',
+      owner,
       claimedAt: now,
       expiresAt: now + options.retentionMs,
       response: null,
@@ -238,7 +242,7 @@ export class MongoCoordinationStore implements CoordinationStore {
     });
     return guardMongo('claimIdempotency', async () => {
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-        const decided = await this.decideClaim(key, fingerprint, now, options.staleAfterMs, fresh);
+        const decided = await this.decideClaim(key, fingerprint, now, options.staleAfterMs, owner, fresh);
         if (decided) return decided;
       }
       throw new Error(`Idempotency key ${key}: could not settle a claim under contention`);
@@ -251,6 +255,7 @@ export class MongoCoordinationStore implements CoordinationStore {
     fingerprint: string,
     now: number,
     staleAfterMs: number,
+    owner: string,
     fresh: () => IdempotencyDoc,
   ): Promise<IdempotencyClaim | null> {
     const existing = await this.claims.findOne({ _id: key });
@@ -274,7 +279,7 @@ export class MongoCoordinationStore implements CoordinationStore {
     if (existing.claimedAt + staleAfterMs > now) return { outcome: 'in_progress' };
     const taken = await this.claims.updateOne(
       { _id: key, state: 'in_progress', claimedAt: existing.claimedAt },
-      { $set: { claimedAt: now } },
+      { $set: { claimedAt: now, owner } },
     );
     return taken.modifiedCount === 1 ? { outcome: 'claimed' } : null;
   }

@@ -39,6 +39,9 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS idempotency_expires_at ON idempotency (expires_at);
 `;
 
+/** Column added to the idempotency table of earlier versions: the claiming process ('' unknown). */
+const CLAIM_OWNER_COLUMN = `ALTER TABLE idempotency ADD COLUMN owner TEXT NOT NULL DEFAULT ''`;
+
 /** Columns added to the leases table of earlier versions (name, owner, expires_at). */
 const LEASE_COLUMNS: Array<[string, string]> = [
   ['epoch', 'INTEGER NOT NULL DEFAULT 0'],
@@ -58,6 +61,7 @@ interface LeaseRow {
 interface IdempotencyRow {
   fingerprint: string;
   state: 'in_progress' | 'completed';
+  owner: string;
   claimed_at: number;
   expires_at: number;
   response: string | null;
@@ -84,6 +88,8 @@ export class SqliteCoordinationStore implements CoordinationStore {
     this.db.exec(SCHEMA);
     const columns = new Set((this.db.prepare('PRAGMA table_info(leases)').all() as Array<{ name: string }>).map((c) => c.name));
     for (const [column, type] of LEASE_COLUMNS) if (!columns.has(column)) this.db.exec(`ALTER TABLE leases ADD COLUMN ${column} ${type}`);
+    const claimColumns = (this.db.prepare('PRAGMA table_info(idempotency)').all() as Array<{ name: string }>).map((c) => c.name);
+    if (!claimColumns.includes('owner')) this.db.exec(CLAIM_OWNER_COLUMN);
     this.stmt = this.prepareStatements();
     this.freeLeasesOfDeadOwners();
   }
@@ -115,11 +121,12 @@ export class SqliteCoordinationStore implements CoordinationStore {
         ON CONFLICT (key, window_start) DO UPDATE SET count = count + excluded.count`),
       purgeRateWindows: db.prepare(`DELETE FROM rate_windows WHERE reset_at <= ?`),
       purgeIdempotency: db.prepare(`DELETE FROM idempotency WHERE expires_at <= ?`),
-      readClaim: db.prepare(`SELECT fingerprint, state, claimed_at, expires_at, response FROM idempotency WHERE key = ?`),
+      readClaim: db.prepare(`SELECT fingerprint, state, owner, claimed_at, expires_at, response FROM idempotency WHERE key = ?`),
       writeClaim: db.prepare(`
-        INSERT OR REPLACE INTO idempotency (key, fingerprint, state, claimed_at, expires_at, response)
-        VALUES (?, ?, 'in_progress', ?, ?, NULL)`),
-      takeOver: db.prepare(`UPDATE idempotency SET claimed_at = ? WHERE key = ?`),
+        INSERT OR REPLACE INTO idempotency (key, fingerprint, state, owner, claimed_at, expires_at, response)
+        VALUES (?, ?, 'in_progress', ?, ?, ?, NULL)`),
+      takeOver: db.prepare(`UPDATE idempotency SET claimed_at = ?, owner = ? WHERE key = ?`),
+      releaseClaimsOf: db.prepare(`DELETE FROM idempotency WHERE owner = ? AND state = 'in_progress'`),
       complete: db.prepare(`UPDATE idempotency SET state = 'completed', response = ? WHERE key = ? AND state = 'in_progress'`),
       release: db.prepare(`DELETE FROM idempotency WHERE key = ? AND state = 'in_progress'`),
     };
@@ -176,10 +183,15 @@ export class SqliteCoordinationStore implements CoordinationStore {
     return this.stmt.listLeases.all() as LeaseRecord[];
   }
 
-  /** Frees at once the leases of owners whose process is gone (their owner lock is free). */
+  /**
+   * Frees at once the leases and the unfinished Idempotency-Key claims of owners whose process is
+   * gone (their owner lock is free): a retry of such a key runs again at once, and the log makes
+   * it finish what the dead attempt began (platform/es/stream-command.ts).
+   */
   private freeLeasesOfDeadOwners(): void {
     for (const owner of this.ownerLocks.deadOwners()) {
       this.stmt.freeLeasesOf.run(owner);
+      this.stmt.releaseClaimsOf.run(owner);
       this.ownerLocks.forget(owner);
     }
   }
@@ -210,20 +222,24 @@ export class SqliteCoordinationStore implements CoordinationStore {
   async claimIdempotency(
     key: string,
     fingerprint: string,
-    options: { retentionMs: number; staleAfterMs: number; now?: number },
+    options: { retentionMs: number; staleAfterMs: number; owner?: string; now?: number },
   ): Promise<IdempotencyClaim> {
     const now = options.now ?? Date.now();
+    const owner = options.owner ?? '';
+    if (owner) this.ownerLocks.hold(owner);
     const claim = this.db
       .transaction((): IdempotencyClaim => {
         const row = this.stmt.readClaim.get(key) as IdempotencyRow | undefined;
         if (!row || row.expires_at <= now) {
-          this.stmt.writeClaim.run(key, fingerprint, now, now + options.retentionMs);
+          this.stmt.writeClaim.run(key, fingerprint, owner, now, now + options.retentionMs);
           return { outcome: 'claimed' };
         }
         if (row.fingerprint !== fingerprint) return { outcome: 'fingerprint_mismatch' };
         if (row.state === 'completed') return { outcome: 'completed', response: JSON.parse(row.response!) as StoredResponse };
-        if (row.claimed_at + options.staleAfterMs <= now) {
-          this.stmt.takeOver.run(now, key);
+        // Its owner's process is gone (owner lock free): nothing runs it any more.
+        const ownerGone = row.owner !== '' && row.owner !== owner && this.ownerLocks.isDead(row.owner);
+        if (row.claimed_at + options.staleAfterMs <= now || ownerGone) {
+          this.stmt.takeOver.run(now, owner, key);
           return { outcome: 'claimed' };
         }
         return { outcome: 'in_progress' };
