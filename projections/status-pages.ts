@@ -15,6 +15,7 @@ function toDoc(state: StatusPageState): StatusPageDoc {
     description: state.description,
     components: state.components,
     history_days: state.history_days,
+    publish_automatic_incidents: state.publish_automatic_incidents,
     created_at: state.created_at,
     updated_at: state.updated_at,
   };

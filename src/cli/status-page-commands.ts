@@ -7,7 +7,7 @@
  *   npm run admin -- update-status-page 1 4 --title 'Acme Cloud' --component 1
  *   npm run admin -- delete-status-page 1 4
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 export type AdminCall = (method: string, path: string, body?: unknown) => Promise<void>;
 
@@ -24,6 +24,7 @@ interface PageOptions {
   description?: string;
   component?: Array<{ endpoint_id: number; name?: string }>;
   historyDays?: string;
+  publishAutomaticIncidents?: string;
 }
 
 /** The fields given as options; absent options are not sent. */
@@ -34,7 +35,13 @@ function fields(o: PageOptions & { components?: boolean }): Record<string, unkno
     ...(o.description !== undefined ? { description: o.description } : {}),
     ...(o.component !== undefined ? { components: o.component } : o.components === false ? { components: [] } : {}),
     ...(o.historyDays !== undefined ? { history_days: Number(o.historyDays) } : {}),
+    ...(o.publishAutomaticIncidents !== undefined ? { publish_automatic_incidents: o.publishAutomaticIncidents === 'true' } : {}),
   };
+}
+
+function trueOrFalse(value: string): string {
+  if (value !== 'true' && value !== 'false') throw new InvalidArgumentError('must be true or false.');
+  return value;
 }
 
 const pages = (teamId: string, pageId?: string) => `/api/v2/teams/${teamId}/status-pages${pageId === undefined ? '' : `/${pageId}`}`;
@@ -49,6 +56,7 @@ export function registerStatusPageCommands(program: Command, call: AdminCall): v
     .option('--description <text>')
     .option('--component <endpointId[=name]>', 'an endpoint of the team, in display order (repeat)', component)
     .option('--history-days <days>', 'days of daily uptime shown, 1-90 (default 90)')
+    .option('--publish-automatic-incidents <true|false>', 'show automatic incidents at once, with a generated first update (default false)', trueOrFalse)
     .action((teamId: string, o: PageOptions) => call('POST', pages(teamId), { components: [], ...fields(o) }));
   program.command('list-status-pages').description("list a team's status pages").argument('<teamId>').option('--limit <n>').option('--cursor <cursor>').action((teamId: string, o: { limit?: string; cursor?: string }) => {
     const query = new URLSearchParams({ ...(o.limit ? { limit: o.limit } : {}), ...(o.cursor ? { cursor: o.cursor } : {}) }).toString();
@@ -66,6 +74,7 @@ export function registerStatusPageCommands(program: Command, call: AdminCall): v
     .option('--component <endpointId[=name]>', 'repeat; replaces the list', component)
     .option('--no-components', 'remove every component')
     .option('--history-days <days>')
+    .option('--publish-automatic-incidents <true|false>', 'show automatic incidents at once, with a generated first update', trueOrFalse)
     .action((teamId: string, pageId: string, o: PageOptions & { components?: boolean }) => call('PATCH', pages(teamId, pageId), fields(o)));
   program.command('delete-status-page').description('delete a status page (its slug is free at once)').argument('<teamId>').argument('<pageId>').action((teamId: string, pageId: string) => call('DELETE', pages(teamId, pageId)));
 }

@@ -41,6 +41,7 @@ describe('status pages: application API', () => {
         { endpoint_id: a.endpoints[0], name: null },
       ],
       history_days: 90,
+      publish_automatic_incidents: false,
       url: 'https://status.example.com/status/acme-shop',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: page.created_at,

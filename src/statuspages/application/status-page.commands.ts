@@ -17,6 +17,7 @@ export interface StatusPageInput {
   description?: string;
   components: Array<{ endpoint_id: number; name?: string | null }>;
   history_days?: number;
+  publish_automatic_incidents?: boolean;
 }
 
 export class CreateStatusPage extends Command<number> {
@@ -109,6 +110,7 @@ export class CreateStatusPageHandler implements ICommandHandler<CreateStatusPage
       description: input.description ?? '',
       components: components(input.components),
       history_days: input.history_days ?? DEFAULT_HISTORY_DAYS,
+      publish_automatic_incidents: input.publish_automatic_incidents ?? false,
     };
     await this.platform.freshness.require(await runPageCommand(this.platform, pageId, { kind: 'create', page_id: pageId, team_id: teamId, fields, at: new Date().toISOString() }, context));
     return pageId;
@@ -130,6 +132,7 @@ export class UpdateStatusPageHandler implements ICommandHandler<UpdateStatusPage
       ...(input.title !== undefined ? { title: input.title } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.history_days !== undefined ? { history_days: input.history_days } : {}),
+      ...(input.publish_automatic_incidents !== undefined ? { publish_automatic_incidents: input.publish_automatic_incidents } : {}),
       ...(input.components !== undefined ? { components: components(input.components) } : {}),
     };
     const newSlug = patch.slug !== undefined && patch.slug !== before.slug ? patch.slug : null;

@@ -17,6 +17,7 @@ export function presentStatusPage(doc: StatusPageDoc, baseUrl: string) {
     description: doc.description,
     components: doc.components.map((c) => ({ endpoint_id: c.endpoint_id, name: c.name })),
     history_days: doc.history_days,
+    publish_automatic_incidents: doc.publish_automatic_incidents === true,
     url: statusPageUrl(baseUrl, doc.slug),
     created_at: doc.created_at,
     updated_at: doc.updated_at,

@@ -28,6 +28,11 @@ export interface StatusPageFields {
   description: string;
   components: StatusPageComponent[];
   history_days: number;
+  /**
+   * Show automatic incidents of the page's endpoints without waiting for a checkpoint, with a
+   * generated first update (pages created before the setting existed: false).
+   */
+  publish_automatic_incidents: boolean;
 }
 
 export interface StatusPageCreatedData extends StatusPageFields {

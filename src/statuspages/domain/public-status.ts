@@ -71,6 +71,8 @@ export interface IncidentInput {
   endpoint_ids: number[];
   title: string;
   severity: 'warning' | 'critical';
+  /** `automatic` incidents are shown without a checkpoint on pages that publish them. */
+  source: 'automatic' | 'manual';
   created_at: string;
   resolved_at: string | null;
   merged_into_id: number | null;
@@ -163,6 +165,20 @@ export interface SpSummary {
   scheduled_maintenances: SpMaintenance[];
 }
 
+/**
+ * A component down or degraded with no published incident explaining it: the page says so under
+ * the component (and the feeds carry it), so it never shows an outage above "no incidents".
+ */
+export interface OutageNotice {
+  component_id: string;
+  component: string;
+  status: 'major_outage' | 'degraded_performance';
+  /** When the service detected it: the signal's trigger or the (unpublished) incident's opening. */
+  since: string;
+  /** "Outage detected at 09:13 UTC; investigating." */
+  text: string;
+}
+
 /** Everything the representations are rendered from. */
 export interface StatusModel {
   summary: SpSummary;
@@ -172,6 +188,8 @@ export interface StatusModel {
   pastIncidents: SpIncident[];
   description: string;
   historyDays: number;
+  /** Components down or degraded that no published open incident explains, in page order. */
+  notices: OutageNotice[];
   /** Each checkpoint's own status label as the team wrote it, by update id (the HTML shows it). */
   labels: Map<string, string>;
   /** The model is exact until this instant (epoch ms): a window starts or ends, a day turns... */
@@ -225,6 +243,20 @@ function newestFirst<T extends { created_at: string; id: number }>(items: T[]): 
 
 const latestOf = (times: Array<string | null | undefined>): string =>
   times.reduce<string>((latest, time) => (time && time > latest ? time : latest), '');
+
+/** `09:13 UTC` on the day of `now` (UTC), else `2026-11-25 09:13 UTC`. */
+function detectedAt(since: string, now: number): string {
+  const time = `${since.slice(11, 16)} UTC`;
+  return since.slice(0, 10) === new Date(now).toISOString().slice(0, 10) ? time : `${since.slice(0, 10)} ${time}`;
+}
+
+/** The sentence for an outage or degradation the service detected before anyone wrote about it. */
+export function detectedText(kind: 'major_outage' | 'degraded_performance', since: string, now: number): string {
+  return `${kind === 'major_outage' ? 'Outage' : 'Degraded performance'} detected at ${detectedAt(since, now)}; investigating.`;
+}
+
+/** The generated first update of an automatic incident shown before (or without) a checkpoint. */
+export const GENERATED_UPDATE_TITLE = 'Detected automatically';
 
 export function incidentAnchor(incidentId: number): string {
   return `incident-${incidentId}`;
@@ -281,6 +313,13 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
   });
   const componentsOf = (endpointIds: number[]) => components.filter((c) => endpointIds.includes(Number(c.id)));
 
+  const publishesAutomatic = page.publish_automatic_incidents === true;
+  const generated = (incident: IncidentInput): SpIncidentUpdate[] => {
+    if (!publishesAutomatic || incident.source !== 'automatic') return [];
+    const text = detectedText(incident.severity === 'critical' ? 'major_outage' : 'degraded_performance', incident.created_at, now);
+    const at = incident.created_at;
+    return [{ id: `auto-${incident.id}`, status: 'investigating', body: text, title: GENERATED_UPDATE_TITLE, created_at: at, updated_at: at, display_at: at }];
+  };
   const toIncident = (incident: IncidentInput): SpIncident => {
     const updates = newestFirst(incident.checkpoints).map(
       (checkpoint): SpIncidentUpdate => ({
@@ -293,6 +332,8 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
         display_at: checkpoint.created_at,
       }),
     );
+    // The generated update is the first one: it goes last (newest first).
+    updates.push(...generated(incident));
     return {
       id: String(incident.id),
       name: incident.title,
@@ -308,8 +349,24 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
     };
   };
 
-  // Published: at least one checkpoint.
-  const visible = newestFirst(affecting.filter((i) => i.checkpoints.length > 0)).map(toIncident);
+  // Published: at least one checkpoint, or automatic on a page that publishes those.
+  const published = (i: IncidentInput) => i.checkpoints.length > 0 || (publishesAutomatic && i.source === 'automatic');
+  const visible = newestFirst(affecting.filter(published)).map(toIncident);
+  // The day in a notice's text is dropped on the day itself: the model changes at UTC midnight (a boundary already).
+  const explained = new Set(visible.filter((i) => i.resolved_at === null).flatMap((i) => i.components.map((c) => c.id)));
+  const notices: OutageNotice[] = [];
+  for (const component of components) {
+    if ((component.status !== 'major_outage' && component.status !== 'degraded_performance') || explained.has(component.id)) continue;
+    const endpointId = Number(component.id);
+    const signals = inputs.signals.get(endpointId);
+    const severity = component.status === 'major_outage' ? 'critical' : 'warning';
+    const starts = [
+      component.status === 'major_outage' ? signals?.availability : signals?.latency,
+      ...(openByEndpoint.get(endpointId) ?? []).filter((i) => i.severity === severity).map((i) => i.created_at),
+    ].filter((t): t is string => typeof t === 'string' && t !== '');
+    const since = starts.sort()[0] ?? component.updated_at;
+    notices.push({ component_id: component.id, component: component.name, status: component.status, since, text: detectedText(component.status, since, now) });
+  }
   const past = visible.filter((i) => i.resolved_at !== null && now - Date.parse(i.resolved_at) < PAST_INCIDENTS_MS);
   for (const incident of past) later(Date.parse(incident.resolved_at!) + PAST_INCIDENTS_MS);
 
@@ -343,6 +400,7 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
     pastIncidents: past,
     description: page.description,
     historyDays: page.history_days,
+    notices,
     labels: new Map(affecting.flatMap((i) => i.checkpoints.map((c) => [String(c.id), c.status_label] as [string, string]))),
     validUntil: Math.min(...boundaries),
   };

@@ -52,7 +52,7 @@ export type StatusPageCommand =
 export type Decision = { ok: true; events: StatusPageEvent[] } | { ok: false; reason: 'not_found' | 'already_exists' };
 
 export function initialState(): StatusPageState {
-  return { exists: false, deleted: false, page_id: 0, team_id: 0, slug: '', title: '', description: '', components: [], history_days: DEFAULT_HISTORY_DAYS, created_at: '', updated_at: '' };
+  return { exists: false, deleted: false, page_id: 0, team_id: 0, slug: '', title: '', description: '', components: [], history_days: DEFAULT_HISTORY_DAYS, publish_automatic_incidents: false, created_at: '', updated_at: '' };
 }
 
 export function evolve(state: StatusPageState, event: Pick<RecordedEvent, 'type' | 'data'>): StatusPageState {
@@ -84,6 +84,9 @@ export function changesOf(state: StatusPageState, patch: Partial<StatusPageField
   if (patch.title !== undefined && patch.title !== state.title) changes.title = patch.title;
   if (patch.description !== undefined && patch.description !== state.description) changes.description = patch.description;
   if (patch.history_days !== undefined && patch.history_days !== state.history_days) changes.history_days = patch.history_days;
+  if (patch.publish_automatic_incidents !== undefined && patch.publish_automatic_incidents !== state.publish_automatic_incidents) {
+    changes.publish_automatic_incidents = patch.publish_automatic_incidents;
+  }
   if (patch.components !== undefined && !sameComponents(patch.components, state.components)) changes.components = patch.components;
   return changes;
 }

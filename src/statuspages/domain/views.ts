@@ -14,6 +14,8 @@ export interface StatusPageDoc {
   description: string;
   components: StatusPageComponent[];
   history_days: number;
+  /** Absent in documents written before the setting existed: false. */
+  publish_automatic_incidents?: boolean;
   created_at: string;
   updated_at: string;
 }

@@ -1,8 +1,11 @@
 import { Feed } from 'feed';
-import { feedEntries, type StatusModel } from '../domain/public-status.js';
+import { feedEntries, MAX_FEED_ENTRIES, type StatusModel } from '../domain/public-status.js';
 import { escapeHtml } from './render-html.js';
 
-/** One Atom/RSS entry per checkpoint of the page's visible incidents, newest first, at most 50. */
+/**
+ * One Atom/RSS entry per update of the page's visible incidents, and one per component down or
+ * degraded that no published incident explains ("Outage detected at ..."), newest first, at most 50.
+ */
 function feedOf(model: StatusModel): Feed {
   const page = model.summary.page;
   const feed = new Feed({
@@ -14,8 +17,18 @@ function feedOf(model: StatusModel): Feed {
     generator: 'http-monitor',
     feedLinks: { atom: `${page.url}/feed.atom`, rss: `${page.url}/feed.rss` },
   });
+  const items: Array<Parameters<Feed['addItem']>[0]> = model.notices.map((notice) => ({
+    title: escapeHtml(`${notice.component}: ${notice.status === 'major_outage' ? 'outage detected' : 'degraded performance detected'}`),
+    id: `${page.url}#component-${notice.component_id}-detected-${notice.since}`,
+    guid: `${page.url}#component-${notice.component_id}-detected-${notice.since}`,
+    link: `${page.url}#component-${notice.component_id}`,
+    date: new Date(notice.since),
+    published: new Date(notice.since),
+    description: escapeHtml(notice.text),
+    content: `<p>${escapeHtml(notice.text)}</p>`,
+  }));
   for (const { incident, update } of feedEntries(model)) {
-    feed.addItem({
+    items.push({
       // The feed marks titles and bodies as HTML: checkpoint text is plain, so it is escaped.
       title: escapeHtml(`${incident.name}: ${update.title}`),
       id: `${incident.shortlink}-update-${update.id}`,
@@ -27,6 +40,8 @@ function feedOf(model: StatusModel): Feed {
       content: `<p>${escapeHtml(update.body).replace(/\n/g, '<br>')}</p>`,
     });
   }
+  items.sort((a, b) => (b.published ?? b.date).getTime() - (a.published ?? a.date).getTime());
+  for (const item of items.slice(0, MAX_FEED_ENTRIES)) feed.addItem(item);
   return feed;
 }
 

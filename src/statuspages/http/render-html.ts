@@ -103,6 +103,7 @@ ul.plain,ol.updates{list-style:none;padding:0;margin:0}
 figcaption{display:flex;justify-content:space-between;color:var(--muted);font-size:.8rem}
 .meta{color:var(--muted);font-size:.875rem;margin:.25rem 0}.pill{display:inline-block;border:1px solid currentColor;border-radius:999px;padding:0 .5rem;font-size:.8rem;font-weight:600}
 .status-resolved{color:var(--ok)}.status-investigating{color:var(--bad)}.status-identified{color:var(--major)}.status-monitoring{color:var(--minor)}.status-maintenance{color:var(--maint)}
+.notice{margin:.25rem 0;font-weight:600}.notice-major_outage{color:var(--bad)}.notice-degraded_performance{color:var(--minor)}
 .maintenance p{margin:.25rem 0}.incident{border-left:4px solid var(--minor)}.incident.impact-major{border-left-color:var(--bad)}
 .update{border-top:1px solid var(--line);padding:.5rem 0}.update:first-child{border-top:0}.update-head,.body{margin:.25rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
 footer{color:var(--muted);font-size:.875rem;border-top:1px solid var(--line);margin-top:2rem;padding-top:1rem}
@@ -115,11 +116,16 @@ export function renderStatusHtml(view: PageView): string {
   const s = model.summary;
   const url = s.page.url;
   const active = s.incidents;
+  const notices = new Map(model.notices.map((n) => [n.component_id, n]));
+  const noticeOf = (id: string) => {
+    const notice = notices.get(id);
+    return notice ? `<p class="notice notice-${notice.status}" role="status">${e(notice.text)}</p>\n` : '';
+  };
   const componentItems = s.components
     .map(
       (c) => `<li class="card component" id="component-${e(c.id)}">
 <div class="component-head"><h3>${e(c.name)}</h3><span class="state state-${c.status}">${COMPONENT_STATUS_LABELS[c.status]}</span></div>
-${uptimeBar(c.name, view.uptime.get(c.id) ?? [])}
+${noticeOf(c.id)}${uptimeBar(c.name, view.uptime.get(c.id) ?? [])}
 </li>`,
     )
     .join('\n');

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
 import { LIMITS, SLUG_PATTERN } from '../domain/status-page.js';
 
 /** May be omitted; when present, null is not accepted. */
@@ -8,6 +8,8 @@ const Optional = () => ValidateIf((_object, value) => value !== undefined);
 /** May be omitted or null. */
 const Nullable = () => ValidateIf((_object, value) => value !== undefined && value !== null);
 
+const PUBLISH_AUTOMATIC =
+  'Show automatic incidents of the page\'s endpoints at once, with a generated first update ("Outage detected at 09:13 UTC; investigating."), instead of waiting for a checkpoint.';
 const SLUG_MESSAGE = 'must be 1 to 64 of a-z, 0-9 and -';
 
 export class StatusPageComponentBody {
@@ -47,6 +49,11 @@ export class CreateStatusPageBody {
   @Min(LIMITS.history_days.min)
   @Max(LIMITS.history_days.max)
   history_days?: number;
+
+  @ApiPropertyOptional({ default: false, description: PUBLISH_AUTOMATIC })
+  @Optional()
+  @IsBoolean()
+  publish_automatic_incidents?: boolean;
 }
 
 export class UpdateStatusPageBody {
@@ -55,6 +62,7 @@ export class UpdateStatusPageBody {
   @ApiPropertyOptional({ maxLength: 2000 }) @Optional() @IsString() @MaxLength(LIMITS.description.max) description?: string;
   @ApiPropertyOptional({ type: [StatusPageComponentBody], maxItems: 100 }) @Optional() @Components() components?: StatusPageComponentBody[];
   @ApiPropertyOptional({ minimum: 1, maximum: 90 }) @Optional() @IsInt() @Min(LIMITS.history_days.min) @Max(LIMITS.history_days.max) history_days?: number;
+  @ApiPropertyOptional({ description: PUBLISH_AUTOMATIC }) @Optional() @IsBoolean() publish_automatic_incidents?: boolean;
 }
 
 export class StatusPageComponentDto {
@@ -70,6 +78,7 @@ export class StatusPageDto {
   @ApiProperty() description!: string;
   @ApiProperty({ type: [StatusPageComponentDto] }) components!: StatusPageComponentDto[];
   @ApiProperty() history_days!: number;
+  @ApiProperty({ description: PUBLISH_AUTOMATIC }) publish_automatic_incidents!: boolean;
   @ApiProperty({ description: 'The public page: PUBLIC_BASE_URL + /status/{slug}.' }) url!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;

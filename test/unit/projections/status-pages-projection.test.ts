@@ -15,7 +15,7 @@ const created = (page_id: number, slug: string) => ({
 describe('status-pages projection', () => {
   it('keeps one document per page with its slug, components and times', async () => {
     const views = await given(statusPagesProjection, [created(3, 'acme')]);
-    const page: StatusPageDoc = { id: '3', page_id: 3, team_id: 1, slug: 'acme', title: 'Acme status', description: '', components: [{ endpoint_id: 5, name: null }], history_days: 30, created_at: T0, updated_at: T0 };
+    const page: StatusPageDoc = { id: '3', page_id: 3, team_id: 1, slug: 'acme', title: 'Acme status', description: '', components: [{ endpoint_id: 5, name: null }], history_days: 30, publish_automatic_incidents: false, created_at: T0, updated_at: T0 };
     expect(views.documents(STATUS_PAGES_COLLECTION)).toEqual([page]);
   });
 

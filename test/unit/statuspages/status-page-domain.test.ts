@@ -36,7 +36,7 @@ describe('slug claims', () => {
 });
 
 describe('the page aggregate', () => {
-  const fields = { slug: 'a', title: 'A', description: '', components: [{ endpoint_id: 1, name: null }], history_days: 90 };
+  const fields = { slug: 'a', title: 'A', description: '', components: [{ endpoint_id: 1, name: null }], history_days: 90, publish_automatic_incidents: false };
   const created = () => {
     const decision = decide(initialState(), { kind: 'create', page_id: 1, team_id: 7, fields, at: '2026-01-01T00:00:00.000Z' });
     if (!decision.ok) throw new Error('refused');

@@ -1,0 +1,129 @@
+/**
+ * A status page never contradicts itself: while a component is down and no incident about it is
+ * published, the page says so under the component ("Outage detected at 09:13 UTC;
+ * investigating.") in the HTML and the feeds; a page that publishes automatic incidents shows the
+ * automatic incident at once with a generated first update. Read in Chromium (no JavaScript), as
+ * a person would, and through summary.json and the feeds.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { createPage, pagesPath, statusTeam, triggerSignal, type StatusTeam } from '../support/status-page-fixtures.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { eventually } from './support.js';
+
+/** Debian's chromium (`.ci/run` installs it); elsewhere CHROMIUM_PATH may name another build. */
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
+const browserTest = CHROMIUM ? test : test.skip;
+const skipped = ' (skipped: no Chromium at /usr/bin/chromium; install the chromium package or set CHROMIUM_PATH)';
+
+const DETECTED = /^Outage detected at \d\d:\d\d UTC; investigating\.$/;
+
+describe('a status page during an outage nobody has written about yet', () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser | null = null;
+  let team: StatusTeam;
+  const profile = mkdtempSync(join(tmpdir(), 'status-page-outage-chromium-'));
+
+  /** The page's text as Chromium renders it, and the text of one component's card. */
+  const read = async (slug: string, componentId: number) => {
+    const page = await browser!.newPage();
+    try {
+      await page.setJavaScriptEnabled(false);
+      const response = await page.goto(`${base}/status/${slug}`, { waitUntil: 'load' });
+      expect(response?.status()).toBe(200);
+      // Evaluated in the page (strings: the test's TypeScript has no DOM types).
+      const text = (await page.evaluate('document.body.innerText')) as string;
+      const component = (await page.evaluate(`document.getElementById('component-${componentId}').innerText`)) as string;
+      const headings = (await page.evaluate(`[...document.querySelectorAll('h2:not(.skip), h3')].map((h) => h.textContent)`)) as string[];
+      return { text, component, headings };
+    } finally {
+      await page.close();
+    }
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const fastify = t.app.getHttpAdapter().getInstance();
+    await fastify.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
+    team = await statusTeam(t, 2, 'Outage');
+    const components = [
+      { endpoint_id: team.endpoints[0], name: 'Checkout API' },
+      { endpoint_id: team.endpoints[1], name: 'Search' },
+    ];
+    const quiet = await createPage(t, team.teamId, { slug: 'quiet', title: 'Quiet Co', components });
+    expect(quiet.publish_automatic_incidents).toBe(false);
+    const open = await createPage(t, team.teamId, { slug: 'open', title: 'Open Co', components, publish_automatic_incidents: true });
+    expect(open.publish_automatic_incidents).toBe(true);
+    // The availability signal triggers: the service opens an automatic incident, with no checkpoint.
+    await triggerSignal(t, team, team.endpoints[0], 'availability');
+    await eventually('the automatic incident on the publishing page', async () => (await t.request('GET', '/status/open/summary.json')).json().incidents.length === 1);
+    if (CHROMIUM) {
+      browser = await puppeteer.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        userDataDir: profile,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+
+  browserTest(`says under the down component that an outage was detected and is being investigated${CHROMIUM ? '' : skipped}`, async () => {
+    const { text, component, headings } = await read('quiet', team.endpoints[0]);
+    expect(text).toContain('Partial System Outage');
+    expect(component).toContain('Major outage');
+    const notice = component.split('\n').find((line) => line.startsWith('Outage detected'));
+    expect(notice).toMatch(DETECTED);
+    // The operational component says nothing of the kind; no incident is listed (none was published).
+    expect((await read('quiet', team.endpoints[1])).component).not.toContain('detected');
+    expect(headings).not.toContain('Active incidents');
+  }, 60_000);
+
+  it('says it in the feeds too, while summary.json shows the component down and no incident', async () => {
+    const summary = (await t.request('GET', '/status/quiet/summary.json')).json();
+    expect(summary.status.indicator).toBe('major');
+    expect(summary.components.map((c: { status: string }) => c.status)).toEqual(['major_outage', 'operational']);
+    expect(summary.incidents).toEqual([]);
+    for (const feed of ['feed.atom', 'feed.rss']) {
+      const body = (await t.request('GET', `/status/quiet/${feed}`)).body;
+      expect(body).toContain('Checkout API: outage detected');
+      expect(body).toMatch(/Outage detected at \d\d:\d\d UTC; investigating\./);
+    }
+  });
+
+  browserTest(`a page publishing automatic incidents shows the incident at once with a generated first update${CHROMIUM ? '' : skipped}`, async () => {
+    const { component, headings, text } = await read('open', team.endpoints[0]);
+    expect(headings).toEqual(expect.arrayContaining(['Active incidents', 'Endpoint 1 is unavailable']));
+    expect(text).toContain('Detected automatically');
+    expect(text).toMatch(/Outage detected at \d\d:\d\d UTC; investigating\./);
+    // Explained by the incident: no separate notice under the component.
+    expect(component).toContain('Major outage');
+    expect(component).not.toContain('Outage detected');
+  }, 60_000);
+
+  it('a page publishing automatic incidents lists them in summary.json with the generated update, and the setting can be changed', async () => {
+    const summary = (await t.request('GET', '/status/open/summary.json')).json();
+    expect(summary.incidents).toHaveLength(1);
+    expect(summary.incidents[0]).toMatchObject({ name: 'Endpoint 1 is unavailable', status: 'investigating', impact: 'major' });
+    expect(summary.incidents[0].incident_updates).toEqual([
+      expect.objectContaining({ status: 'investigating', title: 'Detected automatically', body: expect.stringMatching(DETECTED) }),
+    ]);
+    const pages = (await t.admin('GET', pagesPath(team.teamId))).json().data as Array<{ id: number; slug: string }>;
+    const open = pages.find((p) => p.slug === 'open')!;
+    const updated = await t.admin('PATCH', pagesPath(team.teamId, open.id), { publish_automatic_incidents: false });
+    expect(updated.statusCode).toBe(200);
+    expect(updated.json().data.publish_automatic_incidents).toBe(false);
+    const after = (await t.request('GET', '/status/open/summary.json')).json();
+    expect(after.incidents).toEqual([]);
+  });
+});
