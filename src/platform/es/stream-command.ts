@@ -127,11 +127,16 @@ export async function runStreamCommand<S, R = void>(
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
   const keyed = currentIdempotency();
   const step = keyed ? nextStep(keyed, `stream:${streamId}`) : 0;
+  const onlyHead = aggregate === (appendOnly as Aggregate<unknown>);
+  // The revision a refused append reported (null when the adapter cannot tell): an append-only
+  // command may take it as the head, which matters where a stream's last events can be cut
+  // away while it keeps its revision (EventStoreDB $tb).
+  let reported: number | null = null;
   for (let attempt = 1; ; attempt++) {
     const loaded: Loaded<S> = options.fold
       ? { ...(await options.fold.load(streamId)), events: [] }
-      : aggregate === (appendOnly as Aggregate<unknown>)
-        ? { state: aggregate.initial(), revision: await streamHead(store, streamId), events: [] }
+      : onlyHead
+        ? { state: aggregate.initial(), revision: Math.max(await streamHead(store, streamId), reported ?? -1), events: [] }
         : await loadStream(store, streamId, aggregate, options.fromRevision);
     if (keyed) {
       const done = await alreadyApplied(store, streamId, aggregate, keyed.key, step, loaded.revision, decide, options.resultAfter);
@@ -150,6 +155,7 @@ export async function runStreamCommand<S, R = void>(
       return { state: loaded.state, appended: withMetadata, append, result };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      reported = error.actual;
       options.fold?.stale?.(streamId);
       if (attempt >= attempts) throw new ConcurrencyError(streamId, attempts);
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(10 * attempt, options.maxPauseMs ?? Infinity)));

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';
+import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '../../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { systemContext } from '../../../src/platform/es/command-context.js';
 import { runIdempotent } from '../../../src/platform/es/idempotency-scope.js';
@@ -111,5 +111,28 @@ describe('runStreamCommand inside a keyed request', () => {
 
     expect(results.filter((r) => !r.replayed)).toHaveLength(1);
     expect((await store.readStream('count')).map((e) => (e.data as { n: number }).n)).toEqual([1, 5]);
+  });
+});
+
+describe('runStreamCommand with appendOnly', () => {
+  it('appends after a stream whose every event was cut away but whose revision stays (EventStoreDB $tb)', async () => {
+    // A stream at revision 4 whose events all sit before its truncate-before mark: reads see none.
+    let revision = 4;
+    const appended: unknown[] = [];
+    const cut = {
+      readStream: async () => [],
+      append: async (stream: string, events: unknown[], options: { expectedRevision: number | 'no_stream' | 'any' }) => {
+        const expected = options.expectedRevision === 'no_stream' ? -1 : options.expectedRevision;
+        if (expected !== revision) throw new WrongExpectedRevisionError(stream, options.expectedRevision, revision);
+        appended.push(...events);
+        revision += events.length;
+        return { nextExpectedRevision: revision, position: 100 };
+      },
+    } as unknown as EventStore;
+
+    const result = await runStreamCommand(cut, 'checks-1', appendOnly, systemContext('test'), () => ({ events: [{ type: 'Added', data: { n: 1 } }], result: null }));
+
+    expect(result.append).toEqual({ nextExpectedRevision: 5, position: 100 });
+    expect(appended).toHaveLength(1);
   });
 });
