@@ -32,7 +32,8 @@ export interface ProbeJob {
 }
 
 /** Why a job was dropped without being handled (the `reason` label of `monitor_probe_jobs_dropped_total`). */
-export type DropReason = 'stale' | 'max_deliver';
+export const DROP_REASONS = ['stale', 'max_deliver'] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
 
 /** Limits every adapter applies (NATS: the consumer's `max_deliver`). */
 export interface QueueLimits {

@@ -6,7 +6,7 @@
  */
 import type { CheckRecorder } from './check-recorder.js';
 import type { Platform } from '../../platform/platform.js';
-import type { JobConsumer, JobDelivery, ProbeJob } from '../../platform/transport/probe-transport.port.js';
+import { DROP_REASONS, type JobConsumer, type JobDelivery, type ProbeJob } from '../../platform/transport/probe-transport.port.js';
 import type { HttpProber } from '../prober/http-prober.js';
 
 export interface ProberWorkerOptions {
@@ -37,6 +37,8 @@ export class ProberWorker {
   async start(): Promise<void> {
     const transport = this.platform.transport;
     if (!transport || this.consumer) return;
+    // Both reasons show as 0 from the start, so a rate over them works before the first drop.
+    for (const reason of DROP_REASONS) this.platform.metrics.probeJobsDropped.inc({ reason }, 0);
     this.consumer = await transport.consume((delivery) => this.handleDelivery(delivery), {
       ...this.options,
       onDropped: (job, reason) => {
