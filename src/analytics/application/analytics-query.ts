@@ -13,8 +13,8 @@ import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RawCheckRow, type RollupScopeKind } from '../domain/views.js';
 import { GRANULARITY_MS, floorTo, planRange, type Granularity, type RangePiece } from '../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../domain/window.js';
-import type { AnalyticsFacts, AnalyticsScope, EndpointFact, ProjectMember } from './analytics-facts.js';
-import { newestFirst } from './newest-first.js';
+import type { AnalyticsFacts, AnalyticsScope, EndpointFact } from './analytics-facts.js';
+import { Slices } from './slices.js';
 
 /**
  * Analytics figures from time rollups: each range is planned into day/hour/minute rollup rows
@@ -22,16 +22,15 @@ import { newestFirst } from './newest-first.js';
  * number of checks. Proven equal to the brute-force reference in test/unit/analytics.
  *
  * A check counts for its team and for its endpoint's CURRENT project (docs/decisions.md,
- * "Analytics"): team figures come from the team's rollups, project figures from the rollups and
- * raw rows of the endpoints the project holds now (`AnalyticsFacts.membersOf`), so a project's
- * totals, series and p95, its endpoint rows and its row in the team object follow one rule.
+ * "Analytics"): every scope has its own rollups and raw-row index, and the projection moves an
+ * endpoint's share of them when the endpoint moves, so a project's totals, series and p95, and
+ * its row in the team object, cost the same whatever its endpoint count. Only what lists or
+ * bounds every endpoint reads per endpoint: a project's endpoint rows, and its minimum and
+ * maximum latency (project rollups keep none, see views.ts), taken from those same rows.
+ *
+ * Reads go through `Slices`: in small groups, giving the event loop a turn every few
+ * milliseconds, so a large project never holds the process.
  */
-
-/** The rollup scopes whose sums make up an analytics scope's figures. */
-interface Counted {
-  kind: RollupScopeKind;
-  ids: number[];
-}
 
 /** Half-open, epoch milliseconds. */
 export interface TimeRange {
@@ -130,7 +129,9 @@ export interface EndpointAnalytics extends Common {
 
 /** Each `in` list stays short, so two of them stay well under SQLite's bound-parameter limit. */
 const IN_CHUNK = 250;
-const PAGE = 5000;
+const PAGE = 2000;
+/** Raw rows per read of a p95 walk: one page is read in a few milliseconds. */
+const P95_PAGE = 2500;
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
 
 export interface AnalyticsQueryOptions {
@@ -156,6 +157,7 @@ export class AnalyticsQuery {
       checks: RAW_CHECKS_COLLECTION,
     },
     private readonly options: AnalyticsQueryOptions = {},
+    private readonly slices: Slices = new Slices(),
   ) {}
 
   /** Raw checks before this instant may have left (retention); -Infinity when none have. */
@@ -165,16 +167,19 @@ export class AnalyticsQuery {
 
   /** Figures of one scope over one range, p95 included. */
   async computeTotals(scope: AnalyticsScope, range: TimeRange): Promise<Totals> {
-    const counted = await this.counted(scope);
-    const [sums, p95Value] = await Promise.all([this.sumPerScope(counted.kind, counted.ids, range), this.p95Of(counted, range.from, range.to)]);
-    const total = [...sums.values()].reduce((acc, part) => addAccumulator(acc, part), emptyAccumulator());
-    return { ...toFigures(total), p95_latency_ms: p95Value };
+    const [sums, p95Value, members] = await Promise.all([
+      this.sumPerScope(scope.kind, [scope.id], range),
+      this.p95Of(scope, range.from, range.to),
+      scope.kind === 'project' ? this.memberSums(scope.id, range) : null,
+    ]);
+    const total = sums.get(scope.id)!;
+    return { ...toFigures(members ? withExtremesOf(total, members.values()) : total), p95_latency_ms: p95Value };
   }
 
-  /** A team and an endpoint are counted from their own rollups, a project from its endpoints'. */
-  private async counted(scope: AnalyticsScope, members?: ProjectMember[]): Promise<Counted> {
-    if (scope.kind !== 'project') return { kind: scope.kind, ids: [scope.id] };
-    return { kind: 'endpoint', ids: (members ?? (await this.facts.membersOf([scope.id]))).map((m) => m.endpoint_id) };
+  /** Partial sums of each endpoint whose checks count for the project (deleted ones included). */
+  private async memberSums(projectId: number, range: TimeRange): Promise<Map<number, Accumulator>> {
+    const members = await this.facts.membersOf([projectId]);
+    return this.sumPerScope('endpoint', members.map((m) => m.endpoint_id), range);
   }
 
   async computeSeries(
@@ -185,38 +190,43 @@ export class AnalyticsQuery {
     buckets: number,
   ): Promise<SeriesItem[]> {
     const window: AnalyticsWindow = { from, to, bucket_seconds, buckets };
-    const sums = await this.sumBuckets(await this.counted(scope), window);
+    const sums = await this.sumBuckets(scope, window);
     return sums.map((acc, i) => seriesItem(bucketRange(window, i).start, acc));
   }
 
   /** Nearest-rank p95 over the newest P95_SAMPLE_LIMIT successful applicable checks in range. */
   async computeP95(scope: AnalyticsScope, from: number, to: number): Promise<number | null> {
-    return this.p95Of(await this.counted(scope), from, to);
+    return this.p95Of(scope, from, to);
   }
 
   /**
-   * One scope's sample is one indexed walk, newest first. Several endpoints' (a project's) are
-   * merged: each endpoint's walk is read newest first in pages and the newest head taken until
-   * the sample is full, so at most P95_SAMPLE_LIMIT rows plus one page per endpoint are read.
+   * The sample is one indexed walk of the scope's raw rows, newest first (a project's rows carry
+   * its current project), read in pages with a turn of the event loop between them.
    */
-  private async p95Of(counted: Counted, from: number, to: number): Promise<number | null> {
+  private async p95Of(scope: AnalyticsScope, from: number, to: number): Promise<number | null> {
     const { checks } = await this.names();
-    const field = SCOPE_FIELD[counted.kind];
-    const walks = counted.ids.map((id) => (limit: number, after?: [number, number]) =>
-      this.store.find(checks, {
-        filter: { [field]: id, success: true, checked_at_ms: { gte: from, lt: to } },
+    const latencies: number[] = [];
+    let after: [number, number] | undefined;
+    while (latencies.length < P95_SAMPLE_LIMIT) {
+      await this.slices.pause();
+      const limit = Math.min(P95_PAGE, P95_SAMPLE_LIMIT - latencies.length);
+      const page = (await this.store.find(checks, {
+        filter: { [SCOPE_FIELD[scope.kind]]: scope.id, success: true, checked_at_ms: { gte: from, lt: to } },
         sort: [
           ['checked_at_ms', 'desc'],
           ['check_id', 'desc'],
         ],
         after,
         limit,
-      }) as unknown as Promise<RawCheckRow[]>,
-    );
-    const sample = await newestFirst(walks, P95_SAMPLE_LIMIT);
+      })) as unknown as RawCheckRow[];
+      for (const row of page) latencies.push(Number(row.latency_ms));
+      if (page.length < limit) break;
+      const last = page[page.length - 1];
+      after = [last.checked_at_ms, last.check_id];
+    }
     // The sample would have reached past the horizon, where raw checks may be gone: no figure.
-    if (from < this.rawHorizon() && sample.length < P95_SAMPLE_LIMIT) return null;
-    return p95(sample.map((row) => Number(row.latency_ms)));
+    if (from < this.rawHorizon() && latencies.length < P95_SAMPLE_LIMIT) return null;
+    return p95(latencies);
   }
 
   async teamAnalytics(teamId: number, window: AnalyticsWindow): Promise<TeamAnalytics> {
@@ -227,14 +237,11 @@ export class AnalyticsQuery {
       this.facts.endpoints(teamId, scope),
       this.facts.openIncidentsByProject(teamId),
     ]);
-    // Each project row sums the endpoints the project holds now, as the project object does.
-    const members = await this.facts.membersOf(projects.map((p) => p.project_id));
-    const perEndpoint = await this.sumPerScope('endpoint', members.map((m) => m.endpoint_id), window);
-    const perProject = new Map<number, Accumulator>();
-    for (const member of members) {
-      const acc = perProject.get(member.project_id) ?? emptyAccumulator();
-      perProject.set(member.project_id, addAccumulator(acc, perEndpoint.get(member.endpoint_id)!));
-    }
+    // Each project row counts the endpoints the project holds now, as the project object does:
+    // the project rollups follow moves.
+    const perProject = await this.sumPerScope('project', projects.map((p) => p.project_id), window);
+    const enabled = new Map<number, number>();
+    for (const e of endpoints) if (e.enabled) enabled.set(e.project_id, (enabled.get(e.project_id) ?? 0) + 1);
     const rows = [...projects]
       .sort((a, b) => a.project_id - b.project_id)
       .map((project): ProjectRow => {
@@ -242,7 +249,7 @@ export class AnalyticsQuery {
         return {
           project_id: project.project_id,
           name: project.name,
-          enabled_endpoints: endpoints.filter((e) => e.enabled && e.project_id === project.project_id).length,
+          enabled_endpoints: enabled.get(project.project_id) ?? 0,
           checks: figures.checks,
           failures: figures.failures,
           uptime_percent: figures.uptime_percent,
@@ -256,11 +263,14 @@ export class AnalyticsQuery {
 
   async projectAnalytics(teamId: number, projectId: number, window: AnalyticsWindow): Promise<ProjectAnalytics> {
     const scope: AnalyticsScope = { kind: 'project', id: projectId };
-    const [members, endpoints] = await Promise.all([this.facts.membersOf([projectId]), this.facts.endpoints(teamId, scope)]);
-    const [common, perEndpoint] = await Promise.all([
-      this.common(teamId, scope, window, members),
-      this.sumPerScope('endpoint', endpoints.map((e) => e.endpoint_id), window),
+    // The endpoint rows list every endpoint anyway; their sums (deleted members' too) also give
+    // the project's minimum and maximum latency.
+    const [common, perEndpoint, endpoints] = await Promise.all([
+      this.common(teamId, scope, window),
+      this.memberSums(projectId, window),
+      this.facts.endpoints(teamId, scope),
     ]);
+    common.totals = { ...toFigures(withExtremesOf(common.total, perEndpoint.values())), p95_latency_ms: common.totals.p95_latency_ms };
     const rows = [...endpoints]
       .sort((a, b) => a.endpoint_id - b.endpoint_id)
       .map((endpoint): EndpointRow => {
@@ -292,11 +302,10 @@ export class AnalyticsQuery {
   }
 
   /** Window, totals, incidents and series: the part all three objects share. */
-  private async common(teamId: number, scope: AnalyticsScope, window: AnalyticsWindow, members?: ProjectMember[]): Promise<Common> {
-    const counted = await this.counted(scope, members);
+  private async common(teamId: number, scope: AnalyticsScope, window: AnalyticsWindow): Promise<Common & { total: Accumulator }> {
     const [bucketSums, p95Value, incidents] = await Promise.all([
-      this.sumBuckets(counted, window),
-      this.p95Of(counted, window.from, window.to),
+      this.sumBuckets(scope, window),
+      this.p95Of(scope, window.from, window.to),
       this.facts.incidentCounts(teamId, scope, { from: window.from, to: window.to }),
     ]);
     // The buckets partition [from, to) exactly, so their sums are the totals.
@@ -307,23 +316,23 @@ export class AnalyticsQuery {
       totals: { ...toFigures(total), p95_latency_ms: p95Value },
       incidents: { total: incidents.total, open: incidents.open },
       series: bucketSums.map((acc, i) => seriesItem(bucketRange(window, i).start, acc)),
+      total,
     };
   }
 
   /**
-   * Partial sums of every bucket, over every scope of `counted` together: per bucket, the store
-   * sums the rollup rows of its pieces (id ranges, per scope id); the raw edges of all buckets
-   * are fetched together and assigned in memory.
+   * Partial sums of every bucket of one scope: per bucket, the store sums the rollup rows of its
+   * pieces (id ranges); the raw edges of all buckets are fetched together and assigned in memory.
    */
-  private async sumBuckets(counted: Counted, window: AnalyticsWindow): Promise<Accumulator[]> {
+  private async sumBuckets(scope: AnalyticsScope, window: AnalyticsWindow): Promise<Accumulator[]> {
     const plans: RangePiece[][] = [];
     for (let i = 0; i < window.buckets; i++) {
       const { start, end } = bucketRange(window, i);
       plans.push(planRange(start, end, this.rawHorizon()));
     }
     const [rollupSums, raw] = await Promise.all([
-      Promise.all(plans.map((plan) => this.sumRollups(counted.kind, counted.ids, plan))),
-      this.fetchRawEdges(counted.kind, counted.ids, plans.flat()),
+      this.slices.map(plans, (plan) => this.sumRollups(scope.kind, [scope.id], plan)),
+      this.fetchRawEdges(scope.kind, [scope.id], plans.flat()),
     ]);
     const horizon = this.rawHorizon();
     return plans.map((plan, i) => {
@@ -343,7 +352,7 @@ export class AnalyticsQuery {
     const sums = new Map<number, Accumulator>(ids.map((id) => [id, emptyAccumulator()]));
     if (ids.length === 0) return sums;
     const pieces = planRange(range.from, range.to, this.rawHorizon());
-    const queries = ids.map(async (id) => {
+    const queries = this.slices.map(ids, async (id) => {
       addAccumulator(sums.get(id)!, await this.sumRollups(kind, [id], pieces));
     });
     const field = SCOPE_FIELD[kind];
@@ -356,7 +365,7 @@ export class AnalyticsQuery {
         }
       }
     });
-    await Promise.all([...queries, edges]);
+    await Promise.all([queries, edges]);
     return sums;
   }
 
@@ -407,14 +416,14 @@ export class AnalyticsQuery {
     if (minutes.length === 0 || ids.length === 0) return byMinute;
     const { checks } = await this.names();
     const field = SCOPE_FIELD[kind];
-    const requests = pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).map(([idChunk, span]) =>
+    const requests = await this.slices.map(pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)), ([idChunk, span]) =>
       this.findAll(checks, {
         [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
         success: { in: [false, true] },
         checked_at_ms: { gte: span.from, lt: span.to },
       }),
     );
-    for (const row of (await Promise.all(requests)).flat() as unknown as RawCheckRow[]) {
+    for (const row of requests.flat() as unknown as RawCheckRow[]) {
       const key = floorTo(row.checked_at_ms, GRANULARITY_MS.minute);
       const list = byMinute.get(key) ?? [];
       list.push(row);
@@ -428,6 +437,7 @@ export class AnalyticsQuery {
     const rows: Doc[] = [];
     let after: Scalar[] | undefined;
     for (;;) {
+      await this.slices.pause();
       const page = await this.store.find(collection, { filter, sort: [['id', 'asc']], after, limit: PAGE });
       rows.push(...page);
       if (page.length < PAGE) return rows;
@@ -471,6 +481,13 @@ function chunk<T>(items: T[], size: number): T[][] {
 
 function pairs<A, B>(left: A[], right: B[]): Array<[A, B]> {
   return left.flatMap((a) => right.map((b): [A, B] => [a, b]));
+}
+
+/** The sums of `total`, with the minimum and maximum latency of the parts (a project's endpoints). */
+function withExtremesOf(total: Accumulator, parts: Iterable<Accumulator>): Accumulator {
+  const extremes = emptyAccumulator();
+  for (const part of parts) addAccumulator(extremes, part);
+  return { ...total, latency_min: extremes.latency_min, latency_max: extremes.latency_max };
 }
 
 function iso(ms: number): string {

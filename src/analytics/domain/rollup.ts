@@ -4,16 +4,17 @@ import { floorTo, GRANULARITY_MS, type Granularity } from './range-plan.js';
 import type { RawCheckRow, RollupKey, RollupRow, RollupScopeKind } from './views.js';
 
 /** How one check (or a retention summary) updates the rollup views (names and shapes: views.ts). */
-export const ROLLUP_SCOPE_KINDS: RollupScopeKind[] = ['endpoint', 'team'];
+export const ROLLUP_SCOPE_KINDS: RollupScopeKind[] = ['endpoint', 'project', 'team'];
 export const GRANULARITIES: Granularity[] = ['minute', 'hour', 'day'];
 
 /** Which field of a raw check row names the scope's id. */
-export const SCOPE_FIELD: Readonly<Record<RollupScopeKind, 'endpoint_id' | 'team_id'>> = {
+export const SCOPE_FIELD: Readonly<Record<RollupScopeKind, 'endpoint_id' | 'project_id' | 'team_id'>> = {
   endpoint: 'endpoint_id',
+  project: 'project_id',
   team: 'team_id',
 };
 
-const SCOPE_LETTER: Readonly<Record<RollupScopeKind, string>> = { endpoint: 'e', team: 't' };
+const SCOPE_LETTER: Readonly<Record<RollupScopeKind, string>> = { endpoint: 'e', project: 'p', team: 't' };
 const GRANULARITY_LETTER: Readonly<Record<Granularity, string>> = { minute: 'm', hour: 'h', day: 'd' };
 
 /** Digits of a period number (periods since the epoch): enough until the year 3800. */
@@ -31,19 +32,30 @@ export function rollupId(scope: RollupScopeKind, scopeId: number, granularity: G
   return `${SCOPE_LETTER[scope]}${scopeId}${GRANULARITY_LETTER[granularity]}${period}`;
 }
 
+/** Every row of one scope and granularity: `gte` <= id < `lt` (ids sort by period within it). */
+export function rollupRangeAll(scope: RollupScopeKind, scopeId: number, granularity: Granularity): { gte: string; lt: string } {
+  const prefix = `${SCOPE_LETTER[scope]}${scopeId}${GRANULARITY_LETTER[granularity]}`;
+  // ':' sorts right after '9': every fixed-width period of this prefix lies before it.
+  return { gte: prefix, lt: `${prefix}:` };
+}
+
 /** The ids of the rows of the periods in [fromSeconds, toSeconds), both aligned: `gte` <= id < `lt`. */
 export function rollupRange(scope: RollupScopeKind, scopeId: number, granularity: Granularity, fromSeconds: number, toSeconds: number): { gte: string; lt: string } {
   return { gte: rollupId(scope, scopeId, granularity, fromSeconds), lt: rollupId(scope, scopeId, granularity, toSeconds) };
 }
 
-/** The raw row of an applicable check; null when the check does not feed analytics. */
-export function rawCheckRow(check: CheckRecordedData): RawCheckRow | null {
+/**
+ * The raw row of an applicable check; null when the check does not feed analytics. `projectId`:
+ * the endpoint's current project (the check counts for it), by default the one it was recorded under.
+ */
+export function rawCheckRow(check: CheckRecordedData, projectId = check.project_id): RawCheckRow | null {
   if (!isApplicable(check)) return null;
   const checkedAtMs = Date.parse(check.checked_at);
   return {
     id: String(check.check_id),
     check_id: check.check_id,
     team_id: check.team_id,
+    project_id: projectId,
     endpoint_id: check.endpoint_id,
     checked_at_ms: checkedAtMs,
     success: check.success,
@@ -51,8 +63,8 @@ export function rawCheckRow(check: CheckRecordedData): RawCheckRow | null {
   };
 }
 
-/** Keys of the six rollup rows (2 scopes x 3 granularities) a check adds to. */
-export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'endpoint_id' | 'checked_at_ms'>): RollupKey[] {
+/** Keys of the nine rollup rows (3 scopes x 3 granularities) a check adds to. */
+export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'project_id' | 'endpoint_id' | 'checked_at_ms'>): RollupKey[] {
   const keys: RollupKey[] = [];
   for (const scope of ROLLUP_SCOPE_KINDS) {
     const scopeId = row[SCOPE_FIELD[scope]];
@@ -64,16 +76,38 @@ export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'endpoint_id' | 
   return keys;
 }
 
-/** The rollup row after adding the check; `existing` is null for a new period. */
-export function withCheck(existing: RollupRow | null, id: string, row: RawCheckRow): RollupRow {
+/**
+ * The rollup row after adding the check; `existing` is null for a new period. A project row keeps
+ * no minimum or maximum (`withoutExtremes`).
+ */
+export function withCheck(existing: RollupRow | null, id: string, row: RawCheckRow, scope: RollupScopeKind = 'endpoint'): RollupRow {
   const base: RollupRow = existing ? { ...existing } : { id, ...emptyAccumulator() };
   addCheck(base, row);
-  return base;
+  return scope === 'project' ? withoutExtremes(base) : base;
 }
 
-/** The rollup row after adding partial sums (a retention summary's hour). */
-export function withSums(existing: RollupRow | null, id: string, sums: Accumulator): RollupRow {
+/** The rollup row after adding partial sums (a retention summary's hour, an endpoint that moved in). */
+export function withSums(existing: RollupRow | null, id: string, sums: Accumulator, scope: RollupScopeKind = 'endpoint'): RollupRow {
   const base: RollupRow = existing ? { ...existing } : { id, ...emptyAccumulator() };
   addAccumulator(base, sums);
-  return base;
+  return scope === 'project' ? withoutExtremes(base) : base;
+}
+
+/**
+ * A project row after an endpoint's sums left it (the endpoint moved to another project); null
+ * when no check is left in it. Counts and sums subtract exactly; a minimum or maximum cannot be
+ * taken back, which is why project rows keep none (a project's come from its endpoints' rows).
+ */
+export function withoutSums(existing: RollupRow, sums: Accumulator): RollupRow | null {
+  const checks = existing.checks - sums.checks;
+  if (checks <= 0) return null;
+  return { id: existing.id, checks, failures: existing.failures - sums.failures, latency_sum: existing.latency_sum - sums.latency_sum, latency_min: null, latency_max: null };
+}
+
+/**
+ * Project rows hold counts and sums only: an endpoint moving out of the project takes its share
+ * away exactly, which a minimum or maximum cannot do.
+ */
+function withoutExtremes(row: RollupRow): RollupRow {
+  return { ...row, latency_min: null, latency_max: null };
 }

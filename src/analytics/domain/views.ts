@@ -12,20 +12,30 @@ import type { Granularity } from './range-plan.js';
  * The two analytics views, written by projections/analytics-rollups.ts and read by the query
  * service. Both hold APPLICABLE checks only (scheduled, unsuppressed).
  *
- * Rollups exist per endpoint and per team only. A project's figures are those of the endpoints
- * it holds now (docs/decisions.md, "Analytics"): they are summed from the endpoint rollups at
- * query time, so moving an endpoint moves its checks with it and no project rollup can disagree
- * with the project's endpoint rows.
+ * Rollups exist per endpoint, project and team. A check counts for its endpoint's CURRENT
+ * project (docs/decisions.md, "Analytics"): the projection keeps each endpoint's current project
+ * (`ROLLUP_MEMBERS_COLLECTION`) and, when an endpoint moves, moves its share of every project
+ * rollup row and its raw rows with it (moves are rare, reads are not). Project rows hold counts
+ * and sums only (no minimum or maximum: those cannot be taken back out of a row).
  */
 export const ROLLUPS_PROJECTION = 'analytics_rollups';
 export const ROLLUPS_COLLECTION = 'analytics_rollups';
 export const RAW_CHECKS_COLLECTION = 'analytics_checks';
+/** Each endpoint's current project, as this projection applied it (its rows follow it). */
+export const ROLLUP_MEMBERS_COLLECTION = 'analytics_members';
 
 /** The scopes of the analytics routes. */
 export type AnalyticsScopeKind = 'endpoint' | 'project' | 'team';
 
-/** The scopes that have their own rollups and raw-row indexes. */
-export type RollupScopeKind = 'endpoint' | 'team';
+/** The scopes that have their own rollups and raw-row indexes: all of them. */
+export type RollupScopeKind = AnalyticsScopeKind;
+
+/** The project an endpoint's checks count for now. */
+export interface RollupMemberDoc {
+  id: string;
+  endpoint_id: number;
+  project_id: number;
+}
 
 
 /**
@@ -61,6 +71,8 @@ export interface RawCheckRow {
   id: string;
   check_id: number;
   team_id: number;
+  /** The endpoint's current project (rewritten when it moves), not the one it was recorded under. */
+  project_id: number;
   endpoint_id: number;
   /** Epoch milliseconds of `checked_at`. */
   checked_at_ms: number;
@@ -71,6 +83,7 @@ export interface RawCheckRow {
 export const RAW_CHECK_COLUMNS = {
   check_id: 'integer',
   team_id: 'integer',
+  project_id: 'integer',
   endpoint_id: 'integer',
   checked_at_ms: 'integer',
   success: 'boolean',

@@ -24,10 +24,17 @@ describe('analytics from rollups equals brute force', () => {
 
   it('after an endpoint moved: every figure of a project counts its endpoints’ checks where they are now', async () => {
     await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        // Checks recorded while endpoint 2 was in project 1; it is in project 2 now.
-        const checks = toChecks(s.checks);
-        const { query } = await queryOver(checks, factsOf(MOVED_TOPOLOGY), s.batchSize);
+      fc.asyncProperty(scenario, fc.nat(60), fc.boolean(), async (s, moveAt, andBack) => {
+        // Endpoint 2 moves from project 1 to project 2 somewhere among the checks (its checks
+        // after the move are recorded under project 2), and possibly back to 1 and on to 2
+        // again, inside one batch or across batches.
+        const checks = toChecks(s.checks).map((c, i) => (c.endpoint_id === 2 && i >= moveAt ? { ...c, project_id: 2 } : c));
+        const back = Math.min(moveAt + 3, checks.length);
+        const moves = [
+          { before: moveAt, endpoint_id: 2, team_id: 1, project_id: 2 },
+          ...(andBack ? [{ before: back, endpoint_id: 2, team_id: 1, project_id: 1 }, { before: back + 2, endpoint_id: 2, team_id: 1, project_id: 2 }] : []),
+        ];
+        const { query } = await queryOver(checks, factsOf(MOVED_TOPOLOGY), s.batchSize, undefined, moves);
         await expectObjectMatchesReference(query, checks, s, CURRENT_PROJECTS_AFTER_MOVE);
       }),
       { numRuns: 100 },

@@ -138,15 +138,20 @@ describe('retention property: prune, then rebuild, equals no prune', () => {
             );
             const horizon = retentionHorizon(NOW, days);
             // Every check left in the log is inside the horizon, or recorded behind a newer one.
-            // The minute rollups the summarized checks were in leave too, for the endpoint and
-            // its team (past the horizon analytics counts whole hours).
+            // The minute rollups the summarized checks were in leave too, for the endpoint, its
+            // current project (every endpoint stays in project 1, whatever project its checks
+            // name) and its team (past the horizon analytics counts whole hours).
             const summaries = (await Promise.all(Array.from({ length: ENDPOINTS }, (_, i) => w.events.readStream(checkSummariesStream(i + 1)))))
               .flat()
               .map((e) => e.data as ChecksSummarizedData);
             const goneMinutes = new Set(
               summaries.flatMap((s) =>
                 s.hours.flatMap(([hour, , , , , , , minutes]) =>
-                  minutes.flatMap((m) => [rollupId('endpoint', s.endpoint_id, 'minute', hour + m * 60), rollupId('team', s.team_id, 'minute', hour + m * 60)]),
+                  minutes.flatMap((m) => [
+                    rollupId('endpoint', s.endpoint_id, 'minute', hour + m * 60),
+                    rollupId('project', 1, 'minute', hour + m * 60),
+                    rollupId('team', s.team_id, 'minute', hour + m * 60),
+                  ]),
                 ),
               ),
             );

@@ -1,4 +1,5 @@
 import { CHECK_RECORDED, type CheckRecordedData } from '../../../../src/monitoring/domain/check.js';
+import { ENDPOINT_RECONFIGURED, type EndpointReconfiguredData } from '../../../../src/monitoring/domain/events.js';
 import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
 import type { AnalyticsFacts } from '../../../../src/analytics/application/analytics-facts.js';
 import { AnalyticsQuery } from '../../../../src/analytics/application/analytics-query.js';
@@ -49,6 +50,22 @@ export function recorded(data: CheckRecordedData, position: number): RecordedEve
   };
 }
 
+/** An endpoint moved to another project (application API), as the monitoring context records it. */
+export function moved(endpointId: number, teamId: number, projectId: number, position: number): RecordedEvent<EndpointReconfiguredData> {
+  const at = new Date(0).toISOString();
+  return {
+    id: `move-${endpointId}-${position}`,
+    streamId: `endpoint-${endpointId}`,
+    type: ENDPOINT_RECONFIGURED,
+    schemaVersion: 1,
+    data: { endpoint_id: endpointId, team_id: teamId, project_id: projectId, changes: { project_id: projectId }, configuration_version: 2, updated_at: at },
+    metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: at },
+    revision: position,
+    position,
+    recordedAt: at,
+  };
+}
+
 /** Facts for tests that only look at figures: no projects, endpoints or incidents. */
 export const noFacts: AnalyticsFacts = {
   projects: async () => [],
@@ -58,15 +75,23 @@ export const noFacts: AnalyticsFacts = {
   openIncidentsByProject: async () => new Map(),
 };
 
-/** A query service over an in-memory store filled by the real projection, in batches. */
+/**
+ * A query service over an in-memory store filled by the real projection, in batches. `moves`:
+ * endpoints moved to another project, each applied just before the check at index `before`.
+ */
 export async function queryOver<S extends ReadStore = MemoryReadStore>(
   checks: CheckRecordedData[],
   facts: AnalyticsFacts = noFacts,
   batchSize = 50,
   store: S = new MemoryReadStore() as unknown as S,
+  moves: Array<{ before: number; endpoint_id: number; team_id: number; project_id: number }> = [],
 ) {
   for (const spec of analyticsRollupsProjection.collections) await store.ensureCollection(spec);
-  const events = checks.map((c, i) => recorded(c, i));
+  const events: RecordedEvent[] = [];
+  for (let i = 0; i <= checks.length; i++) {
+    for (const move of moves.filter((m) => Math.min(m.before, checks.length) === i)) events.push(moved(move.endpoint_id, move.team_id, move.project_id, events.length));
+    if (i < checks.length) events.push(recorded(checks[i], events.length));
+  }
   for (let i = 0; i < events.length; i += batchSize) {
     await applyBatch(store, analyticsRollupsProjection, events.slice(i, i + batchSize));
   }

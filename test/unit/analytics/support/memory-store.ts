@@ -14,7 +14,8 @@ import {
   type Scalar,
   type ViewWrite,
 } from '../../../../src/platform/read-store/read-store.port.js';
-import type { Projection, ViewTransaction } from '../../../../src/platform/projections/projection.js';
+import type { Projection } from '../../../../src/platform/projections/projection.js';
+import { BatchViewTransaction } from '../../../../src/platform/projections/view-transaction.js';
 import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
 
 /**
@@ -140,29 +141,9 @@ export class MemoryReadStore implements ReadStore {
   }
 }
 
-/** Applies events to a projection in one batch: reads see the batch's writes; one commit at the end. */
+/** Applies events to a projection in one batch, through the runner's own unit of work: reads see the batch's writes; one commit at the end. */
 export async function applyBatch(store: ReadStore, projection: Projection, events: RecordedEvent[]): Promise<void> {
-  const pending = new Map<string, Map<string, Doc | null>>();
-  const pendingOf = (c: string) => pending.get(c) ?? pending.set(c, new Map()).get(c)!;
-  const views: ViewTransaction = {
-    async get(collection, id) {
-      const local = pendingOf(collection);
-      return local.has(id) ? structuredClone(local.get(id) ?? null) : store.get(collection, id);
-    },
-    async find() {
-      throw new Error('not needed by the analytics projection');
-    },
-    put(collection, doc) {
-      pendingOf(collection).set(doc.id, structuredClone(doc));
-    },
-    delete(collection, id) {
-      pendingOf(collection).set(id, null);
-    },
-  };
+  const views = new BatchViewTransaction(store, (collection) => collection);
   for (const event of events) await projection.handlers[event.type]?.(event, views);
-  const writes: ViewWrite[] = [];
-  for (const [collection, docs] of pending) {
-    for (const [id, doc] of docs) writes.push(doc ? { op: 'put', collection, doc } : { op: 'delete', collection, id });
-  }
-  await store.commit(writes);
+  await store.commit(views.writes());
 }

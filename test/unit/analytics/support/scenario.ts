@@ -73,6 +73,7 @@ export const scenario = fc
     scope: fc.constantFrom(
       { kind: 'team' as const, id: 1 },
       { kind: 'project' as const, id: 1 },
+      { kind: 'project' as const, id: 2 },
       { kind: 'endpoint' as const, id: 2 },
     ),
     batchSize: fc.integer({ min: 1, max: 25 }),
