@@ -20,6 +20,12 @@ import { probingProjection } from '../../projections/probing.js';
 import { statusPagesProjection } from '../../projections/status-pages.js';
 import { tenancyProjection } from '../../projections/tenancy.js';
 import { UpcasterRegistry } from '../platform/event-store/upcasting.js';
+import type { DomainErrorMapping } from '../platform/http/domain-errors.js';
+import { incidentsProblems } from '../incidents/http/incidents-errors.js';
+import { monitoringProblems } from '../monitoring/http/monitoring-errors.js';
+import { notificationsProblems } from '../notifications/http/notifications-errors.js';
+import { statusPagesProblems } from '../statuspages/http/status-pages-errors.js';
+import { tenancyProblems } from '../tenancy/http/tenancy-errors.js';
 import { registerCheckUpcasters } from '../monitoring/domain/check.js';
 import { registerSummaryUpcasters } from '../monitoring/domain/check-summary.js';
 
@@ -60,4 +66,9 @@ export function upcasters(): UpcasterRegistry {
   registerCheckUpcasters(registry);
   registerSummaryUpcasters(registry);
   return registry;
+}
+
+/** How every context's domain errors read at the HTTP edge (one mapping per context). */
+export function domainErrorMappings(): DomainErrorMapping[] {
+  return [tenancyProblems, monitoringProblems, incidentsProblems, notificationsProblems, statusPagesProblems];
 }

@@ -8,6 +8,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { HealthController } from '../platform/health/health.controller.js';
 import { RootController } from '../platform/health/root.controller.js';
 import { installHttpConventions, MAX_BODY_LIMIT } from '../platform/http/http-conventions.js';
+import { DomainErrors } from '../platform/http/domain-errors.js';
 import { clientErrorHandler, frameworkErrors } from '../platform/http/framework-errors.js';
 import { completeDocument } from '../platform/http/openapi.js';
 import { ProblemFilter, ROUTE_TABLE } from '../platform/http/problem.filter.js';
@@ -19,7 +20,7 @@ import { installMetrics } from '../platform/metrics/metrics-http.js';
 import type { Platform } from '../platform/platform.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { PinoNestLogger } from './nest-logger.js';
-import { contextModules } from './contexts.js';
+import { contextModules, domainErrorMappings } from './contexts.js';
 
 export const OPENAPI_PATH = 'api/public/v2/openapi.json';
 export const ADMIN_OPENAPI_PATH = 'api/v2/openapi.json';
@@ -130,7 +131,7 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     bodyParser: false,
     logger: new PinoNestLogger(platform.logger),
   });
-  app.useGlobalFilters(new ProblemFilter(platform, routes));
+  app.useGlobalFilters(new ProblemFilter(platform, routes, new DomainErrors(domainErrorMappings())));
   tokens = app.get<TokenVerifier>(TOKEN_VERIFIER, { strict: false });
   if (['all', 'api'].includes(platform.config.role)) mountOpenApi(app);
   await app.init();

@@ -17,6 +17,7 @@ import { ANALYTICS_ENDPOINTS_PROJECTION, ROLLUPS_PROJECTION } from '../analytics
 import { CHECKS_VIEW } from '../monitoring/domain/views.js';
 import type { AppConfig } from '../platform/config/config.js';
 import { createLogger } from '../platform/logging/logger.js';
+import { parseRfc3339 } from '../platform/time/rfc3339.js';
 import { createPlatform, type Platform } from '../platform/platform.js';
 import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
 
@@ -31,8 +32,8 @@ const CATCH_UP_MS = 120_000;
 
 function nowFrom(option: string | undefined): number {
   if (option === undefined) return Date.now();
-  const parsed = Date.parse(option);
-  if (Number.isNaN(parsed)) throw new Error(`--now must be an RFC 3339 time, got "${option}"`);
+  const parsed = parseRfc3339(option);
+  if (parsed === null) throw new Error(`--now must be an RFC 3339 time, got "${option}"`);
   return parsed;
 }
 

@@ -8,10 +8,6 @@ import { MergeIncidentsHandler } from './application/merge.command.js';
 import { noteCommandHandlers } from './application/notes.commands.js';
 import { IncidentHistoryController } from './http/incident-history.controller.js';
 import { IncidentsController } from './http/incidents.controller.js';
-import { incidentsProblems } from './http/incidents-errors.js';
-import { registerDomainErrors } from '../platform/http/domain-errors.js';
-
-registerDomainErrors(incidentsProblems);
 
 /** The incidents context's Nest wiring: controllers, command/query handlers, background workers. */
 @Module({

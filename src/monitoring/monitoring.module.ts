@@ -4,10 +4,6 @@ import { MonitoringReads } from './application/monitoring.reads.js';
 import { RetentionWorker } from './application/retention-worker.js';
 import { MonitoringAdminController } from './http/monitoring-admin.controller.js';
 import { MonitoringPublicController } from './http/monitoring-public.controller.js';
-import { monitoringProblems } from './http/monitoring-errors.js';
-import { registerDomainErrors } from '../platform/http/domain-errors.js';
-
-registerDomainErrors(monitoringProblems);
 
 /** The monitoring context's Nest wiring: controllers, command/query handlers, background workers. */
 @Module({

@@ -4,10 +4,6 @@ import { CreateTeamHandler, IssueTokenHandler, RevokeTokenHandler } from './appl
 import { TenancyReads } from './application/tenancy.reads.js';
 import { ViewTokenVerifier } from './application/token-verifier.js';
 import { TeamsController } from './http/teams.controller.js';
-import { tenancyProblems } from './http/tenancy-errors.js';
-import { registerDomainErrors } from '../platform/http/domain-errors.js';
-
-registerDomainErrors(tenancyProblems);
 
 @Module({
   controllers: [TeamsController],

@@ -62,6 +62,11 @@ describe('npm run retention', () => {
     expect((await t.request('GET', `/api/public/v2/endpoints/${endpointId}/checks/${oldest.id}`, { token })).statusCode).toBe(404);
 
     expect((await cli(['apply', '--now', 'yesterday'])).code).toBe(1);
+    // Shapes Date.parse would take (rolling February 30 over to March 2) are refused as well.
+    for (const now of ['2026-02-30T00:00:00Z', '2026-01-01']) {
+      const refused = await cli(['status', '--now', now]);
+      expect({ now, code: refused.code, stderr: refused.stderr }).toEqual({ now, code: 1, stderr: expect.stringContaining('--now must be an RFC 3339 time') });
+    }
   }, 240_000);
 
   it('apply gives the disk back: when 3/4 of the checks leave, the data directory shrinks in step, views included', async () => {

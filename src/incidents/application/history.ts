@@ -2,7 +2,7 @@ import type { EventStore, RecordedEvent } from '../../platform/event-store/event
 import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
 import { incidentStreamId } from '../domain/events.js';
 import { describeEvent, stateAt, type HistoryEntry } from '../domain/history.js';
-import { parseRfc3339 } from '../../platform/time/rfc3339.js';
+import { millisOf, parseRfc3339 } from '../../platform/time/rfc3339.js';
 
 export interface IncidentHistory {
   incident_id: number;
@@ -35,7 +35,7 @@ export function historyAsOf(incidentId: number, recorded: readonly RecordedEvent
   return {
     incident_id: incidentId,
     team_id: teamId,
-    events: recorded.filter((e) => Date.parse(e.recordedAt) <= limit).map(describeEvent),
+    events: recorded.filter((e) => millisOf(e.recordedAt) <= limit).map(describeEvent),
     state: state ? toIncidentDetail(state) : null,
   };
 }

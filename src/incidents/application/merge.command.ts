@@ -13,6 +13,7 @@ import { mergeFailureReason } from '../domain/merge-failure.js';
 import { mergeRules } from '../domain/validation.js';
 import { failIfInvalid, runIncidentCommand, writableIncident } from './incident.commands.js';
 import { incidentAggregate } from './lookups.js';
+import { millisOf } from '../../platform/time/rfc3339.js';
 
 /**
  * A mark whose merge reached neither the target nor a release in this long is taken to be
@@ -159,7 +160,7 @@ function ownMark(source: SourceStream, target: Incident, mergeId: string): boole
   if (target.merged_incidents.some((m) => m.id === source.state.id)) return false;
   const mark = lastMark(source.events);
   if (!mark) return false;
-  return mark.data.merge_id === mergeId || Date.now() - Date.parse(mark.recordedAt) >= MERGE_ABANDONED_AFTER_MS;
+  return mark.data.merge_id === mergeId || Date.now() - millisOf(mark.recordedAt) >= MERGE_ABANDONED_AFTER_MS;
 }
 
 /**

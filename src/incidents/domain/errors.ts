@@ -1,7 +1,7 @@
 /**
  * The incidents context's refusals. The domain and the application layer throw them (no HTTP
  * types there); the HTTP edge maps each class once (`incidents/http/incidents-errors.ts`,
- * registered through `registerDomainErrors`): IncidentMergedError -> 409 `incident_merged`; the
+ * listed at the composition root, src/app/contexts.ts): IncidentMergedError -> 409 `incident_merged`; the
  * NotFound errors -> 404; IncidentValidationError -> 400 `validation_failed` with its `errors`;
  * IncidentAlreadyExistsError is a programming error (ids are allocated once) -> 500.
  */

@@ -28,7 +28,7 @@ import {
   type IncidentEvent,
 } from './events.js';
 import { evolve, initialState, type IncidentState } from './incident.js';
-import { parseRfc3339 } from '../../platform/time/rfc3339.js';
+import { millisOf, parseRfc3339 } from '../../platform/time/rfc3339.js';
 
 export type ChangeSet = Record<string, { from?: unknown; to?: unknown }>;
 
@@ -69,7 +69,7 @@ export function stateAt(events: readonly RecordedEvent[], at?: string): Incident
   if (limit === null) throw new RangeError(`Not an RFC 3339 date-time: ${at}`);
   let state = initialState();
   for (const event of [...events].sort((a, b) => a.revision - b.revision)) {
-    if ((parseRfc3339(event.recordedAt) ?? Date.parse(event.recordedAt)) > limit) break;
+    if (millisOf(event.recordedAt) > limit) break;
     const candidate = { type: event.type, data: event.data };
     if (isIncidentEvent(candidate)) state = evolve(state, candidate);
   }

@@ -2,12 +2,12 @@
  * Ordering of stored timestamps. Parsing is the platform's one strict RFC 3339 parser
  * (`platform/time/rfc3339.ts`); stored values are UTC with exactly three fractional digits.
  */
-import { parseRfc3339, toUtcMillis } from '../../platform/time/rfc3339.js';
+import { millisOf, toUtcMillis } from '../../platform/time/rfc3339.js';
 
 export { toUtcMillis };
 
 export function compareTimes(a: string, b: string): number {
-  return (parseRfc3339(a) ?? Date.parse(a)) - (parseRfc3339(b) ?? Date.parse(b));
+  return millisOf(a) - millisOf(b);
 }
 
 export function earliest(a: string, b: string): string {

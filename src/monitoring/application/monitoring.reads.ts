@@ -1,10 +1,10 @@
 import { DEFAULT_LATENCY_SETTINGS } from '../domain/endpoint-configuration.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
-import { Problems } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { ViewCache, ViewListCache } from '../../platform/projections/view-cache.js';
 import { monitoringRow } from './monitoring-rows.js';
+import { CheckNotFoundError, EndpointNotFoundError, MaintenanceWindowNotFoundError, ProjectNotFoundError } from '../domain/errors.js';
 import type { Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
 import { type Coverage, coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
 import {
@@ -199,13 +199,13 @@ export class MonitoringReads {
 
   async projectRow(teamId: number, projectId: number): Promise<ProjectDoc> {
     const row = await monitoringRow(this.platform.reader, PROJECTS, projectId);
-    if (!row || row.team_id !== teamId) throw Problems.notFound('The project');
+    if (!row || row.team_id !== teamId) throw new ProjectNotFoundError(projectId);
     return row;
   }
 
   async endpointRow(teamId: number, endpointId: number, scope?: object): Promise<EndpointDoc> {
     const row = await monitoringRow(this.platform.reader, ENDPOINTS, endpointId, scope);
-    if (!row || row.team_id !== teamId) throw Problems.notFound('The endpoint');
+    if (!row || row.team_id !== teamId) throw new EndpointNotFoundError(endpointId);
     return row;
   }
 
@@ -233,7 +233,7 @@ export class MonitoringReads {
 
   async window(teamId: number, windowId: number) {
     const row = (await this.platform.reader.get(MONITORING_VIEW, MAINTENANCE_WINDOWS, windowId)) as unknown as MaintenanceWindowDoc | null;
-    if (!row || row.team_id !== teamId) throw Problems.notFound('The maintenance window');
+    if (!row || row.team_id !== teamId) throw new MaintenanceWindowNotFoundError(windowId);
     return presentWindow(row);
   }
 
@@ -295,7 +295,7 @@ export class MonitoringReads {
 
   async check(teamId: number, endpointId: number, checkId: number) {
     const row = (await this.platform.reader.get(CHECKS_VIEW, CHECKS, checkId)) as unknown as CheckDoc | null;
-    if (!row || row.team_id !== teamId || row.endpoint_id !== endpointId) throw Problems.notFound('The check');
+    if (!row || row.team_id !== teamId || row.endpoint_id !== endpointId) throw new CheckNotFoundError(checkId);
     return presentCheck(row);
   }
 }

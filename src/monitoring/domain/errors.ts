@@ -1,6 +1,6 @@
 /**
  * The monitoring domain's refusals. Deciders throw them; the HTTP edge maps each class once
- * (`monitoring/http/monitoring-errors.ts`, registered through `registerDomainErrors`).
+ * (`monitoring/http/monitoring-errors.ts`, listed at the composition root, src/app/contexts.ts).
  */
 
 /** One broken rule of a request: `field` names where it applies. */
@@ -47,6 +47,14 @@ export class MaintenanceWindowNotFoundError extends MonitoringNotFoundError {
   constructor(readonly windowId: number) {
     super(`Maintenance window ${windowId} not found`);
     this.name = 'MaintenanceWindowNotFoundError';
+  }
+}
+
+export class CheckNotFoundError extends MonitoringNotFoundError {
+  readonly subject = 'The check';
+  constructor(readonly checkId: number) {
+    super(`Check ${checkId} not found`);
+    this.name = 'CheckNotFoundError';
   }
 }
 

@@ -5,7 +5,7 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
-import { Problems } from '../../platform/http/problem.js';
+import { ChannelHasNoSecretError, ChannelRulesError, NotificationsNotFoundError } from '../domain/errors.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { AppendedWrite } from '../../platform/projections/views.js';
 import { blockedRange } from '../../probing/prober/address-guard.js';
@@ -85,11 +85,11 @@ function guardUrl(platform: Platform, config: ChannelConfig | undefined): void {
   if (!config?.url || !platform.config.probeBlockPrivate) return;
   const host = new URL(config.url).hostname.replace(/^\[(.*)\]$/, '$1');
   const range = isIP(host) ? blockedRange(host) : null;
-  if (range) throw Problems.validation([{ field: 'config.url', code: 'blocked_address', message: `names a non-public address (${range})` }]);
+  if (range) throw new ChannelRulesError([{ field: 'config.url', code: 'blocked_address', message: `names a non-public address (${range})` }]);
 }
 
 function ownChannel(state: ChannelState, teamId: number): Channel {
-  if (!state || state.deleted || state.team_id !== teamId) throw Problems.notFound('The notification channel');
+  if (!state || state.deleted || state.team_id !== teamId) throw new NotificationsNotFoundError('The notification channel');
   return state;
 }
 
@@ -112,7 +112,7 @@ export class CreateChannelHandler implements ICommandHandler<CreateChannel> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, input, context }: CreateChannel) {
-    if (!(await teamExists(this.platform.reader, teamId))) throw Problems.notFound('The team');
+    if (!(await teamExists(this.platform.reader, teamId))) throw new NotificationsNotFoundError('The team');
     guardUrl(this.platform, input.config);
     const channelId = await this.platform.ids.next('notification_channel');
     const secret = input.kind === 'webhook' ? newWebhookSecret() : null;
@@ -148,7 +148,7 @@ export class UpdateChannelHandler implements ICommandHandler<UpdateChannel> {
     const written = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
       const channel = ownChannel(state, teamId);
       guardUrl(this.platform, changes.config);
-      if (changes.config?.to && channel.kind !== 'email') throw Problems.validation([{ field: 'config.to', code: 'unknown_field', message: 'applies to email channels only' }]);
+      if (changes.config?.to && channel.kind !== 'email') throw new ChannelRulesError([{ field: 'config.to', code: 'unknown_field', message: 'applies to email channels only' }]);
       const events: NewEvent[] = [{ type: CHANNEL_UPDATED, data: { channel_id: channelId, team_id: teamId, changes, updated_at: new Date().toISOString() } }];
       return { events, result: undefined };
     });
@@ -180,7 +180,7 @@ export class RotateChannelSecretHandler implements ICommandHandler<RotateChannel
     const previous_expires_at = new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString();
     const written = await runStreamCommand(this.platform.events, channelStream(channelId), channelAggregate, context, (state) => {
       const channel = ownChannel(state, teamId);
-      if (channel.kind !== 'webhook') throw Problems.conflict('channel_has_no_secret', 'Only webhook channels sign their deliveries with a secret.');
+      if (channel.kind !== 'webhook') throw new ChannelHasNoSecretError();
       const data = { channel_id: channelId, team_id: teamId, secret, previous_expires_at, rotated_at: new Date(now).toISOString() };
       return { events: [{ type: CHANNEL_SECRET_ROTATED, data }], result: undefined };
     });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
-import { Problems } from '../../platform/http/problem.js';
+import { NotificationsNotFoundError } from '../domain/errors.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { Doc, SortDirection } from '../../platform/read-store/read-store.port.js';
 import type { ChannelDoc } from '../domain/channel-view.js';
@@ -87,7 +87,7 @@ export class ChannelReads {
 
   async channel(teamId: number, channelId: number): Promise<ChannelPresented> {
     const doc = await this.doc(teamId, channelId);
-    if (!doc) throw Problems.notFound('The notification channel');
+    if (!doc) throw new NotificationsNotFoundError('The notification channel');
     return presentChannel(doc);
   }
 
@@ -101,7 +101,7 @@ export class ChannelReads {
 
   /** Newest first. */
   async deliveries(teamId: number, channelId: number, limit: number, cursor: string | undefined) {
-    if (!(await this.doc(teamId, channelId))) throw Problems.notFound('The notification channel');
+    if (!(await this.doc(teamId, channelId))) throw new NotificationsNotFoundError('The notification channel');
     const bound = { list: 'notification_deliveries', channel_id: channelId };
     const after = this.cursors.decode(cursor, bound);
     const rows = await this.platform.reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { filter: { channel_id: channelId }, sort: DELIVERY_SORT, after, limit: limit + 1 });

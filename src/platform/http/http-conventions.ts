@@ -1,5 +1,5 @@
 import { ConcurrencyError } from '../es/stream-command.js';
-import { domainProblem } from './domain-errors.js';
+import type { DomainErrors } from './domain-errors.js';
 import { runIdempotent } from '../es/idempotency-scope.js';
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -84,12 +84,14 @@ function isClientAbort(error: unknown, request: FastifyRequest | undefined): boo
 }
 
 /**
- * Maps anything thrown to a problem; unknown errors never leak their message. Framework errors
- * (body reading, URL decoding, router limits) get their own codes; anything else is a 500.
+ * Maps anything thrown to a problem; unknown errors never leak their message. Domain errors read
+ * as their context maps them (`domainErrors`, given where route handlers' errors arrive);
+ * framework errors (body reading, URL decoding, router limits) get their own codes; anything
+ * else is a 500.
  */
-export function toProblem(error: unknown, logger: Logger, requestId: string, request?: FastifyRequest): Problem {
+export function toProblem(error: unknown, logger: Logger, requestId: string, request?: FastifyRequest, domainErrors?: DomainErrors): Problem {
   if (error instanceof ProblemError) return error.problem;
-  const fromDomain = domainProblem(error);
+  const fromDomain = domainErrors?.problem(error);
   if (fromDomain) return fromDomain;
   if (error instanceof ConcurrencyError) {
     return Problems.conflict('concurrent_update', 'The resource was changed by concurrent requests; retry.').problem;

@@ -5,6 +5,7 @@ import { payloadTooLarge, sendProblem, toProblem } from './http-conventions.js';
 import { Problems, ProblemError, type Problem } from './problem.js';
 import type { RouteTable } from './route-table.js';
 import { ViewsBehindError } from '../projections/views.js';
+import type { DomainErrors } from './domain-errors.js';
 
 export const ROUTE_TABLE = Symbol('ROUTE_TABLE');
 
@@ -32,6 +33,7 @@ export class ProblemFilter implements ExceptionFilter {
   constructor(
     @Inject(PLATFORM) private readonly platform: Platform,
     @Inject(ROUTE_TABLE) private readonly routes: RouteTable,
+    private readonly domainErrors: DomainErrors,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -57,6 +59,6 @@ export class ProblemFilter implements ExceptionFilter {
       if (status === 415) return Problems.unsupportedMediaType().problem;
       if (status < 500) return Problems.validation([], exception.message).problem;
     }
-    return toProblem(exception, this.platform.logger, String(request.id), request);
+    return toProblem(exception, this.platform.logger, String(request.id), request, this.domainErrors);
   }
 }

@@ -36,6 +36,17 @@ export function isRfc3339(value: unknown): value is string {
   return typeof value === 'string' && parseRfc3339(value) !== null;
 }
 
+/**
+ * Epoch milliseconds of a timestamp the service stored itself (always RFC 3339: events'
+ * `recordedAt`, view fields). Throws on anything else: such a value is a bug upstream, and
+ * reading it leniently would hide it.
+ */
+export function millisOf(value: string): number {
+  const ms = parseRfc3339(value);
+  if (ms === null) throw new RangeError(`Not an RFC 3339 date-time: ${value}`);
+  return ms;
+}
+
 /** The canonical stored form (UTC, milliseconds, `Z`); throws on an invalid input (validate first). */
 export function toUtcMillis(value: string): string {
   const ms = parseRfc3339(value);

@@ -3,8 +3,8 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { loadStream, runStreamCommand } from '../../platform/es/stream-command.js';
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
-import { Problems, type FieldError } from '../../platform/http/problem.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { SlugTakenError, StatusPageCreatedConcurrentlyError, StatusPageRulesError, StatusPagesNotFoundError, type RuleViolation } from '../domain/errors.js';
 import { slugStream, statusPageStream, type StatusPageFields } from '../domain/events.js';
 import { decideClaim, decideRelease, slugAggregate, type ClaimHolder } from '../domain/slug.js';
 import { DEFAULT_HISTORY_DAYS, decide, statusPageAggregate, type StatusPageCommand, type StatusPageState } from '../domain/status-page.js';
@@ -38,11 +38,9 @@ export class DeleteStatusPage extends Command<void> {
   }
 }
 
-const slugTaken = () => Problems.conflict('slug_taken', 'Another status page already uses this slug.');
-
 function refused(reason: 'not_found' | 'already_exists'): never {
-  if (reason === 'not_found') throw Problems.notFound('The status page');
-  throw Problems.conflict('concurrent_update', 'The status page was created concurrently; retry.');
+  if (reason === 'not_found') throw new StatusPagesNotFoundError('The status page');
+  throw new StatusPageCreatedConcurrentlyError();
 }
 
 /** Components as stored: the display name is null when the endpoint's own name is meant. */
@@ -51,7 +49,7 @@ function components(input: StatusPageInput['components']): StatusPageFields['com
 }
 
 /** Every component must name an endpoint of the page's team (any other is a 400, as for a missing one). */
-async function componentErrors(platform: Platform, teamId: number, list: StatusPageInput['components'] | undefined): Promise<FieldError[]> {
+async function componentErrors(platform: Platform, teamId: number, list: StatusPageInput['components'] | undefined): Promise<RuleViolation[]> {
   if (!list) return [];
   const rows = await platform.reader.getMany(MONITORING_VIEW, ENDPOINTS, list.map((c) => c.endpoint_id));
   const ofTeam = new Set(rows.filter((row) => row.team_id === teamId).map((row) => Number(row.endpoint_id)));
@@ -73,7 +71,7 @@ async function claimSlug(platform: Platform, slug: string, pageId: number, conte
   await runStreamCommand(platform.events, slugStream(slug), slugAggregate, context, async (state) => {
     const holder = state.page_id !== null && state.page_id !== pageId ? await holderOf(platform, state.page_id) : null;
     const decision = decideClaim(slug, state, pageId, holder, Date.now());
-    if (!decision.ok) throw slugTaken();
+    if (!decision.ok) throw new SlugTakenError(slug);
     return { events: decision.events, result: undefined };
   });
 }
@@ -99,9 +97,9 @@ export class CreateStatusPageHandler implements ICommandHandler<CreateStatusPage
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, input, context }: CreateStatusPage): Promise<number> {
-    if (!(await teamExists(this.platform.reader, teamId))) throw Problems.notFound('The team');
+    if (!(await teamExists(this.platform.reader, teamId))) throw new StatusPagesNotFoundError('The team');
     const errors = await componentErrors(this.platform, teamId, input.components);
-    if (errors.length > 0) throw Problems.validation(errors);
+    if (errors.length > 0) throw new StatusPageRulesError(errors);
     const pageId = await this.platform.ids.next('status_page');
     await claimSlug(this.platform, input.slug, pageId, context);
     const fields: StatusPageFields = {
@@ -124,9 +122,9 @@ export class UpdateStatusPageHandler implements ICommandHandler<UpdateStatusPage
 
   async execute({ teamId, pageId, input, context }: UpdateStatusPage): Promise<void> {
     const before = await pageState(this.platform, pageId);
-    if (!before.exists || before.deleted || before.team_id !== teamId) throw Problems.notFound('The status page');
+    if (!before.exists || before.deleted || before.team_id !== teamId) throw new StatusPagesNotFoundError('The status page');
     const errors = await componentErrors(this.platform, teamId, input.components);
-    if (errors.length > 0) throw Problems.validation(errors);
+    if (errors.length > 0) throw new StatusPageRulesError(errors);
     const patch: Partial<StatusPageFields> = {
       ...(input.slug !== undefined ? { slug: input.slug } : {}),
       ...(input.title !== undefined ? { title: input.title } : {}),

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
-import { Problems } from '../../platform/http/problem.js';
+import { StatusPagesNotFoundError } from '../domain/errors.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { SortDirection } from '../../platform/read-store/read-store.port.js';
 import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from '../domain/views.js';
@@ -39,7 +39,7 @@ export class StatusPageReads {
 
   async one(teamId: number, pageId: number) {
     const doc = (await this.platform.reader.get(STATUS_PAGES_PROJECTION, STATUS_PAGES_COLLECTION, pageId)) as unknown as StatusPageDoc | null;
-    if (!doc || doc.team_id !== teamId) throw Problems.notFound('The status page');
+    if (!doc || doc.team_id !== teamId) throw new StatusPagesNotFoundError('The status page');
     return presentStatusPage(doc, this.platform.config.publicBaseUrl);
   }
 

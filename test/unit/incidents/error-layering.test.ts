@@ -1,13 +1,16 @@
 /**
- * The incidents domain and command handlers throw domain errors only; the HTTP edge maps them
- * (incidents/http/incidents-errors.ts, registered with registerDomainErrors). A problem thrown
- * from below the edge would bypass that one mapping, and text built from one (like the reason a
+ * Every context's domain and application code throws domain errors only; its HTTP edge maps them
+ * (`<context>/http/<context>-errors.ts`, listed at the composition root). A problem thrown from
+ * below the edge would bypass that one mapping, and text built from one (like the reason a
  * released merge stores) would change whenever an answer is reworded.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
-describe('incidents below the HTTP edge', () => {
-  const sources = ['src/incidents/domain', 'src/incidents/application'].flatMap((dir) => readdirSync(dir).filter((name) => name.endsWith('.ts')).map((name) => `${dir}/${name}`));
+describe('contexts below the HTTP edge', () => {
+  const contexts = readdirSync('src', { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !['app', 'cli', 'platform'].includes(entry.name))
+    .map((entry) => entry.name);
+  const sources = contexts.flatMap((context) => ['domain', 'application'].map((layer) => `src/${context}/${layer}`)).filter(existsSync).flatMap((dir) => readdirSync(dir).filter((name) => name.endsWith('.ts')).map((name) => `${dir}/${name}`));
 
   it.each(sources)('%s does not use HTTP problems', (path) => {
     expect(readFileSync(path, 'utf8')).not.toMatch(/platform\/http\/problem\.js|\bProblems\.|\bProblemError\b/);

@@ -1,0 +1,38 @@
+/**
+ * The notifications context's refusals. Application code throws them; the HTTP edge maps each
+ * class once (`notifications/http/notifications-errors.ts`, listed at the composition root).
+ */
+
+/** One broken rule of a request: `field` names where it applies. */
+export interface RuleViolation {
+  field: string;
+  code: string;
+  message: string;
+}
+
+export abstract class NotificationsDomainError extends Error {}
+
+/** What a command or query names does not exist in the team. The edge answers 404. */
+export class NotificationsNotFoundError extends NotificationsDomainError {
+  /** How the edge names it: "The notification channel" does not exist. */
+  constructor(readonly subject: 'The notification channel' | 'The team') {
+    super(`${subject} does not exist`);
+    this.name = 'NotificationsNotFoundError';
+  }
+}
+
+/** The channel's settings break a rule. The edge answers 400 with the violations. */
+export class ChannelRulesError extends NotificationsDomainError {
+  constructor(readonly violations: RuleViolation[]) {
+    super(violations.map((v) => `${v.field}: ${v.message}`).join('; '));
+    this.name = 'ChannelRulesError';
+  }
+}
+
+/** A secret rotation asked of a channel that signs nothing (only webhooks do). The edge answers 409. */
+export class ChannelHasNoSecretError extends NotificationsDomainError {
+  constructor() {
+    super('Only webhook channels sign their deliveries with a secret.');
+    this.name = 'ChannelHasNoSecretError';
+  }
+}
