@@ -95,10 +95,10 @@ describe('logs at LOG_LEVEL=info (the built service as a child process)', () => 
     for (const secret of [ADMIN, developerToken, verificationToken, 'not-a-real-token']) expect(all.includes(secret)).toBe(false);
   });
 
-  it('starts with one "service started" line that names the URL and carries `role` once', () => {
+  it('starts with one "service started" line that names the URL and the docs URL and carries `role` once', () => {
     const started = service.lines().filter((line) => line.msg === 'service started');
     expect(started).toHaveLength(1);
-    expect(started[0]).toMatchObject({ role: 'all', url: service.url });
+    expect(started[0]).toMatchObject({ role: 'all', url: service.url, docs: `${service.url}/docs`, admin_docs: `${service.url}/docs/admin` });
     expect(service.rawLines().find((text) => text.includes('"service started"'))!.match(/"role":/g)).toHaveLength(1);
   });
 });
