@@ -1,6 +1,6 @@
 /** OpenAPI documentation of the incident resources (spec: Incident summary, Incident detail). */
 import { ApiProperty } from '@nestjs/swagger';
-import { PaginationDto } from '../../monitoring/http/public.dto.js';
+import { PaginationDto } from '../../platform/http/pagination.dto.js';
 import { SEVERITIES } from '../domain/events.js';
 
 const int = (description?: string) => ApiProperty({ type: 'integer', description });

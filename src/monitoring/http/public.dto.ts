@@ -1,10 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PaginationDto } from '../../platform/http/pagination.dto.js';
 
 /** OpenAPI documentation of the public monitoring resources (spec field names, exactly). */
-export class PaginationDto {
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` to continue; null when no more results.' }) next_cursor!: string | null;
-  @ApiProperty({ description: 'true exactly when next_cursor is non-null.' }) has_more!: boolean;
-}
 
 export class ProjectDto {
   @ApiProperty({ type: 'integer' }) id!: number;

@@ -1,6 +1,6 @@
 /** Response shapes of the notification channel routes, for the OpenAPI document. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PaginationDto } from '../../monitoring/http/public.dto.js';
+import { PaginationDto } from '../../platform/http/pagination.dto.js';
 import { CHANNEL_KINDS } from '../domain/channel.js';
 import { NOTIFICATION_TYPES } from '../domain/notification-types.js';
 

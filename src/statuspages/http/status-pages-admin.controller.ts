@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiProperty, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { PaginationDto } from '../../monitoring/http/public.dto.js';
+import { PaginationDto } from '../../platform/http/pagination.dto.js';
 import type { FastifyRequest } from 'fastify';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { Problems } from '../../platform/http/problem.js';

@@ -1,7 +1,7 @@
 /** Application API bodies and answers of the tenancy context (validated and documented by these classes). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { PaginationDto } from '../../monitoring/http/public.dto.js';
+import { PaginationDto } from '../../platform/http/pagination.dto.js';
 import { SCOPES, type Role, type Scope } from '../../platform/http/route-auth.js';
 import { IsRfc3339 } from '../../platform/http/validators.js';
 
