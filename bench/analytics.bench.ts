@@ -6,7 +6,7 @@ import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/ro
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RollupKey, type RollupRow } from '../src/analytics/domain/views.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
-import type { CheckRecordedData } from '../src/monitoring/domain/check.js';
+import type { CheckRecordedData } from '../src/checks/domain/check.js';
 import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-store.js';
 import type { Doc, ViewWrite } from '../src/platform/read-store/read-store.port.js';
 import { analyticsRollupsProjection } from '../projections/analytics-rollups.js';

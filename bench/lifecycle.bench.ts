@@ -11,7 +11,7 @@ import { projections, upcasters } from '../src/app/contexts.js';
 import { loadConfig } from '../src/platform/config/config.js';
 import { silentLogger } from '../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../src/platform/platform.js';
-import { CheckRetention } from '../src/monitoring/application/retention.js';
+import { CheckRetention } from '../src/checks/application/retention.js';
 import type { BenchFigure, BenchModule } from './bench.js';
 
 const ADMIN = 'bench-admin-token-0123456789';

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import { defineProjection, type ViewTransaction } from '../src/platform/projections/projection.js';
-import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../src/monitoring/domain/check.js';
-import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/domain/check-summary.js';
+import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../src/checks/domain/check.js';
+import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/checks/domain/check-summary.js';
 import {
   ENDPOINT_DELETED,
   ENDPOINT_DISABLED,

@@ -1,6 +1,6 @@
 import { defineProjection } from '../src/platform/projections/projection.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../src/monitoring/domain/check.js';
-import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/monitoring/domain/check-summary.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../src/checks/domain/check.js';
+import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/checks/domain/check-summary.js';
 import { CHECKS, CHECKS_VIEW, type CheckDoc } from '../src/monitoring/domain/views.js';
 import type { Doc } from '../src/platform/read-store/read-store.port.js';
 

@@ -3,6 +3,7 @@ import type { ProcessRole } from '../platform/config/config.js';
 import type { Projection } from '../platform/projections/projection.js';
 import { AlertingModule } from '../alerting/alerting.module.js';
 import { AnalyticsModule } from '../analytics/analytics.module.js';
+import { ChecksModule } from '../checks/checks.module.js';
 import { IncidentsModule } from '../incidents/incidents.module.js';
 import { MonitoringModule } from '../monitoring/monitoring.module.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
@@ -26,8 +27,8 @@ import { monitoringProblems } from '../monitoring/http/monitoring-errors.js';
 import { notificationsProblems } from '../notifications/http/notifications-errors.js';
 import { statusPagesProblems } from '../statuspages/http/status-pages-errors.js';
 import { tenancyProblems } from '../tenancy/http/tenancy-errors.js';
-import { registerCheckUpcasters } from '../monitoring/domain/check.js';
-import { registerSummaryUpcasters } from '../monitoring/domain/check-summary.js';
+import { registerCheckUpcasters } from '../checks/domain/check.js';
+import { registerSummaryUpcasters } from '../checks/domain/check-summary.js';
 
 /**
  * The bounded contexts. Every role loads them all (HTTP routes are only served by roles all and
@@ -35,7 +36,7 @@ import { registerSummaryUpcasters } from '../monitoring/domain/check-summary.js'
  */
 export function contextModules(role: ProcessRole): Array<Type | DynamicModule> {
   void role;
-  return [TenancyModule, MonitoringModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule];
+  return [TenancyModule, MonitoringModule, ChecksModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule];
 }
 
 /**

@@ -12,7 +12,7 @@ import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import { Command, CommanderError } from 'commander';
 import { projections, upcasters } from '../app/contexts.js';
-import { CheckRetention, RetentionBusyError } from '../monitoring/application/retention.js';
+import { CheckRetention, RetentionBusyError } from '../checks/application/retention.js';
 import { ANALYTICS_ENDPOINTS_PROJECTION, ROLLUPS_PROJECTION } from '../analytics/domain/views.js';
 import { CHECKS_VIEW } from '../monitoring/domain/views.js';
 import type { AppConfig } from '../platform/config/config.js';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { MonitoringModule } from '../monitoring/monitoring.module.js';
 import { PLATFORM, type Platform } from '../platform/platform.js';
 import { ProbingWorkers } from './application/probing-workers.js';
-import { CheckRecorder } from './application/check-recorder.js';
+import { ProbeRecorder } from './application/probe-recorder.js';
 import { CHECK_RECORDER, HTTP_PROBER } from './application/tokens.js';
 import { ProbingController } from './http/probing.controller.js';
 import { createHttpProber } from './prober/http-prober.js';
@@ -17,7 +17,7 @@ import { createHttpProber } from './prober/http-prober.js';
       inject: [PLATFORM],
       useFactory: (platform: Platform) => createHttpProber({ blockPrivate: platform.config.probeBlockPrivate }),
     },
-    { provide: CHECK_RECORDER, inject: [PLATFORM], useFactory: (platform: Platform) => new CheckRecorder(platform) },
+    { provide: CHECK_RECORDER, inject: [PLATFORM], useFactory: (platform: Platform) => new ProbeRecorder(platform) },
     ProbingWorkers,
   ],
 })

@@ -1,17 +1,17 @@
 /**
  * Retention over an event store adapter, on the stream layout the write path produces: checks
- * recorded through the CheckRecorder (which also decides alert signals) are summarized and cut
+ * recorded through the prober's recorder (with alerting's judge, which also decides alert signals) are summarized and cut
  * by CheckRetention. Whatever the adapter can remove (rows by type in SQLite, only a stream
  * prefix with EventStoreDB's `$tb`), every check older than the horizon must leave the check
  * stream, and the alert signals must stay readable.
  */
-import { CheckRecorder } from '../../src/probing/application/check-recorder.js';
-import { CheckRetention } from '../../src/monitoring/application/retention.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../../src/monitoring/domain/check.js';
-import { checkSummariesStream, retentionHorizon, type ChecksSummarizedData } from '../../src/monitoring/domain/check-summary.js';
+import { ProbeRecorder } from '../../src/probing/application/probe-recorder.js';
+import { CheckRetention } from '../../src/checks/application/retention.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../../src/checks/domain/check.js';
+import { checkSummariesStream, retentionHorizon, type ChecksSummarizedData } from '../../src/checks/domain/check-summary.js';
 import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
 import type { EndpointSnapshot } from '../../src/monitoring/domain/endpoint-snapshot.js';
-import { checksStream } from '../../src/monitoring/domain/events.js';
+import { checksStream } from '../../src/checks/domain/check.js';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 import { IdAllocator } from '../../src/platform/ids/id-allocator.js';
 import type { Platform } from '../../src/platform/platform.js';
@@ -80,7 +80,7 @@ export function retentionContract(name: string, makeStore: () => Promise<EventSt
       // A fresh endpoint id per run: a shared server keeps other runs' streams.
       const endpointId = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
       const platform = { events: store, ids: new IdAllocator(store), metrics: { checkRecorded: () => undefined } } as unknown as Platform;
-      const recorder = new CheckRecorder(platform);
+      const recorder = new ProbeRecorder(platform);
       const planned = outcomes();
       for (const [i, planned_] of planned.entries()) {
         const success = planned_.success;

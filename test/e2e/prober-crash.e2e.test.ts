@@ -7,7 +7,7 @@
  */
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { CheckRecorder } from '../../src/probing/application/check-recorder.js';
+import { ProbeRecorder } from '../../src/probing/application/probe-recorder.js';
 import { ProberWorker } from '../../src/probing/application/prober-worker.js';
 import { createHttpProber } from '../../src/probing/prober/http-prober.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
@@ -47,7 +47,7 @@ describeWithNats('prober crash over NATS', () => {
     const job = manualJob(team.id, endpoint.id);
     try {
       // The first prober records the check, then dies before acknowledging.
-      const dying = new ProberWorker({ ...t.platform, transport: first }, new CheckRecorder(t.platform), prober, options);
+      const dying = new ProberWorker({ ...t.platform, transport: first }, new ProbeRecorder(t.platform), prober, options);
       let recorded!: () => void;
       const recordedOnce = new Promise<void>((resolve) => (recorded = resolve));
       await first.consume(async (delivery) => {
@@ -61,7 +61,7 @@ describeWithNats('prober crash over NATS', () => {
 
       // Another prober (its own process state) gets the job again and records nothing new.
       const results: string[] = [];
-      const survivor = new ProberWorker({ ...t.platform, transport: second }, new CheckRecorder(t.platform), prober, options);
+      const survivor = new ProberWorker({ ...t.platform, transport: second }, new ProbeRecorder(t.platform), prober, options);
       const consumer = await second.consume(async (delivery) => {
         results.push(`${delivery.deliveryCount}:${await survivor.handle(delivery.job)}`);
       }, options);

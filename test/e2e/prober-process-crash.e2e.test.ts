@@ -2,7 +2,7 @@
  * A prober process killed with SIGKILL while its probe request is in flight over NATS: the
  * job is redelivered after the ack wait to a second prober process, the target sees the request
  * again, and exactly one check is recorded for the job. Both probers are real processes running
- * the production ProberWorker, CheckRecorder, undici prober and NATS adapter over the same
+ * the production ProberWorker, ProbeRecorder, undici prober and NATS adapter over the same
  * SQLite DATA_DIR that the in-test service reads.
  */
 import { jest } from '@jest/globals';

@@ -7,10 +7,10 @@
 import { isReactor } from '../../src/platform/projections/projection.js';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { CHECK_RECORDED, type CheckRecordedData } from '../../src/monitoring/domain/check.js';
-import { CHECKS_SUMMARIZED, checkSummariesStream, type ChecksSummarizedData } from '../../src/monitoring/domain/check-summary.js';
-import { checksStream } from '../../src/monitoring/domain/events.js';
-import { CheckRetention, RetentionBusyError } from '../../src/monitoring/application/retention.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../../src/checks/domain/check.js';
+import { CHECKS_SUMMARIZED, checkSummariesStream, type ChecksSummarizedData } from '../../src/checks/domain/check-summary.js';
+import { checksStream } from '../../src/checks/domain/check.js';
+import { CheckRetention, RetentionBusyError } from '../../src/checks/application/retention.js';
 import { SqliteCoordinationStore } from '../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
 import { childEnv } from '../support/child-process.js';
 import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';

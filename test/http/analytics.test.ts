@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { CheckRecordedData } from '../../src/monitoring/domain/check.js';
+import type { CheckRecordedData } from '../../src/checks/domain/check.js';
 import { referenceAnalytics } from '../../src/analytics/domain/reference.js';
 import { makeWindow } from '../../src/analytics/domain/window.js';
 import { analyticsWorld, iso, type AnalyticsTeam, type CheckSpec } from '../support/analytics-fixtures.js';

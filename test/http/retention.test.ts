@@ -2,10 +2,10 @@ import { isReactor } from '../../src/platform/projections/projection.js';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHECK_RECORDED } from '../../src/monitoring/domain/check.js';
-import { CHECKS_SUMMARIZED, checkSummariesStream, retentionHorizon } from '../../src/monitoring/domain/check-summary.js';
-import { checksStream } from '../../src/monitoring/domain/events.js';
-import { CheckRetention } from '../../src/monitoring/application/retention.js';
+import { CHECK_RECORDED } from '../../src/checks/domain/check.js';
+import { CHECKS_SUMMARIZED, checkSummariesStream, retentionHorizon } from '../../src/checks/domain/check-summary.js';
+import { checksStream } from '../../src/checks/domain/check.js';
+import { CheckRetention } from '../../src/checks/application/retention.js';
 import { createEndpoint, createProject, importChecks } from '../support/monitoring-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

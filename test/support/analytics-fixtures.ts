@@ -1,4 +1,4 @@
-import type { CheckRecordedData } from '../../src/monitoring/domain/check.js';
+import type { CheckRecordedData } from '../../src/checks/domain/check.js';
 import { configuration, startTarget, type Target } from '../e2e/support.js';
 import { forwardTo, startedBeforeAll } from './started-before-all.js';
 import { startTestApp, type TestApp } from './test-app.js';

@@ -1,5 +1,5 @@
 import { ALERT_SIGNAL_TRIGGERED, type SignalType } from '../../src/alerting/domain/endpoint-alerts.js';
-import { checksStream } from '../../src/monitoring/domain/events.js';
+import { checksStream } from '../../src/checks/domain/check.js';
 import { ALL_SCOPES, type TestApp } from './test-app.js';
 
 export const INCIDENTS = '/api/public/v2/incidents';

@@ -24,9 +24,9 @@
 import { IncidentDomainError } from '../../incidents/domain/errors.js';
 import { incidentStreamId, toLinkedCheck, type IncidentEvent } from '../../incidents/domain/events.js';
 import { decide, evolve, initialState, type IncidentCommand, type IncidentState, type StatusRef } from '../../incidents/domain/incident.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../../monitoring/domain/check.js';
+import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
 import { endpointSnapshotAggregate } from '../../monitoring/domain/endpoint-snapshot.js';
-import { checksStream, endpointStream } from '../../monitoring/domain/events.js';
+import { endpointStream } from '../../monitoring/domain/events.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import { foldAppended, runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';

@@ -23,8 +23,7 @@ import {
   type EndpointAlertsEvent,
   type EndpointAlertsState,
 } from '../domain/endpoint-alerts.js';
-import type { CheckRecordedData } from '../../monitoring/domain/check.js';
-import { checksStream } from '../../monitoring/domain/events.js';
+import { checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
 import { StreamCache, type CachedStream } from '../../platform/es/stream-cache.js';
 import type { Aggregate } from '../../platform/es/stream-command.js';
 import type { EventStore, NewEvent, RecordedEvent } from '../../platform/event-store/event-store.port.js';

@@ -44,7 +44,7 @@ import {
   type CheckRecordedData,
   type CheckSource,
   type ProbeOutcome,
-} from '../../monitoring/domain/check.js';
+} from '../../checks/domain/check.js';
 import type { AlertRules, LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
 import { computeBaseline, MAX_BASELINE_SAMPLES, type LatencyBaseline } from './baseline.js';
 
@@ -254,7 +254,8 @@ export function alertStatusView(
   };
 }
 
-function judgeCheck(state: EndpointAlertsState, command: RecordCheckCommand): CheckRecordedData {
+/** The check with its latency judged on the state before it. */
+export function judgeCheck(state: EndpointAlertsState, command: RecordCheckCommand): CheckRecordedData {
   const threshold = latencyThreshold(state, command.settings);
   const { outcome } = command;
   return {

@@ -1,4 +1,4 @@
-import { isApplicable, type CheckRecordedData } from '../../monitoring/domain/check.js';
+import { isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { P95_SAMPLE_LIMIT, addCheck, emptyAccumulator, p95, toFigures, type RangeFigures } from './aggregate.js';
 import type { AnalyticsScopeKind } from './views.js';
 import { bucketRange, type AnalyticsWindow } from './window.js';

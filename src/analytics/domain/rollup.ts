@@ -1,4 +1,4 @@
-import { isApplicable, type CheckRecordedData } from '../../monitoring/domain/check.js';
+import { isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from './aggregate.js';
 import { floorTo, GRANULARITY_MS, type Granularity } from './range-plan.js';
 import type { RawCheckRow, RollupKey, RollupRow, RollupScopeKind } from './views.js';

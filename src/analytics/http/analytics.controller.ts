@@ -6,7 +6,7 @@ import { Problems } from '../../platform/http/problem.js';
 import { TokenTeam } from '../../platform/http/token-team.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
-import { retentionHorizon } from '../../monitoring/domain/check-summary.js';
+import { retentionHorizon } from '../../checks/domain/check-summary.js';
 import { AnalyticsQuery } from '../application/analytics-query.js';
 import { ViewAnalyticsFacts } from '../application/view-facts.js';
 import { DEFAULT_BUCKETS, DEFAULT_WINDOW, MAX_BUCKETS, WINDOWS, parseAnalyticsWindow, type AnalyticsWindow } from '../domain/window.js';

@@ -4,7 +4,7 @@
  * Every event carries everything a replay needs: evolve never looks anything up and never reads
  * the clock. Timestamps are RFC 3339 UTC with milliseconds. All events are schema version 1.
  */
-import type { CheckRecordedData } from '../../monitoring/domain/check.js';
+import type { CheckRecordedData } from '../../checks/domain/check.js';
 
 export const INCIDENT_OPENED = 'IncidentOpened';
 export const INCIDENT_DETAILS_UPDATED = 'IncidentDetailsUpdated';

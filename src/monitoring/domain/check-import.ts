@@ -4,7 +4,7 @@
  * Imported checks never raise alerts, so nothing of the check stream is decided on: the import
  * appends, it does not fold `checks-<id>`.
  */
-import type { CheckRecordedData, CheckSource } from './check.js';
+import type { CheckRecordedData, CheckSource } from '../../checks/domain/check.js';
 import type { EndpointSnapshot } from './endpoint-snapshot.js';
 import { coverage } from './maintenance.js';
 import type { MaintenanceScheduleState } from './maintenance-schedule.js';

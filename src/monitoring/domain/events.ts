@@ -30,7 +30,6 @@ export const MAINTENANCE_WINDOW_CANCELLED = 'MaintenanceWindowCancelled';
 export const projectStream = (projectId: number) => `project-${projectId}`;
 export const endpointStream = (endpointId: number) => `endpoint-${endpointId}`;
 export const maintenanceStream = (teamId: number) => `maintenance-${teamId}`;
-export const checksStream = (endpointId: number) => `checks-${endpointId}`;
 
 export interface ProjectCreatedData {
   project_id: number;

@@ -5,7 +5,7 @@
  * show or check projects and endpoints (incidents, notifications, status pages).
  * No hidden value is ever in these documents.
  */
-import type { CheckSource } from './check.js';
+import type { CheckSource } from '../../checks/domain/check.js';
 import type { PublicConfiguration } from './endpoint.js';
 import type { MaintenanceWindowScheduledData, ProjectCreatedData } from './events.js';
 

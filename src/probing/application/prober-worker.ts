@@ -4,7 +4,7 @@
  * dropped by the recorder (same job id), so a crash between recording and acknowledging
  * records nothing twice.
  */
-import type { CheckRecorder } from './check-recorder.js';
+import type { ProbeRecorder } from './probe-recorder.js';
 import type { Platform } from '../../platform/platform.js';
 import { DROP_REASONS, type JobConsumer, type JobDelivery, type ProbeJob } from '../../platform/transport/probe-transport.port.js';
 import type { HttpProber } from '../prober/http-prober.js';
@@ -29,7 +29,7 @@ export class ProberWorker {
 
   constructor(
     private readonly platform: Platform,
-    private readonly recorder: CheckRecorder,
+    private readonly recorder: ProbeRecorder,
     private readonly prober: HttpProber,
     private readonly options: ProberWorkerOptions = DEFAULT_PROBER_OPTIONS,
   ) {}

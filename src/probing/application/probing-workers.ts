@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CHECK_RECORDER } from './tokens.js';
-import type { CheckRecorder } from './check-recorder.js';
+import type { ProbeRecorder } from './probe-recorder.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { HttpProber } from '../prober/http-prober.js';
 import { DEFAULT_PROBER_OPTIONS, ProberWorker } from './prober-worker.js';
@@ -18,7 +18,7 @@ export class ProbingWorkers implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     @Inject(PLATFORM) private readonly platform: Platform,
-    @Inject(CHECK_RECORDER) recorder: CheckRecorder,
+    @Inject(CHECK_RECORDER) recorder: ProbeRecorder,
     @Inject(HTTP_PROBER) private readonly prober: HttpProber,
   ) {
     this.worker = new ProberWorker(platform, recorder, prober, { ...DEFAULT_PROBER_OPTIONS, maxInFlight: platform.config.proberMaxInFlight });

@@ -5,7 +5,7 @@ import { CheckResponse, EndpointResponse } from '../../monitoring/http/public.dt
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { CHECK_RECORDER } from '../application/tokens.js';
-import type { CheckRecorder } from '../application/check-recorder.js';
+import type { ProbeRecorder } from '../application/probe-recorder.js';
 import { toLinkedCheck } from '../../incidents/domain/events.js';
 import { actorOf } from '../../platform/es/command-context.js';
 import { recordDestinationVerified } from '../application/destination-verification.js';
@@ -25,7 +25,7 @@ import { createdAt } from '../../platform/http/http-conventions.js';
 export class ProbingController {
   constructor(
     @Inject(PLATFORM) private readonly platform: Platform,
-    @Inject(CHECK_RECORDER) private readonly recorder: CheckRecorder,
+    @Inject(CHECK_RECORDER) private readonly recorder: ProbeRecorder,
     @Inject(HTTP_PROBER) private readonly prober: HttpProber,
     private readonly reads: MonitoringReads,
   ) {}

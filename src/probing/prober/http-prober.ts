@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { TextDecoder } from 'node:util';
 import { Agent } from 'undici';
 import type { EndpointConfiguration } from '../../monitoring/domain/endpoint-configuration.js';
-import type { ProbeOutcome } from '../../monitoring/domain/check.js';
+import type { ProbeOutcome } from '../../checks/domain/check.js';
 import { matchBody } from '../domain/body-match.js';
 import {
   bodyReason,

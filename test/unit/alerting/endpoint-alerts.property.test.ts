@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { computeBaseline } from '../../../src/alerting/domain/baseline.js';
 import { decide, evolve, initialState, RECENT_JOB_IDS, type RecordCheckCommand } from '../../../src/alerting/domain/endpoint-alerts.js';
-import type { CheckRecordedData } from '../../../src/monitoring/domain/check.js';
+import type { CheckRecordedData } from '../../../src/checks/domain/check.js';
 import type { LatencySettings } from '../../../src/monitoring/domain/endpoint-configuration.js';
 import { command } from './support.js';
 

@@ -6,7 +6,7 @@ import {
   type AlertSignalTriggeredData,
   type EndpointAlertsState,
 } from '../../../src/alerting/domain/endpoint-alerts.js';
-import type { CheckRecordedData } from '../../../src/monitoring/domain/check.js';
+import type { CheckRecordedData } from '../../../src/checks/domain/check.js';
 import { DEFAULT_LATENCY_SETTINGS } from '../../../src/monitoring/domain/endpoint-configuration.js';
 import { command, last, run, signalEvents, type CheckSpec } from './support.js';
 

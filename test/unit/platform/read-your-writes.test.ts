@@ -4,7 +4,7 @@
  */
 import { projections } from '../../../src/app/contexts.js';
 import { INCIDENT_OPENED } from '../../../src/incidents/domain/events.js';
-import { CHECK_RECORDED } from '../../../src/monitoring/domain/check.js';
+import { CHECK_RECORDED } from '../../../src/checks/domain/check.js';
 import { ENDPOINT_RECONFIGURED, PROJECT_CREATED } from '../../../src/monitoring/domain/events.js';
 import { CHANNEL_UPDATED } from '../../../src/notifications/domain/channel.js';
 import { ReadYourWrites, ViewReader } from '../../../src/platform/projections/views.js';

@@ -1,4 +1,4 @@
-import { CHECK_RECORDED, type CheckRecordedData } from '../../../../src/monitoring/domain/check.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../../../../src/checks/domain/check.js';
 import { ENDPOINT_RECONFIGURED, type EndpointReconfiguredData } from '../../../../src/monitoring/domain/events.js';
 import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
 import type { AnalyticsFacts } from '../../../../src/analytics/application/analytics-facts.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { CheckRecordedData } from '../../../../src/monitoring/domain/check.js';
+import type { CheckRecordedData } from '../../../../src/checks/domain/check.js';
 import type { AnalyticsFacts, EndpointFact } from '../../../../src/analytics/application/analytics-facts.js';
 import type { AnalyticsQuery } from '../../../../src/analytics/application/analytics-query.js';
 import { referenceAnalytics } from '../../../../src/analytics/domain/reference.js';

@@ -1,5 +1,5 @@
 import { upcasters } from '../../../src/app/contexts.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../../../src/monitoring/domain/check.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../../../src/checks/domain/check.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { withUpcasting } from '../../../src/platform/event-store/upcasting.js';
 

@@ -1,5 +1,5 @@
 import { upcasters } from '../../../src/app/contexts.js';
-import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../../../src/monitoring/domain/check-summary.js';
+import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../../../src/checks/domain/check-summary.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { withUpcasting } from '../../../src/platform/event-store/upcasting.js';
 

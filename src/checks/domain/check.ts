@@ -6,6 +6,9 @@
 
 export const CHECK_RECORDED = 'CheckRecorded';
 
+/** An endpoint's checks, and nothing else (alert signals are on `alerts-<endpointId>`). */
+export const checksStream = (endpointId: number) => `checks-${endpointId}`;
+
 export type CheckSource = 'scheduled' | 'manual';
 
 /** What the prober measured, before alerting has looked at it. */

@@ -19,9 +19,8 @@ import type { CoordinationStore } from '../../platform/coordination/coordination
 import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import { WrongExpectedRevisionError } from '../../platform/event-store/event-store.port.js';
 import { IDS_RESERVED, sequenceStream, type IdsReserved } from '../../platform/ids/id-allocator.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../domain/check.js';
+import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../domain/check.js';
 import { CHECKS_SUMMARIZED, checkSummariesStream, retentionHorizon, summarizeChecks, type ChecksSummarizedData } from '../domain/check-summary.js';
-import { checksStream } from '../domain/events.js';
 
 export const RETENTION_LEASE = 'check-retention';
 

@@ -1,0 +1,152 @@
+/**
+ * RecordCheck: turns one probe outcome into a `CheckRecorded` on `checks-<endpointId>`, the
+ * check context's stream, and hands the recorded check to the judge that follows it.
+ *
+ * The checks context knows nothing of alerting or maintenance: the composition gives it a
+ * `CheckJudge` (alerting: the latency threshold in force when the check is judged, and the alert
+ * signals it causes on alerting's own stream) and a `CheckSuppression` (monitoring: whether a
+ * maintenance window covers the check).
+ *
+ * - The check stream is folded per process by the judge's fold and read forward from the
+ *   cached revision, so a check costs a few short reads, not a replay.
+ * - The append goes through runStreamCommand (expected revision; on a conflict it reloads and
+ *   decides again); a redelivered job id records nothing.
+ * - Appends for one endpoint are serialised in this process; across processes the expected
+ *   revision protects the stream.
+ */
+import { randomUUID } from 'node:crypto';
+import { CHECK_RECORDED, checksStream, type CheckRecordedData, type CheckSource, type ProbeOutcome } from '../domain/check.js';
+import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
+import { runStreamCommand, type Aggregate, type StreamFold } from '../../platform/es/stream-command.js';
+import type { AppendResult } from '../../platform/event-store/event-store.port.js';
+import type { Platform } from '../../platform/platform.js';
+
+const MAX_ATTEMPTS = 8;
+const CHECK_ID_BLOCK = 100;
+
+/** What a check needs to know of its endpoint. */
+export interface CheckedEndpoint {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  configuration_version: number;
+}
+
+/** A check before its latency is judged. */
+export type UnjudgedCheck = Omit<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms'>;
+
+/** An event the recording caused (the check itself, or what the judge appended after it). */
+export interface RecordedEffect {
+  type: string;
+  data: unknown;
+}
+
+/**
+ * Judges each check while it is recorded and acts on it once it is (implemented by alerting).
+ * `S` is the judge's fold of the check stream, which the append's expected revision comes from.
+ */
+export interface CheckJudge<E extends CheckedEndpoint, S> {
+  readonly aggregate: Aggregate<S>;
+  readonly fold: StreamFold<S>;
+  /** Whether the folded stream already holds the check of this job (a redelivery). */
+  hasJob(state: S, jobId: string): boolean;
+  /** The check with its latency judged on the state before it. */
+  judge(state: S, check: UnjudgedCheck, endpoint: E): CheckRecordedData;
+  /** After the check was appended at `revision` (state: the fold before it); the events it caused, and their append. */
+  afterRecorded(state: S, check: CheckRecordedData, revision: number, endpoint: E, context: CommandContext): Promise<{ events: RecordedEffect[]; append: AppendResult | null }>;
+}
+
+/** Whether a maintenance window covers a check of this endpoint at `checkedAt` (implemented by monitoring). */
+export type CheckSuppression<E extends CheckedEndpoint> = (endpoint: E, checkedAt: string) => Promise<boolean>;
+
+export interface RecordCheckInput<E extends CheckedEndpoint> {
+  jobId: string | null;
+  source: CheckSource;
+  endpoint: E;
+  outcome: ProbeOutcome;
+}
+
+export interface RecordCheckResult {
+  /** null when the job had already been recorded (redelivery). */
+  check: CheckRecordedData | null;
+  /** The check and the events it caused. */
+  events: RecordedEffect[];
+  /** Where the last append ended (null: nothing appended); with `events`, what read-your-writes waits for. */
+  append: AppendResult | null;
+}
+
+export class CheckRecorder<E extends CheckedEndpoint, S> {
+  private readonly queues = new Map<number, Promise<unknown>>();
+  private idBlock: { next: number; end: number } | null = null;
+  private idQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly platform: Pick<Platform, 'events' | 'ids' | 'metrics'>,
+    private readonly judge: CheckJudge<E, S>,
+    private readonly suppressed: CheckSuppression<E>,
+  ) {}
+
+  record(input: RecordCheckInput<E>): Promise<RecordCheckResult> {
+    const endpointId = input.endpoint.endpoint_id;
+    const previous = this.queues.get(endpointId) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(() => this.recordNow(input));
+    this.queues.set(endpointId, run);
+    void run.finally(() => {
+      if (this.queues.get(endpointId) === run) this.queues.delete(endpointId);
+    }).catch(() => undefined);
+    return run;
+  }
+
+  private async recordNow(input: RecordCheckInput<E>): Promise<RecordCheckResult> {
+    const { endpoint, outcome } = input;
+    const alertSuppressed = await this.suppressed(endpoint, outcome.checked_at);
+    const context = systemContext('prober', input.jobId ?? randomUUID());
+    let checkId: number | null = null;
+    const recorded = await runStreamCommand(
+      this.platform.events,
+      checksStream(endpoint.endpoint_id),
+      this.judge.aggregate,
+      context,
+      async (state) => {
+        if (input.jobId !== null && this.judge.hasJob(state, input.jobId)) return { events: [], result: null };
+        checkId ??= await this.nextCheckId();
+        const check = this.judge.judge(
+          state,
+          {
+            ...outcome,
+            check_id: checkId,
+            team_id: endpoint.team_id,
+            project_id: endpoint.project_id,
+            endpoint_id: endpoint.endpoint_id,
+            configuration_version: endpoint.configuration_version,
+            source: input.source,
+            job_id: input.jobId,
+            alert_suppressed: alertSuppressed,
+            imported: false,
+          },
+          endpoint,
+        );
+        return { events: [{ type: CHECK_RECORDED, data: check, metadata: { occurred_at: outcome.checked_at } }], result: null };
+      },
+      { fold: this.judge.fold, attempts: MAX_ATTEMPTS, foldOwnAppends: true },
+    );
+    if (!recorded.append) return { check: null, events: [], append: null };
+    const check = recorded.appended[0].data as CheckRecordedData;
+    this.platform.metrics.checkRecorded(check);
+    const after = await this.judge.afterRecorded(recorded.state, check, recorded.append.nextExpectedRevision, endpoint, context);
+    return { check, events: [{ type: CHECK_RECORDED, data: check }, ...after.events], append: after.append ?? recorded.append };
+  }
+
+  /** Check ids come from the shared `check` sequence in blocks: one append per block. */
+  private nextCheckId(): Promise<number> {
+    const run = this.idQueue.catch(() => undefined).then(async () => {
+      if (!this.idBlock || this.idBlock.next >= this.idBlock.end) {
+        const range = await this.platform.ids.reserve('check', CHECK_ID_BLOCK);
+        this.idBlock = { next: range.first, end: range.first + range.count };
+      }
+      return this.idBlock.next++;
+    });
+    this.idQueue = run;
+    return run;
+  }
+}
