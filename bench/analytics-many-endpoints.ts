@@ -14,7 +14,7 @@ import {
   type AnalyticsEndpointDoc,
   type RollupRow,
 } from '../src/analytics/domain/views.js';
-import type { CheckRecordedData } from '../src/monitoring/domain/check.js';
+import type { CheckRecordedData } from '../src/checks/domain/check.js';
 import { physicalCollection } from '../src/platform/projections/registry.js';
 import { ViewReader } from '../src/platform/projections/views.js';
 import type { Doc, ViewWrite } from '../src/platform/read-store/read-store.port.js';
