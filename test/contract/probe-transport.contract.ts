@@ -12,6 +12,7 @@ import type {
   ProbeTransport,
   QueueLimits,
 } from '../../src/platform/transport/probe-transport.port.js';
+import { eventually } from '../support/eventually.js';
 
 const ACK_WAIT_MS = 400;
 
@@ -331,14 +332,10 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
-  await waitForAsync(async () => condition(), what, timeoutMs);
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  await eventually(what, condition, { timeoutMs, intervalMs: 20 });
 }
 
-export async function waitForAsync(condition: () => Promise<boolean>, what: string, timeoutMs = 8000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
+export async function waitForAsync(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
+  await eventually(what, condition, { timeoutMs, intervalMs: 20 });
 }

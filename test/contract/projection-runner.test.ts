@@ -6,6 +6,7 @@ import { ProjectionRunner } from '../../src/platform/projections/projection-runn
 import { ReadYourWrites, ViewReader } from '../../src/platform/projections/views.js';
 import { SqliteReadStore } from '../../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
+import { settled } from '../support/eventually.js';
 
 /** version 1 stores the amount; version 2 stores it doubled, so a rebuild is visible. */
 const totals = (version: number): Projection =>
@@ -101,9 +102,7 @@ describe('projection runner', () => {
     expect(progress.length).toBeGreaterThan(0);
 
     const after = await events.append('a', [{ type: 'Added', data: { n: 4 } }], { expectedRevision: 'any' });
-    const deadline = Date.now() + 5000;
-    while ((await totalOf('a')) !== 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    expect(await totalOf('a')).toBe(5);
+    expect(await settled(() => totalOf('a'), (total) => total === 5, { intervalMs: 25 })).toBe(5);
     expect(await reader.position('totals')).toBe(after.position);
   });
 
@@ -124,8 +123,7 @@ describe('projection runner', () => {
       if (round % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const head = (await events.headPosition())!;
-    const deadline = Date.now() + 10_000;
-    while ((await first.status())[0].position !== head && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await settled(async () => (await first.status())[0].position, (position) => position === head, { intervalMs: 20 });
 
     expect(await Promise.all(streams.map(totalOf))).toEqual([40, 40, 40]);
   });
@@ -137,12 +135,7 @@ describe('projection runner', () => {
     await new ReadYourWrites(new ViewReader(views, 0), live).waitFor(added.position, ['totals']);
     let last = 0;
     for (let i = 0; i < 20; i++) last = (await events.append(`ignored-${i}`, [{ type: 'Ignored', data: {} }], { expectedRevision: 'no_stream' })).position;
-    const deadline = Date.now() + 5_000;
-    let status = (await live.status())[0];
-    while (status.position !== last && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      status = (await live.status())[0];
-    }
+    const status = await settled(async () => (await live.status())[0], (current) => current.position === last, { intervalMs: 20 });
     expect(status).toMatchObject({ position: last, head: last, lag: 0 });
   });
 

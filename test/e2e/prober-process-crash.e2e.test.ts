@@ -8,7 +8,7 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
-import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
+import { describeWithNats, NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 import { compileProberProcess, startProberProcess, type ProberProcess } from '../support/fixtures/start-prober-process.js';
 import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
@@ -28,7 +28,7 @@ describeWithNats('prober process crash over NATS', () => {
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    if (!nats) return;
+    if (!nats) throw new Error(`describeWithNats ran this suite, yet: ${NATS_SKIP_REASON}`);
     compiled = await compileProberProcess();
     target = await startTarget();
     t = await startTestApp();

@@ -6,7 +6,7 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
+import { describeWithNats, NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
 
 jest.setTimeout(120_000);
@@ -112,7 +112,8 @@ describeWithNats('probing and alerting end to end, over NATS JetStream', () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     target = await startTarget();
-    if (nats) t = await startTestApp({ NATS_URL: nats.url });
+    if (!nats) throw new Error(`describeWithNats ran this suite, yet: ${NATS_SKIP_REASON}`);
+    t = await startTestApp({ NATS_URL: nats.url });
   });
   afterAll(async () => {
     await t?.close();

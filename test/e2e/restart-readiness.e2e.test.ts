@@ -17,11 +17,9 @@ jest.setTimeout(180_000);
 const ADMIN = 'restart-test-admin-token-0123456789';
 
 async function ready(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await fetch(`${service.url}/health/ready`)).status !== 200) {
-    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms:\n${service.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await eventually('the service to answer /health/ready with 200', async () => (await fetch(`${service.url}/health/ready`)).status === 200, { timeoutMs, intervalMs: 25 }).catch((error: Error) => {
+    throw new Error(`${error.message}\n${service.output()}`);
+  });
 }
 
 /** A team with an editor token, a project and an incident, made through a running service. */

@@ -94,15 +94,8 @@ export async function allEvents(t: TestApp): Promise<RecordedEvent<any>[]> {
   return events;
 }
 
-export async function eventually<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The one polling helper, re-exported for the end-to-end tests that import it from here. */
+export { eventually } from '../support/eventually.js';
 
 /** A probe job for one endpoint, as a manual check would publish it, with a fresh job id. */
 export function manualJob(teamId: number, endpointId: number): ProbeJob {

@@ -1,6 +1,7 @@
 import { startSecondApi, type SecondApi } from '../support/second-api.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 import { TENANCY_VIEW, TOKENS } from '../../src/tenancy/domain/views.js';
+import { eventually } from '../support/eventually.js';
 
 const PROJECTS = '/api/public/v2/projects';
 
@@ -60,8 +61,7 @@ describe('developer tokens seen by two API processes sharing the store', () => {
     expect(await lastUsed()).toBeNull();
     const before = Date.now();
     expect((await second.request('GET', PROJECTS, { token: issued.token })).statusCode).toBe(200);
-    const deadline = Date.now() + 5_000;
-    while ((await lastUsed()) === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(Date.parse(String(await lastUsed()))).toBeGreaterThanOrEqual(before - 1);
+    const used = await eventually('the token to be marked used', lastUsed, { intervalMs: 20 });
+    expect(Date.parse(String(used))).toBeGreaterThanOrEqual(before - 1);
   });
 });

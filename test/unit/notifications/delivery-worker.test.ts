@@ -18,14 +18,9 @@ import { silentLogger } from '../../../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../../../src/platform/platform.js';
 import { makeTempDir } from '../../support/event-store-fixtures.js';
 import { startReceiver, type Receiver } from '../../support/notification-receiver.js';
+import { eventually } from '../../support/eventually.js';
 
-async function until(what: string, done: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const until = (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 30_000) => eventually(what, done, { timeoutMs, intervalMs: 10 });
 
 interface RunningWorker {
   worker: DeliveryWorker;

@@ -6,16 +6,9 @@ import { join } from 'node:path';
 import { SqliteCoordinationStore } from '../../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
 import { LeaseKeeper } from '../../../src/platform/coordination/lease-keeper.js';
 import { makeTempDir } from '../../support/event-store-fixtures.js';
+import { eventually } from '../../support/eventually.js';
 
 const NAMES = Array.from({ length: 20 }, (_, i) => `shard-${i}`);
-
-async function eventually(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('LeaseKeeper', () => {
   const dir = makeTempDir('lease-keeper-');
@@ -58,11 +51,14 @@ describe('LeaseKeeper', () => {
   });
 
   it('renews the leases it holds, so they outlive their TTL', async () => {
-    const a = new LeaseKeeper(open(), 'a', { ttlMs: 600, renewEveryMs: 100 });
-    const b = new LeaseKeeper(open(), 'b', { ttlMs: 600, renewEveryMs: 100 });
+    // A TTL far above the renewal period, so a loaded machine's timer delays never let it lapse;
+    // the wait is relative to it: two and a half TTLs.
+    const TTL_MS = 2_000;
+    const a = new LeaseKeeper(open(), 'a', { ttlMs: TTL_MS, renewEveryMs: 100 });
+    const b = new LeaseKeeper(open(), 'b', { ttlMs: TTL_MS, renewEveryMs: 100 });
     await a.want('kept');
     await b.want('kept');
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await new Promise((resolve) => setTimeout(resolve, 2.5 * TTL_MS));
     expect(a.holds('kept')).toBe(true);
     expect(b.holds('kept')).toBe(false);
     await Promise.all([a.close(), b.close()]);
