@@ -7,7 +7,7 @@
  * additive `checks_total` counts them all; `GET /incidents/:id/checks` pages through every one
  * (issue 12: a week-long outage must not make the detail megabytes long).
  */
-import type { Checkpoint, Comment, IncidentSource, JsonObject, LinkedCheck, MergedIncidentRef, Severity } from './events.js';
+import { pickLinkedCheck, type Checkpoint, type Comment, type IncidentSource, type JsonObject, type LinkedCheck, type MergedIncidentRef, type Severity } from './events.js';
 import { IncidentNotFoundError } from './errors.js';
 import { newestChecks } from './id-list.js';
 import type { IncidentState } from './incident.js';
@@ -99,27 +99,8 @@ export function toCheckpoint({ id, title, body, status_label, created_at, update
   return { id, title, body, status_label, created_at, updated_at };
 }
 
-/** Field by field, so nothing stored beside a check (such as an excerpt) can slip out. */
-export function toCheck(check: LinkedCheck): LinkedCheck {
-  return {
-    id: check.id,
-    endpoint_id: check.endpoint_id,
-    configuration_version: check.configuration_version,
-    success: check.success,
-    status_code: check.status_code,
-    latency_ms: check.latency_ms,
-    time_to_first_byte_ms: check.time_to_first_byte_ms,
-    duration_ms: check.duration_ms,
-    source: check.source,
-    body_complete: check.body_complete,
-    latency_anomaly: check.latency_anomaly,
-    latency_threshold_ms: check.latency_threshold_ms,
-    alert_suppressed: check.alert_suppressed,
-    failure_reason: check.failure_reason,
-    response_excerpt_omitted: check.response_excerpt_omitted,
-    checked_at: check.checked_at,
-  };
-}
+/** A linked check as the detail shows it (see pickLinkedCheck). */
+export const toCheck = pickLinkedCheck;
 
 function oldestFirst<T extends { id: number }>(items: T[], time: (item: T) => string): T[] {
   return [...items].sort((a, b) => compareTimes(time(a), time(b)) || a.id - b.id);

@@ -78,26 +78,36 @@ export interface LinkedCheck {
   checked_at: string;
 }
 
+/** The fields of a LinkedCheck, each once: what a linked check shows and nothing else. */
+const LINKED_CHECK_FIELDS = [
+  'id',
+  'endpoint_id',
+  'configuration_version',
+  'success',
+  'status_code',
+  'latency_ms',
+  'time_to_first_byte_ms',
+  'duration_ms',
+  'source',
+  'body_complete',
+  'latency_anomaly',
+  'latency_threshold_ms',
+  'alert_suppressed',
+  'failure_reason',
+  'response_excerpt_omitted',
+  'checked_at',
+] as const satisfies ReadonlyArray<keyof LinkedCheck>;
+
+/** Field by field, so nothing stored beside a check (such as an excerpt) can slip out. */
+export function pickLinkedCheck(check: LinkedCheck): LinkedCheck {
+  const picked: Partial<Record<keyof LinkedCheck, unknown>> = {};
+  for (const field of LINKED_CHECK_FIELDS) picked[field] = check[field];
+  return picked as LinkedCheck;
+}
+
 /** Copies the public fields of a recorded check; the internal excerpt is dropped here. */
 export function toLinkedCheck(check: CheckRecordedData): LinkedCheck {
-  return {
-    id: check.check_id,
-    endpoint_id: check.endpoint_id,
-    configuration_version: check.configuration_version,
-    success: check.success,
-    status_code: check.status_code,
-    latency_ms: check.latency_ms,
-    time_to_first_byte_ms: check.time_to_first_byte_ms,
-    duration_ms: check.duration_ms,
-    source: check.source,
-    body_complete: check.body_complete,
-    latency_anomaly: check.latency_anomaly,
-    latency_threshold_ms: check.latency_threshold_ms,
-    alert_suppressed: check.alert_suppressed,
-    failure_reason: check.failure_reason,
-    response_excerpt_omitted: check.response_excerpt !== null,
-    checked_at: check.checked_at,
-  };
+  return pickLinkedCheck({ ...check, id: check.check_id, response_excerpt_omitted: check.response_excerpt !== null });
 }
 
 export interface Comment {
