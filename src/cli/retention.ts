@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { projections, upcasters } from '../app/contexts.js';
 import { CheckRetention, RetentionBusyError } from '../checks/application/retention.js';
 import { ANALYTICS_ENDPOINTS_PROJECTION, ROLLUPS_PROJECTION } from '../analytics/domain/views.js';
@@ -20,8 +20,7 @@ import { createLogger } from '../platform/logging/logger.js';
 import { parseRfc3339 } from '../platform/time/rfc3339.js';
 import { createPlatform, type Platform } from '../platform/platform.js';
 import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
-
-const USAGE_ERROR = 2;
+import { cliProgram, runCli } from './usage.js';
 
 /** Plain tables when the output is not a terminal (no colour codes in files and pipes). */
 const TABLE_STYLE = process.stdout.isTTY ? {} : { style: { head: [], border: [] } };
@@ -167,10 +166,9 @@ async function apply(options: { now?: string; vacuum?: boolean }): Promise<void>
   }
 }
 
-const program = withDataDirOptions(new Command('retention'))
-  .description('Check retention: summarize, then remove, raw checks older than CHECK_RETENTION_DAYS')
-  .exitOverride()
-  .showHelpAfterError('(npm run retention -- --help for usage)');
+const program = cliProgram(withDataDirOptions(new Command('retention')), '(npm run retention -- --help for usage)').description(
+  'Check retention: summarize, then remove, raw checks older than CHECK_RETENTION_DAYS',
+);
 program.command('status').description('bytes per store, oldest retained check, what the next pass removes').option('--now <time>', 'measure the horizon from this RFC 3339 time').action(status);
 program
   .command('apply')
@@ -179,12 +177,5 @@ program
   .option('--vacuum', 'first VACUUM embedded files created before retention existed, so they can shrink (stop the service first)')
   .action(apply);
 
-program
-  .parseAsync(process.argv)
-  .then(() => process.exit(0))
-  .catch((error: unknown) => {
-    // commander already printed its message; help exits with 0
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_ERROR);
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
+// Exits when done: the store handles of a pass must not keep the process alive.
+runCli(program, { exitWhenDone: true });
