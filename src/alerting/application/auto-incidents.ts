@@ -58,7 +58,11 @@ const LEGACY_COLLECTION = 'alerting_reactor';
 const FOLDED_STREAMS = 1_000;
 /** How far back a trigger looks for the failures of its run. */
 const RUN_LOOKBACK = 1_000;
-const HANDLE_ATTEMPTS = 5;
+/**
+ * Attempts of each incident command: the reactor races clients' commands on the incident and, in
+ * an outage, its own links; it is not answering anyone, so it waits its turn longer.
+ */
+const COMMAND_ATTEMPTS = 20;
 
 const incidentAggregate: Aggregate<IncidentState> = {
   initial: initialState,
@@ -87,9 +91,9 @@ export function autoIncidentsReactor(platform: Platform): Projection {
     collections: [{ name: OPEN, indexes: [] }],
     adopt: adoptLegacyState,
     handlers: {
-      [ALERT_SIGNAL_TRIGGERED]: (event, views) => reactor.withRetry(event, () => reactor.onTriggered(event as RecordedEvent<AlertSignalTriggeredData>, views)),
-      [ALERT_SIGNAL_RECOVERED]: (event, views) => reactor.withRetry(event, () => reactor.onRecovered(event.data as AlertSignalRecoveredData, views)),
-      [CHECK_RECORDED]: (event, views) => reactor.withRetry(event, () => reactor.onCheck(event.data as CheckRecordedData, views)),
+      [ALERT_SIGNAL_TRIGGERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onTriggered(event as RecordedEvent<AlertSignalTriggeredData>, views)),
+      [ALERT_SIGNAL_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as AlertSignalRecoveredData, views)),
+      [CHECK_RECORDED]: (event, views) => reactor.passOverRefused(event, () => reactor.onCheck(event.data as CheckRecordedData, views)),
     },
   });
 }
@@ -110,21 +114,16 @@ class AutoIncidents {
   }
 
   /**
-   * A refused incident change (merged away, for instance) is logged and passed over; a failing
-   * store is tried a few times, then the batch fails and the runner retries it from its checkpoint.
+   * A refused incident change (merged away, for instance) is logged and passed over. Contention
+   * is the write path's to retry (runStreamCommand); any other failure fails the batch and the
+   * runner handles it again from its checkpoint.
    */
-  async withRetry(event: RecordedEvent, handle: () => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await handle();
-      } catch (error) {
-        if (error instanceof IncidentDomainError) {
-          this.platform.logger.warn({ err: error, event_id: event.id }, 'automatic incident change refused');
-          return;
-        }
-        if (attempt >= HANDLE_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-      }
+  async passOverRefused(event: RecordedEvent, handle: () => Promise<void>): Promise<void> {
+    try {
+      await handle();
+    } catch (error) {
+      if (!(error instanceof IncidentDomainError)) throw error;
+      this.platform.logger.warn({ err: error, event_id: event.id }, 'automatic incident change refused');
     }
   }
 
@@ -211,7 +210,7 @@ class AutoIncidents {
         checks: run.map(toLinkedCheck),
       };
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
-    }, { fold: this.incidents });
+    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
     logIncidentChanges(this.platform.logger, opened.appended);
     return incidentId;
   }
@@ -222,7 +221,7 @@ class AutoIncidents {
       if (claimed !== null) return { events: [], result: claimed };
       const incidentId = await this.platform.ids.next('incident');
       return { events: [{ type: TRIGGER_CLAIMED, data: { incident_id: incidentId, trigger_event_id: event.id } }], result: incidentId };
-    });
+    }, { attempts: COMMAND_ATTEMPTS });
     return state ?? result;
   }
 
@@ -252,7 +251,7 @@ class AutoIncidents {
       },
       // Only what followed the trigger matters; a trigger from the check stream (a data dir from
       // before alerts-<id>) came before all of the alerts stream.
-      { fromRevision: event.streamId === stream ? event.revision + 1 : 0, attempts: 8 },
+      { fromRevision: event.streamId === stream ? event.revision + 1 : 0, attempts: COMMAND_ATTEMPTS },
     );
   }
 
@@ -270,7 +269,7 @@ class AutoIncidents {
       if (state === null) return { events: [], result: null };
       if (command.kind === 'link_check' && (state.resolved_at !== null || state.merged_into_id !== null)) return { events: [], result: null };
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
-    }, { fold: this.incidents });
+    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
     logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
     if (!result.append) return result.state;
     return foldAppended(incidentAggregate, result.state, result.appended, result.append.nextExpectedRevision - result.appended.length);
