@@ -7,36 +7,16 @@
  * additive `checks_total` counts them all; `GET /incidents/:id/checks` pages through every one
  * (issue 12: a week-long outage must not make the detail megabytes long).
  */
-import { pickLinkedCheck, type Checkpoint, type Comment, type IncidentSource, type JsonObject, type LinkedCheck, type MergedIncidentRef, type Severity } from './events.js';
+import { pickLinkedCheck, type Checkpoint, type Comment, type LinkedCheck, type MergedIncidentRef } from './events.js';
 import { IncidentNotFoundError } from './errors.js';
 import { newestChecks } from './id-list.js';
-import type { IncidentState } from './incident.js';
+import type { Incident, IncidentState } from './incident.js';
 import { compareTimes } from './time.js';
 
-export interface IncidentSummary {
-  id: number;
-  team_id: number;
-  project_id: number;
+/** The incident's own fields (Incident, built on IncidentDetails) without its lists, plus `endpoint_id`. */
+export interface IncidentSummary extends Omit<Incident, 'comments' | 'checkpoints' | 'checks' | 'merged_incidents'> {
   /** Primary affected endpoint: the first of endpoint_ids, or null when there is none. */
   endpoint_id: number | null;
-  endpoint_ids: number[];
-  title: string;
-  type: string;
-  source: IncidentSource;
-  severity: Severity;
-  auto_resolve: boolean;
-  detection_reason: string;
-  metadata: JsonObject;
-  status_id: number;
-  status_name: string;
-  error_count: number;
-  first_error_at: string;
-  last_error_at: string;
-  resolved_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Set once the incident was merged into another; it then refuses writes. */
-  merged_into_id: number | null;
 }
 
 /** How many linked checks the detail carries: the newest ones. */

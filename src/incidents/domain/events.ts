@@ -133,26 +133,10 @@ export interface MergedIncidentRef {
   merged_at: string;
 }
 
-export interface IncidentOpenedData {
-  incident_id: number;
-  team_id: number;
-  project_id: number;
-  endpoint_ids: number[];
-  title: string;
-  type: string;
-  severity: Severity;
-  detection_reason: string;
-  metadata: JsonObject;
-  status_id: number;
-  status_name: string;
-  auto_resolve: boolean;
-  first_error_at: string;
-  last_error_at: string;
-  source: IncidentSource;
-  opened_at: string;
-}
-
-/** Fields PATCH /incidents/:id may change. */
+/**
+ * Fields PATCH /incidents/:id may change: declared here once, and every shape of an incident
+ * (the opening event, the folded state, the public summary) extends it.
+ */
 export interface IncidentDetails {
   project_id: number;
   endpoint_ids: number[];
@@ -163,6 +147,16 @@ export interface IncidentDetails {
   metadata: JsonObject;
   first_error_at: string;
   last_error_at: string;
+}
+
+export interface IncidentOpenedData extends IncidentDetails {
+  incident_id: number;
+  team_id: number;
+  status_id: number;
+  status_name: string;
+  auto_resolve: boolean;
+  source: IncidentSource;
+  opened_at: string;
 }
 export type DetailField = keyof IncidentDetails;
 export const DETAIL_FIELDS: readonly DetailField[] = [

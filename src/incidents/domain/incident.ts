@@ -62,23 +62,14 @@ import {
 import { IdList } from './id-list.js';
 import { compareTimes, earliest, latest, toUtcMillis } from './time.js';
 
-export interface Incident {
+export interface Incident extends IncidentDetails {
   id: number;
   team_id: number;
-  project_id: number;
-  endpoint_ids: number[];
-  title: string;
-  type: string;
   source: IncidentSource;
-  severity: Severity;
   auto_resolve: boolean;
-  detection_reason: string;
-  metadata: JsonObject;
   status_id: number;
   status_name: string;
   error_count: number;
-  first_error_at: string;
-  last_error_at: string;
   resolved_at: string | null;
   created_at: string;
   updated_at: string;
