@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { childEnv } from './child-process.js';
 
 export interface TestNatsServer {
   url: string;
@@ -50,6 +51,7 @@ async function spawnNatsServer(binary: string): Promise<TestNatsServer> {
   // Port -1 lets the server pick a free port and log it: no race with other test workers.
   const child = spawn(binary, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', storeDir], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: childEnv(),
   });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
