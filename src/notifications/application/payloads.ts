@@ -23,7 +23,7 @@ export async function buildPayload(platform: Platform, record: DeliveryRecord): 
     const events = await platform.events.readStream(record.stream_id, { maxCount: record.revision + 1 + LINKS_OF_ONE_APPEND });
     let state = initialState();
     let through = record.revision;
-    const cause = events[record.revision]?.metadata.causation_id ?? null;
+    const cause = events.find((e) => e.revision === record.revision)?.metadata.causation_id ?? null;
     for (const event of events) {
       const sameAppend = event.revision === through + 1 && cause !== null && event.type === INCIDENT_CHECK_LINKED && event.metadata.causation_id === cause;
       if (event.revision > through && !sameAppend) break;
