@@ -58,6 +58,7 @@ describe('projection runner crash safety', () => {
           'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts',
           'src/platform/sqlite-wal.ts',
           'src/platform/coordination/lease-keeper.ts',
+          'src/platform/coordination/lease-observation.ts',
           'src/platform/read-store/read-store.port.ts',
           'src/platform/read-store/read-store-rules.ts',
           'src/platform/read-store/sqlite/sqlite-read-store.ts',

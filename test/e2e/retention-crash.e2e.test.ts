@@ -152,5 +152,5 @@ describe('check retention in separate processes', () => {
     await settled();
     expect(await figures()).toEqual(before);
     await coordination.close();
-  });
+  }, 120_000); // two lease periods, three passes and a rebuild of every view: over 30 s on a loaded 2-core machine
 });

@@ -17,8 +17,18 @@ import Database from 'better-sqlite3';
 
 const SUFFIX = '.lock';
 
+/**
+ * Lock files held by this process, by path. Module-wide, not per store: a lock stands for the
+ * process, so it must not go when a store object is garbage-collected (better-sqlite3 closes a
+ * collected connection) while the process lives on, e.g. awaiting a promise nothing refers to.
+ */
+const heldByThisProcess = new Map<string, Database.Database>();
+
 export class OwnerLocks {
-  private readonly held = new Map<string, Database.Database>();
+  /** Lock files this store took (it lets them go on close). */
+  private readonly mine = new Set<string>();
+  /** Lock files this store tried to take: a failed try (a same-named live owner) is not repeated. */
+  private readonly tried = new Set<string>();
 
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -26,8 +36,11 @@ export class OwnerLocks {
 
   /** Takes `owner`'s lock for as long as this store is open (once per owner). */
   hold(owner: string): void {
-    if (this.held.has(owner)) return;
-    const db = new Database(this.file(owner), { timeout: 0 });
+    const file = this.file(owner);
+    if (heldByThisProcess.has(file) || this.tried.has(file)) return;
+    this.tried.add(file);
+    // The busy timeout waits out another process's probe of this file (it locks it for an instant).
+    const db = new Database(file, { timeout: 1000 });
     try {
       db.pragma('locking_mode = EXCLUSIVE');
       db.exec('CREATE TABLE IF NOT EXISTS holder (owner TEXT NOT NULL)');
@@ -35,7 +48,8 @@ export class OwnerLocks {
         db.prepare('DELETE FROM holder').run();
         db.prepare('INSERT INTO holder (owner) VALUES (?)').run(owner);
       })();
-      this.held.set(owner, db);
+      heldByThisProcess.set(file, db);
+      this.mine.add(file);
     } catch {
       // Another live process uses the same owner name (not a random instance id): it holds the lock.
       db.close();
@@ -44,8 +58,8 @@ export class OwnerLocks {
 
   /** True only when `owner` had a lock here and nobody holds it now: its process is gone. */
   isDead(owner: string): boolean {
-    if (this.held.has(owner)) return false;
-    return this.probe(this.file(owner)) !== null;
+    const file = this.file(owner);
+    return !heldByThisProcess.has(file) && this.probe(file) !== null;
   }
 
   /** Owners whose lock file is left and free (processes that died, or closed without releasing). */
@@ -57,8 +71,9 @@ export class OwnerLocks {
       return [];
     }
     return files.flatMap((name) => {
-      const owner = this.probe(join(this.dir, name));
-      return owner !== null && !this.held.has(owner) ? [owner] : [];
+      const file = join(this.dir, name);
+      const owner = heldByThisProcess.has(file) ? null : this.probe(file);
+      return owner !== null ? [owner] : [];
     });
   }
 
@@ -70,8 +85,11 @@ export class OwnerLocks {
 
   /** Lets the locks go; the files stay, so other processes see these owners as gone at once. */
   close(): void {
-    for (const db of this.held.values()) db.close();
-    this.held.clear();
+    for (const file of this.mine) {
+      heldByThisProcess.get(file)?.close();
+      heldByThisProcess.delete(file);
+    }
+    this.mine.clear();
   }
 
   /** The owner named in a lock file that nobody holds; null when held, absent or unreadable. */
