@@ -1,5 +1,4 @@
 import type { DynamicModule, Type } from '@nestjs/common';
-import type { ProcessRole } from '../platform/config/config.js';
 import type { Projection } from '../platform/projections/projection.js';
 import { AlertingModule } from '../alerting/alerting.module.js';
 import { AnalyticsModule } from '../analytics/analytics.module.js';
@@ -34,8 +33,7 @@ import { registerSummaryUpcasters } from '../checks/domain/check-summary.js';
  * The bounded contexts. Every role loads them all (HTTP routes are only served by roles all and
  * api; background workers check `platform.config.role` before they start).
  */
-export function contextModules(role: ProcessRole): Array<Type | DynamicModule> {
-  void role;
+export function contextModules(): Array<Type | DynamicModule> {
   return [TenancyModule, MonitoringModule, ChecksModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule];
 }
 

@@ -127,7 +127,7 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     logger: platform.logger,
   });
   installMetrics(adapter.getInstance(), platform.metrics, { token: platform.config.metricsToken });
-  const app = await NestFactory.create<NestFastifyApplication>(rootModule(platform, routes, contextModules(platform.config.role)), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule(platform, routes, contextModules()), adapter, {
     bodyParser: false,
     logger: new PinoNestLogger(platform.logger),
   });

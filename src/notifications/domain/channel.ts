@@ -103,15 +103,6 @@ export type ChannelEvent =
   | { type: typeof CHANNEL_DELETED; data: ChannelDeletedData }
   | { type: typeof CHANNEL_TEST_REQUESTED; data: ChannelTestRequestedData };
 
-export const CHANNEL_EVENT_TYPES = [
-  CHANNEL_CREATED,
-  CHANNEL_UPDATED,
-  CHANNEL_SECRET_ROTATED,
-  CHANNEL_DISABLED_BY_RECEIVER,
-  CHANNEL_DELETED,
-  CHANNEL_TEST_REQUESTED,
-] as const;
-
 export interface Channel extends ChannelSettings {
   id: number;
   team_id: number;

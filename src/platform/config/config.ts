@@ -54,10 +54,7 @@ export interface AppConfig {
   statusPageRateLimitPerMinute: number;
 }
 
-/**
- * Values from examples and templates that must never guard a real deployment. The compose file
- * once shipped the first one as a default.
- */
+/** Placeholder values that examples and templates use: they must never guard a real deployment. */
 const PLACEHOLDER = /change[-_ ]?me|replace[-_ ]?me|your[-_ ]?(admin[-_ ]?)?(token|secret|key)|^(secret|password|changeit|admin|token|test|example)$/i;
 
 export function isPlaceholderSecret(value: string): boolean {

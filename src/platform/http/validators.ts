@@ -8,20 +8,6 @@ export function IsRfc3339(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy({ name: 'isRfc3339', validator: { validate: (value) => isRfc3339(value), defaultMessage: () => 'must be an RFC 3339 timestamp' } }, options);
 }
 
-/** A JSON object (not an array or null) whose JSON encoding fits in `maxBytes` (UTF-8). */
-export function IsJsonObjectWithin(maxBytes: number, options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isJsonObjectWithin',
-      validator: {
-        validate: (value) => typeof value === 'object' && value !== null && !Array.isArray(value) && Buffer.byteLength(JSON.stringify(value)) <= maxBytes,
-        defaultMessage: () => `must be a JSON object of at most ${maxBytes} bytes when encoded`,
-      },
-    },
-    options,
-  );
-}
-
 /** May be omitted; when present, null is not accepted (it fails the property's type rule). */
 export const Optional = () => ValidateIf((_object, value) => value !== undefined);
 

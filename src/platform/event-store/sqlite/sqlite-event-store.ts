@@ -776,7 +776,3 @@ class SqliteSubscription implements EventSubscription {
     });
   }
 }
-
-export function openSqliteEventStore(filePath: string, options?: SqliteEventStoreOptions): SqliteEventStore {
-  return new SqliteEventStore(filePath, options);
-}
