@@ -4,7 +4,10 @@
  * project rows, all follow the endpoint. A deleted endpoint stays in the project it was deleted
  * from for the checks it made.
  */
-import { analyticsWorld, iso } from '../support/analytics-fixtures.js';
+import type { CheckRecordedData } from '../../src/checks/domain/check.js';
+import { referenceAnalytics } from '../../src/analytics/domain/reference.js';
+import { makeWindow } from '../../src/analytics/domain/window.js';
+import { analyticsWorld, iso, type CheckSpec } from '../support/analytics-fixtures.js';
 
 const T0 = Date.parse('2025-09-01T00:00:00.000Z');
 const SEC = 1000;
@@ -78,6 +81,58 @@ describe('project analytics follow the endpoint’s current project', () => {
     expect(figures(row(a))).toEqual(figures(projectA.totals));
     expect(figures(row(b))).toEqual(figures(projectB.totals));
     expect(sumChecks(team.projects)).toBe(team.totals.checks);
+  });
+
+  it('keeps every figure of both projects and the team exact while an endpoint moves back and forth between them, with checks in between', async () => {
+    const team = await w.team('Back and forth');
+    const { teamId, token } = team;
+    const a = await w.project(teamId, 'A');
+    const b = await w.project(teamId, 'B');
+    const traveller = await w.endpoint(teamId, a, 'Traveller');
+    const homeA = await w.endpoint(teamId, a, 'Home A');
+    const homeB = await w.endpoint(teamId, b, 'Home B');
+    // Latencies chosen so that the traveller holds each project's minimum and maximum in turn.
+    const spread = (first: number, latencies: number[]): CheckSpec[] =>
+      latencies.map((latency, i) => ({ at: T0 + first * MIN + i * 7 * MIN + 13 * SEC, latency, success: latency % 3 !== 0 }));
+    await w.importChecks(teamId, traveller, spread(0, [5, 900, 40]));
+    await w.importChecks(teamId, homeA, spread(1, [50, 60, 70]));
+    await w.importChecks(teamId, homeB, spread(2, [20, 80]));
+    await w.moveEndpoint(teamId, traveller, b);
+    await w.importChecks(teamId, traveller, spread(3, [1, 1000]));
+    await w.moveEndpoint(teamId, traveller, a);
+    await w.moveEndpoint(teamId, traveller, b);
+    await w.importChecks(teamId, homeA, spread(4, [3]));
+
+    const checks: CheckRecordedData[] = [
+      ...(await w.recordedChecks(team, b, traveller)),
+      ...(await w.recordedChecks(team, a, homeA)),
+      ...(await w.recordedChecks(team, b, homeB)),
+    ];
+    const current = new Map([
+      [traveller, b],
+      [homeA, a],
+      [homeB, b],
+    ]);
+    const window = makeWindow(FROM, TO, 2);
+    for (const [project, members] of [
+      [a, [homeA]],
+      [b, [traveller, homeB]],
+    ] as const) {
+      const data = await get(token, `/api/public/v2/projects/${project}/analytics`);
+      const reference = referenceAnalytics(checks, { kind: 'project', id: project }, window, [...members], current);
+      expect(data.totals).toEqual(reference.totals);
+      expect(data.series).toEqual(reference.series);
+      expect(data.endpoints.map((row: { endpoint_id: number; checks: number; failures: number; uptime_percent: number | null; avg_latency_ms: number | null }) => [row.endpoint_id, figures(row)])).toEqual(
+        [...members].sort((x, y) => x - y).map((id) => {
+          const f = reference.children.get(id)!;
+          return [id, figures(f)];
+        }),
+      );
+    }
+    const teamData = await get(token, '/api/public/v2/analytics');
+    const teamReference = referenceAnalytics(checks, { kind: 'team', id: teamId }, window, [a, b], current);
+    expect(teamData.totals).toEqual(teamReference.totals);
+    for (const row of teamData.projects) expect(figures(row)).toEqual(figures(teamReference.children.get(row.project_id)!));
   });
 
   it('keeps a deleted endpoint’s checks in the project it was deleted from (totals, series, team row) while it leaves the rows', async () => {

@@ -8,6 +8,7 @@ import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { retentionHorizon } from '../../checks/domain/check-summary.js';
 import { AnalyticsQuery } from '../application/analytics-query.js';
+import { AnalyticsReads } from '../application/analytics-reads.js';
 import { ViewAnalyticsFacts } from '../application/view-facts.js';
 import { DEFAULT_BUCKETS, DEFAULT_WINDOW, MAX_BUCKETS, WINDOWS, parseAnalyticsWindow, type AnalyticsWindow } from '../domain/window.js';
 import { endpointAnalyticsSchema, projectAnalyticsSchema, teamAnalyticsSchema, wrapped } from './analytics.schemas.js';
@@ -37,15 +38,16 @@ function windowOf(query: Record<string, unknown>): AnalyticsWindow {
 @ApiBearerAuth()
 @Controller()
 export class AnalyticsController {
-  private readonly query: AnalyticsQuery;
+  private readonly query: AnalyticsReads;
   private readonly facts: ViewAnalyticsFacts;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.facts = new ViewAnalyticsFacts(platform.reader, platform.views);
     const retentionDays = platform.config.checkRetentionDays;
-    this.query = new AnalyticsQuery(platform.views, this.facts, () => this.facts.collections(), {
+    const query = new AnalyticsQuery(platform.views, this.facts, () => this.facts.collections(), {
       rawHorizon: () => retentionHorizon(Date.now(), retentionDays),
     });
+    this.query = new AnalyticsReads(platform.reader, query);
   }
 
   @RequiresScope('analytics:read')
@@ -54,7 +56,7 @@ export class AnalyticsController {
   @WindowQuery()
   @ApiOkResponse({ schema: wrapped(teamAnalyticsSchema) })
   async team(@Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
-    return { data: await this.query.teamAnalytics(teamId, windowOf(query)) };
+    return { data: await this.query.team(teamId, windowOf(query)) };
   }
 
   @RequiresScope('analytics:read')
@@ -68,7 +70,7 @@ export class AnalyticsController {
     const projectId = pathId(projectParam, 'The project');
     const window = windowOf(query);
     if (!(await this.facts.project(teamId, projectId))) throw Problems.notFound('The project');
-    return { data: await this.query.projectAnalytics(teamId, projectId, window) };
+    return { data: await this.query.project(teamId, projectId, window) };
   }
 
   @RequiresScope('analytics:read')
@@ -81,7 +83,7 @@ export class AnalyticsController {
   async endpoint(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
     const window = windowOf(query);
-    const data = await this.query.endpointAnalytics(teamId, endpointId, window);
+    const data = await this.query.endpoint(teamId, endpointId, window);
     if (!data) throw Problems.notFound('The endpoint');
     return { data };
   }
@@ -101,6 +103,6 @@ export class AnalyticsController {
     reply.header('link', `<${V2_TEAM_ANALYTICS_PATH}>; rel="successor-version"`);
     const sunset = this.platform.config.v1SunsetAt;
     if (sunset) reply.header('sunset', new Date(sunset).toUTCString());
-    return this.query.teamAnalytics(teamId, windowOf(query));
+    return this.query.team(teamId, windowOf(query));
   }
 }
