@@ -3,6 +3,7 @@ import type { Projection } from '../platform/projections/projection.js';
 import { AlertingModule } from '../alerting/alerting.module.js';
 import { AnalyticsModule } from '../analytics/analytics.module.js';
 import { ChecksModule } from '../checks/checks.module.js';
+import { EndpointAlertsFold } from '../alerting/application/endpoint-alerts-fold.js';
 import { IncidentsModule } from '../incidents/incidents.module.js';
 import { MonitoringModule } from '../monitoring/monitoring.module.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
@@ -34,7 +35,15 @@ import { registerSummaryUpcasters } from '../checks/domain/check-summary.js';
  * api; background workers check `platform.config.role` before they start).
  */
 export function contextModules(): Array<Type | DynamicModule> {
-  return [TenancyModule, MonitoringModule, ChecksModule, IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule];
+  return [TenancyModule, MonitoringModule, checksModule(), IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule];
+}
+
+/** Checks, told that alerting's old signal events in a check stream go with the checks once carried over. */
+function checksModule(): DynamicModule {
+  return ChecksModule.forRoot((platform) => {
+    const alerts = new EndpointAlertsFold(platform.events);
+    return (endpointId) => alerts.retiredCheckStreamTypes(endpointId);
+  });
 }
 
 /**

@@ -5,6 +5,7 @@
  * prefix with EventStoreDB's `$tb`), every check older than the horizon must leave the check
  * stream, and the alert signals must stay readable.
  */
+import { EndpointAlertsFold } from '../../src/alerting/application/endpoint-alerts-fold.js';
 import { ProbeRecorder } from '../../src/probing/application/probe-recorder.js';
 import { CheckRetention } from '../../src/checks/application/retention.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../../src/checks/domain/check.js';
@@ -121,6 +122,73 @@ export function retentionContract(name: string, makeStore: () => Promise<EventSt
 
       // A second pass has nothing left to do.
       expect(await new CheckRetention(store, { days: DAYS }).applyToEndpoint(endpointId, horizon)).toEqual({ summaries: 0, removed: 0 });
+    });
+
+    it('cuts the old checks of a stream that also holds signal events (a data dir from before alerts-<id>) once alerting carried them over, and alerting goes on from there', async () => {
+      const endpointId = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+      const platform = { events: store, ids: new IdAllocator(store), metrics: { checkRecorded: () => undefined } } as unknown as Platform;
+      const horizon = retentionHorizon(NOW, DAYS);
+      // The old layout, appended directly: an outage that recovered, a second one still on,
+      // all before the horizon; then two successes inside it.
+      const steps = ['fail', 'fail', 'fail', 'Triggered', 'ok', 'ok', 'ok', 'Recovered', 'fail', 'fail', 'fail', 'Triggered', 'recent', 'recent'];
+      let n = 0;
+      let lastCheck: CheckRecordedData | null = null;
+      let lastTriggerAt = '';
+      for (const step of steps) {
+        if (step === 'Triggered' || step === 'Recovered') {
+          const data = { endpoint_id: endpointId, team_id: 1, project_id: 1, signal: 'availability', check_id: lastCheck!.check_id, at: lastCheck!.checked_at };
+          if (step === 'Triggered') lastTriggerAt = data.at;
+          await store.append(checksStream(endpointId), [{ type: `AlertSignal${step}`, data, metadata: { occurred_at: data.at } }], { expectedRevision: 'any' });
+          continue;
+        }
+        n += 1;
+        const at = step === 'recent' ? NOW - (3 - n + 12) * HOUR : NOW - 20 * DAY + n * HOUR;
+        const success = step !== 'fail';
+        lastCheck = {
+          check_id: n,
+          team_id: 1,
+          project_id: 1,
+          endpoint_id: endpointId,
+          configuration_version: 1,
+          source: 'scheduled',
+          job_id: `old-${endpointId}-${n}`,
+          success,
+          status_code: success ? 200 : 503,
+          latency_ms: 50,
+          time_to_first_byte_ms: 50,
+          duration_ms: 50,
+          body_complete: true,
+          failure_reason: success ? null : 'status: 503',
+          response_excerpt: null,
+          checked_at: new Date(at).toISOString(),
+          alert_suppressed: false,
+          latency_anomaly: false,
+          latency_threshold_ms: null,
+          imported: false,
+        };
+        await store.append(checksStream(endpointId), [{ type: CHECK_RECORDED, data: lastCheck, metadata: { occurred_at: lastCheck.checked_at } }], { expectedRevision: 'any' });
+      }
+
+      const alerting = new EndpointAlertsFold(store);
+      const carriedOver = (id: number) => alerting.retiredCheckStreamTypes(id);
+      const done = await new CheckRetention(store, { days: DAYS, carriedOver }).applyToEndpoint(endpointId, horizon);
+      // Nine old checks and the two signal events between them; the trigger after the last old
+      // check goes once a check after it is summarized.
+      expect(done.removed).toBe(11);
+      const left = await store.readStream(checksStream(endpointId));
+      expect(left.map((e) => e.type)).toEqual(['AlertSignalTriggered', CHECK_RECORDED, CHECK_RECORDED]);
+      const alerts = await store.readStream(`alerts-${endpointId}`);
+      expect(alerts.map((e) => e.type)).toEqual(['AlertSignalsCarriedOver']);
+      expect((alerts[0].data as { signals: Array<{ type: string; state: string; since: string }> }).signals.find((s) => s.type === 'availability')).toMatchObject({ state: 'triggered', since: lastTriggerAt });
+
+      // The next success is the third in a row: the signal the old events left recovers.
+      const recorded = await new ProbeRecorder(platform).record({
+        jobId: `new-${endpointId}`,
+        source: 'scheduled',
+        endpoint: endpoint(endpointId),
+        outcome: { success: true, status_code: 200, latency_ms: 50, time_to_first_byte_ms: 10, duration_ms: 50, body_complete: true, failure_reason: null, response_excerpt: null, checked_at: new Date(NOW - HOUR).toISOString() },
+      });
+      expect(recorded.events.map((e) => e.type)).toEqual([CHECK_RECORDED, 'AlertSignalRecovered']);
     });
   });
 }

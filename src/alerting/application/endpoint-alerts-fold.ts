@@ -11,6 +11,9 @@
  */
 import { MAX_BASELINE_SAMPLES } from '../domain/baseline.js';
 import {
+  ALERT_SIGNAL_INCIDENT_LINKED,
+  ALERT_SIGNAL_RECOVERED,
+  ALERT_SIGNAL_TRIGGERED,
   ALERT_SIGNALS_CARRIED_OVER,
   alertsStream,
   CHECK_RECORDED,
@@ -25,10 +28,13 @@ import {
 } from '../domain/endpoint-alerts.js';
 import { checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
 import { StreamCache, type CachedStream } from '../../platform/es/stream-cache.js';
-import type { Aggregate } from '../../platform/es/stream-command.js';
+import { systemContext } from '../../platform/es/command-context.js';
+import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
 import type { EventStore, NewEvent, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 
 const TAIL_PAGE = 500;
+/** What check streams held before `alerts-<id>` existed, besides checks. */
+const OLD_CHECK_STREAM_TYPES = [ALERT_SIGNAL_TRIGGERED, ALERT_SIGNAL_RECOVERED, ALERT_SIGNAL_INCIDENT_LINKED];
 
 /** The check stream as the endpoint-alerts state sees it. */
 export const checkWindowsAggregate: Aggregate<EndpointAlertsState> = {
@@ -69,6 +75,24 @@ export class EndpointAlertsFold {
     const { signals } = await this.signalsBeforeAlertsStream(endpointId);
     const data: AlertSignalsCarriedOverData = { endpoint_id: endpointId, signals: Object.values(signals) };
     return { type: ALERT_SIGNALS_CARRIED_OVER, data };
+  }
+
+  /**
+   * For check retention: the signal event types an old check stream of this endpoint may hold,
+   * once they are carried over to its alerts stream (this carries them over when the stream
+   * does not exist yet), so retention cuts them with the checks; none when it has none.
+   */
+  async retiredCheckStreamTypes(endpointId: number): Promise<string[]> {
+    const stream = alertsStream(endpointId);
+    if ((await this.store.readStream(stream, { maxCount: 1 })).length === 0) {
+      const old = (await this.store.readStream(checksStream(endpointId))).some((event) => OLD_CHECK_STREAM_TYPES.includes(event.type));
+      if (!old) return [];
+      await runStreamCommand(this.store, stream, signalsAggregate, systemContext('retention'), async (_signals, loaded) => ({
+        events: loaded.revision === -1 ? [await this.carryOver(endpointId)] : [],
+        result: null,
+      }));
+    }
+    return OLD_CHECK_STREAM_TYPES;
   }
 
   /** Signal events left in the check stream: read once per endpoint, before its alerts stream exists. */

@@ -1,6 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { CheckRetention, RetentionBusyError } from './retention.js';
+import { CheckRetention, RetentionBusyError, type CarriedOverTypes } from './retention.js';
+
+/** Which other contexts' old events in a check stream retention may cut (see CarriedOverTypes). */
+export const CARRIED_OVER_TYPES = Symbol('CARRIED_OVER_TYPES');
 
 const RETENTION_ROLES = ['all', 'projector'];
 const HOUR_MS = 3_600_000;
@@ -19,7 +22,10 @@ export class RetentionWorker implements OnApplicationBootstrap, OnApplicationShu
   private running: Promise<void> | null = null;
   private stopping = false;
 
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(
+    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(CARRIED_OVER_TYPES) private readonly carriedOver: CarriedOverTypes,
+  ) {}
 
   onApplicationBootstrap(): void {
     if (!RETENTION_ROLES.includes(this.platform.config.role) || !this.platform.runner) return;
@@ -45,7 +51,7 @@ export class RetentionWorker implements OnApplicationBootstrap, OnApplicationShu
   /** One hourly pass; failures are logged and retried next hour. */
   async pass(now = Date.now()): Promise<void> {
     const { platform } = this;
-    const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays });
+    const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays, carriedOver: this.carriedOver });
     try {
       await platform.views.reclaimSpace?.();
       const dropped = (await platform.runner?.dropStaleGenerations()) ?? [];

@@ -9,7 +9,8 @@
  *   2. read the stream forwards from there and take the checks older than the horizon, up to
  *      the first check that is not (checks recorded out of order wait until those before them
  *      age out); events of other types (alert signals a data dir from before `alerts-<id>`
- *      kept in the check stream) are skipped and stay;
+ *      kept in the check stream) are skipped, and removed with the checks once their context
+ *      says it carried them over (`carriedOver`);
  *   3. append their summary to check-summaries-<endpoint> with the expected revision, and only
  *      then remove them. A second process doing the same fails at the append and starts over.
  * Projections apply the summaries: the checks view and the raw analytics rows drop the
@@ -24,8 +25,17 @@ import { CHECKS_SUMMARIZED, checkSummariesStream, retentionHorizon, summarizeChe
 
 export const RETENTION_LEASE = 'check-retention';
 
+/**
+ * Event types another context left in an endpoint's check stream (a data dir from before that
+ * context had a stream of its own) and has since carried over: retention cuts them with the
+ * checks, so a prefix-only adapter (EventStoreDB `$tb`) is not stopped by them. Given by the
+ * composition (alerting's old signal events); none without it.
+ */
+export type CarriedOverTypes = (endpointId: number) => Promise<string[]>;
+
 export interface RetentionOptions {
   days: number;
+  carriedOver?: CarriedOverTypes;
   /** Checks per summary event at most (its size stays bounded). */
   maxChecksPerSummary?: number;
   /** Stream page size when reading checks. */
@@ -142,9 +152,10 @@ export class CheckRetention {
   async applyToEndpoint(endpointId: number, horizon: number, onSummary?: (summary: ChecksSummarizedData) => void | Promise<void>): Promise<{ summaries: number; removed: number }> {
     let summaries = 0;
     let removed = 0;
+    const types = [CHECK_RECORDED, ...((await this.options.carriedOver?.(endpointId)) ?? [])];
     for (;;) {
       const last = await this.lastSummary(endpointId);
-      if (last.through >= 0) removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: last.through, types: [CHECK_RECORDED] })).removed;
+      if (last.through >= 0) removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: last.through, types })).removed;
       const old = await this.oldChecks(endpointId, last.through + 1, horizon, this.maxChecks);
       if (old.checks.length === 0) return { summaries, removed };
       const summary = summarizeChecks(endpointId, old.checks[0].check.team_id, old.checks, new Date(horizon).toISOString());
@@ -161,7 +172,7 @@ export class CheckRetention {
       }
       summaries += 1;
       await onSummary?.(summary);
-      removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: summary.through_revision, types: [CHECK_RECORDED] })).removed;
+      removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: summary.through_revision, types })).removed;
       if (!old.more) return { summaries, removed };
     }
   }
