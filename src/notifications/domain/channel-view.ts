@@ -3,7 +3,6 @@
  * Defined here, written by the notifications reactor (projections/notifications.ts).
  */
 import { createHash } from 'node:crypto';
-import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 import type { Channel } from './channel.js';
 import type { NotificationType } from './notification-types.js';
 
@@ -77,7 +76,7 @@ export interface StoredChannel extends ChannelDoc {
  *   every receiver how many events the whole service records.
  */
 export function deliveryId(event: { id: string; recordedAt: string }, channelId: number): string {
-  const ms = parseRfc3339(event.recordedAt) ?? Number.NaN;
+  const ms = Date.parse(event.recordedAt);
   if (!Number.isSafeInteger(ms) || ms < 0) throw new Error(`A delivery id needs the event's recording time, got ${event.recordedAt}`);
   const hash = createHash('sha256').update(`${event.id}:${channelId}`).digest();
   return `msg_${crockford(ms, 10)}${crockfordBytes(hash, 16)}`;
