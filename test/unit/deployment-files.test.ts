@@ -182,7 +182,9 @@ describe('.github/workflows/distributed.yml', () => {
     const at = order.map((text) => runs.findIndex((run) => run.includes(text)));
     expect(at.every((index) => index >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
-    expect(runs.find((run) => run.includes('node .ci/e2e.mjs'))).toContain("--kill-projector 'docker compose kill projector-1'");
+    const e2e = runs.find((run) => run.includes('node .ci/e2e.mjs'))!;
+    expect(e2e).toContain('--kill-projector "docker compose kill $holder"');
+    expect(e2e).toMatch(/for p in projector-1 projector-2/); // the projector holding the leases
   });
 
   it('names only files that exist', () => {
