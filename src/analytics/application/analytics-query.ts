@@ -179,7 +179,7 @@ export class AnalyticsQuery {
   /** Partial sums of each endpoint whose checks count for the project (deleted ones included). */
   private async memberSums(projectId: number, range: TimeRange): Promise<Map<number, Accumulator>> {
     const members = await this.facts.membersOf([projectId]);
-    return this.sumPerScope('endpoint', members.map((m) => m.endpoint_id), range);
+    return this.sumPerScope('endpoint', members.map((m) => m.endpoint_id), range, { kind: 'project', id: projectId });
   }
 
   async computeSeries(
@@ -239,7 +239,7 @@ export class AnalyticsQuery {
     ]);
     // Each project row counts the endpoints the project holds now, as the project object does:
     // the project rollups follow moves.
-    const perProject = await this.sumPerScope('project', projects.map((p) => p.project_id), window);
+    const perProject = await this.sumPerScope('project', projects.map((p) => p.project_id), window, scope);
     const enabled = new Map<number, number>();
     for (const e of endpoints) if (e.enabled) enabled.set(e.project_id, (enabled.get(e.project_id) ?? 0) + 1);
     const rows = [...projects]
@@ -348,7 +348,12 @@ export class AnalyticsQuery {
   }
 
   /** Partial sums of one range for several scopes of one kind, each summed by the store. */
-  private async sumPerScope(kind: RollupScopeKind, ids: number[], range: TimeRange): Promise<Map<number, Accumulator>> {
+  /**
+   * `parent`: the scope all `ids` belong to (a project's endpoints, a team's projects). Its raw
+   * rows are read once for the range edges and shared out by id, through the parent's own index,
+   * instead of an `in` list of every id, which SQLite may answer by scanning every raw row.
+   */
+  private async sumPerScope(kind: RollupScopeKind, ids: number[], range: TimeRange, parent?: AnalyticsScope): Promise<Map<number, Accumulator>> {
     const sums = new Map<number, Accumulator>(ids.map((id) => [id, emptyAccumulator()]));
     if (ids.length === 0) return sums;
     const pieces = planRange(range.from, range.to, this.rawHorizon());
@@ -357,11 +362,13 @@ export class AnalyticsQuery {
     });
     const field = SCOPE_FIELD[kind];
     const horizon = this.rawHorizon();
-    const edges = this.fetchRawEdges(kind, ids, pieces).then((byMinute) => {
+    const rawEdges = parent ? this.fetchRawEdges(parent.kind, [parent.id], pieces) : this.fetchRawEdges(kind, ids, pieces);
+    const edges = rawEdges.then((byMinute) => {
       for (const piece of pieces) {
         if (piece.kind !== 'raw' || piece.from < horizon) continue;
         for (const check of byMinute.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
-          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(sums.get(check[field])!, check);
+          const acc = sums.get(check[field]);
+          if (acc && piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(acc, check);
         }
       }
     });
