@@ -11,6 +11,8 @@ import { UpcasterRegistry, withUpcasting } from '../../src/platform/event-store/
 export interface EventStoreContractOptions {
   /** False for shared servers, where other runs' events exist before ours. */
   startsEmpty?: boolean;
+  /** The store stamps every append with its hash chain (src/platform/event-store/chained-event-store.ts). */
+  chained?: boolean;
 }
 
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -80,6 +82,7 @@ export function eventStoreContract(
         correlation_id: null,
         causation_id: null,
         occurred_at: expect.stringMatching(ISO_MILLIS),
+        ...(options.chained ? { hash: expect.stringMatching(/^[0-9a-f]{64}$/) } : {}),
       });
       expect(events[1].metadata.occurred_at).toBe('2024-01-02T03:04:05.006Z');
       expect(events[1].metadata.actor).toBeNull();
@@ -87,6 +90,31 @@ export function eventStoreContract(
       expect(new Set(events.map((e) => e.id)).size).toBe(2);
       expect(events[1].position).toBeGreaterThan(events[0].position);
       expect(result).toEqual({ nextExpectedRevision: 1, position: events[1].position });
+    });
+
+    it('keeps the hash-chain fields of metadata as given: hash on every event, prev_hash where present', async () => {
+      const id = stream('chain');
+      const hash = (n: number) => String(n).repeat(64);
+      await store.append(
+        id,
+        [
+          { type: 'Noted', data: { n: 0 }, metadata: { prev_hash: hash(1), hash: hash(2) } },
+          { type: 'Noted', data: { n: 1 }, metadata: { hash: hash(3) } },
+        ],
+        { expectedRevision: 'no_stream' },
+      );
+      const events = await store.readStream(id);
+      if (options.chained) {
+        // The chained store computes the hashes itself; what a caller passes is ignored.
+        expect(events.map((e) => e.metadata.hash)).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/), expect.stringMatching(/^[0-9a-f]{64}$/)]);
+        expect(events.map((e) => e.metadata.hash)).not.toContain(hash(2));
+        expect(events.map((e) => e.metadata.prev_hash)).toEqual([undefined, undefined]);
+      } else {
+        expect(events.map((e) => [e.metadata.prev_hash, e.metadata.hash])).toEqual([
+          [hash(1), hash(2)],
+          [undefined, hash(3)],
+        ]);
+      }
     });
 
     it('keeps the Idempotency-Key metadata of a keyed request\'s events, and adds none to the others', async () => {

@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type RecordedEvent, StoreUnavailableError } from '../../src/platform/event-store/event-store.port.js';
 import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
+import { chainedEventStore } from '../../src/platform/event-store/chained-event-store.js';
 import { EsdbEventStore } from '../../src/platform/event-store/eventstoredb/esdb-event-store.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { makeTempDir, runNode, transpileForChildProcess } from '../support/event-store-fixtures.js';
@@ -22,9 +23,24 @@ eventStoreContract(
   { startsEmpty: true },
 );
 
+// What every process uses (createEventStore): the adapter under the hash chain (docs/audit.md).
+eventStoreContract(
+  'SQLite, hash-chained',
+  async () => {
+    dir = makeTempDir();
+    return chainedEventStore(new SqliteEventStore(join(dir.path, 'events.sqlite'), { pollIntervalMs: 20 }));
+  },
+  async () => {
+    dir?.remove();
+    dir = null;
+  },
+  { startsEmpty: true, chained: true },
+);
+
 const eventStoreUrl = process.env.EVENTSTORE_URL;
 if (eventStoreUrl) {
   eventStoreContract('EventStoreDB', async () => new EsdbEventStore(eventStoreUrl), undefined, { startsEmpty: false });
+  eventStoreContract('EventStoreDB, hash-chained', async () => chainedEventStore(new EsdbEventStore(eventStoreUrl)), undefined, { startsEmpty: false, chained: true });
 } else {
   describe.skip('EventStoreDB adapter (skipped: EVENTSTORE_URL not set)', () => {
     it('runs the event store contract against a real server', () => {});

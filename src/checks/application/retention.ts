@@ -159,6 +159,8 @@ export class CheckRetention {
       const old = await this.oldChecks(endpointId, last.through + 1, horizon, this.maxChecks);
       if (old.checks.length === 0) return { summaries, removed };
       const summary = summarizeChecks(endpointId, old.checks[0].check.team_id, old.checks, new Date(horizon).toISOString());
+      const throughHash = old.checks[old.checks.length - 1].hash;
+      if (throughHash !== undefined) summary.through_hash = throughHash;
       try {
         await this.events.append(
           checkSummariesStream(endpointId),
@@ -208,8 +210,8 @@ export class CheckRetention {
   }
 
   /** Checks from revision `from` on that are older than `horizon`, up to the first that is not. */
-  private async oldChecks(endpointId: number, from: number, horizon: number, max: number): Promise<{ checks: Array<{ revision: number; check: CheckRecordedData }>; more: boolean }> {
-    const checks: Array<{ revision: number; check: CheckRecordedData }> = [];
+  private async oldChecks(endpointId: number, from: number, horizon: number, max: number): Promise<{ checks: Array<{ revision: number; check: CheckRecordedData; hash?: string }>; more: boolean }> {
+    const checks: Array<{ revision: number; check: CheckRecordedData; hash?: string }> = [];
     for (let next = from; ; ) {
       const page: RecordedEvent[] = await this.events.readStream(checksStream(endpointId), { fromRevision: next, maxCount: this.pageSize });
       for (const event of page) {
@@ -217,7 +219,7 @@ export class CheckRetention {
         const check = event.data as CheckRecordedData;
         if (Date.parse(check.checked_at) >= horizon) return { checks, more: false };
         if (checks.length === max) return { checks, more: true };
-        checks.push({ revision: event.revision, check });
+        checks.push({ revision: event.revision, check, hash: event.metadata.hash });
       }
       if (page.length < this.pageSize) return { checks, more: false };
       next = page[page.length - 1].revision + 1;

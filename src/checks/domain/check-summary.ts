@@ -42,6 +42,11 @@ export interface ChecksSummarizedData {
   /** The CheckRecorded events of checks-<endpoint_id> at revisions from..through (inclusive) it stands for. */
   from_revision: number;
   through_revision: number;
+  /**
+   * metadata.hash of the event at through_revision: the hash chain of the checks stream links
+   * the first check that stays to it (docs/audit.md). Absent when that check predates chaining.
+   */
+  through_hash?: string;
   /** The retention horizon when it was made: every summarized check is older. */
   horizon: string;
   /** Every summarized check, applicable or not. */

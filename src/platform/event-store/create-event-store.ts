@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { chainedEventStore } from './chained-event-store.js';
 import type { EventStore } from './event-store.port.js';
 import { EsdbEventStore } from './eventstoredb/esdb-event-store.js';
 import { SqliteEventStore } from './sqlite/sqlite-event-store.js';
@@ -13,9 +14,12 @@ export interface EventStoreSettings {
   upcasters?: UpcasterRegistry;
 }
 
-/** EventStoreDB when a URL is configured, otherwise SQLite at `${dataDir}/events.sqlite`. */
+/**
+ * EventStoreDB when a URL is configured, otherwise SQLite at `${dataDir}/events.sqlite`; every
+ * append hash-chained (docs/audit.md) over the data as stored, so the chain sits below upcasting.
+ */
 export function createEventStore(settings: EventStoreSettings): EventStore {
-  const store = settings.eventStoreUrl ? new EsdbEventStore(settings.eventStoreUrl) : openSqliteUnder(settings.dataDir);
+  const store = chainedEventStore(settings.eventStoreUrl ? new EsdbEventStore(settings.eventStoreUrl) : openSqliteUnder(settings.dataDir));
   return settings.upcasters ? withUpcasting(store, settings.upcasters) : store;
 }
 

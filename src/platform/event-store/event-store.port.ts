@@ -24,11 +24,23 @@ export interface EventMetadata {
   idempotency_key?: string;
   /** Which of the keyed request's commands on this stream appended the event (0 for the first). */
   idempotency_step?: number;
+  /** This event's link in its stream's hash chain (src/audit/domain/chain.ts; stamped by the chained store). */
+  hash?: string;
+  /** Stored only where the previous revision's hash cannot be read: a stream's anchor (docs/audit.md). */
+  prev_hash?: string;
 }
 
 /** The metadata of an idempotent request's events, kept only when present (most events have none). */
 export function idempotencyMetadata(input: Partial<EventMetadata> | undefined): Pick<EventMetadata, 'idempotency_key' | 'idempotency_step'> {
   return input?.idempotency_key === undefined ? {} : { idempotency_key: input.idempotency_key, idempotency_step: input.idempotency_step ?? 0 };
+}
+
+/** The hash-chain fields of an event's metadata, kept only when present (events before chaining have none). */
+export function chainMetadata(input: Partial<EventMetadata> | undefined): Pick<EventMetadata, 'hash' | 'prev_hash'> {
+  const out: Pick<EventMetadata, 'hash' | 'prev_hash'> = {};
+  if (input?.prev_hash !== undefined) out.prev_hash = input.prev_hash;
+  if (input?.hash !== undefined) out.hash = input.hash;
+  return out;
 }
 
 export interface NewEvent<T = unknown> {

@@ -25,6 +25,7 @@ import {
   type AppendResult,
   type EventMetadata,
   idempotencyMetadata,
+  chainMetadata,
   type EventStore,
   type EventSubscription,
   type ExpectedRevision,
@@ -404,6 +405,7 @@ function storedMetadata(event: NewEvent, now: string): StoredMetadata {
     occurred_at: m?.occurred_at ?? now,
     schema_version: event.schemaVersion ?? 1,
     ...idempotencyMetadata(m),
+    ...chainMetadata(m),
   };
   if (stored.correlation_id) stored.$correlationId = stored.correlation_id;
   if (stored.causation_id) stored.$causationId = stored.causation_id;
@@ -428,6 +430,7 @@ function fromResolved(resolved: ResolvedEvent | AllStreamResolvedEvent): Recorde
       causation_id: meta.causation_id,
       occurred_at: meta.occurred_at,
       ...idempotencyMetadata(meta),
+      ...chainMetadata(meta),
     },
     revision: Number(event.revision),
     // Servers before 22.6 do not return positions on stream reads: -1 means unknown there.
@@ -445,6 +448,7 @@ function parseMetadata(raw: unknown): StoredMetadata {
     causation_id: value.causation_id ?? null,
     occurred_at: value.occurred_at ?? new Date(0).toISOString(),
     schema_version: value.schema_version ?? 1,
+    ...chainMetadata(value),
   };
 }
 

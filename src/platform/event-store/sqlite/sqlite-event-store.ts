@@ -6,6 +6,7 @@ import {
   type AppendResult,
   type EventMetadata,
   idempotencyMetadata,
+  chainMetadata,
   type EventStore,
   type EventSubscription,
   type ExpectedRevision,
@@ -59,7 +60,9 @@ export const SQLITE_EVENTS_SCHEMA = `
  * commit's. One `event_commits` row per append carries recorded_at (epoch ms) and the metadata
  * the append's events share, without occurred_at; its id is the position of the append's first
  * event, so an event finds its commit as the nearest commit at or below its position. `data`
- * stays JSON text. Positions continue those of the first layout (sqlite_sequence).
+ * stays JSON text. Positions continue those of the first layout (sqlite_sequence). `hash` is the
+ * event's link in its stream's hash chain (metadata.hash, 32 bytes instead of 64 hex characters
+ * in the metadata JSON; NULL for events appended before chaining, docs/audit.md).
  */
 const SQLITE_COMPACT_SCHEMA = `
   CREATE TABLE IF NOT EXISTS event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -75,6 +78,7 @@ const SQLITE_COMPACT_SCHEMA = `
     occurred_at,
     metadata       TEXT,
     data           TEXT    NOT NULL,
+    hash           BLOB,
     UNIQUE (stream, revision)
   )`;
 
@@ -84,12 +88,15 @@ const SQLITE_COMPACT_SCHEMA = `
  */
 function ensureCompactSchema(db: Database.Database): { legacy: boolean } {
   const exists = (name: string) => db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(name) !== undefined;
-  // Only a file without the compact tables takes the write lock (readers of a current file never wait).
-  if (exists('event_log')) return { legacy: exists('events') };
+  const hasHash = () => (db.prepare(`SELECT 1 FROM pragma_table_info('event_log') WHERE name = 'hash'`).get() !== undefined);
+  // Only a file without the compact tables (or without the hash column) takes the write lock (readers of a current file never wait).
+  if (exists('event_log') && hasHash()) return { legacy: exists('events') };
   return db
     .transaction(() => {
       const legacy = exists('events');
-      if (!exists('event_log')) {
+      if (exists('event_log')) {
+        if (!hasHash()) db.exec('ALTER TABLE event_log ADD COLUMN hash BLOB');
+      } else {
         db.exec(SQLITE_COMPACT_SCHEMA);
         if (legacy) {
           const seq = db.prepare(`SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), coalesce((SELECT max(position) FROM events), 0)) AS seq`).get() as { seq: number };
@@ -142,13 +149,14 @@ interface CompactRow {
   occurred_at: number | string | null;
   metadata: string | null;
   data: string;
+  hash: Buffer | null;
   recorded_at: number;
   commit_metadata: string;
 }
 
 const COMPACT_SELECT = `
   SELECT e.position, s.name AS stream_id, e.revision, t.name AS type, e.schema_version, e.event_id,
-         e.occurred_at, e.metadata, e.data, c.recorded_at, c.metadata AS commit_metadata
+         e.occurred_at, e.metadata, e.data, e.hash, c.recorded_at, c.metadata AS commit_metadata
   FROM event_log e
   JOIN event_streams s ON s.id = e.stream
   JOIN event_types t ON t.id = e.type
@@ -451,7 +459,7 @@ export class SqliteEventStore implements EventStore {
     const stored = events.map((event) => splitMetadata(storedMetadata(event.metadata, recordedAt)));
     const commitMetadata = stored[0].shared;
     const insert = this.statement(
-      `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
     let revision = current;
@@ -461,7 +469,7 @@ export class SqliteEventStore implements EventStore {
       revision += 1;
       const id = randomUUID();
       const data = JSON.stringify(event.data ?? null);
-      const { shared, occurredAt } = stored[i];
+      const { shared, occurredAt, hash } = stored[i];
       const info = insert.run(
         stream,
         revision,
@@ -471,6 +479,7 @@ export class SqliteEventStore implements EventStore {
         storedOccurredAt(occurredAt, recordedAt, now.getTime()),
         shared === commitMetadata ? null : shared,
         data,
+        hash,
       );
       last = Number(info.lastInsertRowid);
       if (i === 0) first = last;
@@ -480,7 +489,7 @@ export class SqliteEventStore implements EventStore {
         type: event.type,
         schemaVersion: event.schemaVersion ?? 1,
         data: JSON.parse(data) as unknown,
-        metadata: joinMetadata(JSON.parse(shared) as Partial<EventMetadata>, occurredAt),
+        metadata: withHash(joinMetadata(JSON.parse(shared) as Partial<EventMetadata>, occurredAt), hash),
         revision,
         position: last,
         recordedAt,
@@ -585,6 +594,7 @@ function completeMetadata(input: Partial<EventMetadata> | undefined, now: string
     causation_id: input?.causation_id ?? null,
     occurred_at: input?.occurred_at ?? now,
     ...idempotencyMetadata(input),
+    ...chainMetadata(input),
   };
 }
 
@@ -603,10 +613,22 @@ function readMetadata(text: string): EventMetadata {
   return { actor: null, request_id: null, correlation_id: null, causation_id: null, ...stored } as EventMetadata;
 }
 
-/** Stored metadata as what events of one append usually share (JSON, without occurred_at) and occurred_at. */
-function splitMetadata(stored: Partial<EventMetadata>): { shared: string; occurredAt: string } {
-  const { occurred_at, ...shared } = stored;
-  return { shared: JSON.stringify(shared), occurredAt: occurred_at! };
+/**
+ * Stored metadata as what events of one append usually share (JSON, without occurred_at and
+ * hash), occurred_at, and the chain hash as the bytes of the `hash` column (a hash that is not
+ * 64 lowercase hex digits stays in the JSON, so it reads back as it was given).
+ */
+function splitMetadata(stored: Partial<EventMetadata>): { shared: string; occurredAt: string; hash: Buffer | null } {
+  const { occurred_at, hash, ...shared } = stored;
+  if (hash === undefined || !HEX_HASH.test(hash)) return { shared: JSON.stringify(hash === undefined ? shared : { ...shared, hash }), occurredAt: occurred_at!, hash: null };
+  return { shared: JSON.stringify(shared), occurredAt: occurred_at!, hash: Buffer.from(hash, 'hex') };
+}
+
+const HEX_HASH = /^[0-9a-f]{64}$/;
+
+function withHash(metadata: EventMetadata, hash: Buffer | null): EventMetadata {
+  if (hash !== null) metadata.hash = hash.toString('hex');
+  return metadata;
 }
 
 /**
@@ -625,6 +647,8 @@ function joinMetadata(shared: Partial<EventMetadata>, occurredAt: string): Event
     metadata.idempotency_key = shared.idempotency_key;
     metadata.idempotency_step = shared.idempotency_step;
   }
+  if (shared.prev_hash !== undefined) metadata.prev_hash = shared.prev_hash;
+  if (shared.hash !== undefined) metadata.hash = shared.hash;
   return metadata;
 }
 
@@ -691,7 +715,7 @@ function fromCompactRows(rows: CompactRow[]): RecordedEvent[] {
       type: row.type,
       schemaVersion: row.schema_version,
       data: JSON.parse(row.data) as unknown,
-      metadata: joinMetadata(metadata, readOccurredAt(row.occurred_at, recordedMs, recordedAt)),
+      metadata: withHash(joinMetadata(metadata, readOccurredAt(row.occurred_at, recordedMs, recordedAt)), row.hash),
       revision: row.revision,
       position: row.position,
       recordedAt,

@@ -1,0 +1,94 @@
+/**
+ * Walks the hash chains of the log (docs/audit.md): every stream, a team's, or one. Reads the
+ * events as stored (an event store without upcasters), one stream at a time.
+ */
+import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
+import { CHECKS_SUMMARIZED, checkSummariesStream } from '../../monitoring/domain/check-summary.js';
+import { verifyStream, type BrokenStream, type PrunedRange, type StoredEvent } from '../domain/verify-stream.js';
+
+export interface VerificationReport {
+  intact: boolean;
+  streams_checked: number;
+  events_checked: number;
+  broken: BrokenStream[];
+}
+
+export interface VerifyScope {
+  /** Only the streams with an event whose data carries this team_id. */
+  teamId?: number;
+  /** Only this stream. */
+  stream?: string;
+}
+
+const PAGE = 1000;
+
+export async function verifyHistory(store: EventStore, scope: VerifyScope = {}): Promise<VerificationReport> {
+  const streams = scope.stream !== undefined ? [scope.stream] : await streamsOf(store, scope.teamId);
+  const report: VerificationReport = { intact: true, streams_checked: 0, events_checked: 0, broken: [] };
+  for (const stream of streams) {
+    const result = verifyStream(stream, (await readWhole(store, stream)).map(storedEvent), await prunedRanges(store, stream));
+    report.streams_checked += 1;
+    report.events_checked += result.events_checked;
+    if (result.broken) report.broken.push(result.broken);
+  }
+  report.intact = report.broken.length === 0;
+  return report;
+}
+
+/** Every stream of the log in order of first appearance, or those of one team. */
+async function streamsOf(store: EventStore, teamId: number | undefined): Promise<string[]> {
+  const seen = new Set<string>();
+  const ofTeam = new Set<string>();
+  for (let after: number | null = null; ; ) {
+    const page = await store.readAll({ after, maxCount: PAGE });
+    for (const event of page) {
+      seen.add(event.streamId);
+      if (teamId !== undefined && teamOf(event) === teamId) ofTeam.add(event.streamId);
+    }
+    if (page.length < PAGE) break;
+    after = page[page.length - 1].position;
+  }
+  return teamId === undefined ? [...seen] : [...seen].filter((stream) => ofTeam.has(stream));
+}
+
+function teamOf(event: RecordedEvent): number | undefined {
+  const data = event.data as { team_id?: unknown } | null;
+  return data && typeof data === 'object' && typeof data.team_id === 'number' ? data.team_id : undefined;
+}
+
+async function readWhole(store: EventStore, stream: string): Promise<RecordedEvent[]> {
+  const all: RecordedEvent[] = [];
+  for (let from = 0; ; ) {
+    const page = await store.readStream(stream, { fromRevision: from, maxCount: PAGE });
+    all.push(...page);
+    if (page.length < PAGE) return all;
+    from = page[page.length - 1].revision + 1;
+  }
+}
+
+/** What retention removed from a checks stream, from its summaries (src/monitoring/domain/check-summary.ts). */
+async function prunedRanges(store: EventStore, stream: string): Promise<PrunedRange[]> {
+  const endpoint = /^checks-(\d+)$/.exec(stream);
+  if (!endpoint) return [];
+  const summaries = await readWhole(store, checkSummariesStream(Number(endpoint[1])));
+  return summaries
+    .filter((event) => event.type === CHECKS_SUMMARIZED)
+    .map((event) => {
+      const data = event.data as { from_revision: number; through_revision: number; through_hash?: string };
+      return { from_revision: data.from_revision, through_revision: data.through_revision, through_hash: data.through_hash ?? null };
+    });
+}
+
+function storedEvent(event: RecordedEvent): StoredEvent {
+  return {
+    stream: event.streamId,
+    revision: event.revision,
+    type: event.type,
+    data: event.data,
+    occurred_at: event.metadata.occurred_at,
+    actor: event.metadata.actor,
+    request_id: event.metadata.request_id,
+    hash: event.metadata.hash,
+    prev_hash: event.metadata.prev_hash,
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The hash chain over each stream of the event log (docs/audit.md).
+ *
+ *   hash(event) = lowercase hex SHA-256 of the UTF-8 bytes of  prev_hash + canonical(event)
+ *
+ * where `prev_hash` is the hash of the stream's previous revision ('' for revision 0) and
+ * canonical(event) is the RFC 8785 form of
+ * `{stream, revision, type, data, occurred_at, actor, request_id}` (data as stored, before any
+ * upcasting; actor and request_id null when absent). An event stores only its own `hash`: the
+ * previous one is that of the event before it. `prev_hash` is stored only where it cannot be
+ * derived: on the first chained event of a stream that had events before chaining began (the
+ * anchor, the chain of those earlier events computed the same way from ''), and on an event
+ * appended to a stream whose earlier events all left the log.
+ */
+import { hash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+
+/** The prev_hash of a stream's first event. */
+export const GENESIS_HASH = '';
+
+export interface ChainedFields {
+  stream: string;
+  revision: number;
+  type: string;
+  data: unknown;
+  occurred_at: string;
+  actor: string | null;
+  request_id: string | null;
+}
+
+/** canonicalJson of the seven fields, written out in their RFC 8785 order (it runs on every append). */
+export function canonicalEvent(event: ChainedFields): string {
+  return (
+    `{"actor":${canonicalJson(event.actor ?? null)},"data":${canonicalJson(event.data ?? null)},"occurred_at":${canonicalJson(event.occurred_at)},` +
+    `"request_id":${canonicalJson(event.request_id ?? null)},"revision":${canonicalJson(event.revision)},"stream":${canonicalJson(event.stream)},"type":${canonicalJson(event.type)}}`
+  );
+}
+
+export function chainHash(prevHash: string, event: ChainedFields): string {
+  return hash('sha256', prevHash + canonicalEvent(event), 'hex');
+}
+
+/** The hash at the end of a run of events chained from `prev` (a stream's anchor: from ''). */
+export function chainOf(events: Iterable<ChainedFields>, prev: string = GENESIS_HASH): string {
+  for (const event of events) prev = chainHash(prev, event);
+  return prev;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+export function isChainHash(value: unknown): value is string {
+  return typeof value === 'string' && HASH.test(value);
+}

@@ -1,0 +1,121 @@
+/**
+ * Verification of one stream's chain (pure): its stored events in revision order, and what
+ * retention says it removed. The first event that does not verify is reported; the rest of the
+ * stream is not judged (every later link depends on it).
+ */
+import { chainHash, GENESIS_HASH, type ChainedFields } from './chain.js';
+
+export interface StoredEvent extends ChainedFields {
+  /** metadata.hash; undefined for events appended before chaining. */
+  hash?: string;
+  /** metadata.prev_hash, stored only on anchors and restarts. */
+  prev_hash?: string;
+}
+
+/** Revisions retention removed from the stream, and the hash of the last of them when known. */
+export interface PrunedRange {
+  from_revision: number;
+  through_revision: number;
+  through_hash?: string | null;
+}
+
+export type ChainProblem = 'missing' | 'altered' | 'reordered';
+
+export interface BrokenStream {
+  stream: string;
+  /** The first revision that does not verify. */
+  revision: number;
+  problem: ChainProblem;
+  /** What the chain says should be there, and what is. */
+  expected: string;
+  found: string;
+}
+
+export interface StreamVerification {
+  stream: string;
+  events_checked: number;
+  broken: BrokenStream | null;
+}
+
+/** How far around a failing event a moved event is looked for. */
+const REORDER_WINDOW = 8;
+
+export function verifyStream(stream: string, events: StoredEvent[], pruned: PrunedRange[] = []): StreamVerification {
+  const ok = (checked: number): StreamVerification => ({ stream, events_checked: checked, broken: null });
+  const fail = (checked: number, revision: number, problem: ChainProblem, expected: string, found: string): StreamVerification => ({
+    stream,
+    events_checked: checked,
+    broken: { stream, revision, problem, expected, found },
+  });
+  const covered = (from: number, through: number) => coveredBy(pruned, from, through);
+  /** The hash the next revision links to; null when it cannot be known (a removed event's). */
+  let prev: string | null = GENESIS_HASH;
+  let next = 0;
+  let chained = false;
+  /** The chain of the events before chaining began, as the anchor was computed. */
+  let before = GENESIS_HASH;
+  let beforeHadGap = false;
+  for (const [i, event] of events.entries()) {
+    const r = event.revision;
+    if (r < next) return fail(i, r, 'reordered', `revision ${next}`, `revision ${r} again`);
+    if (r > next) {
+      if (!covered(next, r - 1)) return fail(i, next, 'missing', `revision ${next}`, `revision ${r}`);
+      // Removed by retention: the link is the summary's hash of the last removed event, when it has one.
+      prev = pruned.find((p) => p.through_revision === r - 1)?.through_hash ?? null;
+      if (!chained) beforeHadGap = true;
+    }
+    next = r + 1;
+    if (event.hash === undefined) {
+      if (chained) return fail(i, r, 'altered', 'a hash', 'none');
+      before = chainHash(before, event);
+      continue;
+    }
+    if (!chained) {
+      chained = true;
+      if (event.prev_hash !== undefined) {
+        // The anchor: the chain of the events before it, as far as they are all still there.
+        if (i > 0 && !beforeHadGap && event.prev_hash !== before) return fail(i, events[0].revision, 'altered', event.prev_hash, before);
+        prev = event.prev_hash;
+      } else if (i > 0) {
+        return fail(i, r, 'altered', 'prev_hash (the anchor of the events before it)', 'none');
+      }
+    } else if (event.prev_hash !== undefined) {
+      // A restart after every earlier event left the log: only valid across a gap retention made.
+      if (prev !== null && event.prev_hash !== prev) return fail(i, r, 'altered', prev, event.prev_hash);
+      prev = event.prev_hash;
+    }
+    if (prev === null) {
+      // Nothing to link to: this event starts the chain that follows.
+      prev = event.hash;
+      continue;
+    }
+    const computed = chainHash(prev, event);
+    if (computed !== event.hash) return fail(i, r, movedFrom(events, i, prev) ? 'reordered' : 'altered', computed, event.hash);
+    prev = event.hash;
+  }
+  return ok(events.length);
+}
+
+/** Whether events[i] verifies at another place near it: its content is intact but was moved. */
+function movedFrom(events: StoredEvent[], i: number, prev: string): boolean {
+  const event = events[i];
+  const near = events.slice(Math.max(0, i - REORDER_WINDOW), i + REORDER_WINDOW + 1);
+  const links = new Set([prev, GENESIS_HASH, ...near.map((e) => e.hash).filter((h): h is string => h !== undefined && h !== event.hash)]);
+  const revisions = new Set(near.map((e) => e.revision).concat(near.map((e) => e.revision + 1)));
+  for (const link of links) {
+    for (const revision of revisions) {
+      if (revision !== event.revision && chainHash(link, { ...event, revision }) === event.hash) return true;
+    }
+  }
+  return false;
+}
+
+function coveredBy(pruned: PrunedRange[], from: number, through: number): boolean {
+  let need = from;
+  for (const range of [...pruned].sort((a, b) => a.from_revision - b.from_revision)) {
+    if (range.from_revision > need) break;
+    need = Math.max(need, range.through_revision + 1);
+    if (need > through) return true;
+  }
+  return need > through;
+}

@@ -1,0 +1,118 @@
+import { chainHash, chainOf, GENESIS_HASH, type ChainedFields } from '../../audit/domain/chain.js';
+import { DelegatingEventStore } from './delegating-event-store.js';
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from './event-store.port.js';
+
+/** The head of a stream's chain as this process last wrote or read it. */
+interface ChainHead {
+  revision: number;
+  hash: string;
+  /** The hash must be stored as the next event's prev_hash (it is no stored event's hash). */
+  explicit: boolean;
+}
+
+/** Streams whose head is remembered; past it the cache starts over (a miss costs one read). */
+const MAX_HEADS = 100_000;
+/** An append with expected revision `any` is retried this often when another append gets in between. */
+const ANY_ATTEMPTS = 20;
+
+/**
+ * Every adapter, chained: each appended event gets `metadata.hash` (src/audit/domain/chain.ts),
+ * linked to the hash of its stream's previous revision. The previous hash comes from this
+ * process's last append to the stream when the expected revision matches it, otherwise from
+ * the stream's last event (one read). An append with expected revision `any` is made with the
+ * revision of the head it read, and read again when another append got in between, so its
+ * link is always the real previous event. Reads pass through as they are: the chain is
+ * verified over the stored events (src/audit/application/verify.ts), never on every read.
+ */
+export function chainedEventStore(store: EventStore): EventStore {
+  return new ChainedEventStore(store);
+}
+
+class ChainedEventStore extends DelegatingEventStore {
+  private readonly heads = new Map<string, ChainHead>();
+
+  override async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    if (events.length === 0) return this.inner.append(streamId, events, options);
+    // For `any`: the revision a refused append reported, when the stream reads back empty.
+    let reported: number | null = null;
+    for (let attempt = 1; ; attempt++) {
+      const wanted = options.expectedRevision;
+      const head = await this.headFor(streamId, wanted === 'any' && reported !== null ? reported : wanted);
+      const expectedRevision: ExpectedRevision = wanted === 'any' ? (head.revision === -1 ? 'no_stream' : head.revision) : wanted;
+      const base = typeof expectedRevision === 'number' ? expectedRevision : -1;
+      const stamped = this.stamp(streamId, base, head, events);
+      try {
+        const result = await this.inner.append(streamId, stamped, { expectedRevision });
+        if (this.heads.size >= MAX_HEADS) this.heads.clear();
+        this.heads.set(streamId, { revision: result.nextExpectedRevision, hash: stamped[stamped.length - 1].metadata!.hash!, explicit: false });
+        return result;
+      } catch (error) {
+        this.heads.delete(streamId);
+        if (error instanceof WrongExpectedRevisionError && wanted === 'any' && attempt < ANY_ATTEMPTS) {
+          reported = error.actual;
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Events as stored: occurred_at and the chain hash fixed here, so the hash covers what is stored. */
+  private stamp(streamId: string, base: number, head: ChainHead, events: NewEvent[]): NewEvent[] {
+    const now = new Date().toISOString();
+    let prev = head.hash;
+    // The hash covers what the adapter stores: data as its JSON reads back (canonicalJson treats
+    // values as JSON.stringify does), occurred_at fixed here, actor and request_id null when absent.
+    return events.map((event, i) => {
+      const revision = base + 1 + i;
+      const occurredAt = event.metadata?.occurred_at ?? now;
+      const hash = chainHash(prev, {
+        stream: streamId,
+        revision,
+        type: event.type,
+        data: event.data ?? null,
+        occurred_at: occurredAt,
+        actor: event.metadata?.actor ?? null,
+        request_id: event.metadata?.request_id ?? null,
+      });
+      // A prev_hash the caller passed is not kept (undefined is what adapters leave out); no `delete`, which makes the object slow.
+      const metadata = { ...event.metadata, occurred_at: occurredAt, hash, prev_hash: i === 0 && head.explicit ? prev : undefined };
+      prev = hash;
+      return { ...event, metadata };
+    });
+  }
+
+  private async headFor(streamId: string, expected: ExpectedRevision): Promise<ChainHead> {
+    if (expected === 'no_stream') return { revision: -1, hash: GENESIS_HASH, explicit: false };
+    const known = this.heads.get(streamId);
+    if (known && known.revision === expected) return known;
+    const [last] = await this.inner.readStream(streamId, { direction: 'backwards', maxCount: 1 });
+    if (!last) {
+      // Nothing reads back: a new stream, or one whose events all left the log (retention).
+      // Then the chain restarts from '' with prev_hash stored, and verification links it
+      // across the gap through the retention summary's hash when there is one.
+      return typeof expected === 'number' && expected >= 0 ? { revision: expected, hash: GENESIS_HASH, explicit: true } : { revision: -1, hash: GENESIS_HASH, explicit: false };
+    }
+    if (last.metadata.hash !== undefined) return { revision: last.revision, hash: last.metadata.hash, explicit: false };
+    return { revision: last.revision, hash: chainOf((await this.inner.readStream(streamId)).map(chainedFieldsOf)), explicit: true };
+  }
+}
+
+function chainedFieldsOf(event: RecordedEvent): ChainedFields {
+  return {
+    stream: event.streamId,
+    revision: event.revision,
+    type: event.type,
+    data: event.data,
+    occurred_at: event.metadata.occurred_at,
+    actor: event.metadata.actor,
+    request_id: event.metadata.request_id,
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The canonical form the hash chain covers is RFC 8785 (JCS): an auditor recomputes it with any
+ * JCS implementation, so it must match the RFC's own examples byte for byte.
+ */
+import { canonicalJson } from '../../../src/audit/domain/canonical-json.js';
+import { canonicalEvent, chainHash } from '../../../src/audit/domain/chain.js';
+import { createHash } from 'node:crypto';
+
+describe('canonicalJson (RFC 8785)', () => {
+  it('writes the example of RFC 8785 section 3.2.2 as the RFC does', () => {
+    const input = JSON.parse(
+      '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001], "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
+    );
+    expect(canonicalJson(input)).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+  });
+
+  it('sorts members by UTF-16 code units (RFC 8785 section 3.2.3)', () => {
+    const input = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' };
+    // Values in the order written (JSON.parse would put the integer-like key "1" first).
+    expect([...canonicalJson(input).matchAll(/:"([^"]*)"/g)].map((m) => m[1])).toEqual([
+      'Carriage Return',
+      'One',
+      'Control',
+      'Latin Small Letter O With Diaeresis',
+      'Euro Sign',
+      'Emoji: Grinning Face',
+      'Hebrew Letter Dalet With Dagesh',
+    ]);
+  });
+
+  it('gives a value the form of its JSON text read back (what the store keeps)', () => {
+    const value = { b: [1, undefined, -0, Number.NaN], a: { when: new Date('2026-01-01T00:00:00Z'), gone: undefined } };
+    expect(canonicalJson(value)).toBe(canonicalJson(JSON.parse(JSON.stringify(value))));
+    expect(canonicalJson(value)).toBe('{"a":{"when":"2026-01-01T00:00:00.000Z"},"b":[1,null,0,null]}');
+  });
+});
+
+describe('chainHash', () => {
+  it('is the hex SHA-256 of prev_hash followed by the canonical event, as docs/audit.md shows with openssl', () => {
+    const event = { stream: 'incident-1', revision: 0, type: 'IncidentCreated', data: { title: 'Down', team_id: 1 }, occurred_at: '2026-01-01T00:00:00.000Z', actor: 'token:7', request_id: null };
+    expect(canonicalEvent(event)).toBe('{"actor":"token:7","data":{"team_id":1,"title":"Down"},"occurred_at":"2026-01-01T00:00:00.000Z","request_id":null,"revision":0,"stream":"incident-1","type":"IncidentCreated"}');
+    expect(canonicalEvent(event)).toBe(canonicalJson(event));
+    const first = chainHash('', event);
+    expect(first).toBe(createHash('sha256').update(canonicalEvent(event)).digest('hex'));
+    const next = { ...event, revision: 1, type: 'IncidentCommented' };
+    expect(chainHash(first, next)).toBe(createHash('sha256').update(first + canonicalEvent(next)).digest('hex'));
+  });
+});
