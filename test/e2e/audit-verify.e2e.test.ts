@@ -10,6 +10,10 @@ import Database from 'better-sqlite3';
 import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { CheckRetention } from '../../src/checks/application/retention.js';
+import { checkSummariesStream } from '../../src/checks/domain/check-summary.js';
+import { checksStream } from '../../src/checks/domain/check.js';
+import { IDS_RESERVED, sequenceStream } from '../../src/platform/ids/id-allocator.js';
 import { runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 
@@ -120,6 +124,52 @@ describe('npm run history -- verify', () => {
       const broken = await verify(dir.path);
       expect(broken.code).toBe(1);
       expect(broken.stdout).toContain('BROKEN incident-1 at revision 0: altered');
+    }, 60_000);
+  });
+
+  describe('a checks stream pruned by retention', () => {
+    const dir = makeTempDir('audit-prune-');
+    const DAY = 86_400_000;
+    const now = Date.now();
+    beforeAll(async () => {
+      const store = createEventStore({ dataDir: dir.path, eventStoreUrl: null });
+      await store.append(sequenceStream('endpoint'), [{ type: IDS_RESERVED, data: { first: 1, count: 1 } }], { expectedRevision: 'no_stream' });
+      // Six checks from 40 days ago, four from today.
+      const ages = [40, 40, 40, 40, 40, 40, 0, 0, 0, 0];
+      for (const [n, age] of ages.entries()) {
+        const checkedAt = new Date(now - age * DAY - (10 - n) * 60_000).toISOString();
+        const check = { check_id: n + 1, team_id: 1, project_id: 1, endpoint_id: 1, configuration_version: 1, source: 'scheduled', job_id: `job-${n}`, alert_suppressed: false, latency_anomaly: false, latency_threshold_ms: null, imported: false, checked_at: checkedAt, success: true, status_code: 200, latency_ms: 40 + n, failure_reason: null };
+        await store.append(checksStream(1), [{ type: 'CheckRecorded', data: check, metadata: { actor: 'system:prober', occurred_at: checkedAt } }], { expectedRevision: n === 0 ? 'no_stream' : n - 1 });
+      }
+      const result = await new CheckRetention(store, { days: 30 }).apply(now);
+      expect(result).toMatchObject({ summaries: 1, removed: 6 });
+      const [summary] = await store.readStream(checkSummariesStream(1));
+      expect((summary.data as { through_hash?: string }).through_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect((await store.readStream(checksStream(1))).map((e) => e.revision)).toEqual([6, 7, 8, 9]);
+      await store.close();
+    });
+    afterAll(() => dir.remove());
+
+    it('verifies across the prune, links the first remaining check to the summary, and still sees a deletion', async () => {
+      expect(await verify(dir.path)).toMatchObject({ code: 0, stdout: 'Intact: 3 streams, 6 events verified, 0 broken.\n' });
+
+      const cut = makeTempDir('audit-prune-cut-');
+      try {
+        // A remaining check deleted: the prune does not hide it.
+        tamper(dir.path, `VACUUM INTO '${join(cut.path, 'events.sqlite')}'`);
+        tamper(cut.path, `DELETE FROM event_log WHERE ${streamRow('checks-1')} AND revision = 7`);
+        const missing = await verify(cut.path, ['--stream', 'checks-1']);
+        expect(missing.code).toBe(1);
+        expect(missing.stdout).toContain('BROKEN checks-1 at revision 7: missing');
+      } finally {
+        cut.remove();
+      }
+
+      // The summary's hash of the last removed check is what the first remaining one links to.
+      tamper(dir.path, `UPDATE event_log SET data = json_set(data, '$.through_hash', '${'0'.repeat(64)}') WHERE ${streamRow('check-summaries-1')}`);
+      const relinked = await verify(dir.path, ['--stream', 'checks-1']);
+      expect(relinked.code).toBe(1);
+      expect(relinked.stdout).toContain('BROKEN checks-1 at revision 6: altered');
     }, 60_000);
   });
 });

@@ -3,7 +3,7 @@
  * events as stored (an event store without upcasters), one stream at a time.
  */
 import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
-import { CHECKS_SUMMARIZED, checkSummariesStream } from '../../monitoring/domain/check-summary.js';
+import { CHECKS_SUMMARIZED, checkSummariesStream } from '../../checks/domain/check-summary.js';
 import { verifyStream, type BrokenStream, type PrunedRange, type StoredEvent } from '../domain/verify-stream.js';
 
 export interface VerificationReport {
