@@ -213,7 +213,7 @@ export async function manyEndpoints(dir: string, log: (line: string) => void): P
   return {
     figures,
     notes: [
-      `2,000 endpoints: one team, one project, 100 applicable checks per endpoint over the 7 days before \`to\` (200,000 checks, 1 in 50 failed); windows end at \`to\` (off the minute grid), 48 buckets; endpoint analytics of endpoint 1. Views built by the projections' own handlers; queried through AnalyticsQuery over ViewAnalyticsFacts on SQLite, one request at a time after one warm-up, ${MIN_RUNS} to ${MAX_RUNS} timed requests per figure within ${BUDGET_MS / 1000} s, or the warm-up alone when it took over ${BUDGET_MS / 3000} s (runs: ${runs.join(', ')}). p99 of so few runs is their maximum. Longest stall: perf_hooks.monitorEventLoopDelay (1 ms resolution) over the timed requests.`,
+      `2,000 endpoints: one team, one project, 100 applicable checks per endpoint over the 7 days before \`to\` (200,000 checks, 1 in 50 failed); windows end at \`to\` (off the minute grid), 48 buckets; endpoint analytics of endpoint 1. Views written directly with the projection's domain functions; queried through AnalyticsQuery over ViewAnalyticsFacts on SQLite, one request at a time after one warm-up, ${MIN_RUNS} to ${MAX_RUNS} timed requests per figure within ${BUDGET_MS / 1000} s, or the warm-up alone when it took over ${BUDGET_MS / 3000} s (runs: ${runs.join(', ')}). p99 of so few runs is their maximum. Longest stall: perf_hooks.monitorEventLoopDelay (1 ms resolution) over the timed requests.`,
     ],
   };
 }

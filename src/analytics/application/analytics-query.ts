@@ -414,8 +414,8 @@ export class AnalyticsQuery {
   /**
    * Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms). Read by
    * time range through the (scope, success, checked_at_ms, check_id) indexes that p95 uses too
-   * (`success IN (0, 1)`: two index ranges per scope), so the raw rows need no minute index of
-   * their own; adjacent minutes are read as one range.
+   * (failed and successful ones apart: one index range each), so the raw rows need no minute
+   * index of their own; adjacent minutes are read as one range.
    */
   private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[]): Promise<Map<number, RawCheckRow[]>> {
     const minutes = [...new Set(pieces.flatMap((p) => (p.kind === 'raw' ? [floorTo(p.from, GRANULARITY_MS.minute)] : [])))];
@@ -423,12 +423,14 @@ export class AnalyticsQuery {
     if (minutes.length === 0 || ids.length === 0) return byMinute;
     const { checks } = await this.names();
     const field = SCOPE_FIELD[kind];
-    const requests = await this.slices.map(pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)), ([idChunk, span]) =>
-      this.findAll(checks, {
-        [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
-        success: { in: [false, true] },
-        checked_at_ms: { gte: span.from, lt: span.to },
-      }),
+    const requests = await this.slices.map(
+      pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).flatMap(([idChunk, span]) => [false, true].map((success) => ({ idChunk, span, success }))),
+      ({ idChunk, span, success }) =>
+        this.findAll(checks, {
+          [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
+          success,
+          checked_at_ms: { gte: span.from, lt: span.to },
+        }),
     );
     for (const row of requests.flat() as unknown as RawCheckRow[]) {
       const key = floorTo(row.checked_at_ms, GRANULARITY_MS.minute);
@@ -440,15 +442,30 @@ export class AnalyticsQuery {
   }
 
   /** Every matching row, paged by id so that no adapter page limit can cut the result. */
+  /**
+   * Every matching raw row, paged so that no adapter page limit can cut the result. Paged in the
+   * order of the scope's (scope, success, checked_at_ms, check_id) index, so each page is one
+   * index range: ordered by id, SQLite may walk the whole table in id order instead (a team's
+   * or a large project's edges took one statement of hundreds of milliseconds).
+   */
   private async findAll(collection: string, filter: Filter): Promise<Doc[]> {
     const rows: Doc[] = [];
     let after: Scalar[] | undefined;
     for (;;) {
       await this.slices.pause();
-      const page = await this.store.find(collection, { filter, sort: [['id', 'asc']], after, limit: PAGE });
+      const page = await this.store.find(collection, {
+        filter,
+        sort: [
+          ['checked_at_ms', 'asc'],
+          ['check_id', 'asc'],
+        ],
+        after,
+        limit: PAGE,
+      });
       rows.push(...page);
       if (page.length < PAGE) return rows;
-      after = [page[page.length - 1].id];
+      const last = page[page.length - 1];
+      after = [last.checked_at_ms as number, last.check_id as number];
     }
   }
 
