@@ -48,6 +48,8 @@ const NO_STAMPS: CollectionStamps = { changed: 0, rewritten: 0 };
 const INCREMENTAL_AUTO_VACUUM = 2;
 /** Pages given back per `incremental_vacuum` step (2 MiB with 4 KiB pages). */
 const VACUUM_SLICE_PAGES = 512;
+/** How long collection creations must have stopped before the WAL they wrote is truncated. */
+const SCHEMA_BURST_QUIET_MS = 1000;
 /** A file without auto_vacuum is converted once this much of it is free (see reclaimSpace). */
 const CONVERT_MIN_FREE_BYTES = 1024 * 1024;
 const CONVERT_MIN_FREE_FRACTION = 0.1;
@@ -128,11 +130,15 @@ export class SqliteReadStore implements ReadStore {
    * `PRAGMA schema_version` instead cost as much as a point read.
    */
   private readonly layouts = new Map<string, CollectionLayout>();
+  /** Set while a burst of collection creations is followed by a WAL truncation (see ensureCollection). */
+  private schemaCheckpoint: NodeJS.Timeout | null = null;
+  private readonly busyTimeoutMs: number;
   private readonly commitTransaction: Database.Transaction<(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[], expect: CommitPrecondition[]) => void>;
 
   constructor(file: string, options: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
-    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     this.db.pragma('journal_mode = WAL');
     boundWal(this.db);
     this.db.pragma('synchronous = NORMAL');
@@ -153,12 +159,14 @@ export class SqliteReadStore implements ReadStore {
     assertColumns(spec.columns);
     const probe = CollectionLayout.json();
     for (const index of spec.indexes) index.fields.forEach((field) => probe.field(field));
+    let created = false;
     this.db
       .transaction(() => {
         if (!this.tableExists(spec.name)) {
           const typed = spec.columns && Object.keys(spec.columns).length > 0;
           this.db.exec(typed ? CollectionLayout.createTypedSql(table, spec.columns!) : `CREATE TABLE ${table} (id TEXT PRIMARY KEY, doc BLOB NOT NULL)`);
           this.stamp([spec.name], new Set([spec.name]));
+          created = true;
         }
         this.layouts.delete(spec.name);
         const layout = this.layout(spec.name)!;
@@ -170,6 +178,30 @@ export class SqliteReadStore implements ReadStore {
       })
       .immediate();
     this.localChanges++;
+    if (created) this.truncateWalAfterSchemaBurst();
+  }
+
+  /**
+   * Collections are created in bursts (a new service declares about a hundred tables and indexes,
+   * a rebuild a generation's), one transaction each, and every one rewrites the schema pages: a
+   * new service's WAL held about 1 MB of them, kept on disk until 1,000 pages forced a checkpoint.
+   * A second after a burst ends, the WAL is checkpointed and truncated. It never waits for other
+   * connections' readers (busy timeout 0 for that statement): a busy file keeps its WAL until
+   * the next burst or checkpoint, as before.
+   */
+  private truncateWalAfterSchemaBurst(): void {
+    if (this.schemaCheckpoint) clearTimeout(this.schemaCheckpoint);
+    this.schemaCheckpoint = setTimeout(() => {
+      this.schemaCheckpoint = null;
+      if (!this.db.open) return;
+      this.db.pragma('busy_timeout = 0');
+      try {
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      }
+    }, SCHEMA_BURST_QUIET_MS);
+    this.schemaCheckpoint.unref();
   }
 
   /** The collection's layout, or null when it does not exist. */
@@ -408,9 +440,10 @@ export class SqliteReadStore implements ReadStore {
     const pragma = (sql: string) => this.db.pragma(sql, { simple: true }) as number;
     if (pragma('auto_vacuum') !== INCREMENTAL_AUTO_VACUUM) {
       const free = pragma('freelist_count');
-      if (free * pragma('page_size') < CONVERT_MIN_FREE_BYTES || free < pragma('page_count') * CONVERT_MIN_FREE_FRACTION) return;
-      this.db.pragma('auto_vacuum = INCREMENTAL');
-      this.db.exec('VACUUM');
+      if (free * pragma('page_size') >= CONVERT_MIN_FREE_BYTES && free >= pragma('page_count') * CONVERT_MIN_FREE_FRACTION) {
+        this.db.pragma('auto_vacuum = INCREMENTAL');
+        this.db.exec('VACUUM');
+      }
     } else {
       while (pragma('freelist_count') > 0) {
         this.db.pragma(`incremental_vacuum(${VACUUM_SLICE_PAGES})`);
@@ -426,6 +459,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    if (this.schemaCheckpoint) clearTimeout(this.schemaCheckpoint);
     this.statements.clear();
     if (this.db.open) this.db.close();
   }
