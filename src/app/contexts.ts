@@ -2,6 +2,7 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import type { Projection } from '../platform/projections/projection.js';
 import { AlertingModule } from '../alerting/alerting.module.js';
 import { AnalyticsModule } from '../analytics/analytics.module.js';
+import { AuditModule } from '../audit/audit.module.js';
 import { ChecksModule } from '../checks/checks.module.js';
 import { EndpointAlertsFold } from '../alerting/application/endpoint-alerts-fold.js';
 import { IncidentsModule } from '../incidents/incidents.module.js';
@@ -35,7 +36,7 @@ import { registerSummaryUpcasters } from '../checks/domain/check-summary.js';
  * api; background workers check `platform.config.role` before they start).
  */
 export function contextModules(): Array<Type | DynamicModule> {
-  return [TenancyModule, MonitoringModule, checksModule(), IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule];
+  return [TenancyModule, MonitoringModule, checksModule(), IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule, AuditModule];
 }
 
 /** Checks, told that alerting's old signal events in a check stream go with the checks once carried over. */

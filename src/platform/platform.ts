@@ -6,7 +6,7 @@ import { newProcessIdentity } from './coordination/process-identity.js';
 import { LeaseKeeper } from './coordination/lease-keeper.js';
 import { createEventStore } from './event-store/create-event-store.js';
 import type { EventStore } from './event-store/event-store.port.js';
-import { UpcasterRegistry } from './event-store/upcasting.js';
+import { UpcasterRegistry, withUpcasting } from './event-store/upcasting.js';
 import { IdAllocator } from './ids/id-allocator.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import type { Projection } from './projections/projection.js';
@@ -27,6 +27,8 @@ export interface Platform {
   config: AppConfig;
   logger: Logger;
   events: EventStore;
+  /** The same log as stored: no upcasting (what the hash chain covers; docs/audit.md). Closed with `events`. */
+  storedEvents: EventStore;
   views: ReadStore;
   coordination: CoordinationStore;
   /** Every lease this process wants, renewed together (one write per renewal period). */
@@ -67,10 +69,8 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
   }
   const instanceId = newProcessIdentity();
   const metrics = new Metrics({ role: config.role, perEndpoint: config.metricsPerEndpoint });
-  const events = instrumentedEventStore(
-    createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, upcasters: options.upcasters }),
-    metrics,
-  );
+  const storedEvents = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl });
+  const events = instrumentedEventStore(options.upcasters ? withUpcasting(storedEvents, options.upcasters) : storedEvents, metrics);
   const views = await createReadStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl });
   const coordination = await createCoordinationStore({
     dataDir: config.dataDir,
@@ -98,6 +98,7 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     config,
     logger,
     events,
+    storedEvents,
     views,
     coordination,
     leases,

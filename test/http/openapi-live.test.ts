@@ -284,6 +284,7 @@ const adminSuccesses: Record<string, (w: World, team: number, target: Target) =>
   },
   // The incident is one of the public tests' team (incidents are created through the public API).
   [`GET ${TEAMS}/{teamID}/incidents/{incidentID}/history`]: async (w) => ({ url: `${TEAMS}/${w.team}/incidents/${await w.incident()}/history?at=2099-01-01T00:00:00Z` }),
+  [`GET ${TEAMS}/{teamID}/audit/verify`]: async (_w, team) => ({ url: `${TEAMS}/${team}/audit/verify` }),
 };
 
 describe('the application API document matches the live service', () => {

@@ -1,0 +1,63 @@
+/**
+ * GET /api/v2/teams/:teamID/audit/verify (docs/audit.md): the team's hash chains walked as stored.
+ * Intact after real API writes; an event edited in events.sqlite while the service runs is named
+ * with its stream and revision; other teams' streams are not the team's report.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
+import { createEndpoint, createProject, INCIDENTS } from '../support/incident-fixtures.js';
+
+describe('GET /api/v2/teams/:teamID/audit/verify', () => {
+  let t: TestApp;
+  let teamId: number;
+  let otherTeamId: number;
+  let token: string;
+  let incidentId: number;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    teamId = (await t.createTeam('Audited')).id;
+    otherTeamId = (await t.createTeam('Bystander')).id;
+    token = (await t.issueToken(teamId, ALL_SCOPES, 'editor')).token;
+    const projectId = await createProject(t, teamId);
+    const endpointId = await createEndpoint(t, teamId, projectId);
+    const created = await t.request('POST', INCIDENTS, { token, body: { project_id: projectId, endpoint_ids: [endpointId], title: 'Checkout down' } });
+    expect(created.statusCode).toBe(201);
+    incidentId = created.json().data.id;
+    const commented = await t.request('POST', `${INCIDENTS}/${incidentId}/comments`, { token, body: { body: 'Rolling back' } });
+    expect(commented.statusCode).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("answers intact for the team's streams as written, then names an event edited in the file", async () => {
+    const intact = await t.admin('GET', `/api/v2/teams/${teamId}/audit/verify`);
+    expect(intact.statusCode).toBe(200);
+    const report = intact.json().data;
+    expect(report).toEqual({ intact: true, streams_checked: expect.any(Number), events_checked: expect.any(Number), broken: [] });
+    expect(report.streams_checked).toBeGreaterThanOrEqual(3);
+    expect(report.events_checked).toBeGreaterThanOrEqual(report.streams_checked);
+
+    const db = new Database(join(t.dataDir, 'events.sqlite'));
+    try {
+      const changed = db
+        .prepare(`UPDATE event_log SET data = replace(data, 'Checkout down', 'Checkout fine') WHERE stream = (SELECT id FROM event_streams WHERE name = ?) AND revision = 0`)
+        .run(`incident-${incidentId}`);
+      expect(changed.changes).toBe(1);
+    } finally {
+      db.close();
+    }
+
+    const broken = (await t.admin('GET', `/api/v2/teams/${teamId}/audit/verify`)).json().data;
+    expect(broken).toMatchObject({ intact: false, broken: [{ stream: `incident-${incidentId}`, revision: 0, problem: 'altered' }] });
+    // The other team's streams hold none of it.
+    expect((await t.admin('GET', `/api/v2/teams/${otherTeamId}/audit/verify`)).json().data).toMatchObject({ intact: true, broken: [] });
+  });
+
+  it('is for the admin token only, and for teams that exist', async () => {
+    expect((await t.request('GET', `/api/v2/teams/${teamId}/audit/verify`, { token })).statusCode).toBe(401);
+    expect((await t.admin('GET', '/api/v2/teams/9999/audit/verify')).statusCode).toBe(404);
+  });
+});
