@@ -37,7 +37,20 @@ function canonical(value: unknown, inArray: boolean): string | undefined {
   // Default sort compares UTF-16 code units, the order RFC 8785 section 3.2.3 asks for.
   for (const key of Object.keys(value as object).sort()) {
     const member = canonical((value as Record<string, unknown>)[key], false);
-    if (member !== undefined) out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${member}`;
+    if (member !== undefined) out += `${out === '' ? '' : ','}${quotedKey(key)}:${member}`;
   }
   return `{${out}}`;
+}
+
+/** Member names repeat from event to event: each is escaped once (a bounded cache). */
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size >= 10_000) quotedKeys.clear();
+    quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }

@@ -5,8 +5,6 @@ import Database from 'better-sqlite3';
 import {
   type AppendResult,
   type EventMetadata,
-  idempotencyMetadata,
-  chainMetadata,
   type EventStore,
   type EventSubscription,
   type ExpectedRevision,
@@ -456,13 +454,16 @@ export class SqliteEventStore implements EventStore {
     if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
     const now = new Date();
     const recordedAt = now.toISOString();
-    const stored = events.map((event) => splitMetadata(storedMetadata(event.metadata, recordedAt)));
+    const stored = events.map((event) => splitMetadata(event.metadata, recordedAt));
     const commitMetadata = stored[0].shared;
     const insert = this.statement(
       `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
     let revision = current;
+    // The events of one append usually share occurred_at: converted once.
+    let lastOccurredAt: string | null = null;
+    let lastStoredOccurredAt: number | string | null = null;
     let first = 0;
     let last = 0;
     events.forEach((event, i) => {
@@ -476,7 +477,7 @@ export class SqliteEventStore implements EventStore {
         this.intern('type', event.type, interned),
         event.schemaVersion ?? 1,
         uuidBytes(id),
-        storedOccurredAt(occurredAt, recordedAt, now.getTime()),
+        occurredAt === lastOccurredAt ? lastStoredOccurredAt : (lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = occurredAt), recordedAt, now.getTime())),
         shared === commitMetadata ? null : shared,
         data,
         hash,
@@ -586,27 +587,6 @@ function revisionMatches(expected: ExpectedRevision, current: number): boolean {
   return expected === current;
 }
 
-function completeMetadata(input: Partial<EventMetadata> | undefined, now: string): EventMetadata {
-  return {
-    actor: input?.actor ?? null,
-    request_id: input?.request_id ?? null,
-    correlation_id: input?.correlation_id ?? null,
-    causation_id: input?.causation_id ?? null,
-    occurred_at: input?.occurred_at ?? now,
-    ...idempotencyMetadata(input),
-    ...chainMetadata(input),
-  };
-}
-
-/**
- * Metadata as stored: fields that are null are left out (checks are most of the log, and most of
- * their metadata is null), and put back as null on read by `readMetadata`.
- */
-function storedMetadata(input: Partial<EventMetadata> | undefined, now: string): Partial<EventMetadata> {
-  const complete = completeMetadata(input, now);
-  return Object.fromEntries(Object.entries(complete).filter(([, value]) => value !== null)) as Partial<EventMetadata>;
-}
-
 /** The first layout's metadata column. */
 function readMetadata(text: string): EventMetadata {
   const stored = JSON.parse(text) as Partial<EventMetadata>;
@@ -614,14 +594,29 @@ function readMetadata(text: string): EventMetadata {
 }
 
 /**
- * Stored metadata as what events of one append usually share (JSON, without occurred_at and
- * hash), occurred_at, and the chain hash as the bytes of the `hash` column (a hash that is not
- * 64 lowercase hex digits stays in the JSON, so it reads back as it was given).
+ * Metadata as stored, split: what events of one append usually share (JSON without occurred_at
+ * and hash; null fields left out, as checks are most of the log and most of their metadata is
+ * null, and put back as null on read), occurred_at, and the chain hash as the bytes of the `hash`
+ * column (a hash that is not 64 lowercase hex digits stays in the JSON, so it reads back as it
+ * was given). Built field by field, in the order `joinMetadata` reads: it runs for every event.
  */
-function splitMetadata(stored: Partial<EventMetadata>): { shared: string; occurredAt: string; hash: Buffer | null } {
-  const { occurred_at, hash, ...shared } = stored;
-  if (hash === undefined || !HEX_HASH.test(hash)) return { shared: JSON.stringify(hash === undefined ? shared : { ...shared, hash }), occurredAt: occurred_at!, hash: null };
-  return { shared: JSON.stringify(shared), occurredAt: occurred_at!, hash: Buffer.from(hash, 'hex') };
+function splitMetadata(input: Partial<EventMetadata> | undefined, now: string): { shared: string; occurredAt: string; hash: Buffer | null } {
+  const shared: Partial<EventMetadata> = {};
+  if (input) {
+    if (input.actor != null) shared.actor = input.actor;
+    if (input.request_id != null) shared.request_id = input.request_id;
+    if (input.correlation_id != null) shared.correlation_id = input.correlation_id;
+    if (input.causation_id != null) shared.causation_id = input.causation_id;
+    if (input.idempotency_key != null) {
+      shared.idempotency_key = input.idempotency_key;
+      shared.idempotency_step = input.idempotency_step ?? 0;
+    }
+    if (input.prev_hash != null) shared.prev_hash = input.prev_hash;
+  }
+  const hash = input?.hash;
+  const binary = hash != null && HEX_HASH.test(hash);
+  if (hash != null && !binary) shared.hash = hash;
+  return { shared: JSON.stringify(shared), occurredAt: input?.occurred_at ?? now, hash: binary ? Buffer.from(hash, 'hex') : null };
 }
 
 const HEX_HASH = /^[0-9a-f]{64}$/;
