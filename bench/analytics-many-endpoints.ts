@@ -22,6 +22,7 @@ import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-s
 import { analyticsEndpointsProjection } from '../projections/analytics-endpoints.js';
 import { analyticsRollupsProjection } from '../projections/analytics-rollups.js';
 import type { BenchFigure } from './bench.js';
+import { syntheticCheck, type CheckSpread } from './synthetic-checks.js';
 
 /**
  * Issue 32's case: 2,000 endpoints in one project of one team, 100 applicable checks each over 7
@@ -52,34 +53,8 @@ const WINDOWS: Array<[string, number]> = [
   ['90d', 90 * DAY],
 ];
 
-function check(n: number, total: number, to: number): CheckRecordedData {
-  const endpoint_id = (n % ENDPOINTS) + 1;
-  const at = to - SPAN + Math.floor((n * SPAN) / total) + ((endpoint_id * 137) % 1000);
-  const success = n % 50 !== 0;
-  const latency = 40 + ((n * 7919) % 400);
-  return {
-    check_id: n + 1,
-    team_id: TEAM,
-    project_id: PROJECT,
-    endpoint_id,
-    configuration_version: 1,
-    source: 'scheduled',
-    job_id: null,
-    alert_suppressed: false,
-    latency_anomaly: false,
-    latency_threshold_ms: null,
-    imported: false,
-    success,
-    status_code: success ? 200 : 503,
-    latency_ms: latency,
-    time_to_first_byte_ms: latency,
-    duration_ms: latency,
-    body_complete: true,
-    failure_reason: success ? null : 'status: 503',
-    response_excerpt: null,
-    checked_at: new Date(at).toISOString(),
-  };
-}
+const SPREAD: CheckSpread = { team: TEAM, endpoints: ENDPOINTS, spanMs: SPAN, projectOf: () => PROJECT };
+const check = (n: number, total: number, to: number) => syntheticCheck(SPREAD, n, total, to);
 
 /**
  * Writes the views the two analytics projections would hold after these checks (generation 1):

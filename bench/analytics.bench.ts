@@ -6,12 +6,12 @@ import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/ro
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RollupKey, type RollupRow } from '../src/analytics/domain/views.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
-import type { CheckRecordedData } from '../src/checks/domain/check.js';
 import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-store.js';
 import type { Doc, ViewWrite } from '../src/platform/read-store/read-store.port.js';
 import { analyticsRollupsProjection } from '../projections/analytics-rollups.js';
 import { type BenchFigure, type BenchModule, ratio } from './bench.js';
 import { manyEndpoints } from './analytics-many-endpoints.js';
+import { syntheticCheck, type CheckSpread } from './synthetic-checks.js';
 
 /**
  * Team analytics over 90 days, with N and 10 N applicable checks spread over 100 endpoints
@@ -29,35 +29,8 @@ const DAY = 86_400_000;
 const RANGE = 90 * DAY;
 const COMMIT_ROWS = 50_000;
 
-function checkAt(n: number, total: number, to: number): CheckRecordedData {
-  const endpoint_id = (n % ENDPOINTS) + 1;
-  // Evenly spread over the 90 days, with a per-endpoint offset so minutes do not all align.
-  const at = to - RANGE + Math.floor((n * RANGE) / total) + (endpoint_id * 137) % 1000;
-  const success = n % 50 !== 0;
-  const latency = 40 + ((n * 7919) % 400);
-  return {
-    check_id: n + 1,
-    team_id: TEAM,
-    project_id: ((endpoint_id - 1) % PROJECTS) + 1,
-    endpoint_id,
-    configuration_version: 1,
-    source: 'scheduled',
-    job_id: null,
-    alert_suppressed: false,
-    latency_anomaly: false,
-    latency_threshold_ms: null,
-    imported: false,
-    success,
-    status_code: success ? 200 : 503,
-    latency_ms: latency,
-    time_to_first_byte_ms: latency,
-    duration_ms: latency,
-    body_complete: true,
-    failure_reason: success ? null : 'status: 503',
-    response_excerpt: null,
-    checked_at: new Date(at).toISOString(),
-  };
-}
+const SPREAD: CheckSpread = { team: TEAM, endpoints: ENDPOINTS, spanMs: RANGE, projectOf: (endpointId) => ((endpointId - 1) % PROJECTS) + 1 };
+const checkAt = (n: number, total: number, to: number) => syntheticCheck(SPREAD, n, total, to);
 
 export async function build(dir: string, total: number, to: number): Promise<{ store: SqliteReadStore; ms: number; bytes: number }> {
   rmSync(dir, { recursive: true, force: true });
