@@ -26,12 +26,8 @@ export interface FieldError {
   message: string;
 }
 
-/** A broken rule as a validation answer lists it: the domain's own, or one the edge found in the request body. */
-export interface RuleViolation {
-  field: string;
-  code: string;
-  message: string;
-}
+import type { RuleViolation } from '../../platform/rules/rule-violation.js';
+export type { RuleViolation };
 
 export abstract class IncidentDomainError extends Error {
   abstract readonly code: string;

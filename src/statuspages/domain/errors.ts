@@ -3,12 +3,8 @@
  * class once (`statuspages/http/status-pages-errors.ts`, listed at the composition root).
  */
 
-/** One broken rule of a request: `field` names where it applies. */
-export interface RuleViolation {
-  field: string;
-  code: string;
-  message: string;
-}
+import type { RuleViolation } from '../../platform/rules/rule-violation.js';
+export type { RuleViolation };
 
 export abstract class StatusPagesDomainError extends Error {}
 
