@@ -448,6 +448,7 @@ function parseMetadata(raw: unknown): StoredMetadata {
     causation_id: value.causation_id ?? null,
     occurred_at: value.occurred_at ?? new Date(0).toISOString(),
     schema_version: value.schema_version ?? 1,
+    ...idempotencyMetadata(value),
     ...chainMetadata(value),
   };
 }
