@@ -15,7 +15,8 @@ describe('the views that show a write', () => {
   const showing = (...types: string[]) => freshness.viewsShowing(types).sort();
 
   it('are every projector handling one of its event types, across contexts', () => {
-    expect(showing(ENDPOINT_RECONFIGURED)).toEqual(['alerting', 'analytics_endpoints', 'monitoring', 'probing']);
+    // analytics_rollups moves an endpoint's share of its project's rollups when it changes project
+    expect(showing(ENDPOINT_RECONFIGURED)).toEqual(['alerting', 'analytics_endpoints', 'analytics_rollups', 'monitoring', 'probing']);
     expect(showing(PROJECT_CREATED)).toEqual(['analytics_endpoints', 'monitoring']);
     expect(showing(CHECK_RECORDED)).toEqual(['alerting', 'analytics_endpoints', 'analytics_rollups', 'checks']);
     expect(showing(PROJECT_CREATED, CHECK_RECORDED)).toEqual(['alerting', 'analytics_endpoints', 'analytics_rollups', 'checks', 'monitoring']);
