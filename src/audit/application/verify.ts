@@ -3,6 +3,7 @@
  * events as stored (an event store without upcasters), one stream at a time.
  */
 import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
+import { chainedFieldsOf } from '../../platform/event-store/chain.js';
 import { CHECKS_SUMMARIZED, checkSummariesStream } from '../../checks/domain/check-summary.js';
 import { verifyStream, type BrokenStream, type PrunedRange, type StoredEvent } from '../domain/verify-stream.js';
 
@@ -80,15 +81,5 @@ async function prunedRanges(store: EventStore, stream: string): Promise<PrunedRa
 }
 
 function storedEvent(event: RecordedEvent): StoredEvent {
-  return {
-    stream: event.streamId,
-    revision: event.revision,
-    type: event.type,
-    data: event.data,
-    occurred_at: event.metadata.occurred_at,
-    actor: event.metadata.actor,
-    request_id: event.metadata.request_id,
-    hash: event.metadata.hash,
-    prev_hash: event.metadata.prev_hash,
-  };
+  return { ...chainedFieldsOf(event), hash: event.metadata.hash, prev_hash: event.metadata.prev_hash };
 }

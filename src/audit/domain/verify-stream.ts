@@ -3,7 +3,7 @@
  * retention says it removed. The first event that does not verify is reported; the rest of the
  * stream is not judged (every later link depends on it).
  */
-import { chainHash, GENESIS_HASH, type ChainedFields } from './chain.js';
+import { chainHash, GENESIS_HASH, type ChainedFields } from '../../platform/event-store/chain.js';
 
 export interface StoredEvent extends ChainedFields {
   /** metadata.hash; undefined for events appended before chaining. */

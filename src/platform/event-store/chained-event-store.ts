@@ -1,4 +1,4 @@
-import { chainHash, chainOf, GENESIS_HASH, type ChainedFields } from '../../audit/domain/chain.js';
+import { chainedFieldsOf, chainHash, chainOf, GENESIS_HASH, type ChainedFields } from './chain.js';
 import { DelegatingEventStore } from './delegating-event-store.js';
 import {
   type AppendResult,
@@ -23,7 +23,7 @@ const MAX_HEADS = 100_000;
 const ANY_ATTEMPTS = 20;
 
 /**
- * Every adapter, chained: each appended event gets `metadata.hash` (src/audit/domain/chain.ts),
+ * Every adapter, chained: each appended event gets `metadata.hash` (src/platform/event-store/chain.ts),
  * linked to the hash of its stream's previous revision. The previous hash comes from this
  * process's last append to the stream when the expected revision matches it, otherwise from
  * the stream's last event (one read). An append with expected revision `any` is made with the
@@ -103,16 +103,4 @@ class ChainedEventStore extends DelegatingEventStore {
     if (last.metadata.hash !== undefined) return { revision: last.revision, hash: last.metadata.hash, explicit: false };
     return { revision: last.revision, hash: chainOf((await this.inner.readStream(streamId)).map(chainedFieldsOf)), explicit: true };
   }
-}
-
-function chainedFieldsOf(event: RecordedEvent): ChainedFields {
-  return {
-    stream: event.streamId,
-    revision: event.revision,
-    type: event.type,
-    data: event.data,
-    occurred_at: event.metadata.occurred_at,
-    actor: event.metadata.actor,
-    request_id: event.metadata.request_id,
-  };
 }

@@ -24,7 +24,7 @@ export interface EventMetadata {
   idempotency_key?: string;
   /** Which of the keyed request's commands on this stream appended the event (0 for the first). */
   idempotency_step?: number;
-  /** This event's link in its stream's hash chain (src/audit/domain/chain.ts; stamped by the chained store). */
+  /** This event's link in its stream's hash chain (src/platform/event-store/chain.ts; stamped by the chained store). */
   hash?: string;
   /** Stored only where the previous revision's hash cannot be read: a stream's anchor (docs/audit.md). */
   prev_hash?: string;

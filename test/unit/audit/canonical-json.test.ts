@@ -2,8 +2,8 @@
  * The canonical form the hash chain covers is RFC 8785 (JCS): an auditor recomputes it with any
  * JCS implementation, so it must match the RFC's own examples byte for byte.
  */
-import { canonicalJson } from '../../../src/audit/domain/canonical-json.js';
-import { canonicalEvent, chainHash } from '../../../src/audit/domain/chain.js';
+import { canonicalJson } from '../../../src/platform/event-store/jcs.js';
+import { canonicalEvent, chainHash } from '../../../src/platform/event-store/chain.js';
 import { createHash } from 'node:crypto';
 
 describe('canonicalJson (RFC 8785)', () => {

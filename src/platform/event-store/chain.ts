@@ -13,7 +13,8 @@
  * appended to a stream whose earlier events all left the log.
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
+import type { RecordedEvent } from './event-store.port.js';
+import { canonicalJson } from './jcs.js';
 
 /** The prev_hash of a stream's first event. */
 export const GENESIS_HASH = '';
@@ -50,4 +51,17 @@ const HASH = /^[0-9a-f]{64}$/;
 
 export function isChainHash(value: unknown): value is string {
   return typeof value === 'string' && HASH.test(value);
+}
+
+/** The fields of a recorded event that its hash covers, as the store gives it back. */
+export function chainedFieldsOf(event: RecordedEvent): ChainedFields {
+  return {
+    stream: event.streamId,
+    revision: event.revision,
+    type: event.type,
+    data: event.data,
+    occurred_at: event.metadata.occurred_at,
+    actor: event.metadata.actor,
+    request_id: event.metadata.request_id,
+  };
 }
