@@ -1,9 +1,7 @@
 /**
  * Every lease one process wants (projections, scheduler shards, the automatic-incident reactor...)
- * kept with ONE coordination write per renewal period, instead of one write per lease per second.
- *
- * An idle embedded service used to renew ~25 leases every second, one SQLite transaction each:
- * 6 MB of WAL a minute for nothing. Now:
+ * kept with ONE coordination write per renewal period, whatever their number, so an idle
+ * service writes next to nothing (test/e2e/idle-writes.e2e.test.ts):
  * - `want(...names)` registers names; names new to the keeper are tried at once, and first calls
  *   made in the same event-loop turn share one write;
  * - every `renewEveryMs` one `acquireLeases` call renews the leases held and retries the others
@@ -24,7 +22,6 @@ import type { CoordinationStore } from './coordination.port.js';
 import { monotonicNow, type MonotonicClock } from './lease-observation.js';
 
 export const LEASE_TTL_MS = 15_000;
-export const LEASE_RENEW_MS = 5_000;
 
 export interface LeaseKeeperOptions {
   ttlMs?: number;

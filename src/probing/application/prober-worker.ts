@@ -16,9 +16,8 @@ export interface ProberWorkerOptions {
 
 /**
  * A job's slot is held for its whole wall time (probe, then recording on a busy event loop), so
- * jobs per second per process are at most maxInFlight / that time: 64 slots capped a process near
- * 1,000/s against an instant local target, and near 300/s against targets answering in 200 ms.
- * PROBER_MAX_IN_FLIGHT sets it per deployment.
+ * jobs per second per process are at most maxInFlight / that time: slow targets need more slots
+ * for the same rate. PROBER_MAX_IN_FLIGHT sets it per deployment.
  */
 export const DEFAULT_PROBER_OPTIONS: ProberWorkerOptions = { maxInFlight: 256, ackWaitMs: 30_000 };
 

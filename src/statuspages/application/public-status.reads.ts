@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsQuery } from '../../analytics/application/analytics-query.js';
-import { withPerIdAggregates } from '../../analytics/application/per-id-aggregates.js';
 import { ROLLUPS_PROJECTION, ViewAnalyticsFacts } from '../../analytics/application/view-facts.js';
 import { ROLLUPS_COLLECTION } from '../../analytics/domain/views.js';
 import { INCIDENT_CHECKPOINTS, INCIDENTS, INCIDENTS_VIEW, type CheckpointDoc, type IncidentDoc } from '../../incidents/domain/views.js';
@@ -133,7 +132,7 @@ export class PublicStatusReads {
     this.jsonLike = new DerivedViewCache(platform.reader, MODEL_SOURCES, { capacity: 4 * CACHED_PAGES });
     this.html = new DerivedViewCache(platform.reader, HTML_SOURCES, { capacity: CACHED_PAGES });
     const facts = new ViewAnalyticsFacts(platform.reader, platform.views);
-    this.analytics = new AnalyticsQuery(withPerIdAggregates(platform.views), facts, () => facts.collections());
+    this.analytics = new AnalyticsQuery(platform.views, facts, () => facts.collections());
   }
 
   /** The representation `kind` of the page at `slug`; null when no page has that slug. */
