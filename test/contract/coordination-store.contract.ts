@@ -1,11 +1,13 @@
 /**
  * The coordination-store contract: every adapter must pass it. `make` prepares fresh, empty
  * storage and returns a backend whose `open()` gives another store instance over that same
- * storage (what a second process would see). The suite closes what it opens; the caller removes
+ * storage (what a second process would see; all of them on one data dir, so one opened after
+ * another was closed is what a process restarted in its place would see). The suite closes what it opens; the caller removes
  * the storage afterwards.
  */
 import { jest } from '@jest/globals';
 import type { CoordinationStore, LeaseOptions, StoredResponse } from '../../src/platform/coordination/coordination.port.js';
+import { newProcessIdentity } from '../../src/platform/coordination/process-identity.js';
 
 export interface CoordinationBackend {
   /** `options.clock` is the new instance's monotonic clock (what its process would read). */
@@ -244,6 +246,27 @@ export function coordinationStoreContract(name: string, make: () => Promise<Coor
           outcome: 'completed',
           response: { status: 200, body: null },
         });
+      });
+
+      it('lets the process restarted after a crash take its predecessor\'s unfinished claims at once, never a live process\'s', async () => {
+        const backend = await make();
+        const crashed = await backend.open();
+        const live = await backend.open();
+        opened.push(live);
+        const [gone, liveId] = [newProcessIdentity('web', 1), newProcessIdentity('web', 1)];
+        expect(await crashed.claimIdempotency('k-crashed', 'fp', { ...CLAIM, owner: gone })).toEqual({ outcome: 'claimed' });
+        expect(await live.claimIdempotency('k-live', 'fp', { ...CLAIM, owner: liveId })).toEqual({ outcome: 'claimed' });
+        expect(await live.claimIdempotency('k-crashed', 'fp', { ...CLAIM, owner: liveId })).toEqual({ outcome: 'in_progress' });
+
+        await crashed.close(); // as a SIGKILL would: the claims stay, the process's locks go
+
+        // Well within the stale period: only the proof that the claim's process is gone lets it through.
+        const restarted = await backend.open();
+        opened.push(restarted);
+        const restartedId = newProcessIdentity('web', 1);
+        expect(await restarted.claimIdempotency('k-crashed', 'fp', { ...CLAIM, owner: restartedId })).toEqual({ outcome: 'claimed' });
+        expect(await restarted.claimIdempotency('k-live', 'fp', { ...CLAIM, owner: restartedId })).toEqual({ outcome: 'in_progress' });
+        expect(await live.claimIdempotency('k-crashed', 'fp', { ...CLAIM, owner: liveId })).toEqual({ outcome: 'in_progress' });
       });
     });
 

@@ -94,8 +94,13 @@ describeMongo(mongoUrl ? 'MongoDB coordination store' : 'MongoDB coordination st
     await client.close();
   });
 
+  const slots = mkdtempSync(join(tmpdir(), 'coordination-slots-'));
+  afterAll(() => rmSync(slots, { recursive: true, force: true }));
+
   coordinationStoreContract('MongoDB (two clients on one database)', async () => {
     const collectionPrefix = `t${++n}_`;
-    return { open: (options) => MongoCoordinationStore.connect(mongoUrl!, { dbName, collectionPrefix, ...options }) };
+    // One data dir for the backend's processes: each takes a slot in it (process-slots.ts).
+    const slotDir = join(slots, collectionPrefix);
+    return { open: (options) => MongoCoordinationStore.connect(mongoUrl!, { dbName, collectionPrefix, slotDir, ...options }) };
   });
 });

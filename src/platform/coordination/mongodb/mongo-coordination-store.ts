@@ -26,12 +26,19 @@ import type {
   StoredResponse,
 } from '../coordination.port.js';
 import { LeaseObservations, monotonicNow } from '../lease-observation.js';
+import { takeProcessSlot, type ProcessSlot } from '../process-slots.js';
 
 export interface MongoCoordinationStoreOptions extends LeaseOptions {
   dbName?: string;
   /** Prefix of the three collection names (`leases`, `rate_windows`, `idempotency`). */
   collectionPrefix?: string;
   serverSelectionTimeoutMS?: number;
+  /**
+   * A directory on this process's own disk (`<DATA_DIR>/process-slots`) where it takes a slot
+   * (process-slots.ts): a process restarted there knows its predecessor's unfinished claims are
+   * dead and takes them over at once. Without it such claims wait out `staleAfterMs`.
+   */
+  slotDir?: string;
 }
 
 interface LeaseDoc {
@@ -57,13 +64,22 @@ interface IdempotencyDoc {
   _id: string;
   fingerprint: string;
   state: 'in_progress' | 'completed';
-  /** The claiming process's instance id: shown to operators; MongoDB cannot prove it gone. */
+  /** The claiming process's instance id. */
   owner?: string;
+  /** The claiming process's slot (process-slots.ts): the claim is dead once the slot names another instance. */
+  slot?: string;
   claimedAt: number;
   expiresAt: number;
   /** JSON text, so that any body (keys with dots or `$`) round-trips exactly. */
   response: string | null;
   purgeAt: Date;
+}
+
+/** Which instance holds each process slot now (process-slots.ts). */
+interface SlotDoc {
+  _id: string;
+  owner: string;
+  since: Date;
 }
 
 /** How many times a claim is re-decided when another process changed the record meanwhile. */
@@ -76,6 +92,8 @@ function purgeDate(at: number, now: number): Date {
 
 export class MongoCoordinationStore implements CoordinationStore {
   private readonly observations: LeaseObservations;
+  /** The instance this store's slot was registered for (the first owner it claims for), once done. */
+  private registration: Promise<string | null> | null = null;
 
   private constructor(
     private readonly options: MongoCoordinationStoreOptions,
@@ -84,6 +102,8 @@ export class MongoCoordinationStore implements CoordinationStore {
     private readonly leases: Collection<LeaseDoc>,
     private readonly rates: Collection<RateDoc>,
     private readonly claims: Collection<IdempotencyDoc>,
+    private readonly slots: Collection<SlotDoc>,
+    private readonly slot: ProcessSlot | null,
   ) {
     this.observations = new LeaseObservations(options.clock ?? monotonicNow);
   }
@@ -100,6 +120,8 @@ export class MongoCoordinationStore implements CoordinationStore {
       db.collection<LeaseDoc>(`${prefix}leases`),
       db.collection<RateDoc>(`${prefix}rate_windows`),
       db.collection<IdempotencyDoc>(`${prefix}idempotency`),
+      db.collection<SlotDoc>(`${prefix}process_slots`),
+      options.slotDir ? takeProcessSlot(options.slotDir) : null,
     );
     await guardMongo('createIndex', async () => {
       await store.rates.createIndex({ purgeAt: 1 }, { expireAfterSeconds: 0 });
@@ -230,11 +252,15 @@ export class MongoCoordinationStore implements CoordinationStore {
   ): Promise<IdempotencyClaim> {
     const now = options.now ?? Date.now();
     const owner = options.owner ?? '';
+    // A claim names this process's slot only when it is made for the instance the slot was registered for.
+    const registered = owner ? await guardMongo('registerSlot', () => this.register(owner)) : null;
+    const slot = registered === owner && this.slot ? { slot: this.slot.id } : {};
     const fresh = (): IdempotencyDoc => ({
       _id: key,
       fingerprint,
       state: 'in_progress',
       owner,
+      ...slot,
       claimedAt: now,
       expiresAt: now + options.retentionMs,
       response: null,
@@ -242,7 +268,7 @@ export class MongoCoordinationStore implements CoordinationStore {
     });
     return guardMongo('claimIdempotency', async () => {
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-        const decided = await this.decideClaim(key, fingerprint, now, options.staleAfterMs, owner, fresh);
+        const decided = await this.decideClaim(key, fingerprint, now, options.staleAfterMs, owner, slot, fresh);
         if (decided) return decided;
       }
       throw new Error(`Idempotency key ${key}: could not settle a claim under contention`);
@@ -256,6 +282,7 @@ export class MongoCoordinationStore implements CoordinationStore {
     now: number,
     staleAfterMs: number,
     owner: string,
+    slot: { slot?: string },
     fresh: () => IdempotencyDoc,
   ): Promise<IdempotencyClaim | null> {
     const existing = await this.claims.findOne({ _id: key });
@@ -276,12 +303,42 @@ export class MongoCoordinationStore implements CoordinationStore {
     if (existing.state === 'completed') {
       return { outcome: 'completed', response: JSON.parse(existing.response!) as StoredResponse };
     }
-    if (existing.claimedAt + staleAfterMs > now) return { outcome: 'in_progress' };
+    if (existing.claimedAt + staleAfterMs > now && !(await this.ownerGone(existing, owner))) return { outcome: 'in_progress' };
     const taken = await this.claims.updateOne(
-      { _id: key, state: 'in_progress', claimedAt: existing.claimedAt },
-      { $set: { claimedAt: now, owner } },
+      { _id: key, state: 'in_progress', claimedAt: existing.claimedAt, owner: existing.owner ?? { $exists: false } } as never,
+      { $set: { claimedAt: now, owner, ...slot } },
     );
     return taken.modifiedCount === 1 ? { outcome: 'claimed' } : null;
+  }
+
+  /**
+   * The claim's process is gone: its slot now names another instance, which could take the slot
+   * only once the claim's process had let it go (process-slots.ts). A claim without a slot (no
+   * slot directory, an earlier version) proves nothing.
+   */
+  private async ownerGone(claim: IdempotencyDoc, owner: string): Promise<boolean> {
+    if (!claim.slot || !claim.owner || claim.owner === owner) return false;
+    const holder = await this.slots.findOne({ _id: claim.slot });
+    return holder !== null && holder.owner !== claim.owner;
+  }
+
+  /**
+   * Records that this process (`owner`, the first instance id it claims for) holds its slot, and
+   * frees the unfinished claims its predecessor in the slot left: that process is gone.
+   * Resolves to the registered owner (null without a slot).
+   */
+  private register(owner: string): Promise<string | null> {
+    const slot = this.slot;
+    if (!slot) return Promise.resolve(null);
+    this.registration ??= (async () => {
+      await this.slots.updateOne({ _id: slot.id }, { $set: { owner, since: new Date() } }, { upsert: true });
+      await this.claims.deleteMany({ slot: slot.id, state: 'in_progress', owner: { $ne: owner } });
+      return owner;
+    })().catch((error) => {
+      this.registration = null; // looked at again by the next claim
+      throw error;
+    });
+    return this.registration;
   }
 
   async completeIdempotency(key: string, response: StoredResponse): Promise<void> {
@@ -303,5 +360,6 @@ export class MongoCoordinationStore implements CoordinationStore {
 
   async close(): Promise<void> {
     await this.client.close();
+    this.slot?.release();
   }
 }
