@@ -4,6 +4,8 @@
  */
 import { isReactor } from '../src/platform/projections/projection.js';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createHttpApp } from '../src/app/http-app.js';
@@ -25,15 +27,15 @@ interface Service {
 
 async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {
   mkdirSync(dataDir, { recursive: true });
-  // ROLE=api: no scheduler, prober or hourly retention worker; this process still applies the
-  // projections, and the bench runs retention itself with the simulated clock.
+  // ROLE=api by default: no scheduler, prober or hourly retention worker; this process still
+  // applies the projections, and the bench runs retention itself with the simulated clock.
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', ROLE: 'api', ...env });
   const platform = await createPlatform(config, { projections: projections(), upcasters: upcasters(), withRunner: true, withTransport: true, logger: silentLogger });
   await platform.runner!.start();
   const app = await createHttpApp(platform);
   await app.getHttpAdapter().getInstance().ready();
   const admin = async (method: string, url: string, body?: unknown) => {
-    const response = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, payload: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, payload: body === undefined ? undefined : JSON.stringify(body) });
     if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
     return response.json().data;
   };
@@ -125,6 +127,174 @@ async function bytesPerCheck(workDir: string, checks: number, log: (line: string
   };
 }
 
+
+/** A local HTTP target: 200 "ok" at once, and the verification page of each endpoint. */
+async function startTarget(): Promise<{ url: string; tokens: Map<number, string>; close(): Promise<void> }> {
+  const tokens = new Map<number, string>();
+  const server: Server = createServer((request, response) => {
+    const verification = /^\/\.well-known\/monitor-verification\/(\d+)$/.exec(request.url ?? '');
+    if (verification) {
+      const token = tokens.get(Number(verification[1]));
+      response.writeHead(token ? 200 : 404, { 'content-type': 'text/plain' });
+      response.end(token ?? 'unknown');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+    response.end('ok');
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    tokens,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** Rows of one event type in the compact log, and what their columns hold (content bytes, not pages). */
+function eventContent(file: string, type: string): { rows: number; data: number; metadata: number; eventId: number; hash: number; commits: number; commitMetadata: number } {
+  const db = new Database(file, { readonly: true });
+  try {
+    const row = db
+      .prepare(
+        `SELECT count(*) AS rows, coalesce(sum(length(CAST(data AS BLOB))), 0) AS data, coalesce(sum(length(metadata)), 0) AS metadata,
+                coalesce(sum(length(event_id)), 0) AS eventId, coalesce(sum(length(hash)), 0) AS hash
+         FROM event_log WHERE type = (SELECT id FROM event_types WHERE name = ?)`,
+      )
+      .get(type) as { rows: number; data: number; metadata: number; eventId: number; hash: number };
+    const commits = db.prepare(`SELECT count(*) AS n, coalesce(sum(length(metadata)), 0) AS bytes FROM event_commits`).get() as { n: number; bytes: number };
+    return { ...row, commits: commits.n, commitMetadata: commits.bytes };
+  } finally {
+    db.close();
+  }
+}
+
+/** dbstat per object, grouped: tables by name, `(indexes)` for every index of the file. */
+function pagesByKind(file: string): Map<string, number> {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db
+      .prepare(`SELECT d.name AS name, s.type AS type, sum(d.pgsize) AS bytes FROM dbstat d LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY d.name`)
+      .all() as Array<{ name: string; type: string | null; bytes: number }>;
+    const out = new Map<string, number>();
+    for (const row of rows) out.set(row.name, row.bytes);
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+function checkCount(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM event_log WHERE type = (SELECT id FROM event_types WHERE name = 'CheckRecorded')`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+export interface ProbedBytes {
+  checks: number;
+  perCheck: number;
+  /** Growth of each file of DATA_DIR (the WAL files included), per check. */
+  files: Array<[string, number]>;
+  /** Growth of each table and index, per check (dbstat, pages). */
+  objects: Array<[string, number]>;
+  /** What the CheckRecorded rows hold, per check (content bytes). */
+  content: { data: number; metadata: number; eventId: number; hash: number; commitRowsPerCheck: number; commitMetadata: number };
+  seconds: number;
+}
+
+/**
+ * Disk per probed check: `endpoints` endpoints at 1 s against a local target, scheduled and
+ * probed by the whole service (ROLE=all) until `wanted` checks are recorded; the service then
+ * stopped cleanly and the growth of every file, table and index since provisioning divided by
+ * the checks recorded. Enabling the endpoints (one event each) counts as provisioning.
+ */
+export async function probedBytes(workDir: string, endpoints: number, wanted: number, log: (line: string) => void): Promise<ProbedBytes> {
+  const dataDir = join(workDir, 'probed');
+  const target = await startTarget();
+  const env = { ROLE: 'all', RATE_LIMIT_PER_MINUTE: '1000000' };
+  try {
+    let service = await startService(dataDir, env);
+    const team = await service.admin('POST', '/api/v2/teams', { name: 'Bench' });
+    const base = `/api/v2/teams/${team.id}`;
+    const project = await service.admin('POST', `${base}/projects`, { name: 'Web' });
+    const ids: number[] = [];
+    for (let i = 0; i < endpoints; i++) {
+      const endpoint = await service.admin('POST', `${base}/endpoints`, {
+        project_id: project.id,
+        name: `target ${i}`,
+        url: `${target.url}/health?n=${i}`,
+        method: 'GET',
+        interval_seconds: 1,
+        timeout_seconds: 1,
+        expected_status: 200,
+      });
+      target.tokens.set(endpoint.id, endpoint.verification_token);
+      ids.push(endpoint.id);
+    }
+    for (const id of ids) {
+      await service.admin('POST', `${base}/endpoints/${id}/verify-destination`);
+      await service.admin('PATCH', `${base}/endpoints/${id}`, { enabled: true });
+    }
+    // Stopped right away: the few checks of this moment count as provisioning.
+    await service.close();
+    const emptyFiles = filesBytes(dataDir);
+    const emptyObjects = new Map([...pagesByKind(join(dataDir, 'events.sqlite'))].map(([k, v]) => [`events.sqlite:${k}`, v]));
+    for (const [k, v] of pagesByKind(join(dataDir, 'views.sqlite'))) emptyObjects.set(`views.sqlite:${k}`, v);
+    const emptyContent = eventContent(join(dataDir, 'events.sqlite'), 'CheckRecorded');
+
+    service = await startService(dataDir, env);
+    const started = performance.now();
+    log(`probing ${endpoints} endpoints at 1 s until ${wanted} checks are recorded`);
+    const events = service.platform.events;
+    const startHead = (await events.headPosition()) ?? 0;
+    // Checks are most of what is appended: wait on the head, then count exactly once stopped.
+    while (((await events.headPosition()) ?? 0) - startHead < wanted) await new Promise((resolve) => setTimeout(resolve, 250));
+    await settle(service);
+    const seconds = (performance.now() - started) / 1000;
+    await service.close();
+
+    const file = join(dataDir, 'events.sqlite');
+    const after = eventContent(file, 'CheckRecorded');
+    const checks = after.rows - emptyContent.rows;
+    const sizes = filesBytes(dataDir);
+    const files = Object.keys(sizes)
+      .map((name): [string, number] => [name, (sizes[name] - (emptyFiles[name] ?? 0)) / checks])
+      .filter(([, b]) => Math.abs(b) >= 0.5)
+      .sort((a, b) => b[1] - a[1]);
+    const objects: Array<[string, number]> = [];
+    for (const name of ['events.sqlite', 'views.sqlite']) {
+      for (const [object, bytes] of pagesByKind(join(dataDir, name))) {
+        const grown = (bytes - (emptyObjects.get(`${name}:${object}`) ?? 0)) / checks;
+        if (Math.abs(grown) >= 1) objects.push([`${name}:${object}`, grown]);
+      }
+    }
+    objects.sort((a, b) => b[1] - a[1]);
+    return {
+      checks,
+      perCheck: (total(sizes) - total(emptyFiles)) / checks,
+      files,
+      objects,
+      content: {
+        data: (after.data - emptyContent.data) / checks,
+        metadata: (after.metadata - emptyContent.metadata) / checks,
+        eventId: (after.eventId - emptyContent.eventId) / checks,
+        hash: (after.hash - emptyContent.hash) / checks,
+        commitRowsPerCheck: (after.commits - emptyContent.commits) / checks,
+        commitMetadata: (after.commitMetadata - emptyContent.commitMetadata) / checks,
+      },
+      seconds,
+    };
+  } finally {
+    await target.close();
+  }
+}
+
 const VIEWS = ['checks', 'analytics_rollups', 'analytics_endpoints'];
 
 async function settle(service: Service): Promise<void> {
@@ -205,6 +375,22 @@ const bench: BenchModule = {
   async run({ quick, workDir, log }) {
     const figures: BenchFigure[] = [];
     const notes: string[] = [];
+    // LIFECYCLE_PARTS=probed runs the probed-check part alone (for before/after runs of two builds).
+    const parts = (process.env.LIFECYCLE_PARTS ?? 'probed,imported,steady,rebuild').split(',');
+
+    const probedEndpoints = 100;
+    const probedWanted = quick ? 6_000 : 30_000;
+    const probed = await probedBytes(workDir, probedEndpoints, probedWanted, log);
+    figures.push({ name: `bytes per probed check on disk (${probed.checks} checks, ${probedEndpoints} endpoints at 1 s against a local target, all files of DATA_DIR)`, value: probed.perCheck, unit: 'B', aim: '<= 120' });
+    for (const [name, bytes] of probed.files) figures.push({ name: `of which ${name}`, value: bytes, unit: 'B' });
+    notes.push(
+      `Probed checks, per table and index (dbstat pages grown per check): ${probed.objects.map(([name, bytes]) => `${name} ${Math.round(bytes)}`).join(', ')}.`,
+      `Probed checks, what a CheckRecorded row holds (content bytes per check): data ${probed.content.data.toFixed(1)}, event id ${probed.content.eventId.toFixed(1)}, own metadata ${probed.content.metadata.toFixed(1)}, hash ${probed.content.hash.toFixed(1)}; commit rows per check ${probed.content.commitRowsPerCheck.toFixed(2)} holding ${probed.content.commitMetadata.toFixed(1)} B of metadata JSON per check.`,
+      `Probed checks: a fresh DATA_DIR; a team, a project and ${probedEndpoints} endpoints registered, verified and enabled over the admin routes (ROLE=all, in this process, against a node:http target in this process), the service stopped and the files measured; started again, probing until the log's head moved by ${probedWanted} events and every view applied it (${probed.seconds.toFixed(0)} s), stopped cleanly, and every file's growth divided by the CheckRecorded events added. WAL files are what a clean stop leaves.`,
+    );
+    probed.objects.forEach(([name, bytes]) => log(`${name} ${bytes.toFixed(1)} B per check`));
+    if (!parts.includes('imported')) return { title: 'Check life cycle: bytes per check, retention, rebuild', figures, notes };
+
     const checks = quick ? 10_000 : 100_000;
     const bytes = await bytesPerCheck(workDir, checks, log);
     figures.push({ name: `bytes per check on disk (${checks} imported, 10 endpoints, events + views)`, value: bytes.perCheck, unit: 'B', aim: '<= 400' });
