@@ -6,7 +6,7 @@ import { ProjectionRunner } from '../../src/platform/projections/projection-runn
 import { ReadYourWrites, ViewReader } from '../../src/platform/projections/views.js';
 import { SqliteReadStore } from '../../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
-import { settled } from '../support/eventually.js';
+import { eventually, settled } from '../support/eventually.js';
 
 /** version 1 stores the amount; version 2 stores it doubled, so a rebuild is visible. */
 const totals = (version: number): Projection =>
@@ -69,6 +69,20 @@ describe('projection runner', () => {
     const freshness = new ReadYourWrites(new ViewReader(views, 0), live);
     expect(await freshness.waitFor(append.position, ['totals'])).toBe(true);
     expect(await totalOf('a')).toBe(5);
+  });
+
+  it("shows a writer its own write without waiting out the live gathering interval", async () => {
+    // A gathering interval longer than the wait's bound: only the writer's wait can cut it short.
+    const live = new ProjectionRunner(events, views, [totals(1)], { owner: 'gather', logger: silentLogger, liveGatherMs: 600_000 });
+    runners.push(live);
+    await live.start();
+    const freshness = new ReadYourWrites(new ViewReader(views, 0), live, [totals(1)], { timeoutMs: 5_000, pollMs: 20 });
+    // The first event after a quiet spell starts a batch at once; the next one falls in its interval.
+    const reserved = await events.append('ids', [{ type: 'Reserved', data: {} }], { expectedRevision: 'any' });
+    await eventually('the first batch applied', () => (live.appliedPosition('totals') ?? 0) >= reserved.position);
+    const write = await events.append('a', [{ type: 'Added', data: { n: 7 } }], { expectedRevision: 'no_stream' });
+    await freshness.require({ append: write, appended: [{ type: 'Added' }] });
+    expect(await totalOf('a')).toBe(7);
   });
 
   it('rebuilds on start when the projection version changed, from the whole log', async () => {

@@ -1,6 +1,17 @@
 const CUT = Symbol('cut');
 
-export interface BatchOptions {
+/**
+ * Someone is waiting for an item the batch may already hold (a writer waiting to read its own
+ * write): the batch is cut as soon as it does, whatever is left of the gathering interval.
+ */
+export interface BatchDemand<T> {
+  /** Whether the batch as gathered so far holds an item someone waits for. */
+  met(batch: readonly T[]): boolean;
+  /** Calls `listener` whenever a new wait begins; returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
+}
+
+export interface BatchOptions<T = unknown> {
   /** At most this many events per batch. */
   max: number;
   /**
@@ -9,16 +20,19 @@ export interface BatchOptions {
    * never held back. 0 turns gathering off.
    */
   gatherMs?: number;
+  /** Cuts the gathering short once the batch holds an item someone waits for. */
+  demand?: BatchDemand<T>;
 }
 
 /**
  * Groups an async iterable into batches: during catch-up they fill up to `max`; when live, a
  * batch is what is already available, or, while events keep coming, what arrives within
- * `gatherMs` of the previous batch's start. Every per-batch cost (a commit, a checkpoint) is then
- * paid per interval rather than per event.
+ * `gatherMs` of the previous batch's start, unless someone waits for an item it holds (then it
+ * is yielded at once). Every per-batch cost (a commit, a checkpoint) is then paid per interval
+ * rather than per event, and a waiting writer never pays for the interval.
  */
-export async function* batches<T>(source: AsyncIterable<T>, options: BatchOptions): AsyncGenerator<T[]> {
-  const { max, gatherMs = 0 } = options;
+export async function* batches<T>(source: AsyncIterable<T>, options: BatchOptions<T>): AsyncGenerator<T[]> {
+  const { max, gatherMs = 0, demand } = options;
   const iterator = source[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<T>> | null = null;
   let previousStart = -Infinity;
@@ -32,8 +46,10 @@ export async function* batches<T>(source: AsyncIterable<T>, options: BatchOption
     if (first.done) return;
     const startedAt = performance.now();
     const batch = [first.value];
-    const cut = cutAfter(previousStart + gatherMs - startedAt);
+    const wait = previousStart + gatherMs - startedAt;
     previousStart = startedAt;
+    // Held back only while gathering: a batch someone already waits for goes at once.
+    const cut = cutAfter(demand?.met(batch) ? 0 : wait, demand ? () => demand.met(batch) : null, demand);
     try {
       while (batch.length < max) {
         pending = iterator.next();
@@ -45,6 +61,7 @@ export async function* batches<T>(source: AsyncIterable<T>, options: BatchOption
           return;
         }
         batch.push(next.value);
+        if (wait > 0 && demand?.met(batch)) cut.now();
       }
     } finally {
       cut.cancel();
@@ -53,17 +70,31 @@ export async function* batches<T>(source: AsyncIterable<T>, options: BatchOption
   }
 }
 
-/** Resolves after `ms`, or at the next turn of the event loop when `ms` is not positive. */
-function cutAfter(ms: number): { promise: Promise<typeof CUT>; cancel: () => void } {
+/**
+ * Resolves after `ms`, or at the next turn of the event loop when `ms` is not positive (or
+ * `now()` is called, or a new wait begins that `met` says the batch holds).
+ */
+function cutAfter(ms: number, met: (() => boolean) | null, demand: BatchDemand<unknown> | undefined): { promise: Promise<typeof CUT>; now: () => void; cancel: () => void } {
   let cancel = () => {};
+  let now = () => {};
   const promise = new Promise<typeof CUT>((resolve) => {
-    if (ms > 0) {
-      const timer = setTimeout(() => resolve(CUT), ms);
-      cancel = () => clearTimeout(timer);
-    } else {
+    const soon = () => {
+      cancel();
       const immediate = setImmediate(() => resolve(CUT));
       cancel = () => clearImmediate(immediate);
+      now = () => {};
+    };
+    if (ms > 0) {
+      const timer = setTimeout(() => resolve(CUT), ms);
+      const unsubscribe = met && demand ? demand.onChange(() => { if (met()) soon(); }) : () => {};
+      cancel = () => {
+        clearTimeout(timer);
+        unsubscribe();
+      };
+      now = soon;
+    } else {
+      soon();
     }
   });
-  return { promise, cancel };
+  return { promise, now: () => now(), cancel: () => cancel() };
 }

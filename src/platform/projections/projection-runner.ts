@@ -4,7 +4,7 @@ import { LeaseKeeper } from '../coordination/lease-keeper.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/event-store.port.js';
 import { PreconditionFailedError, type ReadStore, type ViewWrite } from '../read-store/read-store.port.js';
 import type { Logger } from '../logging/logger.js';
-import { batches } from './batches.js';
+import { batches, type BatchDemand } from './batches.js';
 import { isReactor, type Projection } from './projection.js';
 import { ProjectionRegistry, parsePhysicalCollection, physicalCollection } from './registry.js';
 import { BatchViewTransaction } from './view-transaction.js';
@@ -76,6 +76,8 @@ export class ProjectionRunner {
   /** When each live generation last committed its checkpoint, keyed by physical name. */
   private readonly checkpointedAt = new Map<string, number>();
   private readonly leases: LeaseKeeper | null;
+  /** Positions writers of this process wait to read (read-your-writes), with the views they wait on. */
+  private readonly wants = new Set<{ position: Position; names: ReadonlySet<string> }>();
 
   constructor(
     private readonly events: EventStore,
@@ -248,7 +250,7 @@ export class ProjectionRunner {
     const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close, live ? flushIdle : null);
     try {
       const gatherMs = live ? (this.options.liveGatherMs ?? 5) : 0;
-      for await (const batch of batches(subscription, { max: this.batchSize, gatherMs })) {
+      for await (const batch of batches(subscription, { max: this.batchSize, gatherMs, demand: live ? this.demandOf(name) : undefined })) {
         const { position, committed } = await serially(() => this.applyBatch(projection, generation, batch, live, stored));
         if (committed) stored = position;
         unflushed = committed ? null : position;
@@ -337,6 +339,35 @@ export class ProjectionRunner {
   private idleCheckpointDue(name: string, generation: number): boolean {
     const last = this.checkpointedAt.get(`${name}#${generation}`) ?? 0;
     return Date.now() - last >= (this.options.idleCheckpointMs ?? 1000);
+  }
+
+  /**
+   * A writer of this process waits until the named views applied `position` (read-your-writes):
+   * their live batches stop gathering once they hold it, so the wait is the apply and commit,
+   * not the gathering interval. Call the returned function when the wait ends.
+   */
+  want(position: Position, names: readonly string[]): () => void {
+    const wanted = { position, names: new Set(names) };
+    this.wants.add(wanted);
+    this.progress.emit('want');
+    return () => {
+      this.wants.delete(wanted);
+    };
+  }
+
+  private demandOf(name: string): BatchDemand<RecordedEvent> {
+    return {
+      met: (batch) => {
+        if (this.wants.size === 0) return false;
+        const last = batch[batch.length - 1].position;
+        for (const wanted of this.wants) if (wanted.position <= last && wanted.names.has(name)) return true;
+        return false;
+      },
+      onChange: (listener) => {
+        this.progress.on('want', listener);
+        return () => this.progress.off('want', listener);
+      },
+    };
   }
 
   private markApplied(name: string, generation: number, position: Position | null): void {

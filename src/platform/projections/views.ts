@@ -232,11 +232,18 @@ export class ReadYourWrites {
       }
       return true;
     };
-    while (!(await reached())) {
-      if (Date.now() >= deadline) return false;
-      await this.nextChange(Math.min(this.options.pollMs, deadline - Date.now()));
+    if (await reached()) return true;
+    // The runner of this process cuts its gathering short for this position.
+    const release = this.runner?.want(position, projections);
+    try {
+      while (!(await reached())) {
+        if (Date.now() >= deadline) return false;
+        await this.nextChange(Math.min(this.options.pollMs, deadline - Date.now()));
+      }
+      return true;
+    } finally {
+      release?.();
     }
-    return true;
   }
 
   private nextChange(ms: number): Promise<void> {
