@@ -2,6 +2,7 @@ import { defineProjection } from '../src/platform/projections/projection.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../src/checks/domain/check.js';
 import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/checks/domain/check-summary.js';
 import { CHECKS, CHECKS_VIEW, type CheckDoc } from '../src/monitoring/domain/views.js';
+import { DEFAULT_REGION } from '../src/platform/config/region.js';
 import type { Doc } from '../src/platform/read-store/read-store.port.js';
 
 /**
@@ -11,7 +12,8 @@ import type { Doc } from '../src/platform/read-store/read-store.port.js';
  * (the fields lists filter and sort on). Only when they differ from the default:
  * time_to_first_byte_ms, duration_ms (default latency_ms), body_complete (true),
  * latency_anomaly (false), latency_threshold_ms (null), alert_suppressed (false),
- * failure_reason (null), response_excerpt_omitted (false). The response excerpt itself never
+ * failure_reason (null), response_excerpt_omitted (false), region (`local`; a `?region=local`
+ * list filters on its absence). The response excerpt itself never
  * leaves the log.
  *
  * One index serves every list: the checks of one endpoint newest first. The `source` and
@@ -75,5 +77,6 @@ export function checkViewDoc(check: CheckRecordedData): CheckDoc {
   if (check.alert_suppressed) doc.alert_suppressed = true;
   if (check.failure_reason !== null && check.failure_reason !== undefined) doc.failure_reason = check.failure_reason;
   if (check.response_excerpt !== null && check.response_excerpt !== undefined) doc.response_excerpt_omitted = true;
+  if (check.region !== undefined && check.region !== DEFAULT_REGION) doc.region = check.region;
   return doc;
 }

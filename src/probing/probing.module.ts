@@ -15,7 +15,7 @@ import { createHttpProber } from './prober/http-prober.js';
     {
       provide: HTTP_PROBER,
       inject: [PLATFORM],
-      useFactory: (platform: Platform) => createHttpProber({ blockPrivate: platform.config.probeBlockPrivate }),
+      useFactory: (platform: Platform) => createHttpProber({ blockPrivate: platform.config.probeBlockPrivate, region: platform.config.probeRegion }),
     },
     { provide: CHECK_RECORDER, inject: [PLATFORM], useFactory: (platform: Platform) => new ProbeRecorder(platform) },
     ProbingWorkers,

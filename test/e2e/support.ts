@@ -13,11 +13,15 @@ export interface Target {
   script: number[];
   tokens: Map<number, string>;
   hits: number;
+  /** X-Probe-Region of every probe request, in arrival order (`(none)` when absent). */
+  regions: string[];
+  /** Probe requests from these regions (by X-Probe-Region) are answered 503. */
+  failingRegions: Set<string>;
   close(): Promise<void>;
 }
 
 export async function startTarget(): Promise<Target> {
-  const target = { mode: { status: 200, delayMs: 0 }, script: [] as number[], tokens: new Map<number, string>(), hits: 0 } as Target;
+  const target = { mode: { status: 200, delayMs: 0 }, script: [] as number[], tokens: new Map<number, string>(), hits: 0, regions: [] as string[], failingRegions: new Set<string>() } as Target;
   /** Answers still waiting out their delay; dropped on close so a long hold never outlives the test. */
   const held = new Set<NodeJS.Timeout>();
   const server: Server = createServer((request, response) => {
@@ -28,8 +32,11 @@ export async function startTarget(): Promise<Target> {
       return;
     }
     target.hits++;
+    const region = String(request.headers['x-probe-region'] ?? '(none)');
+    target.regions.push(region);
     const { delayMs } = target.mode;
-    const status = target.script.length > 0 ? target.script.shift()! : target.mode.status;
+    let status = target.script.length > 0 ? target.script.shift()! : target.mode.status;
+    if (target.failingRegions.has(region)) status = 503;
     const answer = setTimeout(() => {
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 400 ? 'ok' : 'down');
     }, delayMs);

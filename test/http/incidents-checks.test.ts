@@ -33,6 +33,7 @@ function failingCheck(id: number, endpointId: number, second: number): LinkedChe
     alert_suppressed: false,
     failure_reason: 'status: 503',
     response_excerpt_omitted: true,
+    region: 'eu-west',
     checked_at: new Date(T0 + second * 1000).toISOString(),
   };
 }

@@ -12,6 +12,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ PROBER_MAX_IN_FLIGHT: '0' })).toThrow(/PROBER_MAX_IN_FLIGHT/);
   });
 
+  it('probes from region local unless PROBE_REGION names another (1-32 of a-z, 0-9, -)', () => {
+    expect(loadConfig({}).probeRegion).toBe('local');
+    expect(loadConfig({ PROBE_REGION: 'eu-west-1' }).probeRegion).toBe('eu-west-1');
+    expect(loadConfig({ PROBE_REGION: 'x'.repeat(32) }).probeRegion).toBe('x'.repeat(32));
+    for (const bad of ['EU', 'eu_west', 'eu.west', 'x'.repeat(33), 'a b']) {
+      expect(() => loadConfig({ PROBE_REGION: bad })).toThrow(/PROBE_REGION must be 1 to 32 characters of a-z, 0-9 and -/);
+    }
+  });
+
   it('reports every wrong value at once, naming each variable', () => {
     let error: unknown;
     try {

@@ -16,6 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CHECK_RECORDED, checksStream, type CheckRecordedData, type CheckSource, type ProbeOutcome } from '../domain/check.js';
+import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { runStreamCommand, type Aggregate, type StreamFold } from '../../platform/es/stream-command.js';
 import type { AppendResult } from '../../platform/event-store/event-store.port.js';
@@ -64,6 +65,8 @@ export interface RecordCheckInput<E extends CheckedEndpoint> {
   source: CheckSource;
   endpoint: E;
   outcome: ProbeOutcome;
+  /** Region of the prober that took the check; default `local`. */
+  region?: string;
 }
 
 export interface RecordCheckResult {
@@ -123,6 +126,7 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
             job_id: input.jobId,
             alert_suppressed: alertSuppressed,
             imported: false,
+            region: input.region ?? DEFAULT_REGION,
           },
           endpoint,
         );

@@ -4,6 +4,8 @@
  * manual request, or an operator import.
  */
 
+import { DEFAULT_REGION } from '../../platform/config/region.js';
+
 export const CHECK_RECORDED = 'CheckRecorded';
 
 /** An endpoint's checks, and nothing else (alert signals are on `alerts-<endpointId>`). */
@@ -44,6 +46,11 @@ export interface CheckRecordedData extends ProbeOutcome {
   latency_threshold_ms: number | null;
   /** Imported by an operator: never raises alerts. */
   imported: boolean;
+  /**
+   * Region of the prober that took it (PROBE_REGION). Absent means `local`: the embedded
+   * process, imports, and checks recorded before regions existed.
+   */
+  region?: string;
 }
 
 /** Scheduled and not suppressed: the only checks that feed analytics and alert signals. */
@@ -57,7 +64,7 @@ export function isApplicable(check: Pick<CheckRecordedData, 'source' | 'alert_su
  *   v2: the same JSON object without the fields that hold their default, which are
  *       null (`job_id`, `failure_reason`, `response_excerpt`, `latency_threshold_ms`),
  *       `source` "scheduled", `body_complete` true, `alert_suppressed`, `latency_anomaly` and
- *       `imported` false, `time_to_first_byte_ms` and `duration_ms` equal to `latency_ms`, and
+ *       `imported` false, `region` "local", `time_to_first_byte_ms` and `duration_ms` equal to `latency_ms`, and
  *       `checked_at` equal to the envelope's `metadata.occurred_at` (every recorder sets it so).
  * Reads always hand out the full CheckRecordedData: v1 is lifted to v2, v2 expanded.
  */
@@ -73,6 +80,7 @@ const CHECK_DEFAULTS = {
   latency_anomaly: false,
   latency_threshold_ms: null,
   imported: false,
+  region: DEFAULT_REGION,
 } as const;
 
 /** The v2 stored form of a check: fields at their default are left out. */

@@ -4,6 +4,7 @@
  * Every event carries everything a replay needs: evolve never looks anything up and never reads
  * the clock. Timestamps are RFC 3339 UTC with milliseconds. All events are schema version 1.
  */
+import { DEFAULT_REGION } from '../../platform/config/region.js';
 import type { CheckRecordedData } from '../../checks/domain/check.js';
 
 export const INCIDENT_OPENED = 'IncidentOpened';
@@ -75,6 +76,8 @@ export interface LinkedCheck {
   alert_suppressed: boolean;
   failure_reason: string | null;
   response_excerpt_omitted: boolean;
+  /** Region of the prober that took it; absent (`local`, as picking fills in) on checks linked before regions existed. */
+  region?: string;
   checked_at: string;
 }
 
@@ -95,6 +98,7 @@ const LINKED_CHECK_FIELDS = [
   'alert_suppressed',
   'failure_reason',
   'response_excerpt_omitted',
+  'region',
   'checked_at',
 ] as const satisfies ReadonlyArray<keyof LinkedCheck>;
 
@@ -102,12 +106,13 @@ const LINKED_CHECK_FIELDS = [
 export function pickLinkedCheck(check: LinkedCheck): LinkedCheck {
   const picked: Partial<Record<keyof LinkedCheck, unknown>> = {};
   for (const field of LINKED_CHECK_FIELDS) picked[field] = check[field];
+  picked.region ??= DEFAULT_REGION;
   return picked as LinkedCheck;
 }
 
 /** Copies the public fields of a recorded check; the internal excerpt is dropped here. */
 export function toLinkedCheck(check: CheckRecordedData): LinkedCheck {
-  return pickLinkedCheck({ ...check, id: check.check_id, response_excerpt_omitted: check.response_excerpt !== null });
+  return pickLinkedCheck({ ...check, id: check.check_id, response_excerpt_omitted: check.response_excerpt !== null, region: check.region ?? DEFAULT_REGION });
 }
 
 export interface Comment {

@@ -1,4 +1,5 @@
 import { DEFAULT_LATENCY_SETTINGS } from '../domain/endpoint-configuration.js';
+import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
@@ -131,6 +132,7 @@ export function presentCheck(row: CheckDoc) {
     alert_suppressed: row.alert_suppressed ?? false,
     failure_reason: row.failure_reason ?? null,
     response_excerpt_omitted: row.response_excerpt_omitted === true,
+    region: row.region ?? DEFAULT_REGION,
     checked_at: row.checked_at,
   };
 }
@@ -163,6 +165,8 @@ export interface EndpointFilters {
 export interface CheckFilters {
   source?: 'scheduled' | 'manual';
   success?: boolean;
+  /** Checks taken in this region only (an unknown region lists nothing). */
+  region?: string;
   from?: string;
   to?: string;
 }
@@ -279,6 +283,8 @@ export class MonitoringReads {
     const filter: Filter = { endpoint_id: endpointId };
     if (filters.source !== undefined) filter.source = filters.source;
     if (filters.success !== undefined) filter.success = filters.success;
+    // The view leaves out the default region (`eq: null` matches a missing field).
+    if (filters.region !== undefined) filter.region = filters.region === DEFAULT_REGION ? null : filters.region;
     if (filters.from !== undefined || filters.to !== undefined) {
       filter.checked_at = { ...(filters.from !== undefined ? { gte: filters.from } : {}), ...(filters.to !== undefined ? { lt: filters.to } : {}) };
     }

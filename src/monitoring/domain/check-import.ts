@@ -4,6 +4,7 @@
  * Imported checks never raise alerts, so nothing of the check stream is decided on: the import
  * appends, it does not fold `checks-<id>`.
  */
+import { DEFAULT_REGION } from '../../platform/config/region.js';
 import type { CheckRecordedData, CheckSource } from '../../checks/domain/check.js';
 import type { EndpointSnapshot } from './endpoint-snapshot.js';
 import { coverage } from './maintenance.js';
@@ -50,6 +51,7 @@ export function importedChecks(endpoint: EndpointSnapshot, schedule: Maintenance
       latency_anomaly: false,
       latency_threshold_ms: null,
       imported: true,
+      region: DEFAULT_REGION,
     };
   });
 }

@@ -91,4 +91,6 @@ export interface CheckDoc {
   failure_reason?: string;
   /** [false] */
   response_excerpt_omitted?: true;
+  /** [`local`] */
+  region?: string;
 }

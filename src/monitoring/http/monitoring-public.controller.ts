@@ -95,6 +95,7 @@ export class MonitoringPublicController {
   @ApiOperation({ summary: "List an endpoint's checks", description: 'Ordered by checked_at descending, then id descending.' })
   @ApiQuery({ name: 'source', required: false, enum: ['scheduled', 'manual'] })
   @ApiQuery({ name: 'success', required: false, enum: ['true', 'false'] })
+  @ApiQuery({ name: 'region', required: false, type: String, description: 'Checks taken in this region only; a region with no checks lists none (not an error).' })
   @ApiQuery({ name: 'from', required: false, type: String, format: 'date-time', description: 'RFC 3339, inclusive: checks at or after.' })
   @ApiQuery({ name: 'to', required: false, type: String, format: 'date-time', description: 'RFC 3339, exclusive: checks before.' })
   @PageQueries()
@@ -103,7 +104,7 @@ export class MonitoringPublicController {
   async listChecks(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @TokenTeam() teamId: number, @Req() request: FastifyRequest) {
     const endpointId = pathId(endpointParam, 'The endpoint');
     const q = new QueryReader(query);
-    const filters = { source: q.oneOf('source', ['scheduled', 'manual'] as const), success: q.boolean('success'), from: q.timestamp('from'), to: q.timestamp('to') };
+    const filters = { source: q.oneOf('source', ['scheduled', 'manual'] as const), success: q.boolean('success'), region: q.string('region'), from: q.timestamp('from'), to: q.timestamp('to') };
     const { limit, cursor } = q.page();
     q.done();
     const defined = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));

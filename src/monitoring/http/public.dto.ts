@@ -68,6 +68,7 @@ export class CheckDto {
   @ApiProperty({ type: Boolean }) alert_suppressed!: boolean;
   @ApiProperty({ type: String, nullable: true }) failure_reason!: string | null;
   @ApiProperty({ description: 'true when an excerpt was stored internally; it is never returned.' }) response_excerpt_omitted!: boolean;
+  @ApiProperty({ type: String, example: 'eu-west', description: 'Region of the prober that took the check (its PROBE_REGION; `local` by default).' }) region!: string;
   @ApiProperty({ format: 'date-time' }) checked_at!: string;
 }
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { esdbUrlProblem } from '../event-store/eventstoredb/esdb-connection.js';
 import { mongoUrlProblem } from '../read-store/mongodb/mongo-connection.js';
 import { parseRfc3339 } from '../time/rfc3339.js';
+import { DEFAULT_REGION, isRegionName } from './region.js';
 
 export const PROCESS_ROLES = ['all', 'api', 'projector', 'scheduler', 'prober'] as const;
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
@@ -29,6 +30,8 @@ export interface AppConfig {
   probeBlockPrivate: boolean;
   /** Probe jobs one prober process runs at once (its share of the shared queue). */
   proberMaxInFlight: number;
+  /** Region this process probes from (PROBE_REGION): recorded on its checks, sent as X-Probe-Region. */
+  probeRegion: string;
   /**
    * How long an Idempotency-Key claim may stay unfinished before a retry may run the request
    * again (its owner died). Safe at any value: the retry finds what the first attempt appended.
@@ -139,6 +142,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     return raw === 'true';
   };
 
+  const region = (name: string): string => {
+    const raw = text(name);
+    if (raw === null) return DEFAULT_REGION;
+    if (!isRegionName(raw)) {
+      problems.push(`${name} must be 1 to 32 characters of a-z, 0-9 and -, got "${raw}"`);
+      return DEFAULT_REGION;
+    }
+    return raw;
+  };
+
   const adminToken = secret('ADMIN_TOKEN', 16);
   const cursorSigningKey = secret('CURSOR_SIGNING_KEY', 32);
   const metricsToken = secret('METRICS_TOKEN', 16);
@@ -164,6 +177,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     probeBlockPrivate: bool('PROBE_BLOCK_PRIVATE', false),
     proberMaxInFlight: integer('PROBER_MAX_IN_FLIGHT', 256, 1, 10_000),
+    probeRegion: region('PROBE_REGION'),
     idempotencyStaleSeconds: integer('IDEMPOTENCY_STALE_SECONDS', 60, 1, 86_400),
     checkRetentionDays: integer('CHECK_RETENTION_DAYS', 90, 1, 3650),
     v1SunsetAt: sunset,

@@ -42,7 +42,7 @@ export class ProbingController {
       throw Problems.conflict('destination_not_verified', 'Verify the endpoint destination before checking it.');
     }
     const outcome = await this.prober.probe(endpoint.configuration);
-    const result = await this.recorder.record({ jobId: `manual:${randomUUID()}`, source: 'manual', endpoint, outcome });
+    const result = await this.recorder.record({ jobId: `manual:${randomUUID()}`, source: 'manual', endpoint, outcome, region: this.platform.config.probeRegion });
     if (!result.check) throw Problems.internal();
     await this.platform.freshness.require({ append: result.append, appended: result.events });
     const check = toLinkedCheck(result.check);

@@ -8,6 +8,7 @@ import { Agent } from 'undici';
 import type { EndpointConfiguration } from '../../monitoring/domain/endpoint-configuration.js';
 import type { ProbeOutcome } from '../../checks/domain/check.js';
 import { matchBody } from '../domain/body-match.js';
+import { DEFAULT_REGION, PROBE_REGION_HEADER } from '../../platform/config/region.js';
 import {
   bodyReason,
   statusReason,
@@ -27,6 +28,8 @@ export interface HttpProberOptions {
   excerptBytes?: number;
   /** DNS resolution; the system resolver by default. */
   resolve?: Resolver;
+  /** Sent as X-Probe-Region on every probe request (unless the endpoint configures that header); default `local`. */
+  region?: string;
 }
 
 export type VerificationResult = { ok: true } | { ok: false; reason: string };
@@ -46,6 +49,7 @@ const VERIFICATION_MAX_BODY_BYTES = 4096;
 export function createHttpProber(options: HttpProberOptions): HttpProber {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const excerptBytes = options.excerptBytes ?? DEFAULT_EXCERPT_BYTES;
+  const region = options.region ?? DEFAULT_REGION;
   const agent = new Agent({
     connect: createGuardedConnector({ blockPrivate: options.blockPrivate, resolve: options.resolve }),
     keepAliveTimeout: 30_000,
@@ -57,7 +61,7 @@ export function createHttpProber(options: HttpProberOptions): HttpProber {
       const startedAt = performance.now();
       const target = parseTarget(config.url);
       if (!target.ok) return unsentOutcome(target.reason, checkedAt, startedAt);
-      const request = buildProbeRequest(config, target.url, maxBodyBytes);
+      const request = buildProbeRequest(config, target.url, maxBodyBytes, region);
       const result = await exchange(agent, request);
       return judgeProbe(config, target.failureTarget, result, { checkedAt, startedAt, excerptBytes });
     },
@@ -97,21 +101,24 @@ function parseTarget(raw: string): ParsedTarget {
   return { ok: true, url, failureTarget: { host: url.hostname, port } };
 }
 
-function buildProbeRequest(config: EndpointConfiguration, url: URL, maxBodyBytes: number): ExchangeRequest {
+function buildProbeRequest(config: EndpointConfiguration, url: URL, maxBodyBytes: number, region: string): ExchangeRequest {
   return {
     origin: url.origin, // URL.origin carries no user-info
     path: url.pathname + url.search,
     method: config.method,
-    headers: requestHeaders(config.headers, url),
+    headers: requestHeaders(config.headers, url, region),
     body: config.request_payload,
     timeoutMs: config.timeout_seconds * 1000,
     maxBodyBytes,
   };
 }
 
-/** URL user-info becomes Basic auth; an explicitly configured Authorization header wins. */
-function requestHeaders(configured: Record<string, string>, url: URL): Record<string, string> {
-  const headers: Record<string, string> = {};
+/**
+ * URL user-info becomes Basic auth; X-Probe-Region names the prober's region. An explicitly
+ * configured Authorization or X-Probe-Region header wins.
+ */
+function requestHeaders(configured: Record<string, string>, url: URL, region: string): Record<string, string> {
+  const headers: Record<string, string> = { [PROBE_REGION_HEADER.toLowerCase()]: region };
   if (url.username || url.password) {
     const credentials = `${decodeUserInfo(url.username)}:${decodeUserInfo(url.password)}`;
     headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;

@@ -27,6 +27,7 @@ function fullCheck(extra: Partial<CheckRecordedData> = {}): CheckRecordedData {
     latency_anomaly: false,
     latency_threshold_ms: null,
     imported: false,
+    region: 'local',
     ...extra,
   };
 }
@@ -39,13 +40,14 @@ describe('CheckRecorded stored shapes', () => {
   afterEach(() => raw.close());
 
   it('reads a stored v1 check (every field, nulls included) as the full check, leaving the stored event as it was', async () => {
-    const v1 = fullCheck({ job_id: 'job-1', failure_reason: null });
+    // Written before regions existed: no region field; read back as region `local`.
+    const { region: _none, ...v1 } = fullCheck({ job_id: 'job-1', failure_reason: null });
     // Stored as main wrote them before v2: version 1, occurred_at not necessarily the check's time.
     await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 1, data: v1, metadata: { occurred_at: '2026-11-20T10:00:05.000Z' } }], { expectedRevision: 'any' });
     const store = withUpcasting(raw, upcasters());
     const [read] = await store.readStream('checks-3');
     expect(read.schemaVersion).toBe(2);
-    expect(read.data).toEqual(v1);
+    expect(read.data).toEqual({ ...v1, region: 'local' });
     const [stored] = await raw.readStream('checks-3');
     expect(stored.schemaVersion).toBe(1);
     expect(stored.data).toEqual(v1);
@@ -69,6 +71,7 @@ describe('CheckRecorded stored shapes', () => {
       latency_threshold_ms: 900,
       imported: true,
       job_id: 'job-8',
+      region: 'eu-west',
     });
     await store.append(
       'checks-3',
