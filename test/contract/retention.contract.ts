@@ -13,7 +13,9 @@ import { checkSummariesStream, retentionHorizon, type ChecksSummarizedData } fro
 import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
 import type { EndpointSnapshot } from '../../src/monitoring/domain/endpoint-snapshot.js';
 import { checksStream } from '../../src/checks/domain/check.js';
-import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
+import { DelegatingEventStore } from '../../src/platform/event-store/delegating-event-store.js';
+import { type EventStore, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.port.js';
+import { ConcurrencyError } from '../../src/platform/es/stream-command.js';
 import { IdAllocator } from '../../src/platform/ids/id-allocator.js';
 import type { Platform } from '../../src/platform/platform.js';
 
@@ -122,6 +124,33 @@ export function retentionContract(name: string, makeStore: () => Promise<EventSt
 
       // A second pass has nothing left to do.
       expect(await new CheckRetention(store, { days: DAYS }).applyToEndpoint(endpointId, horizon)).toEqual({ summaries: 0, removed: 0 });
+    });
+
+    it('gives a pass up when every summary append loses to another writer, instead of trying for ever', async () => {
+      const endpointId = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+      const platform = { events: store, ids: new IdAllocator(store), metrics: { checkRecorded: () => undefined } } as unknown as Platform;
+      const recorder = new ProbeRecorder(platform);
+      for (const [i, planned] of outcomes().slice(0, 8).entries()) {
+        await recorder.record({
+          jobId: `job-${endpointId}-${i}`,
+          source: 'scheduled',
+          endpoint: endpoint(endpointId),
+          outcome: { success: true, status_code: 200, latency_ms: 50, time_to_first_byte_ms: 10, duration_ms: 50, body_complete: true, failure_reason: null, response_excerpt: null, checked_at: planned.checked_at },
+        });
+      }
+      // Another pass (a paused lease holder) summarizes first every time.
+      let tries = 0;
+      const racing = new (class extends DelegatingEventStore {
+        override async append(...args: Parameters<EventStore['append']>) {
+          if (args[0] !== checkSummariesStream(endpointId)) return this.inner.append(...args);
+          tries++;
+          throw new WrongExpectedRevisionError(args[0], args[2].expectedRevision, tries);
+        }
+      })(store);
+
+      await expect(new CheckRetention(racing, { days: DAYS }).applyToEndpoint(endpointId, retentionHorizon(NOW, DAYS))).rejects.toThrow(ConcurrencyError);
+      expect(tries).toBeGreaterThan(1);
+      expect((await store.readStream(checksStream(endpointId))).filter((e) => e.type === CHECK_RECORDED)).toHaveLength(8);
     });
 
     it('cuts the old checks of a stream that also holds signal events (a data dir from before alerts-<id>) once alerting carried them over, and alerting goes on from there', async () => {

@@ -11,14 +11,17 @@
  *      age out); events of other types (alert signals a data dir from before `alerts-<id>`
  *      kept in the check stream) are skipped, and removed with the checks once their context
  *      says it carried them over (`carriedOver`);
- *   3. append their summary to check-summaries-<endpoint> with the expected revision, and only
- *      then remove them. A second process doing the same fails at the append and starts over.
+ *   3. append their summary to check-summaries-<endpoint> through the one write path
+ *      (runStreamCommand, with the expected revision), and only then remove them. A second
+ *      process doing the same loses the append and decides again from that process's summary.
  * Projections apply the summaries: the checks view and the raw analytics rows drop the
  * summarized checks, and rollups keep their sums.
  */
 import type { CoordinationStore } from '../../platform/coordination/coordination.port.js';
 import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
-import { WrongExpectedRevisionError } from '../../platform/event-store/event-store.port.js';
+import { systemContext } from '../../platform/es/command-context.js';
+import { LastEventFold } from '../../platform/es/last-event-fold.js';
+import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
 import { IDS_RESERVED, sequenceStream, type IdsReserved } from '../../platform/ids/id-allocator.js';
 import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../domain/check.js';
 import { CHECKS_SUMMARIZED, checkSummariesStream, retentionHorizon, summarizeChecks, type ChecksSummarizedData } from '../domain/check-summary.js';
@@ -73,16 +76,28 @@ export class RetentionBusyError extends Error {
   }
 }
 
+/** What a pass needs of the summary stream: where the last summary's checks end. */
 interface LastSummary {
-  /** Revision of the summary stream's last event; -1 when there is none. */
-  revision: number;
   /** Revision of checks-<endpoint> the summarized checks end at; -1 when none. */
   through: number;
 }
 
+const NO_SUMMARY: LastSummary = { through: -1 };
+
+const summaryAggregate: Aggregate<LastSummary> = {
+  initial: () => NO_SUMMARY,
+  evolve: (state, event) => (event.type === CHECKS_SUMMARIZED ? { through: (event.data as ChecksSummarizedData).through_revision } : state),
+};
+
+const RETENTION_CONTEXT = systemContext('retention');
+/** Passes racing on one endpoint (the lease keeps them apart; a paused holder may not know it lost it). */
+const SUMMARY_ATTEMPTS = 8;
+
 export class CheckRetention {
   private readonly maxChecks: number;
   private readonly pageSize: number;
+  /** Each summary stream read from its last event only. */
+  private readonly lastSummaries: LastEventFold<LastSummary>;
 
   constructor(
     private readonly events: EventStore,
@@ -90,6 +105,7 @@ export class CheckRetention {
   ) {
     this.maxChecks = options.maxChecksPerSummary ?? 5000;
     this.pageSize = options.pageSize ?? 1000;
+    this.lastSummaries = new LastEventFold(events, NO_SUMMARY, (last) => summaryAggregate.evolve(NO_SUMMARY, last));
   }
 
   horizon(now: number): number {
@@ -153,29 +169,32 @@ export class CheckRetention {
     let summaries = 0;
     let removed = 0;
     const types = [CHECK_RECORDED, ...((await this.options.carriedOver?.(endpointId)) ?? [])];
+    const stream = checkSummariesStream(endpointId);
     for (;;) {
-      const last = await this.lastSummary(endpointId);
-      if (last.through >= 0) removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: last.through, types })).removed;
-      const old = await this.oldChecks(endpointId, last.through + 1, horizon, this.maxChecks);
-      if (old.checks.length === 0) return { summaries, removed };
-      const summary = summarizeChecks(endpointId, old.checks[0].check.team_id, old.checks, new Date(horizon).toISOString());
-      const throughHash = old.checks[old.checks.length - 1].hash;
-      if (throughHash !== undefined) summary.through_hash = throughHash;
-      try {
-        await this.events.append(
-          checkSummariesStream(endpointId),
-          [{ type: CHECKS_SUMMARIZED, data: summary, metadata: { actor: 'system:retention', occurred_at: new Date(horizon).toISOString() } }],
-          { expectedRevision: last.revision === -1 ? 'no_stream' : last.revision },
-        );
-      } catch (error) {
-        // Another process summarized this endpoint meanwhile: look again from its summary.
-        if (error instanceof WrongExpectedRevisionError) continue;
-        throw error;
-      }
+      const last = await this.lastSummaries.load(stream);
+      if (last.state.through >= 0) removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: last.state.through, types })).removed;
+      // The one write path: the summary expects the summary stream's revision it was decided on;
+      // another process summarizing meanwhile makes it decide again from that process's summary.
+      const { result } = await runStreamCommand(
+        this.events,
+        stream,
+        summaryAggregate,
+        RETENTION_CONTEXT,
+        async (after) => {
+          const old = await this.oldChecks(endpointId, after.through + 1, horizon, this.maxChecks);
+          if (old.checks.length === 0) return { events: [], result: null };
+          const summary = summarizeChecks(endpointId, old.checks[0].check.team_id, old.checks, new Date(horizon).toISOString());
+          const throughHash = old.checks[old.checks.length - 1].hash;
+          if (throughHash !== undefined) summary.through_hash = throughHash;
+          return { events: [{ type: CHECKS_SUMMARIZED, data: summary, metadata: { occurred_at: new Date(horizon).toISOString() } }], result: { summary, more: old.more } };
+        },
+        { fold: this.lastSummaries, attempts: SUMMARY_ATTEMPTS },
+      );
+      if (result === null) return { summaries, removed };
       summaries += 1;
-      await onSummary?.(summary);
-      removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: summary.through_revision, types })).removed;
-      if (!old.more) return { summaries, removed };
+      await onSummary?.(result.summary);
+      removed += (await this.events.removeEvents(checksStream(endpointId), { throughRevision: result.summary.through_revision, types })).removed;
+      if (!result.more) return { summaries, removed };
     }
   }
 
@@ -184,19 +203,14 @@ export class CheckRetention {
     const horizon = this.horizon(now);
     const endpoints: EndpointRetentionStatus[] = [];
     for (const endpointId of await this.endpointIds()) {
-      const last = await this.lastSummary(endpointId);
-      const old = await this.oldChecks(endpointId, last.through + 1, horizon, Number.MAX_SAFE_INTEGER);
-      const oldest = await this.firstCheckAfter(endpointId, last.through);
+      const { through } = (await this.lastSummaries.load(checkSummariesStream(endpointId))).state;
+      const old = await this.oldChecks(endpointId, through + 1, horizon, Number.MAX_SAFE_INTEGER);
+      const oldest = await this.firstCheckAfter(endpointId, through);
       endpoints.push({ endpoint_id: endpointId, oldest_retained: oldest?.checked_at ?? null, removable: old.checks.length });
     }
     return { horizon: new Date(horizon).toISOString(), endpoints };
   }
 
-  private async lastSummary(endpointId: number): Promise<LastSummary> {
-    const [last] = await this.events.readStream(checkSummariesStream(endpointId), { direction: 'backwards', maxCount: 1 });
-    if (!last) return { revision: -1, through: -1 };
-    return { revision: last.revision, through: (last.data as ChecksSummarizedData).through_revision };
-  }
 
   /** The first check of the stream after revision `after` (an adapter may still hold covered ones). */
   private async firstCheckAfter(endpointId: number, after: number): Promise<CheckRecordedData | null> {

@@ -106,7 +106,8 @@ const DEFAULT_ATTEMPTS = 4;
  * The one load-decide-append loop. Loads the stream (once per attempt), decides, appends with the
  * expected revision; on a concurrent append it reloads and decides again, up to `attempts`, then
  * throws ConcurrencyError. `decide` may throw a domain error to refuse; nothing is appended then.
- * Each event's own metadata wins over the context's (e.g. `occurred_at` of a check).
+ * Each event's own metadata wins over the context's (e.g. `occurred_at` of a check); with no
+ * context (the chained store's `any` appends) events keep only their own.
  *
  * Inside a keyed request (Idempotency-Key) the command is one step of the request: before its
  * append it records a marker (`IdempotentAppendAttempted`: this stream, this step, the revision
@@ -120,7 +121,7 @@ export async function runStreamCommand<S, R = void>(
   store: EventStore,
   streamId: string,
   aggregate: Aggregate<S>,
-  context: CommandContext,
+  context: CommandContext | null,
   decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
   options: StreamCommandOptions<S, R> = {},
 ): Promise<StreamCommandResult<S, R>> {
@@ -136,8 +137,9 @@ export async function runStreamCommand<S, R = void>(
     const loaded: Loaded<S> = options.fold
       ? { ...(await options.fold.load(streamId)), events: [] }
       : onlyHead
-        ? { state: aggregate.initial(), revision: Math.max(await streamHead(store, streamId), reported ?? -1), events: [] }
+        ? { state: aggregate.initial(), revision: await streamHead(store, streamId), events: [] }
         : await loadStream(store, streamId, aggregate, options.fromRevision);
+    if (onlyHead && reported !== null && reported > loaded.revision) loaded.revision = reported;
     if (keyed) {
       const done = await alreadyApplied(store, streamId, aggregate, keyed.key, step, loaded.revision, decide, options.resultAfter);
       if (done) return done;
@@ -145,7 +147,7 @@ export async function runStreamCommand<S, R = void>(
     const { events, result } = await decide(loaded.state, loaded);
     if (events.length === 0) return { state: loaded.state, appended: [], append: null, result };
     const idempotency = keyed ? { idempotency_key: keyed.key, idempotency_step: step } : {};
-    const withMetadata = events.map((event) => ({ ...event, metadata: { ...metadataOf(context), ...event.metadata, ...idempotency } }));
+    const withMetadata = context || keyed ? events.map((event) => ({ ...event, metadata: { ...(context ? metadataOf(context) : {}), ...event.metadata, ...idempotency } })) : events;
     try {
       if (keyed) await markAttempt(store, keyed.key, { stream: streamId, step, after_revision: loaded.revision });
       const append = await store.append(streamId, withMetadata, {

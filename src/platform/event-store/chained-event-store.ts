@@ -1,13 +1,8 @@
 import { chainedFieldsOf, chainHash, chainOf, GENESIS_HASH, type ChainedFields } from './chain.js';
 import { DelegatingEventStore } from './delegating-event-store.js';
-import {
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type RecordedEvent,
-  WrongExpectedRevisionError,
-} from './event-store.port.js';
+import { outsideIdempotency } from '../es/idempotency-scope.js';
+import { appendOnly, runStreamCommand, type StreamFold } from '../es/stream-command.js';
+import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent } from './event-store.port.js';
 
 /** The head of a stream's chain as this process last wrote or read it. */
 interface ChainHead {
@@ -19,7 +14,7 @@ interface ChainHead {
 
 /** Streams whose head is remembered; past it the cache starts over (a miss costs one read). */
 const MAX_HEADS = 100_000;
-/** An append with expected revision `any` is retried this often when another append gets in between. */
+/** An append with expected revision `any` is tried this often when another append gets in between. */
 const ANY_ATTEMPTS = 20;
 
 /**
@@ -27,8 +22,8 @@ const ANY_ATTEMPTS = 20;
  * linked to the hash of its stream's previous revision. The previous hash comes from this
  * process's last append to the stream when the expected revision matches it, otherwise from
  * the stream's last event (one read). An append with expected revision `any` is made with the
- * revision of the head it read, and read again when another append got in between, so its
- * link is always the real previous event. Reads pass through as they are: the chain is
+ * revision of the stream's head through runStreamCommand, which reads the head again when
+ * another append got in between, so its link is always the real previous event. Reads pass through as they are: the chain is
  * verified over the stored events (src/audit/application/verify.ts), never on every read.
  */
 export function chainedEventStore(store: EventStore): EventStore {
@@ -40,28 +35,47 @@ class ChainedEventStore extends DelegatingEventStore {
 
   override async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) return this.inner.append(streamId, events, options);
-    // For `any`: the revision a refused append reported, when the stream reads back empty.
-    let reported: number | null = null;
-    for (let attempt = 1; ; attempt++) {
-      const wanted = options.expectedRevision;
-      const head = await this.headFor(streamId, wanted === 'any' && reported !== null ? reported : wanted);
-      const expectedRevision: ExpectedRevision = wanted === 'any' ? (head.revision === -1 ? 'no_stream' : head.revision) : wanted;
-      const base = typeof expectedRevision === 'number' ? expectedRevision : -1;
-      const stamped = this.stamp(streamId, base, head, events);
-      try {
-        const result = await this.inner.append(streamId, stamped, { expectedRevision });
-        if (this.heads.size >= MAX_HEADS) this.heads.clear();
-        this.heads.set(streamId, { revision: result.nextExpectedRevision, hash: stamped[stamped.length - 1].metadata!.hash!, explicit: false });
-        return result;
-      } catch (error) {
-        this.heads.delete(streamId);
-        if (error instanceof WrongExpectedRevisionError && wanted === 'any' && attempt < ANY_ATTEMPTS) {
-          reported = error.actual;
-          continue;
-        }
-        throw error;
-      }
+    if (options.expectedRevision === 'any') return this.appendAny(streamId, events);
+    const expectedRevision = options.expectedRevision;
+    const head = await this.headFor(streamId, expectedRevision);
+    const stamped = this.stamp(streamId, typeof expectedRevision === 'number' ? expectedRevision : -1, head, events);
+    try {
+      const result = await this.inner.append(streamId, stamped, { expectedRevision });
+      this.remember(streamId, { revision: result.nextExpectedRevision, hash: stamped[stamped.length - 1].metadata!.hash!, explicit: false });
+      return result;
+    } catch (error) {
+      this.heads.delete(streamId);
+      throw error;
     }
+  }
+
+  /**
+   * `any`: the chain must link to the real previous event, so the append is made at the
+   * revision of the stream's head, through the one write path (runStreamCommand, append-only:
+   * retried from the new head when another append gets in between). The head comes from this
+   * store's own heads, so an append after this process's last one reads nothing.
+   */
+  private async appendAny(streamId: string, events: NewEvent[]): Promise<AppendResult> {
+    // The platform's own bookkeeping, never a step of a keyed request; events keep their own metadata.
+    const { append } = await outsideIdempotency(() =>
+      runStreamCommand(this, streamId, appendOnly, null, () => ({ events, result: undefined }), { fold: this.headFold, attempts: ANY_ATTEMPTS, maxPauseMs: 5 }),
+    );
+    return append!;
+  }
+
+  /** Where each stream ends, for `any` appends: a head this process appended or read, else the last event. */
+  private readonly headFold: StreamFold<null> = {
+    load: async (streamId) => {
+      const head = this.heads.get(streamId) ?? (await this.headFor(streamId, 'any'));
+      if (head.revision >= 0) this.remember(streamId, head);
+      return { state: null, revision: head.revision };
+    },
+    stale: (streamId) => this.heads.delete(streamId),
+  };
+
+  private remember(streamId: string, head: ChainHead): void {
+    if (this.heads.size >= MAX_HEADS) this.heads.clear();
+    this.heads.set(streamId, head);
   }
 
   /** Events as stored: occurred_at and the chain hash fixed here, so the hash covers what is stored. */

@@ -1,7 +1,8 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
 import { systemContext } from '../es/command-context.js';
 import { currentIdempotency, idempotencyStream, nextStep, outsideIdempotency, type IdempotencyScope } from '../es/idempotency-scope.js';
-import { ConcurrencyError, runStreamCommand, type Aggregate, type StreamFold } from '../es/stream-command.js';
+import { LastEventFold } from '../es/last-event-fold.js';
+import { ConcurrencyError, runStreamCommand, type Aggregate } from '../es/stream-command.js';
 
 /** Event recorded in `sequence-<name>`: ids first .. first + count - 1 now belong to someone. */
 export const IDS_RESERVED = 'IdsReserved';
@@ -54,32 +55,6 @@ const sequenceAggregate: Aggregate<number> = {
   evolve: (next, event) => (event.type === IDS_RESERVED ? (event.data as IdsReserved).first + (event.data as IdsReserved).count : next),
 };
 
-/**
- * The sequences this process reserved from, remembered after its own appends so the next
- * reservation reads nothing; a sequence is read again (its last event only) after another
- * process appended to it.
- */
-class SequenceHeads implements StreamFold<number> {
-  private readonly known = new Map<string, { state: number; revision: number }>();
-
-  constructor(private readonly store: EventStore) {}
-
-  async load(streamId: string): Promise<{ state: number; revision: number }> {
-    const known = this.known.get(streamId);
-    if (known) return known;
-    const [last] = await this.store.readStream(streamId, { direction: 'backwards', maxCount: 1 });
-    return last ? { state: sequenceAggregate.evolve(1, last), revision: last.revision } : { state: 1, revision: -1 };
-  }
-
-  remember(streamId: string, entry: { state: number; revision: number }): void {
-    this.known.set(streamId, entry);
-  }
-
-  stale(streamId: string): void {
-    this.known.delete(streamId);
-  }
-}
-
 /** A key's stream folded: what each of the keyed request's id steps took. */
 const allocationsAggregate: Aggregate<Map<string, IdempotentIdAllocated>> = {
   initial: () => new Map(),
@@ -97,7 +72,12 @@ const allocationsAggregate: Aggregate<Map<string, IdempotentIdAllocated>> = {
  * re-reads and tries again.
  */
 export class IdAllocator {
-  private readonly heads: SequenceHeads;
+  /**
+   * The sequences this process reserved from, remembered after its own appends so the next
+   * reservation reads nothing; a sequence is read again (its last event only) after another
+   * process appended to it.
+   */
+  private readonly heads: LastEventFold<number>;
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly maxAttempts: number;
   private readonly maxJitterMs: number;
@@ -106,7 +86,7 @@ export class IdAllocator {
     private readonly store: EventStore,
     options: IdAllocatorOptions = {},
   ) {
-    this.heads = new SequenceHeads(store);
+    this.heads = new LastEventFold(store, 1, (last) => sequenceAggregate.evolve(1, last), true);
     this.maxAttempts = options.maxAttempts ?? 50;
     this.maxJitterMs = options.maxJitterMs ?? 10;
   }

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '../../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { chainedEventStore } from '../../../src/platform/event-store/chained-event-store.js';
+import { verifyHistory } from '../../../src/audit/application/verify.js';
 import { systemContext } from '../../../src/platform/es/command-context.js';
 import { runIdempotent } from '../../../src/platform/es/idempotency-scope.js';
 import { appendOnly, runStreamCommand, type Aggregate } from '../../../src/platform/es/stream-command.js';
@@ -134,5 +136,51 @@ describe('runStreamCommand with appendOnly', () => {
 
     expect(result.append).toEqual({ nextExpectedRevision: 5, position: 100 });
     expect(appended).toHaveLength(1);
+  });
+});
+
+describe('the chained store\'s `any` appends go through runStreamCommand', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  beforeEach(() => {
+    temp = makeTempDir();
+  });
+  afterEach(() => temp.remove());
+
+  /** A store that counts the reads made of it. */
+  function counted(inner: EventStore): { store: EventStore; reads: () => number } {
+    let reads = 0;
+    const store = new Proxy(inner, {
+      get(target, name, receiver) {
+        if (name === 'readStream') return (...args: Parameters<EventStore['readStream']>) => (reads++, target.readStream(...args));
+        const value = Reflect.get(target, name, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return { store, reads: () => reads };
+  }
+
+  it('reads nothing back for an `any` append after its own last append to the stream', async () => {
+    const inner = new SqliteEventStore(join(temp.path, 'events.sqlite'));
+    const { store, reads } = counted(inner);
+    const chained = chainedEventStore(store);
+    await chained.append('markers', [{ type: 'Marked', data: { n: 0 } }], { expectedRevision: 'any' });
+    const before = reads();
+    for (let n = 1; n <= 5; n++) await chained.append('markers', [{ type: 'Marked', data: { n } }], { expectedRevision: 'any' });
+
+    expect(reads() - before).toBe(0);
+    expect((await inner.readStream('markers')).map((e) => e.revision)).toEqual([0, 1, 2, 3, 4, 5]);
+    await inner.close();
+  });
+
+  it('links every `any` append of two processes racing on one stream to the real previous event', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const [first, second] = [new SqliteEventStore(file), new SqliteEventStore(file)];
+    const [a, b] = [chainedEventStore(first), chainedEventStore(second)];
+    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).append('shared', [{ type: 'Turn', data: { i } }], { expectedRevision: 'any' })));
+
+    const events = await first.readStream('shared');
+    expect(events).toHaveLength(40);
+    expect(await verifyHistory(first, { stream: 'shared' })).toMatchObject({ intact: true, events_checked: 40 });
+    await Promise.all([first.close(), second.close()]);
   });
 });
