@@ -1,0 +1,118 @@
+import type { Filter, ReadStore } from '../../platform/read-store/read-store.port.js';
+import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../domain/views.js';
+import { GRANULARITY_MS, planRange, type Granularity, type RangePiece } from '../domain/range-plan.js';
+import type { AnalyticsCollections, TimeRange } from './analytics-query.js';
+import { Slices } from './slices.js';
+
+/**
+ * Good and total applicable checks of a set of endpoints or one project over a range, for
+ * service level objectives (the slos context reads analytics through this; nothing here knows
+ * SLOs). A check is good when it succeeded and, with a latency threshold, took at most that long.
+ *
+ * Counted by the analytics rules, from the same rows as every analytics figure: the range is
+ * planned into rollup rows plus sub-minute raw edges (`planRange`), so counts are exact to the
+ * check inside the retention horizon; before it the range is counted in whole hours, rounded
+ * inward, as analytics do. A project counts the checks of the endpoints it holds now (the
+ * rollups follow moves). The latency threshold needs each check's latency, which only raw rows
+ * keep: inside the horizon the successful checks slower than the threshold are counted from the
+ * raw rows (one index range per scope); before it latencies are gone (retention keeps sums), so
+ * a successful check there is good whatever its latency.
+ */
+
+export interface GoodCheckScope {
+  kind: 'endpoint' | 'project';
+  ids: number[];
+}
+
+export interface GoodCount {
+  total: number;
+  good: number;
+}
+
+export interface GoodChecksOptions {
+  /** Epoch ms of the retention horizon (see AnalyticsQueryOptions.rawHorizon). */
+  rawHorizon?: () => number;
+}
+
+/** Each `in` list stays short (SQLite's bound-parameter limit), as in the analytics queries. */
+const IN_CHUNK = 250;
+
+export class GoodChecks {
+  constructor(
+    private readonly store: ReadStore,
+    private readonly collections: AnalyticsCollections | (() => Promise<AnalyticsCollections>) = { rollups: ROLLUPS_COLLECTION, checks: RAW_CHECKS_COLLECTION },
+    private readonly options: GoodChecksOptions = {},
+    private readonly slices: Slices = new Slices(),
+  ) {}
+
+  /** Good and total checks of the scope in `[from, to)`; `latencyThresholdMs` null: success alone. */
+  async count(scope: GoodCheckScope, range: TimeRange, latencyThresholdMs: number | null): Promise<GoodCount> {
+    if (scope.ids.length === 0 || range.from >= range.to) return { total: 0, good: 0 };
+    const horizon = this.options.rawHorizon?.() ?? -Infinity;
+    const names = typeof this.collections === 'function' ? await this.collections() : this.collections;
+    const pieces = planRange(range.from, range.to, horizon);
+    const field = SCOPE_FIELD[scope.kind];
+    const chunks = chunk(scope.ids, IN_CHUNK);
+    const scopeFilter = (ids: number[]): Filter => ({ [field]: ids.length === 1 ? ids[0] : { in: ids } });
+
+    let total = 0;
+    let failures = 0;
+    const runs = rollupRuns(pieces);
+    await this.slices.map(
+      scope.ids.flatMap((id) => runs.map((run) => ({ id, run }))),
+      async ({ id, run }) => {
+        const [row] = await this.store.aggregate(names.rollups, {
+          filter: { id: rollupRange(scope.kind, id, run.granularity, run.from / 1000, run.to / 1000) },
+          sum: ['checks', 'failures'],
+        });
+        if (row && row.count > 0) {
+          total += row.sum.checks;
+          failures += row.sum.failures;
+        }
+      },
+    );
+    // Raw edges (shorter than a minute, always inside the horizon): failed and successful
+    // checks apart, one index range each.
+    const edges = pieces.filter((p): p is Extract<RangePiece, { kind: 'raw' }> => p.kind === 'raw' && p.from >= horizon);
+    await this.slices.map(
+      edges.flatMap((piece) => chunks.flatMap((ids) => [false, true].map((success) => ({ piece, ids, success })))),
+      async ({ piece, ids, success }) => {
+        const n = await this.store.count(names.checks, { ...scopeFilter(ids), success, checked_at_ms: { gte: piece.from, lt: piece.to } });
+        total += n;
+        if (!success) failures += n;
+      },
+    );
+    let slow = 0;
+    const exactFrom = Math.max(range.from, horizon);
+    if (latencyThresholdMs !== null && exactFrom < range.to) {
+      await this.slices.map(chunks, async (ids) => {
+        slow += await this.store.count(names.checks, {
+          ...scopeFilter(ids),
+          success: true,
+          checked_at_ms: { gte: exactFrom, lt: range.to },
+          latency_ms: { gt: latencyThresholdMs },
+        });
+      });
+    }
+    return { total, good: total - failures - slow };
+  }
+}
+
+/** The pieces' rollup periods as runs of consecutive periods of one granularity (epoch ms). */
+function rollupRuns(pieces: RangePiece[]): Array<{ granularity: Granularity; from: number; to: number }> {
+  const runs: Array<{ granularity: Granularity; from: number; to: number }> = [];
+  for (const piece of pieces) {
+    if (piece.kind !== 'rollup') continue;
+    const last = runs[runs.length - 1];
+    if (last && last.granularity === piece.granularity && last.to === piece.start) last.to += GRANULARITY_MS[piece.granularity];
+    else runs.push({ granularity: piece.granularity, from: piece.start, to: piece.start + GRANULARITY_MS[piece.granularity] });
+  }
+  return runs;
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
