@@ -120,6 +120,9 @@ export interface CreateIncident {
 
 export type AlertSignal = 'availability' | 'latency';
 
+/** The type of an automatic incident: an endpoint's alert signal, or an SLO burning its error budget (docs/decisions.md). */
+export type AutomaticIncidentType = AlertSignal | 'slo_burn';
+
 /** A triggered alert signal opens an automatic incident (api-decisions: Alerting). */
 export interface OpenAutomaticIncident {
   kind: 'open_automatic';
@@ -127,7 +130,12 @@ export interface OpenAutomaticIncident {
   team_id: number;
   project_id: number;
   endpoint_id: number;
-  signal: AlertSignal;
+  signal: AutomaticIncidentType;
+  /** Every affected endpoint, `endpoint_id` first (an SLO's); default `[endpoint_id]`. */
+  endpoint_ids?: number[];
+  /** Default: the signal's (availability critical, latency warning). */
+  severity?: Severity;
+  metadata?: JsonObject;
   title: string;
   detection_reason?: string;
   status: StatusRef;
@@ -336,7 +344,7 @@ function decideCreate(state: IncidentState, command: CreateIncident, now: string
   ];
 }
 
-const SIGNAL_SEVERITY: Record<AlertSignal, Severity> = { availability: 'critical', latency: 'warning' };
+const SIGNAL_SEVERITY: Record<AutomaticIncidentType, Severity> = { availability: 'critical', latency: 'warning', slo_burn: 'critical' };
 
 function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticIncident, now: string): IncidentEvent[] {
   if (state !== null) throw new IncidentAlreadyExistsError(state.id);
@@ -348,12 +356,12 @@ function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticInciden
       incident_id: command.incident_id,
       team_id: command.team_id,
       project_id: command.project_id,
-      endpoint_ids: [command.endpoint_id],
+      endpoint_ids: command.endpoint_ids ? [...command.endpoint_ids] : [command.endpoint_id],
       title: command.title,
       type: command.signal,
-      severity: SIGNAL_SEVERITY[command.signal],
+      severity: command.severity ?? SIGNAL_SEVERITY[command.signal],
       detection_reason: command.detection_reason ?? '',
-      metadata: {},
+      metadata: command.metadata ?? {},
       status_id: command.status.id,
       status_name: command.status.name,
       auto_resolve: true,
