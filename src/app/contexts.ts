@@ -9,6 +9,7 @@ import { IncidentsModule } from '../incidents/incidents.module.js';
 import { MonitoringModule } from '../monitoring/monitoring.module.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
 import { ProbingModule } from '../probing/probing.module.js';
+import { SlosModule } from '../slos/slos.module.js';
 import { StatusPagesModule } from '../statuspages/statuspages.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { alertingProjection } from '../../projections/alerting.js';
@@ -19,6 +20,7 @@ import { incidentsProjection } from '../../projections/incidents.js';
 import { monitoringProjection } from '../../projections/monitoring.js';
 import { notificationsReactor } from '../../projections/notifications.js';
 import { probingProjection } from '../../projections/probing.js';
+import { slosProjection } from '../../projections/slos.js';
 import { statusPagesProjection } from '../../projections/status-pages.js';
 import { tenancyProjection } from '../../projections/tenancy.js';
 import { UpcasterRegistry } from '../platform/event-store/upcasting.js';
@@ -28,6 +30,7 @@ import { monitoringProblems } from '../monitoring/http/monitoring-errors.js';
 import { notificationsProblems } from '../notifications/http/notifications-errors.js';
 import { statusPagesProblems } from '../statuspages/http/status-pages-errors.js';
 import { tenancyProblems } from '../tenancy/http/tenancy-errors.js';
+import { slosProblems } from '../slos/http/slos-errors.js';
 import { registerCheckUpcasters } from '../checks/domain/check.js';
 import { registerSummaryUpcasters } from '../checks/domain/check-summary.js';
 
@@ -36,7 +39,7 @@ import { registerSummaryUpcasters } from '../checks/domain/check-summary.js';
  * api; background workers check `platform.config.role` before they start).
  */
 export function contextModules(): Array<Type | DynamicModule> {
-  return [TenancyModule, MonitoringModule, checksModule(), IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule, AuditModule];
+  return [TenancyModule, MonitoringModule, checksModule(), IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule, AuditModule, SlosModule];
 }
 
 /** Checks, told that alerting's old signal events in a check stream go with the checks once carried over. */
@@ -63,6 +66,7 @@ const PROJECTIONS: Projection[] = [
   probingProjection,
   notificationsReactor,
   statusPagesProjection,
+  slosProjection,
 ];
 
 export function projections(): Projection[] {
@@ -79,5 +83,5 @@ export function upcasters(): UpcasterRegistry {
 
 /** How every context's domain errors read at the HTTP edge (one mapping per context). */
 export function domainErrorMappings(): DomainErrorMapping[] {
-  return [tenancyProblems, monitoringProblems, incidentsProblems, notificationsProblems, statusPagesProblems];
+  return [tenancyProblems, monitoringProblems, incidentsProblems, notificationsProblems, statusPagesProblems, slosProblems];
 }

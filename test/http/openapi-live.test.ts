@@ -122,6 +122,11 @@ const successes: Record<string, (w: World) => Promise<Call>> = {
     const incident = await w.incident();
     return { url: `${V2}/incidents/${incident}/checkpoints/${await w.checkpoint(incident)}`, body: { status_label: 'Monitoring' } };
   },
+  [`GET ${V2}/slos`]: async (w) => {
+    await slo(w, w.team, w.project);
+    return { url: `${V2}/slos?limit=5` };
+  },
+  [`GET ${V2}/slos/{sloID}`]: async (w) => ({ url: `${V2}/slos/${await slo(w, w.team, w.project)}` }),
 };
 
 const methodOf = (operation: string) => operation.split(' ')[0];
@@ -163,7 +168,7 @@ describe('the public OpenAPI document matches the live service', () => {
       expect([operation, ok.statusCode < 300]).toEqual([operation, true]);
 
       await call(operation, method, success.url, { token: null, body: success.body });
-      const wrongScope = operation.includes('/analytics') ? world.monitoringOnly : world.analyticsOnly;
+      const wrongScope = operation.includes('/analytics') || operation.includes('/slos') ? world.monitoringOnly : world.analyticsOnly;
       await call(operation, method, success.url, { token: wrongScope, body: success.body });
       if (method !== 'GET') await call(operation, method, (await make(world)).url, { token: world.viewer, body: success.body });
       if (template.includes('{')) await call(operation, method, unknownIds(success.url, template), { body: success.body });
@@ -229,6 +234,13 @@ async function statusPage(w: World, team: number): Promise<number> {
   return created.json().data.id;
 }
 
+async function slo(w: World, team: number, project?: number): Promise<number> {
+  const projectId = project ?? (await createProject(w.t, team)).id;
+  const created = await w.t.admin('POST', `${TEAMS}/${team}/slos`, { name: 'Checkout', project_id: projectId, objective_percent: 99.9 });
+  if (created.statusCode !== 201) throw new Error(`slo: ${created.statusCode} ${created.body}`);
+  return created.json().data.id;
+}
+
 /** How to call each application API operation successfully (fresh resources where the call consumes them). */
 const adminSuccesses: Record<string, (w: World, team: number, target: Target) => Promise<Call>> = {
   [`GET ${TEAMS}`]: async () => ({ url: `${TEAMS}?limit=2` }),
@@ -267,6 +279,11 @@ const adminSuccesses: Record<string, (w: World, team: number, target: Target) =>
   [`GET ${TEAMS}/{teamID}/status-pages/{pageID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages/${await statusPage(w, team)}` }),
   [`PATCH ${TEAMS}/{teamID}/status-pages/{pageID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages/${await statusPage(w, team)}`, body: { title: 'Renamed' } }),
   [`DELETE ${TEAMS}/{teamID}/status-pages/{pageID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/status-pages/${await statusPage(w, team)}` }),
+  [`POST ${TEAMS}/{teamID}/slos`]: async (w, team) => ({ url: `${TEAMS}/${team}/slos`, body: { name: 'API', project_id: (await createProject(w.t, team)).id, objective_percent: 99.5, window_days: 7, latency_threshold_ms: 800 } }),
+  [`GET ${TEAMS}/{teamID}/slos`]: async (_w, team) => ({ url: `${TEAMS}/${team}/slos` }),
+  [`GET ${TEAMS}/{teamID}/slos/{sloID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/slos/${await slo(w, team)}` }),
+  [`PATCH ${TEAMS}/{teamID}/slos/{sloID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/slos/${await slo(w, team)}`, body: { window_days: 14 } }),
+  [`DELETE ${TEAMS}/{teamID}/slos/{sloID}`]: async (w, team) => ({ url: `${TEAMS}/${team}/slos/${await slo(w, team)}` }),
   [`POST ${TEAMS}/{teamID}/notification-channels`]: async (_w, team) => ({ url: `${TEAMS}/${team}/notification-channels`, body: { kind: 'webhook', name: 'Ops', config: { url: 'https://hooks.example.com/ops' }, events: ['incident.opened'] } }),
   [`GET ${TEAMS}/{teamID}/notification-channels`]: async (w, team) => {
     await channel(w, team);

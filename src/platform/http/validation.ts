@@ -22,6 +22,7 @@ const CODES: Record<string, string> = {
   isRfc3339: 'invalid_value',
   isUrl: 'invalid_value',
   isInt: 'invalid_type',
+  isNumber: 'invalid_type',
   isString: 'invalid_type',
   isBoolean: 'invalid_type',
   isArray: 'invalid_type',

@@ -1,0 +1,219 @@
+/**
+ * Burn-rate alerts: a reactor over the event log, run by the processor runner like every
+ * projection (lease, live batches, fenced checkpoint), started at the log's head.
+ *
+ * - Every live scheduled check (scheduled, unsuppressed, not imported: imports never raise an
+ *   alert) of an SLO's endpoints evaluates that SLO's burn rates over the alert windows (5m,
+ *   30m, 1h, 6h, counted by analytics once the rollups applied the check) and appends the
+ *   transitions the rules call for to the SLO's stream (`decideBurn`, decided on the stream's
+ *   state, so a batch handled again appends nothing twice). One SLO is evaluated at most once
+ *   per EVALUATION_SPACING_MS: checks of its endpoints arriving closer together are counted by
+ *   the next evaluation.
+ * - SloBurnAlertTriggered opens an automatic incident (type `slo_burn`; critical for a page,
+ *   warning for a ticket; auto_resolve on) and records it on the SLO's stream
+ *   (SloBurnIncidentLinked). The incident id of a trigger is claimed once in
+ *   `slo-burn-trigger-<event id>`, and the incident is opened only while its stream is empty.
+ * - SloBurnAlertRecovered resolves it (as an endpoint signal's recovery does).
+ * The open incident per SLO and severity is the reactor's state (collection `open`), committed
+ * with its checkpoint.
+ */
+import { ROLLUPS_PROJECTION } from '../../analytics/domain/views.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../../checks/domain/check.js';
+import { countsForAlerting } from '../../alerting/domain/endpoint-alerts.js';
+import { logIncidentChanges } from '../../incidents/application/incident-log.js';
+import { IncidentDomainError } from '../../incidents/domain/errors.js';
+import { incidentStreamId, type IncidentEvent } from '../../incidents/domain/events.js';
+import { decide as decideIncident, evolve as evolveIncident, initialState as initialIncident, type IncidentCommand, type IncidentState, type StatusRef } from '../../incidents/domain/incident.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
+import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
+import { StreamCache } from '../../platform/es/stream-cache.js';
+import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
+import type { NewEvent, RecordedEvent } from '../../platform/event-store/event-store.port.js';
+import type { Platform } from '../../platform/platform.js';
+import { defineProjection, type Projection, type ViewTransaction } from '../../platform/projections/projection.js';
+import { teamIncidentStatuses } from '../../tenancy/application/tenancy-views.js';
+import { ALERT_WINDOWS, BURN_RULES, decideBurn, decideIncidentLink } from '../domain/budget.js';
+import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, sloStream, type BurnSeverity, type SloBurnAlertRecoveredData, type SloBurnAlertTriggeredData } from '../domain/events.js';
+import { sloAggregate, type SloState } from '../domain/slo.js';
+import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../domain/views.js';
+import { SloCounter } from './slo-figures.js';
+
+export const SLO_BURN_REACTOR = 'slo_burn_alerts';
+const OPEN = 'open';
+const FOLDED_STREAMS = 1_000;
+const COMMAND_ATTEMPTS = 20;
+/** At most one evaluation of an SLO per this long (each reads its windows' counts). */
+export const EVALUATION_SPACING_MS = 1_000;
+/** How long an evaluation waits for the rollups to apply the check it was started by. */
+const ROLLUPS_WAIT_MS = 2_000;
+
+const incidentAggregate: Aggregate<IncidentState> = {
+  initial: initialIncident,
+  evolve: (state, event) => evolveIncident(state, event as unknown as IncidentEvent),
+};
+const TRIGGER_CLAIMED = 'AutomaticIncidentClaimed';
+const claimAggregate: Aggregate<number | null> = {
+  initial: () => null,
+  evolve: (claimed, event) => claimed ?? (event.data as { incident_id: number }).incident_id,
+};
+
+const INCIDENT_SEVERITY: Record<BurnSeverity, 'critical' | 'warning'> = { page: 'critical', ticket: 'warning' };
+
+export function sloBurnReactor(platform: Platform): Projection {
+  const reactor = new BurnAlerts(platform);
+  return defineProjection({
+    kind: 'reactor',
+    name: SLO_BURN_REACTOR,
+    version: 1,
+    startFrom: 'end',
+    collections: [{ name: OPEN, indexes: [] }],
+    handlers: {
+      [CHECK_RECORDED]: (event) => reactor.onCheck(event as RecordedEvent<CheckRecordedData>),
+      [SLO_BURN_ALERT_TRIGGERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onTriggered(event as RecordedEvent<SloBurnAlertTriggeredData>, views)),
+      [SLO_BURN_ALERT_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as SloBurnAlertRecoveredData, views)),
+    },
+  });
+}
+
+class BurnAlerts {
+  private readonly slos: StreamCache<SloState>;
+  private readonly incidents: StreamCache<IncidentState>;
+  private readonly counter: SloCounter;
+  private readonly lastEvaluated = new Map<number, number>();
+
+  constructor(private readonly platform: Platform) {
+    this.slos = new StreamCache(platform.events, sloAggregate.initial, sloAggregate.evolve, FOLDED_STREAMS);
+    this.incidents = new StreamCache(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_STREAMS);
+    this.counter = new SloCounter(platform);
+  }
+
+  async passOverRefused(event: RecordedEvent, handle: () => Promise<void>): Promise<void> {
+    try {
+      await handle();
+    } catch (error) {
+      if (!(error instanceof IncidentDomainError)) throw error;
+      this.platform.logger.warn({ err: error, event_id: event.id }, 'automatic incident change refused');
+    }
+  }
+
+  async onCheck(event: RecordedEvent<CheckRecordedData>): Promise<void> {
+    const check = event.data;
+    if (!countsForAlerting(check)) return;
+    const slos = ((await this.platform.reader.find(SLOS_PROJECTION, SLOS_COLLECTION, { filter: { team_id: check.team_id } })) as unknown as SloDoc[]).filter(
+      (slo) => slo.project_id === check.project_id || (slo.endpoint_ids ?? []).includes(check.endpoint_id),
+    );
+    const now = Date.now();
+    const due = slos.filter((slo) => now - (this.lastEvaluated.get(slo.slo_id) ?? -Infinity) >= EVALUATION_SPACING_MS);
+    if (due.length === 0) return;
+    // The counts must include this check: the rollups are another processor.
+    await this.platform.freshness.waitFor(event.position, [ROLLUPS_PROJECTION], ROLLUPS_WAIT_MS);
+    for (const slo of due) {
+      this.lastEvaluated.set(slo.slo_id, now);
+      const at = Date.now();
+      const counts = await this.counter.burnCounts(slo, at, ALERT_WINDOWS);
+      await runStreamCommand(
+        this.platform.events,
+        sloStream(slo.slo_id),
+        sloAggregate,
+        systemContext('slos', event.id, event.id),
+        (state) => ({ events: decideBurn(state, counts, check, new Date(at).toISOString()) as NewEvent[], result: null }),
+        { fold: this.slos, attempts: COMMAND_ATTEMPTS },
+      );
+    }
+  }
+
+  async onTriggered(event: RecordedEvent<SloBurnAlertTriggeredData>, views: ViewTransaction): Promise<void> {
+    const data = event.data;
+    const context = systemContext('slos', event.id, event.id);
+    const incidentId = await this.claimIncidentId(event, context);
+    const slo = (await this.slos.load(sloStream(data.slo_id))).state;
+    await this.openIncident(incidentId, data, slo, context);
+    views.put(OPEN, { id: openKey(data.slo_id, data.severity), incident_id: incidentId });
+    const linked = await runStreamCommand(this.platform.events, sloStream(data.slo_id), sloAggregate, context, (state) => ({
+      events: decideIncidentLink(state, data.severity, data.triggered_at, incidentId) as NewEvent[],
+      result: null,
+    }), { fold: this.slos, attempts: COMMAND_ATTEMPTS });
+    // Recovered (or deleted) before the incident was opened: it ends at once.
+    const after = linked.state.alerts[data.severity];
+    if (!after || after.since !== data.triggered_at) {
+      await this.incidentCommand(incidentId, { kind: 'resolve_on_recovery' }, context);
+      views.delete(OPEN, openKey(data.slo_id, data.severity));
+    }
+  }
+
+  async onRecovered(data: SloBurnAlertRecoveredData, views: ViewTransaction): Promise<void> {
+    const open = await views.get(OPEN, openKey(data.slo_id, data.severity));
+    if (!open) return;
+    await this.incidentCommand(Number(open.incident_id), { kind: 'resolve_on_recovery' }, systemContext('slos'));
+    views.delete(OPEN, openKey(data.slo_id, data.severity));
+  }
+
+  private async claimIncidentId(event: RecordedEvent, context: CommandContext): Promise<number> {
+    const { state, result } = await runStreamCommand(this.platform.events, `slo-burn-trigger-${event.id}`, claimAggregate, context, async (claimed) => {
+      if (claimed !== null) return { events: [], result: claimed };
+      const incidentId = await this.platform.ids.next('incident');
+      return { events: [{ type: TRIGGER_CLAIMED, data: { incident_id: incidentId, trigger_event_id: event.id } }], result: incidentId };
+    }, { attempts: COMMAND_ATTEMPTS });
+    return state ?? result;
+  }
+
+  /** The SLO's endpoints now: its list, or its project's current endpoints (the first one's project otherwise). */
+  private async endpointsOf(slo: SloState): Promise<{ projectId: number; endpointIds: number[] }> {
+    if (slo.project_id !== null) {
+      const rows = await this.platform.reader.find(MONITORING_VIEW, ENDPOINTS, { filter: { team_id: slo.team_id, project_id: slo.project_id }, sort: [['endpoint_id', 'asc']], limit: 500 });
+      return { projectId: slo.project_id, endpointIds: rows.map((row) => Number(row.endpoint_id)) };
+    }
+    const ids = slo.endpoint_ids ?? [];
+    const first = ids.length > 0 ? await this.platform.reader.get(MONITORING_VIEW, ENDPOINTS, ids[0]) : null;
+    return { projectId: first ? Number(first.project_id) : 0, endpointIds: ids };
+  }
+
+  private async openIncident(incidentId: number, data: SloBurnAlertTriggeredData, slo: SloState, context: CommandContext): Promise<void> {
+    const rule = BURN_RULES.find((r) => r.severity === data.severity)!;
+    const { projectId, endpointIds } = await this.endpointsOf(slo);
+    const ids = endpointIds.length > 0 ? endpointIds : [data.endpoint_id];
+    const name = slo.name || `SLO ${data.slo_id}`;
+    const reason =
+      `SLO "${name}" (id ${data.slo_id}, objective ${slo.objective_percent} % over ${slo.window_days} days) is burning its error budget: ` +
+      `burn rate ${data.long_burn_rate} over ${data.long_window} and ${data.short_burn_rate} over ${data.short_window}, both above ${rule.factorTenths / 10} (${data.severity}).`;
+    const status = await this.defaultStatus(data.team_id);
+    const opened = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
+      if (state !== null) return { events: [], result: null };
+      const command: IncidentCommand = {
+        kind: 'open_automatic',
+        incident_id: incidentId,
+        team_id: data.team_id,
+        project_id: projectId,
+        endpoint_id: ids[0],
+        endpoint_ids: ids,
+        signal: 'slo_burn',
+        severity: INCIDENT_SEVERITY[data.severity],
+        metadata: { slo_id: data.slo_id, burn_alert: data.severity },
+        title: `SLO ${name} is burning its error budget`,
+        detection_reason: reason,
+        status,
+      };
+      return { events: decideIncident(state, command, { now: new Date().toISOString() }), result: null };
+    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
+    logIncidentChanges(this.platform.logger, opened.appended);
+  }
+
+  private async incidentCommand(incidentId: number, command: IncidentCommand, context: CommandContext): Promise<void> {
+    const result = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
+      if (state === null) return { events: [], result: null };
+      return { events: decideIncident(state, command, { now: new Date().toISOString() }), result: null };
+    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
+    logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
+  }
+
+  private async defaultStatus(teamId: number): Promise<StatusRef> {
+    const statuses = await teamIncidentStatuses(this.platform.reader, teamId);
+    const chosen = statuses.find((status) => status.is_default === true) ?? statuses[0];
+    if (!chosen) return { id: 0, name: 'Investigating' };
+    return { id: Number(chosen.id_num ?? chosen.id), name: String(chosen.name) };
+  }
+}
+
+function openKey(sloId: number, severity: BurnSeverity): string {
+  return `${sloId}:${severity}`;
+}

@@ -1,0 +1,73 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Gauge } from 'prom-client';
+import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { BURN_WINDOWS } from '../domain/events.js';
+import { sloBurnReactor } from './burn-alerts.js';
+import { SloReads } from './slo.reads.js';
+
+/**
+ * Starts the burn-rate alert reactor on this process's processor runner (roles all and
+ * projector have one), and, on the roles that serve the APIs (all, api), the SLO gauges of
+ * `/metrics`, computed at scrape time (one reading per scrape for both gauges).
+ */
+@Injectable()
+export class SloWorkers implements OnApplicationBootstrap {
+  constructor(
+    @Inject(PLATFORM) private readonly platform: Platform,
+    private readonly reads: SloReads,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.platform.config.role === 'all' || this.platform.config.role === 'api') this.watchSlos();
+    await this.platform.runner?.run(sloBurnReactor(this.platform));
+  }
+
+  private watchSlos(): void {
+    const registry = this.platform.metrics.registry;
+    let reading: Promise<Array<{ slo: string; remaining: number | null; burns: Record<string, number | null> }>> | null = null;
+    const read = async () => {
+      const now = Date.now();
+      const out = [];
+      for (const doc of await this.reads.all()) {
+        const object = await this.reads.present(doc, now);
+        out.push({ slo: String(doc.slo_id), remaining: object.error_budget.remaining_percent === null ? null : object.error_budget.remaining_percent / 100, burns: object.burn_rates });
+      }
+      return out;
+    };
+    const refresh = () => (reading ??= read().finally(() => setImmediate(() => (reading = null))));
+    const logger = this.platform.logger;
+    new Gauge({
+      name: 'monitor_slo_error_budget_remaining_ratio',
+      help: 'Share of the SLO\'s error budget left over its window (1 = untouched, negative = exceeded); absent while the window holds no check.',
+      labelNames: ['slo'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const s of await refresh()) if (s.remaining !== null) this.set({ slo: s.slo }, s.remaining);
+        } catch (error) {
+          logger.warn({ err: error }, 'metrics: SLO figures unavailable for this scrape');
+        }
+      },
+    });
+    new Gauge({
+      name: 'monitor_slo_burn_rate',
+      help: 'Rate at which the SLO burns its error budget over the window (1 = exactly the budget); absent while the window holds no check.',
+      labelNames: ['slo', 'window'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const s of await refresh()) {
+            for (const window of BURN_WINDOWS) {
+              const value = s.burns[window];
+              if (value !== null && value !== undefined) this.set({ slo: s.slo, window }, value);
+            }
+          }
+        } catch (error) {
+          logger.warn({ err: error }, 'metrics: SLO figures unavailable for this scrape');
+        }
+      },
+    });
+  }
+}

@@ -1,0 +1,12 @@
+import type { PathResource } from '../../platform/http/path-resources.js';
+import { SLOS_COLLECTION, SLOS_PROJECTION } from '../domain/views.js';
+
+/** `:sloID`: an SLO of the path's team (application API) or of the token's team (Developer API). */
+export const SLO_PATH: PathResource = {
+  param: 'sloID',
+  what: 'The SLO',
+  exists: async (reader, id, teamId) => {
+    const doc = await reader.get(SLOS_PROJECTION, SLOS_COLLECTION, id);
+    return doc !== null && (teamId === null || doc.team_id === teamId);
+  },
+};
