@@ -92,6 +92,7 @@ describe('manual checks, destination verification and alert status', () => {
         { type: 'availability', state: 'ok', since: null, incident_id: null },
         { type: 'latency', state: 'ok', since: null, incident_id: null },
       ],
+      suppressed_by: [],
     });
   });
 });

@@ -12,6 +12,8 @@
  *   linked to the open incident, which bumps error_count and last_error_at.
  * - AlertSignalRecovered resolves the incident when auto_resolve is true; with auto_resolve
  *   off it stays open and the next trigger joins it.
+ * - A failing check suppressed by the endpoints it depends on (`suppressed_by`) adds its
+ *   endpoint to each such parent's open availability incident, `metadata.suppressed_endpoint_ids`.
  *
  * The open incident per endpoint+signal is the reactor's state (collection `open`), committed
  * with its checkpoint. Effects on the log are idempotent, so a batch handled again (after a crash,
@@ -128,6 +130,9 @@ class AutoIncidents {
   }
 
   async onCheck(check: CheckRecordedData, views: ViewTransaction): Promise<void> {
+    if (check.suppressed_by !== undefined && !check.success) {
+      for (const parentId of check.suppressed_by) await this.noteSuppressed(parentId, check.endpoint_id, views);
+    }
     if (!countsForAlerting(check)) return;
     if (!check.success) await this.linkToOpen(check.endpoint_id, 'availability', check, views);
     if (check.success && check.latency_anomaly) await this.linkToOpen(check.endpoint_id, 'latency', check, views);
@@ -137,6 +142,25 @@ class AutoIncidents {
     const open = await openIncident(views, endpointId, signal);
     if (open === null) return;
     await this.incidentCommand(open, { kind: 'link_check', check: toLinkedCheck(check) }, systemContext('alerting'));
+  }
+
+  /**
+   * A failing check of `dependentId` was suppressed because `parentId` is down: the parent's open
+   * availability incident lists the dependent in `metadata.suppressed_endpoint_ids` (once; an
+   * incident.updated the first time). The parent's trigger precedes the check in the log (the
+   * recorder read it before recording), so its incident is already open here.
+   */
+  private async noteSuppressed(parentId: number, dependentId: number, views: ViewTransaction): Promise<void> {
+    const open = await openIncident(views, parentId, 'availability');
+    if (open === null) return;
+    const result = await runStreamCommand(this.platform.events, incidentStreamId(open), incidentAggregate, systemContext('alerting'), (state) => {
+      if (state === null || state.resolved_at !== null || state.merged_into_id !== null) return { events: [], result: null };
+      const listed = Array.isArray(state.metadata.suppressed_endpoint_ids) ? (state.metadata.suppressed_endpoint_ids as number[]) : [];
+      if (listed.includes(dependentId)) return { events: [], result: null };
+      const metadata = { ...state.metadata, suppressed_endpoint_ids: [...listed, dependentId].sort((a, b) => a - b) };
+      return { events: decide(state, { kind: 'update_details', changes: { metadata } }, { now: new Date().toISOString() }), result: null };
+    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
+    logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
   }
 
   async onTriggered(event: RecordedEvent<AlertSignalTriggeredData>, views: ViewTransaction): Promise<void> {

@@ -29,7 +29,8 @@ const MAX_ATTEMPTS = 8;
 export class AlertingCheckJudge implements CheckJudge<EndpointSnapshot, EndpointAlertsState> {
   readonly aggregate = checkWindowsAggregate;
   readonly fold;
-  private readonly folds: EndpointAlertsFold;
+  /** This process's folds of the check and alerts streams (shared with the dependency reads). */
+  readonly folds: EndpointAlertsFold;
 
   constructor(private readonly events: EventStore) {
     this.folds = new EndpointAlertsFold(events);
@@ -41,8 +42,9 @@ export class AlertingCheckJudge implements CheckJudge<EndpointSnapshot, Endpoint
   }
 
   judge(state: EndpointAlertsState, check: UnjudgedCheck, endpoint: EndpointSnapshot): CheckRecordedData {
-    const { check_id, team_id, project_id, endpoint_id, configuration_version, source, job_id, imported, alert_suppressed, ...outcome } = check;
-    return judgeCheck(state, { outcome, check_id, team_id, project_id, endpoint_id, configuration_version, source, job_id, imported, alert_suppressed, settings: endpoint.configuration });
+    const { check_id, team_id, project_id, endpoint_id, configuration_version, source, job_id, imported, alert_suppressed, suppressed_by, ...outcome } = check;
+    const judged = judgeCheck(state, { outcome, check_id, team_id, project_id, endpoint_id, configuration_version, source, job_id, imported, alert_suppressed, settings: endpoint.configuration });
+    return suppressed_by === undefined ? judged : { ...judged, suppressed_by };
   }
 
   async afterRecorded(

@@ -2,6 +2,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { AlertStatusResponse } from './alert-status.dto.js';
 import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { alertStatusView, initialState } from '../domain/endpoint-alerts.js';
+import { ParentSignals } from '../application/parent-signals.js';
 import { ALERT_STATUS, ALERTING_VIEW, type AlertStatusDoc } from '../domain/views.js';
 import { DEFAULT_LATENCY_SETTINGS } from '../../monitoring/domain/endpoint-configuration.js';
 import { ENDPOINT_PATH } from '../../monitoring/http/monitoring-paths.js';
@@ -18,11 +19,15 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 @Controller('api/public/v2/endpoints')
 @PathResources(ENDPOINT_PATH)
 export class AlertStatusController {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  private readonly parents: ParentSignals;
+
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.parents = new ParentSignals(platform.events);
+  }
 
   @RequiresScope('monitoring:read')
   @Get(':endpointID/alert-status')
-  @ApiOperation({ summary: "An endpoint's alert status", description: 'Availability and latency signals and the latency baseline.' })
+  @ApiOperation({ summary: "An endpoint's alert status", description: 'Availability and latency signals, the latency baseline, and the endpoints whose outage suppresses its failing checks.' })
   @ApiOkResponse({ type: AlertStatusResponse })
   async alertStatus(@Param('endpointID') endpointParam: string, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
@@ -30,6 +35,7 @@ export class AlertStatusController {
     if (!doc || doc.team_id !== teamId) throw Problems.notFound('The endpoint');
     const state = doc.state ?? initialState();
     const settings = doc.settings ?? DEFAULT_LATENCY_SETTINGS;
-    return { data: alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings) };
+    const suppressedBy = await this.parents.suppressingNow(endpointId);
+    return { data: { ...alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings), suppressed_by: suppressedBy } };
   }
 }

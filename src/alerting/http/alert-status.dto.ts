@@ -23,6 +23,12 @@ export class AlertStatusDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) endpoint_id!: number;
   @ApiProperty({ type: LatencyBaselineDto, nullable: true, description: 'null until latency_min_samples successful checks (auto mode).' }) latency_baseline!: LatencyBaselineDto | null;
   @ApiProperty({ type: [AlertSignalDto], description: 'availability, then latency.' }) signals!: AlertSignalDto[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'integer' },
+    description: 'Endpoints in depends_on whose availability signal is triggered now: failing checks are recorded with alert_suppressed true meanwhile. Empty when none.',
+  })
+  suppressed_by!: number[];
 }
 
 export class AlertStatusResponse {

@@ -4,8 +4,8 @@
  *
  * The checks context knows nothing of alerting or maintenance: the composition gives it a
  * `CheckJudge` (alerting: the latency threshold in force when the check is judged, and the alert
- * signals it causes on alerting's own stream) and a `CheckSuppression` (monitoring: whether a
- * maintenance window covers the check).
+ * signals it causes on alerting's own stream) and a `CheckSuppression` (whether a maintenance
+ * window covers the check, or an endpoint it depends on is down).
  *
  * - The check stream is folded per process by the judge's fold and read forward from the
  *   cached revision, so a check costs a few short reads, not a replay.
@@ -57,8 +57,12 @@ export interface CheckJudge<E extends CheckedEndpoint, S> {
   afterRecorded(state: S, check: CheckRecordedData, revision: number, endpoint: E, context: CommandContext): Promise<{ events: RecordedEffect[]; append: AppendResult | null }>;
 }
 
-/** Whether a maintenance window covers a check of this endpoint at `checkedAt` (implemented by monitoring). */
-export type CheckSuppression<E extends CheckedEndpoint> = (endpoint: E, checkedAt: string) => Promise<boolean>;
+/**
+ * Whether a check's alerts are suppressed, and why: null when they are not; otherwise
+ * `suppressed_by` names the endpoints whose outage suppresses it (none for a maintenance window).
+ * Composed from monitoring's maintenance coverage and alerting's dependencies.
+ */
+export type CheckSuppression<E extends CheckedEndpoint> = (endpoint: E, outcome: ProbeOutcome) => Promise<{ suppressed_by?: number[] } | null>;
 
 export interface RecordCheckInput<E extends CheckedEndpoint> {
   jobId: string | null;
@@ -102,7 +106,7 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
 
   private async recordNow(input: RecordCheckInput<E>): Promise<RecordCheckResult> {
     const { endpoint, outcome } = input;
-    const alertSuppressed = await this.suppressed(endpoint, outcome.checked_at);
+    const suppression = await this.suppressed(endpoint, outcome);
     const context = systemContext('prober', input.jobId ?? randomUUID());
     let checkId: number | null = null;
     const recorded = await runStreamCommand(
@@ -124,7 +128,8 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
             configuration_version: endpoint.configuration_version,
             source: input.source,
             job_id: input.jobId,
-            alert_suppressed: alertSuppressed,
+            alert_suppressed: suppression !== null,
+            ...(suppression?.suppressed_by?.length ? { suppressed_by: suppression.suppressed_by } : {}),
             imported: false,
             region: input.region ?? DEFAULT_REGION,
           },

@@ -39,8 +39,13 @@ export interface CheckRecordedData extends ProbeOutcome {
   source: CheckSource;
   /** Probe job that produced it; a redelivered job with the same id records nothing more. null for imports. */
   job_id: string | null;
-  /** Covered by a maintenance window (team, project, endpoint or legacy) at `checked_at`. */
+  /**
+   * Covered by a maintenance window (team, project, endpoint or legacy) at `checked_at`, or a
+   * failure while an endpoint it depends on was down (then `suppressed_by` names them).
+   */
   alert_suppressed: boolean;
+  /** The endpoints whose outage suppressed this failing check (dependencies); absent otherwise. Kept in the event, not in the public Check. */
+  suppressed_by?: number[];
   latency_anomaly: boolean;
   /** Latency threshold applied to this check; null while none applies (detection off, or baseline not ready). */
   latency_threshold_ms: number | null;

@@ -6,7 +6,8 @@ import type { NewEvent } from '../../platform/event-store/event-store.port.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../../checks/domain/check.js';
 import { importedChecks, type ImportedCheckInput } from '../domain/check-import.js';
-import { checkRegistration, decideEndpoint, endpointOfTeam, newVerificationToken, type EndpointChanges, type EndpointCommand } from '../domain/endpoint.js';
+import { checkRegistration, decideEndpoint, endpointOfTeam, LIMITS, newVerificationToken, type DependencyFacts, type EndpointChanges, type EndpointCommand } from '../domain/endpoint.js';
+import { alertRelations } from '../domain/endpoint-configuration.js';
 import type { EndpointConfiguration } from '../domain/endpoint-configuration.js';
 import { endpointSnapshotAggregate } from '../domain/endpoint-snapshot.js';
 import { endpointStream, maintenanceStream, projectStream } from '../domain/events.js';
@@ -107,6 +108,46 @@ async function projectKnown(platform: Platform, teamId: number, projectId: numbe
   return isProjectOf(state, teamId);
 }
 
+/**
+ * What the endpoints a new `depends_on` names are (read from their streams, the truth): those
+ * that are not live endpoints of the team, and a path of `depends_on` leading from one of them
+ * back to `endpointId` (null for a registration: nothing can depend on an id not yet given).
+ * Undefined when there is nothing to look up (no list, or one the decider refuses anyway).
+ */
+async function dependencyFacts(platform: Platform, teamId: number, endpointId: number | null, dependsOn: number[] | undefined): Promise<DependencyFacts | undefined> {
+  if (dependsOn === undefined || dependsOn.length === 0 || dependsOn.length > LIMITS.depends_on.max) return undefined;
+  const parents = new Map<number, number[]>();
+  const load = async (id: number): Promise<number[] | null> => {
+    if (!parents.has(id)) {
+      const { state } = await loadStream(platform.events, endpointStream(id), endpointSnapshotAggregate);
+      if (state === null || state.team_id !== teamId) return null;
+      parents.set(id, alertRelations(state.configuration).depends_on);
+    }
+    return parents.get(id) ?? null;
+  };
+  const unknown: number[] = [];
+  for (const id of dependsOn) if (id !== endpointId && (await load(id)) === null) unknown.push(id);
+  if (endpointId === null || unknown.length > 0) return { unknown, cycle: null };
+  // Depth-first over what the named endpoints depend on, each endpoint visited once.
+  const visited = new Set<number>();
+  const pathTo = async (id: number, path: number[]): Promise<number[] | null> => {
+    if (id === endpointId) return [...path, id];
+    if (visited.has(id)) return null;
+    visited.add(id);
+    for (const next of (await load(id)) ?? []) {
+      const found = await pathTo(next, [...path, id]);
+      if (found) return found;
+    }
+    return null;
+  };
+  for (const id of dependsOn) {
+    if (id === endpointId) continue;
+    const cycle = await pathTo(id, [endpointId]);
+    if (cycle) return { unknown, cycle };
+  }
+  return { unknown, cycle: null };
+}
+
 /** One command on one stream: decide on its fold, append what was decided (nothing when it refuses). */
 function runDecider<S, C>(platform: Platform, stream: string, aggregate: Aggregate<S>, decide: (state: S, command: C) => NewEvent[], command: C, context: CommandContext) {
   return runStreamCommand(platform.events, stream, aggregate, context, (state) => ({ events: decide(state, command), result: undefined }));
@@ -187,6 +228,7 @@ export class RegisterEndpointHandler implements ICommandHandler<RegisterEndpoint
       team_exists,
       // The team's 404 comes first: its projects are only looked up for a team that exists.
       project_known: team_exists && (await projectKnown(this.platform, teamId, input.project_id)),
+      dependencies: team_exists ? await dependencyFacts(this.platform, teamId, null, input.depends_on) : undefined,
     };
     checkRegistration(registration);
     const endpointId = await this.platform.ids.next('endpoint');
@@ -208,7 +250,8 @@ export class UpdateEndpointHandler implements ICommandHandler<UpdateEndpoint> {
   async execute({ teamId, endpointId, input, context }: UpdateEndpoint): Promise<void> {
     const changes = endpointChanges(input);
     const project_known = changes.project_id === undefined || (await projectKnown(this.platform, teamId, changes.project_id));
-    const command: EndpointCommand = { kind: 'update_endpoint', endpoint_id: endpointId, team_id: teamId, changes, project_known, at: new Date().toISOString() };
+    const dependencies = await dependencyFacts(this.platform, teamId, endpointId, changes.configuration.depends_on);
+    const command: EndpointCommand = { kind: 'update_endpoint', endpoint_id: endpointId, team_id: teamId, changes, project_known, dependencies, at: new Date().toISOString() };
     // A move changes which project's analytics count the endpoint: the analytics endpoints view
     // handles the move, so the answer waits for it too.
     await this.platform.freshness.require(await runEndpointCommand(this.platform, endpointId, command, context));

@@ -1,4 +1,4 @@
-import { DEFAULT_LATENCY_SETTINGS } from '../domain/endpoint-configuration.js';
+import { alertRelations, DEFAULT_LATENCY_SETTINGS } from '../domain/endpoint-configuration.js';
 import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
@@ -84,6 +84,7 @@ function endpointConfiguration(row: EndpointDoc) {
     latency_recovery_count: row.latency_recovery_count,
     latency_min_increase_ms: row.latency_min_increase_ms ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_ms,
     latency_min_increase_percent: row.latency_min_increase_percent ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_percent,
+    ...alertRelations(row),
     configuration_version: row.configuration_version,
     maintenance_until: row.maintenance_until ?? null,
   };

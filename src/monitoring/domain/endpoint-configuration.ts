@@ -30,7 +30,34 @@ export interface LatencySettings {
   latency_min_increase_percent: number;
 }
 
-export interface EndpointConfiguration extends LatencySettings {
+/**
+ * How an endpoint's alerts relate to other endpoints and to its own history (issue 26):
+ * `depends_on` names endpoints of the same team whose triggered availability suppresses this
+ * one's failing checks; `flap_*` say when the availability signal is flapping. Endpoints
+ * registered before these existed have none of them: `alertRelations` gives the defaults.
+ */
+export interface AlertRelationSettings {
+  depends_on: number[];
+  flap_threshold: number;
+  flap_window_seconds: number;
+}
+
+export const DEFAULT_ALERT_RELATIONS: AlertRelationSettings = {
+  depends_on: [],
+  flap_threshold: 6,
+  flap_window_seconds: 3_600,
+};
+
+/** The dependency and flapping settings of a configuration, with the defaults for one stored before they existed. */
+export function alertRelations(settings: Partial<AlertRelationSettings>): AlertRelationSettings {
+  return {
+    depends_on: settings.depends_on ?? DEFAULT_ALERT_RELATIONS.depends_on,
+    flap_threshold: settings.flap_threshold ?? DEFAULT_ALERT_RELATIONS.flap_threshold,
+    flap_window_seconds: settings.flap_window_seconds ?? DEFAULT_ALERT_RELATIONS.flap_window_seconds,
+  };
+}
+
+export interface EndpointConfiguration extends LatencySettings, Partial<AlertRelationSettings> {
   /** The full configured URL, hidden query and user-info included. */
   url: string;
   method: ProbeMethod;

@@ -3,7 +3,7 @@
  * stream's one fold (endpoint-snapshot.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from './endpoint-configuration.js';
+import { DEFAULT_ALERT_RELATIONS, DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from './endpoint-configuration.js';
 import type { EndpointSnapshot, EndpointSnapshotState } from './endpoint-snapshot.js';
 import {
   AlreadyExistsError,
@@ -41,6 +41,10 @@ export const LIMITS = {
   latency_min_increase_ms: { min: 0, max: 600_000 },
   latency_min_increase_percent: { min: 0, max: 10_000 },
   expected_status: { min: 100, max: 599 },
+  flap_threshold: { min: 2, max: 50 },
+  flap_window_seconds: { min: 60, max: 86_400 },
+  /** How many endpoints one may depend on. */
+  depends_on: { min: 0, max: 20 },
 } as const;
 
 export const DEFAULT_CONFIGURATION: Omit<EndpointConfiguration, 'url'> = {
@@ -53,6 +57,7 @@ export const DEFAULT_CONFIGURATION: Omit<EndpointConfiguration, 'url'> = {
   interval_seconds: 60,
   timeout_seconds: 10,
   ...DEFAULT_LATENCY_SETTINGS,
+  ...DEFAULT_ALERT_RELATIONS,
 };
 
 export function newVerificationToken(): string {
@@ -80,6 +85,9 @@ export interface PublicConfiguration {
   latency_recovery_count: number;
   latency_min_increase_ms: number;
   latency_min_increase_percent: number;
+  depends_on: number[];
+  flap_threshold: number;
+  flap_window_seconds: number;
 }
 
 /** Maps (part of) a configuration to its public fields; hidden values never pass through. */
@@ -137,6 +145,29 @@ export function mergeConfiguration(current: EndpointConfiguration, patch: Partia
   return merged;
 }
 
+/**
+ * What the handler found of the endpoints a new `depends_on` names (the decider cannot read
+ * other streams): which are not live endpoints of the team, and a path of `depends_on` from one
+ * of them back to the endpoint itself (a cycle), if any.
+ */
+export interface DependencyFacts {
+  unknown: number[];
+  cycle: number[] | null;
+}
+
+/** The rules of a new `depends_on` (field `depends_on`, 400 validation_failed at the edge). */
+export function dependencyViolations(endpointId: number | null, dependsOn: readonly number[], facts: DependencyFacts | undefined): RuleViolation[] {
+  const violations: RuleViolation[] = [];
+  const field = 'depends_on';
+  if (dependsOn.length > LIMITS.depends_on.max) violations.push({ field, code: 'out_of_range', message: `must name at most ${LIMITS.depends_on.max} endpoints` });
+  if (new Set(dependsOn).size !== dependsOn.length) violations.push({ field, code: 'invalid_value', message: 'must not name an endpoint twice' });
+  if (endpointId !== null && dependsOn.includes(endpointId)) violations.push({ field, code: 'invalid_value', message: 'must not name the endpoint itself' });
+  if (facts === undefined) return violations;
+  if (facts.unknown.length > 0) violations.push({ field, code: 'not_found', message: `names endpoints that are not endpoints of this team: ${facts.unknown.join(', ')}` });
+  if (facts.cycle !== null) violations.push({ field, code: 'invalid_value', message: `would form a cycle: ${facts.cycle.join(' -> ')}` });
+  return violations;
+}
+
 const unknownProject = (): RuleViolation => ({ field: 'project_id', code: 'not_found', message: 'does not name a project of this team' });
 
 // ---------------------------------------------------------------------------------------------
@@ -153,6 +184,8 @@ export interface EndpointRegistration {
   team_exists: boolean;
   /** project_id names a project of the team. */
   project_known: boolean;
+  /** What the named endpoints are, when the registration sets a non-empty depends_on. */
+  dependencies?: DependencyFacts;
 }
 
 /** What an update may change; an absent field stays as it is. */
@@ -175,6 +208,8 @@ export type EndpointCommand =
       changes: EndpointChanges;
       /** changes.project_id (when given) names a project of the team. */
       project_known: boolean;
+      /** What the named endpoints are, when the changes set depends_on. */
+      dependencies?: DependencyFacts;
       at: string;
     }
   | { kind: 'verify_destination'; endpoint_id: number; team_id: number; verified_at: string }
@@ -189,6 +224,7 @@ export function checkRegistration(registration: EndpointRegistration): EndpointC
   if (!registration.team_exists) throw new TeamNotFoundError(registration.team_id);
   const configuration = mergeConfiguration({ ...DEFAULT_CONFIGURATION, url: registration.configuration.url }, registration.configuration);
   const violations = configurationViolations(configuration);
+  violations.push(...dependencyViolations(null, configuration.depends_on ?? [], registration.dependencies));
   if (!registration.project_known) violations.push(unknownProject());
   MonitoringRulesError.throwIfAny(violations);
   return configuration;
@@ -236,6 +272,7 @@ function update(endpoint: EndpointSnapshot, command: Extract<EndpointCommand, { 
   const { changes, at } = command;
   const configuration = mergeConfiguration(endpoint.configuration, changes.configuration);
   const violations = configurationViolations(configuration);
+  if (changes.configuration.depends_on !== undefined) violations.push(...dependencyViolations(endpoint.endpoint_id, changes.configuration.depends_on, command.dependencies));
   if (!command.project_known) violations.push(unknownProject());
   MonitoringRulesError.throwIfAny(violations);
   if (changes.enabled === true && !endpoint.enabled && !endpoint.destination_verified) throw new DestinationNotVerifiedError(endpoint.endpoint_id);

@@ -30,7 +30,8 @@ export interface ProjectDoc extends ProjectCreatedData {
  * `*_configured` flags). The optional fields are absent from documents written before they
  * existed (the view is not rebuilt for a new field); readers put their defaults back.
  */
-export interface EndpointDoc extends Omit<PublicConfiguration, 'latency_fixed_threshold_ms' | 'latency_min_increase_ms' | 'latency_min_increase_percent'> {
+export interface EndpointDoc
+  extends Omit<PublicConfiguration, 'latency_fixed_threshold_ms' | 'latency_min_increase_ms' | 'latency_min_increase_percent' | 'depends_on' | 'flap_threshold' | 'flap_window_seconds'> {
   id: string;
   endpoint_id: number;
   team_id: number;
@@ -49,6 +50,10 @@ export interface EndpointDoc extends Omit<PublicConfiguration, 'latency_fixed_th
   latency_min_increase_ms?: number;
   /** [DEFAULT_LATENCY_SETTINGS] */
   latency_min_increase_percent?: number;
+  /** [DEFAULT_ALERT_RELATIONS] */
+  depends_on?: number[];
+  flap_threshold?: number;
+  flap_window_seconds?: number;
   created_at: string;
   updated_at: string;
 }

@@ -95,6 +95,16 @@ class EndpointFields {
   @RangeDoc(LIMITS.latency_recovery_count, 3) @Optional() @Range(LIMITS.latency_recovery_count) latency_recovery_count?: number;
   @Optional() @Range(LIMITS.latency_min_increase_ms) latency_min_increase_ms?: number;
   @Optional() @Range(LIMITS.latency_min_increase_percent) latency_min_increase_percent?: number;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'integer', minimum: 1 },
+    maxItems: LIMITS.depends_on.max,
+    default: [],
+    description: 'Endpoints of the same team this one depends on (not itself, no cycles). While any of them has its availability signal triggered, failing checks of this one are recorded with alert_suppressed true and open no incident.',
+  })
+  @Optional() @IsArray() @ArrayMaxSize(LIMITS.depends_on.max) @IsInt({ each: true }) @Min(1, { each: true }) depends_on?: number[];
+  @RangeDoc(LIMITS.flap_threshold, 6, 'Availability changes of state within flap_window_seconds that make the endpoint flapping.') @Optional() @Range(LIMITS.flap_threshold) flap_threshold?: number;
+  @RangeDoc(LIMITS.flap_window_seconds, 3_600) @Optional() @Range(LIMITS.flap_window_seconds) flap_window_seconds?: number;
 }
 
 export class CreateEndpointBody extends EndpointFields {

@@ -1,0 +1,23 @@
+/**
+ * Dependencies between endpoints (issue 26): an endpoint may depend on others of its team
+ * (`depends_on`). While any of them has its availability signal triggered, a failing check of
+ * the dependent is recorded with `alert_suppressed: true` and `suppressed_by` naming them: it
+ * counts toward none of its signals and opens no incident, and the parent's incident lists the
+ * dependent. A success is never suppressed this way, so a dependent recovers as usual, and once
+ * every parent has recovered its failures count again.
+ */
+import type { SignalStateName } from './endpoint-alerts.js';
+
+/** What the rule needs to know of one endpoint named in `depends_on`. */
+export interface ParentState {
+  endpoint_id: number;
+  /** Exists, belongs to the dependent's team and is enabled: a deleted or disabled parent's signal no longer moves, so it suppresses nothing. */
+  probed: boolean;
+  availability: SignalStateName;
+}
+
+/** The parents whose outage suppresses a check with this outcome, in `depends_on` order; none for a success. */
+export function suppressingParents(success: boolean, parents: readonly ParentState[]): number[] {
+  if (success) return [];
+  return parents.filter((parent) => parent.probed && parent.availability === 'triggered').map((parent) => parent.endpoint_id);
+}
