@@ -311,6 +311,64 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
       });
     });
 
+    describe('aggregateRanges', () => {
+      // Keys like rollup ids: a letter, a scope id, a fixed-width period.
+      const key = (scope: number, period: number) => `k${scope}p${String(period).padStart(3, '0')}`;
+      beforeEach(async () => {
+        await store.ensureCollection({ name: 'ranges', indexes: [{ fields: ['n'] }] });
+        const docs: Doc[] = [];
+        for (let scope = 1; scope <= 12; scope++) {
+          for (let period = 0; period < 30; period += 1 + (scope % 3)) docs.push({ id: key(scope, period), n: scope * 100 + period, ms: (scope * 7 + period) % 50, label: 'x' });
+        }
+        docs.push({ id: key(3, 5) + 'x', n: 'text', ms: 'not a number' });
+        await put('ranges', docs);
+      });
+
+      /** What `aggregate` says of each range on its own: the meaning aggregateRanges keeps. */
+      async function oneByOne(field: string, ranges: Array<{ gte: Scalar; lt: Scalar }>) {
+        const rows = [];
+        for (const [i, range] of ranges.entries()) {
+          const [row] = await store.aggregate('ranges', { filter: { [field]: range }, sum: ['ms', 'label'], min: ['ms'], max: ['ms', 'absent'] });
+          rows.push({ ...row, group: i });
+        }
+        return rows;
+      }
+
+      it('sums each range of ids apart, in the ranges\' order, empty and overlapping ones included', async () => {
+        const ranges = [
+          { gte: key(4, 10), lt: key(4, 20) },
+          { gte: key(1, 0), lt: key(1, 999) },
+          { gte: key(5, 3), lt: key(5, 3) },
+          { gte: key(99, 0), lt: key(99, 5) },
+          { gte: key(3, 0), lt: key(3, 10) },
+          { gte: key(1, 5), lt: key(1, 15) },
+        ];
+        const rows = await store.aggregateRanges('ranges', { field: 'id', ranges, sum: ['ms', 'label'], min: ['ms'], max: ['ms', 'absent'] });
+        expect(rows).toEqual(await oneByOne('id', ranges));
+        expect(rows.map((r) => r.count)).toEqual([5, 15, 0, 0, 11, 5]);
+        expect(rows[2]).toEqual({ group: 2, count: 0, sum: { ms: 0, label: 0 }, min: { ms: null }, max: { ms: null, absent: null } });
+      });
+
+      it('keeps a field\'s type order, and answers hundreds of ranges at once', async () => {
+        const numeric = [{ gte: 300, lt: 310 }, { gte: 0, lt: 'zzz' }, { gte: 'a', lt: 'zzz' }, { gte: 1150, lt: 1300 }];
+        expect(await store.aggregateRanges('ranges', { field: 'n', ranges: numeric, sum: ['ms', 'label'], min: ['ms'], max: ['ms', 'absent'] })).toEqual(await oneByOne('n', numeric));
+        const many = Array.from({ length: 601 }, (_, i) => ({ gte: key((i % 13) + 1, i % 30), lt: key((i % 13) + 1, (i % 30) + 1 + (i % 4)) }));
+        const rows = await store.aggregateRanges('ranges', { field: 'id', ranges: many, sum: ['ms'], min: ['ms'], max: ['ms'] });
+        expect(rows).toHaveLength(601);
+        expect(rows.map((r) => r.group)).toEqual(many.map((_, i) => i));
+        const expected = await Promise.all(many.map((range) => store.aggregate('ranges', { filter: { id: range }, sum: ['ms'], min: ['ms'], max: ['ms'] })));
+        expect(rows.map(({ group: _, ...row }) => row)).toEqual(expected.map(([{ group: _, ...row }]) => row));
+        expect(rows.reduce((n, r) => n + r.count, 0)).toBeGreaterThan(300);
+      });
+
+      it('reads a missing collection as empty ranges, and no ranges as no rows', async () => {
+        expect(await store.aggregateRanges('missing_collection', { field: 'id', ranges: [{ gte: 'a', lt: 'b' }], sum: ['ms'] })).toEqual([
+          { group: 0, count: 0, sum: { ms: 0 }, min: {}, max: {} },
+        ]);
+        expect(await store.aggregateRanges('ranges', { field: 'id', ranges: [], sum: ['ms'] })).toEqual([]);
+      });
+    });
+
     describe('commit', () => {
       beforeEach(async () => {
         await store.ensureCollection({ name: 'one', indexes: [] });
@@ -472,6 +530,20 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         const since = '2026-01-01T00:00:01.000Z';
         const filtered = all.filter((d) => typeof d.at === 'string' && d.at >= since).sort((x, y) => compareTyped(x, y, orders[0])).map((d) => d.id);
         expect((await walk(store, 'typed', { sort: orders[0], pageSize: 3, filter: { at: { gte: since } } })).map((d) => d.id)).toEqual(filtered);
+      });
+
+      it('aggregates ranges of typed columns and ids as aggregate does one by one', async () => {
+        const cases: Array<[string, Array<{ gte: Scalar; lt: Scalar }>]> = [
+          ['id', [{ gte: 't1', lt: 't4' }, { gte: 't0', lt: 'tz' }, { gte: 't5', lt: 't5' }]],
+          ['at', [{ gte: '2026-01-01T00:00:00.000Z', lt: '2026-01-01T00:00:02.000Z' }, { gte: '2000', lt: '3000' }]],
+          ['n', [{ gte: -5, lt: 2 }, { gte: 2, lt: 100 }]],
+        ];
+        for (const [field, ranges] of cases) {
+          const query = { sum: ['n', 'ms'], min: ['ms'], max: ['n'] };
+          const expected = [];
+          for (const [i, range] of ranges.entries()) expected.push({ ...(await store.aggregate('typed', { ...query, filter: { [field]: range } }))[0], group: i });
+          expect(await store.aggregateRanges('typed', { ...query, field, ranges })).toEqual(expected);
+        }
       });
 
       it('aggregates numbers of typed columns, never booleans or timestamps, and groups by them', async () => {

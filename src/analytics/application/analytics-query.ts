@@ -133,6 +133,8 @@ const PAGE = 2000;
 /** Raw rows per read of a p95 walk: one page is read in a few milliseconds. */
 const P95_PAGE = 2500;
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
+/** Rollup id ranges per read: one SQLite statement of this many ranges takes a few milliseconds. */
+const RANGES_PER_READ = 512;
 
 export interface AnalyticsQueryOptions {
   /**
@@ -331,7 +333,7 @@ export class AnalyticsQuery {
       plans.push(planRange(start, end, this.rawHorizon()));
     }
     const [rollupSums, raw] = await Promise.all([
-      this.slices.map(plans, (plan) => this.sumRollups(scope.kind, [scope.id], plan)),
+      this.sumRollupRuns(scope.kind, plans.map((plan) => ({ id: scope.id, runs: rollupRuns(plan) }))),
       this.fetchRawEdges(scope.kind, [scope.id], plans.flat()),
     ]);
     const horizon = this.rawHorizon();
@@ -357,8 +359,9 @@ export class AnalyticsQuery {
     const sums = new Map<number, Accumulator>(ids.map((id) => [id, emptyAccumulator()]));
     if (ids.length === 0) return sums;
     const pieces = planRange(range.from, range.to, this.rawHorizon());
-    const queries = this.slices.map(ids, async (id) => {
-      addAccumulator(sums.get(id)!, await this.sumRollups(kind, [id], pieces));
+    const runs = rollupRuns(pieces);
+    const queries = this.sumRollupRuns(kind, ids.map((id) => ({ id, runs }))).then((perId) => {
+      ids.forEach((id, i) => addAccumulator(sums.get(id)!, perId[i]));
     });
     const field = SCOPE_FIELD[kind];
     const horizon = this.rawHorizon();
@@ -377,38 +380,45 @@ export class AnalyticsQuery {
   }
 
   /**
-   * The sums of the scopes' rollup rows over the pieces' periods, by the store. Consecutive
-   * periods of one granularity are one id range (a bucket has at most five: minutes, hours,
-   * days, hours, minutes), so the store reads only the rows that exist.
+   * For each owner, the sums of its scope's rollup rows over its runs of periods. Consecutive
+   * periods of one granularity are one id range (a bucket or window has at most five: minutes,
+   * hours, days, hours, minutes), so the store reads only the rows that exist; the ranges of all
+   * owners (a project's endpoints, a series' buckets) go to the store RANGES_PER_READ at a time,
+   * one statement each on SQLite, with a turn of the event loop between reads when due.
    */
-  private async sumRollups(kind: RollupScopeKind, ids: number[], pieces: RangePiece[]): Promise<Accumulator> {
-    const acc = emptyAccumulator();
-    const runs = rollupRuns(pieces);
-    if (runs.length === 0 || ids.length === 0) return acc;
+  private async sumRollupRuns(kind: RollupScopeKind, owners: Array<{ id: number; runs: RollupRun[] }>): Promise<Accumulator[]> {
+    const sums = owners.map(() => emptyAccumulator());
+    const ranges: Array<{ gte: string; lt: string }> = [];
+    const ownerOf: number[] = [];
+    owners.forEach(({ id, runs }, owner) => {
+      for (const run of runs) {
+        ranges.push(rollupRange(kind, id, run.granularity, run.from / 1000, run.to / 1000));
+        ownerOf.push(owner);
+      }
+    });
+    if (ranges.length === 0) return sums;
     const { rollups } = await this.names();
-    const groups = await Promise.all(
-      ids.flatMap((id) =>
-        runs.map((run) =>
-          this.store.aggregate(rollups, {
-            filter: { id: rollupRange(kind, id, run.granularity, run.from / 1000, run.to / 1000) },
-            sum: ROLLUP_SUMS,
-            min: ['latency_min'],
-            max: ['latency_max'],
-          }),
-        ),
-      ),
-    );
-    for (const group of groups.flat()) {
-      if (group.count === 0) continue;
-      addAccumulator(acc, {
-        checks: group.sum.checks,
-        failures: group.sum.failures,
-        latency_sum: group.sum.latency_sum,
-        latency_min: group.min.latency_min,
-        latency_max: group.max.latency_max,
+    for (let start = 0; start < ranges.length; start += RANGES_PER_READ) {
+      await this.slices.pause();
+      const rows = await this.store.aggregateRanges(rollups, {
+        field: 'id',
+        ranges: ranges.slice(start, start + RANGES_PER_READ),
+        sum: ROLLUP_SUMS,
+        min: ['latency_min'],
+        max: ['latency_max'],
       });
+      for (const row of rows) {
+        if (row.count === 0) continue;
+        addAccumulator(sums[ownerOf[start + (row.group as number)]], {
+          checks: row.sum.checks,
+          failures: row.sum.failures,
+          latency_sum: row.sum.latency_sum,
+          latency_min: row.min.latency_min,
+          latency_max: row.max.latency_max,
+        });
+      }
     }
-    return acc;
+    return sums;
   }
 
   /**
@@ -474,9 +484,16 @@ export class AnalyticsQuery {
   }
 }
 
-/** The pieces' rollup periods as runs of consecutive periods of one granularity (epoch ms). */
-function rollupRuns(pieces: RangePiece[]): Array<{ granularity: Granularity; from: number; to: number }> {
-  const runs: Array<{ granularity: Granularity; from: number; to: number }> = [];
+/** Consecutive rollup periods of one granularity, [from, to) in epoch ms. */
+interface RollupRun {
+  granularity: Granularity;
+  from: number;
+  to: number;
+}
+
+/** The pieces' rollup periods as runs of consecutive periods of one granularity. */
+function rollupRuns(pieces: RangePiece[]): RollupRun[] {
+  const runs: RollupRun[] = [];
   for (const piece of pieces) {
     if (piece.kind !== 'rollup') continue;
     const last = runs[runs.length - 1];

@@ -73,6 +73,21 @@ export interface AggregateQuery {
   max?: string[];
 }
 
+/**
+ * Many aggregates in one read: the documents whose `field` lies in each half-open range
+ * [`gte`, `lt`) (compared as a filter's `gte`/`lt` would), summed per range. For reads that need
+ * the sums of thousands of small key ranges (analytics sums every endpoint's rollup rows of a
+ * window): one statement for many ranges instead of one per range.
+ */
+export interface RangesAggregateQuery {
+  /** `id` or an indexed field: each range is one index range. */
+  field: string;
+  ranges: Array<{ gte: Scalar; lt: Scalar }>;
+  sum?: string[];
+  min?: string[];
+  max?: string[];
+}
+
 /** `count` is the number of matching documents; `sum.x` is 0 and `min.x`/`max.x` null when no document has x. */
 export interface AggregateRow {
   group: Scalar;
@@ -129,6 +144,14 @@ export interface ReadStore {
   findIds?(collection: string, query: FindQuery): Promise<string[]>;
   count(collection: string, filter?: Filter): Promise<number>;
   aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]>;
+  /**
+   * One row per range, in the ranges' order, `group` being the range's index; each row equals
+   * `aggregate` with the filter `{ [field]: { gte, lt } }` (count 0 and empty sums for a range
+   * that holds nothing, or a missing collection). Ranges may overlap. A store answering
+   * synchronously (SQLite) reads them all in one call: callers that keep the event loop free
+   * pass a few hundred ranges at a time.
+   */
+  aggregateRanges(collection: string, query: RangesAggregateQuery): Promise<AggregateRow[]>;
   /** All writes (across collections) become visible together or not at all. */
   commit(writes: ViewWrite[], options?: CommitOptions): Promise<void>;
   /**

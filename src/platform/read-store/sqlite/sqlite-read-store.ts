@@ -22,6 +22,7 @@ import {
   type Filter,
   type FindQuery,
   type IndexSpec,
+  type RangesAggregateQuery,
   type ReadStore,
   type Scalar,
   type ViewWrite,
@@ -35,12 +36,14 @@ import {
   sortAggregateRows,
   UnknownCollectionError,
 } from '../read-store-rules.js';
-import { and, filterClause, groupExprs, groupValue, numericExpr, planFind, type SqlFragment } from './sqlite-query.js';
+import { and, filterClause, groupExprs, groupValue, numericExpr, planFind, type SqlFragment, type SqlParam } from './sqlite-query.js';
 import { CollectionLayout, type FieldRef } from './sqlite-layout.js';
 import { boundWal } from '../../sqlite-wal.js';
 
 const TABLE_PREFIX = 'c_';
 const STATEMENT_CACHE_SIZE = 256;
+/** Arms of one `aggregateRanges` statement: under SQLite's limit of 500 per compound SELECT. */
+const RANGE_ARMS = 256;
 /** Not `c_`-prefixed, so never listed as a collection. */
 const STAMPS_TABLE = 'view_stamps';
 const NO_STAMPS: CollectionStamps = { changed: 0, rewritten: 0 };
@@ -346,6 +349,72 @@ export class SqliteReadStore implements ReadStore {
     });
   }
 
+  /**
+   * Ranges of ids with text bounds (rollup ids, say) are one statement: the ranges, passed as one
+   * JSON array, joined to the primary key, each an index range (`id >= lo AND id < hi` is what
+   * `aggregate`'s filter becomes for text bounds, ids being text). Other ranges are compound
+   * SELECTs of up to RANGE_ARMS arms, each the statement `aggregate` would run for one range; a
+   * short last group is padded with copies of its last range up to a power of two, so a few
+   * prepared statements serve every request size.
+   */
+  async aggregateRanges(collection: string, query: RangesAggregateQuery): Promise<AggregateRow[]> {
+    const { sum = [], min = [], max = [], ranges, field } = query;
+    if (ranges.length === 0) return [];
+    // Thousands of rows per call: built with plain loops, the empty ones once each.
+    const result: Array<AggregateRow | undefined> = new Array(ranges.length);
+    const figures = (row: Record<string, unknown> | null, names: string[], prefix: string, none: number | null) => {
+      const out: Record<string, number | null> = {};
+      for (let i = 0; i < names.length; i++) out[names[i]] = row ? ((row[prefix + i] ?? none) as number | null) : none;
+      return out;
+    };
+    const take = (row: Record<string, unknown>, index: number) => {
+      if (index < ranges.length) {
+        result[index] = {
+          group: index,
+          count: row.n as number,
+          sum: figures(row, sum, 's', 0) as Record<string, number>,
+          min: figures(row, min, 'mn', null),
+          max: figures(row, max, 'mx', null),
+        };
+      }
+    };
+    const filled = (): AggregateRow[] => {
+      for (let i = 0; i < ranges.length; i++) {
+        result[i] ??= { group: i, count: 0, sum: figures(null, sum, 's', 0) as Record<string, number>, min: figures(null, min, 'mn', null), max: figures(null, max, 'mx', null) };
+      }
+      return result as AggregateRow[];
+    };
+    // A missing collection leaves every range empty.
+    this.withLayout(collection, undefined, (layout, t) => {
+      // The ranges' CTE names no column of a collection (i, lo, hi), so the columns need no qualifier.
+      const columns = aggregateColumns(layout, query).join(', ');
+      if (layout.field(field).kind === 'id' && ranges.every((r) => typeof r.gte === 'string' && typeof r.lt === 'string')) {
+        const sql = `WITH r(i, lo, hi) AS (SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
+                     SELECT r.i AS g, ${columns} FROM r CROSS JOIN ${t} AS t WHERE t.id >= r.lo AND t.id < r.hi GROUP BY r.i`;
+        const rows = this.statement(sql).all(JSON.stringify(ranges.map((r) => [r.gte, r.lt]))) as Array<Record<string, unknown>>;
+        for (const row of rows) take(row, row.g as number);
+        return;
+      }
+      for (let start = 0; start < ranges.length; start += RANGE_ARMS) {
+        const group = ranges.slice(start, start + RANGE_ARMS);
+        let size = 1;
+        while (size < group.length) size *= 2;
+        size = Math.min(size, RANGE_ARMS);
+        while (group.length < size) group.push(group[group.length - 1]);
+        const arms: string[] = [];
+        const params: SqlParam[] = [];
+        group.forEach((range, i) => {
+          const where = filterClause(layout, { [field]: { gte: range.gte, lt: range.lt } });
+          arms.push(`SELECT ${i} AS g, ${columns} FROM ${t} WHERE ${where.sql}`);
+          params.push(...where.params);
+        });
+        const rows = this.statement(arms.join(' UNION ALL ')).all(...params) as Array<Record<string, unknown>>;
+        for (const row of rows) take(row, start + (row.g as number));
+      }
+    });
+    return filled();
+  }
+
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
     for (let attempt = 0; ; attempt++) {
@@ -532,11 +601,18 @@ function prepareWrite(write: ViewWrite, layout: CollectionLayout | null): Prepar
   return { op: 'put', collection: write.collection, table, sql: writeSql(table, shape), values };
 }
 
-function aggregateSql(table: string, layout: CollectionLayout, query: AggregateQuery, where: SqlFragment): string {
+/** Count, sums, minimums and maximums, named as `toAggregateRow` reads them. */
+function aggregateColumns(layout: CollectionLayout, query: Pick<AggregateQuery, 'sum' | 'min' | 'max'>): string[] {
   const columns = ['count(*) AS n'];
-  (query.sum ?? []).forEach((f, i) => columns.push(`total(${numericExpr(layout.field(f))}) AS s${i}`));
-  (query.min ?? []).forEach((f, i) => columns.push(`min(${numericExpr(layout.field(f))}) AS mn${i}`));
-  (query.max ?? []).forEach((f, i) => columns.push(`max(${numericExpr(layout.field(f))}) AS mx${i}`));
+  const input = (f: string) => numericExpr(layout.field(f));
+  (query.sum ?? []).forEach((f, i) => columns.push(`total(${input(f)}) AS s${i}`));
+  (query.min ?? []).forEach((f, i) => columns.push(`min(${input(f)}) AS mn${i}`));
+  (query.max ?? []).forEach((f, i) => columns.push(`max(${input(f)}) AS mx${i}`));
+  return columns;
+}
+
+function aggregateSql(table: string, layout: CollectionLayout, query: AggregateQuery, where: SqlFragment): string {
+  const columns = aggregateColumns(layout, query);
   if (query.groupBy === undefined) return `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.sql}`;
   const group = groupExprs(layout.field(query.groupBy));
   return `SELECT ${group.value} AS g, ${group.kind} AS k, ${columns.join(', ')} FROM ${table}

@@ -10,6 +10,7 @@ import {
   type Doc,
   type Filter,
   type FindQuery,
+  type RangesAggregateQuery,
   type ReadStore,
   type Scalar,
   type ViewWrite,
@@ -96,6 +97,15 @@ export class MemoryReadStore implements ReadStore {
       };
     });
     return sortAggregateRows(rows);
+  }
+  async aggregateRanges(collection: string, query: RangesAggregateQuery): Promise<AggregateRow[]> {
+    const { ranges, field, ...figures } = query;
+    const rows: AggregateRow[] = [];
+    for (const [i, range] of ranges.entries()) {
+      const [row] = await this.aggregate(collection, { ...figures, filter: { [field]: { gte: range.gte, lt: range.lt } } });
+      rows.push({ ...row, group: i });
+    }
+    return rows;
   }
   /** All or nothing: every write is checked (collection, serialisation, unique indexes, preconditions) before any is applied. */
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
