@@ -18,8 +18,7 @@
  * with its checkpoint.
  */
 import { ROLLUPS_PROJECTION } from '../../analytics/domain/views.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../../checks/domain/check.js';
-import { countsForAlerting } from '../../alerting/domain/endpoint-alerts.js';
+import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { logIncidentChanges } from '../../incidents/application/incident-log.js';
 import { IncidentDomainError } from '../../incidents/domain/errors.js';
 import { incidentStreamId, type IncidentEvent } from '../../incidents/domain/events.js';
@@ -98,7 +97,7 @@ class BurnAlerts {
 
   async onCheck(event: RecordedEvent<CheckRecordedData>): Promise<void> {
     const check = event.data;
-    if (!countsForAlerting(check)) return;
+    if (!isApplicable(check) || check.imported) return;
     const slos = ((await this.platform.reader.find(SLOS_PROJECTION, SLOS_COLLECTION, { filter: { team_id: check.team_id } })) as unknown as SloDoc[]).filter(
       (slo) => slo.project_id === check.project_id || (slo.endpoint_ids ?? []).includes(check.endpoint_id),
     );
