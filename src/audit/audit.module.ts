@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AuditController } from './http/audit.controller.js';
+import { AuditController, AuditKeyController } from './http/audit.controller.js';
 
 /** The audit context: the hash chain's rules (domain), its verification (application), the route. */
-@Module({ controllers: [AuditController] })
+@Module({ controllers: [AuditController, AuditKeyController] })
 export class AuditModule {}

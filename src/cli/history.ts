@@ -4,15 +4,27 @@
  * id and what changed, then the state rebuilt from the log (as of `--at` when given).
  * `npm run history -- verify [--team N] [--stream NAME]`: walks the hash chains (docs/audit.md);
  * exit 0 when intact, 1 naming each broken stream's first bad revision.
+ * `npm run history -- export (--team N | --stream NAME | --incident ID) [--from T] [--to T] [--out FILE]`:
+ * the signed NDJSON export (docs/audit.md), to stdout or FILE, progress on stderr.
+ * `npm run history -- verify-export FILE [--public-key PEM-FILE]`: checks an export offline; exit 0
+ * when every line and the signature hold, 1 naming the first bad line.
  * Usage errors exit with 2, an unknown incident with 1; `--help` prints the usage.
  */
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { createEventStore } from '../platform/event-store/create-event-store.js';
 import { incidentHistory } from '../incidents/application/history.js';
 import { verifyHistory } from '../audit/application/verify.js';
+import { exportHistory, type ExportProgress } from '../audit/application/export.js';
+import { parseManifestLine, verifyExport } from '../audit/domain/verify-export.js';
+import { auditPublicKey, auditSigner, SigningKeyError } from '../audit/domain/signing.js';
+import { incidentStreamId } from '../incidents/domain/events.js';
 import { parseRfc3339 } from '../platform/time/rfc3339.js';
 import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
-import { cliProgram, runCli } from './usage.js';
+import { cliProgram, runCli, UsageError } from './usage.js';
 
 function formatChange(change: { from?: unknown; to?: unknown }): string {
   return 'from' in change ? `${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}` : JSON.stringify(change.to);
@@ -48,6 +60,124 @@ async function printVerification(scope: { team?: number; stream?: string }, opti
   } finally {
     await store.close();
   }
+}
+
+const PLAIN_PROGRESS_EVERY_MS = 1_000;
+
+/** Progress of a long export on stderr (stdout may be the export): a bar on a terminal, else a line a second. */
+function exportProgress(): { update(progress: ExportProgress): void; stop(): void } {
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar({ stream: process.stderr, format: ' export [{bar}] {percentage}% | {value}/{total} positions | {events} events', hideCursor: true }, cliProgress.Presets.shades_classic);
+    let started = false;
+    return {
+      update: (p) => {
+        const total = Math.max(1, p.head ?? 1);
+        if (!started) bar.start(total, 0, { events: 0 });
+        started = true;
+        bar.update(Math.min(total, p.position ?? total), { events: p.events });
+      },
+      stop: () => started && bar.stop(),
+    };
+  }
+  let lastAt = Date.now();
+  return {
+    update: (p) => {
+      if (Date.now() - lastAt < PLAIN_PROGRESS_EVERY_MS) return;
+      lastAt = Date.now();
+      process.stderr.write(`export: ${p.events} events, position ${p.position ?? '-'} of ${p.head ?? '-'}\n`);
+    },
+    stop: () => undefined,
+  };
+}
+
+interface ExportCommandOptions {
+  team?: number;
+  stream?: string;
+  incident?: number;
+  from?: string;
+  to?: string;
+  out?: string;
+}
+
+async function writeExport(options: ExportCommandOptions, dataDir: DataDirOptions): Promise<void> {
+  const scopes = [options.team, options.stream, options.incident].filter((s) => s !== undefined).length;
+  if (scopes !== 1) throw new UsageError('Pass exactly one of --team, --stream, --incident.');
+  if (options.from && options.to && parseRfc3339(options.from)! > parseRfc3339(options.to)!) throw new UsageError('--from must not be after --to.');
+  const config = cliConfig(dataDir);
+  const signer = config.auditSigningKey ? auditSigner(config.auditSigningKey) : null;
+  if (!signer) process.stderr.write('AUDIT_SIGNING_KEY is not set: the export is not signed.\n');
+  const store = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl });
+  const out = options.out ? createWriteStream(options.out) : process.stdout;
+  const progress = exportProgress();
+  let events = 0;
+  try {
+    const stream = options.stream ?? (options.incident !== undefined ? incidentStreamId(options.incident) : undefined);
+    const lines = exportHistory(store, stream !== undefined ? { stream } : { teamId: options.team }, {
+      from: options.from ?? null,
+      to: options.to ?? null,
+      signer,
+      onProgress: (p) => {
+        events = p.events;
+        progress.update(p);
+      },
+    });
+    for await (const chunk of lines) {
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+  } finally {
+    progress.stop();
+    await store.close();
+    if (out !== process.stdout) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  }
+  process.stderr.write(`Exported ${events} events${options.out ? ` to ${options.out}` : ''}${signer ? `, signed with key ${signer.keyId}` : ''}.\n`);
+}
+
+/** The last non-empty line of a file and its number, read as a stream. */
+async function lastLineOf(file: string): Promise<{ text: string; number: number } | null> {
+  let last: { text: string; number: number } | null = null;
+  let number = 0;
+  for await (const text of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    number++;
+    if (text.trim() !== '') last = { text, number };
+  }
+  return last;
+}
+
+async function checkExport(file: string, options: { publicKey?: string }): Promise<void> {
+  let key = null;
+  if (options.publicKey) {
+    let pem: string;
+    try {
+      pem = readFileSync(options.publicKey, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--public-key ${options.publicKey} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    try {
+      key = auditPublicKey(pem);
+    } catch (error) {
+      if (error instanceof SigningKeyError) throw new UsageError(`--public-key ${options.publicKey} ${error.message}.`);
+      throw error;
+    }
+  }
+  let last: { text: string; number: number } | null;
+  try {
+    last = await lastLineOf(file);
+  } catch (error) {
+    throw new UsageError(`${file} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const manifest = last ? parseManifestLine(last.text) : null;
+  if (manifest?.signature && !key) {
+    throw new UsageError(`The export is signed by key ${manifest.key_id}: pass --public-key <PEM file> (GET /api/v2/audit/public-key) to check the signature.`);
+  }
+  const result = await verifyExport(createInterface({ input: createReadStream(file), crlfDelay: Infinity }), last, key);
+  if (!result.ok) {
+    process.stdout.write(`BAD line ${result.line}: ${result.problem}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const signature = result.key_id ? `signature valid (key ${result.key_id})` : 'unsigned (no signature to check)';
+  const unlinked = result.unlinked > 0 ? ` ${result.unlinked} lines link to events no longer in the log: their content was not checked.` : '';
+  process.stdout.write(`Verified: ${result.events} events in ${result.streams} streams, every chain link holds, ${signature}.${unlinked}\n`);
 }
 
 async function printIncident(id: number, at: string | undefined, options: DataDirOptions): Promise<void> {
@@ -89,5 +219,23 @@ program
   .option('--team <id>', "only the team's streams", teamId)
   .option('--stream <name>', 'only this stream')
   .action((options: { team?: number; stream?: string }) => printVerification(options, program.opts<DataDirOptions>()));
+
+program
+  .command('export')
+  .description("NDJSON of a team's (or one stream's) events in log order with their chain hashes, then a manifest signed with AUDIT_SIGNING_KEY (docs/audit.md)")
+  .option('--team <id>', "the team's streams", teamId)
+  .option('--stream <name>', 'one stream')
+  .option('--incident <id>', "one incident's stream", incidentId)
+  .option('--from <time>', 'RFC 3339: events recorded at or after it', rfc3339)
+  .option('--to <time>', 'RFC 3339: events recorded before it', rfc3339)
+  .option('--out <file>', 'write to this file instead of stdout')
+  .action((options: ExportCommandOptions) => writeExport(options, program.opts<DataDirOptions>()));
+
+program
+  .command('verify-export')
+  .description("checks an export offline: every line's hash and chain link, the manifest, the signature; exit 0 when all hold, else 1 naming the first bad line")
+  .argument('<file>', 'the NDJSON export')
+  .option('--public-key <file>', 'the Ed25519 public key in PEM (GET /api/v2/audit/public-key); needed for a signed export')
+  .action((file: string, options: { publicKey?: string }) => checkExport(file, options));
 
 runCli(program);

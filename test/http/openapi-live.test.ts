@@ -6,6 +6,7 @@
  * Not provoked here: 409 idempotency_key_in_progress (timing), 503 (a store down) and 202
  * views_behind (slow views); their schemas are the shared Problem and ViewsBehind ones.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { startedBeforeAll } from '../support/started-before-all.js';
 import { ADMIN_TOKEN, ALL_SCOPES, startTestApp, type InjectResponse, type TestApp } from '../support/test-app.js';
@@ -42,7 +43,8 @@ interface World {
 
 const world = startedBeforeAll<World>(
   async () => {
-    const t = await startTestApp();
+    // A signing key, so the audit public key route has a key to serve.
+    const t = await startTestApp({ AUDIT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() });
     const team = await t.createTeam('Documented');
     const editor = (await t.issueToken(team.id, ALL_SCOPES, 'editor')).token;
     const viewer = (await t.issueToken(team.id, ALL_SCOPES, 'viewer')).token;
@@ -302,6 +304,8 @@ const adminSuccesses: Record<string, (w: World, team: number, target: Target) =>
   // The incident is one of the public tests' team (incidents are created through the public API).
   [`GET ${TEAMS}/{teamID}/incidents/{incidentID}/history`]: async (w) => ({ url: `${TEAMS}/${w.team}/incidents/${await w.incident()}/history?at=2099-01-01T00:00:00Z` }),
   [`GET ${TEAMS}/{teamID}/audit/verify`]: async (_w, team) => ({ url: `${TEAMS}/${team}/audit/verify` }),
+  [`GET ${TEAMS}/{teamID}/audit-export`]: async (_w, team) => ({ url: `${TEAMS}/${team}/audit-export?from=2020-01-01T00:00:00Z` }),
+  [`GET /api/v2/audit/public-key`]: async () => ({ url: '/api/v2/audit/public-key' }),
 };
 
 describe('the application API document matches the live service', () => {

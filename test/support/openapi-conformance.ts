@@ -57,7 +57,9 @@ export function conformanceTo(document: Json): Conformance {
         validate = ajv.compile(absoluteRefs(media.schema, documentId) as Json);
         validators.set(media.schema, validate);
       }
-      if (validate(JSON.parse(response.body))) return [];
+      // JSON bodies are checked as values; any other media type (NDJSON, PEM) as the text it is.
+      const json = mediaType === 'application/json' || mediaType.endsWith('+json');
+      if (validate(json ? JSON.parse(response.body) : response.body)) return [];
       return [`${name} ${response.statusCode}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`];
     },
   };

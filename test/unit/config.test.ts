@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { loadConfig, ConfigError } from '../../src/platform/config/config.js';
 
 describe('configuration', () => {
@@ -18,6 +19,29 @@ describe('configuration', () => {
     expect(loadConfig({ PROBE_REGION: 'x'.repeat(32) }).probeRegion).toBe('x'.repeat(32));
     for (const bad of ['EU', 'eu_west', 'eu.west', 'x'.repeat(33), 'a b']) {
       expect(() => loadConfig({ PROBE_REGION: bad })).toThrow(/PROBE_REGION must be 1 to 32 characters of a-z, 0-9 and -/);
+    }
+  });
+
+  it('AUDIT_SIGNING_KEY: an Ed25519 private key in PEM, one-line with \\n escapes too; a wrong one is named, never echoed', () => {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    expect(loadConfig({}).auditSigningKey).toBeNull();
+    expect(loadConfig({ AUDIT_SIGNING_KEY: pem }).auditSigningKey).toBe(pem.trim());
+    expect(loadConfig({ AUDIT_SIGNING_KEY: pem.trim().replace(/\n/g, '\\n') }).auditSigningKey).toBe(pem.trim());
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    for (const [value, problem] of [
+      [rsa, /AUDIT_SIGNING_KEY must be an Ed25519 private key .*got a rsa key/],
+      ['not-a-key-but-a-secret-value', /AUDIT_SIGNING_KEY must be an Ed25519 private key in PEM/],
+    ] as const) {
+      let error: unknown;
+      try {
+        loadConfig({ AUDIT_SIGNING_KEY: value });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toMatch(problem);
+      expect((error as ConfigError).message).not.toContain(value.includes('\n') ? value.split('\n')[2] : value);
     }
   });
 

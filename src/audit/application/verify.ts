@@ -37,7 +37,7 @@ export async function verifyHistory(store: EventStore, scope: VerifyScope = {}):
 }
 
 /** Every stream of the log in order of first appearance, or those of one team. */
-async function streamsOf(store: EventStore, teamId: number | undefined): Promise<string[]> {
+export async function streamsOf(store: EventStore, teamId: number | undefined): Promise<string[]> {
   const seen = new Set<string>();
   const ofTeam = new Set<string>();
   for (let after: number | null = null; ; ) {
@@ -68,7 +68,7 @@ async function readWhole(store: EventStore, stream: string): Promise<RecordedEve
 }
 
 /** What retention removed from a checks stream, from its summaries (src/monitoring/domain/check-summary.ts). */
-async function prunedRanges(store: EventStore, stream: string): Promise<PrunedRange[]> {
+export async function prunedRanges(store: EventStore, stream: string): Promise<PrunedRange[]> {
   const endpoint = /^checks-(\d+)$/.exec(stream);
   if (!endpoint) return [];
   const summaries = await readWhole(store, checkSummariesStream(Number(endpoint[1])));

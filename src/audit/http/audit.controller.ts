@@ -1,11 +1,17 @@
-import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../../platform/http/route-auth.js';
+import { Readable } from 'node:stream';
+import { Controller, Get, Header, Inject, Param, Query, Res, StreamableFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AdminOnly, Public } from '../../platform/http/route-auth.js';
 import { PathResources } from '../../platform/http/path-resources.js';
+import { Problems } from '../../platform/http/problem.js';
+import { QueryReader } from '../../platform/http/query.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { TEAM_PATH } from '../../tenancy/http/team-path.js';
 import { pathId } from '../../platform/http/validation.js';
 import { verifyHistory } from '../application/verify.js';
+import { exportHistory } from '../application/export.js';
+import { auditSigner, type AuditSigner } from '../domain/signing.js';
 
 class BrokenStreamDto {
   @ApiProperty({ type: String, example: 'incident-42' }) stream!: string;
@@ -24,13 +30,25 @@ class AuditVerificationResponse {
   @ApiProperty({ type: AuditVerificationDto }) data!: AuditVerificationDto;
 }
 
-/** Application API for auditors (admin token): the team's hash chains walked now (docs/audit.md). */
+const NDJSON = 'application/x-ndjson';
+const PEM = 'application/x-pem-file';
+
+/** The signer of AUDIT_SIGNING_KEY, made once per process; null when no key is configured. */
+function signerOf(platform: Platform): AuditSigner | null {
+  return platform.config.auditSigningKey ? auditSigner(platform.config.auditSigningKey) : null;
+}
+
+/** Application API for auditors (admin token): the team's hash chains walked now, and its signed export (docs/audit.md). */
 @ApiTags('Auditing')
 @ApiBearerAuth()
 @Controller('api/v2/teams')
 @PathResources(TEAM_PATH)
 export class AuditController {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  private readonly signer: AuditSigner | null;
+
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.signer = signerOf(platform);
+  }
 
   @AdminOnly()
   @Get(':teamID/audit/verify')
@@ -49,5 +67,64 @@ export class AuditController {
         broken: report.broken.map(({ stream, revision, problem }) => ({ stream, revision, problem })),
       },
     };
+  }
+
+  @AdminOnly()
+  @Get(':teamID/audit-export')
+  @ApiOperation({
+    summary: "Export the team's history, signed",
+    description:
+      "NDJSON, streamed: one line per event of the team's streams in log order `{stream, revision, position, type, occurred_at, recorded_at, actor, request_id, data, prev_hash, hash}`, " +
+      'then one manifest line `{"manifest": {team_id, stream, from, to, events, streams, generated_at, key_id, signature}}`, signed with AUDIT_SIGNING_KEY (Ed25519) when one is configured. ' +
+      'Check it offline with `npm run history -- verify-export FILE --public-key PEM` or openssl (docs/audit.md).',
+  })
+  @ApiQuery({ name: 'from', required: false, type: String, format: 'date-time', description: 'Events recorded at or after this time.' })
+  @ApiQuery({ name: 'to', required: false, type: String, format: 'date-time', description: 'Events recorded before this time.' })
+  @ApiProduces(NDJSON)
+  @ApiOkResponse({ description: 'The export, streamed.', content: { [NDJSON]: { schema: { type: 'string' } } } })
+  async export(@Param('teamID') team: string, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply) {
+    const teamId = pathId(team, 'The team');
+    const q = new QueryReader(query);
+    const from = q.timestamp('from');
+    const to = q.timestamp('to');
+    if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) q.fail('to', 'invalid_value', 'must not be before from');
+    q.done();
+    const lines = exportHistory(this.platform.storedEvents, { teamId }, { from: from ?? null, to: to ?? null, signer: this.signer });
+    // The first chunk is read before answering: a store that fails at once gets a problem answer, not a cut stream.
+    const first = await lines.next();
+    async function* all() {
+      if (!first.done) yield first.value;
+      yield* lines;
+    }
+    reply.header('cache-control', 'no-store');
+    return new StreamableFile(Readable.from(all()), { type: `${NDJSON}; charset=utf-8`, disposition: `attachment; filename="team-${teamId}-audit.ndjson"` });
+  }
+}
+
+/** The key auditors check exports with: public, like any public key. */
+@ApiTags('Auditing')
+@Controller('api/v2/audit')
+export class AuditKeyController {
+  private readonly signer: AuditSigner | null;
+
+  constructor(@Inject(PLATFORM) platform: Platform) {
+    this.signer = signerOf(platform);
+  }
+
+  @Public()
+  @ApiSecurity({}) // OpenAPI's "no credentials needed"
+  @Get('public-key')
+  @Header('content-type', `${PEM}; charset=utf-8`)
+  @ApiOperation({
+    summary: 'The public key audit exports are signed with',
+    description: 'PEM (SubjectPublicKeyInfo) of the Ed25519 key of AUDIT_SIGNING_KEY. `Audit-Key-Id` is the hex SHA-256 of its DER, the `key_id` of the exports it signs. No token needed.',
+  })
+  @ApiProduces(PEM)
+  @ApiOkResponse({ description: 'The public key in PEM.', content: { [PEM]: { schema: { type: 'string' } } } })
+  @ApiNotFoundResponse({ description: 'No AUDIT_SIGNING_KEY is configured: exports are unsigned.' })
+  publicKey(@Res({ passthrough: true }) reply: FastifyReply): string {
+    if (!this.signer) throw Problems.notFound('An audit signing key (AUDIT_SIGNING_KEY)');
+    reply.header('audit-key-id', this.signer.keyId);
+    return this.signer.publicKeyPem;
   }
 }

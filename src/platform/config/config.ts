@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { resolve } from 'node:path';
 import { esdbUrlProblem } from '../event-store/eventstoredb/esdb-connection.js';
 import { mongoUrlProblem } from '../read-store/mongodb/mongo-connection.js';
@@ -55,6 +56,8 @@ export interface AppConfig {
   publicBaseUrl: string;
   /** Public status-page routes: requests per client address per minute. */
   statusPageRateLimitPerMinute: number;
+  /** Ed25519 private key (PEM) signing audit exports (docs/audit.md); null: exports are unsigned. Never logged. */
+  auditSigningKey: string | null;
 }
 
 /** Placeholder values that examples and templates use: they must never guard a real deployment. */
@@ -155,6 +158,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const adminToken = secret('ADMIN_TOKEN', 16);
   const cursorSigningKey = secret('CURSOR_SIGNING_KEY', 32);
   const metricsToken = secret('METRICS_TOKEN', 16);
+  const auditSigningKey = ed25519PrivateKey(text('AUDIT_SIGNING_KEY'), problems);
   const sunset = text('V1_SUNSET_AT');
   if (sunset !== null && parseRfc3339(sunset) === null) problems.push(`V1_SUNSET_AT must be an RFC 3339 date-time, got "${sunset}"`);
 
@@ -189,6 +193,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     notifyRetryScheduleMs: schedule === null ? null : schedule.split(',').map(Number),
     publicBaseUrl: '',
     statusPageRateLimitPerMinute: integer('STATUS_PAGE_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    auditSigningKey,
   };
   const base = text('PUBLIC_BASE_URL');
   if (base !== null && !(URL.canParse(base) && /^https?:$/.test(new URL(base).protocol))) {
@@ -204,4 +209,21 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * AUDIT_SIGNING_KEY: an Ed25519 private key in PEM, with real newlines or `\n` escapes on one
+ * line. A problem names the variable, never the value.
+ */
+function ed25519PrivateKey(pem: string | null, problems: string[]): string | null {
+  if (pem === null) return null;
+  const text = pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem;
+  try {
+    const type = createPrivateKey({ key: text, format: 'pem' }).asymmetricKeyType;
+    if (type === 'ed25519') return text;
+    problems.push(`AUDIT_SIGNING_KEY must be an Ed25519 private key (openssl genpkey -algorithm ed25519), got a ${type ?? 'different'} key`);
+  } catch {
+    problems.push('AUDIT_SIGNING_KEY must be an Ed25519 private key in PEM (openssl genpkey -algorithm ed25519)');
+  }
+  return null;
 }

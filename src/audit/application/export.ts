@@ -1,0 +1,139 @@
+/**
+ * The audit export (docs/audit.md, src/audit/domain/export-format.ts): a team's streams, or one
+ * stream, as NDJSON in log order with each event's chain link and hash, then the manifest,
+ * signed when a signing key is configured. Produced as it is read, a page of the log at a time,
+ * so an export of any size holds only one page and a hash per stream in memory.
+ */
+import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
+import { GENESIS_HASH } from '../../platform/event-store/chain.js';
+import { eventLine, manifestLine, signedManifestBytes, type Manifest, type ManifestStream } from '../domain/export-format.js';
+import type { AuditSigner } from '../domain/signing.js';
+import { prunedRanges, streamsOf } from './verify.js';
+
+export interface ExportScope {
+  /** Every stream holding an event whose data carries this team_id. */
+  teamId?: number;
+  /** This stream alone. */
+  stream?: string;
+}
+
+export interface ExportProgress {
+  events: number;
+  /** The log position read up to, and the log's head when the export began. */
+  position: number | null;
+  head: number | null;
+}
+
+export interface ExportOptions {
+  /** Events recorded at or after `from` and before `to` (RFC 3339). */
+  from?: string | null;
+  to?: string | null;
+  signer?: AuditSigner | null;
+  /** Called after each page of the log. */
+  onProgress?: (progress: ExportProgress) => void;
+  now?: () => Date;
+}
+
+const PAGE = 1000;
+
+interface Exported extends ManifestStream {
+  /** The hash of the stream's last exported line. */
+  head_hash: string | null;
+}
+
+/** Chunks of NDJSON (whole lines), the manifest line last. */
+export async function* exportHistory(store: EventStore, scope: ExportScope, options: ExportOptions = {}): AsyncGenerator<string> {
+  if ((scope.teamId === undefined) === (scope.stream === undefined)) throw new Error('exportHistory: a team or a stream, exactly one');
+  const from = options.from ? Date.parse(options.from) : -Infinity;
+  const to = options.to ? Date.parse(options.to) : Infinity;
+  const head = await store.headPosition();
+  const streams = new Map<string, Exported>();
+  let events = 0;
+  const inRange = (event: RecordedEvent) => {
+    const at = Date.parse(event.recordedAt);
+    return at >= from && at < to;
+  };
+
+  for await (const page of scope.stream !== undefined ? streamPages(store, scope.stream) : teamPages(store, scope.teamId!)) {
+    let chunk = '';
+    for (const event of page) {
+      if (!inRange(event)) continue;
+      const hash = event.metadata.hash ?? null;
+      const before = streams.get(event.streamId);
+      let prev: string | null;
+      if (hash === null) prev = null;
+      else if (event.metadata.prev_hash !== undefined) prev = event.metadata.prev_hash;
+      else if (before && event.revision === before.last_revision + 1) prev = before.head_hash;
+      else if (event.revision === 0) prev = GENESIS_HASH;
+      else prev = await linkBefore(store, event.streamId, event.revision);
+      if (!before) streams.set(event.streamId, { first_revision: event.revision, last_revision: event.revision, head_hash: hash });
+      else {
+        if (event.revision > before.last_revision + 1) (before.gaps ??= []).push([before.last_revision + 1, event.revision - 1]);
+        before.last_revision = event.revision;
+        before.head_hash = hash;
+      }
+      chunk += eventLine({
+        stream: event.streamId,
+        revision: event.revision,
+        position: event.position,
+        type: event.type,
+        occurred_at: event.metadata.occurred_at,
+        recorded_at: event.recordedAt,
+        actor: event.metadata.actor ?? null,
+        request_id: event.metadata.request_id ?? null,
+        data: event.data,
+        prev_hash: prev,
+        hash,
+      });
+      events++;
+    }
+    if (chunk !== '') yield chunk;
+    options.onProgress?.({ events, position: page.length > 0 ? page[page.length - 1].position : null, head });
+  }
+
+  const manifest: Manifest = {
+    team_id: scope.teamId ?? null,
+    stream: scope.stream ?? null,
+    from: options.from ?? null,
+    to: options.to ?? null,
+    events,
+    streams: Object.fromEntries(streams),
+    generated_at: (options.now?.() ?? new Date()).toISOString(),
+    key_id: options.signer?.keyId ?? null,
+    signature: null,
+  };
+  if (options.signer) manifest.signature = options.signer.sign(signedManifestBytes(manifest));
+  yield manifestLine(manifest);
+}
+
+async function* streamPages(store: EventStore, stream: string): AsyncGenerator<RecordedEvent[]> {
+  for (let from = 0; ; ) {
+    const page = await store.readStream(stream, { fromRevision: from, maxCount: PAGE });
+    yield page;
+    if (page.length < PAGE) return;
+    from = page[page.length - 1].revision + 1;
+  }
+}
+
+/** The log in order, the team's streams only (found by a first pass over the log). */
+async function* teamPages(store: EventStore, teamId: number): AsyncGenerator<RecordedEvent[]> {
+  const streams = new Set(await streamsOf(store, teamId));
+  for (let after: number | null = null; ; ) {
+    const page = await store.readAll({ after, maxCount: PAGE });
+    yield page.filter((event) => streams.has(event.streamId));
+    if (page.length < PAGE) return;
+    after = page[page.length - 1].position;
+  }
+}
+
+/**
+ * The hash the event at `revision` links to when the line before it is not in the export: the
+ * stored previous event's, or, when retention removed it, its retention summary's `through_hash`.
+ * null when neither is known.
+ */
+async function linkBefore(store: EventStore, stream: string, revision: number): Promise<string | null> {
+  const [previous] = await store.readStream(stream, { fromRevision: revision - 1, direction: 'backwards', maxCount: 1 });
+  if (previous?.revision === revision - 1) return previous.metadata.hash ?? null;
+  const pruned = (await prunedRanges(store, stream)).find((range) => range.through_revision === revision - 1);
+  return pruned?.through_hash ?? null;
+}

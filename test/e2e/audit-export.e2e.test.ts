@@ -1,0 +1,197 @@
+/**
+ * `npm run history -- export` and `verify-export` (docs/audit.md) run as real child processes:
+ * a team's signed NDJSON export verifies offline (and with plain openssl), and the same export
+ * with one line changed, removed or moved, its manifest edited, or checked with another key is
+ * refused, naming the first bad line.
+ */
+import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
+import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
+import { runCommand, runNode, type ChildResult } from '../support/child-process.js';
+import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
+
+const CLI = 'src/cli/history.ts';
+
+async function appendIncident(store: EventStore, stream: string, teamId: number, count: number): Promise<void> {
+  for (let n = 0; n < count; n++) {
+    await store.append(stream, [{ type: n === 0 ? 'IncidentCreated' : 'IncidentCommented', data: { team_id: teamId, title: 'Checkout down', n } }], {
+      expectedRevision: n === 0 ? 'no_stream' : n - 1,
+    });
+  }
+}
+
+function keyPair(): { privatePem: string; publicPem: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return { privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+}
+
+describe('npm run history -- export / verify-export', () => {
+  const compiled = makeTempDir('audit-export-js-');
+  const dir = makeTempDir('audit-export-');
+  const files = makeTempDir('audit-export-files-');
+  const signing = keyPair();
+  const other = keyPair();
+  let script: string;
+  const signingPub = join(files.path, 'signing.pem');
+  const otherPub = join(files.path, 'other.pem');
+  const exported = join(files.path, 'team-1.ndjson');
+  const history = (args: string[], env: Record<string, string> = {}): Promise<ChildResult> =>
+    runNode(script, args, { env: { DATA_DIR: dir.path, LOG_LEVEL: 'silent', ...env } });
+  const verifyExport = (file: string, key: string | null = signingPub) => history(['verify-export', file, ...(key ? ['--public-key', key] : [])]);
+  const lines = () => readFileSync(exported, 'utf8').trimEnd().split('\n');
+  /** A copy of the export with its lines changed by `edit`. */
+  const variant = (name: string, edit: (lines: string[]) => string[]) => {
+    const file = join(files.path, `${name}.ndjson`);
+    writeFileSync(file, `${edit(lines()).join('\n')}\n`);
+    return file;
+  };
+  const lineOf = (stream: string, revision: number) => lines().findIndex((l) => l.startsWith(`{"stream":"${stream}","revision":${revision},`));
+
+  beforeAll(async () => {
+    await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
+    script = join(compiled.path, CLI.replace(/\.ts$/, '.js'));
+    writeFileSync(signingPub, signing.publicPem);
+    writeFileSync(otherPub, other.publicPem);
+    const store = createEventStore({ dataDir: dir.path, eventStoreUrl: null });
+    // Interleaved in the log: two incidents of team 1, one of team 2.
+    for (let n = 0; n < 4; n++) {
+      for (const [stream, team] of [['incident-1', 1], ['incident-2', 1], ['incident-3', 2]] as const) {
+        await store.append(stream, [{ type: n === 0 ? 'IncidentCreated' : 'IncidentCommented', data: { team_id: team, title: 'Checkout down', n }, metadata: { actor: 'token:7' } }], {
+          expectedRevision: n === 0 ? 'no_stream' : n - 1,
+        });
+      }
+    }
+    await appendIncident(store, 'incident-4', 1, 2);
+    await store.close();
+  }, 60_000);
+  afterAll(() => {
+    compiled.remove();
+    dir.remove();
+    files.remove();
+  });
+
+  it("exports a team's streams in log order with a signed manifest, which verify-export accepts", async () => {
+    const result = await history(['export', '--team', '1', '--out', exported], { AUDIT_SIGNING_KEY: signing.privatePem });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/Exported 10 events to .*team-1\.ndjson, signed with key [0-9a-f]{64}\./);
+    expect(result.stderr).not.toContain('PRIVATE KEY');
+
+    const all = lines();
+    expect(all).toHaveLength(11);
+    const events = all.slice(0, 10).map((l) => JSON.parse(l));
+    expect(Object.keys(events[0])).toEqual(['stream', 'revision', 'position', 'type', 'occurred_at', 'recorded_at', 'actor', 'request_id', 'data', 'prev_hash', 'hash']);
+    expect(events.map((e) => e.stream)).not.toContain('incident-3');
+    expect(events.map((e) => e.position)).toEqual([...events.map((e) => e.position)].sort((a, b) => a - b));
+    expect(events[0]).toMatchObject({ stream: 'incident-1', revision: 0, prev_hash: '', actor: 'token:7', data: { team_id: 1, n: 0 } });
+    const second = events.find((e) => e.stream === 'incident-1' && e.revision === 1);
+    expect(second.prev_hash).toBe(events[0].hash);
+    const { manifest } = JSON.parse(all[10]);
+    expect(manifest).toMatchObject({
+      team_id: 1,
+      from: null,
+      to: null,
+      events: 10,
+      streams: {
+        'incident-1': { first_revision: 0, last_revision: 3, head_hash: events.filter((e) => e.stream === 'incident-1').pop().hash },
+        'incident-2': { first_revision: 0, last_revision: 3 },
+        'incident-4': { first_revision: 0, last_revision: 1 },
+      },
+      key_id: expect.stringMatching(/^[0-9a-f]{64}$/),
+      signature: expect.any(String),
+    });
+
+    const verified = await verifyExport(exported);
+    expect(verified).toMatchObject({ code: 0, stdout: `Verified: 10 events in 3 streams, every chain link holds, signature valid (key ${manifest.key_id}).\n` });
+  });
+
+  const shellTools = ['openssl', 'jq'].every((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0);
+  (shellTools ? it : it.skip)(`is checked with plain openssl: the manifest signature, the key id and one line${shellTools ? '' : ' (skipped: openssl or jq is not installed)'}`, async () => {
+    const script = `
+      set -e
+      line=$(tail -n 1 "$EXPORT")
+      printf '%s' "$line" | sed -e 's/^{"manifest"://' -e 's/}$//' -e 's/"signature":"[^"]*",//' > "$DIR/signed.json"
+      printf '%s' "$line" | sed -n 's/.*"signature":"\\([^"]*\\)".*/\\1/p' | base64 -d > "$DIR/signature.bin"
+      openssl pkeyutl -verify -pubin -inkey "$PUB" -rawin -in "$DIR/signed.json" -sigfile "$DIR/signature.bin"
+      openssl pkey -pubin -in "$PUB" -outform DER | openssl dgst -sha256 -r | cut -d' ' -f1
+      first=$(sed -n 2p "$EXPORT")
+      prev=$(printf '%s' "$first" | jq -j .prev_hash)
+      printf '%s%s' "$prev" "$(printf '%s' "$first" | jq -cjS '{actor,data,occurred_at,request_id,revision,stream,type}')" | openssl dgst -sha256 -r | cut -d' ' -f1
+      printf '%s' "$first" | jq -j .hash; echo
+    `;
+    const result = await runCommand('bash', ['-c', script], { env: { EXPORT: exported, DIR: files.path, PUB: signingPub } });
+    expect(result.stderr).toBe('');
+    const [verdict, keyId, computed, stored] = result.stdout.trim().split('\n');
+    expect(verdict).toBe('Signature Verified Successfully');
+    expect(keyId).toBe(JSON.parse(lines()[10]).manifest.key_id);
+    expect(computed).toBe(stored);
+  });
+
+  it('refuses a changed, removed or moved line and names it', async () => {
+    const altered = variant('altered', (l) => l.map((text, i) => (i === 4 ? text.replace('Checkout down', 'Checkout fine') : text)));
+    expect(await verifyExport(altered)).toMatchObject({ code: 1, stdout: expect.stringMatching(/^BAD line 5: incident-\d revision \d: its hash does not match its content \(altered\)\n$/) });
+
+    const removedAt = lineOf('incident-2', 1);
+    const removed = variant('removed', (l) => l.filter((_, i) => i !== removedAt));
+    const nextOfStream = lineOf('incident-2', 2); // in the original numbering; one line earlier once removed
+    expect(await verifyExport(removed)).toMatchObject({ code: 1, stdout: `BAD line ${nextOfStream}: incident-2 revisions 1-1 are missing after incident-2 revision 0 (line ${lineOf('incident-2', 0) + 1})\n` });
+
+    const a = lineOf('incident-1', 1);
+    const b = lineOf('incident-1', 2);
+    const swapped = variant('swapped', (l) => l.map((text, i) => (i === a ? l[b] : i === b ? l[a] : text)));
+    expect(await verifyExport(swapped)).toMatchObject({ code: 1, stdout: expect.stringMatching(new RegExp(`^BAD line ${a + 1}: `)) });
+
+    // The last line of a stream removed: only the (signed) manifest can tell.
+    const tail = lineOf('incident-4', 1);
+    const cut = variant('cut', (l) => l.filter((_, i) => i !== tail));
+    expect(await verifyExport(cut)).toMatchObject({ code: 1, stdout: expect.stringMatching(/^BAD line 10: incident-4 ends at revision 0 \(line 9\), the manifest says revision 1 with head [0-9a-f]{64}/) });
+  });
+
+  it('refuses an edited manifest, another key, a truncated file; asks for the key of a signed export', async () => {
+    const all = lines();
+    const last = JSON.parse(all[10]).manifest;
+    const forged = variant('forged', (l) => l.map((text, i) => (i === 10 ? text.replace(`"events":10`, `"events":10,"note":"x"`) : text)));
+    expect(await verifyExport(forged)).toMatchObject({ code: 1, stdout: 'BAD line 11: the signature does not hold: the manifest was changed or signed by another key\n' });
+
+    const wrongKey = await verifyExport(exported, otherPub);
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stdout).toMatch(new RegExp(`^BAD line 11: signed by key ${last.key_id}, not by the given public key \\([0-9a-f]{64}\\)\n$`));
+
+    const truncated = variant('truncated', (l) => l.slice(0, 10));
+    expect(await verifyExport(truncated)).toMatchObject({ code: 1, stdout: 'BAD line 10: the export does not end with a manifest line (truncated?)\n' });
+
+    const keyless = await verifyExport(exported, null);
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toContain(`signed by key ${last.key_id}: pass --public-key`);
+  });
+
+  it("exports one incident's stream to stdout from a time on, unsigned, linked to the event before it", async () => {
+    const events = lines()
+      .slice(0, 10)
+      .map((l) => JSON.parse(l));
+    const third = events.find((e) => e.stream === 'incident-2' && e.revision === 2);
+    const result = await history(['export', '--incident', '2', '--from', third.recorded_at]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('AUDIT_SIGNING_KEY is not set: the export is not signed.');
+    const out = result.stdout.trimEnd().split('\n');
+    const first = JSON.parse(out[0]);
+    expect(first.revision).toBeLessThanOrEqual(2);
+    expect(first.revision).toBeGreaterThan(0);
+    expect(first.prev_hash).toBe(events.find((e) => e.stream === 'incident-2' && e.revision === first.revision - 1).hash);
+    expect(JSON.parse(out[out.length - 1]).manifest).toMatchObject({ team_id: null, stream: 'incident-2', from: third.recorded_at, key_id: null, signature: null });
+
+    const file = join(files.path, 'incident-2.ndjson');
+    writeFileSync(file, result.stdout);
+    expect(await verifyExport(file, null)).toMatchObject({ code: 0, stdout: expect.stringContaining('unsigned (no signature to check)') });
+    // An unsigned export checked against a key is refused: the auditor expected a signature.
+    expect((await verifyExport(file)).code).toBe(1);
+  });
+
+  it('refuses a command line without exactly one scope', async () => {
+    expect((await history(['export'])).code).toBe(2);
+    expect((await history(['export', '--team', '1', '--stream', 'incident-1'])).code).toBe(2);
+  });
+});
