@@ -1,13 +1,17 @@
 import { toIncidentSummary } from '../../incidents/domain/detail-view.js';
-import { INCIDENT_CHECK_LINKED, type IncidentEvent } from '../../incidents/domain/events.js';
-import { evolve, initialState } from '../../incidents/domain/incident.js';
+import { incidentStreams } from '../../incidents/application/lookups.js';
+import { INCIDENT_CHECK_LINKED } from '../../incidents/domain/events.js';
+import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
 import type { Platform } from '../../platform/platform.js';
 import type { DeliveryRecord } from '../domain/delivery.js';
 import type { WebhookPayload } from '../domain/formats.js';
 
-/** Links of one append read past the event at most (an opening links its trigger's run: a trigger window). */
-const LINKS_OF_ONE_APPEND = 1_000;
+/** A check link appended with the event (same cause): an automatic incident opens with its trigger's failing checks. */
+function sameAppendLink(event: RecordedEvent, at: RecordedEvent): boolean {
+  const cause = at.metadata.causation_id ?? null;
+  return cause !== null && event.type === INCIDENT_CHECK_LINKED && event.metadata.causation_id === cause;
+}
 
 /**
  * The body of a delivery, the same on every attempt: incident events carry the incident summary
@@ -20,16 +24,10 @@ const LINKS_OF_ONE_APPEND = 1_000;
  */
 export async function buildPayload(platform: Platform, record: DeliveryRecord): Promise<WebhookPayload> {
   if (record.incident_id !== null && record.signal === null) {
-    const events = await platform.events.readStream(record.stream_id, { maxCount: record.revision + 1 + LINKS_OF_ONE_APPEND });
-    let state = initialState();
-    let through = record.revision;
-    const cause = events.find((e) => e.revision === record.revision)?.metadata.causation_id ?? null;
-    for (const event of events) {
-      const sameAppend = event.revision === through + 1 && cause !== null && event.type === INCIDENT_CHECK_LINKED && event.metadata.causation_id === cause;
-      if (event.revision > through && !sameAppend) break;
-      if (sameAppend) through = event.revision;
-      state = evolve(state, { type: event.type, data: event.data } as IncidentEvent);
-    }
+    // The process's fold of the incident (the one incident commands use), as it stood at the
+    // event: a retry, another channel's delivery of the same event or a later event of the same
+    // incident reads nothing, or only the events since a state it kept.
+    const { state } = await incidentStreams(platform).loadThrough(record.stream_id, record.revision, sameAppendLink);
     return { type: record.type, timestamp: record.timestamp, data: { incident: toIncidentSummary(state), ...record.extra } };
   }
   if (record.signal !== null) {

@@ -6,6 +6,11 @@ export interface CachedStream<S> {
   revision: number;
 }
 
+/** States `loadThrough` keeps per stream. */
+const KEPT_PER_STREAM = 8;
+/** Events read at once past the asked revision while `extend` accepts them. */
+const EXTEND_PAGE = 32;
+
 /**
  * Per-process fold of streams: the first read loads the whole stream (or starts from what `seed`
  * gives, e.g. a fold of the stream's tail), later reads only the events after the cached
@@ -13,6 +18,8 @@ export interface CachedStream<S> {
  */
 export class StreamCache<S> {
   private readonly entries = new Map<string, CachedStream<S>>();
+  /** States `loadThrough` folded, per stream (least recently used stream dropped first). */
+  private readonly kept = new Map<string, Array<CachedStream<S> & { asked: number }>>();
 
   constructor(
     private readonly store: EventStore,
@@ -35,6 +42,52 @@ export class StreamCache<S> {
     const next = { state, revision };
     this.remember(streamId, next);
     return next;
+  }
+
+  /**
+   * The stream folded through `revision`, then on over the events right after it that `extend`
+   * accepts (given the event and the one at `revision`: the rest of one append, say). For
+   * readers that need a stream as it stood at an event (a notification's payload, on every
+   * attempt): the states asked for are kept (a few per stream; folded states may share
+   * structure), so asking again costs no read and asking for a later revision reads only the
+   * events after the nearest kept state, never the stream from its start again.
+   */
+  async loadThrough(streamId: string, revision: number, extend?: (event: RecordedEvent, at: RecordedEvent) => boolean): Promise<CachedStream<S>> {
+    const kept = this.kept.get(streamId) ?? [];
+    const asked = kept.find((k) => k.asked === revision);
+    if (asked) return { state: asked.state, revision: asked.revision };
+    let start: CachedStream<S> = { state: this.initial(), revision: -1 };
+    for (const k of kept) if (k.revision < revision && k.revision > start.revision) start = k;
+    let { state, revision: through } = start;
+    let at: RecordedEvent | undefined;
+    for (let from = through + 1; ; ) {
+      // Up to the revision and one past it (most events are not followed by more of their append), then pages.
+      const want = from <= revision ? revision - from + 1 + (extend ? 1 : 0) : EXTEND_PAGE;
+      const events = await this.store.readStream(streamId, { fromRevision: from, maxCount: want });
+      let stopped = false;
+      for (const event of events) {
+        if (event.revision <= through) continue;
+        if (event.revision > revision && !(at && extend?.(event, at) && event.revision === through + 1)) {
+          stopped = true;
+          break;
+        }
+        if (event.revision === revision) at = event;
+        state = this.evolve(state, event);
+        through = event.revision;
+      }
+      if (stopped || events.length < want || !extend) break;
+      from = events[events.length - 1].revision + 1;
+    }
+    const entry = { state, revision: through, asked: revision };
+    kept.push(entry);
+    if (kept.length > KEPT_PER_STREAM) kept.shift();
+    this.kept.delete(streamId);
+    this.kept.set(streamId, kept);
+    if (this.kept.size > this.maxEntries) {
+      const oldest = this.kept.keys().next().value;
+      if (oldest !== undefined) this.kept.delete(oldest);
+    }
+    return { state, revision: through };
   }
 
   /** Records state after our own append, so the next load reads nothing. */
