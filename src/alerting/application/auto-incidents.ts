@@ -44,6 +44,7 @@ import {
   ALERT_SIGNAL_TRIGGERED,
   alertsStream,
   countsForAlerting,
+  daysLeft,
   type AlertSignalIncidentLinkedData,
   type AlertSignalRecoveredData,
   type AlertSignalTriggeredData,
@@ -81,7 +82,23 @@ const claimAggregate: Aggregate<number | null> = {
 const TITLES: Record<SignalType, (name: string) => string> = {
   availability: (name) => `${name} is unavailable`,
   latency: (name) => `${name} is responding slowly`,
+  certificate: (name) => `${name}'s TLS certificate expires soon`,
 };
+
+/** Why the signal triggered, in words (the incident's detection_reason). */
+function detectionReason(data: AlertSignalTriggeredData, trigger: CheckRecordedData | null): string {
+  switch (data.signal) {
+    case 'availability':
+      return `Availability signal triggered by check ${data.check_id}${trigger?.failure_reason ? `: ${trigger.failure_reason}` : ''}`;
+    case 'latency':
+      return `Latency signal triggered by check ${data.check_id}${data.threshold_ms !== undefined ? ` over ${data.threshold_ms} ms` : ''}`;
+    case 'certificate': {
+      const expiresAt = data.expires_at ?? '';
+      const left = daysLeft(expiresAt, data.at);
+      return `TLS certificate expires at ${expiresAt} (${left} ${left === 1 ? 'day' : 'days'} left, warning threshold ${data.threshold_days ?? '?'} days), seen by check ${data.check_id}`;
+    }
+  }
+}
 
 /** The automatic-incident reactor of this process; started by the alerting context. */
 export function autoIncidentsReactor(platform: Platform): Projection {
@@ -185,6 +202,8 @@ class AutoIncidents {
    */
   private async runOfTrigger(event: RecordedEvent<AlertSignalTriggeredData>): Promise<CheckRecordedData[]> {
     const { endpoint_id: endpointId, signal, check_id: checkId } = event.data;
+    // A certificate about to expire is no failure: no check is linked for it.
+    if (signal === 'certificate') return [];
     const endpoint = (await this.endpoints.load(endpointStream(endpointId))).state;
     const window = endpoint ? alertRulesFrom(endpoint.configuration).trigger_window : 1;
     // The trigger names its check's revision; one recorded in the check stream itself (a data
@@ -214,10 +233,7 @@ class AutoIncidents {
     const endpoint = (await this.endpoints.load(endpointStream(data.endpoint_id))).state;
     const name = endpoint?.name ?? `Endpoint ${data.endpoint_id}`;
     const trigger = run.find((check) => check.check_id === data.check_id) ?? null;
-    const reason =
-      data.signal === 'availability'
-        ? `Availability signal triggered by check ${data.check_id}${trigger?.failure_reason ? `: ${trigger.failure_reason}` : ''}`
-        : `Latency signal triggered by check ${data.check_id}${data.threshold_ms !== undefined ? ` over ${data.threshold_ms} ms` : ''}`;
+    const reason = detectionReason(data, trigger);
     const status = await this.defaultStatus(data.team_id);
     const opened = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
       if (state !== null) return { events: [], result: null };

@@ -36,6 +36,11 @@
  * - Windows keep at most MAX_SIGNAL_WINDOW outcomes: a larger trigger_window acts as that many.
  * - A signal's `since` is when it last changed state (null if it never has); its `incident_id`
  *   is set by AlertSignalIncidentLinked while triggered and cleared on recovery.
+ * - Certificate (https): a counted check that noted its server certificate's expiry triggers
+ *   the certificate signal when that expiry is within `certificate_expiry_days` of the check
+ *   (0: off); a later counted check whose certificate is valid beyond it recovers it, as does
+ *   turning the setting off. A check without a certificate (http, or a failed handshake, which
+ *   fails the check) leaves the signal as it is.
  */
 
 import {
@@ -45,7 +50,7 @@ import {
   type CheckSource,
   type ProbeOutcome,
 } from '../../checks/domain/check.js';
-import type { AlertRules, LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import { certificateExpiryDays, type AlertRules, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
 import { computeBaseline, MAX_BASELINE_SAMPLES, type LatencyBaseline } from './baseline.js';
 
 export { CHECK_RECORDED };
@@ -60,7 +65,7 @@ export const alertsStream = (endpointId: number) => `alerts-${endpointId}`;
 export const MAX_SIGNAL_WINDOW = 100;
 export const RECENT_JOB_IDS = 100;
 
-export const SIGNAL_TYPES = ['availability', 'latency'] as const;
+export const SIGNAL_TYPES = ['availability', 'latency', 'certificate'] as const;
 export type SignalType = (typeof SIGNAL_TYPES)[number];
 export type SignalStateName = 'ok' | 'triggered';
 
@@ -75,6 +80,9 @@ export interface AlertSignalTriggeredData {
   threshold_ms?: number;
   /** Revision of the check on `checks-<endpoint_id>` (absent on signals recorded in that stream). */
   check_revision?: number;
+  /** Certificate signal only: the certificate's notAfter and the threshold it came within. */
+  expires_at?: string;
+  threshold_days?: number;
 }
 
 export interface AlertSignalRecoveredData {
@@ -114,6 +122,9 @@ export interface SignalState {
   incident_id: number | null;
 }
 
+/** Settings the signals are judged with: the latency ones and the certificate threshold. */
+export type SignalSettings = LatencySettings & { certificate_expiry_days?: number };
+
 export interface EndpointAlertsState {
   /** Latencies of successful counted checks, oldest first. */
   baselineSamples: readonly number[];
@@ -126,6 +137,8 @@ export interface EndpointAlertsState {
   consecutiveUnder: number;
   signals: Readonly<Record<SignalType, SignalState>>;
   recentJobIds: readonly string[];
+  /** notAfter of the certificate the newest counted https check saw (absent: none seen yet). */
+  certificateExpiresAt?: string;
 }
 
 export interface RecordCheckCommand {
@@ -139,14 +152,17 @@ export interface RecordCheckCommand {
   job_id: string | null;
   imported: boolean;
   alert_suppressed: boolean;
-  settings: LatencySettings;
+  settings: SignalSettings;
 }
+
+/** A signal as alert status lists it; the certificate signal adds the expiry last seen. */
+export type SignalStatus = SignalState & { expires_at?: string | null };
 
 export interface AlertStatusView {
   team_id: number;
   endpoint_id: number;
   latency_baseline: LatencyBaseline | null;
-  signals: SignalState[];
+  signals: SignalStatus[];
 }
 
 export function initialState(): EndpointAlertsState {
@@ -160,9 +176,19 @@ export function initialState(): EndpointAlertsState {
     signals: {
       availability: { type: 'availability', state: 'ok', since: null, incident_id: null },
       latency: { type: 'latency', state: 'ok', since: null, incident_id: null },
+      certificate: initialSignal('certificate'),
     },
     recentJobIds: [],
   };
+}
+
+function initialSignal(type: SignalType): SignalState {
+  return { type, state: 'ok', since: null, incident_id: null };
+}
+
+/** The signal's state; states stored before the certificate signal existed lack it. */
+export function signalOf(state: Pick<EndpointAlertsState, 'signals'>, type: SignalType): SignalState {
+  return state.signals[type] ?? initialSignal(type);
 }
 
 /** Availability follows the latency trigger settings. */
@@ -213,10 +239,10 @@ export function judge(state: EndpointAlertsState, command: RecordCheckCommand): 
 }
 
 /** The signal events a recorded check causes, judged on the state that includes it. */
-export function signalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: LatencySettings): EndpointAlertsEvent[] {
+export function signalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: SignalSettings): EndpointAlertsEvent[] {
   if (!countsForAlerting(check)) return [];
   const rules = alertRulesFrom(settings);
-  return [...availabilityTransition(after, check, rules), ...latencyTransition(after, check, rules)];
+  return [...availabilityTransition(after, check, rules), ...latencyTransition(after, check, rules), ...certificateTransition(after, check, settings)];
 }
 
 export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): EndpointAlertsState {
@@ -228,7 +254,7 @@ export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): 
     case ALERT_SIGNAL_RECOVERED:
       return withSignal(state, { type: event.data.signal, state: 'ok', since: event.data.at, incident_id: null });
     case ALERT_SIGNAL_INCIDENT_LINKED: {
-      const signal = state.signals[event.data.signal];
+      const signal = signalOf(state, event.data.signal);
       // A link arriving after the signal recovered belongs to a finished episode.
       if (signal.state !== 'triggered') return state;
       return withSignal(state, { ...signal, incident_id: event.data.incident_id });
@@ -246,12 +272,13 @@ export function alertStatusView(
   ids: { team_id: number; endpoint_id: number },
   settings: LatencySettings,
 ): AlertStatusView {
-  return {
-    team_id: ids.team_id,
-    endpoint_id: ids.endpoint_id,
-    latency_baseline: currentBaseline(state, settings),
-    signals: SIGNAL_TYPES.map((type) => ({ ...state.signals[type] })),
-  };
+  const signals: SignalStatus[] = [{ ...signalOf(state, 'availability') }, { ...signalOf(state, 'latency') }];
+  // Listed once a certificate has been seen (https), with the expiry of the newest one.
+  const certificate = signalOf(state, 'certificate');
+  if (state.certificateExpiresAt !== undefined || certificate.state === 'triggered') {
+    signals.push({ ...certificate, expires_at: state.certificateExpiresAt ?? null });
+  }
+  return { team_id: ids.team_id, endpoint_id: ids.endpoint_id, latency_baseline: currentBaseline(state, settings), signals };
 }
 
 /** The check with its latency judged on the state before it. */
@@ -282,6 +309,7 @@ function evolveCheckRecorded(state: EndpointAlertsState, check: CheckRecordedDat
     ...availabilityAfter(state, check),
     ...latencyAfter(state, check),
     ...baselineAfter(state, check),
+    ...(check.certificate_expires_at === undefined ? {} : { certificateExpiresAt: check.certificate_expires_at }),
     recentJobIds,
   };
 }
@@ -336,6 +364,29 @@ function latencyTransition(after: EndpointAlertsState, check: CheckRecordedData,
     return [recovered(check, 'latency')];
   }
   return [];
+}
+
+const DAY_MS = 86_400_000;
+
+/** Certificate signal events, judged on the check's own certificate. */
+function certificateTransition(after: EndpointAlertsState, check: CheckRecordedData, settings: SignalSettings): EndpointAlertsEvent[] {
+  const signal = signalOf(after, 'certificate');
+  const days = certificateExpiryDays(settings);
+  if (signal.state === 'triggered' && days === 0) return [recovered(check, 'certificate')];
+  if (check.certificate_expires_at === undefined) return [];
+  const expiring = days > 0 && Date.parse(check.certificate_expires_at) - Date.parse(check.checked_at) <= days * DAY_MS;
+  if (signal.state === 'ok' && expiring) {
+    const event = triggered(check, 'certificate');
+    Object.assign(event.data, { expires_at: check.certificate_expires_at, threshold_days: days });
+    return [event];
+  }
+  if (signal.state === 'triggered' && !expiring) return [recovered(check, 'certificate')];
+  return [];
+}
+
+/** Days from `at` until `expiresAt`, a part day counting as one (0 once past). */
+export function daysLeft(expiresAt: string, at: string): number {
+  return Math.max(0, Math.ceil((Date.parse(expiresAt) - Date.parse(at)) / DAY_MS));
 }
 
 function triggered(check: CheckRecordedData, signal: SignalType, thresholdMs?: number): EndpointAlertsEvent {

@@ -1,5 +1,5 @@
 /** OpenAPI documentation of the alert status resource (api-decisions: Alerting). */
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class LatencyBaselineDto {
   @ApiProperty({ type: 'integer', description: 'Successful checks in the baseline window.' }) samples!: number;
@@ -12,17 +12,18 @@ export class LatencyBaselineDto {
 }
 
 export class AlertSignalDto {
-  @ApiProperty({ enum: ['availability', 'latency'] }) type!: string;
+  @ApiProperty({ enum: ['availability', 'latency', 'certificate'] }) type!: string;
   @ApiProperty({ enum: ['ok', 'triggered'] }) state!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When it triggered; null while ok.' }) since!: string | null;
   @ApiProperty({ type: 'integer', minimum: 1, nullable: true, description: 'The automatic incident it opened or joined.' }) incident_id!: number | null;
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Certificate signal only: notAfter of the certificate the newest https check saw.' }) expires_at?: string | null;
 }
 
 export class AlertStatusDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) team_id!: number;
   @ApiProperty({ type: 'integer', minimum: 1 }) endpoint_id!: number;
   @ApiProperty({ type: LatencyBaselineDto, nullable: true, description: 'null until latency_min_samples successful checks (auto mode).' }) latency_baseline!: LatencyBaselineDto | null;
-  @ApiProperty({ type: [AlertSignalDto], description: 'availability, then latency.' }) signals!: AlertSignalDto[];
+  @ApiProperty({ type: [AlertSignalDto], description: 'availability, then latency, then (once an https check has seen a certificate) certificate.' }) signals!: AlertSignalDto[];
   @ApiProperty({
     type: 'array',
     items: { type: 'integer' },

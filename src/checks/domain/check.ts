@@ -27,6 +27,12 @@ export interface ProbeOutcome {
   /** Internal only: never leaves the service. */
   response_excerpt: string | null;
   checked_at: string;
+  /**
+   * https only: the `notAfter` of the certificate the server presented (absent when no handshake
+   * succeeded, and on http). Internal: kept in the event for the certificate signal, never in a
+   * public Check.
+   */
+  certificate_expires_at?: string;
 }
 
 /** Data of the CheckRecorded event (schema version 1). */

@@ -118,7 +118,7 @@ export interface CreateIncident {
   last_error_at?: string;
 }
 
-export type AlertSignal = 'availability' | 'latency';
+export type AlertSignal = 'availability' | 'latency' | 'certificate';
 
 /** The type of an automatic incident: an endpoint's alert signal, or an SLO burning its error budget (docs/decisions.md). */
 export type AutomaticIncidentType = AlertSignal | 'slo_burn';
@@ -344,7 +344,9 @@ function decideCreate(state: IncidentState, command: CreateIncident, now: string
   ];
 }
 
-const SIGNAL_SEVERITY: Record<AutomaticIncidentType, Severity> = { availability: 'critical', latency: 'warning', slo_burn: 'critical' };
+const SIGNAL_SEVERITY: Record<AutomaticIncidentType, Severity> = { availability: 'critical', latency: 'warning', certificate: 'warning', slo_burn: 'critical' };
+/** The incident type of each automatic source (docs/decisions.md: certificate_expiry). */
+export const SIGNAL_INCIDENT_TYPE: Record<AutomaticIncidentType, string> = { availability: 'availability', latency: 'latency', certificate: 'certificate_expiry', slo_burn: 'slo_burn' };
 
 function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticIncident, now: string): IncidentEvent[] {
   if (state !== null) throw new IncidentAlreadyExistsError(state.id);
@@ -358,7 +360,7 @@ function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticInciden
       project_id: command.project_id,
       endpoint_ids: command.endpoint_ids ? [...command.endpoint_ids] : [command.endpoint_id],
       title: command.title,
-      type: command.signal,
+      type: SIGNAL_INCIDENT_TYPE[command.signal],
       severity: command.severity ?? SIGNAL_SEVERITY[command.signal],
       detection_reason: command.detection_reason ?? '',
       metadata: command.metadata ?? {},

@@ -1,4 +1,4 @@
-import { alertRelations, DEFAULT_LATENCY_SETTINGS } from '../domain/endpoint-configuration.js';
+import { alertRelations, certificateExpiryDays, DEFAULT_LATENCY_SETTINGS } from '../domain/endpoint-configuration.js';
 import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
@@ -85,6 +85,7 @@ function endpointConfiguration(row: EndpointDoc) {
     latency_min_increase_ms: row.latency_min_increase_ms ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_ms,
     latency_min_increase_percent: row.latency_min_increase_percent ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_percent,
     ...alertRelations(row),
+    certificate_expiry_days: certificateExpiryDays(row),
     configuration_version: row.configuration_version,
     maintenance_until: row.maintenance_until ?? null,
   };

@@ -69,6 +69,18 @@ export interface EndpointConfiguration extends LatencySettings, Partial<AlertRel
   expected_body: string | null;
   interval_seconds: number;
   timeout_seconds: number;
+  /**
+   * https: the certificate signal triggers when the server's certificate expires within this many
+   * days (0: off). Absent from endpoints registered before it existed: `certificateExpiryDays`.
+   */
+  certificate_expiry_days?: number;
+}
+
+export const DEFAULT_CERTIFICATE_EXPIRY_DAYS = 14;
+
+/** The certificate threshold in days of a configuration (0: off). */
+export function certificateExpiryDays(config: { certificate_expiry_days?: number }): number {
+  return config.certificate_expiry_days ?? DEFAULT_CERTIFICATE_EXPIRY_DAYS;
 }
 
 export const DEFAULT_LATENCY_SETTINGS: LatencySettings = {

@@ -3,7 +3,7 @@
  * stream's one fold (endpoint-snapshot.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_ALERT_RELATIONS, DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from './endpoint-configuration.js';
+import { DEFAULT_ALERT_RELATIONS, DEFAULT_CERTIFICATE_EXPIRY_DAYS, DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from './endpoint-configuration.js';
 import type { EndpointSnapshot, EndpointSnapshotState } from './endpoint-snapshot.js';
 import {
   AlreadyExistsError,
@@ -45,6 +45,7 @@ export const LIMITS = {
   flap_window_seconds: { min: 60, max: 86_400 },
   /** How many endpoints one may depend on. */
   depends_on: { min: 0, max: 20 },
+  certificate_expiry_days: { min: 0, max: 365 },
 } as const;
 
 export const DEFAULT_CONFIGURATION: Omit<EndpointConfiguration, 'url'> = {
@@ -58,6 +59,7 @@ export const DEFAULT_CONFIGURATION: Omit<EndpointConfiguration, 'url'> = {
   timeout_seconds: 10,
   ...DEFAULT_LATENCY_SETTINGS,
   ...DEFAULT_ALERT_RELATIONS,
+  certificate_expiry_days: DEFAULT_CERTIFICATE_EXPIRY_DAYS,
 };
 
 export function newVerificationToken(): string {
@@ -88,6 +90,7 @@ export interface PublicConfiguration {
   depends_on: number[];
   flap_threshold: number;
   flap_window_seconds: number;
+  certificate_expiry_days: number;
 }
 
 /** Maps (part of) a configuration to its public fields; hidden values never pass through. */

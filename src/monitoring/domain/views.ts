@@ -31,7 +31,7 @@ export interface ProjectDoc extends ProjectCreatedData {
  * existed (the view is not rebuilt for a new field); readers put their defaults back.
  */
 export interface EndpointDoc
-  extends Omit<PublicConfiguration, 'latency_fixed_threshold_ms' | 'latency_min_increase_ms' | 'latency_min_increase_percent' | 'depends_on' | 'flap_threshold' | 'flap_window_seconds'> {
+  extends Omit<PublicConfiguration, 'latency_fixed_threshold_ms' | 'latency_min_increase_ms' | 'latency_min_increase_percent' | 'depends_on' | 'flap_threshold' | 'flap_window_seconds' | 'certificate_expiry_days'> {
   id: string;
   endpoint_id: number;
   team_id: number;
@@ -54,6 +54,8 @@ export interface EndpointDoc
   depends_on?: number[];
   flap_threshold?: number;
   flap_window_seconds?: number;
+  /** [DEFAULT_CERTIFICATE_EXPIRY_DAYS] */
+  certificate_expiry_days?: number;
   created_at: string;
   updated_at: string;
 }

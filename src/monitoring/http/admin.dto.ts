@@ -105,6 +105,8 @@ class EndpointFields {
   @Optional() @IsArray() @ArrayMaxSize(LIMITS.depends_on.max) @IsInt({ each: true }) @Min(1, { each: true }) depends_on?: number[];
   @RangeDoc(LIMITS.flap_threshold, 6, 'Availability changes of state within flap_window_seconds that make the endpoint flapping.') @Optional() @Range(LIMITS.flap_threshold) flap_threshold?: number;
   @RangeDoc(LIMITS.flap_window_seconds, 3_600) @Optional() @Range(LIMITS.flap_window_seconds) flap_window_seconds?: number;
+  @RangeDoc(LIMITS.certificate_expiry_days, 14, 'https: the certificate signal triggers (a warning incident of type certificate_expiry opens) when the server certificate expires within this many days; 0 turns it off.')
+  @Optional() @Range(LIMITS.certificate_expiry_days) certificate_expiry_days?: number;
 }
 
 export class CreateEndpointBody extends EndpointFields {

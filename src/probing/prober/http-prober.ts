@@ -18,6 +18,7 @@ import {
 } from '../domain/failure-reason.js';
 import { createGuardedConnector, type Resolver } from './address-guard.js';
 import { exchange, type Exchange, type ExchangeRequest } from './exchange.js';
+import { PeerCertificates } from './peer-certificates.js';
 
 export interface HttpProberOptions {
   /** Refuse non-public addresses (see address-guard.ts). */
@@ -50,8 +51,9 @@ export function createHttpProber(options: HttpProberOptions): HttpProber {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const excerptBytes = options.excerptBytes ?? DEFAULT_EXCERPT_BYTES;
   const region = options.region ?? DEFAULT_REGION;
+  const certificates = new PeerCertificates();
   const agent = new Agent({
-    connect: createGuardedConnector({ blockPrivate: options.blockPrivate, resolve: options.resolve }),
+    connect: certificates.observing(createGuardedConnector({ blockPrivate: options.blockPrivate, resolve: options.resolve })),
     keepAliveTimeout: 30_000,
   });
 
@@ -63,7 +65,10 @@ export function createHttpProber(options: HttpProberOptions): HttpProber {
       if (!target.ok) return unsentOutcome(target.reason, checkedAt, startedAt);
       const request = buildProbeRequest(config, target.url, maxBodyBytes, region);
       const result = await exchange(agent, request);
-      return judgeProbe(config, target.failureTarget, result, { checkedAt, startedAt, excerptBytes });
+      const outcome = judgeProbe(config, target.failureTarget, result, { checkedAt, startedAt, excerptBytes });
+      // Only a response proves the handshake of this exchange succeeded.
+      const expiresAt = result.statusCode === 0 ? null : certificates.expiryOf(target.url);
+      return expiresAt === null ? outcome : { ...outcome, certificate_expires_at: expiresAt };
     },
 
     async fetchVerification(url, expectedToken) {
