@@ -184,4 +184,63 @@ describe('SQLite event log in the compact layout', () => {
     expect(serialised(await store.readStream('s'))).toEqual(serialised([before[3], before[4]]));
     await store.close();
   });
+
+  it('stores packed records with their key lists once and reads them back byte for byte, live, after reopening and after retention', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribeToAll({ after: null });
+    const reading = (async () => {
+      for await (const event of subscription) {
+        seen.push(event);
+        if (seen.length === 5) break;
+      }
+    })();
+    const records = [
+      { success: true, status_code: 200, latency_ms: 4.5, job_id: '65:1795699533568', nested: { a: [1, null, { '2': 'x' }] } },
+      { success: false, status_code: 0, failure_reason: 'timeout: \u0001 "quoted"', latency_ms: 1000 },
+      { '10': 'integer-like keys first', b: null, a: -0, big: 1e21 },
+      { success: true, status_code: 200, latency_ms: 4.5, job_id: '66:1795699533569', nested: { a: [] } },
+    ];
+    await store.append('checks-1', records.slice(0, 2).map((data) => ({ type: 'CheckRecorded', data, packed: true, metadata: { actor: 'system:prober', correlation_id: `job-${data.status_code}` } })), { expectedRevision: 'no_stream' });
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: records[2], packed: true }], { expectedRevision: 1 });
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: records[3], packed: true, metadata: { actor: 'system:prober', correlation_id: 'job-3' } }], { expectedRevision: 2 });
+    // Not a plain object: stored as it is even when marked.
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: [1, 2], packed: true }], { expectedRevision: 3 });
+    await reading;
+    const events = await store.readStream('checks-1');
+    expect(events.map((e) => JSON.stringify(e.data))).toEqual([...records, [1, 2]].map((r) => JSON.stringify(r)));
+    expect(serialised(seen)).toEqual(serialised(events));
+    const again = new SqliteEventStore(file);
+    expect(serialised(await again.readStream('checks-1'))).toEqual(serialised(events));
+    expect(serialised(await again.readAll({ maxCount: 10 }))).toEqual(serialised(events));
+
+    const raw = new Database(file, { readonly: true });
+    const rows = raw.prepare('SELECT data FROM event_log ORDER BY position').pluck().all() as string[];
+    expect(rows.slice(0, 4).every((data) => data.startsWith('\u0001['))).toBe(true);
+    expect(rows[4]).toBe('[1,2]');
+    // Records 0 and 3 share a key list: three shapes for the data, and the metadata's.
+    expect(raw.prepare('SELECT count(*) FROM event_shapes').pluck().get()).toBe(4);
+    expect((raw.prepare('SELECT metadata FROM event_commits ORDER BY id').pluck().all() as string[])).toEqual([expect.stringMatching(/^\u0001\[/), '{}', expect.stringMatching(/^\u0001\[/), '{}']);
+    raw.close();
+
+    await store.removeEvents('checks-1', { throughRevision: 1, types: ['CheckRecorded'] });
+    expect(serialised(await again.readStream('checks-1'))).toEqual(serialised(events.slice(2)));
+    await Promise.all([store.close(), again.close()]);
+  });
+
+  it('opens a compact file written before packed records and appends them to it', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const before = new SqliteEventStore(file);
+    await before.append('s', [{ type: 'A', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    await before.close();
+    const raw = new Database(file);
+    raw.exec(`UPDATE event_commits SET metadata = '{"actor":"admin"}'; DROP TABLE event_shapes`);
+    raw.close();
+    const store = new SqliteEventStore(file);
+    await store.append('s', [{ type: 'A', data: { n: 2 }, packed: true, metadata: { actor: 'admin' } }], { expectedRevision: 0 });
+    const events = await store.readStream('s');
+    expect(events.map((e) => [e.data, e.metadata.actor])).toEqual([[{ n: 1 }, 'admin'], [{ n: 2 }, 'admin']]);
+    await store.close();
+  });
 });

@@ -123,7 +123,7 @@ interface CheckUpcasterRegistry {
   register(type: string, fromVersion: number, fn: (data: unknown) => unknown): unknown;
   registerStoredShape(
     type: string,
-    shape: { version: number; compact(data: unknown, metadata: { occurred_at?: string } | undefined): unknown; expand(data: unknown, event: { metadata: { occurred_at: string } }): unknown },
+    shape: { version: number; compact(data: unknown, metadata: { occurred_at?: string } | undefined): unknown; expand(data: unknown, event: { metadata: { occurred_at: string } }): unknown; packed?: boolean },
   ): unknown;
 }
 
@@ -136,5 +136,7 @@ export function registerCheckUpcasters(registry: CheckUpcasterRegistry): void {
     version: CHECK_RECORDED_STORED_VERSION,
     compact: (data, metadata) => compactCheck(data as CheckRecordedData, metadata?.occurred_at),
     expand: (data, event) => expandCheck(data as Record<string, unknown>, event.metadata.occurred_at),
+    // Checks are most of the log: the SQLite log keeps their key lists once (NewEvent.packed).
+    packed: true,
   });
 }

@@ -49,6 +49,11 @@ export interface NewEvent<T = unknown> {
   schemaVersion?: number;
   data: T;
   metadata?: Partial<EventMetadata>;
+  /**
+   * The data is a flat record of a type appended very often (a probed check): an adapter may
+   * store its values apart from its key list, which it keeps once. Reads return the same data.
+   */
+  packed?: boolean;
 }
 
 export interface RecordedEvent<T = unknown> {

@@ -24,6 +24,8 @@ export interface StoredShape {
   version: number;
   compact(data: unknown, metadata: Partial<EventMetadata> | undefined): unknown;
   expand(data: unknown, event: RecordedEvent): unknown;
+  /** Appended often enough that adapters should store it packed (`NewEvent.packed`). */
+  packed?: boolean;
 }
 
 export class UpcasterRegistry {
@@ -41,8 +43,10 @@ export class UpcasterRegistry {
   toStored(event: NewEvent): NewEvent {
     const version = event.schemaVersion ?? this.latestVersion(event.type);
     const shape = this.shapes.get(event.type);
-    const data = shape && shape.version === version ? shape.compact(event.data, event.metadata) : event.data;
-    return { ...event, data, schemaVersion: version };
+    if (!shape || shape.version !== version) return { ...event, schemaVersion: version };
+    const stored: NewEvent = { ...event, data: shape.compact(event.data, event.metadata), schemaVersion: version };
+    if (shape.packed) stored.packed = true;
+    return stored;
   }
 
   /** `fn` turns data of `fromVersion` into data of `fromVersion + 1`. */

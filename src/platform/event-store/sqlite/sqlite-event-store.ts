@@ -61,11 +61,20 @@ export const SQLITE_EVENTS_SCHEMA = `
  * stays JSON text. Positions continue those of the first layout (sqlite_sequence). `hash` is the
  * event's link in its stream's hash chain (metadata.hash, 32 bytes instead of 64 hex characters
  * in the metadata JSON; NULL for events appended before chaining, docs/audit.md).
+ *
+ * Packed records (issue 31): a JSON object may be stored as U+0001 followed by the JSON array
+ * `[shape, value, ...]`, its key list kept once in `event_shapes` (interned like streams and
+ * types). Commit and event metadata always are; `data` is when the append says it is a record
+ * appended often (`NewEvent.packed`: checks). Reads rebuild the object, keys in their order, so
+ * its JSON reads back byte for byte and the hash chain, computed over the logical event above
+ * this adapter, still verifies. The leading U+0001 makes a packed column fail loudly in a
+ * version that predates this layout instead of reading as something else.
  */
 const SQLITE_COMPACT_SCHEMA = `
   CREATE TABLE IF NOT EXISTS event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
   CREATE TABLE IF NOT EXISTS event_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
   CREATE TABLE IF NOT EXISTS event_commits (id INTEGER PRIMARY KEY, recorded_at INTEGER NOT NULL, metadata TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS event_shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE);
   CREATE TABLE IF NOT EXISTS event_log (
     position       INTEGER PRIMARY KEY AUTOINCREMENT,
     stream         INTEGER NOT NULL,
@@ -87,13 +96,14 @@ const SQLITE_COMPACT_SCHEMA = `
 function ensureCompactSchema(db: Database.Database): { legacy: boolean } {
   const exists = (name: string) => db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(name) !== undefined;
   const hasHash = () => (db.prepare(`SELECT 1 FROM pragma_table_info('event_log') WHERE name = 'hash'`).get() !== undefined);
-  // Only a file without the compact tables (or without the hash column) takes the write lock (readers of a current file never wait).
-  if (exists('event_log') && hasHash()) return { legacy: exists('events') };
+  // Only a file without the compact tables (or without the hash column or shapes) takes the write lock (readers of a current file never wait).
+  if (exists('event_log') && hasHash() && exists('event_shapes')) return { legacy: exists('events') };
   return db
     .transaction(() => {
       const legacy = exists('events');
       if (exists('event_log')) {
         if (!hasHash()) db.exec('ALTER TABLE event_log ADD COLUMN hash BLOB');
+        db.exec('CREATE TABLE IF NOT EXISTS event_shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE)');
       } else {
         db.exec(SQLITE_COMPACT_SCHEMA);
         if (legacy) {
@@ -183,12 +193,17 @@ function releaseSignal(key: string): void {
   if (entry && --entry.users === 0) appendSignals.delete(key);
 }
 
+type InternKind = 'stream' | 'type' | 'shape';
+
+/** Marks a packed record (see the compact layout): never the first character of JSON text. */
+const PACKED = '\u0001';
+
 interface AppendedEvents {
   result: AppendResult;
   /** The appended events as readers get them; built only while someone is subscribed. */
   events: RecordedEvent[] | null;
   /** Names interned by this append, remembered once it committed. */
-  interned: Array<[kind: 'stream' | 'type', name: string, id: number]>;
+  interned: Array<[kind: InternKind, name: string, id: number]>;
 }
 
 /**
@@ -220,6 +235,20 @@ export class SqliteEventStore implements EventStore {
   private readonly legacyHead: number | null;
   private readonly streamIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
+  /** Shape ids by key list (JSON array text), and key lists by id for reads. */
+  private readonly shapeIds = new Map<string, number>();
+  private readonly shapeKeys = new Map<number, string[]>();
+  private readonly keysOfShape = (id: number): string[] => {
+    let keys = this.shapeKeys.get(id);
+    if (keys === undefined) {
+      const text = this.statement('SELECT keys FROM event_shapes WHERE id = ?').pluck().get(id) as string | undefined;
+      if (text === undefined) throw new Error(`The event log names shape ${id}, which it does not hold`);
+      keys = JSON.parse(text) as string[];
+      if (this.shapeKeys.size >= MAX_INTERNED) this.shapeKeys.clear();
+      this.shapeKeys.set(id, keys);
+    }
+    return keys;
+  };
   /**
    * For each stream, a revision no event after which reads back, as this connection last saw it
    * (read to the end, or appended by it), valid while `PRAGMA data_version` stays
@@ -277,7 +306,7 @@ export class SqliteEventStore implements EventStore {
       }
       throw toStoreError(error);
     }
-    for (const [kind, name, id] of appended.interned) this.remember(kind === 'stream' ? this.streamIds : this.typeIds, name, id);
+    for (const [kind, name, id] of appended.interned) this.remember(this.internCache(kind), name, id);
     // Our own commits leave data_version as it is: the heads we know stay valid, this one moves.
     if (this.knownHeads.has(streamId)) this.knownHeads.set(streamId, appended.result.nextExpectedRevision);
     if (appended.events) this.rememberAppended(appended.events);
@@ -312,7 +341,7 @@ export class SqliteEventStore implements EventStore {
       ].join(' ');
     const params = [streamId, ...(from === undefined ? [] : [from]), ...(limit === undefined ? [] : [limit])];
     const rows = () => {
-      const compact = fromCompactRows(this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[]);
+      const compact = fromCompactRows(this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[], this.keysOfShape);
       if (this.legacyHead === null || (limit !== undefined && backwards && compact.length >= limit)) return compact;
       const old = (this.statement(part('SELECT * FROM events', 'stream_id = ?')).all(...params) as LegacyRow[]).map(fromLegacyRow);
       // Every stream's first-layout events come before its compact ones.
@@ -456,6 +485,8 @@ export class SqliteEventStore implements EventStore {
     const recordedAt = now.toISOString();
     const stored = events.map((event) => splitMetadata(event.metadata, recordedAt));
     const commitMetadata = stored[0].shared;
+    const pack = (text: string) => this.packRecord(text, interned);
+    const storedCommitMetadata = pack(commitMetadata);
     const insert = this.statement(
       `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
@@ -470,6 +501,7 @@ export class SqliteEventStore implements EventStore {
       revision += 1;
       const id = randomUUID();
       const data = JSON.stringify(event.data ?? null);
+      const parsed = recorded !== null || event.packed ? (JSON.parse(data) as unknown) : undefined;
       const { shared, occurredAt, hash } = stored[i];
       const info = insert.run(
         stream,
@@ -478,8 +510,8 @@ export class SqliteEventStore implements EventStore {
         event.schemaVersion ?? 1,
         uuidBytes(id),
         occurredAt === lastOccurredAt ? lastStoredOccurredAt : (lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = occurredAt), recordedAt, now.getTime())),
-        shared === commitMetadata ? null : shared,
-        data,
+        shared === commitMetadata ? null : pack(shared),
+        event.packed ? this.packParsed(data, parsed, interned) : data,
         hash,
       );
       last = Number(info.lastInsertRowid);
@@ -489,14 +521,14 @@ export class SqliteEventStore implements EventStore {
         streamId,
         type: event.type,
         schemaVersion: event.schemaVersion ?? 1,
-        data: JSON.parse(data) as unknown,
+        data: parsed,
         metadata: withHash(joinMetadata(JSON.parse(shared) as Partial<EventMetadata>, occurredAt), hash),
         revision,
         position: last,
         recordedAt,
       });
     });
-    this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(first, now.getTime(), commitMetadata);
+    this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(first, now.getTime(), storedCommitMetadata);
     return { result: { nextExpectedRevision: revision, position: last }, events: recorded, interned };
   }
 
@@ -507,16 +539,36 @@ export class SqliteEventStore implements EventStore {
     return (this.statement('SELECT max(revision) AS revision FROM events WHERE stream_id = ?').get(streamId) as { revision: number | null }).revision ?? -1;
   }
 
-  /** The id of a stream or type name, inserted when new (inside the append's transaction). */
-  private intern(kind: 'stream' | 'type', name: string, interned: AppendedEvents['interned']): number {
-    const cache = kind === 'stream' ? this.streamIds : this.typeIds;
+  /** The id of a stream or type name or a shape's key list, inserted when new (inside the append's transaction). */
+  private intern(kind: InternKind, name: string, interned: AppendedEvents['interned']): number {
+    const cache = this.internCache(kind);
     const known = cache.get(name) ?? interned.find(([k, n]) => k === kind && n === name)?.[2];
     if (known !== undefined) return known;
-    const table = kind === 'stream' ? 'event_streams' : 'event_types';
-    const found = this.statement(`SELECT id FROM ${table} WHERE name = ?`).pluck().get(name) as number | undefined;
-    const id = found ?? Number(this.statement(`INSERT INTO ${table} (name) VALUES (?)`).run(name).lastInsertRowid);
+    const [table, column] = kind === 'stream' ? ['event_streams', 'name'] : kind === 'type' ? ['event_types', 'name'] : ['event_shapes', 'keys'];
+    const found = this.statement(`SELECT id FROM ${table} WHERE ${column} = ?`).pluck().get(name) as number | undefined;
+    const id = found ?? Number(this.statement(`INSERT INTO ${table} (${column}) VALUES (?)`).run(name).lastInsertRowid);
     interned.push([kind, name, id]);
     return id;
+  }
+
+  private internCache(kind: InternKind): Map<string, number> {
+    return kind === 'stream' ? this.streamIds : kind === 'type' ? this.typeIds : this.shapeIds;
+  }
+
+  /** JSON text as stored: a non-empty plain object packed (see the compact layout), anything else as it is. */
+  private packRecord(text: string, interned: AppendedEvents['interned']): string {
+    return text.charCodeAt(0) === 123 /* { */ && text !== '{}' ? this.packParsed(text, JSON.parse(text), interned) : text;
+  }
+
+  private packParsed(text: string, value: unknown, interned: AppendedEvents['interned']): string {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return text;
+    const keys = Object.keys(value);
+    // `__proto__` would not come back as an own key when the object is rebuilt.
+    if (keys.length === 0 || keys.includes('__proto__')) return text;
+    const values: unknown[] = new Array(keys.length + 1);
+    values[0] = this.intern('shape', JSON.stringify(keys), interned);
+    for (let i = 0; i < keys.length; i++) values[i + 1] = (value as Record<string, unknown>)[keys[i]];
+    return PACKED + JSON.stringify(values);
   }
 
   private remember(cache: Map<string, number>, name: string, id: number): void {
@@ -529,7 +581,7 @@ export class SqliteEventStore implements EventStore {
     const old = this.legacyHead !== null && from < this.legacyHead ? (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(from, maxCount) as LegacyRow[]).map(fromLegacyRow) : [];
     if (old.length >= maxCount) return old;
     const compact = this.statement(`${COMPACT_SELECT} WHERE e.position > ? ORDER BY e.position LIMIT ?`).all(from, maxCount - old.length) as CompactRow[];
-    return old.length === 0 ? fromCompactRows(compact) : old.concat(fromCompactRows(compact));
+    return old.length === 0 ? fromCompactRows(compact, this.keysOfShape) : old.concat(fromCompactRows(compact, this.keysOfShape));
   }
 
   /**
@@ -689,7 +741,7 @@ function fromLegacyRow(row: LegacyRow): RecordedEvent {
  * Turns compact rows into events. The events of one commit share its metadata text and
  * recorded_at: each is parsed or formatted once per page.
  */
-function fromCompactRows(rows: CompactRow[]): RecordedEvent[] {
+function fromCompactRows(rows: CompactRow[], keysOfShape: (id: number) => string[]): RecordedEvent[] {
   let metadataText: string | null = null;
   let metadata: Partial<EventMetadata> = {};
   let recordedMs = Number.NaN;
@@ -698,7 +750,7 @@ function fromCompactRows(rows: CompactRow[]): RecordedEvent[] {
     const text = row.metadata ?? row.commit_metadata;
     if (text !== metadataText) {
       metadataText = text;
-      metadata = JSON.parse(text) as Partial<EventMetadata>;
+      metadata = parseStored(text, keysOfShape) as Partial<EventMetadata>;
     }
     if (row.recorded_at !== recordedMs) {
       recordedMs = row.recorded_at;
@@ -709,13 +761,23 @@ function fromCompactRows(rows: CompactRow[]): RecordedEvent[] {
       streamId: row.stream_id,
       type: row.type,
       schemaVersion: row.schema_version,
-      data: JSON.parse(row.data) as unknown,
+      data: parseStored(row.data, keysOfShape),
       metadata: withHash(joinMetadata(metadata, readOccurredAt(row.occurred_at, recordedMs, recordedAt)), row.hash),
       revision: row.revision,
       position: row.position,
       recordedAt,
     };
   });
+}
+
+/** A stored JSON column: packed records rebuilt with their keys in order, anything else parsed. */
+function parseStored(text: string, keysOfShape: (id: number) => string[]): unknown {
+  if (text.charCodeAt(0) !== 1) return JSON.parse(text);
+  const values = JSON.parse(text.slice(1)) as unknown[];
+  const keys = keysOfShape(values[0] as number);
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) record[keys[i]] = values[i + 1];
+  return record;
 }
 
 function isSqliteCode(error: unknown, code: string): boolean {
