@@ -37,6 +37,8 @@ export interface GoodChecksOptions {
 
 /** Each `in` list stays short (SQLite's bound-parameter limit), as in the analytics queries. */
 const IN_CHUNK = 250;
+/** Rollup id ranges summed per read (one synchronous call on SQLite). */
+const RANGES_PER_READ = 200;
 
 export class GoodChecks {
   constructor(
@@ -59,19 +61,15 @@ export class GoodChecks {
     let total = 0;
     let failures = 0;
     const runs = rollupRuns(pieces);
-    await this.slices.map(
-      scope.ids.flatMap((id) => runs.map((run) => ({ id, run }))),
-      async ({ id, run }) => {
-        const [row] = await this.store.aggregate(names.rollups, {
-          filter: { id: rollupRange(scope.kind, id, run.granularity, run.from / 1000, run.to / 1000) },
-          sum: ['checks', 'failures'],
-        });
-        if (row && row.count > 0) {
-          total += row.sum.checks;
-          failures += row.sum.failures;
-        }
-      },
-    );
+    // Every (scope, run) id range, summed by the store a few hundred ranges per read.
+    const ranges = scope.ids.flatMap((id) => runs.map((run) => rollupRange(scope.kind, id, run.granularity, run.from / 1000, run.to / 1000)));
+    await this.slices.map(chunk(ranges, RANGES_PER_READ), async (group) => {
+      for (const row of await this.store.aggregateRanges(names.rollups, { field: 'id', ranges: group, sum: ['checks', 'failures'] })) {
+        if (row.count === 0) continue;
+        total += row.sum.checks;
+        failures += row.sum.failures;
+      }
+    });
     // Raw edges (shorter than a minute, always inside the horizon): failed and successful
     // checks apart, one index range each.
     const edges = pieces.filter((p): p is Extract<RangePiece, { kind: 'raw' }> => p.kind === 'raw' && p.from >= horizon);

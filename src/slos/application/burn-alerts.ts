@@ -79,11 +79,14 @@ class BurnAlerts {
   private readonly incidents: StreamCache<IncidentState>;
   private readonly counter: SloCounter;
   private readonly lastEvaluated = new Map<number, number>();
+  /** Each team's live SLOs as of the view's stamp `teamsVersion`. */
+  private readonly teams = new Map<number, SloDoc[]>();
+  private teamsVersion: string | null = null;
 
   constructor(private readonly platform: Platform) {
     this.slos = new StreamCache(platform.events, sloAggregate.initial, sloAggregate.evolve, FOLDED_STREAMS);
     this.incidents = new StreamCache(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_STREAMS);
-    this.counter = new SloCounter(platform);
+    this.counter = SloCounter.of(platform);
   }
 
   async passOverRefused(event: RecordedEvent, handle: () => Promise<void>): Promise<void> {
@@ -98,9 +101,7 @@ class BurnAlerts {
   async onCheck(event: RecordedEvent<CheckRecordedData>): Promise<void> {
     const check = event.data;
     if (!isApplicable(check) || check.imported) return;
-    const slos = ((await this.platform.reader.find(SLOS_PROJECTION, SLOS_COLLECTION, { filter: { team_id: check.team_id } })) as unknown as SloDoc[]).filter(
-      (slo) => slo.project_id === check.project_id || (slo.endpoint_ids ?? []).includes(check.endpoint_id),
-    );
+    const slos = (await this.slosOfTeam(check.team_id)).filter((slo) => slo.project_id === check.project_id || (slo.endpoint_ids ?? []).includes(check.endpoint_id));
     const now = Date.now();
     const due = slos.filter((slo) => now - (this.lastEvaluated.get(slo.slo_id) ?? -Infinity) >= EVALUATION_SPACING_MS);
     if (due.length === 0) return;
@@ -119,6 +120,25 @@ class BurnAlerts {
         { fold: this.slos, attempts: COMMAND_ATTEMPTS },
       );
     }
+  }
+
+  /**
+   * The team's live SLOs. Every live check asks, so the view is read again only once it changed
+   * (its stamp), not per check.
+   */
+  private async slosOfTeam(teamId: number): Promise<SloDoc[]> {
+    const stamps = await this.platform.reader.stamps(SLOS_PROJECTION, SLOS_COLLECTION);
+    const version = stamps ? `${stamps.collection}@${stamps.changed}` : null;
+    if (version === null || version !== this.teamsVersion) {
+      this.teams.clear();
+      this.teamsVersion = version;
+    }
+    let slos = this.teams.get(teamId);
+    if (!slos) {
+      slos = (await this.platform.reader.find(SLOS_PROJECTION, SLOS_COLLECTION, { filter: { team_id: teamId }, sort: [['slo_id', 'asc']] })) as unknown as SloDoc[];
+      if (version !== null) this.teams.set(teamId, slos);
+    }
+    return slos;
   }
 
   async onTriggered(event: RecordedEvent<SloBurnAlertTriggeredData>, views: ViewTransaction): Promise<void> {

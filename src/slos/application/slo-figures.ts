@@ -18,12 +18,13 @@ export function scopeOf(slo: Pick<SloDoc, 'endpoint_ids' | 'project_id'>): GoodC
  * burn-rate windows, all ending at `now`.
  */
 export class SloCounter {
-  private readonly good: GoodChecks;
+  constructor(private readonly good: GoodChecks) {}
 
-  constructor(platform: Platform) {
+  /** Over the platform's analytics views (active generation) and retention horizon. */
+  static of(platform: Platform): SloCounter {
     const facts = new ViewAnalyticsFacts(platform.reader, platform.views);
     const retentionDays = platform.config.checkRetentionDays;
-    this.good = new GoodChecks(platform.views, () => facts.collections(), { rawHorizon: () => retentionHorizon(Date.now(), retentionDays) });
+    return new SloCounter(new GoodChecks(platform.views, () => facts.collections(), { rawHorizon: () => retentionHorizon(Date.now(), retentionDays) }));
   }
 
   async count(slo: SloDefinition, from: number, to: number): Promise<Counts> {

@@ -70,7 +70,7 @@ export class SloReads {
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.cursors = new CursorCodec(platform.cursorKey);
-    this.counter = new SloCounter(platform);
+    this.counter = SloCounter.of(platform);
   }
 
   async doc(teamId: number, sloId: number): Promise<SloDoc> {
