@@ -23,10 +23,14 @@ export interface VerifyScope {
 
 const PAGE = 1000;
 
-export async function verifyHistory(store: EventStore, scope: VerifyScope = {}): Promise<VerificationReport> {
+/** Thrown when `shouldStop` turned true before every stream was walked. */
+export class VerificationStopped extends Error {}
+
+export async function verifyHistory(store: EventStore, scope: VerifyScope = {}, options: { shouldStop?: () => boolean } = {}): Promise<VerificationReport> {
   const streams = scope.stream !== undefined ? [scope.stream] : await streamsOf(store, scope.teamId);
   const report: VerificationReport = { intact: true, streams_checked: 0, events_checked: 0, broken: [] };
   for (const stream of streams) {
+    if (options.shouldStop?.()) throw new VerificationStopped('verification stopped before its end');
     const result = verifyStream(stream, (await readWhole(store, stream)).map(storedEvent), await prunedRanges(store, stream));
     report.streams_checked += 1;
     report.events_checked += result.events_checked;

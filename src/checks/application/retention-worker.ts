@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '../../platform/periodic-task.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { CheckRetention, RetentionBusyError, type CarriedOverTypes } from './retention.js';
 
@@ -18,9 +19,7 @@ const FIRST_PASS_DELAY_MS = 5 * 60_000;
  */
 @Injectable()
 export class RetentionWorker implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopping = false;
+  private readonly task = new PeriodicTask(() => this.pass(), { firstDelayMs: FIRST_PASS_DELAY_MS, everyMs: HOUR_MS });
 
   constructor(
     @Inject(PLATFORM) private readonly platform: Platform,
@@ -29,23 +28,11 @@ export class RetentionWorker implements OnApplicationBootstrap, OnApplicationShu
 
   onApplicationBootstrap(): void {
     if (!RETENTION_ROLES.includes(this.platform.config.role) || !this.platform.runner) return;
-    this.schedule(FIRST_PASS_DELAY_MS);
+    this.task.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.running = this.pass().finally(() => {
-        this.running = null;
-        if (!this.stopping) this.schedule(HOUR_MS);
-      });
-    }, delayMs);
-    this.timer.unref();
+    await this.task.stop();
   }
 
   /** One hourly pass; failures are logged and retried next hour. */
@@ -56,7 +43,7 @@ export class RetentionWorker implements OnApplicationBootstrap, OnApplicationShu
       await platform.views.reclaimSpace?.();
       const dropped = (await platform.runner?.dropStaleGenerations()) ?? [];
       if (dropped.length > 0) platform.logger.info({ dropped }, 'dropped stale projection generations');
-      const result = await retention.apply(now, { coordination: platform.coordination, owner: platform.instanceId, shouldStop: () => this.stopping });
+      const result = await retention.apply(now, { coordination: platform.coordination, owner: platform.instanceId, shouldStop: this.task.stopping });
       if (result.summaries > 0 || result.removed > 0) platform.logger.info(result, 'check retention applied');
     } catch (error) {
       if (error instanceof RetentionBusyError) return;
