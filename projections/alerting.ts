@@ -3,6 +3,8 @@ import {
   ALERT_SIGNAL_RECOVERED,
   ALERT_SIGNAL_TRIGGERED,
   ALERT_SIGNALS_CARRIED_OVER,
+  ALERT_SIGNAL_FLAPPING_STARTED,
+  ALERT_SIGNAL_FLAPPING_STOPPED,
   CHECK_RECORDED,
   evolve,
   initialState,
@@ -62,5 +64,7 @@ export const alertingProjection = defineProjection({
     [ALERT_SIGNAL_RECOVERED]: onSignalEvent,
     [ALERT_SIGNAL_INCIDENT_LINKED]: onSignalEvent,
     [ALERT_SIGNALS_CARRIED_OVER]: onSignalEvent,
+    [ALERT_SIGNAL_FLAPPING_STARTED]: onSignalEvent,
+    [ALERT_SIGNAL_FLAPPING_STOPPED]: onSignalEvent,
   },
 });

@@ -12,6 +12,12 @@
  *   linked to the open incident, which bumps error_count and last_error_at.
  * - AlertSignalRecovered resolves the incident when auto_resolve is true; with auto_resolve
  *   off it stays open and the next trigger joins it.
+ * - Flapping (the decider marks availability changes `flapping` while the endpoint flaps): a
+ *   flapping recovery leaves the incident open; a flapping trigger with no open incident
+ *   re-opens the endpoint's last automatic one when it was auto-resolved within the flap window
+ *   (kept as `recent:<endpoint>:<signal>`); AlertSignalFlappingStarted sets
+ *   `metadata.flapping: true` on the open incident (one incident.updated), and
+ *   AlertSignalFlappingStopped resolves it as a recovery would.
  * - A failing check suppressed by the endpoints it depends on (`suppressed_by`) adds its
  *   endpoint to each such parent's open availability incident, `metadata.suppressed_endpoint_ids`.
  *
@@ -28,6 +34,7 @@ import { incidentStreamId, toLinkedCheck, type IncidentEvent } from '../../incid
 import { decide, evolve, initialState, type IncidentCommand, type IncidentState, type StatusRef } from '../../incidents/domain/incident.js';
 import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
 import { endpointSnapshotAggregate } from '../../monitoring/domain/endpoint-snapshot.js';
+import { alertRelations } from '../../monitoring/domain/endpoint-configuration.js';
 import { endpointStream } from '../../monitoring/domain/events.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
@@ -42,9 +49,12 @@ import {
   ALERT_SIGNAL_INCIDENT_LINKED,
   ALERT_SIGNAL_RECOVERED,
   ALERT_SIGNAL_TRIGGERED,
+  ALERT_SIGNAL_FLAPPING_STARTED,
+  ALERT_SIGNAL_FLAPPING_STOPPED,
   alertsStream,
   countsForAlerting,
   daysLeft,
+  type AlertSignalFlappingData,
   type AlertSignalIncidentLinkedData,
   type AlertSignalRecoveredData,
   type AlertSignalTriggeredData,
@@ -113,6 +123,8 @@ export function autoIncidentsReactor(platform: Platform): Projection {
       [ALERT_SIGNAL_TRIGGERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onTriggered(event as RecordedEvent<AlertSignalTriggeredData>, views)),
       [ALERT_SIGNAL_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as AlertSignalRecoveredData, views)),
       [CHECK_RECORDED]: (event, views) => reactor.passOverRefused(event, () => reactor.onCheck(event.data as CheckRecordedData, views)),
+      [ALERT_SIGNAL_FLAPPING_STARTED]: (event, views) => reactor.passOverRefused(event, () => reactor.onFlappingStarted(event.data as AlertSignalFlappingData, views)),
+      [ALERT_SIGNAL_FLAPPING_STOPPED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as AlertSignalFlappingData, views)),
     },
   });
 }
@@ -189,6 +201,7 @@ class AutoIncidents {
       if (!state || state.resolved_at !== null || state.merged_into_id !== null) incidentId = null;
     }
     const context = systemContext('alerting', event.id, event.id);
+    if (incidentId === null && data.flapping) incidentId = await this.reopenRecent(data, views, context);
     if (incidentId === null) incidentId = await this.openNew(event, run, context);
     for (const check of run) await this.incidentCommand(incidentId, { kind: 'link_check', check: toLinkedCheck(check) }, context);
     views.put(OPEN, { id: openKey(data.endpoint_id, data.signal), incident_id: incidentId });
@@ -295,11 +308,44 @@ class AutoIncidents {
     );
   }
 
-  async onRecovered(data: AlertSignalRecoveredData, views: ViewTransaction): Promise<void> {
+  /** A recovery (not while flapping), or the end of flapping: resolves the open incident when auto_resolve is on. */
+  async onRecovered(data: AlertSignalRecoveredData | AlertSignalFlappingData, views: ViewTransaction): Promise<void> {
+    if ('flapping' in data && data.flapping) return;
     const incidentId = await openIncident(views, data.endpoint_id, data.signal);
     if (incidentId === null) return;
     const state = await this.incidentCommand(incidentId, { kind: 'resolve_on_recovery' }, systemContext('alerting'));
-    if (state === null || state.resolved_at !== null || state.merged_into_id !== null) views.delete(OPEN, openKey(data.endpoint_id, data.signal));
+    if (state === null || state.resolved_at !== null || state.merged_into_id !== null) {
+      views.delete(OPEN, openKey(data.endpoint_id, data.signal));
+      if (state?.resolved_at) views.put(OPEN, { id: recentKey(data.endpoint_id, data.signal), incident_id: incidentId });
+    }
+  }
+
+  /** The endpoint started flapping: its open incident says so (metadata.flapping, one incident.updated). */
+  async onFlappingStarted(data: AlertSignalFlappingData, views: ViewTransaction): Promise<void> {
+    const incidentId = await openIncident(views, data.endpoint_id, data.signal);
+    if (incidentId === null) return;
+    const result = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, systemContext('alerting'), (state) => {
+      if (state === null || state.resolved_at !== null || state.merged_into_id !== null || state.metadata.flapping === true) return { events: [], result: null };
+      return { events: decide(state, { kind: 'update_details', changes: { metadata: { ...state.metadata, flapping: true } } }, { now: new Date().toISOString() }), result: null };
+    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
+    logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
+  }
+
+  /**
+   * A flapping trigger with no open incident: the endpoint's last automatic incident for the
+   * signal, re-opened, when it was resolved automatically within the flap window; else null.
+   */
+  private async reopenRecent(data: AlertSignalTriggeredData, views: ViewTransaction, context: CommandContext): Promise<number | null> {
+    const recent = await views.get(OPEN, recentKey(data.endpoint_id, data.signal));
+    if (!recent) return null;
+    const incidentId = Number(recent.incident_id);
+    const endpoint = (await this.endpoints.load(endpointStream(data.endpoint_id))).state;
+    const windowMs = alertRelations(endpoint?.configuration ?? {}).flap_window_seconds * 1000;
+    const { state } = await this.incidents.load(incidentStreamId(incidentId));
+    if (!state || state.resolved_at === null || state.merged_into_id !== null || !state.auto_resolve) return null;
+    if (Date.parse(data.at) - Date.parse(state.resolved_at) > windowMs) return null;
+    const reopened = await this.incidentCommand(incidentId, { kind: 'update_status', resolved: false }, context);
+    return reopened?.resolved_at === null ? incidentId : null;
   }
 
   /** Runs one incident command; returns the state after it. */
@@ -330,6 +376,11 @@ async function openIncident(views: ViewTransaction, endpointId: number, signal: 
 
 function openKey(endpointId: number, signal: SignalType): string {
   return `${endpointId}:${signal}`;
+}
+
+/** The endpoint's automatic incident for the signal last resolved on recovery (flapping re-opens it). */
+function recentKey(endpointId: number, signal: SignalType): string {
+  return `recent:${endpointId}:${signal}`;
 }
 
 /**

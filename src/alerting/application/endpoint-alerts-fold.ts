@@ -19,12 +19,14 @@ import {
   CHECK_RECORDED,
   countsForAlerting,
   evolve,
+  flapOf,
   initialState,
   MAX_SIGNAL_WINDOW,
   RECENT_JOB_IDS,
   type AlertSignalsCarriedOverData,
   type EndpointAlertsEvent,
   type EndpointAlertsState,
+  type FlapState,
 } from '../domain/endpoint-alerts.js';
 import { checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
 import { StreamCache, type CachedStream } from '../../platform/es/stream-cache.js';
@@ -44,17 +46,19 @@ export const checkWindowsAggregate: Aggregate<EndpointAlertsState> = {
 
 export interface SignalsState {
   signals: EndpointAlertsState['signals'];
+  /** The availability signal's recent changes and whether it is flapping. */
+  flap: FlapState;
   /** Highest check revision a signal event was decided on (-1: none). */
   judgedThrough: number;
 }
 
 /** The alerts stream: the signals, and how far along the check stream they were decided. */
 export const signalsAggregate: Aggregate<SignalsState> = {
-  initial: () => ({ signals: initialState().signals, judgedThrough: -1 }),
+  initial: () => ({ signals: initialState().signals, flap: flapOf(initialState()), judgedThrough: -1 }),
   evolve: (state, event) => {
-    const signals = evolve({ ...initialState(), signals: state.signals }, event as unknown as EndpointAlertsEvent).signals;
+    const next = evolve({ ...initialState(), signals: state.signals, flap: state.flap }, event as unknown as EndpointAlertsEvent);
     const checkRevision = (event.data as { check_revision?: number }).check_revision;
-    return { signals, judgedThrough: Math.max(state.judgedThrough, checkRevision ?? -1) };
+    return { signals: next.signals, flap: flapOf(next), judgedThrough: Math.max(state.judgedThrough, checkRevision ?? -1) };
   },
 };
 
@@ -131,5 +135,5 @@ export class EndpointAlertsFold {
 }
 
 export function withSignals(checks: EndpointAlertsState, alerts: SignalsState): EndpointAlertsState {
-  return { ...checks, signals: alerts.signals };
+  return { ...checks, signals: alerts.signals, flap: alerts.flap };
 }

@@ -41,6 +41,12 @@
  *   (0: off); a later counted check whose certificate is valid beyond it recovers it, as does
  *   turning the setting off. A check without a certificate (http, or a failed handshake, which
  *   fails the check) leaves the signal as it is.
+ * - Flapping (issue 26; flap_threshold, flap_window_seconds): when the availability signal has
+ *   changed state at least flap_threshold times within the last flap_window_seconds (counting the
+ *   change being decided), AlertSignalFlappingStarted follows that change, and every availability
+ *   change while flapping carries `flapping: true` (the automatic incident stays open through
+ *   recoveries). Flapping stops (AlertSignalFlappingStopped) on the first counted check that
+ *   finds the signal recovered for a whole window. Change times are the checks' `checked_at`.
  */
 
 import {
@@ -50,7 +56,7 @@ import {
   type CheckSource,
   type ProbeOutcome,
 } from '../../checks/domain/check.js';
-import { certificateExpiryDays, type AlertRules, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import { alertRelations, certificateExpiryDays, type AlertRelationSettings, type AlertRules, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
 import { computeBaseline, MAX_BASELINE_SAMPLES, type LatencyBaseline } from './baseline.js';
 
 export { CHECK_RECORDED };
@@ -58,11 +64,15 @@ export const ALERT_SIGNAL_TRIGGERED = 'AlertSignalTriggered';
 export const ALERT_SIGNAL_RECOVERED = 'AlertSignalRecovered';
 export const ALERT_SIGNAL_INCIDENT_LINKED = 'AlertSignalIncidentLinked';
 export const ALERT_SIGNALS_CARRIED_OVER = 'AlertSignalsCarriedOver';
+export const ALERT_SIGNAL_FLAPPING_STARTED = 'AlertSignalFlappingStarted';
+export const ALERT_SIGNAL_FLAPPING_STOPPED = 'AlertSignalFlappingStopped';
 
 /** Signal events and incident links of one endpoint (the checks are on `checks-<endpointId>`). */
 export const alertsStream = (endpointId: number) => `alerts-${endpointId}`;
 
 export const MAX_SIGNAL_WINDOW = 100;
+/** Availability change times kept for flapping: flap_threshold is at most 50. */
+export const MAX_FLAP_CHANGES = 50;
 export const RECENT_JOB_IDS = 100;
 
 export const SIGNAL_TYPES = ['availability', 'latency', 'certificate'] as const;
@@ -83,6 +93,8 @@ export interface AlertSignalTriggeredData {
   /** Certificate signal only: the certificate's notAfter and the threshold it came within. */
   expires_at?: string;
   threshold_days?: number;
+  /** Availability only: the endpoint is flapping (a recently auto-resolved incident re-opens instead of a new one). */
+  flapping?: true;
 }
 
 export interface AlertSignalRecoveredData {
@@ -93,6 +105,22 @@ export interface AlertSignalRecoveredData {
   check_id: number;
   at: string;
   /** Revision of the check on `checks-<endpoint_id>` (absent on signals recorded in that stream). */
+  check_revision?: number;
+  /** Availability only: the endpoint is flapping, so its automatic incident stays open. */
+  flapping?: true;
+}
+
+/** The availability signal started flapping (with the change that made it) or stopped (a whole window recovered). */
+export interface AlertSignalFlappingData {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  signal: 'availability';
+  check_id: number;
+  at: string;
+  /** Changes of state within the window when it started; the window, in seconds. */
+  changes?: number;
+  window_seconds: number;
   check_revision?: number;
 }
 
@@ -113,7 +141,9 @@ export type EndpointAlertsEvent =
   | { type: typeof ALERT_SIGNAL_TRIGGERED; data: AlertSignalTriggeredData }
   | { type: typeof ALERT_SIGNAL_RECOVERED; data: AlertSignalRecoveredData }
   | { type: typeof ALERT_SIGNAL_INCIDENT_LINKED; data: AlertSignalIncidentLinkedData }
-  | { type: typeof ALERT_SIGNALS_CARRIED_OVER; data: AlertSignalsCarriedOverData };
+  | { type: typeof ALERT_SIGNALS_CARRIED_OVER; data: AlertSignalsCarriedOverData }
+  | { type: typeof ALERT_SIGNAL_FLAPPING_STARTED; data: AlertSignalFlappingData }
+  | { type: typeof ALERT_SIGNAL_FLAPPING_STOPPED; data: AlertSignalFlappingData };
 
 export interface SignalState {
   type: SignalType;
@@ -122,8 +152,8 @@ export interface SignalState {
   incident_id: number | null;
 }
 
-/** Settings the signals are judged with: the latency ones and the certificate threshold. */
-export type SignalSettings = LatencySettings & { certificate_expiry_days?: number };
+/** Settings the signals are judged with: the latency ones, the certificate threshold and the flapping ones (defaults when absent). */
+export type SignalSettings = LatencySettings & { certificate_expiry_days?: number } & Partial<AlertRelationSettings>;
 
 export interface EndpointAlertsState {
   /** Latencies of successful counted checks, oldest first. */
@@ -136,9 +166,23 @@ export interface EndpointAlertsState {
   latencyExceeded: readonly boolean[];
   consecutiveUnder: number;
   signals: Readonly<Record<SignalType, SignalState>>;
+  /** Absent from states stored before flapping existed (`flapOf` reads it). */
+  flap?: FlapState;
   recentJobIds: readonly string[];
   /** notAfter of the certificate the newest counted https check saw (absent: none seen yet). */
   certificateExpiresAt?: string;
+}
+
+/** The availability signal's recent changes of state (their `at`, oldest first) and whether it is flapping. */
+export interface FlapState {
+  changes: readonly string[];
+  flapping: boolean;
+}
+
+const NOT_FLAPPING: FlapState = { changes: [], flapping: false };
+
+export function flapOf(state: Pick<EndpointAlertsState, 'flap'>): FlapState {
+  return state.flap ?? NOT_FLAPPING;
 }
 
 export interface RecordCheckCommand {
@@ -163,6 +207,7 @@ export interface AlertStatusView {
   endpoint_id: number;
   latency_baseline: LatencyBaseline | null;
   signals: SignalStatus[];
+  flapping: boolean;
 }
 
 export function initialState(): EndpointAlertsState {
@@ -178,6 +223,7 @@ export function initialState(): EndpointAlertsState {
       latency: { type: 'latency', state: 'ok', since: null, incident_id: null },
       certificate: initialSignal('certificate'),
     },
+    flap: NOT_FLAPPING,
     recentJobIds: [],
   };
 }
@@ -242,7 +288,7 @@ export function judge(state: EndpointAlertsState, command: RecordCheckCommand): 
 export function signalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: SignalSettings): EndpointAlertsEvent[] {
   if (!countsForAlerting(check)) return [];
   const rules = alertRulesFrom(settings);
-  return [...availabilityTransition(after, check, rules), ...latencyTransition(after, check, rules), ...certificateTransition(after, check, settings)];
+  return [...flapping(after, check, availabilityTransition(after, check, rules), settings), ...latencyTransition(after, check, rules), ...certificateTransition(after, check, settings)];
 }
 
 export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): EndpointAlertsState {
@@ -250,9 +296,13 @@ export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): 
     case CHECK_RECORDED:
       return evolveCheckRecorded(state, event.data);
     case ALERT_SIGNAL_TRIGGERED:
-      return withSignal(state, { type: event.data.signal, state: 'triggered', since: event.data.at, incident_id: null });
+      return withChange(withSignal(state, { type: event.data.signal, state: 'triggered', since: event.data.at, incident_id: null }), event.data);
     case ALERT_SIGNAL_RECOVERED:
-      return withSignal(state, { type: event.data.signal, state: 'ok', since: event.data.at, incident_id: null });
+      return withChange(withSignal(state, { type: event.data.signal, state: 'ok', since: event.data.at, incident_id: null }), event.data);
+    case ALERT_SIGNAL_FLAPPING_STARTED:
+      return { ...state, flap: { ...flapOf(state), flapping: true } };
+    case ALERT_SIGNAL_FLAPPING_STOPPED:
+      return { ...state, flap: { ...flapOf(state), flapping: false } };
     case ALERT_SIGNAL_INCIDENT_LINKED: {
       const signal = signalOf(state, event.data.signal);
       // A link arriving after the signal recovered belongs to a finished episode.
@@ -278,7 +328,7 @@ export function alertStatusView(
   if (state.certificateExpiresAt !== undefined || certificate.state === 'triggered') {
     signals.push({ ...certificate, expires_at: state.certificateExpiresAt ?? null });
   }
-  return { team_id: ids.team_id, endpoint_id: ids.endpoint_id, latency_baseline: currentBaseline(state, settings), signals };
+  return { team_id: ids.team_id, endpoint_id: ids.endpoint_id, latency_baseline: currentBaseline(state, settings), signals, flapping: flapOf(state).flapping };
 }
 
 /** The check with its latency judged on the state before it. */
@@ -387,6 +437,36 @@ function certificateTransition(after: EndpointAlertsState, check: CheckRecordedD
 /** Days from `at` until `expiresAt`, a part day counting as one (0 once past). */
 export function daysLeft(expiresAt: string, at: string): number {
   return Math.max(0, Math.ceil((Date.parse(expiresAt) - Date.parse(at)) / DAY_MS));
+}
+
+/**
+ * The availability transition (if any) marked `flapping` while the endpoint flaps, followed by
+ * AlertSignalFlappingStarted when this change makes it flap; without a transition,
+ * AlertSignalFlappingStopped once the signal has stayed recovered for a whole window.
+ */
+function flapping(after: EndpointAlertsState, check: CheckRecordedData, transition: EndpointAlertsEvent[], settings: SignalSettings): EndpointAlertsEvent[] {
+  const { flap_threshold: threshold, flap_window_seconds: windowSeconds } = alertRelations(settings);
+  const flap = flapOf(after);
+  const at = Date.parse(check.checked_at);
+  const base = { ...signalIds(check), signal: 'availability' as const, check_id: check.check_id, at: check.checked_at, window_seconds: windowSeconds };
+  if (transition.length === 0) {
+    const signal = after.signals.availability;
+    const recoveredFor = signal.since === null ? 0 : at - Date.parse(signal.since);
+    if (flap.flapping && signal.state === 'ok' && recoveredFor >= windowSeconds * 1000) return [{ type: ALERT_SIGNAL_FLAPPING_STOPPED, data: base }];
+    return [];
+  }
+  const changes = [...flap.changes, check.checked_at].filter((change) => at - Date.parse(change) < windowSeconds * 1000).length;
+  const starts = !flap.flapping && changes >= threshold;
+  if (!flap.flapping && !starts) return transition;
+  const marked = transition.map((event) => ({ ...event, data: { ...event.data, flapping: true } }) as EndpointAlertsEvent);
+  return starts ? [...marked, { type: ALERT_SIGNAL_FLAPPING_STARTED, data: { ...base, changes } }] : marked;
+}
+
+/** Availability changes are remembered for flapping (the newest MAX_FLAP_CHANGES). */
+function withChange(state: EndpointAlertsState, data: { signal: SignalType; at: string }): EndpointAlertsState {
+  if (data.signal !== 'availability') return state;
+  const flap = flapOf(state);
+  return { ...state, flap: { ...flap, changes: keepLast(flap.changes, data.at, MAX_FLAP_CHANGES) } };
 }
 
 function triggered(check: CheckRecordedData, signal: SignalType, thresholdMs?: number): EndpointAlertsEvent {

@@ -30,6 +30,11 @@ export class AlertStatusDto {
     description: 'Endpoints in depends_on whose availability signal is triggered now: failing checks are recorded with alert_suppressed true meanwhile. Empty when none.',
   })
   suppressed_by!: number[];
+  @ApiProperty({
+    type: Boolean,
+    description: 'The availability signal changed state at least flap_threshold times within flap_window_seconds and has not stayed recovered for a whole window since: its automatic incident stays open through recoveries.',
+  })
+  flapping!: boolean;
 }
 
 export class AlertStatusResponse {

@@ -185,6 +185,7 @@ describe('alert status view', () => {
         { type: 'availability', state: 'ok', since: null, incident_id: null },
         { type: 'latency', state: 'ok', since: null, incident_id: null },
       ],
+      flapping: false,
     });
   });
 

@@ -5,8 +5,9 @@ import {
   type EndpointAlertsEvent,
   type EndpointAlertsState,
   type RecordCheckCommand,
+  type SignalSettings,
 } from '../../../src/alerting/domain/endpoint-alerts.js';
-import { DEFAULT_LATENCY_SETTINGS, type LatencySettings } from '../../../src/monitoring/domain/endpoint-configuration.js';
+import { DEFAULT_LATENCY_SETTINGS } from '../../../src/monitoring/domain/endpoint-configuration.js';
 
 export interface CheckSpec {
   success?: boolean;
@@ -15,13 +16,13 @@ export interface CheckSpec {
   alert_suppressed?: boolean;
   imported?: boolean;
   job_id?: string | null;
-  settings?: Partial<LatencySettings>;
+  settings?: Partial<SignalSettings>;
 }
 
 let nextCheckId = 1;
 
 /** A RecordCheck command for endpoint 7 of project 3, team 1; scheduled and successful unless told. */
-export function command(spec: CheckSpec = {}, base: Partial<LatencySettings> = {}): RecordCheckCommand {
+export function command(spec: CheckSpec = {}, base: Partial<SignalSettings> = {}): RecordCheckCommand {
   const check_id = nextCheckId++;
   const success = spec.success ?? true;
   return {

@@ -1,0 +1,83 @@
+/**
+ * Flapping end to end (issue 26 item 3): the whole service probing a local target that the test
+ * takes down and brings back again and again. One incident holds it all: the first recovery
+ * resolves it (not flapping yet), the next trigger re-opens it instead of opening another, it
+ * says `metadata.flapping: true` once, stays open through further recoveries, and resolves only
+ * after the target stayed up for a whole flap window.
+ */
+import { jest } from '@jest/globals';
+import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
+import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+
+jest.setTimeout(240_000);
+
+const SETTINGS = {
+  latency_detection_mode: 'off' as const,
+  latency_trigger_count: 1,
+  latency_trigger_window: 1,
+  latency_recovery_count: 1,
+  flap_threshold: 3,
+  // The smallest window allowed: the test waits it out once.
+  flap_window_seconds: 60,
+};
+
+describe('flapping end to end', () => {
+  let t: TestApp;
+  let target: Target;
+  beforeAll(async () => {
+    target = await startTarget();
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await target?.close();
+  });
+
+  it('a target alternating up and down gives one incident with metadata.flapping true, resolved once a whole window stayed up', async () => {
+    const team = await t.createTeam('Flap');
+    const { token } = await t.issueToken(team.id, ALL_SCOPES);
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/flaky`, SETTINGS));
+    target.tokens.set(endpoint.id, endpoint.token);
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    await enableEndpoint(t, team.id, endpoint.id);
+    const incidentEvents = async (type: string) => {
+      const opened = (await allEvents(t)).filter((e) => e.type === 'IncidentOpened' && e.data.endpoint_ids.includes(endpoint.id)).map((e) => e.data.incident_id);
+      return (await allEvents(t)).filter((e) => e.type === type && opened.includes(e.data.incident_id)).map((e) => e.data);
+    };
+    const alertStatus = async () => (await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/alert-status`, { token })).json().data;
+    const changes = async () => (await allEvents(t)).filter((e) => e.streamId === `alerts-${endpoint.id}` && /Triggered|Recovered/.test(e.type)).length;
+    await eventually('a first check', async () => (await alertStatus()).signals !== undefined);
+
+    // Down, up, down, up, down: each phase lasts until the signal has followed it.
+    for (let swing = 0; swing < 5; swing++) {
+      const before = await changes();
+      target.mode = { status: swing % 2 === 0 ? 503 : 200, delayMs: 0 };
+      await eventually(`swing ${swing + 1} to change the signal`, async () => (await changes()) > before);
+    }
+    const status = await eventually('alert status to show flapping', async () => {
+      const data = await alertStatus();
+      return data.flapping === true ? data : null;
+    });
+    expect(status.signals[0].state).toBe('triggered');
+    const [incidentId] = await eventually('the incident to say it flaps', async () => {
+      const updates = (await incidentEvents('IncidentDetailsUpdated')).filter((u) => u.changes.metadata?.to?.flapping === true);
+      return updates.length > 0 ? updates.map((u) => u.incident_id) : null;
+    });
+    const incident = (await t.request('GET', `/api/public/v2/incidents/${incidentId}`, { token })).json().data;
+    expect(incident).toMatchObject({ metadata: { flapping: true }, resolved_at: null });
+    expect((await incidentEvents('IncidentOpened')).map((o) => o.incident_id)).toEqual([incidentId]);
+    // Resolved once before flapping was known (2 changes), then re-opened by the third.
+    expect((await incidentEvents('IncidentReopened')).map((r) => r.incident_id)).toEqual([incidentId]);
+
+    // Up again: the recovery leaves the incident open; it resolves once a whole window stayed up.
+    target.mode = { status: 200, delayMs: 0 };
+    await eventually('the signal to recover', async () => (await alertStatus()).signals[0].state === 'ok');
+    expect((await t.request('GET', `/api/public/v2/incidents/${incidentId}`, { token })).json().data.resolved_at).toBeNull();
+    await eventually('the incident to resolve after the window', async () => (await incidentEvents('IncidentResolved')).length === 2, { timeoutMs: 150_000, intervalMs: 500 });
+    const resolved = (await incidentEvents('IncidentResolved')).map((r) => r.incident_id);
+    expect(resolved).toEqual([incidentId, incidentId]);
+    expect((await alertStatus()).flapping).toBe(false);
+    expect((await incidentEvents('IncidentDetailsUpdated')).filter((u) => u.changes.metadata)).toHaveLength(1);
+    expect((await incidentEvents('IncidentOpened'))).toHaveLength(1);
+  });
+});
