@@ -5,6 +5,7 @@
  * the incident resolves. The SLO's figures and gauges show it all along.
  */
 import { jest } from '@jest/globals';
+import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
 
@@ -13,18 +14,22 @@ jest.setTimeout(180_000);
 describe('SLO burn-rate alerts end to end', () => {
   let t: TestApp;
   let target: Target;
+  let receiver: Receiver;
   beforeAll(async () => {
     target = await startTarget();
+    receiver = await startReceiver();
     t = await startTestApp();
   });
   afterAll(async () => {
     await t?.close();
     await target?.close();
+    await receiver?.close();
   });
 
   it('a failing target pages within a minute through a critical slo_burn incident; healthy again, the alert recovers', async () => {
     const team = await t.createTeam('SLO');
     const { token } = await t.issueToken(team.id, ['analytics:read'], 'viewer');
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ops` } })).statusCode).toBe(201);
     const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/health`));
     target.tokens.set(endpoint.id, endpoint.token);
     expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
@@ -73,5 +78,9 @@ describe('SLO burn-rate alerts end to end', () => {
       { timeoutMs: 150_000 },
     );
     expect((await slo()).alerts.map((a: { severity: string }) => a.severity)).not.toContain('page');
+    // Notifications follow the incident, as for any other automatic incident.
+    const delivered = (type: string) => receiver.of(type).map((r) => r.json.data.incident).filter((i: { id: number }) => i.id === incident.incident_id);
+    await eventually('incident.opened and incident.resolved delivered', async () => delivered('incident.opened').length > 0 && delivered('incident.resolved').length > 0);
+    expect(delivered('incident.opened')[0]).toMatchObject({ type: 'slo_burn', severity: 'critical', source: 'automatic' });
   });
 });
