@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { notificationsReactor } from '../projections/notifications.js';
 import { ALERT_SIGNAL_INCIDENT_LINKED, ALERT_SIGNAL_TRIGGERED } from '../src/alerting/domain/endpoint-alerts.js';
-import { ATTEMPTS_COLLECTION } from '../src/notifications/application/attempt-store.js';
+import { ATTEMPTS, DELIVERY_WORKER } from '../src/notifications/application/attempt-store.js';
 import { DeliveryWorker } from '../src/notifications/application/delivery-worker.js';
 import { Senders } from '../src/notifications/application/senders.js';
 import { CHANNEL_CREATED, channelStream } from '../src/notifications/domain/channel.js';
@@ -144,8 +144,8 @@ const bench: BenchModule = {
     await platform.runner!.start();
     const senders = new Senders({ blockPrivate: false, smtpUrl: null, emailFrom: 'bench@localhost' });
     const worker = new DeliveryWorker(platform, senders);
-    await worker.start();
-    const delivered = () => platform.views.count(ATTEMPTS_COLLECTION, { state: 'delivered' });
+    await platform.runner!.host(worker);
+    const delivered = () => platform.reader.count(DELIVERY_WORKER, ATTEMPTS, { state: 'delivered' });
     try {
       // Throughput: every event fans out to every channel of the team. Rounds alternate with the
       // raw baseline, so that a change of the (shared) machine's load during the run weighs on

@@ -3,6 +3,7 @@
  * them. Channel URLs pass the probes' address guard (PROBE_BLOCK_PRIVATE). A slow receiver
  * holds only its own channel.
  */
+import { ATTEMPTS, DELIVERY_WORKER, RETRIES } from '../../src/notifications/application/attempt-store.js';
 import { jest } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,8 +77,8 @@ describe('notification privacy', () => {
     const records = JSON.stringify([
       ...(await platform.reader.find(NOTIFICATIONS_VIEW, DELIVERIES, {})),
       ...(await platform.reader.find(NOTIFICATIONS_VIEW, CHANNELS, {})),
-      ...(await platform.views.find('notification_attempts', {})),
-      ...(await platform.views.find('notification_retries', {})),
+      ...(await platform.reader.find(DELIVERY_WORKER, ATTEMPTS, {})),
+      ...(await platform.reader.find(DELIVERY_WORKER, RETRIES, {})),
     ]);
     const logs = lines.join('\n');
     expect(logs).toContain('notification attempt');

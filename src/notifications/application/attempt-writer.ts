@@ -1,6 +1,11 @@
 import { PreconditionFailedError, type Doc, type ReadStore, type ViewWrite } from '../../platform/read-store/read-store.port.js';
 import type { AttemptState } from '../domain/delivery.js';
-import { ATTEMPTS_COLLECTION, RETRIES_COLLECTION } from './attempt-store.js';
+
+/** Physical names of the worker's collections (attempt-store.ts). */
+export interface AttemptCollections {
+  attempts: string;
+  retries: string;
+}
 
 interface Queued {
   /** The state the lane read under its claim; null when the delivery had none (its first attempt). */
@@ -38,7 +43,10 @@ export class AttemptWriter {
   private scheduled: NodeJS.Timeout | null = null;
   private committing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly views: ReadStore) {}
+  constructor(
+    private readonly views: ReadStore,
+    private readonly names: AttemptCollections,
+  ) {}
 
   /** Settles once `after` is committed; rejects when its fence failed or the commit failed. */
   record(before: AttemptState | null, after: AttemptState): Promise<void> {
@@ -62,7 +70,7 @@ export class AttemptWriter {
 
   private async commit(batch: Queued[]): Promise<void> {
     try {
-      await this.views.commit(batch.flatMap(writesOf), { expect: batch.map(fenceOf) });
+      await this.views.commit(batch.flatMap((queued) => writesOf(this.names, queued)), { expect: batch.map((queued) => fenceOf(this.names, queued)) });
       for (const queued of batch) queued.settle();
     } catch (error) {
       if (!(error instanceof PreconditionFailedError) || batch.length === 1) {
@@ -75,15 +83,15 @@ export class AttemptWriter {
 }
 
 /** The state, and its copy among the retries while it waits for another attempt. */
-function writesOf({ before, after }: Queued): ViewWrite[] {
+function writesOf(names: AttemptCollections, { before, after }: Queued): ViewWrite[] {
   const doc = after as unknown as Doc;
-  const writes: ViewWrite[] = [{ op: 'put', collection: ATTEMPTS_COLLECTION, doc }];
-  if (after.state === 'pending') writes.push({ op: 'put', collection: RETRIES_COLLECTION, doc });
-  else if (before !== null) writes.push({ op: 'delete', collection: RETRIES_COLLECTION, id: after.id });
+  const writes: ViewWrite[] = [{ op: 'put', collection: names.attempts, doc }];
+  if (after.state === 'pending') writes.push({ op: 'put', collection: names.retries, doc });
+  else if (before !== null) writes.push({ op: 'delete', collection: names.retries, id: after.id });
   return writes;
 }
 
-function fenceOf({ before, after }: Queued) {
+function fenceOf(names: AttemptCollections, { before, after }: Queued) {
   // A missing document counts as null: a first attempt is recorded only while no state exists.
-  return { collection: ATTEMPTS_COLLECTION, id: after.id, field: 'attempts', value: before === null ? null : before.attempts };
+  return { collection: names.attempts, id: after.id, field: 'attempts', value: before === null ? null : before.attempts };
 }

@@ -5,7 +5,8 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { Doc, SortDirection } from '../../platform/read-store/read-store.port.js';
 import type { ChannelDoc } from '../domain/channel-view.js';
 import { publicState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
-import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC } from './attempt-store.js';
+import { physicalCollection } from '../../platform/projections/registry.js';
+import { ATTEMPTS, ATTEMPTS_SPEC, DELIVERY_WORKER } from './attempt-store.js';
 import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../domain/views.js';
 
 const CHANNEL_SORT: Array<[string, SortDirection]> = [['channel_num', 'asc']];
@@ -118,10 +119,11 @@ export class ChannelReads {
   private async attempts(ids: string[]): Promise<Map<string, AttemptState>> {
     if (ids.length === 0) return new Map();
     if (!this.ensured) {
-      await this.platform.views.ensureCollection(ATTEMPTS_SPEC);
+      // A process that does not run the worker (API only) may start before any that does.
+      await this.platform.views.ensureCollection({ ...ATTEMPTS_SPEC, name: physicalCollection(DELIVERY_WORKER, 1, ATTEMPTS) });
       this.ensured = true;
     }
-    const docs: Doc[] = await this.platform.views.getMany(ATTEMPTS_COLLECTION, ids);
+    const docs: Doc[] = await this.platform.reader.getMany(DELIVERY_WORKER, ATTEMPTS, ids);
     return new Map(docs.map((doc) => [doc.id, doc as unknown as AttemptState]));
   }
 }

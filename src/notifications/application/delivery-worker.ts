@@ -3,10 +3,12 @@ import { systemContext } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import type { Platform } from '../../platform/platform.js';
-import { findIds, PreconditionFailedError, type CollectionStamps, type Doc, type Filter } from '../../platform/read-store/read-store.port.js';
+import type { Position } from '../../platform/event-store/event-store.port.js';
+import type { Worker, WorkerHost } from '../../platform/projections/projection.js';
+import { findIds, PreconditionFailedError, type CollectionStamps, type Filter } from '../../platform/read-store/read-store.port.js';
 import { CHANNEL_DISABLED_BY_RECEIVER, channelAggregate, channelStream, type Channel, type ChannelState } from '../domain/channel.js';
 import { afterAttempt, cancelled, DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS, pendingState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
-import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, INTAKE_ID, RETRIES_COLLECTION, RETRIES_COPIED_ID, RETRIES_SPEC } from './attempt-store.js';
+import { adoptAttemptStore, dropEarlierAttemptStore, ATTEMPTS, ATTEMPTS_SPEC, DELIVERY_WORKER, RETRIES, RETRIES_SPEC } from './attempt-store.js';
 import { AttemptWriter } from './attempt-writer.js';
 import { buildPayload, endpointNames } from './payloads.js';
 import type { Senders } from './senders.js';
@@ -26,7 +28,6 @@ export interface DeliveryWorkerOptions {
   maxQueuedPerChannel?: number;
 }
 
-const INTAKE_LEASE = 'notifications-intake';
 /** Delivery records read at once, by the scan and by the cursor's advance. */
 const RECORDS_BATCH = 500;
 /**
@@ -37,25 +38,31 @@ const RECORDS_BATCH = 500;
  */
 const MAX_QUEUED_PER_CHANNEL = 500;
 const MAX_QUEUED = 10_000;
-/** How often the lease holder moves the intake cursor (it only bounds the scan after a restart). */
+/** How often the lease holder moves the checkpoint (it bounds the scan after a restart, and shows as lag). */
 const CURSOR_EVERY_MS = 1_000;
+/** Pages of settled records the checkpoint moves over in one go. */
+const MAX_CURSOR_PAGES = 20;
 /** Due attempts a channel's lane reads at once. */
 const LANE_PAGE = 50;
 /** A lane renews its channel claim once this much of it has passed. */
 const RENEW_AFTER_MS = 5_000;
 
 /**
- * Sends what the notifications reactor recorded.
+ * Sends what the notifications reactor recorded: a worker hosted by the processor runner
+ * (`Worker`, platform/projections/projection.ts), run by every process that runs processors.
+ * Its state is where the runner keeps processors' state: `attempts` and `retries` are generation
+ * 1 of `notifications_delivery` (attempt-store.ts), its checkpoint is in the runner's registry.
  *
  * - First attempts go straight from the reactor's delivery records: a record without an attempt
  *   state is pending, never attempted, due since it was recorded. Every process scans the records
- *   (after the intake cursor when it starts, then after the last it read) and keeps, per channel,
+ *   (after the checkpoint when it starts, then after the last it read) and keeps, per channel,
  *   those whose first attempt it has not seen recorded. Nothing is written per record before its
  *   first attempt: the attempt's outcome is its first state.
- * - Intake cursor (one process at a time, lease `notifications-intake`): how far every record has
- *   a state; moved (fenced on its previous value) over the records whose state is recorded, at
- *   most once a second. It only bounds the scan after a restart: a record sent but whose state
- *   was never recorded (a crash) is found again and goes out again (same webhook-id).
+ * - Checkpoint (moved by the holder of the worker's lease, fenced on its previous value, at most
+ *   once a second): a log position up to which every delivery record has a state, i.e. every
+ *   notifying event had its first attempts; up to the notifications reactor's checkpoint when no
+ *   record waits. It bounds the scan after a restart: a record sent but whose state was never
+ *   recorded (a crash) is after it, is found again and goes out again (same webhook-id).
  * - Dispatch (every process): finds channels with due retries or first attempts and runs a lane per
  *   channel: the channel is claimed in the coordination store (`notification-channel:<id>`, a
  *   lease outlasting one send, renewed between sends), so two processes never send one delivery
@@ -66,7 +73,9 @@ const RENEW_AFTER_MS = 5_000;
  *   channel's pending deliveries are cancelled instead of sent (a test ping goes even to a
  *   disabled channel).
  */
-export class DeliveryWorker {
+export class DeliveryWorker implements Worker {
+  readonly name = DELIVERY_WORKER;
+  readonly collections = [ATTEMPTS_SPEC, RETRIES_SPEC];
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private running: Promise<void> | null = null;
@@ -76,8 +85,8 @@ export class DeliveryWorker {
    * and poll) skips the scan's read until the reactor has written records since.
    */
   private scanDrainedAt: (CollectionStamps & { collection: string }) | null = null;
-  /** The last record the scan read (`undefined` until the first scan reads the intake cursor). */
-  private scanned: [position: number, id: string] | null | undefined = undefined;
+  /** The last record the scan read; a position: the checkpoint it started after; `undefined` until the first scan. */
+  private scanned: [position: number, id: string] | Position | null | undefined = undefined;
   /** First attempts found by the scan and not yet seen recorded, by channel, in log order. */
   private readonly fresh = new Map<number, FreshQueue>();
   private freshCount = 0;
@@ -86,7 +95,11 @@ export class DeliveryWorker {
   /** One lane per channel being sent to: at most one attempt per channel at a time in this process. */
   private readonly lanes = new Map<number, Promise<void>>();
   private readonly channels: StreamCache<ChannelState>;
-  private readonly writer: AttemptWriter;
+  private writer!: AttemptWriter;
+  private host!: WorkerHost;
+  /** Physical names of the worker's collections (given by the runner). */
+  private attempts = '';
+  private retries = '';
   private readonly schedule: readonly number[];
   private readonly claimTtlMs: number;
 
@@ -98,22 +111,29 @@ export class DeliveryWorker {
     this.schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
     // Outlasts one send (its timeout) and the state write after it.
     this.claimTtlMs = (options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + 10_000;
-    this.writer = new AttemptWriter(platform.views);
     this.channels = new StreamCache(platform.events, channelAggregate.initial, channelAggregate.evolve, 10_000);
   }
 
-  async start(): Promise<void> {
+  /** Carries over the collections and cursor of the version that kept them outside the runner (once). */
+  adopt(host: WorkerHost): Promise<Position | null> {
+    return adoptAttemptStore(this.platform.views, host);
+  }
+
+  async start(host: WorkerHost): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
-    await this.platform.views.ensureCollection(ATTEMPTS_SPEC);
-    await this.platform.views.ensureCollection(RETRIES_SPEC);
-    await this.copyPendingStates();
+    this.host = host;
+    this.attempts = host.collection(ATTEMPTS);
+    this.retries = host.collection(RETRIES);
+    this.writer = new AttemptWriter(this.platform.views, { attempts: this.attempts, retries: this.retries });
+    await dropEarlierAttemptStore(this.platform.views);
     this.timer = setInterval(() => this.kick(), this.options.pollMs ?? 250);
-    this.unsubscribe = this.platform.runner?.onApplied(() => this.kick()) ?? null;
+    this.unsubscribe = host.onApplied(() => this.kick());
     this.kick();
   }
 
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
@@ -122,7 +142,6 @@ export class DeliveryWorker {
     // they are not recorded, stay pending and go out again (same webhook-id) after the restart.
     await this.senders.abort();
     await Promise.allSettled([...this.lanes.values()]);
-    await this.platform.leases.release(INTAKE_LEASE).catch(() => undefined);
   }
 
   /** Runs a pass now, or right after the one under way. */
@@ -151,14 +170,13 @@ export class DeliveryWorker {
 
   /** Reads the delivery records after the last it read into `fresh` (they may have states already: lanes look under their claim). */
   private async scan(): Promise<void> {
-    const { views, reader } = this.platform;
+    const { reader } = this.platform;
     // Taken before the read: a record committed after it changes the stamp, so it is looked for.
     const stamps = await reader.stamps(NOTIFICATIONS_VIEW, DELIVERIES);
     if (stamps && this.scanDrainedAt?.collection === stamps.collection && this.scanDrainedAt.changed === stamps.changed) return;
-    if (this.scanned === undefined) this.scanned = intakeCursorOf(await views.get(ATTEMPTS_COLLECTION, INTAKE_ID));
+    if (this.scanned === undefined) this.scanned = await this.host.checkpoint();
     while (!this.stopped) {
-      const after = this.scanned ?? undefined;
-      const records = (await reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after, limit: RECORDS_BATCH })) as unknown as DeliveryRecord[];
+      const records = (await reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], ...afterRecord(this.scanned), limit: RECORDS_BATCH })) as unknown as DeliveryRecord[];
       for (const record of records) this.enqueue(record);
       if (records.length > 0) this.scanned = [records[records.length - 1].position, records[records.length - 1].id];
       if (records.length < RECORDS_BATCH) {
@@ -210,36 +228,39 @@ export class DeliveryWorker {
   }
 
   /**
-   * Moves the intake cursor over the records whose state is recorded (lease holder, at most once
-   * a second): after a restart, the scan starts there.
+   * Moves the checkpoint (lease holder, at most once a second) over the records whose state is
+   * recorded, and up to the notifications reactor's checkpoint once no record waits: after a
+   * restart, the scan starts there.
    */
   private async advanceCursor(): Promise<void> {
-    const { views, reader, leases } = this.platform;
+    const { views, reader } = this.platform;
     if (Date.now() - this.cursorMovedAt < CURSOR_EVERY_MS) return;
     // Kept by the process's LeaseKeeper (one write per renewal for all leases): asking the store on
     // every 250 ms poll wrote about 1 MB a minute to an idle service's coordination WAL.
-    if (!(await leases.hold(INTAKE_LEASE))) return;
+    if (!(await this.host.holds())) return;
     this.cursorMovedAt = Date.now();
-    for (;;) {
-      const cursor = intakeCursorOf(await views.get(ATTEMPTS_COLLECTION, INTAKE_ID));
-      // Ids only, here and for the states: the cursor is moved over every record once a second.
-      const ids = await reader.findIds(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], after: cursor ?? undefined, limit: RECORDS_BATCH });
-      if (ids.length === 0) return;
-      const recorded = new Set(await findIds(views, ATTEMPTS_COLLECTION, { filter: { id: { in: ids } } }));
-      let settled = 0;
-      while (settled < ids.length && recorded.has(ids[settled])) settled++;
-      if (settled === 0) return;
-      const last = await reader.get(NOTIFICATIONS_VIEW, DELIVERIES, ids[settled - 1]);
-      if (!last) return;
-      const moved = { id: INTAKE_ID, position: last.position as number, last_id: last.id, updated_at: new Date().toISOString() };
-      try {
-        await views.commit([{ op: 'put', collection: ATTEMPTS_COLLECTION, doc: moved }], { expect: [{ collection: ATTEMPTS_COLLECTION, id: INTAKE_ID, field: 'position', value: cursor?.[0] ?? null }] });
-      } catch (error) {
-        if (error instanceof PreconditionFailedError) return; // another lease holder moved it meanwhile
-        throw error;
+    const cursor = await this.host.checkpoint();
+    // Read first: every record up to it was committed before the records are read below.
+    const recordedThrough = await reader.position(NOTIFICATIONS_VIEW);
+    let to: Position | null = recordedThrough;
+    let from = afterRecord(cursor);
+    for (let page = 0; ; page++) {
+      // Ids only, here and for the states: the checkpoint is moved over every record once a second.
+      const ids = await reader.findIds(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc'], ['id', 'asc']], ...from, limit: RECORDS_BATCH });
+      const recorded = new Set(ids.length === 0 ? [] : await findIds(views, this.attempts, { filter: { id: { in: ids } } }));
+      const waiting = ids.findIndex((id) => !recorded.has(id));
+      if (waiting < 0 && ids.length < RECORDS_BATCH) break;
+      // Up to the position before the first record that waits (or, past the pages read at once, before the last read).
+      const at = await reader.get(NOTIFICATIONS_VIEW, DELIVERIES, ids[waiting < 0 ? ids.length - 1 : waiting]);
+      if (!at) return;
+      if (waiting >= 0 || page === MAX_CURSOR_PAGES) {
+        to = Number(at.position) - 1;
+        break;
       }
-      if (settled < RECORDS_BATCH) return;
+      from = { after: [Number(at.position), String(at.id)] };
     }
+    if (to === null || (cursor !== null && to <= cursor)) return;
+    await this.host.moveCheckpoint(cursor, to); // false: another lease holder moved it meanwhile
   }
 
   /**
@@ -250,7 +271,7 @@ export class DeliveryWorker {
   private async dispatch(): Promise<void> {
     const maxLanes = this.options.maxInFlight ?? 32;
     const due = (): Filter => ({ next_attempt_ms: { lte: Date.now() } });
-    const retrying = await this.platform.views.aggregate(RETRIES_COLLECTION, { filter: due(), groupBy: 'channel_id' });
+    const retrying = await this.platform.views.aggregate(this.retries, { filter: due(), groupBy: 'channel_id' });
     const channels = new Set([...this.fresh.keys(), ...retrying.map(({ group }) => Number(group))]);
     for (const channelId of channels) {
       if (this.lanes.has(channelId) || this.lanes.size >= maxLanes || this.stopped) continue;
@@ -294,7 +315,7 @@ export class DeliveryWorker {
         const retries = await this.dueRetries(channelId, due);
         const retried = new Map((await reader.getMany(NOTIFICATIONS_VIEW, DELIVERIES, retries.map((a) => a.id))).map((r) => [r.id, r as unknown as DeliveryRecord]));
         const firsts = await this.queued(channelId);
-        const recorded = new Set(firsts.length === 0 ? [] : (await views.getMany(ATTEMPTS_COLLECTION, firsts.map((r) => r.id))).map((d) => d.id));
+        const recorded = new Set(firsts.length === 0 ? [] : (await views.getMany(this.attempts, firsts.map((r) => r.id))).map((d) => d.id));
         const page: Array<{ before: AttemptState | null; record: DeliveryRecord | null }> = [
           ...retries.map((state) => ({ before: state, record: retried.get(state.id) ?? null })),
           ...firsts.filter((r) => !recorded.has(r.id)).map((record) => ({ before: null, record })),
@@ -334,36 +355,18 @@ export class DeliveryWorker {
     // channel) and is the order of the channel's index: with `id` as a third key, SQLite
     // preferred the next_attempt_ms index and read every channel's due retries for each page
     // (three times slower with 8,000 due).
-    const ids = await findIds(views, RETRIES_COLLECTION, {
+    const ids = await findIds(views, this.retries, {
       filter: { channel_id: channelId, ...due() },
       sort: [['next_attempt_ms', 'asc'], ['position', 'asc']],
       limit: LANE_PAGE,
     });
     if (ids.length === 0) return [];
-    const states = (await views.getMany(ATTEMPTS_COLLECTION, ids)) as unknown as AttemptState[];
+    const states = (await views.getMany(this.attempts, ids)) as unknown as AttemptState[];
     const pending = states.filter((state) => state.state === 'pending');
     const stillDue = new Set(pending.map((state) => state.id));
     const stale = ids.filter((id) => !stillDue.has(id));
-    if (stale.length > 0) await views.commit(stale.map((id) => ({ op: 'delete' as const, collection: RETRIES_COLLECTION, id })));
+    if (stale.length > 0) await views.commit(stale.map((id) => ({ op: 'delete' as const, collection: this.retries, id })));
     return pending;
-  }
-
-  /**
-   * Once per store: copies the pending states written before retries had their own collection
-   * (by earlier versions) among the retries. Any process may do it, as often as it starts before
-   * the marker is written: a copy is the state as it was read, and a stale one is dropped when due.
-   */
-  private async copyPendingStates(): Promise<void> {
-    const { views } = this.platform;
-    if (await views.get(RETRIES_COLLECTION, RETRIES_COPIED_ID)) return;
-    let after: [string] | undefined;
-    for (;;) {
-      const pending = await views.find(ATTEMPTS_COLLECTION, { filter: { state: 'pending' }, sort: [['id', 'asc']], after, limit: RECORDS_BATCH });
-      if (pending.length > 0) await views.commit(pending.map((doc) => ({ op: 'put' as const, collection: RETRIES_COLLECTION, doc })));
-      if (pending.length < RECORDS_BATCH) break;
-      after = [pending[pending.length - 1].id];
-    }
-    await views.commit([{ op: 'put', collection: RETRIES_COLLECTION, doc: { id: RETRIES_COPIED_ID, copied_at: new Date().toISOString() } }]);
   }
 
   /** Drops first attempts whose state is recorded (by this lane or another process) from `fresh`. */
@@ -447,7 +450,8 @@ function firstState(record: DeliveryRecord): AttemptState {
   return pendingState(record.id, Number(record.channel_id), Number(record.position), recordedMs, record.created_at);
 }
 
-/** The intake cursor's keyset (position, id), or null before any record was taken in. */
-function intakeCursorOf(doc: Doc | null): [position: number, id: string] | null {
-  return doc && typeof doc.position === 'number' ? [doc.position, String(doc.last_id)] : null;
+/** The find options that read the records after `scanned`: the last record read, or a checkpoint (every record after its position). */
+function afterRecord(scanned: [position: number, id: string] | Position | null | undefined): { after?: [number, string]; filter?: Filter } {
+  if (scanned === null || scanned === undefined) return {};
+  return typeof scanned === 'number' ? { filter: { position: { gt: scanned } } } : { after: scanned };
 }

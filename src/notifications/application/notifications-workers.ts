@@ -3,7 +3,7 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { Senders } from './senders.js';
 
-/** The delivery worker runs where projections run (roles all and projector). */
+/** The delivery worker runs where processors run (roles all and projector, which have a runner). */
 const WORKER_ROLES = ['all', 'projector'];
 
 @Injectable()
@@ -18,7 +18,8 @@ export class NotificationsWorkers implements OnApplicationBootstrap, OnApplicati
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (WORKER_ROLES.includes(this.platform.config.role)) await this.worker.start();
+    // Hosted by the processor runner (its state and checkpoint where processors keep theirs).
+    if (WORKER_ROLES.includes(this.platform.config.role)) await this.platform.runner?.host(this.worker);
   }
 
   async onApplicationShutdown(): Promise<void> {

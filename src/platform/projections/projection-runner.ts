@@ -5,7 +5,7 @@ import type { EventStore, Position, RecordedEvent } from '../event-store/event-s
 import { PreconditionFailedError, type ReadStore, type ViewWrite } from '../read-store/read-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import { batches, type BatchDemand } from './batches.js';
-import { isReactor, type Projection } from './projection.js';
+import { isReactor, type Projection, type Worker, type WorkerHost } from './projection.js';
 import { ProjectionRegistry, parsePhysicalCollection, physicalCollection } from './registry.js';
 import { BatchViewTransaction } from './view-transaction.js';
 
@@ -37,7 +37,7 @@ export interface RunnerOptions {
 
 export interface ProjectionStatus {
   name: string;
-  kind: 'projector' | 'reactor';
+  kind: 'projector' | 'reactor' | 'worker';
   version: number;
   activeVersion: number | null;
   generation: number | null;
@@ -76,6 +76,8 @@ export class ProjectionRunner {
   /** When each live generation last committed its checkpoint, keyed by physical name. */
   private readonly checkpointedAt = new Map<string, number>();
   private readonly leases: LeaseKeeper | null;
+  /** Workers this runner hosts (projection.ts: input other than the log). */
+  private readonly workers = new Map<string, Worker>();
   /** Positions writers of this process wait to read (read-your-writes), with the views they wait on. */
   private readonly wants = new Set<{ position: Position; names: ReadonlySet<string> }>();
 
@@ -119,6 +121,61 @@ export class ProjectionRunner {
     await this.startLive(processor);
   }
 
+  /**
+   * Hosts a worker (see `Worker`): its collections and checkpoint where processors keep theirs,
+   * its lease, its start and stop with the runner's. Returns once it has started.
+   */
+  async host(worker: Worker): Promise<void> {
+    const { name } = worker;
+    if (this.byName.has(name) || this.workers.has(name)) throw new Error(`A processor named "${name}" is already registered`);
+    this.workers.set(name, worker);
+    if (this.stopping) return;
+    await this.init();
+    for (const spec of worker.collections) await this.views.ensureCollection({ ...spec, name: physicalCollection(name, 1, spec.name) });
+    const lease = `projection:${name}`;
+    const host = this.workerHost(worker, lease);
+    this.states.set(name, 'standby');
+    // The lease holder carries earlier state over and writes the pointer; the others wait for it.
+    while (!(await this.registry.pointer(name))) {
+      if (this.stopping) return;
+      if (!(await this.holdLease(lease))) {
+        await this.sleep(500);
+        continue;
+      }
+      const adopted = (await worker.adopt?.(host)) ?? null;
+      await this.views.commit([
+        this.registry.pointerWrite({ name, version: 1, generation: 1 }),
+        ...(adopted === null ? [] : [this.registry.checkpointWrite(name, 1, adopted)]),
+      ]);
+    }
+    if (this.stopping) return;
+    this.states.set(name, 'running');
+    await worker.start(host);
+  }
+
+  private workerHost(worker: Worker, lease: string): WorkerHost {
+    const { name } = worker;
+    return {
+      collection: (collection) => {
+        if (!worker.collections.some((c) => c.name === collection)) throw new Error(`Worker ${name} uses undeclared collection "${collection}"`);
+        return physicalCollection(name, 1, collection);
+      },
+      checkpoint: async () => (await this.registry.checkpoint(name, 1)).position,
+      moveCheckpoint: async (from, to) => {
+        try {
+          await this.views.commit([this.registry.checkpointWrite(name, 1, to)], { expect: [this.registry.checkpointUnchanged(name, 1, from)] });
+        } catch (error) {
+          if (error instanceof PreconditionFailedError) return false;
+          throw error;
+        }
+        this.applied.set(name, { generation: 1, position: to });
+        return true;
+      },
+      holds: () => this.holdLease(lease),
+      onApplied: (listener) => this.onApplied(listener),
+    };
+  }
+
   private async startLive(projection: Projection): Promise<void> {
     const ready = new Promise<void>((resolve) => this.progress.once(`ready:${projection.name}`, resolve));
     const loop = this.runLive(projection);
@@ -129,6 +186,13 @@ export class ProjectionRunner {
   /** Finishes the batch under way, closes subscriptions and releases leases. */
   async stop(): Promise<void> {
     this.stopping = true;
+    await Promise.all(
+      [...this.workers.values()].map(async (worker) => {
+        await worker.stop().catch((error) => this.options.logger.warn({ err: error, worker: worker.name }, 'worker stop failed'));
+        this.states.set(worker.name, 'stopped');
+        await this.leases?.release(`projection:${worker.name}`).catch(() => undefined);
+      }),
+    );
     await Promise.all([...this.closers].map((close) => close()));
     await Promise.allSettled(this.loops);
   }
@@ -489,6 +553,11 @@ export class ProjectionRunner {
         lag: head === null ? 0 : Math.max(0, head - (position ?? 0)),
         state: this.states.get(projection.name) ?? 'stopped',
       });
+    }
+    for (const { name } of this.workers.values()) {
+      const position = (await this.registry.checkpoint(name, 1)).position;
+      const state = this.states.get(name) ?? 'stopped';
+      result.push({ name, kind: 'worker', version: 1, activeVersion: 1, generation: 1, position, head, lag: head === null ? 0 : Math.max(0, head - (position ?? 0)), state });
     }
     return result;
   }

@@ -68,3 +68,44 @@ export interface AdoptedState {
 export function isReactor(projection: Projection): boolean {
   return projection.kind === 'reactor';
 }
+
+/**
+ * A processor whose input is not the log but documents another processor wrote (the
+ * notification delivery worker sends the delivery records of the notifications reactor), with
+ * effects outside the service (sends). Every process that hosts it runs it; the runner hosts it
+ * as it hosts projectors and reactors:
+ * - its collections are generation 1 of its name (`p__<name>__g1__<collection>`, readable through
+ *   the view reader like any view; never rebuilt);
+ * - its checkpoint (a log position: how far its input is settled) is in the registry, moved by
+ *   the holder of its lease `projection:<name>` and fenced on its previous value;
+ * - the first process to hold that lease carries earlier state over (`adopt`) and writes its
+ *   pointer; the others start once the pointer exists;
+ * - it starts and stops with the runner, and shows in its status (lag: the log's head minus the
+ *   checkpoint).
+ */
+export interface Worker {
+  /** `[a-z0-9_]+`, unique among every processor. */
+  name: string;
+  collections: CollectionSpec[];
+  /** State from an earlier home, carried over once, before the worker first runs: the checkpoint to start from. */
+  adopt?: (host: WorkerHost) => Promise<Position | null>;
+  start(host: WorkerHost): Promise<void>;
+  /** Stops; may be called more than once. */
+  stop(): Promise<void>;
+}
+
+export interface WorkerHost {
+  /** Physical name of one of the worker's collections. */
+  collection(name: string): string;
+  /** The checkpoint as stored; null before the first move. */
+  checkpoint(): Promise<Position | null>;
+  /**
+   * Moves the checkpoint from `from` to `to`, fenced on `from`: false when another process moved
+   * it meanwhile. Only the lease holder moves it (`holds`).
+   */
+  moveCheckpoint(from: Position | null, to: Position): Promise<boolean>;
+  /** Whether this process holds the worker's lease (kept by the process's lease keeper). */
+  holds(): Promise<boolean>;
+  /** Called after each batch any processor of this process applied. */
+  onApplied(listener: () => void): () => void;
+}

@@ -4,12 +4,17 @@
  * others of its batch are recorded all the same (else they would stay pending and go out again).
  */
 import { join } from 'node:path';
-import { ATTEMPTS_COLLECTION, ATTEMPTS_SPEC, RETRIES_COLLECTION, RETRIES_SPEC } from '../../../src/notifications/application/attempt-store.js';
+import { ATTEMPTS_SPEC, RETRIES_SPEC } from '../../../src/notifications/application/attempt-store.js';
 import { AttemptWriter } from '../../../src/notifications/application/attempt-writer.js';
 import { afterAttempt, pendingState, type AttemptState } from '../../../src/notifications/domain/delivery.js';
 import { PreconditionFailedError } from '../../../src/platform/read-store/read-store.port.js';
 import { SqliteReadStore } from '../../../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { makeTempDir } from '../../support/event-store-fixtures.js';
+
+/** The writer is handed the worker's collections by name (the runner's physical names in the service). */
+const NAMES = { attempts: 'attempts', retries: 'retries' };
+const ATTEMPTS_COLLECTION = NAMES.attempts;
+const RETRIES_COLLECTION = NAMES.retries;
 
 const T0 = Date.parse('2026-11-23T12:00:00.000Z');
 const delivered = { delivered: true, status: 204, error: null };
@@ -36,7 +41,7 @@ describe('attempt writer', () => {
 
   it('records the states handed over together once flushed', async () => {
     const states = await pending(['msg_a1', 'msg_a2', 'msg_a3']);
-    const writer = new AttemptWriter(store);
+    const writer = new AttemptWriter(store, NAMES);
     const recorded = states.map((s) => writer.record(s, afterAttempt(s, delivered, T0 + 1)));
     await writer.flush();
     await Promise.all(recorded);
@@ -46,8 +51,8 @@ describe('attempt writer', () => {
   it('refuses only the state whose delivery was recorded by another writer meanwhile', async () => {
     const [first, stale, last] = await pending(['msg_b1', 'msg_b2', 'msg_b3']);
     // Another process (its claim taken over after ours lapsed) recorded an attempt of msg_b2.
-    await new AttemptWriter(store).record(stale, afterAttempt(stale, { delivered: false, status: 500, error: 'status: 500' }, T0 + 1));
-    const writer = new AttemptWriter(store);
+    await new AttemptWriter(store, NAMES).record(stale, afterAttempt(stale, { delivered: false, status: 500, error: 'status: 500' }, T0 + 1));
+    const writer = new AttemptWriter(store, NAMES);
     const outcomes = await Promise.allSettled([first, stale, last].map((s) => writer.record(s, afterAttempt(s, delivered, T0 + 2))));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(PreconditionFailedError);

@@ -8,17 +8,24 @@
 import { join } from 'node:path';
 import { notificationsReactor } from '../../../projections/notifications.js';
 import { ALERT_SIGNAL_INCIDENT_LINKED, ALERT_SIGNAL_TRIGGERED } from '../../../src/alerting/domain/endpoint-alerts.js';
-import { ATTEMPTS_COLLECTION, RETRIES_COLLECTION, RETRIES_COPIED_ID } from '../../../src/notifications/application/attempt-store.js';
+import { ATTEMPTS, DELIVERY_WORKER, RETRIES } from '../../../src/notifications/application/attempt-store.js';
 import { DeliveryWorker } from '../../../src/notifications/application/delivery-worker.js';
 import { Senders } from '../../../src/notifications/application/senders.js';
 import { CHANNEL_CREATED, channelStream } from '../../../src/notifications/domain/channel.js';
-import { CHANNELS, NOTIFICATIONS_VIEW } from '../../../src/notifications/domain/views.js';
+import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../../../src/notifications/domain/views.js';
 import { loadConfig } from '../../../src/platform/config/config.js';
 import { silentLogger } from '../../../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../../../src/platform/platform.js';
+import { newProcessIdentity } from '../../../src/platform/coordination/process-identity.js';
+import { ProjectionRunner } from '../../../src/platform/projections/projection-runner.js';
+import { physicalCollection } from '../../../src/platform/projections/registry.js';
 import { makeTempDir } from '../../support/event-store-fixtures.js';
 import { startReceiver, type Receiver } from '../../support/notification-receiver.js';
 import { eventually } from '../../support/eventually.js';
+
+/** The worker's collections, where the runner keeps them. */
+const ATTEMPTS_COLLECTION = physicalCollection(DELIVERY_WORKER, 1, ATTEMPTS);
+const RETRIES_COLLECTION = physicalCollection(DELIVERY_WORKER, 1, RETRIES);
 
 const until = (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 30_000) => eventually(what, done, { timeoutMs, intervalMs: 10 });
 
@@ -30,10 +37,12 @@ interface RunningWorker {
 function startWorker(platform: Platform, maxQueuedPerChannel?: number, retryScheduleMs?: number[]): Promise<RunningWorker> {
   const senders = new Senders({ blockPrivate: false, smtpUrl: null, emailFrom: 'test@localhost' });
   const worker = new DeliveryWorker(platform, senders, { pollMs: 20, maxQueuedPerChannel, retryScheduleMs });
-  return worker.start().then(() => ({
+  // Hosted as a process of its own hosts it: by a processor runner (with its own lease owner).
+  const runner = new ProjectionRunner(platform.events, platform.views, [], { owner: newProcessIdentity(), logger: silentLogger, coordination: platform.coordination });
+  return runner.host(worker).then(() => ({
     worker,
     stop: async () => {
-      await worker.stop();
+      await runner.stop();
       await senders.close();
     },
   }));
@@ -188,36 +197,14 @@ describe('delivery worker: retries kept apart from settled states', () => {
     return found!;
   };
 
-  it('sends a retry an earlier version recorded (its state alone, no copy among the retries) once it is due', async () => {
-    receiver.queue.push(500);
-    await start([60_000]); // the retry would be due in a minute
-    await trigger();
-    const failed = await stateOf(1);
-    expect(failed).toMatchObject({ state: 'pending', last_status_code: 500 });
-    await running!.stop();
-    running = null;
-    // As an earlier version left the store: the pending state, due now, and no retries collection content.
-    await platform.views.commit([
-      { op: 'put', collection: ATTEMPTS_COLLECTION, doc: { ...failed, id: String(failed.id), next_attempt_ms: Date.now() } },
-      { op: 'delete', collection: RETRIES_COLLECTION, id: String(failed.id) },
-      { op: 'delete', collection: RETRIES_COLLECTION, id: RETRIES_COPIED_ID },
-    ]);
-    const before = receiver.received.length;
-
-    await start([60_000]);
-    await until('the retry delivered', async () => (await platform.views.get(ATTEMPTS_COLLECTION, String(failed.id)))?.state === 'delivered');
-    expect(receiver.received.slice(before).map((r) => r.headers['webhook-id'])).toEqual([failed.id]);
-    expect(await platform.views.get(RETRIES_COLLECTION, String(failed.id))).toBeNull();
-  });
-
-  it('drops a retry whose state an earlier version settled meanwhile, without sending it again', async () => {
+  it('drops a retry copy whose state is settled meanwhile, without sending it again', async () => {
     receiver.queue.push(500);
     await start([200]);
     await trigger();
     const failed = await stateOf(1).then(async (state) => (state.state === 'pending' ? state : stateOf(1)));
     await running!.stop();
     running = null;
-    // An earlier version delivered it and, knowing no retries collection, left the copy there.
+    // Settled while the copy stayed (as a process of the version before retry copies left states).
     await platform.views.commit([{ op: 'put', collection: ATTEMPTS_COLLECTION, doc: { ...failed, id: String(failed.id), state: 'delivered', attempts: 2, next_attempt_ms: null } }]);
     const before = receiver.received.length;
 
@@ -225,5 +212,62 @@ describe('delivery worker: retries kept apart from settled states', () => {
     await until('the stale copy dropped', async () => (await platform.views.get(RETRIES_COLLECTION, String(failed.id))) === null);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received.length).toBe(before);
+  });
+});
+
+describe('delivery worker: state carried over from where an earlier version kept it', () => {
+  const dir = makeTempDir('delivery-adopt-');
+  let receiver: Receiver;
+  let platform: Platform;
+  let running: RunningWorker | null = null;
+
+  beforeAll(async () => {
+    receiver = await startReceiver(204);
+    const config = loadConfig({ DATA_DIR: dir.path, ADMIN_TOKEN: 'delivery-adopt-admin-token-0123456789', LOG_LEVEL: 'silent' });
+    platform = await createPlatform(config, { projections: [notificationsReactor], withRunner: true, withTransport: false, logger: silentLogger });
+    await platform.runner!.start();
+    const data = { channel_id: 1, team_id: 1, name: 'c1', kind: 'webhook', config: { url: `${receiver.url}/c1` }, secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, events: null, project_ids: null, enabled: true, created_at: new Date().toISOString() };
+    await platform.events.append(channelStream(1), [{ type: CHANNEL_CREATED, data }], { expectedRevision: 'no_stream' });
+    await until('the channel in the view', async () => (await platform.reader.get(NOTIFICATIONS_VIEW, CHANNELS, 1)) !== null);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await platform.close();
+    await receiver.close();
+    dir.remove();
+  });
+
+  it('takes over the attempt states, the pending retries and the intake cursor, and sends neither a settled delivery nor a retry before it is due', async () => {
+    const signal = (endpoint: number) => [
+      { type: ALERT_SIGNAL_TRIGGERED, data: { endpoint_id: endpoint, team_id: 1, project_id: 1, signal: 'availability', check_id: endpoint, at: new Date().toISOString() } },
+      { type: ALERT_SIGNAL_INCIDENT_LINKED, data: { endpoint_id: endpoint, signal: 'availability', incident_id: endpoint } },
+    ];
+    await platform.events.append('checks-1', [...signal(1), ...signal(2), ...signal(3)], { expectedRevision: 'no_stream' });
+    let records: Array<Record<string, unknown>> = [];
+    await until('three delivery records', async () => (records = await platform.reader.find(NOTIFICATIONS_VIEW, DELIVERIES, { sort: [['position', 'asc']] })).length === 3);
+    const [settled, retrying, due] = records;
+    const state = (record: Record<string, unknown>, fields: Record<string, unknown>) => ({
+      id: record.id, channel_id: 1, position: record.position, attempts: 1, last_status_code: 500, last_error: 'status: 500', delivered_at: null, updated_at: new Date().toISOString(), ...fields,
+    });
+    // As an earlier version left the store: its own collections, the first delivered, the second
+    // waiting an hour, the third due now; its intake cursor past the first two; no retry copies made yet.
+    await platform.views.ensureCollection({ name: 'notification_attempts', indexes: [] });
+    await platform.views.commit([
+      { op: 'put', collection: 'notification_attempts', doc: state(settled, { state: 'delivered', last_status_code: 204, last_error: null, next_attempt_ms: null }) as never },
+      { op: 'put', collection: 'notification_attempts', doc: state(retrying, { state: 'pending', next_attempt_ms: Date.now() + 3_600_000 }) as never },
+      { op: 'put', collection: 'notification_attempts', doc: state(due, { state: 'pending', next_attempt_ms: Date.now() }) as never },
+      { op: 'put', collection: 'notification_attempts', doc: { id: '~intake', position: retrying.position as number, last_id: retrying.id as string } },
+    ]);
+
+    running = await startWorker(platform, undefined, [60_000]);
+
+    await until('the due retry delivered', async () => (await platform.views.get(ATTEMPTS_COLLECTION, String(due.id)))?.state === 'delivered');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([due.id]);
+    expect(await platform.views.get(ATTEMPTS_COLLECTION, String(retrying.id))).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(await platform.views.get(RETRIES_COLLECTION, String(retrying.id))).toMatchObject({ state: 'pending' });
+    expect(await platform.views.listCollections()).not.toContain('notification_attempts');
+    // Its checkpoint is in the runner's registry, and moves on once every record has a state.
+    await until('the checkpoint past the records', async () => ((await platform.reader.position(DELIVERY_WORKER)) ?? -1) >= Number(due.position));
   });
 });
