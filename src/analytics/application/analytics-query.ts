@@ -129,12 +129,16 @@ export interface EndpointAnalytics extends Common {
 
 /** Each `in` list stays short, so two of them stay well under SQLite's bound-parameter limit. */
 const IN_CHUNK = 250;
-const PAGE = 2000;
-/** Raw rows per read of a p95 walk: one page is read in a few milliseconds. */
-const P95_PAGE = 2500;
+/**
+ * Read sizes: each read runs synchronously on SQLite, so each is kept to a few milliseconds
+ * (measured on a loaded machine: 2,500 raw rows took up to 23 ms, 512 rollup ranges up to 11 ms).
+ */
+const PAGE = 1000;
+/** Raw rows per read of a p95 walk. */
+const P95_PAGE = 1000;
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
-/** Rollup id ranges per read: one SQLite statement of this many ranges takes a few milliseconds. */
-const RANGES_PER_READ = 512;
+/** Rollup id ranges per read (one SQLite statement). */
+const RANGES_PER_READ = 256;
 
 export interface AnalyticsQueryOptions {
   /**

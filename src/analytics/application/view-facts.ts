@@ -6,10 +6,12 @@ import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION } from '.
 import { INCIDENTS, INCIDENTS_VIEW } from '../../incidents/domain/views.js';
 import type { AnalyticsCollections } from './analytics-query.js';
 import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact, ProjectMember } from './analytics-facts.js';
+import { Slices } from './slices.js';
 
 export { ROLLUPS_PROJECTION };
 
-const PAGE = 1000;
+/** Documents per read: a page of 1,000 endpoint documents took up to 27 ms on a loaded machine. */
+const PAGE = 250;
 /** Project ids per membership query. */
 const IN_CHUNK = 250;
 
@@ -34,6 +36,8 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
   constructor(
     private readonly reader: ViewReader,
     private readonly store: ReadStore,
+    /** Pass the AnalyticsQuery's: a large project's endpoint pages then share its turns of the event loop. */
+    private readonly slices: Slices = new Slices(),
   ) {}
 
   /** Physical names of the rollup collections for AnalyticsQuery (active generation). */
@@ -178,6 +182,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
     const rows: Doc[] = [];
     let after: Array<string | number> | undefined;
     for (;;) {
+      await this.slices.pause();
       const page = await this.reader.find(projection, collection, { filter, sort: [[key, 'asc']], after, limit: PAGE });
       rows.push(...page);
       if (page.length < PAGE) return rows;

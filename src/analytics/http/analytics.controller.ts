@@ -9,6 +9,7 @@ import { pathId } from '../../platform/http/validation.js';
 import { retentionHorizon } from '../../checks/domain/check-summary.js';
 import { AnalyticsQuery } from '../application/analytics-query.js';
 import { AnalyticsReads } from '../application/analytics-reads.js';
+import { Slices } from '../application/slices.js';
 import { ViewAnalyticsFacts } from '../application/view-facts.js';
 import { DEFAULT_BUCKETS, DEFAULT_WINDOW, MAX_BUCKETS, WINDOWS, parseAnalyticsWindow, type AnalyticsWindow } from '../domain/window.js';
 import { endpointAnalyticsSchema, projectAnalyticsSchema, teamAnalyticsSchema, wrapped } from './analytics.schemas.js';
@@ -42,11 +43,17 @@ export class AnalyticsController {
   private readonly facts: ViewAnalyticsFacts;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
-    this.facts = new ViewAnalyticsFacts(platform.reader, platform.views);
+    // One Slices for the query and its facts: all analytics work shares the same turns of the loop.
+    const slices = new Slices();
+    this.facts = new ViewAnalyticsFacts(platform.reader, platform.views, slices);
     const retentionDays = platform.config.checkRetentionDays;
-    const query = new AnalyticsQuery(platform.views, this.facts, () => this.facts.collections(), {
-      rawHorizon: () => retentionHorizon(Date.now(), retentionDays),
-    });
+    const query = new AnalyticsQuery(
+      platform.views,
+      this.facts,
+      () => this.facts.collections(),
+      { rawHorizon: () => retentionHorizon(Date.now(), retentionDays) },
+      slices,
+    );
     this.query = new AnalyticsReads(platform.reader, query);
   }
 
