@@ -2,7 +2,10 @@
  * Dependencies (issue 26 item 1), given events on the parents' streams, when a check of the
  * dependent is recorded, then the events on the dependent's streams.
  */
+import { join } from 'node:path';
 import { suppressingParents } from '../../../src/alerting/domain/dependencies.js';
+import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { makeTempDir } from '../../support/event-store-fixtures.js';
 import { DependencyWorld } from './dependency-support.js';
 
 const PARENT = 10;
@@ -82,6 +85,29 @@ describe('dependencies: failing checks while a parent is down', () => {
     const check = await world.check(30, false);
     expect(check.alert_suppressed).toBe(true);
     expect(check.suppressed_by).toBeUndefined();
+  });
+});
+
+describe('dependencies across recorders sharing a store', () => {
+  it('a recorder that folded the parent before sees a trigger another recorder appended since', async () => {
+    const dir = makeTempDir('dependencies-');
+    const parentSide = new DependencyWorld(new SqliteEventStore(join(dir.path, 'events.sqlite')), 'a');
+    const dependentSide = new DependencyWorld(new SqliteEventStore(join(dir.path, 'events.sqlite')), 'b');
+    try {
+      await parentSide.endpoint(PARENT, { configuration: { ...RULES, latency_trigger_count: 1, latency_trigger_window: 1 } });
+      await parentSide.endpoint(DEPENDENT, { configuration: { ...RULES, depends_on: [PARENT] } });
+      // The dependent's recorder folds the parent's streams while it is up...
+      expect((await dependentSide.check(DEPENDENT, false)).alert_suppressed).toBe(false);
+      // ...the parent's own recorder then records the failure that triggers it...
+      await parentSide.check(PARENT, false);
+      expect((await parentSide.signals(PARENT)).map((s) => s.type)).toEqual(['AlertSignalTriggered']);
+      // ...and the dependent's next failure is suppressed by it.
+      expect(await dependentSide.check(DEPENDENT, false)).toMatchObject({ alert_suppressed: true, suppressed_by: [PARENT] });
+    } finally {
+      await parentSide.close();
+      await dependentSide.close();
+      dir.remove();
+    }
   });
 });
 

@@ -18,11 +18,15 @@ import { ProbeRecorder } from '../../../src/probing/application/probe-recorder.j
 export const TEAM = 1;
 const START = Date.UTC(2026, 10, 21);
 
+/** One recording process over `store` (in memory unless given). */
 export class DependencyWorld {
-  readonly store: EventStore = new SqliteEventStore(':memory:');
-  readonly recorder = new ProbeRecorder({ events: this.store, ids: new IdAllocator(this.store), metrics: { checkRecorded: () => undefined } } as unknown as Platform);
+  readonly recorder: ProbeRecorder;
   private minute = 0;
   private jobs = 0;
+
+  constructor(readonly store: EventStore = new SqliteEventStore(':memory:'), private readonly name = 'w') {
+    this.recorder = new ProbeRecorder({ events: store, ids: new IdAllocator(store), metrics: { checkRecorded: () => undefined } } as unknown as Platform);
+  }
 
   /** Given: an endpoint registered (and enabled unless told) in `team`. */
   async endpoint(endpointId: number, options: { team?: number; enabled?: boolean; configuration?: Partial<EndpointConfiguration> } = {}): Promise<void> {
@@ -49,7 +53,7 @@ export class DependencyWorld {
   async check(endpointId: number, success: boolean): Promise<CheckRecordedData> {
     const endpoint = (await this.recorder.loadEndpoint(endpointId)) as EndpointSnapshot;
     const result = await this.recorder.record({
-      jobId: `job-${++this.jobs}`,
+      jobId: `${this.name}-job-${++this.jobs}`,
       source: 'scheduled',
       endpoint,
       outcome: {
