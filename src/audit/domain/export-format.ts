@@ -5,7 +5,7 @@
  * names each stream's first and last revision and head hash; its Ed25519 signature covers its
  * RFC 8785 form without `signature`, and through the head hashes every line of the export.
  */
-import { canonicalJson } from '../../platform/event-store/jcs.js';
+import { canonicalJson } from '../../platform/canonical-json.js';
 
 export interface ExportLine {
   stream: string;

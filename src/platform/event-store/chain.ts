@@ -14,7 +14,7 @@
  */
 import { hash } from 'node:crypto';
 import type { RecordedEvent } from './event-store.port.js';
-import { canonicalJson } from './jcs.js';
+import { canonicalJson } from '../canonical-json.js';
 
 /** The prev_hash of a stream's first event. */
 export const GENESIS_HASH = '';

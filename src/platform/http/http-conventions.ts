@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordination.port.js';
 import { StoreUnavailableError } from '../event-store/event-store.port.js';
 import type { Logger } from '../logging/logger.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../canonical-json.js';
 import { lingerBeforeClose } from './lingering-close.js';
 import { MAX_JSON_DEPTH, parseJsonBody } from './json-body.js';
 import { Problems, ProblemError, problemBody, type Problem } from './problem.js';

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Doc, Scalar, SortDirection } from '../read-store/read-store.port.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../canonical-json.js';
 import { Problems } from './problem.js';
 
 export interface Pagination {

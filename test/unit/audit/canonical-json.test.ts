@@ -2,7 +2,7 @@
  * The canonical form the hash chain covers is RFC 8785 (JCS): an auditor recomputes it with any
  * JCS implementation, so it must match the RFC's own examples byte for byte.
  */
-import { canonicalJson } from '../../../src/platform/event-store/jcs.js';
+import { canonicalJson } from '../../../src/platform/canonical-json.js';
 import { canonicalEvent, chainHash } from '../../../src/platform/event-store/chain.js';
 import { createHash } from 'node:crypto';
 
@@ -32,6 +32,25 @@ describe('canonicalJson (RFC 8785)', () => {
     const value = { b: [1, undefined, -0, Number.NaN], a: { when: new Date('2026-01-01T00:00:00Z'), gone: undefined } };
     expect(canonicalJson(value)).toBe(canonicalJson(JSON.parse(JSON.stringify(value))));
     expect(canonicalJson(value)).toBe('{"a":{"when":"2026-01-01T00:00:00.000Z"},"b":[1,null,0,null]}');
+  });
+});
+
+describe('canonicalJson: one function for the chain, fingerprints and cursors', () => {
+  it('writes every shape the same whichever path it takes (flat in order, flat unsorted, nested)', () => {
+    const fn = () => 1;
+    const cases: Array<[unknown, string]> = [
+      [{ a: 1, b: 'x', c: null, d: undefined, e: fn }, '{"a":1,"b":"x","c":null}'],
+      [{ z: -0, a: Number.POSITIVE_INFINITY, m: undefined, k: fn, b: true }, '{"a":null,"b":true,"z":0}'],
+      [[1, undefined, fn, 'é', null, Number.NaN], '[1,null,null,"é",null,null]'],
+      [{ b: [new Date(0), { y: 1, x: [2, { q: undefined }] }], a: {} }, '{"a":{},"b":["1970-01-01T00:00:00.000Z",{"x":[2,{}],"y":1}]}'],
+      [{ toJSON: () => ({ b: 1, a: [] }) }, '{"a":[],"b":1}'],
+      [{ '10': 1, '9': 2, a: 3 }, '{"10":1,"9":2,"a":3}'],
+      [undefined, 'null'],
+      [[], '[]'],
+      [[[[]]], '[[[]]]'],
+    ];
+    for (const [value, text] of cases) expect(canonicalJson(value)).toBe(text);
+    expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
   });
 });
 

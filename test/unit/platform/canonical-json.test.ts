@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { canonicalJson } from '../../../src/platform/http/canonical-json.js';
+import { canonicalJson } from '../../../src/platform/canonical-json.js';
 
 /** The straightforward recursive definition, for comparison. */
 function reference(value: unknown): string {
