@@ -6,10 +6,11 @@
  * after the target stayed up for a whole flap window.
  */
 import { jest } from '@jest/globals';
+import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
 
-jest.setTimeout(240_000);
+jest.setTimeout(300_000);
 
 const SETTINGS = {
   latency_detection_mode: 'off' as const,
@@ -24,36 +25,66 @@ const SETTINGS = {
 describe('flapping end to end', () => {
   let t: TestApp;
   let target: Target;
+  let receiver: Receiver;
   beforeAll(async () => {
     target = await startTarget();
+    receiver = await startReceiver();
     t = await startTestApp();
   });
   afterAll(async () => {
     await t?.close();
     await target?.close();
+    await receiver?.close();
   });
 
-  it('a target alternating up and down gives one incident with metadata.flapping true, resolved once a whole window stayed up', async () => {
+  async function flakyEndpoint(settings: Record<string, unknown>) {
     const team = await t.createTeam('Flap');
     const { token } = await t.issueToken(team.id, ALL_SCOPES);
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/flaky`, SETTINGS));
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/flaky`, settings));
     target.tokens.set(endpoint.id, endpoint.token);
     expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
     await enableEndpoint(t, team.id, endpoint.id);
+    return { team, token, endpoint };
+  }
+
+  /** Down, up, down, ... `swings` times: each phase lasts until the signal has followed it. */
+  async function alternate(endpointId: number, swings: number) {
+    const changes = async () => (await allEvents(t)).filter((e) => e.streamId === `alerts-${endpointId}` && /Triggered|Recovered/.test(e.type)).length;
+    for (let swing = 0; swing < swings; swing++) {
+      const before = await changes();
+      target.mode = { status: swing % 2 === 0 ? 503 : 200, delayMs: 0 };
+      await eventually(`swing ${swing + 1} to change the signal`, async () => (await changes()) > before);
+    }
+  }
+
+  it('notifies incident.opened once, incident.updated once when it starts flapping, incident.resolved once after a whole window up', async () => {
+    const { team, token, endpoint } = await flakyEndpoint({ ...SETTINGS, flap_threshold: 2 });
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ops` } })).statusCode).toBe(201);
+    const alertStatus = async () => (await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/alert-status`, { token })).json().data;
+    await eventually('a first check', async () => (await alertStatus()).signals !== undefined);
+    // The only channel: every notification is this endpoint's.
+    const incidentNotes = (type: string) => receiver.of(type);
+
+    await alternate(endpoint.id, 4);
+    target.mode = { status: 200, delayMs: 0 };
+    await eventually('incident.resolved after the window', async () => incidentNotes('incident.resolved').length > 0, { timeoutMs: 150_000, intervalMs: 500 });
+    expect(incidentNotes('incident.opened')).toHaveLength(1);
+    expect(incidentNotes('incident.updated')).toHaveLength(1);
+    expect(incidentNotes('incident.reopened')).toHaveLength(0);
+    expect(incidentNotes('incident.resolved')).toHaveLength(1);
+  });
+
+  it('a target alternating up and down gives one incident with metadata.flapping true, resolved once a whole window stayed up', async () => {
+    const { token, endpoint } = await flakyEndpoint(SETTINGS);
     const incidentEvents = async (type: string) => {
       const opened = (await allEvents(t)).filter((e) => e.type === 'IncidentOpened' && e.data.endpoint_ids.includes(endpoint.id)).map((e) => e.data.incident_id);
       return (await allEvents(t)).filter((e) => e.type === type && opened.includes(e.data.incident_id)).map((e) => e.data);
     };
     const alertStatus = async () => (await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/alert-status`, { token })).json().data;
-    const changes = async () => (await allEvents(t)).filter((e) => e.streamId === `alerts-${endpoint.id}` && /Triggered|Recovered/.test(e.type)).length;
     await eventually('a first check', async () => (await alertStatus()).signals !== undefined);
 
-    // Down, up, down, up, down: each phase lasts until the signal has followed it.
-    for (let swing = 0; swing < 5; swing++) {
-      const before = await changes();
-      target.mode = { status: swing % 2 === 0 ? 503 : 200, delayMs: 0 };
-      await eventually(`swing ${swing + 1} to change the signal`, async () => (await changes()) > before);
-    }
+    // Down, up, down, up, down.
+    await alternate(endpoint.id, 5);
     const status = await eventually('alert status to show flapping', async () => {
       const data = await alertStatus();
       return data.flapping === true ? data : null;
