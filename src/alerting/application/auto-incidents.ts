@@ -18,6 +18,11 @@
  *   (kept as `recent:<endpoint>:<signal>`); AlertSignalFlappingStarted sets
  *   `metadata.flapping: true` on the open incident (one incident.updated), and
  *   AlertSignalFlappingStopped resolves it as a recovery would.
+ * - Grouping (project setting `incident_grouping_seconds`, 0 off): a trigger that would open a
+ *   new incident joins instead the project's open automatic incident of the same signal whose
+ *   trigger came at most that many seconds earlier (IncidentEndpointJoined, with the run's
+ *   checks). A grouped incident records each endpoint's recovery and resolves when the last
+ *   one recovers; an endpoint that triggers again while it is open joins it again.
  * - A failing check suppressed by the endpoints it depends on (`suppressed_by`) adds its
  *   endpoint to each such parent's open availability incident, `metadata.suppressed_endpoint_ids`.
  *
@@ -35,7 +40,8 @@ import { decide, evolve, initialState, type IncidentCommand, type IncidentState,
 import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
 import { endpointSnapshotAggregate } from '../../monitoring/domain/endpoint-snapshot.js';
 import { alertRelations } from '../../monitoring/domain/endpoint-configuration.js';
-import { endpointStream } from '../../monitoring/domain/events.js';
+import { endpointStream, projectStream } from '../../monitoring/domain/events.js';
+import { incidentGroupingSeconds, projectAggregate, type ProjectState } from '../../monitoring/domain/project.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import { foldAppended, runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
@@ -66,6 +72,8 @@ import { teamIncidentStatuses } from '../../tenancy/application/tenancy-views.js
 
 export const AUTO_INCIDENTS = 'alerting_incidents';
 const OPEN = 'open';
+/** Per project and signal: the newest automatic incident opened and its trigger's time (grouping). */
+const GROUPS = 'groups';
 /** Where the reactor kept its state before it ran on the processor runner (adopted once). */
 const LEGACY_COLLECTION = 'alerting_reactor';
 const FOLDED_STREAMS = 1_000;
@@ -117,7 +125,10 @@ export function autoIncidentsReactor(platform: Platform): Projection {
     kind: 'reactor',
     name: AUTO_INCIDENTS,
     version: 1,
-    collections: [{ name: OPEN, indexes: [] }],
+    collections: [
+      { name: OPEN, indexes: [] },
+      { name: GROUPS, indexes: [] },
+    ],
     adopt: adoptLegacyState,
     handlers: {
       [ALERT_SIGNAL_TRIGGERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onTriggered(event as RecordedEvent<AlertSignalTriggeredData>, views)),
@@ -137,8 +148,10 @@ class AutoIncidents {
   private readonly incidents: StreamCache<IncidentState>;
   private readonly endpoints: StreamCache<ReturnType<typeof endpointSnapshotAggregate.initial>>;
   private readonly alertsFold: EndpointAlertsFold;
+  private readonly projects: StreamCache<ProjectState>;
 
   constructor(private readonly platform: Platform) {
+    this.projects = new StreamCache(platform.events, projectAggregate.initial, projectAggregate.evolve, FOLDED_STREAMS);
     this.incidents = new StreamCache(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_STREAMS);
     this.endpoints = new StreamCache(platform.events, endpointSnapshotAggregate.initial, endpointSnapshotAggregate.evolve, FOLDED_STREAMS);
     this.alertsFold = new EndpointAlertsFold(platform.events);
@@ -202,7 +215,11 @@ class AutoIncidents {
     }
     const context = systemContext('alerting', event.id, event.id);
     if (incidentId === null && data.flapping) incidentId = await this.reopenRecent(data, views, context);
-    if (incidentId === null) incidentId = await this.openNew(event, run, context);
+    if (incidentId === null) incidentId = await this.openOrJoin(event, run, context, views);
+    else if ((await this.incidents.load(incidentStreamId(incidentId))).state?.awaiting_recovery !== undefined) {
+      // An endpoint of a grouped incident that triggers again waits for its recovery again.
+      await this.incidentCommand(incidentId, await this.joinCommand(event, run), context);
+    }
     for (const check of run) await this.incidentCommand(incidentId, { kind: 'link_check', check: toLinkedCheck(check) }, context);
     views.put(OPEN, { id: openKey(data.endpoint_id, data.signal), incident_id: incidentId });
     await this.linkSignal(event, incidentId);
@@ -240,9 +257,45 @@ class AutoIncidents {
     return run.reverse();
   }
 
-  private async openNew(event: RecordedEvent<AlertSignalTriggeredData>, run: CheckRecordedData[], context: CommandContext): Promise<number> {
+  /**
+   * Opens the trigger's incident, or joins the project's group (see the header). Which one is
+   * fixed by the trigger's claim, so a batch handled again joins or opens the same incident.
+   */
+  private async openOrJoin(event: RecordedEvent<AlertSignalTriggeredData>, run: CheckRecordedData[], context: CommandContext, views: ViewTransaction): Promise<number> {
     const data = event.data;
-    const incidentId = await this.claimIncidentId(event, context);
+    const incidentId = await this.claimIncidentId(event, context, await this.groupToJoin(data, views));
+    const { state } = await this.incidents.load(incidentStreamId(incidentId));
+    if (state !== null && state.id === incidentId && state.endpoint_ids[0] !== data.endpoint_id) {
+      await this.incidentCommand(incidentId, await this.joinCommand(event, run), context);
+      return incidentId;
+    }
+    await this.openNew(event, run, context, incidentId);
+    views.put(GROUPS, { id: groupKey(data.project_id, data.signal), incident_id: incidentId, triggered_at: data.at });
+    return incidentId;
+  }
+
+  /** The open automatic incident this trigger joins under its project's grouping, or null. */
+  private async groupToJoin(data: AlertSignalTriggeredData, views: ViewTransaction): Promise<number | null> {
+    const seconds = incidentGroupingSeconds((await this.projects.load(projectStream(data.project_id))).state);
+    if (seconds <= 0) return null;
+    const group = await views.get(GROUPS, groupKey(data.project_id, data.signal));
+    if (!group || Date.parse(data.at) - Date.parse(String(group.triggered_at)) > seconds * 1000) return null;
+    const incidentId = Number(group.incident_id);
+    const { state } = await this.incidents.load(incidentStreamId(incidentId));
+    const open = state !== null && state.source === 'automatic' && state.resolved_at === null && state.merged_into_id === null;
+    return open && state.project_id === data.project_id ? incidentId : null;
+  }
+
+  private async joinCommand(event: RecordedEvent<AlertSignalTriggeredData>, run: CheckRecordedData[]): Promise<IncidentCommand> {
+    const data = event.data;
+    const trigger = run.find((check) => check.check_id === data.check_id) ?? null;
+    const endpoint = (await this.endpoints.load(endpointStream(data.endpoint_id))).state;
+    const name = endpoint?.name ?? `Endpoint ${data.endpoint_id}`;
+    return { kind: 'join_automatic', endpoint_id: data.endpoint_id, signal: data.signal, reason: `${name}: ${detectionReason(data, trigger)}`, checks: run.map(toLinkedCheck) };
+  }
+
+  private async openNew(event: RecordedEvent<AlertSignalTriggeredData>, run: CheckRecordedData[], context: CommandContext, incidentId: number): Promise<void> {
+    const data = event.data;
     const endpoint = (await this.endpoints.load(endpointStream(data.endpoint_id))).state;
     const name = endpoint?.name ?? `Endpoint ${data.endpoint_id}`;
     const trigger = run.find((check) => check.check_id === data.check_id) ?? null;
@@ -265,14 +318,16 @@ class AutoIncidents {
       return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
     }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
     logIncidentChanges(this.platform.logger, opened.appended);
-    return incidentId;
   }
 
-  /** The trigger's incident id, allocated once whichever process (or retry) asks first. */
-  private async claimIncidentId(event: RecordedEvent, context: CommandContext): Promise<number> {
+  /**
+   * The trigger's incident id, fixed once whichever process (or retry) asks first: the group's
+   * incident to join when there is one, else a new id.
+   */
+  private async claimIncidentId(event: RecordedEvent, context: CommandContext, join: number | null = null): Promise<number> {
     const { state, result } = await runStreamCommand(this.platform.events, `alerting-trigger-${event.id}`, claimAggregate, context, async (claimed) => {
       if (claimed !== null) return { events: [], result: claimed };
-      const incidentId = await this.platform.ids.next('incident');
+      const incidentId = join ?? (await this.platform.ids.next('incident'));
       return { events: [{ type: TRIGGER_CLAIMED, data: { incident_id: incidentId, trigger_event_id: event.id } }], result: incidentId };
     }, { attempts: COMMAND_ATTEMPTS });
     return state ?? result;
@@ -313,7 +368,7 @@ class AutoIncidents {
     if ('flapping' in data && data.flapping) return;
     const incidentId = await openIncident(views, data.endpoint_id, data.signal);
     if (incidentId === null) return;
-    const state = await this.incidentCommand(incidentId, { kind: 'resolve_on_recovery' }, systemContext('alerting'));
+    const state = await this.incidentCommand(incidentId, { kind: 'resolve_on_recovery', endpoint_id: data.endpoint_id }, systemContext('alerting'));
     if (state === null || state.resolved_at !== null || state.merged_into_id !== null) {
       views.delete(OPEN, openKey(data.endpoint_id, data.signal));
       if (state?.resolved_at) views.put(OPEN, { id: recentKey(data.endpoint_id, data.signal), incident_id: incidentId });
@@ -372,6 +427,10 @@ class AutoIncidents {
 async function openIncident(views: ViewTransaction, endpointId: number, signal: SignalType): Promise<number | null> {
   const doc = await views.get(OPEN, openKey(endpointId, signal));
   return doc ? Number(doc.incident_id) : null;
+}
+
+function groupKey(projectId: number, signal: SignalType): string {
+  return `${projectId}:${signal}`;
 }
 
 function openKey(endpointId: number, signal: SignalType): string {

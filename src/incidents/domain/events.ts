@@ -22,6 +22,10 @@ export const CHECKPOINT_UPDATED = 'CheckpointUpdated';
 export const INCIDENT_MERGED_INTO = 'IncidentMergedInto';
 export const INCIDENTS_ABSORBED = 'IncidentsAbsorbed';
 export const INCIDENT_MERGE_RELEASED = 'IncidentMergeReleased';
+/** Grouping (issue 26): another endpoint's automatic incident joined this one instead of opening. */
+export const INCIDENT_ENDPOINT_JOINED = 'IncidentEndpointJoined';
+/** Grouping: one endpoint of a grouped automatic incident recovered. */
+export const INCIDENT_ENDPOINT_RECOVERED = 'IncidentEndpointRecovered';
 
 export const INCIDENT_EVENT_TYPES = [
   INCIDENT_OPENED,
@@ -39,6 +43,8 @@ export const INCIDENT_EVENT_TYPES = [
   INCIDENT_MERGED_INTO,
   INCIDENTS_ABSORBED,
   INCIDENT_MERGE_RELEASED,
+  INCIDENT_ENDPOINT_JOINED,
+  INCIDENT_ENDPOINT_RECOVERED,
 ] as const;
 
 export function incidentStreamId(incidentId: number): string {
@@ -217,6 +223,22 @@ export interface IncidentAutoResolveChangedData {
  * A failing check joins the incident: error_count + 1, last_error_at moves forward to the
  * check time (never back), and the check's endpoint joins endpoint_ids if missing.
  */
+export interface IncidentEndpointJoinedData {
+  incident_id: number;
+  endpoint_id: number;
+  /** The alert signal that would have opened an incident of its own. */
+  signal: string;
+  /** Why it triggered, as the incident it would have opened would say. */
+  reason: string;
+  joined_at: string;
+}
+
+export interface IncidentEndpointRecoveredData {
+  incident_id: number;
+  endpoint_id: number;
+  recovered_at: string;
+}
+
 export interface IncidentCheckLinkedData {
   incident_id: number;
   check: LinkedCheck;
@@ -336,6 +358,8 @@ export type IncidentEvent =
   | Ev<typeof INCIDENT_REOPENED, IncidentReopenedData>
   | Ev<typeof INCIDENT_AUTO_RESOLVE_CHANGED, IncidentAutoResolveChangedData>
   | Ev<typeof INCIDENT_CHECK_LINKED, IncidentCheckLinkedData>
+  | Ev<typeof INCIDENT_ENDPOINT_JOINED, IncidentEndpointJoinedData>
+  | Ev<typeof INCIDENT_ENDPOINT_RECOVERED, IncidentEndpointRecoveredData>
   | Ev<typeof COMMENT_ADDED, CommentAddedData>
   | Ev<typeof COMMENT_UPDATED, CommentUpdatedData>
   | Ev<typeof COMMENT_DELETED, CommentDeletedData>

@@ -17,6 +17,8 @@ import {
   INCIDENT_AUTO_RESOLVE_CHANGED,
   INCIDENT_CHECK_LINKED,
   INCIDENT_DETAILS_UPDATED,
+  INCIDENT_ENDPOINT_JOINED,
+  INCIDENT_ENDPOINT_RECOVERED,
   INCIDENT_MERGE_RELEASED,
   INCIDENT_MERGED_INTO,
   INCIDENT_OPENED,
@@ -110,6 +112,12 @@ function describe(event: IncidentEvent): Description {
       const why = c.failure_reason ? `: ${c.failure_reason}` : '';
       return { summary: `Failing check ${c.id} of endpoint ${c.endpoint_id} linked (status ${c.status_code}${why})`, changes: { checks: { to: c.id } } };
     }
+    case INCIDENT_ENDPOINT_JOINED: {
+      const { endpoint_id, signal, reason } = event.data;
+      return { summary: `Endpoint ${endpoint_id} joined (grouped ${signal} incident): ${reason}`, changes: { endpoint_ids: { to: endpoint_id } } };
+    }
+    case INCIDENT_ENDPOINT_RECOVERED:
+      return { summary: `Endpoint ${event.data.endpoint_id} recovered`, changes: { recovered_endpoint_ids: { to: event.data.endpoint_id } } };
     case COMMENT_ADDED: {
       const { comment_id: id, body, pinned } = event.data;
       return { summary: `Comment ${id} added`, changes: { [`comments[${id}]`]: { to: { body, pinned } } } };

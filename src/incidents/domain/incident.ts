@@ -27,6 +27,8 @@ import {
   INCIDENT_AUTO_RESOLVE_CHANGED,
   INCIDENT_CHECK_LINKED,
   INCIDENT_DETAILS_UPDATED,
+  INCIDENT_ENDPOINT_JOINED,
+  INCIDENT_ENDPOINT_RECOVERED,
   INCIDENT_MERGE_RELEASED,
   INCIDENT_MERGED_INTO,
   INCIDENT_OPENED,
@@ -82,6 +84,11 @@ export interface Incident extends IncidentDetails {
   checks: IdList<LinkedCheck>;
   merged_incidents: MergedIncidentRef[];
   merged_into_id: number | null;
+  /**
+   * Grouped automatic incidents only (absent until an endpoint joins): the endpoints whose signal
+   * has not recovered yet; the incident auto-resolves when none is left.
+   */
+  awaiting_recovery?: readonly number[];
 }
 
 /** null until the IncidentOpened event. */
@@ -163,9 +170,27 @@ export interface LinkFailingCheck {
   check: LinkedCheck;
 }
 
-/** The signal recovered: resolves the incident only when auto_resolve is on. */
+/**
+ * The signal recovered: resolves the incident only when auto_resolve is on. A grouped incident
+ * records the recovery of `endpoint_id` and resolves once every endpoint in it has recovered.
+ */
 export interface ResolveOnRecovery {
   kind: 'resolve_on_recovery';
+  endpoint_id?: number;
+}
+
+/**
+ * Grouping: an endpoint's automatic incident about to open joins this open automatic incident
+ * (the caller chose it: same project and type, opened within the project's window). The run's
+ * checks are linked in the same append. An endpoint already waiting for its recovery in it
+ * only links the checks.
+ */
+export interface JoinAutomatic {
+  kind: 'join_automatic';
+  endpoint_id: number;
+  signal: string;
+  reason: string;
+  checks?: LinkedCheck[];
 }
 
 export interface AddComment {
@@ -237,6 +262,7 @@ export type IncidentCommand =
   | UpdateStatus
   | LinkFailingCheck
   | ResolveOnRecovery
+  | JoinAutomatic
   | AddComment
   | UpdateComment
   | DeleteComment
@@ -280,7 +306,9 @@ function decideOnExisting(incident: Incident, command: ExistingCommand, now: str
     case 'link_check':
       return decideLinkCheck(incident, command.check, now);
     case 'resolve_on_recovery':
-      return incident.auto_resolve && incident.resolved_at === null ? [resolved(incident, now, 'automatic')] : [];
+      return decideResolveOnRecovery(incident, command, now);
+    case 'join_automatic':
+      return decideJoinAutomatic(incident, command, now);
     case 'add_comment':
       return decideAddComment(incident, command, now);
     case 'update_comment':
@@ -381,6 +409,42 @@ function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticInciden
     links.push({ type: INCIDENT_CHECK_LINKED, data: { incident_id: command.incident_id, check: normalizedCheck(check), linked_at: now } });
   }
   return [opened, ...links];
+}
+
+function decideResolveOnRecovery(incident: Incident, command: ResolveOnRecovery, now: string): IncidentEvent[] {
+  const resolve = incident.auto_resolve && incident.resolved_at === null ? [resolved(incident, now, 'automatic')] : [];
+  const awaiting = incident.awaiting_recovery;
+  if (awaiting === undefined || command.endpoint_id === undefined) return resolve;
+  if (!awaiting.includes(command.endpoint_id)) return [];
+  const recovered: IncidentEvent = {
+    type: INCIDENT_ENDPOINT_RECOVERED,
+    data: { incident_id: incident.id, endpoint_id: command.endpoint_id, recovered_at: now },
+  };
+  return awaiting.length === 1 ? [recovered, ...resolve] : [recovered];
+}
+
+function decideJoinAutomatic(incident: Incident, command: JoinAutomatic, now: string): IncidentEvent[] {
+  if (incident.source !== 'automatic') throw new IncidentValidationError([{ field: 'source', code: 'invalid_value', message: 'only an automatic incident can be joined' }]);
+  if (incident.resolved_at !== null) throw new IncidentValidationError([{ field: 'resolved_at', code: 'invalid_value', message: 'a resolved incident cannot be joined' }]);
+  const events: IncidentEvent[] = [];
+  if (!awaitingRecovery(incident).includes(command.endpoint_id)) {
+    events.push({
+      type: INCIDENT_ENDPOINT_JOINED,
+      data: { incident_id: incident.id, endpoint_id: command.endpoint_id, signal: command.signal, reason: command.reason, joined_at: now },
+    });
+  }
+  const seen = new Set<number>();
+  for (const check of command.checks ?? []) {
+    if (seen.has(check.id) || incident.checks.has(check.id)) continue;
+    seen.add(check.id);
+    events.push({ type: INCIDENT_CHECK_LINKED, data: { incident_id: incident.id, check: normalizedCheck(check), linked_at: now } });
+  }
+  return events;
+}
+
+/** Before its first join an automatic incident waits for the endpoint that opened it only. */
+function awaitingRecovery(incident: Incident): readonly number[] {
+  return incident.awaiting_recovery ?? incident.endpoint_ids.slice(0, 1);
 }
 
 function normalizedCheck(check: LinkedCheck): LinkedCheck {
@@ -618,6 +682,10 @@ export function eventTime(event: IncidentEvent): string {
       return event.data.reopened_at;
     case INCIDENT_CHECK_LINKED:
       return event.data.linked_at;
+    case INCIDENT_ENDPOINT_JOINED:
+      return event.data.joined_at;
+    case INCIDENT_ENDPOINT_RECOVERED:
+      return event.data.recovered_at;
     case COMMENT_ADDED:
     case CHECKPOINT_ADDED:
       return event.data.created_at;
@@ -689,6 +757,17 @@ function apply(s: Incident, event: Exclude<IncidentEvent, { type: typeof INCIDEN
       return { ...s, auto_resolve: event.data.auto_resolve };
     case INCIDENT_CHECK_LINKED:
       return linkCheck(s, event.data.check);
+    case INCIDENT_ENDPOINT_JOINED: {
+      const id = event.data.endpoint_id;
+      const awaiting = awaitingRecovery(s);
+      return {
+        ...s,
+        endpoint_ids: s.endpoint_ids.includes(id) ? s.endpoint_ids : [...s.endpoint_ids, id],
+        awaiting_recovery: awaiting.includes(id) ? awaiting : [...awaiting, id],
+      };
+    }
+    case INCIDENT_ENDPOINT_RECOVERED:
+      return { ...s, awaiting_recovery: awaitingRecovery(s).filter((id) => id !== event.data.endpoint_id) };
     case COMMENT_ADDED: {
       const { comment_id: id, body, pinned, created_at } = event.data;
       return { ...s, comments: s.comments.with({ id, body, pinned, created_at, updated_at: created_at }) };

@@ -26,13 +26,13 @@ const IMPORT_CHUNK_ATTEMPTS = 20;
 export type EndpointInput = Partial<EndpointConfiguration> & { name?: string; description?: string; project_id?: number };
 
 export class CreateProject extends Command<number> {
-  constructor(readonly teamId: number, readonly input: { name: string; description?: string }, readonly context: CommandContext) {
+  constructor(readonly teamId: number, readonly input: { name: string; description?: string; incident_grouping_seconds?: number }, readonly context: CommandContext) {
     super();
   }
 }
 
 export class UpdateProject extends Command<void> {
-  constructor(readonly teamId: number, readonly projectId: number, readonly input: { name?: string; description?: string }, readonly context: CommandContext) {
+  constructor(readonly teamId: number, readonly projectId: number, readonly input: { name?: string; description?: string; incident_grouping_seconds?: number }, readonly context: CommandContext) {
     super();
   }
 }
@@ -176,7 +176,7 @@ export class CreateProjectHandler implements ICommandHandler<CreateProject> {
     const written = await runProjectCommand(
       this.platform,
       projectId,
-      { kind: 'create_project', ...request, project_id: projectId, name: input.name, description: input.description ?? '', created_at: new Date().toISOString() },
+      { kind: 'create_project', ...request, project_id: projectId, name: input.name, description: input.description ?? '', incident_grouping_seconds: input.incident_grouping_seconds, created_at: new Date().toISOString() },
       context,
     );
     await this.platform.freshness.require(written);
@@ -189,7 +189,7 @@ export class UpdateProjectHandler implements ICommandHandler<UpdateProject> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ teamId, projectId, input, context }: UpdateProject): Promise<void> {
-    const command: ProjectCommand = { kind: 'update_project', project_id: projectId, team_id: teamId, name: input.name, description: input.description, updated_at: new Date().toISOString() };
+    const command: ProjectCommand = { kind: 'update_project', project_id: projectId, team_id: teamId, name: input.name, description: input.description, incident_grouping_seconds: input.incident_grouping_seconds, updated_at: new Date().toISOString() };
     await this.platform.freshness.require(await runProjectCommand(this.platform, projectId, command, context));
   }
 }

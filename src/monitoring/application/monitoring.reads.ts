@@ -38,6 +38,7 @@ export function presentProject(row: ProjectDoc, windows: MaintenanceWindow[], no
     team_id: row.team_id,
     name: row.name,
     description: row.description,
+    incident_grouping_seconds: row.incident_grouping_seconds ?? 0,
     ...covered,
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -36,13 +36,15 @@ export interface ProjectCreatedData {
   team_id: number;
   name: string;
   description: string;
+  /** Automatic incidents grouping window (absent: 0, off); see project.ts. */
+  incident_grouping_seconds?: number;
   created_at: string;
 }
 
 export interface ProjectUpdatedData {
   project_id: number;
   team_id: number;
-  changes: { name?: string; description?: string };
+  changes: { name?: string; description?: string; incident_grouping_seconds?: number };
   updated_at: string;
 }
 

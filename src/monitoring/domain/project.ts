@@ -14,9 +14,19 @@ export interface ProjectState {
   team_id: number;
   name: string;
   description: string;
+  /**
+   * When positive, an automatic incident about to open for an endpoint of the project joins the
+   * project's open automatic incident of the same type opened within this many seconds (0: off).
+   */
+  incident_grouping_seconds?: number;
   created_at: string;
   updated_at: string;
 }
+
+export const INCIDENT_GROUPING_LIMITS = { min: 0, max: 3_600 } as const;
+
+/** The project's grouping window in seconds (0: off; projects created before it have none). */
+export const incidentGroupingSeconds = (state: Pick<ProjectState, 'incident_grouping_seconds'>): number => state.incident_grouping_seconds ?? 0;
 
 const initialProject = (): ProjectState => ({ exists: false, created: false, project_id: 0, team_id: 0, name: '', description: '', created_at: '', updated_at: '' });
 
@@ -44,8 +54,8 @@ export const projectAggregate = {
 export const isProjectOf = (state: ProjectState, teamId: number): boolean => state.exists && state.team_id === teamId;
 
 export type ProjectCommand =
-  | { kind: 'create_project'; team_exists: boolean; project_id: number; team_id: number; name: string; description: string; created_at: string }
-  | { kind: 'update_project'; project_id: number; team_id: number; name?: string; description?: string; updated_at: string }
+  | { kind: 'create_project'; team_exists: boolean; project_id: number; team_id: number; name: string; description: string; incident_grouping_seconds?: number; created_at: string }
+  | { kind: 'update_project'; project_id: number; team_id: number; name?: string; description?: string; incident_grouping_seconds?: number; updated_at: string }
   | {
       kind: 'delete_project';
       project_id: number;
@@ -66,7 +76,8 @@ export function decideProject(state: ProjectState, command: ProjectCommand): Pro
       checkProjectCreation(command);
       if (state.created) throw new AlreadyExistsError(projectStream(command.project_id));
       const { project_id, team_id, name, description, created_at } = command;
-      return [{ type: PROJECT_CREATED, data: { project_id, team_id, name, description, created_at } }];
+      const grouping = command.incident_grouping_seconds ? { incident_grouping_seconds: command.incident_grouping_seconds } : {};
+      return [{ type: PROJECT_CREATED, data: { project_id, team_id, name, description, ...grouping, created_at } }];
     }
     case 'update_project': {
       if (!isProjectOf(state, command.team_id)) throw new ProjectNotFoundError(command.project_id);
@@ -82,9 +93,12 @@ export function decideProject(state: ProjectState, command: ProjectCommand): Pro
 }
 
 /** Only the fields whose value differs. */
-export function projectChanges(state: ProjectState, patch: { name?: string; description?: string }): ProjectUpdatedData['changes'] {
+export function projectChanges(state: ProjectState, patch: { name?: string; description?: string; incident_grouping_seconds?: number }): ProjectUpdatedData['changes'] {
   const changes: ProjectUpdatedData['changes'] = {};
   if (patch.name !== undefined && patch.name !== state.name) changes.name = patch.name;
   if (patch.description !== undefined && patch.description !== state.description) changes.description = patch.description;
+  if (patch.incident_grouping_seconds !== undefined && patch.incident_grouping_seconds !== incidentGroupingSeconds(state)) {
+    changes.incident_grouping_seconds = patch.incident_grouping_seconds;
+  }
   return changes;
 }

@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import { IsRfc3339 } from '../../platform/http/validators.js';
 import { LIMITS } from '../domain/endpoint.js';
+import { INCIDENT_GROUPING_LIMITS } from '../domain/project.js';
 import { BODY_MATCH_MODES, LATENCY_DETECTION_MODES, PROBE_METHODS } from '../domain/endpoint-configuration.js';
 import { parseProbeUrl } from '../domain/url.js';
 
@@ -62,15 +63,19 @@ const Range = (range: { min: number; max: number }) => (target: object, key: str
 const RangeDoc = (range: { min: number; max: number }, defaultValue: number, description?: string) =>
   ApiPropertyOptional({ type: 'integer', minimum: range.min, maximum: range.max, default: defaultValue, description });
 
+const GROUPING_DOC = 'When positive, an automatic incident about to open for an endpoint of the project joins the project\'s open automatic incident of the same type opened within this many seconds; 0 turns grouping off.';
+
 export class CreateProjectBody {
   @ApiProperty({ type: String, minLength: 1, maxLength: 200 }) @IsString() @MinLength(1) @MaxLength(200) name!: string;
   @ApiPropertyOptional({ type: String, maxLength: 2000, default: '' }) @Optional() @IsString() @MaxLength(2000) description?: string;
+  @RangeDoc(INCIDENT_GROUPING_LIMITS, 0, GROUPING_DOC) @Optional() @Range(INCIDENT_GROUPING_LIMITS) incident_grouping_seconds?: number;
 }
 
 /** At least one field. */
 export class UpdateProjectBody {
   @ApiPropertyOptional({ type: String, minLength: 1, maxLength: 200 }) @Optional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
   @ApiPropertyOptional({ type: String, maxLength: 2000 }) @Optional() @IsString() @MaxLength(2000) description?: string;
+  @RangeDoc(INCIDENT_GROUPING_LIMITS, 0, GROUPING_DOC) @Optional() @Range(INCIDENT_GROUPING_LIMITS) incident_grouping_seconds?: number;
 }
 
 /** Endpoint fields shared by create and update (all optional here). */

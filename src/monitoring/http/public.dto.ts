@@ -8,6 +8,7 @@ export class ProjectDto {
   @ApiProperty({ type: 'integer' }) team_id!: number;
   @ApiProperty({ type: String }) name!: string;
   @ApiProperty({ type: String }) description!: string;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 3600, description: 'Automatic incidents of one type opened within this many seconds of each other group into one (0: off, the default).' }) incident_grouping_seconds!: number;
   @ApiProperty({ description: 'true while a team-wide or project window covers the project; endpoint-only windows do not change it.' }) under_maintenance!: boolean;
   @ApiProperty({ type: 'array', items: { type: 'integer' }, description: 'Ids of covering windows.' }) maintenance_window_ids!: number[];
   @ApiProperty({ format: 'date-time' }) created_at!: string;

@@ -13,6 +13,7 @@ import {
 import {
   CHECKPOINT_ADDED,
   INCIDENT_DETAILS_UPDATED,
+  INCIDENT_ENDPOINT_JOINED,
   INCIDENT_OPENED,
   INCIDENT_REOPENED,
   INCIDENT_RESOLVED,
@@ -40,6 +41,8 @@ const INCIDENT_TYPES: Record<string, NotificationType> = {
   [INCIDENT_REOPENED]: 'incident.reopened',
   [INCIDENT_DETAILS_UPDATED]: 'incident.updated',
   [INCIDENT_STATUS_CHANGED]: 'incident.updated',
+  // Grouping: an endpoint joining is an update of the one incident, never a second opened.
+  [INCIDENT_ENDPOINT_JOINED]: 'incident.updated',
   [INCIDENTS_ABSORBED]: 'incident.merged',
   [CHECKPOINT_ADDED]: 'incident.checkpoint_added',
 };

@@ -54,6 +54,15 @@ describe('project decider', () => {
     expect(project(created).when({ ...update, name: 'Web' })).toEqual([]);
   });
 
+  it('keeps incident_grouping_seconds: written on create when set, changed on update, 0 for a project without it', () => {
+    expect(project().when({ ...create, incident_grouping_seconds: 60 })).toEqual([{ ...created, data: { ...created.data, incident_grouping_seconds: 60 } }]);
+    const update = { kind: 'update_project', project_id: 3, team_id: 1, updated_at: T1 } as const;
+    expect(project(created).when({ ...update, incident_grouping_seconds: 0 })).toEqual([]);
+    const changed = project(created).when({ ...update, incident_grouping_seconds: 120 });
+    expect(changed).toEqual([{ type: 'ProjectUpdated', data: { project_id: 3, team_id: 1, changes: { incident_grouping_seconds: 120 }, updated_at: T1 } }]);
+    expect(project(created, ...changed).when({ ...update, incident_grouping_seconds: 120 })).toEqual([]);
+  });
+
   it('answers another team’s or a deleted project as not found', () => {
     const deleted: ProjectEvent = { type: 'ProjectDeleted', data: { project_id: 3, team_id: 1, deleted_at: T1 } };
     expect(refusal(() => project(created).when({ kind: 'update_project', project_id: 3, team_id: 2, name: 'x', updated_at: T1 })).error).toBeInstanceOf(ProjectNotFoundError);
