@@ -89,6 +89,7 @@ function incidentInput(doc: IncidentDoc, checkpoints: Checkpoint[]): IncidentInp
     endpoint_ids: state.endpoint_ids,
     title: state.title,
     severity: state.severity,
+    type: state.type,
     source: state.source === 'automatic' ? 'automatic' : 'manual',
     created_at: state.created_at,
     resolved_at: state.resolved_at,

@@ -71,6 +71,8 @@ export interface IncidentInput {
   endpoint_ids: number[];
   title: string;
   severity: 'warning' | 'critical';
+  /** The incident's type; a `certificate_expiry` warning is the operator's, never the page's. */
+  type?: string;
   /** `automatic` incidents are shown without a checkpoint on pages that publish them. */
   source: 'automatic' | 'manual';
   created_at: string;
@@ -285,7 +287,10 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
     later(Date.parse(w.starts_at) - UPCOMING_MAINTENANCE_MS);
   }
 
-  const affecting = inputs.incidents.filter((i) => i.team_id === page.team_id && i.merged_into_id === null && i.endpoint_ids.some((id) => onPage.has(id)));
+  // A certificate about to expire is a warning to renew it; the service still works.
+  const affecting = inputs.incidents.filter(
+    (i) => i.team_id === page.team_id && i.merged_into_id === null && i.type !== 'certificate_expiry' && i.endpoint_ids.some((id) => onPage.has(id)),
+  );
   const openByEndpoint = new Map<number, IncidentInput[]>();
   for (const incident of affecting) {
     if (incident.resolved_at !== null) continue;

@@ -106,6 +106,16 @@ describe('the model says until when it is exact', () => {
     expect(during.summary.components[0].status).toBe('under_maintenance');
     expect(during.validUntil).toBe(Date.parse(window.ends_at));
   });
+
+  test('an open certificate_expiry warning neither degrades the component nor shows as an incident', () => {
+    const now = Date.parse('2026-11-20T10:00:00.000Z');
+    const incident = { id: 7, team_id: 1, endpoint_ids: [1], title: 'E: TLS certificate expires soon', severity: 'warning' as const, source: 'automatic' as const, created_at: '2026-11-20T09:00:00.000Z', resolved_at: null, merged_into_id: null, checkpoints: [] };
+    const certificate = buildStatusModel({ ...inputs(now, []), incidents: [{ ...incident, type: 'certificate_expiry' }] });
+    expect(certificate.summary.components[0].status).toBe('operational');
+    expect(certificate.incidents).toEqual([]);
+    const latency = buildStatusModel({ ...inputs(now, []), incidents: [{ ...incident, type: 'latency' }] });
+    expect(latency.summary.components[0].status).toBe('degraded_performance');
+  });
 });
 
 describe('settings', () => {
