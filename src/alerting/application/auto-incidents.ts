@@ -389,6 +389,7 @@ class AutoIncidents {
   /**
    * A flapping trigger with no open incident: the endpoint's last automatic incident for the
    * signal, re-opened, when it was resolved automatically within the flap window; else null.
+   * Handling the same trigger again joins the incident it re-opened the first time.
    */
   private async reopenRecent(data: AlertSignalTriggeredData, views: ViewTransaction, context: CommandContext): Promise<number | null> {
     const recent = await views.get(OPEN, recentKey(data.endpoint_id, data.signal));
@@ -397,8 +398,11 @@ class AutoIncidents {
     const endpoint = (await this.endpoints.load(endpointStream(data.endpoint_id))).state;
     const windowMs = alertRelations(endpoint?.configuration ?? {}).flap_window_seconds * 1000;
     const { state } = await this.incidents.load(incidentStreamId(incidentId));
-    if (!state || state.resolved_at === null || state.merged_into_id !== null || !state.auto_resolve) return null;
-    if (Date.parse(data.at) - Date.parse(state.resolved_at) > windowMs) return null;
+    if (!state || state.merged_into_id !== null) return null;
+    // Open again already: this trigger handled a second time (a batch after a crash, another
+    // reactor), or a person re-opened it. Either way it is the incident to join.
+    if (state.resolved_at === null) return incidentId;
+    if (!state.auto_resolve || Date.parse(data.at) - Date.parse(state.resolved_at) > windowMs) return null;
     const reopened = await this.incidentCommand(incidentId, { kind: 'update_status', resolved: false }, context);
     return reopened?.resolved_at === null ? incidentId : null;
   }
