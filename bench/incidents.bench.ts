@@ -369,7 +369,7 @@ interface StepTimes {
 
 const NO_TIME: StepTimes = { commands: 0, totalMs: 0, idsMs: 0, loadMs: 0, appendMs: 0, waitMs: 0, viewReadsMs: 0, rateLimitMs: 0, viewCommits: 0, viewCommitMs: 0 };
 
-async function profileSteps(dataDir: string, seconds: number): Promise<{ create: StepTimes; comment: StepTimes }> {
+export async function profileSteps(dataDir: string, seconds: number): Promise<{ create: StepTimes; comment: StepTimes }> {
   await import('reflect-metadata');
   const { createHttpApp } = await import('../src/app/http-app.js');
   const { projections, upcasters } = await import('../src/app/contexts.js');
@@ -441,7 +441,7 @@ async function profileSteps(dataDir: string, seconds: number): Promise<{ create:
   }
 }
 
-function perCommand(t: StepTimes): string {
+export function perCommand(t: StepTimes): string {
   const avg = (ms: number) => (ms / Math.max(1, t.commands)).toFixed(2);
   const rest = t.totalMs - t.idsMs - t.loadMs - t.appendMs - t.waitMs - t.viewReadsMs - t.rateLimitMs;
   return [
