@@ -486,6 +486,11 @@ export class SqliteEventStore implements EventStore {
     const stored = events.map((event) => splitMetadata(event.metadata, recordedAt));
     const commitMetadata = stored[0].shared;
     const pack = (text: string) => this.packRecord(text, interned);
+    // A shape interned by this append is not cached for reads before it commits.
+    const keysInAppend = (id: number): string[] => {
+      const mine = interned.find(([kind, , shape]) => kind === 'shape' && shape === id);
+      return mine ? (JSON.parse(mine[1]) as string[]) : this.keysOfShape(id);
+    };
     const storedCommitMetadata = pack(commitMetadata);
     const insert = this.statement(
       `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -500,8 +505,7 @@ export class SqliteEventStore implements EventStore {
     events.forEach((event, i) => {
       revision += 1;
       const id = randomUUID();
-      const data = JSON.stringify(event.data ?? null);
-      const parsed = recorded !== null || event.packed ? (JSON.parse(data) as unknown) : undefined;
+      const data = (event.packed && this.packValue(event.data, interned)) || JSON.stringify(event.data ?? null);
       const { shared, occurredAt, hash } = stored[i];
       const info = insert.run(
         stream,
@@ -511,7 +515,7 @@ export class SqliteEventStore implements EventStore {
         uuidBytes(id),
         occurredAt === lastOccurredAt ? lastStoredOccurredAt : (lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = occurredAt), recordedAt, now.getTime())),
         shared === commitMetadata ? null : pack(shared),
-        event.packed ? this.packParsed(data, parsed, interned) : data,
+        data,
         hash,
       );
       last = Number(info.lastInsertRowid);
@@ -521,7 +525,7 @@ export class SqliteEventStore implements EventStore {
         streamId,
         type: event.type,
         schemaVersion: event.schemaVersion ?? 1,
-        data: parsed,
+        data: parseStored(data, keysInAppend),
         metadata: withHash(joinMetadata(JSON.parse(shared) as Partial<EventMetadata>, occurredAt), hash),
         revision,
         position: last,
@@ -557,17 +561,26 @@ export class SqliteEventStore implements EventStore {
 
   /** JSON text as stored: a non-empty plain object packed (see the compact layout), anything else as it is. */
   private packRecord(text: string, interned: AppendedEvents['interned']): string {
-    return text.charCodeAt(0) === 123 /* { */ && text !== '{}' ? this.packParsed(text, JSON.parse(text), interned) : text;
+    return (text.charCodeAt(0) === 123 /* { */ && text !== '{}' && this.packValue(JSON.parse(text), interned)) || text;
   }
 
-  private packParsed(text: string, value: unknown, interned: AppendedEvents['interned']): string {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return text;
-    const keys = Object.keys(value);
+  /**
+   * The packed text of a plain object, null for anything else. Built straight from the value:
+   * its keys are those JSON.stringify keeps (not undefined, functions or symbols), so the
+   * rebuilt object's JSON is the object's JSON.
+   */
+  private packValue(value: unknown, interned: AppendedEvents['interned']): string | null {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return null;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).filter((key) => {
+      const v = record[key];
+      return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
+    });
     // `__proto__` would not come back as an own key when the object is rebuilt.
-    if (keys.length === 0 || keys.includes('__proto__')) return text;
+    if (keys.length === 0 || keys.includes('__proto__')) return null;
     const values: unknown[] = new Array(keys.length + 1);
     values[0] = this.intern('shape', JSON.stringify(keys), interned);
-    for (let i = 0; i < keys.length; i++) values[i + 1] = (value as Record<string, unknown>)[keys[i]];
+    for (let i = 0; i < keys.length; i++) values[i + 1] = record[keys[i]];
     return PACKED + JSON.stringify(values);
   }
 
