@@ -85,6 +85,32 @@ describe('projection runner', () => {
     expect(await totalOf('a')).toBe(7);
   });
 
+  it('does not wake a projection for batches holding none of its event types, and still counts them applied', async () => {
+    const other = defineProjection({ name: 'others', version: 1, collections: [{ name: 'others', indexes: [] }], handlers: { Other: (event, views) => views.put('others', { id: event.id }) } });
+    // Every idle batch would commit its checkpoint (idleCheckpointMs 0); no quiet-time flush within the test.
+    const live = new ProjectionRunner(events, views, [totals(1), other], { owner: 'types', logger: silentLogger, idleCheckpointMs: 0, pointerCheckMs: 600_000 });
+    runners.push(live);
+    await live.start();
+    const commit = views.commit.bind(views);
+    const woken: string[] = [];
+    views.commit = (writes, options) => {
+      for (const write of writes) if (write.op === 'put' && String(write.doc.id).startsWith('checkpoint:')) woken.push(String(write.doc.name));
+      return commit(writes, options);
+    };
+    let last = 0;
+    for (let i = 0; i < 20; i++) last = (await events.append(`s${i % 3}`, [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'any' })).position;
+    const freshness = new ReadYourWrites(new ViewReader(views, 0), live, [totals(1), other]);
+    // Both views count as having applied the head: a write naming the other view does not wait.
+    expect(await freshness.waitFor(last, ['totals', 'others'], 5_000)).toBe(true);
+    expect(woken.filter((name) => name === 'totals').length).toBeGreaterThan(0);
+    expect(woken.filter((name) => name === 'others')).toEqual([]);
+    expect(live.liveness().live).toBe(true);
+    // An event it takes wakes it, after everything it passed over.
+    const mine = await events.append('o', [{ type: 'Other', data: {} }], { expectedRevision: 'no_stream' });
+    expect(await freshness.waitFor(mine.position, ['others'], 5_000)).toBe(true);
+    expect(woken.filter((name) => name === 'others').length).toBe(1);
+  });
+
   it('rebuilds on start when the projection version changed, from the whole log', async () => {
     await events.append('a', [{ type: 'Added', data: { n: 2 } }, { type: 'Added', data: { n: 3 } }], { expectedRevision: 'any' });
     const first = runner(totals(1));

@@ -57,6 +57,25 @@ export interface RebuildProgress {
 class Stopped extends Error {}
 
 /**
+ * The events of `source` that `handlers` take; each one passed over is reported (`passed`), and
+ * each one handed on (`handed`), in log order.
+ */
+async function* onlyHandled(
+  source: AsyncIterable<RecordedEvent>,
+  handlers: Projection['handlers'],
+  report: { handed: (position: Position) => void; passed: (position: Position) => void },
+): AsyncGenerator<RecordedEvent> {
+  for await (const event of source) {
+    if (Object.prototype.hasOwnProperty.call(handlers, event.type)) {
+      report.handed(event.position);
+      yield event;
+    } else {
+      report.passed(event.position);
+    }
+  }
+}
+
+/**
  * Owns subscriptions, batching, checkpoints and rebuilds; projections are just handler maps.
  * Each batch's view changes and its checkpoint commit atomically, so a crash neither loses nor
  * repeats an effect.
@@ -312,11 +331,43 @@ export class ProjectionRunner {
         this.checkpointedAt.set(`${name}#${generation}`, Date.now());
       });
     const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close, live ? flushIdle : null);
+    /**
+     * Live, the projection is woken only by events it has a handler for: the others are passed
+     * over as they are read, and count as applied once every handled event before them is (their
+     * checkpoint is written when the projection is quiet, as an idle batch's was). A rebuild
+     * takes every event: it ends at a position, whatever its type.
+     */
+    let handedOver: Position | null = null;
+    let passedOver: Position | null = null;
+    const source = live
+      ? onlyHandled(subscription, projection.handlers, {
+          handed: (position) => {
+            handedOver = position;
+          },
+          passed: (position) => {
+            if (handedOver !== null) {
+              passedOver = position;
+              return;
+            }
+            unflushed = position;
+            this.markApplied(name, generation, position);
+          },
+        })
+      : subscription;
     try {
       const gatherMs = live ? (this.options.liveGatherMs ?? 5) : 0;
-      for await (const batch of batches(subscription, { max: this.batchSize, gatherMs, demand: live ? this.demandOf(name) : undefined })) {
-        const { position, committed } = await serially(() => this.applyBatch(projection, generation, batch, live, stored));
+      for await (const batch of batches(source, { max: this.batchSize, gatherMs, demand: live ? this.demandOf(name) : undefined })) {
+        let { position, committed } = await serially(() => this.applyBatch(projection, generation, batch, live, stored));
         if (committed) stored = position;
+        if (live && handedOver === position) {
+          // Nothing handled is waiting: what was passed over meanwhile is applied too.
+          handedOver = null;
+          if (passedOver !== null && passedOver > position) {
+            position = passedOver;
+            committed = false;
+          }
+          passedOver = null;
+        }
         unflushed = committed ? null : position;
         if (live) this.markApplied(name, generation, position);
         options.onBatch?.(batch.length, position);
