@@ -16,7 +16,8 @@ const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', '
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const CLOSED_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_)|CERT|EPROTO/;
+/** OpenSSL verification codes too: an untrusted chain is UNABLE_TO_VERIFY_LEAF_SIGNATURE. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_)|CERT|EPROTO/;
 
 export function timeoutReason(seconds: number, phase: 'response' | 'body'): string {
   return phase === 'response'
