@@ -29,12 +29,21 @@ export interface ChainedFields {
   request_id: string | null;
 }
 
-/** canonicalJson of the seven fields, written out in their RFC 8785 order (it runs on every append). */
+/**
+ * canonicalJson of the seven fields, written out in their RFC 8785 order (it runs on every
+ * append): only `data` needs the general function; the other fields are strings, null or an
+ * integer, written directly.
+ */
 export function canonicalEvent(event: ChainedFields): string {
   return (
-    `{"actor":${canonicalJson(event.actor ?? null)},"data":${canonicalJson(event.data ?? null)},"occurred_at":${canonicalJson(event.occurred_at)},` +
-    `"request_id":${canonicalJson(event.request_id ?? null)},"revision":${canonicalJson(event.revision)},"stream":${canonicalJson(event.stream)},"type":${canonicalJson(event.type)}}`
+    `{"actor":${quoted(event.actor)},"data":${canonicalJson(event.data ?? null)},"occurred_at":${quoted(event.occurred_at)},` +
+    `"request_id":${quoted(event.request_id)},"revision":${canonicalJson(event.revision)},"stream":${quoted(event.stream)},"type":${quoted(event.type)}}`
   );
+}
+
+/** A string field as RFC 8785 writes it (as JSON.stringify does); absent or null as null. */
+function quoted(value: string | null | undefined): string {
+  return typeof value === 'string' ? JSON.stringify(value) : 'null';
 }
 
 export function chainHash(prevHash: string, event: ChainedFields): string {
