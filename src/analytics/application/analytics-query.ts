@@ -392,28 +392,17 @@ export class AnalyticsQuery {
    */
   private async sumRollupRuns(kind: RollupScopeKind, owners: Array<{ id: number; runs: RollupRun[] }>): Promise<Accumulator[]> {
     const sums = owners.map(() => emptyAccumulator());
-    const ranges: Array<{ gte: string; lt: string }> = [];
-    const ownerOf: number[] = [];
-    owners.forEach(({ id, runs }, owner) => {
-      for (const run of runs) {
-        ranges.push(rollupRange(kind, id, run.granularity, run.from / 1000, run.to / 1000));
-        ownerOf.push(owner);
-      }
-    });
-    if (ranges.length === 0) return sums;
     const { rollups } = await this.names();
-    for (let start = 0; start < ranges.length; start += RANGES_PER_READ) {
+    // Ranges are made a read's worth at a time: at 10,000 endpoints all of them at once (50,000
+    // ids) would hold the loop by themselves.
+    let ranges: Array<{ gte: string; lt: string }> = [];
+    let ownerOf: number[] = [];
+    const read = async () => {
       await this.slices.pause();
-      const rows = await this.store.aggregateRanges(rollups, {
-        field: 'id',
-        ranges: ranges.slice(start, start + RANGES_PER_READ),
-        sum: ROLLUP_SUMS,
-        min: ['latency_min'],
-        max: ['latency_max'],
-      });
+      const rows = await this.store.aggregateRanges(rollups, { field: 'id', ranges, sum: ROLLUP_SUMS, min: ['latency_min'], max: ['latency_max'] });
       for (const row of rows) {
         if (row.count === 0) continue;
-        addAccumulator(sums[ownerOf[start + (row.group as number)]], {
+        addAccumulator(sums[ownerOf[row.group as number]], {
           checks: row.sum.checks,
           failures: row.sum.failures,
           latency_sum: row.sum.latency_sum,
@@ -421,7 +410,18 @@ export class AnalyticsQuery {
           latency_max: row.max.latency_max,
         });
       }
+      ranges = [];
+      ownerOf = [];
+    };
+    for (let owner = 0; owner < owners.length; owner++) {
+      const { id, runs } = owners[owner];
+      for (const run of runs) {
+        ranges.push(rollupRange(kind, id, run.granularity, run.from / 1000, run.to / 1000));
+        ownerOf.push(owner);
+      }
+      if (ranges.length >= RANGES_PER_READ) await read();
     }
+    if (ranges.length > 0) await read();
     return sums;
   }
 
