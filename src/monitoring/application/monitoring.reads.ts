@@ -1,4 +1,4 @@
-import { alertRelations, certificateExpiryDays, DEFAULT_LATENCY_SETTINGS } from '../domain/endpoint-configuration.js';
+import { alertRelations, certificateExpiryDays, DEFAULT_LATENCY_SETTINGS, regionSettings } from '../domain/endpoint-configuration.js';
 import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
@@ -87,6 +87,7 @@ function endpointConfiguration(row: EndpointDoc) {
     latency_min_increase_percent: row.latency_min_increase_percent ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_percent,
     ...alertRelations(row),
     certificate_expiry_days: certificateExpiryDays(row),
+    ...regionSettings(row),
     configuration_version: row.configuration_version,
     maintenance_until: row.maintenance_until ?? null,
   };

@@ -74,6 +74,12 @@ export interface EndpointConfiguration extends LatencySettings, Partial<AlertRel
    * days (0: off). Absent from endpoints registered before it existed: `certificateExpiryDays`.
    */
   certificate_expiry_days?: number;
+  /**
+   * Probe regions (RegionSettings). Absent on endpoints configured before regions existed:
+   * `regionSettings` gives the defaults.
+   */
+  regions?: string[];
+  region_quorum?: number | null;
 }
 
 export const DEFAULT_CERTIFICATE_EXPIRY_DAYS = 14;
@@ -81,6 +87,30 @@ export const DEFAULT_CERTIFICATE_EXPIRY_DAYS = 14;
 /** The certificate threshold in days of a configuration (0: off). */
 export function certificateExpiryDays(config: { certificate_expiry_days?: number }): number {
   return config.certificate_expiry_days ?? DEFAULT_CERTIFICATE_EXPIRY_DAYS;
+}
+
+/**
+ * Where an endpoint is probed from: `regions` empty means "the region of whichever prober takes
+ * the job" (one check per slot); otherwise each slot is probed once in every listed region and
+ * the endpoint is down when at least `region_quorum` of them fail (null exactly when regions is
+ * empty).
+ */
+export interface RegionSettings {
+  regions: string[];
+  region_quorum: number | null;
+}
+
+export const MAX_REGIONS = 16;
+
+/** Half or more of the regions: ceil(n / 2); null without regions. */
+export function defaultRegionQuorum(regions: readonly string[]): number | null {
+  return regions.length === 0 ? null : Math.ceil(regions.length / 2);
+}
+
+/** The region settings of a configuration, with the defaults for one stored before they existed. */
+export function regionSettings(config: Pick<EndpointConfiguration, 'regions' | 'region_quorum'>): RegionSettings {
+  const regions = config.regions ?? [];
+  return { regions, region_quorum: regions.length === 0 ? null : (config.region_quorum ?? defaultRegionQuorum(regions)) };
 }
 
 export const DEFAULT_LATENCY_SETTINGS: LatencySettings = {

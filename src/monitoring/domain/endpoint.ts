@@ -3,7 +3,7 @@
  * stream's one fold (endpoint-snapshot.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_ALERT_RELATIONS, DEFAULT_CERTIFICATE_EXPIRY_DAYS, DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from './endpoint-configuration.js';
+import { DEFAULT_ALERT_RELATIONS, DEFAULT_CERTIFICATE_EXPIRY_DAYS, DEFAULT_LATENCY_SETTINGS, defaultRegionQuorum, type EndpointConfiguration } from './endpoint-configuration.js';
 import type { EndpointSnapshot, EndpointSnapshotState } from './endpoint-snapshot.js';
 import {
   AlreadyExistsError,
@@ -91,6 +91,8 @@ export interface PublicConfiguration {
   flap_threshold: number;
   flap_window_seconds: number;
   certificate_expiry_days: number;
+  regions?: string[];
+  region_quorum?: number | null;
 }
 
 /** Maps (part of) a configuration to its public fields; hidden values never pass through. */
@@ -136,14 +138,43 @@ export function configurationViolations(config: EndpointConfiguration): RuleViol
   if (config.body_match_mode !== 'none' && config.expected_body === null) {
     violations.push({ field: 'expected_body', code: 'required', message: `is required when body_match_mode is ${config.body_match_mode}` });
   }
+  violations.push(...regionViolations(config));
   return violations;
 }
 
-/** Switching latency mode away from fixed clears a threshold the client did not restate. */
+function regionViolations(config: EndpointConfiguration): RuleViolation[] {
+  const { regions, region_quorum } = config;
+  if (regions === undefined) return [];
+  if (regions.length === 0) {
+    return region_quorum === null || region_quorum === undefined ? [] : [{ field: 'region_quorum', code: 'invalid_value', message: 'must be null when regions is empty' }];
+  }
+  if (region_quorum !== null && region_quorum !== undefined && region_quorum > regions.length) {
+    return [{ field: 'region_quorum', code: 'out_of_range', message: `must not exceed the number of regions (${regions.length})` }];
+  }
+  return [];
+}
+
+/**
+ * Switching latency mode away from fixed clears a threshold the client did not restate. Setting
+ * `regions` without `region_quorum`, or `region_quorum` null, gives the default quorum
+ * (ceil(n / 2); null without regions). Configurations without the region fields keep them absent.
+ */
 export function mergeConfiguration(current: EndpointConfiguration, patch: Partial<EndpointConfiguration>): EndpointConfiguration {
   const merged = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) } as EndpointConfiguration;
   if (patch.latency_detection_mode !== undefined && patch.latency_detection_mode !== 'fixed' && patch.latency_fixed_threshold_ms === undefined) {
     merged.latency_fixed_threshold_ms = null;
+  }
+  if (patch.regions !== undefined || patch.region_quorum !== undefined) {
+    const regions = merged.regions ?? [];
+    merged.regions = regions;
+    const restated = patch.region_quorum !== undefined && patch.region_quorum !== null;
+    // An explicit quorum with no regions stays, so the rules can refuse it.
+    if (!restated && (patch.regions !== undefined || patch.region_quorum === null)) merged.region_quorum = defaultRegionQuorum(regions);
+    // Still no regions on an endpoint that never had the fields: nothing changed.
+    if (current.regions === undefined && regions.length === 0 && merged.region_quorum === null) {
+      delete merged.regions;
+      delete merged.region_quorum;
+    }
   }
   return merged;
 }

@@ -31,7 +31,7 @@ export interface ProjectDoc extends ProjectCreatedData {
  * existed (the view is not rebuilt for a new field); readers put their defaults back.
  */
 export interface EndpointDoc
-  extends Omit<PublicConfiguration, 'latency_fixed_threshold_ms' | 'latency_min_increase_ms' | 'latency_min_increase_percent' | 'depends_on' | 'flap_threshold' | 'flap_window_seconds' | 'certificate_expiry_days'> {
+  extends Omit<PublicConfiguration, 'latency_fixed_threshold_ms' | 'latency_min_increase_ms' | 'latency_min_increase_percent' | 'depends_on' | 'flap_threshold' | 'flap_window_seconds' | 'certificate_expiry_days' | 'regions' | 'region_quorum'> {
   id: string;
   endpoint_id: number;
   team_id: number;
@@ -56,6 +56,10 @@ export interface EndpointDoc
   flap_window_seconds?: number;
   /** [DEFAULT_CERTIFICATE_EXPIRY_DAYS] */
   certificate_expiry_days?: number;
+  /** [[]] */
+  regions?: string[];
+  /** [regionSettings: null without regions] */
+  region_quorum?: number | null;
   created_at: string;
   updated_at: string;
 }

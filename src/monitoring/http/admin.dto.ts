@@ -3,11 +3,13 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
+  ArrayUnique,
   IsArray,
   IsBoolean,
   IsIn,
   IsInt,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -20,7 +22,8 @@ import {
 import { IsRfc3339 } from '../../platform/http/validators.js';
 import { LIMITS } from '../domain/endpoint.js';
 import { INCIDENT_GROUPING_LIMITS } from '../domain/project.js';
-import { BODY_MATCH_MODES, LATENCY_DETECTION_MODES, PROBE_METHODS } from '../domain/endpoint-configuration.js';
+import { BODY_MATCH_MODES, LATENCY_DETECTION_MODES, MAX_REGIONS, PROBE_METHODS } from '../domain/endpoint-configuration.js';
+import { REGION_NAME } from '../../platform/config/region.js';
 import { parseProbeUrl } from '../domain/url.js';
 
 /** May be omitted; when present, null is not accepted. */
@@ -112,6 +115,23 @@ class EndpointFields {
   @RangeDoc(LIMITS.flap_window_seconds, 3_600) @Optional() @Range(LIMITS.flap_window_seconds) flap_window_seconds?: number;
   @RangeDoc(LIMITS.certificate_expiry_days, 14, 'https: the certificate signal triggers (a warning incident of type certificate_expiry opens) when the server certificate expires within this many days; 0 turns it off.')
   @Optional() @Range(LIMITS.certificate_expiry_days) certificate_expiry_days?: number;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', pattern: REGION_NAME.source },
+    maxItems: MAX_REGIONS,
+    uniqueItems: true,
+    default: [],
+    description: 'Probe regions (distinct names of 1-32 a-z, 0-9, -). Each slot is probed once per region; empty: the region of whichever prober takes the job.',
+  })
+  @Optional() @IsArray() @ArrayMaxSize(MAX_REGIONS) @ArrayUnique() @Matches(REGION_NAME, { each: true, message: 'each region must be 1 to 32 characters of a-z, 0-9 and -' }) regions?: string[];
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_REGIONS,
+    description: 'Regions that must fail for the endpoint to be down: 1 to the number of regions; default (and null) ceil(regions / 2); null when regions is empty. Setting regions without it resets it to the default.',
+  })
+  @Nullable() @IsInt() @Min(1) @Max(MAX_REGIONS) region_quorum?: number | null;
 }
 
 export class CreateEndpointBody extends EndpointFields {

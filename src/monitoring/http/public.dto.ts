@@ -49,6 +49,8 @@ export class EndpointDto {
   @ApiProperty({ type: 'integer', description: 'Availability changes of state within flap_window_seconds that make the endpoint flapping (default 6).' }) flap_threshold!: number;
   @ApiProperty({ type: 'integer', description: 'The flapping window, in seconds (default 3600).' }) flap_window_seconds!: number;
   @ApiProperty({ type: 'integer', minimum: 0, maximum: 365, description: 'https: the certificate signal triggers when the server certificate expires within this many days (default 14; 0: off).' }) certificate_expiry_days!: number;
+  @ApiProperty({ type: 'array', items: { type: 'string' }, description: 'Probe regions; empty: the region of whichever prober takes the job.' }) regions!: string[];
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Regions that must fail for the endpoint to be down; null when regions is empty.' }) region_quorum!: number | null;
   @ApiProperty({ type: 'integer', description: 'Increases by 1 with every configuration change; each check records the version that produced it.' }) configuration_version!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Legacy maintenance value.' }) maintenance_until!: string | null;
   @ApiProperty({ description: 'true while a team, project, endpoint or legacy endpoint maintenance window covers the endpoint.' }) under_maintenance!: boolean;
