@@ -86,6 +86,7 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
         natsUrl: config.natsUrl,
         limits: { maxDeliver: config.natsMaxDeliver },
         nats: { replicas: config.natsStreamReplicas, maxAckPending: config.natsMaxAckPending },
+        region: config.probeRegion,
       })
     : null;
   const runner = options.withRunner

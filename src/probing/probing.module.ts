@@ -5,12 +5,13 @@ import { ProbingWorkers } from './application/probing-workers.js';
 import { ProbeRecorder } from './application/probe-recorder.js';
 import { CHECK_RECORDER, HTTP_PROBER } from './application/tokens.js';
 import { ProbingController } from './http/probing.controller.js';
+import { RegionsController } from './http/regions.controller.js';
 import { createHttpProber } from './prober/http-prober.js';
 
 /** The probing context's Nest wiring: controllers, command/query handlers, background workers. */
 @Module({
   imports: [MonitoringModule],
-  controllers: [ProbingController],
+  controllers: [ProbingController, RegionsController],
   providers: [
     {
       provide: HTTP_PROBER,

@@ -16,7 +16,8 @@ import { eventually } from '../support/eventually.js';
 
 const ACK_WAIT_MS = 400;
 
-export function probeTransportContract(name: string, make: (limits?: Partial<QueueLimits>) => Promise<ProbeTransport>): void {
+/** `make(limits, region)`: `region` is the transport's probe region (PROBE_REGION), default `local`. */
+export function probeTransportContract(name: string, make: (limits?: Partial<QueueLimits>, region?: string) => Promise<ProbeTransport>): void {
   describe(name, () => {
     let transport: ProbeTransport;
     let consumers: JobConsumer[];
@@ -63,6 +64,24 @@ export function probeTransportContract(name: string, make: (limits?: Partial<Que
       await waitFor(() => received.length === 1, 'the job to be delivered');
       expect(received[0]).toMatchObject({ job: published, deliveryCount: 1 });
       await waitForAsync(async () => (await transport.pending()) === 0, 'the backlog to drain');
+    });
+
+    it("hands a consumer the jobs without a region and its own region's, never another region's", async () => {
+      await transport.close();
+      transport = await make(undefined, 'eu-west');
+      const handled: string[] = [];
+      await consume(async (delivery) => {
+        handled.push(delivery.job.jobId);
+      }, 4);
+      const slot = { scheduledAt: new Date().toISOString() };
+      await transport.publish(job('region-other', { ...slot, endpointId: 4242, region: 'us-east' }));
+      await transport.publish(job('region-own', { ...slot, endpointId: 4242, region: 'eu-west' }));
+      await transport.publish(job('region-none', { ...slot, endpointId: 4242 }));
+      await waitFor(() => handled.length >= 2, 'the own-region job and the one without a region');
+      // One more of its own region after them: the other region's job was never handed out meanwhile.
+      await transport.publish(job('region-own-2', { ...slot, endpointId: 4243, region: 'eu-west' }));
+      await waitFor(() => handled.includes('region-own-2'), 'the second own-region job');
+      expect([...handled].sort()).toEqual(['region-none', 'region-own', 'region-own-2']);
     });
 
     it('lets competing consumers share the jobs, each job handled exactly once', async () => {

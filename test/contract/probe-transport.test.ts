@@ -9,7 +9,7 @@ import { NATS_SKIP_REASON, startNatsServer } from '../support/nats-server.js';
 import { startTransportWorker } from '../support/fixtures/start-transport-worker.js';
 import { job, probeTransportContract, waitFor, waitForAsync } from './probe-transport.contract.js';
 
-probeTransportContract('in-process adapter', async (limits) => new InProcessTransport(limits));
+probeTransportContract('in-process adapter', async (limits, region) => new InProcessTransport(limits, region));
 
 const nats = await startNatsServer();
 const streams: string[] = [];
@@ -18,7 +18,7 @@ const streams: string[] = [];
 function natsNames() {
   const id = randomUUID().replaceAll('-', '');
   const names = { stream: `TEST_${id}`, subject: `test.${id}.jobs`, durable: 'probers' };
-  streams.push(names.stream);
+  streams.push(names.stream, `${names.stream}_REGIONS`);
   return names;
 }
 
@@ -29,7 +29,42 @@ if (nats) {
     await nats.stop();
   });
 
-  probeTransportContract('NATS adapter', (limits) => NatsTransport.connect({ url, ...natsNames(), pullExpiresMs: 1000, ...limits }));
+  probeTransportContract('NATS adapter', (limits, region) => NatsTransport.connect({ url, ...natsNames(), pullExpiresMs: 1000, ...limits, region }));
+
+  describe('NATS adapter, probers in several regions', () => {
+    it("gives each region's job to a prober of that region only, and a job without a region to any", async () => {
+      const names = natsNames();
+      const regions = ['a', 'b', 'c'];
+      const transports = await Promise.all(regions.map((region) => NatsTransport.connect({ url, ...names, pullExpiresMs: 1000, region })));
+      const handled = new Map<string, string>();
+      const consumers = await Promise.all(
+        transports.map((transport, index) =>
+          transport.consume(async (delivery: JobDelivery) => void handled.set(delivery.job.jobId, regions[index]), { maxInFlight: 8, ackWaitMs: 5_000 }),
+        ),
+      );
+      try {
+        const scheduledAt = new Date().toISOString();
+        for (let endpointId = 1; endpointId <= 5; endpointId++) {
+          for (const region of regions) await transports[0].publish(job(`${endpointId}:${region}`, { endpointId, region, scheduledAt }));
+          await transports[0].publish(job(`${endpointId}:any`, { endpointId: 100 + endpointId, scheduledAt }));
+        }
+        await waitFor(() => handled.size === 20, 'every job to be handled');
+        for (const [jobId, by] of handled) {
+          const [, region] = jobId.split(':');
+          if (region !== 'any') expect([jobId, by]).toEqual([jobId, region]);
+        }
+        await waitForAsync(async () => (await transports[0].pending()) === 0, 'both streams to drain');
+        // A region without a prober keeps its job waiting (one per endpoint), counted as pending.
+        await transports[0].publish(job('9:z', { endpointId: 9, region: 'z', scheduledAt }));
+        await transports[0].publish(job('9:z-next', { endpointId: 9, region: 'z', scheduledAt }));
+        await waitForAsync(async () => (await transports[0].pending()) === 1, 'the unserved region to hold one job');
+        expect(handled.has('9:z')).toBe(false);
+      } finally {
+        await Promise.all(consumers.map((consumer) => consumer.stop()));
+        await Promise.all(transports.map((transport) => transport.close()));
+      }
+    });
+  });
 
   describe('NATS adapter, stream and consumer settings', () => {
     it('updates a stream and consumer an earlier version created, dropping its unbounded backlog', async () => {

@@ -49,6 +49,22 @@ describe('the region a check was taken from (PROBE_REGION)', () => {
     expect(await list('?region=Not%20A%20Region')).toEqual([]);
   });
 
+  it('lists the regions with their probers and the regions endpoints name, warning of one no prober serves', async () => {
+    const team = await t.createTeam();
+    await registerEndpoint(t, team.id, { ...configuration(`${target.url}/named`), regions: ['eu-west', 'nowhere'] } as Parameters<typeof registerEndpoint>[2]);
+    const response = await t.admin('GET', '/api/v2/regions');
+    expect(response.statusCode).toBe(200);
+    const data = response.json().data as Array<{ name: string; probers: number; last_seen_at: string | null; endpoints: number; warning: string | null }>;
+    const byName = new Map(data.map((region) => [region.name, region]));
+    expect(byName.get('eu-west')).toMatchObject({ probers: 1, warning: null });
+    expect(byName.get('eu-west')!.endpoints).toBeGreaterThanOrEqual(1);
+    expect(Date.parse(byName.get('eu-west')!.last_seen_at!)).toBeGreaterThan(Date.now() - 60_000);
+    expect(byName.get('nowhere')).toMatchObject({ probers: 0, last_seen_at: null, endpoints: 1 });
+    expect(byName.get('nowhere')!.warning).toMatch(/No prober serves this region/);
+    expect(data.map((region) => region.name)).toEqual([...data.map((region) => region.name)].sort());
+    expect((await t.request('GET', '/api/v2/regions')).statusCode).toBe(401);
+  });
+
   it('lets an endpoint that configures X-Probe-Region itself send its own value', async () => {
     const { team, endpoint } = await verifiedEndpoint({ headers: { 'X-Probe-Region': 'configured' } });
     const before = target.regions.length;

@@ -12,6 +12,10 @@
  *   message timestamps, the in-process queue's monotonic clock), never by comparing the
  *   publisher's clock with the consumer's;
  * - a job whose handler failed on its `maxDeliver`-th delivery is dropped (`max_deliver`).
+ *
+ * Regions: a transport belongs to one probe region (PROBE_REGION). Its consumers take the jobs
+ * without a region and the jobs of their own region, never another region's; a scheduled job is
+ * kept per endpoint and region.
  */
 
 export interface ProbeJob {
@@ -29,6 +33,11 @@ export interface ProbeJob {
    * the scheduler sets the endpoint's interval, since the next slot is due by then. Absent: no limit.
    */
   maxAgeMs?: number;
+  /**
+   * Only a prober of this region may take the job (the endpoint lists regions; one job per region
+   * and slot). Absent: any prober takes it, whatever its region.
+   */
+  region?: string;
 }
 
 /** Why a job was dropped without being handled (the `reason` label of `monitor_probe_jobs_dropped_total`). */

@@ -8,6 +8,7 @@ import type { ProbeRecorder } from './probe-recorder.js';
 import type { Platform } from '../../platform/platform.js';
 import { DROP_REASONS, type JobConsumer, type JobDelivery, type ProbeJob } from '../../platform/transport/probe-transport.port.js';
 import type { HttpProber } from '../prober/http-prober.js';
+import { announcementLease } from '../domain/regions.js';
 
 export interface ProberWorkerOptions {
   maxInFlight: number;
@@ -36,6 +37,8 @@ export class ProberWorker {
   async start(): Promise<void> {
     const transport = this.platform.transport;
     if (!transport || this.consumer) return;
+    // Announces the region while this worker runs (GET /api/v2/regions).
+    await this.platform.leases.want(this.announcement());
     // Both reasons show as 0 from the start, so a rate over them works before the first drop.
     for (const reason of DROP_REASONS) this.platform.metrics.probeJobsDropped.inc({ reason }, 0);
     this.consumer = await transport.consume((delivery) => this.handleDelivery(delivery), {
@@ -51,6 +54,11 @@ export class ProberWorker {
     const consumer = this.consumer;
     this.consumer = null;
     await consumer?.stop();
+    if (consumer) await this.platform.leases.release(this.announcement()).catch(() => undefined);
+  }
+
+  private announcement(): string {
+    return announcementLease(this.platform.config.probeRegion, this.platform.instanceId);
   }
 
   private async handleDelivery(delivery: JobDelivery): Promise<void> {
@@ -68,6 +76,8 @@ export class ProberWorker {
   }
 
   async handle(job: ProbeJob): Promise<JobResult> {
+    // Another region's job (the transport hands out none; a defence against a misrouted one).
+    if (job.region !== undefined && job.region !== this.platform.config.probeRegion) return 'skipped';
     const endpoint = await this.recorder.loadEndpoint(job.endpointId);
     if (!endpoint || endpoint.team_id !== job.teamId) return 'skipped';
     if (endpoint.configuration_version < job.configurationVersion) {

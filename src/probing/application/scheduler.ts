@@ -8,6 +8,8 @@
  *   so endpoints on the same interval are spread over it instead of firing together.
  * - The job id is `${endpointId}:${dueTimeMs}`: a slot published twice (e.g. around a lease
  *   hand-over) is recorded once.
+ * - An endpoint with `regions` has each slot published once per region, as `${endpointId}:${dueTimeMs}:${region}`
+ *   with the job's `region` set: only probers of that region take it (see the probe transport port).
  * - The endpoint list comes from the `probing` view (`schedule`), re-read every second, so a
  *   configuration change (enable, disable, interval) takes effect within one interval.
  * - Missed slots (process paused) are not replayed: the next job is the next slot after now.
@@ -30,6 +32,8 @@ export interface ScheduledEndpoint {
   intervalMs: number;
   configurationVersion: number;
   nextDue: number;
+  /** Probe regions; empty: one job any prober takes. */
+  regions: string[];
 }
 
 export function spreadOffset(endpointId: number, intervalMs: number): number {
@@ -115,11 +119,13 @@ export class Scheduler {
       const intervalMs = Math.max(1, Number(row.interval_seconds)) * 1000;
       const existing = this.endpoints.get(endpointId);
       const slot = nextSlot(endpointId, intervalMs, now);
+      const regions = row.snapshot?.configuration?.regions ?? [];
       if (!existing) {
-        this.endpoints.set(endpointId, { endpointId, teamId: Number(row.team_id), intervalMs, configurationVersion: Number(row.configuration_version), nextDue: slot });
+        this.endpoints.set(endpointId, { endpointId, teamId: Number(row.team_id), intervalMs, configurationVersion: Number(row.configuration_version), nextDue: slot, regions });
         continue;
       }
       existing.configurationVersion = Number(row.configuration_version);
+      existing.regions = regions;
       if (existing.intervalMs !== intervalMs) {
         existing.intervalMs = intervalMs;
         existing.nextDue = Math.min(existing.nextDue, slot);
@@ -136,20 +142,26 @@ export class Scheduler {
       const due: ScheduledEndpoint[] = [];
       // A shard lost since the last refresh publishes nothing more (holds() turns false before another process may take it).
       for (const endpoint of this.endpoints.values()) if (endpoint.nextDue <= now && this.platform.leases.holds(shardLease(endpoint.endpointId % this.shards))) due.push(endpoint);
+      const jobs: ProbeJob[] = [];
+      for (const endpoint of due) {
+        const dueAt = endpoint.nextDue;
+        endpoint.nextDue = nextSlot(endpoint.endpointId, endpoint.intervalMs, now + 1);
+        const job: ProbeJob = {
+          jobId: `${endpoint.endpointId}:${dueAt}`,
+          teamId: endpoint.teamId,
+          endpointId: endpoint.endpointId,
+          configurationVersion: endpoint.configurationVersion,
+          source: 'scheduled',
+          scheduledAt: new Date(dueAt).toISOString(),
+          // Once the next slot is due this one is worth nothing: dropped, not probed late.
+          maxAgeMs: endpoint.intervalMs,
+        };
+        if (endpoint.regions.length === 0) jobs.push(job);
+        for (const region of endpoint.regions) jobs.push({ ...job, jobId: `${job.jobId}:${region}`, region });
+      }
       await Promise.all(
-        due.map(async (endpoint) => {
-          const dueAt = endpoint.nextDue;
-          endpoint.nextDue = nextSlot(endpoint.endpointId, endpoint.intervalMs, now + 1);
-          const job: ProbeJob = {
-            jobId: `${endpoint.endpointId}:${dueAt}`,
-            teamId: endpoint.teamId,
-            endpointId: endpoint.endpointId,
-            configurationVersion: endpoint.configurationVersion,
-            source: 'scheduled',
-            scheduledAt: new Date(dueAt).toISOString(),
-            // Once the next slot is due this one is worth nothing: dropped, not probed late.
-            maxAgeMs: endpoint.intervalMs,
-          };
+        jobs.map(async (job) => {
+          const dueAt = Date.parse(job.scheduledAt);
           try {
             await transport.publish(job);
             const delayMs = Date.now() - dueAt;

@@ -4,6 +4,9 @@
  * when its handler resolves, and handed out again `ackWaitMs` after a failure or a silent
  * handler. Bounded as the port says: one waiting scheduled job per endpoint, stale jobs and jobs
  * past `maxDeliver` dropped. Nothing survives the process.
+ *
+ * The process is one probe region: a job for another region is not queued (no consumer of this
+ * process may take it; that region's checks are missing, and alerting counts it unknown).
  */
 import { performance } from 'node:perf_hooks';
 import { StoreUnavailableError } from '../../event-store/event-store.port.js';
@@ -18,6 +21,7 @@ import {
   type QueueLimits,
 } from '../probe-transport.port.js';
 import { assertConsumeOptions, assertQueueLimits } from '../consume-options.js';
+import { DEFAULT_REGION } from '../../config/region.js';
 
 interface Entry {
   job: ProbeJob;
@@ -29,9 +33,9 @@ interface Entry {
   timer: NodeJS.Timeout | null;
 }
 
-/** The NATS adapter's subject, as a key: one per endpoint for scheduled jobs, one per job for manual ones. */
+/** The NATS adapter's subject, as a key: one per endpoint (and region) for scheduled jobs, one per job for manual ones. */
 export function queueKey(job: ProbeJob): string {
-  return job.source === 'scheduled' ? `endpoint:${job.endpointId}` : `job:${job.jobId}`;
+  return job.source === 'scheduled' ? `endpoint:${job.endpointId}:${job.region ?? ''}` : `job:${job.jobId}`;
 }
 
 export class InProcessTransport implements ProbeTransport {
@@ -45,13 +49,17 @@ export class InProcessTransport implements ProbeTransport {
   private nextConsumer = 0;
   private closed = false;
 
-  constructor(limits: Partial<QueueLimits> = {}) {
+  constructor(
+    limits: Partial<QueueLimits> = {},
+    private readonly region: string = DEFAULT_REGION,
+  ) {
     this.limits = { ...DEFAULT_QUEUE_LIMITS, ...limits };
     assertQueueLimits(this.limits);
   }
 
   async publish(job: ProbeJob): Promise<void> {
     this.assertOpen();
+    if (job.region !== undefined && job.region !== this.region) return;
     if (this.entries.has(job.jobId)) return; // same job still pending: de-duplicated
     const key = queueKey(job);
     const replaced = this.byKey.get(key);

@@ -8,6 +8,14 @@
  * and the stream keeps one message per subject (`max_msgs_per_subject: 1`, discard old), so a
  * new slot replaces the waiting one; manual jobs get a subject each. Stale jobs are dropped by
  * the consumer, their age measured on the server's clock (see ServerClock).
+ *
+ * Regions: jobs for a region go to a second work-queue stream (`<stream>_REGIONS`, subjects
+ * `<subject>-region.<region>.<endpointId>`, same bound), where each region has its own durable
+ * consumer (`<durable>-<region>`, filtered on its region's subjects). Separate streams because a
+ * work-queue stream allows no filtered consumer beside the unfiltered `<durable>` (NATS 2.9), and
+ * that durable keeps the subjects earlier versions used. A prober consumes from both: the jobs
+ * without a region, and its region's. Its PROBER_MAX_IN_FLIGHT is shared by the two: each pull
+ * asks for the slots free across both, so two pulls in flight at once may exceed it by one batch.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -29,6 +37,7 @@ import {
   type StreamConfig,
 } from 'nats';
 import { StoreUnavailableError } from '../../event-store/event-store.port.js';
+import { DEFAULT_REGION } from '../../config/region.js';
 import { assertConsumeOptions, assertQueueLimits } from '../consume-options.js';
 import {
   DEFAULT_QUEUE_LIMITS,
@@ -52,6 +61,8 @@ export interface NatsTransportOptions extends Partial<QueueLimits> {
   pullExpiresMs?: number;
   /** Re-publishing a job id inside this window is a no-op. */
   duplicateWindowMs?: number;
+  /** PROBE_REGION: consume() takes the jobs without a region and this region's (default `local`). */
+  region?: string;
   /** Stream replicas (NATS_STREAM_REPLICAS): 1 on a single server, 3 in a cluster. */
   replicas?: number;
   /**
@@ -91,7 +102,7 @@ export class NatsTransport implements ProbeTransport {
     private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
     private readonly js: JetStreamClient,
-    private readonly names: { stream: string; subject: string; durable: string },
+    private readonly names: TransportNames,
     private readonly pullExpiresMs: number,
     private readonly consumerLimits: { maxDeliver: number; maxAckPending: number },
   ) {}
@@ -102,11 +113,7 @@ export class NatsTransport implements ProbeTransport {
    * created; the durable consumer is made by consume().
    */
   static async connect(options: NatsTransportOptions): Promise<NatsTransport> {
-    const names = {
-      stream: options.stream ?? 'PROBES',
-      subject: options.subject ?? 'probes.jobs',
-      durable: options.durable ?? 'probers',
-    };
+    const names = transportNames(options);
     const limits = {
       maxDeliver: options.maxDeliver ?? DEFAULT_QUEUE_LIMITS.maxDeliver,
       maxAckPending: options.maxAckPending ?? DEFAULT_NATS_SETTINGS.maxAckPending,
@@ -126,16 +133,16 @@ export class NatsTransport implements ProbeTransport {
     }
     try {
       const jsm = await nc.jetstreamManager();
-      await ensureStream(jsm, {
-        name: names.stream,
-        subjects: [`${names.subject}.>`],
+      const settings = {
         retention: RetentionPolicy.Workqueue,
         storage: StorageType.File,
         max_msgs_per_subject: 1,
         discard: DiscardPolicy.Old,
         num_replicas: replicas,
         duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
-      }, names.subject);
+      };
+      await ensureStream(jsm, { name: names.stream, subjects: [`${names.subject}.>`], ...settings }, names.subject);
+      await ensureStream(jsm, { name: names.regionalStream, subjects: [`${names.regionalSubject}.>`], ...settings }, names.regionalSubject);
       return new NatsTransport(nc, jsm, nc.jetstream(), names, Math.max(1000, options.pullExpiresMs ?? 5000), limits);
     } catch (error) {
       await nc.close();
@@ -145,30 +152,47 @@ export class NatsTransport implements ProbeTransport {
 
   async publish(job: ProbeJob): Promise<void> {
     try {
-      await this.js.publish(jobSubject(this.names.subject, job), encode(job), { msgID: job.jobId });
+      const prefix = job.region === undefined ? this.names.subject : `${this.names.regionalSubject}.${job.region}`;
+      await this.js.publish(jobSubject(prefix, job), encode(job), { msgID: job.jobId });
     } catch (error) {
       throw unavailable(error, `cannot publish job ${job.jobId}`);
     }
   }
 
+  /** Binds to the shared durable (jobs without a region) and to this region's durable; they share the slots. */
   async consume(handler: JobHandler, options: ConsumeOptions): Promise<JobConsumer> {
     assertConsumeOptions(options);
+    const slots = new SlotPool(options.maxInFlight);
+    const shared = await this.consumeFrom(this.names.stream, this.names.durable, undefined, handler, options, slots);
+    let regional: NatsJobConsumer;
+    try {
+      regional = await this.consumeFrom(this.names.regionalStream, this.names.regionalDurable, `${this.names.regionalSubject}.${this.names.region}.>`, handler, options, slots);
+    } catch (error) {
+      await shared.stop();
+      throw error;
+    }
+    return { stop: async () => void (await Promise.all([shared.stop(), regional.stop()])) };
+  }
+
+  private async consumeFrom(stream: string, durable: string, filter: string | undefined, handler: JobHandler, options: ConsumeOptions, slots: SlotPool): Promise<NatsJobConsumer> {
     let consumer: Consumer;
     try {
-      await ensureDurable(this.jsm, this.names.stream, this.names.durable, {
-        ack_wait: nanos(options.ackWaitMs),
-        max_deliver: this.consumerLimits.maxDeliver,
-        max_ack_pending: this.consumerLimits.maxAckPending,
-      });
-      consumer = await this.js.consumers.get(this.names.stream, this.names.durable);
+      await ensureDurable(
+        this.jsm,
+        stream,
+        durable,
+        { ack_wait: nanos(options.ackWaitMs), max_deliver: this.consumerLimits.maxDeliver, max_ack_pending: this.consumerLimits.maxAckPending },
+        filter,
+      );
+      consumer = await this.js.consumers.get(stream, durable);
     } catch (error) {
-      throw unavailable(error, `cannot bind to consumer ${this.names.durable}`);
+      throw unavailable(error, `cannot bind to consumer ${durable}`);
     }
     const clock = new ServerClock(async () => {
-      const { state } = await this.jsm.streams.info(this.names.stream);
+      const { state } = await this.jsm.streams.info(stream);
       return state.last_seq > 0 ? Date.parse(state.last_ts) : null;
     });
-    const jobConsumer = new NatsJobConsumer(consumer, handler, options, this.consumerLimits.maxDeliver, clock, this.pullExpiresMs, () =>
+    const jobConsumer = new NatsJobConsumer(consumer, handler, options, this.consumerLimits.maxDeliver, clock, this.pullExpiresMs, slots, () =>
       this.consumers.delete(jobConsumer),
     );
     this.consumers.add(jobConsumer);
@@ -176,10 +200,11 @@ export class NatsTransport implements ProbeTransport {
     return jobConsumer;
   }
 
-  /** Work-queue retention removes a job on ack, so the stream's message count is the backlog. */
+  /** Work-queue retention removes a job on ack, so the streams' message count is the backlog (every region's). */
   async pending(): Promise<number> {
     try {
-      return (await this.jsm.streams.info(this.names.stream)).state.messages;
+      const [shared, regional] = await Promise.all([this.jsm.streams.info(this.names.stream), this.jsm.streams.info(this.names.regionalStream)]);
+      return shared.state.messages + regional.state.messages;
     } catch (error) {
       throw unavailable(error, 'cannot read stream state');
     }
@@ -208,6 +233,25 @@ async function flushAtMost(nc: NatsConnection, ms: number): Promise<void> {
   const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
   await Promise.race([nc.flush().catch(() => undefined), deadline]);
   clearTimeout(timer);
+}
+
+interface TransportNames {
+  stream: string;
+  subject: string;
+  durable: string;
+  region: string;
+  regionalStream: string;
+  regionalSubject: string;
+  regionalDurable: string;
+}
+
+/** Defaults: stream PROBES (and PROBES_REGIONS), subjects probes.jobs.> (and probes.jobs-region.>), durable probers (and probers-<region>). */
+export function transportNames(options: Pick<NatsTransportOptions, 'stream' | 'subject' | 'durable' | 'region'>): TransportNames {
+  const stream = options.stream ?? 'PROBES';
+  const subject = options.subject ?? 'probes.jobs';
+  const durable = options.durable ?? 'probers';
+  const region = options.region ?? DEFAULT_REGION;
+  return { stream, subject, durable, region, regionalStream: `${stream}_REGIONS`, regionalSubject: `${subject}-region`, regionalDurable: `${durable}-${region}` };
 }
 
 /** `<prefix>.<endpointId>` for scheduled jobs (one kept per endpoint), `<prefix>.manual.<id>` for manual ones. */
@@ -255,7 +299,7 @@ type DurableSettings = { ack_wait: number; max_deliver: number; max_ack_pending:
  * per-process `maxInFlight` is enforced by pulling at most that many jobs at a time. The latest
  * consume() sets ack_wait, max_deliver and max_ack_pending.
  */
-async function ensureDurable(jsm: JetStreamManager, stream: string, durable: string, wanted: DurableSettings) {
+async function ensureDurable(jsm: JetStreamManager, stream: string, durable: string, wanted: DurableSettings, filterSubject?: string) {
   try {
     const { config } = await jsm.consumers.info(stream, durable);
     const differs = (Object.keys(wanted) as (keyof DurableSettings)[]).some((key) => config[key] !== wanted[key]);
@@ -266,6 +310,7 @@ async function ensureDurable(jsm: JetStreamManager, stream: string, durable: str
       durable_name: durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
+      ...(filterSubject === undefined ? {} : { filter_subject: filterSubject }),
       ...wanted,
     });
   }
@@ -310,9 +355,31 @@ function isNotFound(error: unknown): boolean {
   return error instanceof NatsError && error.api_error?.code === 404;
 }
 
+/** A prober's PROBER_MAX_IN_FLIGHT, shared by its consumers (the jobs without a region, its region's). */
+class SlotPool {
+  running = 0;
+  private readonly waiting = new Set<() => void>();
+
+  constructor(readonly max: number) {}
+
+  free(): number {
+    return Math.max(0, this.max - this.running);
+  }
+
+  /** Resolves once a slot is free (or `stopped` says so). */
+  whenFree(stopped: () => boolean): Promise<void> {
+    if (stopped() || this.running < this.max) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.add(resolve));
+  }
+
+  wake(): void {
+    for (const resolve of this.waiting) resolve();
+    this.waiting.clear();
+  }
+}
+
 class NatsJobConsumer implements JobConsumer {
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly slotFreed = new Set<() => void>();
   private batch: ConsumerMessages | null = null;
   private loop: Promise<void> = Promise.resolve();
   private stopping = false;
@@ -324,6 +391,7 @@ class NatsJobConsumer implements JobConsumer {
     private readonly maxDeliver: number,
     private readonly clock: ServerClock,
     private readonly pullExpiresMs: number,
+    private readonly slots: SlotPool,
     private readonly onStopped: () => void,
   ) {}
 
@@ -334,21 +402,21 @@ class NatsJobConsumer implements JobConsumer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.batch?.stop();
-    this.wake();
+    this.slots.wake();
     await this.loop;
     await Promise.all([...this.inFlight]);
     this.onStopped();
   }
 
-  /** Pulls only as many jobs as there are free slots, so this process never holds more than maxInFlight. */
+  /** Pulls only as many jobs as there are free slots (see SlotPool). */
   private async pullLoop(): Promise<void> {
     while (!this.stopping) {
-      await this.freeSlot();
+      await this.slots.whenFree(() => this.stopping);
       if (this.stopping) return;
       try {
         await this.clock.refresh();
         this.batch = await this.consumer.fetch({
-          max_messages: this.options.maxInFlight - this.inFlight.size,
+          max_messages: Math.max(1, this.slots.free()),
           expires: this.pullExpiresMs,
         });
         for await (const msg of this.batch) {
@@ -387,9 +455,11 @@ class NatsJobConsumer implements JobConsumer {
       )
       .finally(() => {
         this.inFlight.delete(running);
-        this.wake();
+        this.slots.running--;
+        this.slots.wake();
       });
     this.inFlight.add(running);
+    this.slots.running++;
   }
 
   /**
@@ -408,15 +478,6 @@ class NatsJobConsumer implements JobConsumer {
     this.options.onDropped?.(job, reason);
   }
 
-  private freeSlot(): Promise<void> {
-    if (this.stopping || this.inFlight.size < this.options.maxInFlight) return Promise.resolve();
-    return new Promise((resolve) => this.slotFreed.add(resolve));
-  }
-
-  private wake(): void {
-    for (const resolve of this.slotFreed) resolve();
-    this.slotFreed.clear();
-  }
 }
 
 function encode(job: ProbeJob): Uint8Array {
