@@ -6,6 +6,8 @@ import {
   ALERT_SIGNAL_FLAPPING_STARTED,
   ALERT_SIGNAL_FLAPPING_STOPPED,
   CHECK_RECORDED,
+  REGION_SIGNAL_RECOVERED,
+  REGION_SIGNAL_TRIGGERED,
   evolve,
   initialState,
   type EndpointAlertsEvent,
@@ -24,7 +26,8 @@ import { ALERT_STATUS, ALERTING_VIEW, type AlertStatusDoc } from '../src/alertin
 import type { Doc } from '../src/platform/read-store/read-store.port.js';
 import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../src/platform/projections/projection.js';
 
-const LATENCY_KEYS = Object.keys(DEFAULT_LATENCY_SETTINGS) as Array<keyof LatencySettings>;
+/** The latency settings, and what the region quorum needs (absent from documents written before regions). */
+const LATENCY_KEYS = [...Object.keys(DEFAULT_LATENCY_SETTINGS), 'regions', 'region_quorum', 'interval_seconds'] as Array<keyof LatencySettings>;
 
 async function current(views: ViewTransaction, endpointId: number, teamId: number): Promise<AlertStatusDoc> {
   const doc = (await views.get(ALERT_STATUS, String(endpointId))) as AlertStatusDoc | null;
@@ -66,5 +69,7 @@ export const alertingProjection = defineProjection({
     [ALERT_SIGNALS_CARRIED_OVER]: onSignalEvent,
     [ALERT_SIGNAL_FLAPPING_STARTED]: onSignalEvent,
     [ALERT_SIGNAL_FLAPPING_STOPPED]: onSignalEvent,
+    [REGION_SIGNAL_TRIGGERED]: onSignalEvent,
+    [REGION_SIGNAL_RECOVERED]: onSignalEvent,
   },
 });

@@ -34,6 +34,7 @@
  * signal link is appended only while the alerts stream does not have it, and resolving twice is
  * a no-op.
  */
+import { regionReason } from '../domain/regions.js';
 import { IncidentDomainError } from '../../incidents/domain/errors.js';
 import { incidentStreamId, toLinkedCheck, type IncidentEvent } from '../../incidents/domain/events.js';
 import { decide, evolve, initialState, type IncidentCommand, type IncidentState, type StatusRef } from '../../incidents/domain/incident.js';
@@ -299,7 +300,7 @@ class AutoIncidents {
     const endpoint = (await this.endpoints.load(endpointStream(data.endpoint_id))).state;
     const name = endpoint?.name ?? `Endpoint ${data.endpoint_id}`;
     const trigger = run.find((check) => check.check_id === data.check_id) ?? null;
-    const reason = detectionReason(data, trigger);
+    const reason = data.regions !== undefined ? regionReason(data.regions) : detectionReason(data, trigger);
     const status = await this.defaultStatus(data.team_id);
     const opened = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
       if (state !== null) return { events: [], result: null };
@@ -312,6 +313,7 @@ class AutoIncidents {
         signal: data.signal,
         title: TITLES[data.signal](name),
         detection_reason: reason,
+        ...(data.regions === undefined ? {} : { metadata: { regions: { failing: data.regions.failing, up: data.regions.up, unknown: data.regions.unknown } } }),
         status,
         checks: run.map(toLinkedCheck),
       };

@@ -48,6 +48,8 @@ export interface SignalsState {
   signals: EndpointAlertsState['signals'];
   /** The availability signal's recent changes and whether it is flapping. */
   flap: FlapState;
+  /** An endpoint with regions: each region's signals. */
+  regionSignals?: EndpointAlertsState['regionSignals'];
   /** Highest check revision a signal event was decided on (-1: none). */
   judgedThrough: number;
 }
@@ -56,9 +58,9 @@ export interface SignalsState {
 export const signalsAggregate: Aggregate<SignalsState> = {
   initial: () => ({ signals: initialState().signals, flap: flapOf(initialState()), judgedThrough: -1 }),
   evolve: (state, event) => {
-    const next = evolve({ ...initialState(), signals: state.signals, flap: state.flap }, event as unknown as EndpointAlertsEvent);
+    const next = evolve({ ...initialState(), signals: state.signals, flap: state.flap, regionSignals: state.regionSignals }, event as unknown as EndpointAlertsEvent);
     const checkRevision = (event.data as { check_revision?: number }).check_revision;
-    return { signals: next.signals, flap: flapOf(next), judgedThrough: Math.max(state.judgedThrough, checkRevision ?? -1) };
+    return { signals: next.signals, flap: flapOf(next), ...(next.regionSignals === undefined ? {} : { regionSignals: next.regionSignals }), judgedThrough: Math.max(state.judgedThrough, checkRevision ?? -1) };
   },
 };
 
@@ -135,5 +137,5 @@ export class EndpointAlertsFold {
 }
 
 export function withSignals(checks: EndpointAlertsState, alerts: SignalsState): EndpointAlertsState {
-  return { ...checks, signals: alerts.signals, flap: alerts.flap };
+  return { ...checks, signals: alerts.signals, flap: alerts.flap, ...(alerts.regionSignals === undefined ? {} : { regionSignals: alerts.regionSignals }) };
 }

@@ -47,6 +47,18 @@
  *   change while flapping carries `flapping: true` (the automatic incident stays open through
  *   recoveries). Flapping stops (AlertSignalFlappingStopped) on the first counted check that
  *   finds the signal recovered for a whole window. Change times are the checks' `checked_at`.
+ *
+ * Regions (an endpoint with `regions`; see regions.ts for the quorum decision):
+ * - A regional check (taken for one of the endpoint's regions, `regional: true`) joins its
+ *   region's windows and baseline, never the endpoint's: each region runs the availability and
+ *   latency rules above on its own checks, with its own baseline, and its signals change through
+ *   RegionSignalTriggered / RegionSignalRecovered.
+ * - The endpoint's signals then follow the quorum: triggered while at least `region_quorum`
+ *   regions' signals are triggered, recovered when fewer are; a region without a counted check
+ *   in the last two intervals is unknown and counts neither way. The endpoint's signal events
+ *   carry the evidence (`regions`: failing, up, unknown, quorum).
+ * - While an endpoint has regions, checks without a region decide nothing, and the other way
+ *   round: a regional check of an endpoint that no longer has regions decides nothing.
  */
 
 import {
@@ -56,8 +68,10 @@ import {
   type CheckSource,
   type ProbeOutcome,
 } from '../../checks/domain/check.js';
-import { alertRelations, certificateExpiryDays, type AlertRelationSettings, type AlertRules, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import { alertRelations, certificateExpiryDays, type AlertRelationSettings, type AlertRules, type EndpointConfiguration, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { computeBaseline, MAX_BASELINE_SAMPLES, type LatencyBaseline } from './baseline.js';
+import { quorumDecision, type RegionEvidence, type RegionObservation } from './regions.js';
 
 export { CHECK_RECORDED };
 export const ALERT_SIGNAL_TRIGGERED = 'AlertSignalTriggered';
@@ -66,6 +80,8 @@ export const ALERT_SIGNAL_INCIDENT_LINKED = 'AlertSignalIncidentLinked';
 export const ALERT_SIGNALS_CARRIED_OVER = 'AlertSignalsCarriedOver';
 export const ALERT_SIGNAL_FLAPPING_STARTED = 'AlertSignalFlappingStarted';
 export const ALERT_SIGNAL_FLAPPING_STOPPED = 'AlertSignalFlappingStopped';
+export const REGION_SIGNAL_TRIGGERED = 'RegionSignalTriggered';
+export const REGION_SIGNAL_RECOVERED = 'RegionSignalRecovered';
 
 /** Signal events and incident links of one endpoint (the checks are on `checks-<endpointId>`). */
 export const alertsStream = (endpointId: number) => `alerts-${endpointId}`;
@@ -95,6 +111,8 @@ export interface AlertSignalTriggeredData {
   threshold_days?: number;
   /** Availability only: the endpoint is flapping (a recently auto-resolved incident re-opens instead of a new one). */
   flapping?: true;
+  /** An endpoint with regions: the regions as at the decision, and the quorum. */
+  regions?: RegionEvidence;
 }
 
 export interface AlertSignalRecoveredData {
@@ -108,6 +126,21 @@ export interface AlertSignalRecoveredData {
   check_revision?: number;
   /** Availability only: the endpoint is flapping, so its automatic incident stays open. */
   flapping?: true;
+  /** An endpoint with regions: the regions as at the decision, and the quorum. */
+  regions?: RegionEvidence;
+}
+
+/** One region's signal changed, by its own rule on its own checks (an endpoint with regions). */
+export interface RegionSignalData {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  region: string;
+  signal: QuorumSignal;
+  check_id: number;
+  at: string;
+  threshold_ms?: number;
+  check_revision?: number;
 }
 
 /** The availability signal started flapping (with the change that made it) or stopped (a whole window recovered). */
@@ -143,7 +176,9 @@ export type EndpointAlertsEvent =
   | { type: typeof ALERT_SIGNAL_INCIDENT_LINKED; data: AlertSignalIncidentLinkedData }
   | { type: typeof ALERT_SIGNALS_CARRIED_OVER; data: AlertSignalsCarriedOverData }
   | { type: typeof ALERT_SIGNAL_FLAPPING_STARTED; data: AlertSignalFlappingData }
-  | { type: typeof ALERT_SIGNAL_FLAPPING_STOPPED; data: AlertSignalFlappingData };
+  | { type: typeof ALERT_SIGNAL_FLAPPING_STOPPED; data: AlertSignalFlappingData }
+  | { type: typeof REGION_SIGNAL_TRIGGERED; data: RegionSignalData }
+  | { type: typeof REGION_SIGNAL_RECOVERED; data: RegionSignalData };
 
 export interface SignalState {
   type: SignalType;
@@ -171,7 +206,30 @@ export interface EndpointAlertsState {
   recentJobIds: readonly string[];
   /** notAfter of the certificate the newest counted https check saw (absent: none seen yet). */
   certificateExpiresAt?: string;
+  /** Per region, the windows of its regional checks (absent until the first one). */
+  regionWindows?: Readonly<Record<string, RegionWindows>>;
+  /** Per region, its availability and latency signals (absent until the first region signal event). */
+  regionSignals?: Readonly<Record<string, Readonly<Record<QuorumSignal, SignalState>>>>;
 }
+
+/** The signals a region has and the quorum decides: availability and latency (the certificate signal is the endpoint's). */
+export const QUORUM_SIGNALS = ['availability', 'latency'] as const;
+export type QuorumSignal = (typeof QUORUM_SIGNALS)[number];
+
+/** A region's share of the check windows: the same rules, on its own checks. */
+export interface RegionWindows {
+  baselineSamples: readonly number[];
+  baselineUpdatedAt: string | null;
+  availabilityFailures: readonly boolean[];
+  consecutiveSuccesses: number;
+  latencyExceeded: readonly boolean[];
+  consecutiveUnder: number;
+  /** checked_at of its newest counted check. */
+  lastCheckedAt: string;
+}
+
+/** What the decision needs of the endpoint beyond the signal settings (regions, and the interval for unknown regions). */
+export type AlertSettings = SignalSettings & Partial<Pick<EndpointConfiguration, 'regions' | 'region_quorum' | 'interval_seconds'>>;
 
 /** The availability signal's recent changes of state (their `at`, oldest first) and whether it is flapping. */
 export interface FlapState {
@@ -208,6 +266,19 @@ export interface AlertStatusView {
   latency_baseline: LatencyBaseline | null;
   signals: SignalStatus[];
   flapping: boolean;
+  /** An endpoint with regions: each region's state, signals and baseline. */
+  regions?: RegionStatusView[];
+  /** An endpoint with regions: the quorum decision per signal as the regions stand now. */
+  quorum?: { required: number; availability: RegionEvidence & { failing_count: number; triggered: boolean }; latency: RegionEvidence & { failing_count: number; triggered: boolean } };
+}
+
+export interface RegionStatusView {
+  name: string;
+  /** unknown: no counted check in the last two intervals (judged at `now`). */
+  state: 'known' | 'unknown';
+  last_checked_at: string | null;
+  latency_baseline: LatencyBaseline | null;
+  signals: SignalState[];
 }
 
 export function initialState(): EndpointAlertsState {
@@ -285,8 +356,13 @@ export function judge(state: EndpointAlertsState, command: RecordCheckCommand): 
 }
 
 /** The signal events a recorded check causes, judged on the state that includes it. */
-export function signalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: SignalSettings): EndpointAlertsEvent[] {
+export function signalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: AlertSettings): EndpointAlertsEvent[] {
   if (!countsForAlerting(check)) return [];
+  const regions = settings.regions ?? [];
+  if (regions.length > 0 || check.regional === true) {
+    if (regions.length === 0 || check.regional !== true) return [];
+    return [...regionalTransitions(after, check, settings, regions), ...certificateTransition(after, check, settings)];
+  }
   const rules = alertRulesFrom(settings);
   return [...flapping(after, check, availabilityTransition(after, check, rules), settings), ...latencyTransition(after, check, rules), ...certificateTransition(after, check, settings)];
 }
@@ -311,6 +387,13 @@ export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): 
     }
     case ALERT_SIGNALS_CARRIED_OVER:
       return event.data.signals.reduce((next, signal) => withSignal(next, { ...signal }), state);
+    case REGION_SIGNAL_TRIGGERED:
+    case REGION_SIGNAL_RECOVERED: {
+      const { region, signal, at } = event.data;
+      const current = state.regionSignals?.[region] ?? initialRegionSignals();
+      const next: SignalState = { type: signal, state: event.type === REGION_SIGNAL_TRIGGERED ? 'triggered' : 'ok', since: at, incident_id: null };
+      return { ...state, regionSignals: { ...state.regionSignals, [region]: { ...current, [signal]: next } } };
+    }
     default:
       return state;
   }
@@ -320,7 +403,8 @@ export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): 
 export function alertStatusView(
   state: EndpointAlertsState,
   ids: { team_id: number; endpoint_id: number },
-  settings: LatencySettings,
+  settings: AlertSettings,
+  now: Date = new Date(),
 ): AlertStatusView {
   const signals: SignalStatus[] = [{ ...signalOf(state, 'availability') }, { ...signalOf(state, 'latency') }];
   // Listed once a certificate has been seen (https), with the expiry of the newest one.
@@ -328,13 +412,35 @@ export function alertStatusView(
   if (state.certificateExpiresAt !== undefined || certificate.state === 'triggered') {
     signals.push({ ...certificate, expires_at: state.certificateExpiresAt ?? null });
   }
-  return { team_id: ids.team_id, endpoint_id: ids.endpoint_id, latency_baseline: currentBaseline(state, settings), signals, flapping: flapOf(state).flapping };
+  const view: AlertStatusView = { team_id: ids.team_id, endpoint_id: ids.endpoint_id, latency_baseline: currentBaseline(state, settings), signals, flapping: flapOf(state).flapping };
+  const regions = settings.regions ?? [];
+  if (regions.length === 0) return view;
+  const observed = observeRegions(state, regions, now.getTime(), settings);
+  view.regions = regions.map((name, index) => {
+    const region = regionView(state, name);
+    return {
+      name,
+      state: observed[index].known ? 'known' : 'unknown',
+      last_checked_at: state.regionWindows?.[name]?.lastCheckedAt ?? null,
+      latency_baseline: currentBaseline(region, settings),
+      signals: QUORUM_SIGNALS.map((type) => ({ ...signalOf(region, type) })),
+    };
+  });
+  const quorum = regionQuorum(settings, regions);
+  const decision = (signal: QuorumSignal) => {
+    const { evidence, triggered } = quorumDecision(observed.map((region) => ({ ...region, failing: region.failing[signal] })), quorum);
+    return { ...evidence, failing_count: evidence.failing.length, triggered };
+  };
+  view.quorum = { required: quorum, availability: decision('availability'), latency: decision('latency') };
+  return view;
 }
 
 /** The check with its latency judged on the state before it. */
 export function judgeCheck(state: EndpointAlertsState, command: RecordCheckCommand): CheckRecordedData {
-  const threshold = latencyThreshold(state, command.settings);
   const { outcome } = command;
+  // A regional check is judged against its region's baseline (a far region is not "slow").
+  const taken = outcome as Partial<Pick<CheckRecordedData, 'region' | 'regional'>>;
+  const threshold = latencyThreshold(taken.regional === true ? regionView(state, taken.region ?? DEFAULT_REGION) : state, command.settings);
   return {
     ...outcome,
     check_id: command.check_id,
@@ -354,6 +460,21 @@ export function judgeCheck(state: EndpointAlertsState, command: RecordCheckComma
 function evolveCheckRecorded(state: EndpointAlertsState, check: CheckRecordedData): EndpointAlertsState {
   const recentJobIds = check.job_id === null ? state.recentJobIds : keepLast(state.recentJobIds, check.job_id, RECENT_JOB_IDS);
   if (!countsForAlerting(check)) return { ...state, recentJobIds };
+  if (check.regional === true) {
+    const region = check.region ?? DEFAULT_REGION;
+    const view = regionView(state, region);
+    const next = { ...view, ...availabilityAfter(view, check), ...latencyAfter(view, check), ...baselineAfter(view, check) };
+    const windows: RegionWindows = {
+      baselineSamples: next.baselineSamples,
+      baselineUpdatedAt: next.baselineUpdatedAt,
+      availabilityFailures: next.availabilityFailures,
+      consecutiveSuccesses: next.consecutiveSuccesses,
+      latencyExceeded: next.latencyExceeded,
+      consecutiveUnder: next.consecutiveUnder,
+      lastCheckedAt: check.checked_at,
+    };
+    return { ...state, regionWindows: { ...state.regionWindows, [region]: windows }, recentJobIds };
+  }
   return {
     ...state,
     ...availabilityAfter(state, check),
@@ -467,6 +588,84 @@ function withChange(state: EndpointAlertsState, data: { signal: SignalType; at: 
   if (data.signal !== 'availability') return state;
   const flap = flapOf(state);
   return { ...state, flap: { ...flap, changes: keepLast(flap.changes, data.at, MAX_FLAP_CHANGES) } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regions
+
+const EMPTY_WINDOWS: Omit<RegionWindows, 'lastCheckedAt'> = {
+  baselineSamples: [],
+  baselineUpdatedAt: null,
+  availabilityFailures: [],
+  consecutiveSuccesses: 0,
+  latencyExceeded: [],
+  consecutiveUnder: 0,
+};
+
+/** The state as one region sees it: its windows and signals in place of the endpoint's. */
+function regionView(state: EndpointAlertsState, region: string): EndpointAlertsState {
+  const { lastCheckedAt: _last, ...windows } = state.regionWindows?.[region] ?? { ...EMPTY_WINDOWS, lastCheckedAt: '' };
+  return { ...state, ...windows, signals: { ...state.signals, ...(state.regionSignals?.[region] ?? initialRegionSignals()) } };
+}
+
+function initialRegionSignals(): Record<QuorumSignal, SignalState> {
+  return { availability: initialSignal('availability'), latency: initialSignal('latency') };
+}
+
+function regionQuorum(settings: AlertSettings, regions: readonly string[]): number {
+  return settings.region_quorum ?? Math.ceil(regions.length / 2);
+}
+
+/**
+ * Each region as at `at` (epoch ms): known when its newest counted check is at most two
+ * intervals old, and which of its signals are triggered.
+ */
+function observeRegions(state: EndpointAlertsState, regions: readonly string[], at: number, settings: AlertSettings): Array<Omit<RegionObservation, 'failing'> & { failing: Record<QuorumSignal, boolean> }> {
+  const horizonMs = 2 * (settings.interval_seconds ?? 60) * 1000;
+  return regions.map((name) => {
+    const last = state.regionWindows?.[name]?.lastCheckedAt;
+    const signals = state.regionSignals?.[name];
+    return {
+      name,
+      known: last !== undefined && at - Date.parse(last) <= horizonMs,
+      failing: { availability: signals?.availability.state === 'triggered', latency: signals?.latency.state === 'triggered' },
+    };
+  });
+}
+
+/**
+ * A regional check: its region's transitions by the usual rules on the region's windows, then
+ * the endpoint's signals by the quorum over every region as at the check.
+ */
+function regionalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: AlertSettings, regions: readonly string[]): EndpointAlertsEvent[] {
+  const region = check.region ?? DEFAULT_REGION;
+  if (!regions.includes(region)) return [];
+  const rules = alertRulesFrom(settings);
+  const view = regionView(after, region);
+  const events: EndpointAlertsEvent[] = [...availabilityTransition(view, check, rules), ...latencyTransition(view, check, rules)].map((event) => {
+    const { signal, threshold_ms } = event.data as AlertSignalTriggeredData & { signal: QuorumSignal };
+    const data: RegionSignalData = { ...signalIds(check), region, signal, check_id: check.check_id, at: check.checked_at };
+    if (threshold_ms !== undefined) data.threshold_ms = threshold_ms;
+    return event.type === ALERT_SIGNAL_TRIGGERED ? { type: REGION_SIGNAL_TRIGGERED, data } : { type: REGION_SIGNAL_RECOVERED, data };
+  });
+  const next = events.reduce(evolve, after);
+  const observed = observeRegions(next, regions, Date.parse(check.checked_at), settings);
+  const quorum = regionQuorum(settings, regions);
+  for (const signal of QUORUM_SIGNALS) {
+    const { evidence, triggered: down } = quorumDecision(observed.map((observation) => ({ ...observation, failing: observation.failing[signal] })), quorum);
+    const state = next.signals[signal].state;
+    if (state === 'ok' && down) {
+      const threshold = signal === 'latency' && check.latency_anomaly && check.latency_threshold_ms !== null ? check.latency_threshold_ms : undefined;
+      const event = triggered(check, signal, threshold);
+      (event.data as AlertSignalTriggeredData).regions = evidence;
+      events.push(event);
+    } else if (state === 'triggered' && !down) {
+      const event = recovered(check, signal);
+      (event.data as AlertSignalRecoveredData).regions = evidence;
+      events.push(event);
+    }
+  }
+  return events;
 }
 
 function triggered(check: CheckRecordedData, signal: SignalType, thresholdMs?: number): EndpointAlertsEvent {

@@ -2,8 +2,7 @@
  * The alerting view (projection `alerting`), defined here once: written by
  * `projections/alerting.ts`, read by the alert-status route and the public status pages.
  */
-import type { LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
-import type { EndpointAlertsState } from './endpoint-alerts.js';
+import type { AlertSettings, EndpointAlertsState } from './endpoint-alerts.js';
 
 export const ALERTING_VIEW = 'alerting';
 
@@ -18,6 +17,6 @@ export interface AlertStatusDoc {
   id: string;
   endpoint_id: number;
   team_id: number;
-  settings: LatencySettings;
+  settings: AlertSettings;
   state: EndpointAlertsState;
 }

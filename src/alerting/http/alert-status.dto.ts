@@ -19,6 +19,29 @@ export class AlertSignalDto {
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Certificate signal only: notAfter of the certificate the newest https check saw.' }) expires_at?: string | null;
 }
 
+export class RegionStatusDto {
+  @ApiProperty({ type: String }) name!: string;
+  @ApiProperty({ enum: ['known', 'unknown'], description: 'unknown: no scheduled check of the region in the last two intervals; it counts neither way.' }) state!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_checked_at!: string | null;
+  @ApiProperty({ type: LatencyBaselineDto, nullable: true, description: "The region's own baseline." }) latency_baseline!: LatencyBaselineDto | null;
+  @ApiProperty({ type: [AlertSignalDto], description: "The region's signals by its own rule (incident_id always null)." }) signals!: AlertSignalDto[];
+}
+
+export class QuorumSignalDto {
+  @ApiProperty({ type: [String] }) failing!: string[];
+  @ApiProperty({ type: [String] }) up!: string[];
+  @ApiProperty({ type: [String] }) unknown!: string[];
+  @ApiProperty({ type: 'integer' }) quorum!: number;
+  @ApiProperty({ type: 'integer' }) failing_count!: number;
+  @ApiProperty({ type: Boolean, description: 'At least quorum regions failing now.' }) triggered!: boolean;
+}
+
+export class QuorumDto {
+  @ApiProperty({ type: 'integer', description: 'region_quorum.' }) required!: number;
+  @ApiProperty({ type: QuorumSignalDto }) availability!: QuorumSignalDto;
+  @ApiProperty({ type: QuorumSignalDto }) latency!: QuorumSignalDto;
+}
+
 export class AlertStatusDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) team_id!: number;
   @ApiProperty({ type: 'integer', minimum: 1 }) endpoint_id!: number;
@@ -35,6 +58,8 @@ export class AlertStatusDto {
     description: 'The availability signal changed state at least flap_threshold times within flap_window_seconds and has not stayed recovered for a whole window since: its automatic incident stays open through recoveries.',
   })
   flapping!: boolean;
+  @ApiPropertyOptional({ type: [RegionStatusDto], description: 'Only for an endpoint with regions: each region, in the endpoint\'s order.' }) regions?: RegionStatusDto[];
+  @ApiPropertyOptional({ type: QuorumDto, description: 'Only for an endpoint with regions: the quorum decision as the regions stand now.' }) quorum?: QuorumDto;
 }
 
 export class AlertStatusResponse {

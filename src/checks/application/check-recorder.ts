@@ -71,6 +71,8 @@ export interface RecordCheckInput<E extends CheckedEndpoint> {
   outcome: ProbeOutcome;
   /** Region of the prober that took the check; default `local`. */
   region?: string;
+  /** Taken for one of the endpoint's regions (a job with a region). */
+  regional?: boolean;
 }
 
 export interface RecordCheckResult {
@@ -132,6 +134,7 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
             ...(suppression?.suppressed_by?.length ? { suppressed_by: suppression.suppressed_by } : {}),
             imported: false,
             region: input.region ?? DEFAULT_REGION,
+            ...(input.regional === true ? { regional: true as const } : {}),
           },
           endpoint,
         );

@@ -62,6 +62,11 @@ export interface CheckRecordedData extends ProbeOutcome {
    * process, imports, and checks recorded before regions existed.
    */
   region?: string;
+  /**
+   * Taken for one of the endpoint's regions (a job of its region quorum): alerting keeps it in
+   * its region's windows. Absent otherwise.
+   */
+  regional?: true;
 }
 
 /** Scheduled and not suppressed: the only checks that feed analytics and alert signals. */

@@ -87,7 +87,7 @@ export class ProberWorker {
     if (!endpoint.destination_verified) return 'skipped';
     if (job.source === 'scheduled' && !endpoint.enabled) return 'skipped';
     const outcome = await this.prober.probe(endpoint.configuration);
-    const result = await this.recorder.record({ jobId: job.jobId, source: job.source, endpoint, outcome, region: this.platform.config.probeRegion });
+    const result = await this.recorder.record({ jobId: job.jobId, source: job.source, endpoint, outcome, region: this.platform.config.probeRegion, regional: job.region !== undefined });
     return result.check ? 'recorded' : 'duplicate';
   }
 }

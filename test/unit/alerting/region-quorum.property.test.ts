@@ -1,0 +1,166 @@
+/**
+ * The quorum decision of an endpoint with regions (issue 25), over random region outcomes:
+ * regions fail and recover by their own rule, some stop reporting (unknown), and the endpoint's
+ * availability signal must be triggered exactly while at least `region_quorum` known regions
+ * are failing, each of its events carrying the evidence as at the decision.
+ */
+import fc from 'fast-check';
+import {
+  ALERT_SIGNAL_RECOVERED,
+  ALERT_SIGNAL_TRIGGERED,
+  REGION_SIGNAL_TRIGGERED,
+  alertStatusView,
+  decide,
+  evolve,
+  initialState,
+  type AlertSignalTriggeredData,
+  type AlertSettings,
+  type EndpointAlertsState,
+  type RecordCheckCommand,
+} from '../../../src/alerting/domain/endpoint-alerts.js';
+import { quorumDecision, regionReason } from '../../../src/alerting/domain/regions.js';
+import { command } from './support.js';
+
+const INTERVAL_S = 60;
+const T0 = Date.UTC(2026, 10, 21);
+
+describe('quorumDecision', () => {
+  it('triggers exactly when at least quorum known regions fail; unknown ones count neither way', () => {
+    const observation = fc.record({ known: fc.boolean(), failing: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(observation, { minLength: 1, maxLength: 16 }), fc.integer({ min: 1, max: 16 }), (observed, quorum) => {
+        const regions = observed.map((o, i) => ({ name: `r${i}`, ...o }));
+        const { evidence, triggered } = quorumDecision(regions, quorum);
+        const failing = regions.filter((r) => r.known && r.failing).map((r) => r.name);
+        expect(evidence.failing).toEqual(failing);
+        expect(evidence.up).toEqual(regions.filter((r) => r.known && !r.failing).map((r) => r.name));
+        expect(evidence.unknown).toEqual(regions.filter((r) => !r.known).map((r) => r.name));
+        expect(evidence.quorum).toBe(quorum);
+        expect(triggered).toBe(failing.length >= quorum);
+      }),
+    );
+  });
+
+  it('words the evidence as the detection reason', () => {
+    expect(regionReason({ failing: ['eu-west', 'us-east'], up: ['ap-south'], unknown: [], quorum: 2 })).toBe('2 of 3 regions failing: eu-west, us-east; ap-south up');
+    expect(regionReason({ failing: ['a', 'b'], up: [], unknown: ['c'], quorum: 2 })).toBe('2 of 3 regions failing: a, b; c unknown');
+  });
+});
+
+interface RegionModel {
+  failures: boolean[];
+  consecutiveSuccesses: number;
+  triggered: boolean;
+  lastAt: number | null;
+}
+
+describe('regional availability decisions', () => {
+  const rulesArb = fc
+    .record({ count: fc.integer({ min: 1, max: 3 }), window: fc.integer({ min: 1, max: 4 }), recovery: fc.integer({ min: 1, max: 3 }) })
+    .filter((rules) => rules.count <= rules.window);
+  const regionNames = ['a', 'b', 'c', 'd'];
+  // Each round: which regions report (missing ones go quiet) and whether each check fails.
+  const roundArb = fc.array(fc.record({ reports: fc.integer({ min: 0, max: 4 }).map((n) => n > 0), fails: fc.boolean() }), { minLength: 4, maxLength: 4 });
+
+  it('follows the quorum of the regions by their own rules, with the evidence on every endpoint transition', () => {
+    fc.assert(
+      fc.property(rulesArb, fc.integer({ min: 2, max: 4 }), fc.integer({ min: 1, max: 4 }), fc.array(roundArb, { minLength: 1, maxLength: 25 }), (rules, regionCount, rawQuorum, rounds) => {
+        const regions = regionNames.slice(0, regionCount);
+        const quorum = Math.min(rawQuorum, regionCount);
+        const settings: Partial<AlertSettings> = { regions, region_quorum: quorum, interval_seconds: INTERVAL_S };
+        const models = new Map<string, RegionModel>(regions.map((r) => [r, { failures: [], consecutiveSuccesses: 0, triggered: false, lastAt: null }]));
+        let state: EndpointAlertsState = initialState();
+        let endpointTriggered = false;
+        rounds.forEach((round, roundIndex) => {
+          regions.forEach((region, index) => {
+            const { reports, fails } = round[index];
+            if (!reports) return;
+            const at = T0 + roundIndex * INTERVAL_S * 1000 + index * 1000;
+            const cmd = regionalCommand(region, !fails, at, rules, settings);
+            const events = decide(state, cmd);
+            for (const event of events) state = evolve(state, event);
+
+            // The model: the region's own rule, then the quorum as at this check.
+            const model = models.get(region)!;
+            model.failures = [...model.failures, fails].slice(-rules.window);
+            model.consecutiveSuccesses = fails ? 0 : model.consecutiveSuccesses + 1;
+            model.lastAt = at;
+            if (!model.triggered && fails && model.failures.filter(Boolean).length >= rules.count) model.triggered = true;
+            else if (model.triggered && model.consecutiveSuccesses >= rules.recovery) model.triggered = false;
+            const known = (r: string) => models.get(r)!.lastAt !== null && at - models.get(r)!.lastAt! <= 2 * INTERVAL_S * 1000;
+            const failing = regions.filter((r) => known(r) && models.get(r)!.triggered);
+            const down = failing.length >= quorum;
+
+            const endpointEvents = events.filter((e) => e.type === ALERT_SIGNAL_TRIGGERED || e.type === ALERT_SIGNAL_RECOVERED).filter((e) => (e.data as AlertSignalTriggeredData).signal === 'availability');
+            if (down !== endpointTriggered) {
+              expect(endpointEvents.map((e) => e.type)).toEqual([down ? ALERT_SIGNAL_TRIGGERED : ALERT_SIGNAL_RECOVERED]);
+              const evidence = (endpointEvents[0].data as AlertSignalTriggeredData).regions!;
+              expect(evidence.failing).toEqual(failing);
+              expect(evidence.unknown).toEqual(regions.filter((r) => !known(r)));
+              expect(evidence.up).toEqual(regions.filter((r) => known(r) && !models.get(r)!.triggered));
+              expect(evidence.quorum).toBe(quorum);
+              endpointTriggered = down;
+            } else {
+              expect(endpointEvents).toEqual([]);
+            }
+            expect(state.signals.availability.state).toBe(endpointTriggered ? 'triggered' : 'ok');
+            expect(state.regionSignals?.[region]?.availability.state ?? 'ok').toBe(model.triggered ? 'triggered' : 'ok');
+            // A region's checks never move the endpoint's own windows.
+            expect(state.availabilityFailures).toEqual([]);
+          });
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('opens nothing while one region of three fails alone, and triggers when a second joins it', () => {
+    const settings: Partial<AlertSettings> = { regions: ['a', 'b', 'c'], region_quorum: 2, interval_seconds: INTERVAL_S };
+    const rules = { count: 3, window: 5, recovery: 3 };
+    let state = initialState();
+    const triggers: AlertSignalTriggeredData[] = [];
+    const regionTriggers: string[] = [];
+    const step = (region: string, success: boolean, at: number) => {
+      for (const event of decide(state, regionalCommand(region, success, at, rules, settings))) {
+        state = evolve(state, event);
+        if (event.type === REGION_SIGNAL_TRIGGERED) regionTriggers.push(`${event.data.region}:${event.data.signal}`);
+        if (event.type === ALERT_SIGNAL_TRIGGERED) triggers.push(event.data as AlertSignalTriggeredData);
+      }
+    };
+    for (let round = 0; round < 10; round++) {
+      const at = T0 + round * INTERVAL_S * 1000;
+      step('a', false, at);
+      step('b', true, at + 1);
+      step('c', true, at + 2);
+    }
+    expect(triggers).toEqual([]);
+    // The region's own signal is an event of its own (visible in the history and alert status).
+    expect(regionTriggers).toEqual(['a:availability']);
+    expect(state.regionSignals?.a?.availability.state).toBe('triggered');
+    const view = alertStatusView(state, { team_id: 1, endpoint_id: 7 }, { ...command().settings, ...settings }, new Date(T0 + 9 * INTERVAL_S * 1000 + 3));
+    expect(view.regions?.map((r) => [r.name, r.state, r.signals[0].state])).toEqual([
+      ['a', 'known', 'triggered'],
+      ['b', 'known', 'ok'],
+      ['c', 'known', 'ok'],
+    ]);
+    expect(view.quorum?.availability).toMatchObject({ failing: ['a'], up: ['b', 'c'], unknown: [], failing_count: 1, triggered: false });
+
+    for (let round = 10; round < 13; round++) {
+      const at = T0 + round * INTERVAL_S * 1000;
+      step('a', false, at);
+      step('b', false, at + 1);
+      step('c', true, at + 2);
+    }
+    expect(triggers).toHaveLength(1);
+    expect(triggers[0].regions).toEqual({ failing: ['a', 'b'], up: ['c'], unknown: [], quorum: 2 });
+  });
+});
+
+function regionalCommand(region: string, success: boolean, at: number, rules: { count: number; window: number; recovery: number }, settings: Partial<AlertSettings>): RecordCheckCommand {
+  const cmd = command({ success }, { latency_detection_mode: 'off', latency_trigger_count: rules.count, latency_trigger_window: rules.window, latency_recovery_count: rules.recovery });
+  return {
+    ...cmd,
+    outcome: { ...cmd.outcome, checked_at: new Date(at).toISOString(), region, regional: true } as RecordCheckCommand['outcome'],
+    settings: { ...cmd.settings, ...settings } as RecordCheckCommand['settings'],
+  };
+}
