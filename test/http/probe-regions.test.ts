@@ -47,6 +47,9 @@ describe('the region a check was taken from (PROBE_REGION)', () => {
     // An unknown region is an empty list, not an error.
     expect(await list('?region=nowhere')).toEqual([]);
     expect(await list('?region=Not%20A%20Region')).toEqual([]);
+
+    const metrics = (await t.request('GET', '/metrics')).body;
+    expect(metrics).toMatch(/^monitor_checks_by_region_total\{region="eu-west",result="up"[^}]*\} [1-9]/m);
   });
 
   it('lists the regions with their probers and the regions endpoints name, warning of one no prober serves', async () => {

@@ -84,7 +84,19 @@ function mongoHealthcheckExit(state: { initiated: boolean; writablePrimary: bool
   return { code, initiated };
 }
 
+/** The services `docker compose up` starts (no profile). */
+const deployment = roles.filter((name) => services[name].profiles === undefined);
+
 describe('docker-compose.yml', () => {
+  it('has a profile of three probers, each in its own region', () => {
+    const regional = roles.filter((name) => services[name].profiles !== undefined);
+    expect(regional.map((name) => [name, services[name].profiles, services[name].environment?.ROLE, services[name].environment?.PROBE_REGION])).toEqual([
+      ['prober-eu-west', ['regions'], 'prober', 'eu-west'],
+      ['prober-us-east', ['regions'], 'prober', 'us-east'],
+      ['prober-ap-south', ['regions'], 'prober', 'ap-south'],
+    ]);
+  });
+
   it('reports MongoDB healthy only once the node is the writable primary, initiating the replica set on first start', () => {
     expect(mongoHealthcheckExit({ initiated: false, writablePrimary: false })).toEqual({ code: 1, initiated: true });
     expect(mongoHealthcheckExit({ initiated: true, writablePrimary: false })).toEqual({ code: 1, initiated: true });
@@ -92,9 +104,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('builds one image, once, that every role runs', () => {
-    expect([...roles].sort()).toEqual(['api-1', 'api-2', 'prober-1', 'prober-2', 'projector-1', 'projector-2', 'scheduler-1', 'scheduler-2']);
+    expect([...deployment].sort()).toEqual(['api-1', 'api-2', 'prober-1', 'prober-2', 'projector-1', 'projector-2', 'scheduler-1', 'scheduler-2']);
     expect(roles.filter((name) => services[name].build !== undefined)).toEqual(['api-1']);
-    expect(roles.map((name) => services[name].environment?.ROLE).sort()).toEqual(['api', 'api', 'prober', 'prober', 'projector', 'projector', 'scheduler', 'scheduler']);
+    expect(deployment.map((name) => services[name].environment?.ROLE).sort()).toEqual(['api', 'api', 'prober', 'prober', 'projector', 'projector', 'scheduler', 'scheduler']);
     expect(Object.keys(services).filter((name) => !roles.includes(name) && !STORES.includes(name))).toEqual(['target']);
     expect(services.target.profiles).toEqual(['e2e']); // the end-to-end target is no part of a deployment
   });
@@ -103,7 +115,7 @@ describe('docker-compose.yml', () => {
     const counts = recommendedCounts();
     expect([...counts.keys()].sort()).toEqual(['api', 'prober', 'projector', 'scheduler']);
     for (const [role, cell] of counts) {
-      const running = roles.filter((name) => services[name].environment?.ROLE === role).length;
+      const running = deployment.filter((name) => services[name].environment?.ROLE === role).length;
       const stated = /^(\d+)\b/.exec(cell);
       expect([role, running]).toEqual([role, stated ? Number(stated[1]) : expect.any(Number)]);
       expect([role, running >= 2]).toEqual([role, true]);

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { DEFAULT_REGION } from '../config/region.js';
 import type { EventStore } from '../event-store/event-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import type { ProjectionRunner } from '../projections/projection-runner.js';
@@ -10,6 +11,8 @@ export interface RecordedCheckSample {
   success: boolean;
   latency_ms: number;
   source: string;
+  /** Absent: `local`. */
+  region?: string;
 }
 
 export interface MetricsOptions {
@@ -68,6 +71,12 @@ export class Metrics {
     labelNames: ['result', 'source'] as const,
     registers: [this.registry],
   });
+  readonly checksByRegion = new Counter({
+    name: 'monitor_checks_by_region_total',
+    help: 'Checks recorded by this process, by the region of the prober that took them (PROBE_REGION) and result (up, down).',
+    labelNames: ['region', 'result'] as const,
+    registers: [this.registry],
+  });
   readonly schedulingDelay = new Histogram({
     name: 'monitor_scheduling_delay_seconds',
     help: 'Time from a check slot being due to its probe job being published.',
@@ -123,6 +132,7 @@ export class Metrics {
 
   checkRecorded(check: RecordedCheckSample): void {
     this.checksRecorded.inc({ result: check.success ? 'up' : 'down', source: check.source });
+    this.checksByRegion.inc({ region: check.region ?? DEFAULT_REGION, result: check.success ? 'up' : 'down' });
     const endpoint = String(check.endpoint_id);
     this.endpointUp?.set({ endpoint_id: endpoint }, check.success ? 1 : 0);
     this.endpointLatency?.observe({ endpoint_id: endpoint }, check.latency_ms / 1000);
