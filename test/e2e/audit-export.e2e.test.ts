@@ -10,6 +10,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
+import Database from 'better-sqlite3';
+import { CheckRetention } from '../../src/checks/application/retention.js';
+import { checkSummariesStream } from '../../src/checks/domain/check-summary.js';
+import { checksStream } from '../../src/checks/domain/check.js';
+import { IDS_RESERVED, sequenceStream } from '../../src/platform/ids/id-allocator.js';
+import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { runCommand, runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
 
@@ -193,5 +199,64 @@ describe('npm run history -- export / verify-export', () => {
   it('refuses a command line without exactly one scope', async () => {
     expect((await history(['export'])).code).toBe(2);
     expect((await history(['export', '--team', '1', '--stream', 'incident-1'])).code).toBe(2);
+  });
+
+  describe('history the chain covers in other ways', () => {
+    const old = makeTempDir('audit-export-upgrade-');
+    const pruned = makeTempDir('audit-export-prune-');
+    const at = (dataDir: string) => (args: string[]) => runNode(script, args, { env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
+    beforeAll(async () => {
+      // Written before chaining (no hash column), then appended to by this version: the anchor.
+      const before = new SqliteEventStore(join(old.path, 'events.sqlite'));
+      await appendIncident(before, 'incident-1', 1, 3);
+      await before.close();
+      const db = new Database(join(old.path, 'events.sqlite'));
+      db.exec('ALTER TABLE event_log DROP COLUMN hash');
+      db.close();
+      const store = createEventStore({ dataDir: old.path, eventStoreUrl: null });
+      await store.append('incident-1', [{ type: 'IncidentCommented', data: { team_id: 1, n: 3 } }], { expectedRevision: 2 });
+      await store.close();
+
+      // A checks stream whose oldest checks retention summarized and removed.
+      const DAY = 86_400_000;
+      const now = Date.now();
+      const checks = createEventStore({ dataDir: pruned.path, eventStoreUrl: null });
+      await checks.append(sequenceStream('endpoint'), [{ type: IDS_RESERVED, data: { first: 1, count: 1 } }], { expectedRevision: 'no_stream' });
+      for (const [n, age] of [40, 40, 40, 0, 0].entries()) {
+        const checkedAt = new Date(now - age * DAY - (10 - n) * 60_000).toISOString();
+        const check = { check_id: n + 1, team_id: 1, project_id: 1, endpoint_id: 1, configuration_version: 1, source: 'scheduled', job_id: `job-${n}`, alert_suppressed: false, latency_anomaly: false, latency_threshold_ms: null, imported: false, checked_at: checkedAt, success: true, status_code: 200, latency_ms: 40 + n, failure_reason: null };
+        await checks.append(checksStream(1), [{ type: 'CheckRecorded', data: check, metadata: { actor: 'system:prober', occurred_at: checkedAt } }], { expectedRevision: n === 0 ? 'no_stream' : n - 1 });
+      }
+      expect(await new CheckRetention(checks, { days: 30 }).apply(now)).toMatchObject({ removed: 3 });
+      await checks.close();
+    }, 60_000);
+    afterAll(() => {
+      old.remove();
+      pruned.remove();
+    });
+
+    it('exports events written before chaining unhashed, checks them against the anchor, and catches an edit of one', async () => {
+      const file = join(files.path, 'upgraded.ndjson');
+      expect((await at(old.path)(['export', '--stream', 'incident-1', '--out', file])).code).toBe(0);
+      const rows = readFileSync(file, 'utf8').trimEnd().split('\n');
+      expect(rows.slice(0, 3).map((l) => JSON.parse(l))).toEqual([0, 1, 2].map((revision) => expect.objectContaining({ revision, prev_hash: null, hash: null })));
+      expect(JSON.parse(rows[3])).toMatchObject({ revision: 3, prev_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(await verifyExport(file, null)).toMatchObject({ code: 0, stdout: expect.stringContaining('Verified: 4 events in 1 streams') });
+
+      const edited = join(files.path, 'upgraded-edited.ndjson');
+      writeFileSync(edited, readFileSync(file, 'utf8').replace('"n":1', '"n":7'));
+      expect(await verifyExport(edited, null)).toMatchObject({ code: 1, stdout: 'BAD line 4: incident-1 revision 3: its anchor does not match the unchained lines before it (one of them was altered)\n' });
+    });
+
+    it("links a pruned checks stream's first remaining check to its retention summary", async () => {
+      const file = join(files.path, 'pruned.ndjson');
+      expect((await at(pruned.path)(['export', '--team', '1', '--out', file])).code).toBe(0);
+      const rows = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+      const summary = rows.find((r) => r.stream === checkSummariesStream(1));
+      const first = rows.find((r) => r.stream === checksStream(1));
+      expect(first).toMatchObject({ revision: 3, prev_hash: summary.data.through_hash });
+      expect(rows.pop().manifest.streams[checksStream(1)]).toMatchObject({ first_revision: 3, last_revision: 4 });
+      expect(await verifyExport(file, null)).toMatchObject({ code: 0 });
+    });
   });
 });
