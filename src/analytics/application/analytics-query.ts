@@ -214,9 +214,8 @@ export class AnalyticsQuery {
     const latencies: number[] = [];
     let after: [number, number] | undefined;
     while (latencies.length < P95_SAMPLE_LIMIT) {
-      await this.slices.pause();
       const limit = Math.min(P95_PAGE, P95_SAMPLE_LIMIT - latencies.length);
-      const page = (await this.store.find(checks, {
+      const page = (await this.slices.run(() => this.store.find(checks, {
         filter: { [SCOPE_FIELD[scope.kind]]: scope.id, success: true, checked_at_ms: { gte: from, lt: to } },
         sort: [
           ['checked_at_ms', 'desc'],
@@ -224,7 +223,7 @@ export class AnalyticsQuery {
         ],
         after,
         limit,
-      })) as unknown as RawCheckRow[];
+      }))) as unknown as RawCheckRow[];
       for (const row of page) latencies.push(Number(row.latency_ms));
       if (page.length < limit) break;
       const last = page[page.length - 1];
@@ -398,8 +397,8 @@ export class AnalyticsQuery {
     let ranges: Array<{ gte: string; lt: string }> = [];
     let ownerOf: number[] = [];
     const read = async () => {
-      await this.slices.pause();
-      const rows = await this.store.aggregateRanges(rollups, { field: 'id', ranges, sum: ROLLUP_SUMS, min: ['latency_min'], max: ['latency_max'] });
+      const query = { field: 'id', ranges, sum: ROLLUP_SUMS, min: ['latency_min'], max: ['latency_max'] };
+      const rows = await this.slices.run(() => this.store.aggregateRanges(rollups, query));
       for (const row of rows) {
         if (row.count === 0) continue;
         addAccumulator(sums[ownerOf[row.group as number]], {
@@ -466,16 +465,17 @@ export class AnalyticsQuery {
     const rows: Doc[] = [];
     let after: Scalar[] | undefined;
     for (;;) {
-      await this.slices.pause();
-      const page = await this.store.find(collection, {
-        filter,
-        sort: [
-          ['checked_at_ms', 'asc'],
-          ['check_id', 'asc'],
-        ],
-        after,
-        limit: PAGE,
-      });
+      const page = await this.slices.run(() =>
+        this.store.find(collection, {
+          filter,
+          sort: [
+            ['checked_at_ms', 'asc'],
+            ['check_id', 'asc'],
+          ],
+          after,
+          limit: PAGE,
+        }),
+      );
       rows.push(...page);
       if (page.length < PAGE) return rows;
       const last = page[page.length - 1];

@@ -182,8 +182,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
     const rows: Doc[] = [];
     let after: Array<string | number> | undefined;
     for (;;) {
-      await this.slices.pause();
-      const page = await this.reader.find(projection, collection, { filter, sort: [[key, 'asc']], after, limit: PAGE });
+      const page = await this.slices.run(() => this.reader.find(projection, collection, { filter, sort: [[key, 'asc']], after, limit: PAGE }));
       rows.push(...page);
       if (page.length < PAGE) return rows;
       after = [page[page.length - 1][key] as string | number];
