@@ -175,6 +175,7 @@ function pendingAlert(event: RecordedEvent, key: string, type: PendingAlert['typ
     endpoint_id: data.endpoint_id,
     signal: data.signal,
     at: data.at,
+    ...(data.regions === undefined ? {} : { regions: data.regions }),
   };
 }
 
@@ -191,7 +192,7 @@ async function fanOutAlert(views: ViewTransaction, alert: PendingAlert, position
     recordedAt: alert.event.recordedAt,
     metadata: { occurred_at: alert.event.occurred_at },
   } as RecordedEvent;
-  await fanOut(views, event, alert.type, alert.team_id, alert.project_id, { endpoint_id: alert.endpoint_id, signal, incident_id: incidentId, extra: {} });
+  await fanOut(views, event, alert.type, alert.team_id, alert.project_id, { endpoint_id: alert.endpoint_id, signal, incident_id: incidentId, extra: alert.regions === undefined ? {} : { regions: alert.regions } });
 }
 
 /**

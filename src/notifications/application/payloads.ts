@@ -31,7 +31,9 @@ export async function buildPayload(platform: Platform, record: DeliveryRecord): 
     return { type: record.type, timestamp: record.timestamp, data: { incident: toIncidentSummary(state), ...record.extra } };
   }
   if (record.signal !== null) {
-    return { type: record.type, timestamp: record.timestamp, data: { endpoint_id: record.endpoint_id, signal: record.signal, incident_id: record.incident_id } };
+    // An endpoint with regions: the regions as at the decision.
+    const regions = record.extra.regions === undefined ? {} : { regions: record.extra.regions };
+    return { type: record.type, timestamp: record.timestamp, data: { endpoint_id: record.endpoint_id, signal: record.signal, incident_id: record.incident_id, ...regions } };
   }
   return { type: record.type, timestamp: record.timestamp, data: { ...record.extra } };
 }

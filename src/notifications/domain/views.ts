@@ -41,6 +41,8 @@ export interface PendingAlert {
   endpoint_id: number;
   signal: string;
   at: string;
+  /** An endpoint with regions: the regions as at the decision (failing, up, unknown, quorum). */
+  regions?: unknown;
 }
 
 export const signalKey = (endpointId: number, signal: string): string => `${endpointId}:${signal}`;

@@ -91,4 +91,12 @@ describe('notification payloads from the incident fold', () => {
     // From the state kept at 0..3: the events up to 150 and the one after it.
     expect((await read(record(150, 'incident.updated'))).read).toBe(148);
   });
+
+  it('gives an alert of an endpoint with regions the regions as at the decision, and others none', async () => {
+    const signal = { type: 'availability', state: 'triggered', since: T0, incident_id: 7 };
+    const alert = (extra: Record<string, unknown>): DeliveryRecord => ({ ...record(0, 'alert.triggered'), stream_id: 'alerts-5', endpoint_id: 5, signal, extra } as DeliveryRecord);
+    const regions = { failing: ['a', 'b'], up: ['c'], unknown: [], quorum: 2 };
+    expect((await buildPayload(platform, alert({ regions }))).data).toEqual({ endpoint_id: 5, signal, incident_id: 7, regions });
+    expect((await buildPayload(platform, alert({}))).data).toEqual({ endpoint_id: 5, signal, incident_id: 7 });
+  });
 });

@@ -121,4 +121,20 @@ describe('notifications reactor', () => {
     ]);
     expect(records[0].position).toBeLessThan(records[1].position);
   });
+
+  it('carries the regions of an endpoint with regions in the alert deliveries, as at each decision', async () => {
+    const regions = (failing: string[], up: string[]) => ({ failing, up, unknown: [], quorum: 2 });
+    const alert = (type: string, evidence: object) => ({ type, streamId: 'alerts-5', data: { endpoint_id: 5, team_id: 1, project_id: 2, signal: 'availability', check_id: 40, at: T1, regions: evidence } });
+    const views = await given(notificationsReactor, [
+      webhook(3, null),
+      alert('AlertSignalTriggered', regions(['a', 'b'], ['c'])),
+      { type: 'AlertSignalIncidentLinked', streamId: 'alerts-5', data: { endpoint_id: 5, signal: 'availability', incident_id: 11 } },
+      alert('AlertSignalRecovered', regions([], ['a', 'b', 'c'])),
+    ]);
+    const records = (views.documents(DELIVERIES) as unknown as DeliveryRecord[]).sort((a, b) => a.position - b.position);
+    expect(records.map((d) => [d.type, d.extra])).toEqual([
+      ['alert.triggered', { regions: regions(['a', 'b'], ['c']) }],
+      ['alert.recovered', { regions: regions([], ['a', 'b', 'c']) }],
+    ]);
+  });
 });
