@@ -36,8 +36,9 @@
  */
 import { regionReason } from '../domain/regions.js';
 import { IncidentDomainError } from '../../incidents/domain/errors.js';
-import { incidentStreamId, toLinkedCheck, type IncidentEvent } from '../../incidents/domain/events.js';
-import { decide, evolve, initialState, type IncidentCommand, type IncidentState, type StatusRef } from '../../incidents/domain/incident.js';
+import { toLinkedCheck } from '../../incidents/domain/events.js';
+import type { IncidentCommand } from '../../incidents/domain/incident.js';
+import { AutomaticIncidentWriter, isOpen } from '../../incidents/application/automatic-incidents.js';
 import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
 import { endpointSnapshotAggregate } from '../../monitoring/domain/endpoint-snapshot.js';
 import { alertRelations } from '../../monitoring/domain/endpoint-configuration.js';
@@ -45,7 +46,7 @@ import { endpointStream, projectStream } from '../../monitoring/domain/events.js
 import { incidentGroupingSeconds, projectAggregate, type ProjectState } from '../../monitoring/domain/project.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
-import { foldAppended, runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
+import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
 import type { NewEvent, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { defineProjection, type AdoptedState, type Projection } from '../../platform/projections/projection.js';
@@ -68,8 +69,6 @@ import {
   type SignalType,
 } from '../domain/endpoint-alerts.js';
 import { EndpointAlertsFold } from './endpoint-alerts-fold.js';
-import { logIncidentChanges } from '../../incidents/application/incident-log.js';
-import { teamIncidentStatuses } from '../../tenancy/application/tenancy-views.js';
 
 export const AUTO_INCIDENTS = 'alerting_incidents';
 const OPEN = 'open';
@@ -80,23 +79,8 @@ const LEGACY_COLLECTION = 'alerting_reactor';
 const FOLDED_STREAMS = 1_000;
 /** How far back a trigger looks for the failures of its run. */
 const RUN_LOOKBACK = 1_000;
-/**
- * Attempts of each incident command: the reactor races clients' commands on the incident and, in
- * an outage, its own links; it is not answering anyone, so it waits its turn longer.
- */
+/** Attempts of the alerts stream's link append (the reactor is not answering anyone: it waits its turn). */
 const COMMAND_ATTEMPTS = 20;
-
-const incidentAggregate: Aggregate<IncidentState> = {
-  initial: initialState,
-  evolve: (state, event) => evolve(state, event as unknown as IncidentEvent),
-};
-
-/** The stream that fixes which incident a trigger opened: one event, appended once. */
-const TRIGGER_CLAIMED = 'AutomaticIncidentClaimed';
-const claimAggregate: Aggregate<number | null> = {
-  initial: () => null,
-  evolve: (claimed, event) => claimed ?? (event.data as { incident_id: number }).incident_id,
-};
 
 const TITLES: Record<SignalType, (name: string) => string> = {
   availability: (name) => `${name} is unavailable`,
@@ -142,18 +126,14 @@ export function autoIncidentsReactor(platform: Platform): Projection {
 }
 
 class AutoIncidents {
-  /**
-   * Incident streams folded forward from the last revision seen: an outage links every failing
-   * check, and replaying the whole stream per link made each link cost more than the last.
-   */
-  private readonly incidents: StreamCache<IncidentState>;
+  private readonly incidents: AutomaticIncidentWriter;
   private readonly endpoints: StreamCache<ReturnType<typeof endpointSnapshotAggregate.initial>>;
   private readonly alertsFold: EndpointAlertsFold;
   private readonly projects: StreamCache<ProjectState>;
 
   constructor(private readonly platform: Platform) {
     this.projects = new StreamCache(platform.events, projectAggregate.initial, projectAggregate.evolve, FOLDED_STREAMS);
-    this.incidents = new StreamCache(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_STREAMS);
+    this.incidents = new AutomaticIncidentWriter(platform);
     this.endpoints = new StreamCache(platform.events, endpointSnapshotAggregate.initial, endpointSnapshotAggregate.evolve, FOLDED_STREAMS);
     this.alertsFold = new EndpointAlertsFold(platform.events);
   }
@@ -184,7 +164,7 @@ class AutoIncidents {
   private async linkToOpen(endpointId: number, signal: SignalType, check: CheckRecordedData, views: ViewTransaction): Promise<void> {
     const open = await openIncident(views, endpointId, signal);
     if (open === null) return;
-    await this.incidentCommand(open, { kind: 'link_check', check: toLinkedCheck(check) }, systemContext('alerting'));
+    await this.incidents.command(open, { kind: 'link_check', check: toLinkedCheck(check) }, systemContext('alerting'));
   }
 
   /**
@@ -196,14 +176,12 @@ class AutoIncidents {
   private async noteSuppressed(parentId: number, dependentId: number, views: ViewTransaction): Promise<void> {
     const open = await openIncident(views, parentId, 'availability');
     if (open === null) return;
-    const result = await runStreamCommand(this.platform.events, incidentStreamId(open), incidentAggregate, systemContext('alerting'), (state) => {
-      if (state === null || state.resolved_at !== null || state.merged_into_id !== null) return { events: [], result: null };
+    await this.incidents.change(open, systemContext('alerting'), (state) => {
+      if (!isOpen(state)) return null;
       const listed = Array.isArray(state.metadata.suppressed_endpoint_ids) ? (state.metadata.suppressed_endpoint_ids as number[]) : [];
-      if (listed.includes(dependentId)) return { events: [], result: null };
-      const metadata = { ...state.metadata, suppressed_endpoint_ids: [...listed, dependentId].sort((a, b) => a - b) };
-      return { events: decide(state, { kind: 'update_details', changes: { metadata } }, { now: new Date().toISOString() }), result: null };
-    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
-    logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
+      if (listed.includes(dependentId)) return null;
+      return { kind: 'update_details', changes: { metadata: { ...state.metadata, suppressed_endpoint_ids: [...listed, dependentId].sort((a, b) => a - b) } } };
+    });
   }
 
   async onTriggered(event: RecordedEvent<AlertSignalTriggeredData>, views: ViewTransaction): Promise<void> {
@@ -211,17 +189,17 @@ class AutoIncidents {
     const run = await this.runOfTrigger(event);
     let incidentId = await openIncident(views, data.endpoint_id, data.signal);
     if (incidentId !== null) {
-      const { state } = await this.incidents.load(incidentStreamId(incidentId));
-      if (!state || state.resolved_at !== null || state.merged_into_id !== null) incidentId = null;
+      const state = await this.incidents.load(incidentId);
+      if (!state || !isOpen(state)) incidentId = null;
     }
     const context = systemContext('alerting', event.id, event.id);
     if (incidentId === null && data.flapping) incidentId = await this.reopenRecent(data, views, context);
     if (incidentId === null) incidentId = await this.openOrJoin(event, run, context, views);
-    else if ((await this.incidents.load(incidentStreamId(incidentId))).state?.awaiting_recovery !== undefined) {
+    else if ((await this.incidents.load(incidentId))?.awaiting_recovery !== undefined) {
       // An endpoint of a grouped incident that triggers again waits for its recovery again.
-      await this.incidentCommand(incidentId, await this.joinCommand(event, run), context);
+      await this.incidents.command(incidentId, await this.joinCommand(event, run), context);
     }
-    for (const check of run) await this.incidentCommand(incidentId, { kind: 'link_check', check: toLinkedCheck(check) }, context);
+    for (const check of run) await this.incidents.command(incidentId, { kind: 'link_check', check: toLinkedCheck(check) }, context);
     views.put(OPEN, { id: openKey(data.endpoint_id, data.signal), incident_id: incidentId });
     await this.linkSignal(event, incidentId);
   }
@@ -264,10 +242,10 @@ class AutoIncidents {
    */
   private async openOrJoin(event: RecordedEvent<AlertSignalTriggeredData>, run: CheckRecordedData[], context: CommandContext, views: ViewTransaction): Promise<number> {
     const data = event.data;
-    const incidentId = await this.claimIncidentId(event, context, await this.groupToJoin(data, views));
-    const { state } = await this.incidents.load(incidentStreamId(incidentId));
+    const incidentId = await this.incidents.claimIncidentId(`alerting-trigger-${event.id}`, event.id, context, await this.groupToJoin(data, views));
+    const state = await this.incidents.load(incidentId);
     if (state !== null && state.id === incidentId && state.endpoint_ids[0] !== data.endpoint_id) {
-      await this.incidentCommand(incidentId, await this.joinCommand(event, run), context);
+      await this.incidents.command(incidentId, await this.joinCommand(event, run), context);
       return incidentId;
     }
     await this.openNew(event, run, context, incidentId);
@@ -282,8 +260,8 @@ class AutoIncidents {
     const group = await views.get(GROUPS, groupKey(data.project_id, data.signal));
     if (!group || Date.parse(data.at) - Date.parse(String(group.triggered_at)) > seconds * 1000) return null;
     const incidentId = Number(group.incident_id);
-    const { state } = await this.incidents.load(incidentStreamId(incidentId));
-    const open = state !== null && state.source === 'automatic' && state.resolved_at === null && state.merged_into_id === null;
+    const state = await this.incidents.load(incidentId);
+    const open = state !== null && state.source === 'automatic' && isOpen(state);
     return open && state.project_id === data.project_id ? incidentId : null;
   }
 
@@ -301,38 +279,19 @@ class AutoIncidents {
     const name = endpoint?.name ?? `Endpoint ${data.endpoint_id}`;
     const trigger = run.find((check) => check.check_id === data.check_id) ?? null;
     const reason = data.regions !== undefined ? regionReason(data.regions) : detectionReason(data, trigger);
-    const status = await this.defaultStatus(data.team_id);
-    const opened = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
-      if (state !== null) return { events: [], result: null };
-      const command: IncidentCommand = {
-        kind: 'open_automatic',
-        incident_id: incidentId,
-        team_id: data.team_id,
-        project_id: data.project_id,
-        endpoint_id: data.endpoint_id,
-        signal: data.signal,
-        title: TITLES[data.signal](name),
-        detection_reason: reason,
-        ...(data.regions === undefined ? {} : { metadata: { regions: { failing: data.regions.failing, up: data.regions.up, unknown: data.regions.unknown } } }),
-        status,
-        checks: run.map(toLinkedCheck),
-      };
-      return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
-    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
-    logIncidentChanges(this.platform.logger, opened.appended);
-  }
-
-  /**
-   * The trigger's incident id, fixed once whichever process (or retry) asks first: the group's
-   * incident to join when there is one, else a new id.
-   */
-  private async claimIncidentId(event: RecordedEvent, context: CommandContext, join: number | null = null): Promise<number> {
-    const { state, result } = await runStreamCommand(this.platform.events, `alerting-trigger-${event.id}`, claimAggregate, context, async (claimed) => {
-      if (claimed !== null) return { events: [], result: claimed };
-      const incidentId = join ?? (await this.platform.ids.next('incident'));
-      return { events: [{ type: TRIGGER_CLAIMED, data: { incident_id: incidentId, trigger_event_id: event.id } }], result: incidentId };
-    }, { attempts: COMMAND_ATTEMPTS });
-    return state ?? result;
+    await this.incidents.open(incidentId, data.team_id, context, (status): IncidentCommand => ({
+      kind: 'open_automatic',
+      incident_id: incidentId,
+      team_id: data.team_id,
+      project_id: data.project_id,
+      endpoint_id: data.endpoint_id,
+      signal: data.signal,
+      title: TITLES[data.signal](name),
+      detection_reason: reason,
+      ...(data.regions === undefined ? {} : { metadata: { regions: { failing: data.regions.failing, up: data.regions.up, unknown: data.regions.unknown } } }),
+      status,
+      checks: run.map(toLinkedCheck),
+    }));
   }
 
   /** Records on the alerts stream which incident the triggered signal belongs to (once). */
@@ -370,8 +329,8 @@ class AutoIncidents {
     if ('flapping' in data && data.flapping) return;
     const incidentId = await openIncident(views, data.endpoint_id, data.signal);
     if (incidentId === null) return;
-    const state = await this.incidentCommand(incidentId, { kind: 'resolve_on_recovery', endpoint_id: data.endpoint_id }, systemContext('alerting'));
-    if (state === null || state.resolved_at !== null || state.merged_into_id !== null) {
+    const state = await this.incidents.command(incidentId, { kind: 'resolve_on_recovery', endpoint_id: data.endpoint_id }, systemContext('alerting'));
+    if (state === null || !isOpen(state)) {
       views.delete(OPEN, openKey(data.endpoint_id, data.signal));
       if (state?.resolved_at) views.put(OPEN, { id: recentKey(data.endpoint_id, data.signal), incident_id: incidentId });
     }
@@ -381,11 +340,9 @@ class AutoIncidents {
   async onFlappingStarted(data: AlertSignalFlappingData, views: ViewTransaction): Promise<void> {
     const incidentId = await openIncident(views, data.endpoint_id, data.signal);
     if (incidentId === null) return;
-    const result = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, systemContext('alerting'), (state) => {
-      if (state === null || state.resolved_at !== null || state.merged_into_id !== null || state.metadata.flapping === true) return { events: [], result: null };
-      return { events: decide(state, { kind: 'update_details', changes: { metadata: { ...state.metadata, flapping: true } } }, { now: new Date().toISOString() }), result: null };
-    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
-    logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
+    await this.incidents.change(incidentId, systemContext('alerting'), (state) =>
+      !isOpen(state) || state.metadata.flapping === true ? null : { kind: 'update_details', changes: { metadata: { ...state.metadata, flapping: true } } },
+    );
   }
 
   /**
@@ -399,34 +356,14 @@ class AutoIncidents {
     const incidentId = Number(recent.incident_id);
     const endpoint = (await this.endpoints.load(endpointStream(data.endpoint_id))).state;
     const windowMs = alertRelations(endpoint?.configuration ?? {}).flap_window_seconds * 1000;
-    const { state } = await this.incidents.load(incidentStreamId(incidentId));
+    const state = await this.incidents.load(incidentId);
     if (!state || state.merged_into_id !== null) return null;
     // Open again already: this trigger handled a second time (a batch after a crash, another
     // reactor), or a person re-opened it. Either way it is the incident to join.
     if (state.resolved_at === null) return incidentId;
     if (!state.auto_resolve || Date.parse(data.at) - Date.parse(state.resolved_at) > windowMs) return null;
-    const reopened = await this.incidentCommand(incidentId, { kind: 'update_status', resolved: false }, context);
+    const reopened = await this.incidents.command(incidentId, { kind: 'update_status', resolved: false }, context);
     return reopened?.resolved_at === null ? incidentId : null;
-  }
-
-  /** Runs one incident command; returns the state after it. */
-  private async incidentCommand(incidentId: number, command: IncidentCommand, context: CommandContext): Promise<IncidentState> {
-    const stream = incidentStreamId(incidentId);
-    const result = await runStreamCommand(this.platform.events, stream, incidentAggregate, context, (state) => {
-      if (state === null) return { events: [], result: null };
-      if (command.kind === 'link_check' && (state.resolved_at !== null || state.merged_into_id !== null)) return { events: [], result: null };
-      return { events: decide(state, command, { now: new Date().toISOString() }), result: null };
-    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
-    logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
-    if (!result.append) return result.state;
-    return foldAppended(incidentAggregate, result.state, result.appended, result.append.nextExpectedRevision - result.appended.length);
-  }
-
-  private async defaultStatus(teamId: number): Promise<StatusRef> {
-    const statuses = await teamIncidentStatuses(this.platform.reader, teamId);
-    const chosen = statuses.find((status) => status.is_default === true) ?? statuses[0];
-    if (!chosen) return { id: 0, name: 'Investigating' };
-    return { id: Number(chosen.id_num ?? chosen.id), name: String(chosen.name) };
   }
 }
 

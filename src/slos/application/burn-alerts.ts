@@ -19,18 +19,16 @@
  */
 import { ROLLUPS_PROJECTION } from '../../analytics/domain/views.js';
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
-import { logIncidentChanges } from '../../incidents/application/incident-log.js';
+import { AutomaticIncidentWriter } from '../../incidents/application/automatic-incidents.js';
 import { IncidentDomainError } from '../../incidents/domain/errors.js';
-import { incidentStreamId, type IncidentEvent } from '../../incidents/domain/events.js';
-import { decide as decideIncident, evolve as evolveIncident, initialState as initialIncident, type IncidentCommand, type IncidentState, type StatusRef } from '../../incidents/domain/incident.js';
+import type { IncidentCommand } from '../../incidents/domain/incident.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
-import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
+import { runStreamCommand } from '../../platform/es/stream-command.js';
 import type { NewEvent, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { defineProjection, type Projection, type ViewTransaction } from '../../platform/projections/projection.js';
-import { teamIncidentStatuses } from '../../tenancy/application/tenancy-views.js';
 import { ALERT_WINDOWS, BURN_RULES, decideBurn, decideIncidentLink } from '../domain/budget.js';
 import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, sloStream, type BurnSeverity, type SloBurnAlertRecoveredData, type SloBurnAlertTriggeredData } from '../domain/events.js';
 import { sloAggregate, type SloState } from '../domain/slo.js';
@@ -46,15 +44,6 @@ export const EVALUATION_SPACING_MS = 1_000;
 /** How long an evaluation waits for the rollups to apply the check it was started by. */
 const ROLLUPS_WAIT_MS = 2_000;
 
-const incidentAggregate: Aggregate<IncidentState> = {
-  initial: initialIncident,
-  evolve: (state, event) => evolveIncident(state, event as unknown as IncidentEvent),
-};
-const TRIGGER_CLAIMED = 'AutomaticIncidentClaimed';
-const claimAggregate: Aggregate<number | null> = {
-  initial: () => null,
-  evolve: (claimed, event) => claimed ?? (event.data as { incident_id: number }).incident_id,
-};
 
 const INCIDENT_SEVERITY: Record<BurnSeverity, 'critical' | 'warning'> = { page: 'critical', ticket: 'warning' };
 
@@ -76,7 +65,7 @@ export function sloBurnReactor(platform: Platform): Projection {
 
 class BurnAlerts {
   private readonly slos: StreamCache<SloState>;
-  private readonly incidents: StreamCache<IncidentState>;
+  private readonly incidents: AutomaticIncidentWriter;
   private readonly counter: SloCounter;
   private readonly lastEvaluated = new Map<number, number>();
   /** Each team's live SLOs as of the view's stamp `teamsVersion`. */
@@ -85,7 +74,7 @@ class BurnAlerts {
 
   constructor(private readonly platform: Platform) {
     this.slos = new StreamCache(platform.events, sloAggregate.initial, sloAggregate.evolve, FOLDED_STREAMS);
-    this.incidents = new StreamCache(platform.events, incidentAggregate.initial, incidentAggregate.evolve, FOLDED_STREAMS);
+    this.incidents = new AutomaticIncidentWriter(platform);
     this.counter = SloCounter.of(platform);
   }
 
@@ -144,7 +133,7 @@ class BurnAlerts {
   async onTriggered(event: RecordedEvent<SloBurnAlertTriggeredData>, views: ViewTransaction): Promise<void> {
     const data = event.data;
     const context = systemContext('slos', event.id, event.id);
-    const incidentId = await this.claimIncidentId(event, context);
+    const incidentId = await this.incidents.claimIncidentId(`slo-burn-trigger-${event.id}`, event.id, context);
     const slo = (await this.slos.load(sloStream(data.slo_id))).state;
     await this.openIncident(incidentId, data, slo, context);
     views.put(OPEN, { id: openKey(data.slo_id, data.severity), incident_id: incidentId });
@@ -155,7 +144,7 @@ class BurnAlerts {
     // Recovered (or deleted) before the incident was opened: it ends at once.
     const after = linked.state.alerts[data.severity];
     if (!after || after.since !== data.triggered_at) {
-      await this.incidentCommand(incidentId, { kind: 'resolve_on_recovery' }, context);
+      await this.incidents.command(incidentId, { kind: 'resolve_on_recovery' }, context);
       views.delete(OPEN, openKey(data.slo_id, data.severity));
     }
   }
@@ -163,17 +152,8 @@ class BurnAlerts {
   async onRecovered(data: SloBurnAlertRecoveredData, views: ViewTransaction): Promise<void> {
     const open = await views.get(OPEN, openKey(data.slo_id, data.severity));
     if (!open) return;
-    await this.incidentCommand(Number(open.incident_id), { kind: 'resolve_on_recovery' }, systemContext('slos'));
+    await this.incidents.command(Number(open.incident_id), { kind: 'resolve_on_recovery' }, systemContext('slos'));
     views.delete(OPEN, openKey(data.slo_id, data.severity));
-  }
-
-  private async claimIncidentId(event: RecordedEvent, context: CommandContext): Promise<number> {
-    const { state, result } = await runStreamCommand(this.platform.events, `slo-burn-trigger-${event.id}`, claimAggregate, context, async (claimed) => {
-      if (claimed !== null) return { events: [], result: claimed };
-      const incidentId = await this.platform.ids.next('incident');
-      return { events: [{ type: TRIGGER_CLAIMED, data: { incident_id: incidentId, trigger_event_id: event.id } }], result: incidentId };
-    }, { attempts: COMMAND_ATTEMPTS });
-    return state ?? result;
   }
 
   /** The SLO's endpoints now: its list, or its project's current endpoints (the first one's project otherwise). */
@@ -195,41 +175,20 @@ class BurnAlerts {
     const reason =
       `SLO "${name}" (id ${data.slo_id}, objective ${slo.objective_percent} % over ${slo.window_days} days) is burning its error budget: ` +
       `burn rate ${data.long_burn_rate} over ${data.long_window} and ${data.short_burn_rate} over ${data.short_window}, both above ${rule.factorTenths / 10} (${data.severity}).`;
-    const status = await this.defaultStatus(data.team_id);
-    const opened = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
-      if (state !== null) return { events: [], result: null };
-      const command: IncidentCommand = {
-        kind: 'open_automatic',
-        incident_id: incidentId,
-        team_id: data.team_id,
-        project_id: projectId,
-        endpoint_id: ids[0],
-        endpoint_ids: ids,
-        signal: 'slo_burn',
-        severity: INCIDENT_SEVERITY[data.severity],
-        metadata: { slo_id: data.slo_id, burn_alert: data.severity },
-        title: `SLO ${name} is burning its error budget`,
-        detection_reason: reason,
-        status,
-      };
-      return { events: decideIncident(state, command, { now: new Date().toISOString() }), result: null };
-    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
-    logIncidentChanges(this.platform.logger, opened.appended);
-  }
-
-  private async incidentCommand(incidentId: number, command: IncidentCommand, context: CommandContext): Promise<void> {
-    const result = await runStreamCommand(this.platform.events, incidentStreamId(incidentId), incidentAggregate, context, (state) => {
-      if (state === null) return { events: [], result: null };
-      return { events: decideIncident(state, command, { now: new Date().toISOString() }), result: null };
-    }, { fold: this.incidents, attempts: COMMAND_ATTEMPTS });
-    logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
-  }
-
-  private async defaultStatus(teamId: number): Promise<StatusRef> {
-    const statuses = await teamIncidentStatuses(this.platform.reader, teamId);
-    const chosen = statuses.find((status) => status.is_default === true) ?? statuses[0];
-    if (!chosen) return { id: 0, name: 'Investigating' };
-    return { id: Number(chosen.id_num ?? chosen.id), name: String(chosen.name) };
+    await this.incidents.open(incidentId, data.team_id, context, (status): IncidentCommand => ({
+      kind: 'open_automatic',
+      incident_id: incidentId,
+      team_id: data.team_id,
+      project_id: projectId,
+      endpoint_id: ids[0],
+      endpoint_ids: ids,
+      signal: 'slo_burn',
+      severity: INCIDENT_SEVERITY[data.severity],
+      metadata: { slo_id: data.slo_id, burn_alert: data.severity },
+      title: `SLO ${name} is burning its error budget`,
+      detection_reason: reason,
+      status,
+    }));
   }
 }
 
