@@ -37,8 +37,11 @@ const TOGETHER_MS = 30_000;
 const skewed = faketimeAhead(AHEAD_S);
 const namespaced = ownPidNamespace();
 
-/** Leases other than per-channel claims (those are taken and freed by every delivery lane). */
-const isLease = (name: string) => !name.startsWith('notification-channel:');
+/**
+ * Leases processes contend for: not per-channel claims (taken and freed by every delivery lane)
+ * nor a prober's region announcement (each process holds its own).
+ */
+const isLease = (name: string) => !name.startsWith('notification-channel:') && !name.startsWith('prober-region:');
 
 async function ready(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
   await eventually('the service to be ready', async () => (await fetch(`${service.url}/health/ready`)).status === 200, timeoutMs);
@@ -51,7 +54,7 @@ async function acquisitions(service: ServiceProcess): Promise<Map<string, number
   return new Map((family?.metrics ?? []).map((sample: any) => [sample.labels.lease as string, Number(sample.value)]));
 }
 
-const leasesTaken = (counts: Map<string, number>) => [...counts].filter(([lease]) => lease !== 'notification-channel').reduce((sum, [, n]) => sum + n, 0);
+const leasesTaken = (counts: Map<string, number>) => [...counts].filter(([lease]) => isLease(`${lease}:`)).reduce((sum, [, n]) => sum + n, 0);
 
 describeWithNats('leases across processes sharing DATA_DIR', () => {
   let build: ServiceBuild;

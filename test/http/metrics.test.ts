@@ -115,6 +115,9 @@ describe('GET /metrics after real traffic', () => {
     for (const name of projections) expect(total(families, 'monitor_lease_acquisitions_total', { lease: `projection:${name}` })).toBe(1);
     expect(total(families, 'monitor_lease_acquisitions_total', { lease: 'scheduler-shard-0' })).toBe(1);
     expect(samples(families, 'monitor_lease_acquisitions_total').every((sample) => !/:\d+$/.test(sample.labels!.lease))).toBe(true);
+    // The prober's region announcement is labelled by its region, not by this process's identity.
+    expect(total(families, 'monitor_lease_acquisitions_total', { lease: 'prober-region:local' })).toBe(1);
+    expect(samples(families, 'monitor_lease_acquisitions_total').some((sample) => sample.labels!.lease.includes(t.platform.instanceId))).toBe(false);
 
     // Process defaults, every series labelled with the process role.
     expect(Number(samples(families, 'process_cpu_user_seconds_total')[0].value)).toBeGreaterThan(0);

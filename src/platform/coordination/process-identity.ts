@@ -12,3 +12,8 @@ import { hostname } from 'node:os';
 export function newProcessIdentity(host = hostname(), pid = process.pid): string {
   return `${host}:${pid}:${randomBytes(8).toString('hex')}`;
 }
+
+/** A lease name without a trailing process identity (`prober-region:eu:<host>:<pid>:<random>` -> `prober-region:eu`). */
+export function withoutProcessIdentity(leaseName: string): string {
+  return leaseName.replace(/:[^:]*:\d+:[0-9a-f]{16}$/, '');
+}

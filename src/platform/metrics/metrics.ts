@@ -4,6 +4,7 @@ import type { EventStore } from '../event-store/event-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import type { ProjectionRunner } from '../projections/projection-runner.js';
 import type { ProbeTransport } from '../transport/probe-transport.port.js';
+import { withoutProcessIdentity } from '../coordination/process-identity.js';
 
 /** What a recorded check tells the metrics (a subset of the monitoring context's CheckRecordedData). */
 export interface RecordedCheckSample {
@@ -138,9 +139,13 @@ export class Metrics {
     this.endpointLatency?.observe({ endpoint_id: endpoint }, check.latency_ms / 1000);
   }
 
-  /** Counts a lease taken and returns its label; per-id claims (`notification-channel:<id>`) share their prefix's label, so labels stay bounded. */
+  /**
+   * Counts a lease taken and returns its label. Per-id claims (`notification-channel:<id>`) and
+   * per-process announcements (`prober-region:<region>:<process>`) share their prefix's label,
+   * so labels stay bounded.
+   */
   leaseAcquired(name: string): string {
-    const lease = name.replace(/:\d+$/, '');
+    const lease = withoutProcessIdentity(name).replace(/:\d+$/, '');
     this.leaseAcquisitions.inc({ lease });
     return lease;
   }
