@@ -11,7 +11,7 @@ import {
 } from '../domain/aggregate.js';
 import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RawCheckRow, type RollupScopeKind } from '../domain/views.js';
-import { GRANULARITY_MS, floorTo, planRange, type Granularity, type RangePiece } from '../domain/range-plan.js';
+import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type RollupRun } from '../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../domain/window.js';
 import type { AnalyticsFacts, AnalyticsScope, EndpointFact } from './analytics-facts.js';
 import { Slices } from './slices.js';
@@ -488,25 +488,6 @@ export class AnalyticsQuery {
   }
 }
 
-/** Consecutive rollup periods of one granularity, [from, to) in epoch ms. */
-interface RollupRun {
-  granularity: Granularity;
-  from: number;
-  to: number;
-}
-
-/** The pieces' rollup periods as runs of consecutive periods of one granularity. */
-function rollupRuns(pieces: RangePiece[]): RollupRun[] {
-  const runs: RollupRun[] = [];
-  for (const piece of pieces) {
-    if (piece.kind !== 'rollup') continue;
-    const last = runs[runs.length - 1];
-    if (last && last.granularity === piece.granularity && last.to === piece.start) last.to += GRANULARITY_MS[piece.granularity];
-    else runs.push({ granularity: piece.granularity, from: piece.start, to: piece.start + GRANULARITY_MS[piece.granularity] });
-  }
-  return runs;
-}
-
 /** Minute starts (epoch ms) as spans [from, to) of adjacent minutes, in time order. */
 function minuteSpans(minuteStarts: number[]): Array<{ from: number; to: number }> {
   const spans: Array<{ from: number; to: number }> = [];
@@ -518,7 +499,8 @@ function minuteSpans(minuteStarts: number[]): Array<{ from: number; to: number }
   return spans;
 }
 
-function chunk<T>(items: T[], size: number): T[][] {
+/** `items` in consecutive pieces of at most `size`. */
+export function chunk<T>(items: T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
   return chunks;

@@ -1,8 +1,8 @@
 import type { Filter, ReadStore } from '../../platform/read-store/read-store.port.js';
 import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../domain/views.js';
-import { GRANULARITY_MS, planRange, type Granularity, type RangePiece } from '../domain/range-plan.js';
-import type { AnalyticsCollections, TimeRange } from './analytics-query.js';
+import { planRange, rollupRuns, type RangePiece } from '../domain/range-plan.js';
+import { chunk, type AnalyticsCollections, type TimeRange } from './analytics-query.js';
 import { Slices } from './slices.js';
 
 /**
@@ -105,20 +105,3 @@ export class GoodChecks {
   }
 }
 
-/** The pieces' rollup periods as runs of consecutive periods of one granularity (epoch ms). */
-function rollupRuns(pieces: RangePiece[]): Array<{ granularity: Granularity; from: number; to: number }> {
-  const runs: Array<{ granularity: Granularity; from: number; to: number }> = [];
-  for (const piece of pieces) {
-    if (piece.kind !== 'rollup') continue;
-    const last = runs[runs.length - 1];
-    if (last && last.granularity === piece.granularity && last.to === piece.start) last.to += GRANULARITY_MS[piece.granularity];
-    else runs.push({ granularity: piece.granularity, from: piece.start, to: piece.start + GRANULARITY_MS[piece.granularity] });
-  }
-  return runs;
-}
-
-function chunk<T>(items: T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
-}

@@ -83,3 +83,22 @@ function alignedPieces(from: number, to: number, granularities: Granularity[] = 
   }
   return pieces;
 }
+
+/** Consecutive rollup periods of one granularity, [from, to) in epoch ms. */
+export interface RollupRun {
+  granularity: Granularity;
+  from: number;
+  to: number;
+}
+
+/** The pieces' rollup periods as runs of consecutive periods of one granularity. */
+export function rollupRuns(pieces: RangePiece[]): RollupRun[] {
+  const runs: RollupRun[] = [];
+  for (const piece of pieces) {
+    if (piece.kind !== 'rollup') continue;
+    const last = runs[runs.length - 1];
+    if (last && last.granularity === piece.granularity && last.to === piece.start) last.to += GRANULARITY_MS[piece.granularity];
+    else runs.push({ granularity: piece.granularity, from: piece.start, to: piece.start + GRANULARITY_MS[piece.granularity] });
+  }
+  return runs;
+}

@@ -44,7 +44,6 @@ export const EVALUATION_SPACING_MS = 1_000;
 /** How long an evaluation waits for the rollups to apply the check it was started by. */
 const ROLLUPS_WAIT_MS = 2_000;
 
-
 const INCIDENT_SEVERITY: Record<BurnSeverity, 'critical' | 'warning'> = { page: 'critical', ticket: 'warning' };
 
 export function sloBurnReactor(platform: Platform): Projection {
