@@ -190,7 +190,8 @@ export interface SignalState {
 /** Settings the signals are judged with: the latency ones, the certificate threshold and the flapping ones (defaults when absent). */
 export type SignalSettings = LatencySettings & { certificate_expiry_days?: number } & Partial<AlertRelationSettings>;
 
-export interface EndpointAlertsState {
+/** The windows of counted checks the availability and latency rules judge (the endpoint's, or one region's). */
+export interface CheckWindows {
   /** Latencies of successful counted checks, oldest first. */
   baselineSamples: readonly number[];
   baselineUpdatedAt: string | null;
@@ -200,6 +201,9 @@ export interface EndpointAlertsState {
   /** Judged successful counted checks, oldest first: true when over the threshold. */
   latencyExceeded: readonly boolean[];
   consecutiveUnder: number;
+}
+
+export interface EndpointAlertsState extends CheckWindows {
   signals: Readonly<Record<SignalType, SignalState>>;
   /** Absent from states stored before flapping existed (`flapOf` reads it). */
   flap?: FlapState;
@@ -212,18 +216,21 @@ export interface EndpointAlertsState {
   regionSignals?: Readonly<Record<string, Readonly<Record<QuorumSignal, SignalState>>>>;
 }
 
+const EMPTY_WINDOWS: CheckWindows = {
+  baselineSamples: [],
+  baselineUpdatedAt: null,
+  availabilityFailures: [],
+  consecutiveSuccesses: 0,
+  latencyExceeded: [],
+  consecutiveUnder: 0,
+};
+
 /** The signals a region has and the quorum decides: availability and latency (the certificate signal is the endpoint's). */
 export const QUORUM_SIGNALS = ['availability', 'latency'] as const;
 export type QuorumSignal = (typeof QUORUM_SIGNALS)[number];
 
 /** A region's share of the check windows: the same rules, on its own checks. */
-export interface RegionWindows {
-  baselineSamples: readonly number[];
-  baselineUpdatedAt: string | null;
-  availabilityFailures: readonly boolean[];
-  consecutiveSuccesses: number;
-  latencyExceeded: readonly boolean[];
-  consecutiveUnder: number;
+export interface RegionWindows extends CheckWindows {
   /** checked_at of its newest counted check. */
   lastCheckedAt: string;
 }
@@ -283,12 +290,7 @@ export interface RegionStatusView {
 
 export function initialState(): EndpointAlertsState {
   return {
-    baselineSamples: [],
-    baselineUpdatedAt: null,
-    availabilityFailures: [],
-    consecutiveSuccesses: 0,
-    latencyExceeded: [],
-    consecutiveUnder: 0,
+    ...EMPTY_WINDOWS,
     signals: {
       availability: { type: 'availability', state: 'ok', since: null, incident_id: null },
       latency: { type: 'latency', state: 'ok', since: null, incident_id: null },
@@ -464,15 +466,7 @@ function evolveCheckRecorded(state: EndpointAlertsState, check: CheckRecordedDat
     const region = check.region ?? DEFAULT_REGION;
     const view = regionView(state, region);
     const next = { ...view, ...availabilityAfter(view, check), ...latencyAfter(view, check), ...baselineAfter(view, check) };
-    const windows: RegionWindows = {
-      baselineSamples: next.baselineSamples,
-      baselineUpdatedAt: next.baselineUpdatedAt,
-      availabilityFailures: next.availabilityFailures,
-      consecutiveSuccesses: next.consecutiveSuccesses,
-      latencyExceeded: next.latencyExceeded,
-      consecutiveUnder: next.consecutiveUnder,
-      lastCheckedAt: check.checked_at,
-    };
+    const windows: RegionWindows = { ...windowsOf(next), lastCheckedAt: check.checked_at };
     return { ...state, regionWindows: { ...state.regionWindows, [region]: windows }, recentJobIds };
   }
   return {
@@ -593,18 +587,16 @@ function withChange(state: EndpointAlertsState, data: { signal: SignalType; at: 
 // ---------------------------------------------------------------------------------------------
 // Regions
 
-const EMPTY_WINDOWS: Omit<RegionWindows, 'lastCheckedAt'> = {
-  baselineSamples: [],
-  baselineUpdatedAt: null,
-  availabilityFailures: [],
-  consecutiveSuccesses: 0,
-  latencyExceeded: [],
-  consecutiveUnder: 0,
-};
+/** Only the windows of a state (a region keeps these, not the endpoint's signals or job ids). */
+function windowsOf(state: CheckWindows): CheckWindows {
+  const { baselineSamples, baselineUpdatedAt, availabilityFailures, consecutiveSuccesses, latencyExceeded, consecutiveUnder } = state;
+  return { baselineSamples, baselineUpdatedAt, availabilityFailures, consecutiveSuccesses, latencyExceeded, consecutiveUnder };
+}
 
 /** The state as one region sees it: its windows and signals in place of the endpoint's. */
 function regionView(state: EndpointAlertsState, region: string): EndpointAlertsState {
-  const { lastCheckedAt: _last, ...windows } = state.regionWindows?.[region] ?? { ...EMPTY_WINDOWS, lastCheckedAt: '' };
+  const stored = state.regionWindows?.[region];
+  const windows = stored ? windowsOf(stored) : EMPTY_WINDOWS;
   return { ...state, ...windows, signals: { ...state.signals, ...(state.regionSignals?.[region] ?? initialRegionSignals()) } };
 }
 
