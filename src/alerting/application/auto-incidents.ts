@@ -35,7 +35,6 @@
  * a no-op.
  */
 import { regionReason } from '../domain/regions.js';
-import { IncidentDomainError } from '../../incidents/domain/errors.js';
 import { toLinkedCheck } from '../../incidents/domain/events.js';
 import type { IncidentCommand } from '../../incidents/domain/incident.js';
 import { AutomaticIncidentWriter, isOpen } from '../../incidents/application/automatic-incidents.js';
@@ -138,18 +137,9 @@ class AutoIncidents {
     this.alertsFold = new EndpointAlertsFold(platform.events);
   }
 
-  /**
-   * A refused incident change (merged away, for instance) is logged and passed over. Contention
-   * is the write path's to retry (runStreamCommand); any other failure fails the batch and the
-   * runner handles it again from its checkpoint.
-   */
-  async passOverRefused(event: RecordedEvent, handle: () => Promise<void>): Promise<void> {
-    try {
-      await handle();
-    } catch (error) {
-      if (!(error instanceof IncidentDomainError)) throw error;
-      this.platform.logger.warn({ err: error, event_id: event.id }, 'automatic incident change refused');
-    }
+  /** A refused incident change (merged away, for instance) is logged and passed over. */
+  passOverRefused(event: RecordedEvent, handle: () => Promise<void>): Promise<void> {
+    return this.incidents.passOverRefused(event.id, handle);
   }
 
   async onCheck(check: CheckRecordedData, views: ViewTransaction): Promise<void> {

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { foldAppended, runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
 import type { Platform } from '../../platform/platform.js';
+import { IncidentDomainError } from '../domain/errors.js';
 import { incidentStreamId } from '../domain/events.js';
 import { decide, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
 import { logIncidentChanges } from './incident-log.js';
@@ -81,6 +82,20 @@ export class AutomaticIncidentWriter {
     logIncidentChanges(this.platform.logger, result.appended, result.state?.team_id);
     if (!result.append) return result.state;
     return foldAppended(incidentAggregate, result.state, result.appended, result.append.nextExpectedRevision - result.appended.length);
+  }
+
+  /**
+   * Runs a reactor's handling of `eventId`; an incident change the incidents domain refuses
+   * (merged away, for instance) is logged and passed over. Contention is the write path's to
+   * retry; any other failure fails the batch, which the runner handles again from its checkpoint.
+   */
+  async passOverRefused(eventId: string, handle: () => Promise<void>): Promise<void> {
+    try {
+      await handle();
+    } catch (error) {
+      if (!(error instanceof IncidentDomainError)) throw error;
+      this.platform.logger.warn({ err: error, event_id: eventId }, 'automatic incident change refused');
+    }
   }
 
   private async defaultStatus(teamId: number): Promise<StatusRef> {

@@ -20,7 +20,6 @@
 import { ROLLUPS_PROJECTION } from '../../analytics/domain/views.js';
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { AutomaticIncidentWriter } from '../../incidents/application/automatic-incidents.js';
-import { IncidentDomainError } from '../../incidents/domain/errors.js';
 import type { IncidentCommand } from '../../incidents/domain/incident.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
@@ -77,13 +76,8 @@ class BurnAlerts {
     this.counter = SloCounter.of(platform);
   }
 
-  async passOverRefused(event: RecordedEvent, handle: () => Promise<void>): Promise<void> {
-    try {
-      await handle();
-    } catch (error) {
-      if (!(error instanceof IncidentDomainError)) throw error;
-      this.platform.logger.warn({ err: error, event_id: event.id }, 'automatic incident change refused');
-    }
+  passOverRefused(event: RecordedEvent, handle: () => Promise<void>): Promise<void> {
+    return this.incidents.passOverRefused(event.id, handle);
   }
 
   async onCheck(event: RecordedEvent<CheckRecordedData>): Promise<void> {
