@@ -114,6 +114,26 @@ export function coordinationStoreContract(name: string, make: () => Promise<Coor
         ]);
       });
 
+      it('removes the free leases of a prefix and those not renewed since a time, and no other', async () => {
+        await a.acquireLease('announce:live', 'p1', 10_000);
+        await b.acquireLease('announce:stopped', 'p2', 10_000);
+        await b.releaseLease('announce:stopped', 'p2');
+        await b.acquireLease('announced', 'p2', 10_000); // another prefix: "announce:" is literal
+        await b.releaseLease('announced', 'p2');
+        await b.acquireLease('shard-9', 'p2', 10_000);
+        await b.releaseLease('shard-9', 'p2');
+        expect(await a.removeLeases('announce:', Date.now() - 60_000)).toBe(1);
+        expect((await a.listLeases()).map((lease) => lease.name).filter((name) => name.startsWith('announce'))).toEqual(['announce:live']);
+        // Free rows of other names keep their epoch.
+        expect(await a.acquireLease('announced', 'p1', 10_000)).toMatchObject({ epoch: 2 });
+        expect(await a.acquireLease('shard-9', 'p1', 10_000)).toMatchObject({ epoch: 2 });
+        // A holder that stopped renewing long ago goes too; one still running puts it back at its next renewal.
+        expect(await b.removeLeases('announce:', Date.now() + 60_000)).toBe(1);
+        expect((await b.listLeases()).map((lease) => lease.name).filter((name) => name.startsWith('announce:'))).toEqual([]);
+        expect(await a.acquireLease('announce:live', 'p1', 10_000)).toMatchObject({ owner: 'p1', epoch: 1, acquired: true });
+        expect(await a.removeLeases('announce:', Date.now() - 60_000)).toBe(0);
+      });
+
       it('grants a contested lease to exactly one of many owners', async () => {
         const grants = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).acquireLease('contested', `owner-${i}`, 10_000)));
         expect(grants.filter((g) => g !== null)).toHaveLength(1);

@@ -1,4 +1,9 @@
 import { jest } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { configuration, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
 
@@ -99,5 +104,53 @@ describe('a process without PROBE_REGION', () => {
     expect(target.regions.slice(before)).toEqual(['local']);
     const listed = await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/checks?region=local`, { token });
     expect(listed.json().data.map((check: { region: string }) => check.region)).toEqual(['local']);
+  });
+});
+
+describe('prober announcements across prober starts', () => {
+  let dataDir: string;
+  let t: TestApp | null = null;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'announcements-'));
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const announcementRows = () => {
+    const db = new Database(join(dataDir, 'coordination.sqlite'));
+    try {
+      return (db.prepare(`SELECT name FROM leases WHERE name LIKE 'prober-region:%' ORDER BY name`).all() as Array<{ name: string }>).map((row) => row.name);
+    } finally {
+      db.close();
+    }
+  };
+
+  it('lists the running prober and one killed within the horizon, and keeps no row of probers stopped or gone longer', async () => {
+    // Three clean starts and stops: each left its released announcement behind.
+    for (let i = 0; i < 3; i++) await (await startTestApp({ DATA_DIR: dataDir, PROBE_REGION: 'eu-west' })).close();
+    // Two probers killed elsewhere, their rows as their last renewal left them: a minute ago, and two days ago.
+    const killed = (region: string, agoMs: number) => {
+      const owner = `elsewhere:1:${randomBytes(8).toString('hex')}`;
+      return { name: `prober-region:${region}:${owner}`, owner, renewedAt: Date.now() - agoMs };
+    };
+    const recent = killed('us-east', 60_000);
+    const old = killed('ap-south', 2 * 86_400_000);
+    const db = new Database(join(dataDir, 'coordination.sqlite'));
+    const insert = db.prepare(`INSERT INTO leases (name, owner, expires_at, epoch, renewals, ttl_ms, renewed_at) VALUES (?, ?, ?, 1, 40, 15000, ?)`);
+    for (const row of [recent, old]) insert.run(row.name, row.owner, row.renewedAt + 15_000, row.renewedAt);
+    db.close();
+    expect(announcementRows().filter((name) => name.startsWith('prober-region:eu-west:')).length).toBeGreaterThanOrEqual(1);
+
+    t = await startTestApp({ DATA_DIR: dataDir, PROBE_REGION: 'eu-west' });
+    const response = await t.admin('GET', '/api/v2/regions');
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toEqual([
+      { name: 'eu-west', probers: 1, last_seen_at: expect.any(String), endpoints: 0, warning: null },
+      { name: 'us-east', probers: 0, last_seen_at: new Date(recent.renewedAt).toISOString(), endpoints: 0, warning: null },
+    ]);
+    // Only the running prober's announcement and the one killed within the horizon are kept.
+    expect(announcementRows()).toEqual([`prober-region:eu-west:${t.platform.instanceId}`, recent.name]);
   });
 });

@@ -94,6 +94,14 @@ export interface CoordinationStore {
   releaseLease(name: string, owner: string): Promise<void>;
   /** Every lease held now (free ones left out), by name. */
   listLeases(): Promise<LeaseRecord[]>;
+  /**
+   * Deletes the leases named `prefix...` that are free, or whose holder last renewed them before
+   * `renewedBefore` (epoch ms, the holder's own wall clock); returns how many went. Only for
+   * leases each process names for itself (prober announcements): nobody takes them over, so
+   * their epoch fences nothing, and a row removed under a holder that still runs (its clock far
+   * behind) comes back with its next renewal.
+   */
+  removeLeases(prefix: string, renewedBefore: number): Promise<number>;
   /** Counts one hit in the fixed window `[floor(now/windowMs)*windowMs, +windowMs)`. Atomic across processes. */
   hit(key: string, windowMs: number, now?: number): Promise<RateWindow>;
   /**

@@ -8,7 +8,7 @@ import type { ProbeRecorder } from './probe-recorder.js';
 import type { Platform } from '../../platform/platform.js';
 import { DROP_REASONS, type JobConsumer, type JobDelivery, type ProbeJob } from '../../platform/transport/probe-transport.port.js';
 import type { HttpProber } from '../prober/http-prober.js';
-import { announcementLease } from '../domain/regions.js';
+import { ANNOUNCEMENT, ANNOUNCEMENT_HORIZON_MS, announcementLease } from '../domain/regions.js';
 
 export interface ProberWorkerOptions {
   maxInFlight: number;
@@ -39,6 +39,7 @@ export class ProberWorker {
     if (!transport || this.consumer) return;
     // Announces the region while this worker runs (GET /api/v2/regions).
     await this.platform.leases.want(this.announcement());
+    await this.removeGoneAnnouncements();
     // Both reasons show as 0 from the start, so a rate over them works before the first drop.
     for (const reason of DROP_REASONS) this.platform.metrics.probeJobsDropped.inc({ reason }, 0);
     this.consumer = await transport.consume((delivery) => this.handleDelivery(delivery), {
@@ -55,6 +56,21 @@ export class ProberWorker {
     this.consumer = null;
     await consumer?.stop();
     if (consumer) await this.platform.leases.release(this.announcement()).catch(() => undefined);
+  }
+
+  /**
+   * Each prober start adds an announcement row; this removes, at the same place, those released
+   * (clean stops) and those not renewed within the horizon (killed probers, any region), so the
+   * rows stay bounded by the probers running plus those gone within the horizon. A failure here
+   * only delays the cleanup to the next start.
+   */
+  private async removeGoneAnnouncements(): Promise<void> {
+    try {
+      const removed = await this.platform.coordination.removeLeases(ANNOUNCEMENT, Date.now() - ANNOUNCEMENT_HORIZON_MS);
+      if (removed > 0) this.platform.logger.debug({ removed }, 'removed announcements of probers gone');
+    } catch (error) {
+      this.platform.logger.warn({ err: error }, 'could not remove announcements of probers gone');
+    }
   }
 
   private announcement(): string {

@@ -4,7 +4,16 @@
  */
 import type { LeaseRecord } from '../../platform/coordination/coordination.port.js';
 
-const ANNOUNCEMENT = 'prober-region:';
+/** The prefix of every prober announcement lease. */
+export const ANNOUNCEMENT = 'prober-region:';
+
+/**
+ * How long the announcement of a prober that stopped renewing it (killed, or its host lost) is
+ * kept: the listing shows its region's `last_seen_at` for that long, then it is left out and its
+ * row removed at the next prober start. A cleanly stopped prober releases its announcement,
+ * which the listing leaves out at once and the next prober start removes.
+ */
+export const ANNOUNCEMENT_HORIZON_MS = 24 * 3_600_000;
 
 /** The lease a prober process holds while it takes jobs: `prober-region:<region>:<instanceId>`. */
 export function announcementLease(region: string, instanceId: string): string {
@@ -24,9 +33,10 @@ export interface RegionSummary {
 }
 
 /**
- * Regions with a prober announcement (live or not) or named by an endpoint, by name. A prober is
- * live while its announcement was renewed within twice its lease period, judged on `now` against
- * the prober's own wall clock (an operator's listing, never a decision).
+ * Regions with a prober announcement (live, or renewed within the horizon) or named by an
+ * endpoint, by name. A prober is live while its announcement was renewed within twice its lease
+ * period, judged on `now` against the prober's own wall clock (an operator's listing, never a
+ * decision).
  */
 export function summarizeRegions(leases: LeaseRecord[], endpointRegions: Iterable<string[]>, now: number): RegionSummary[] {
   const byName = new Map<string, { probers: number; lastSeen: number | null; endpoints: number }>();
@@ -36,7 +46,7 @@ export function summarizeRegions(leases: LeaseRecord[], endpointRegions: Iterabl
     return found;
   };
   for (const lease of leases) {
-    if (!lease.name.startsWith(ANNOUNCEMENT)) continue;
+    if (!lease.name.startsWith(ANNOUNCEMENT) || now - lease.renewedAt > ANNOUNCEMENT_HORIZON_MS) continue;
     const region = lease.name.slice(ANNOUNCEMENT.length).split(':')[0];
     const found = entry(region);
     if (now - lease.renewedAt <= 2 * lease.ttlMs) found.probers++;

@@ -192,6 +192,14 @@ export class MongoCoordinationStore implements CoordinationStore {
     });
   }
 
+  async removeLeases(prefix: string, renewedBefore: number): Promise<number> {
+    const named = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+    return guardMongo('removeLeases', async () => {
+      const removed = await this.leases.deleteMany({ _id: named, $or: [{ owner: { $in: ['', null] } }, { renewedAt: { $lt: renewedBefore } }] } as never);
+      return removed.deletedCount;
+    });
+  }
+
   async hit(key: string, windowMs: number, now = Date.now()): Promise<RateWindow> {
     const windowStart = Math.floor(now / windowMs) * windowMs;
     const resetAt = windowStart + windowMs;

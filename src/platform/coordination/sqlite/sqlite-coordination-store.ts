@@ -109,6 +109,8 @@ export class SqliteCoordinationStore implements CoordinationStore {
         WHERE name = @name AND owner = @holder AND epoch = @epoch AND renewals = @renewals`),
       releaseLease: db.prepare(`UPDATE leases SET owner = '', expires_at = 0 WHERE name = ? AND owner = ?`),
       freeLeasesOf: db.prepare(`UPDATE leases SET owner = '', expires_at = 0 WHERE owner = ?`),
+      removeLeases: db.prepare(`
+        DELETE FROM leases WHERE substr(name, 1, length(@prefix)) = @prefix AND (owner = '' OR renewed_at < @renewedBefore)`),
       listLeases: db.prepare(`
         SELECT name, owner, epoch, renewals, ttl_ms AS ttlMs, renewed_at AS renewedAt FROM leases WHERE owner <> '' ORDER BY name`),
       hit: db.prepare(`
@@ -181,6 +183,10 @@ export class SqliteCoordinationStore implements CoordinationStore {
 
   async listLeases(): Promise<LeaseRecord[]> {
     return this.stmt.listLeases.all() as LeaseRecord[];
+  }
+
+  async removeLeases(prefix: string, renewedBefore: number): Promise<number> {
+    return this.stmt.removeLeases.run({ prefix, renewedBefore }).changes;
   }
 
   /**
