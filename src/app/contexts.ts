@@ -12,17 +12,7 @@ import { ProbingModule } from '../probing/probing.module.js';
 import { SlosModule } from '../slos/slos.module.js';
 import { StatusPagesModule } from '../statuspages/statuspages.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
-import { alertingProjection } from '../../projections/alerting.js';
-import { analyticsEndpointsProjection } from '../../projections/analytics-endpoints.js';
-import { analyticsRollupsProjection } from '../../projections/analytics-rollups.js';
-import { checksProjection } from '../../projections/checks.js';
-import { incidentsProjection } from '../../projections/incidents.js';
-import { monitoringProjection } from '../../projections/monitoring.js';
-import { notificationsReactor } from '../../projections/notifications.js';
-import { probingProjection } from '../../projections/probing.js';
-import { slosProjection } from '../../projections/slos.js';
-import { statusPagesProjection } from '../../projections/status-pages.js';
-import { tenancyProjection } from '../../projections/tenancy.js';
+import { PROCESSORS } from '../../projections/index.js';
 import { UpcasterRegistry } from '../platform/event-store/upcasting.js';
 import type { DomainErrorMapping } from '../platform/http/domain-errors.js';
 import { incidentsProblems } from '../incidents/http/incidents-errors.js';
@@ -51,26 +41,12 @@ function checksModule(): DynamicModule {
 }
 
 /**
- * Every processor the runner keeps up to date, listed here, at the composition root, and
- * nowhere else: no context imports `projections/` (each context defines its views' names and
- * document types in `<context>/domain/views.ts`, and the projection imports them).
+ * Every processor the runner keeps up to date: the catalogue in `projections/index.ts`, which
+ * only this composition root imports (each view's names and document types are its slice's
+ * `view.ts`, under `src/<context>/views/<view>/`).
  */
-const PROJECTIONS: Projection[] = [
-  tenancyProjection,
-  monitoringProjection,
-  checksProjection,
-  incidentsProjection,
-  alertingProjection,
-  analyticsRollupsProjection,
-  analyticsEndpointsProjection,
-  probingProjection,
-  notificationsReactor,
-  statusPagesProjection,
-  slosProjection,
-];
-
 export function projections(): Projection[] {
-  return PROJECTIONS;
+  return PROCESSORS;
 }
 
 /** Every context's upcasters: old schema versions of stored events are lifted on read. */

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TOKEN_VERIFIER } from '../platform/http/route-auth.js';
 import { CreateTeamHandler, IssueTokenHandler, RevokeTokenHandler } from './application/tenancy.commands.js';
-import { TenancyReads } from './application/tenancy.reads.js';
+import { TenancyReads } from './views/tenancy/queries.js';
 import { ViewTokenVerifier } from './application/token-verifier.js';
 import { TeamsController } from './http/teams.controller.js';
 

@@ -1,6 +1,6 @@
 import { startSecondApi, type SecondApi } from '../support/second-api.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
-import { TENANCY_VIEW, TOKENS } from '../../src/tenancy/domain/views.js';
+import { TENANCY_VIEW, TOKENS } from '../../src/tenancy/views/tenancy/view.js';
 import { eventually } from '../support/eventually.js';
 
 const PROJECTS = '/api/public/v2/projects';

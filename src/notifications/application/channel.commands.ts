@@ -27,7 +27,7 @@ import {
 } from '../domain/channel.js';
 import { deliveryId } from '../domain/channel-view.js';
 import { NOTIFICATIONS_VIEW } from '../domain/views.js';
-import { teamExists } from '../../tenancy/application/tenancy-views.js';
+import { teamExists } from '../../tenancy/views/tenancy/queries.js';
 
 /**
  * The channel list is kept by the notifications reactor (its `channels` collection), and

@@ -9,7 +9,7 @@ import { slugStream, statusPageStream, type StatusPageFields } from '../domain/e
 import { decideClaim, decideRelease, slugAggregate, type ClaimHolder } from '../domain/slug.js';
 import { DEFAULT_HISTORY_DAYS, decide, statusPageAggregate, type StatusPageCommand, type StatusPageState } from '../domain/status-page.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
-import { teamExists } from '../../tenancy/application/tenancy-views.js';
+import { teamExists } from '../../tenancy/views/tenancy/queries.js';
 
 export interface StatusPageInput {
   slug: string;

@@ -3,7 +3,7 @@ import type { TokenRecord, TokenVerifier } from '../../platform/http/route-auth.
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { ViewCache } from '../../platform/projections/view-cache.js';
 import { TOKEN_USED, teamStream } from '../domain/team.js';
-import { TENANCY_VIEW, type TokenDoc, TOKENS } from '../domain/views.js';
+import { TENANCY_VIEW, type TokenDoc, TOKENS } from '../views/tenancy/view.js';
 
 /** last_used_at is recorded at most this often per token and process, to keep the log lean. */
 const TOUCH_INTERVAL_MS = 60_000;

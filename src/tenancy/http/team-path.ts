@@ -1,5 +1,5 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
-import { teamExists } from '../application/tenancy-views.js';
+import { teamExists } from '../views/tenancy/queries.js';
 
 /** `:teamID` in application API paths: a team in the tenancy view. */
 export const TEAM_PATH: PathResource = {

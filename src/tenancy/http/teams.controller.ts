@@ -9,7 +9,7 @@ import { Problems } from '../../platform/http/problem.js';
 import { AdminOnly } from '../../platform/http/route-auth.js';
 import { QueryReader, toTimestamp } from '../../platform/http/query.js';
 import { CreateTeam, IssueToken, RevokeToken } from '../application/tenancy.commands.js';
-import { TenancyReads } from '../application/tenancy.reads.js';
+import { TenancyReads } from '../views/tenancy/queries.js';
 import { TEAM_PATH } from './team-path.js';
 import { CreateTeamBody, IssuedTokenResponse, IssueTokenBody, TeamListResponse, TeamResponse, TokenListResponse } from './tenancy.dto.js';
 

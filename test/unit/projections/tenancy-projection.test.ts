@@ -1,4 +1,4 @@
-import { tenancyProjection } from '../../../projections/tenancy.js';
+import { tenancyProjection } from '../../../src/tenancy/views/tenancy/projection.js';
 import { given } from '../../support/projection-spec.js';
 
 const T = '2026-11-23T10:00:00.000Z';

@@ -1,5 +1,5 @@
-import { defineProjection } from '../src/platform/projections/projection.js';
-import type { Doc } from '../src/platform/read-store/read-store.port.js';
+import { defineProjection } from '../../../platform/projections/projection.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
 import {
   INCIDENT_STATUSES_SEEDED,
   type IncidentStatusesSeededData,
@@ -11,7 +11,7 @@ import {
   type TokenIssuedData,
   type TokenRevokedData,
   type TokenUsedData,
-} from '../src/tenancy/domain/team.js';
+} from '../../domain/team.js';
 import {
   INCIDENT_STATUSES,
   type IncidentStatusDoc,
@@ -20,11 +20,11 @@ import {
   type TeamDoc,
   type TokenDoc,
   TOKENS,
-} from '../src/tenancy/domain/views.js';
+} from './view.js';
 
 const asDoc = (doc: TeamDoc | TokenDoc | IncidentStatusDoc): Doc => doc as unknown as Doc;
 
-/** Teams, developer tokens (by hash, for authentication) and each team's incident statuses (types: src/tenancy/domain/views.ts). */
+/** Teams, developer tokens (by hash, for authentication) and each team's incident statuses (names and types: view.ts). */
 export const tenancyProjection = defineProjection({
   name: TENANCY_VIEW,
   version: 1,

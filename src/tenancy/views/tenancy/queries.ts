@@ -1,10 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
-import { PLATFORM, type Platform } from '../../platform/platform.js';
-import type { SortDirection } from '../../platform/read-store/read-store.port.js';
-import type { Role, Scope } from '../../platform/http/route-auth.js';
-import type { TeamView } from './tenancy.commands.js';
-import { type TeamDoc, TEAMS, TENANCY_VIEW, type TokenDoc, TOKENS } from '../domain/views.js';
+import { CursorCodec, type Pagination } from '../../../platform/http/pagination.js';
+import { PLATFORM, type Platform } from '../../../platform/platform.js';
+import type { SortDirection } from '../../../platform/read-store/read-store.port.js';
+import type { Role, Scope } from '../../../platform/http/route-auth.js';
+import type { TeamView } from '../../application/tenancy.commands.js';
+import type { ViewReader } from '../../../platform/projections/views.js';
+import { INCIDENT_STATUSES, type IncidentStatusDoc, type TeamDoc, TEAMS, TENANCY_VIEW, type TokenDoc, TOKENS } from './view.js';
+
+/** Whether the team exists in the tenancy view. */
+export async function teamExists(reader: ViewReader, teamId: number): Promise<boolean> {
+  return (await reader.get(TENANCY_VIEW, TEAMS, teamId)) !== null;
+}
+
+/** The team's incident statuses, id ascending. */
+export async function teamIncidentStatuses(reader: ViewReader, teamId: number): Promise<IncidentStatusDoc[]> {
+  const docs = await reader.find(TENANCY_VIEW, INCIDENT_STATUSES, { filter: { team_id: teamId }, sort: [['id_num', 'asc']] });
+  return docs as unknown as IncidentStatusDoc[];
+}
 
 const TEAM_SORT: Array<[string, SortDirection]> = [['team_id', 'asc']];
 const TOKEN_SORT: Array<[string, SortDirection]> = [['token_id', 'asc']];

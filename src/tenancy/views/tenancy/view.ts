@@ -1,9 +1,9 @@
 /**
- * The tenancy view (projection `tenancy`), defined here once: written by `projections/tenancy.ts`,
- * read by token verification, the operator lists, the team path guard and every context that
- * needs a team's incident statuses (read helpers: `application/tenancy-views.ts`).
+ * The tenancy view (projection `tenancy`), defined here once: written by `projection.ts`, read
+ * through `queries.ts` by the operator lists, the team path guard and every context that needs a
+ * team's incident statuses, and by token verification.
  */
-import type { TokenIssuedData } from './team.js';
+import type { TokenIssuedData } from '../../domain/team.js';
 
 export const TENANCY_VIEW = 'tenancy';
 

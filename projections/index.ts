@@ -1,0 +1,34 @@
+/**
+ * The catalogue of every processor the runner keeps up to date from the log: each view's
+ * projection (`src/<context>/views/<view>/projection.ts`) and the reactors that need nothing but
+ * the read store (`src/<context>/reactors/`). The composition root (`src/app/contexts.ts`)
+ * imports this list, and nothing else imports `projections/` (README.md here: how to add one).
+ * Reactors that need a context's services (automatic incidents, SLO burn alerts) are started by
+ * their context's workers with `runner.run(...)`.
+ */
+import type { Projection } from '../src/platform/projections/projection.js';
+import { alertingProjection } from './alerting.js';
+import { analyticsEndpointsProjection } from './analytics-endpoints.js';
+import { analyticsRollupsProjection } from './analytics-rollups.js';
+import { checksProjection } from './checks.js';
+import { incidentsProjection } from './incidents.js';
+import { monitoringProjection } from './monitoring.js';
+import { notificationsReactor } from './notifications.js';
+import { probingProjection } from './probing.js';
+import { slosProjection } from './slos.js';
+import { statusPagesProjection } from './status-pages.js';
+import { tenancyProjection } from '../src/tenancy/views/tenancy/projection.js';
+
+export const PROCESSORS: Projection[] = [
+  tenancyProjection,
+  monitoringProjection,
+  checksProjection,
+  incidentsProjection,
+  alertingProjection,
+  analyticsRollupsProjection,
+  analyticsEndpointsProjection,
+  probingProjection,
+  notificationsReactor,
+  statusPagesProjection,
+  slosProjection,
+];
