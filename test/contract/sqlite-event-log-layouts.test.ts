@@ -165,7 +165,7 @@ describe('SQLite event log in the compact layout', () => {
       { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: events[3].recordedAt },
     ]);
     expect(Object.keys(events[2].metadata)).toEqual(['actor', 'request_id', 'correlation_id', 'causation_id', 'occurred_at', 'idempotency_key', 'idempotency_step']);
-    expect(events.map((e) => e.id)).toEqual(events.map((e) => expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)));
+    expect(events.map((e) => e.id)).toEqual(events.map((e) => expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)));
     expect((await again.readStream('other'))[0].metadata.occurred_at).toBe('2099-12-31T23:59:59.999Z');
     await Promise.all([store.close(), again.close()]);
   });
@@ -242,5 +242,87 @@ describe('SQLite event log in the compact layout', () => {
     const events = await store.readStream('s');
     expect(events.map((e) => [e.data, e.metadata.actor])).toEqual([[{ n: 1 }, 'admin'], [{ n: 2 }, 'admin']]);
     await store.close();
+  });
+
+  it('derives each event id from its position: the same through every read and after reopening, unique across files', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribeToAll({ after: null });
+    const reading = (async () => {
+      for await (const event of subscription) {
+        seen.push(event);
+        if (seen.length === 4) break;
+      }
+    })();
+    await store.append('a', [{ type: 'A', data: { n: 1 } }, { type: 'A', data: { n: 2 } }], { expectedRevision: 'no_stream' });
+    await store.append('b', [{ type: 'B', data: { n: 3 } }], { expectedRevision: 'no_stream' });
+    await store.append('a', [{ type: 'A', data: { n: 4 } }], { expectedRevision: 1 });
+    await reading;
+    const ids = (await store.readAll({ maxCount: 10 })).map((e) => e.id);
+    expect(ids).toEqual(ids.map(() => expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)));
+    expect(new Set(ids).size).toBe(4);
+    // The last group is the position; the rest is the file's.
+    expect(ids.map((id) => id.slice(24))).toEqual(['000000000001', '000000000002', '000000000003', '000000000004']);
+    expect(new Set(ids.map((id) => id.slice(0, 24))).size).toBe(1);
+    expect(seen.map((e) => e.id)).toEqual(ids);
+    expect((await store.readStream('a')).map((e) => e.id)).toEqual([ids[0], ids[1], ids[3]]);
+    await store.close();
+    const again = new SqliteEventStore(file);
+    expect((await again.readAll({ maxCount: 10 })).map((e) => e.id)).toEqual(ids);
+    await again.close();
+
+    const other = new SqliteEventStore(join(temp.path, 'other.sqlite'));
+    await other.append('a', [{ type: 'A', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    const [first] = await other.readAll({ maxCount: 1 });
+    expect(first.position).toBe(1);
+    expect(first.id).not.toBe(ids[0]);
+    await other.close();
+  });
+
+  it('opens a compact file written before derived ids and interned metadata, keeps its stored ids, and appends in the new forms', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const before = new SqliteEventStore(file);
+    await before.append('s', [{ type: 'A', data: { n: 1 }, metadata: { actor: 'system:prober' } }], { expectedRevision: 'no_stream' });
+    await before.close();
+    // As the version before wrote it: a random id's 16 bytes, the metadata packed, no texts or prefix.
+    const raw = new Database(file);
+    raw.exec(`UPDATE event_log SET event_id = X'0b7c6a528f0e4d1a9c3e6f1d2a3b4c5d'; DROP TABLE event_texts; DROP TABLE event_log_file; DELETE FROM event_shapes`);
+    raw.prepare(`INSERT INTO event_shapes (id, keys) VALUES (1, '["actor"]')`).run();
+    raw.prepare(`UPDATE event_commits SET metadata = ?`).run('\u0001[1,"system:prober"]');
+    raw.close();
+    const store = new SqliteEventStore(file);
+    await store.append('s', [{ type: 'A', data: { n: 2 }, metadata: { actor: 'system:prober' } }], { expectedRevision: 0 });
+    const events = await store.readStream('s');
+    expect(events.map((e) => [e.id, e.data, e.metadata.actor])).toEqual([
+      ['0b7c6a52-8f0e-4d1a-9c3e-6f1d2a3b4c5d', { n: 1 }, 'system:prober'],
+      [expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-000000000002$/), { n: 2 }, 'system:prober'],
+    ]);
+    await store.close();
+  });
+
+  it('keeps metadata that names only its actor once for the whole log, and reads it back in every process', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    for (let i = 0; i < 20; i++) {
+      await store.append(`checks-${i % 3}`, [{ type: 'CheckRecorded', data: { n: i }, packed: true, metadata: { actor: 'system:prober', occurred_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` } }], { expectedRevision: 'any' });
+    }
+    await store.append('endpoint-1', [{ type: 'EndpointUpdated', data: { n: 1 }, metadata: { actor: 'token:7', request_id: 'r1', correlation_id: 'r1' } }], { expectedRevision: 'no_stream' });
+    await store.append('endpoint-1', [{ type: 'EndpointUpdated', data: { n: 2 }, metadata: { actor: 'token:7' } }], { expectedRevision: 0 });
+    const elsewhere = new SqliteEventStore(file);
+    for (const reader of [store, elsewhere]) {
+      const events = await reader.readAll({ maxCount: 100 });
+      expect(events.slice(0, 20).map((e) => e.metadata)).toEqual(
+        events.slice(0, 20).map((_, i) => ({ actor: 'system:prober', request_id: null, correlation_id: null, causation_id: null, occurred_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` })),
+      );
+      expect(events.slice(20).map((e) => [e.metadata.actor, e.metadata.request_id, e.metadata.correlation_id])).toEqual([['token:7', 'r1', 'r1'], ['token:7', null, null]]);
+    }
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare('SELECT text FROM event_texts ORDER BY id').pluck().all()).toEqual(['{"actor":"system:prober"}', '{"actor":"token:7"}']);
+    const commits = raw.prepare('SELECT metadata FROM event_commits ORDER BY id').pluck().all() as string[];
+    expect(new Set(commits.slice(0, 20))).toEqual(new Set(['\u00021']));
+    expect(commits.slice(20)).toEqual([expect.stringMatching(/^\u0001\[/), '\u00022']);
+    raw.close();
+    await Promise.all([store.close(), elsewhere.close()]);
   });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -69,12 +69,26 @@ export const SQLITE_EVENTS_SCHEMA = `
  * its JSON reads back byte for byte and the hash chain, computed over the logical event above
  * this adapter, still verifies. The leading U+0001 makes a packed column fail loudly in a
  * version that predates this layout instead of reading as something else.
+ *
+ * Interned metadata (issue 31): metadata naming nothing but its actor (a system component's
+ * appends: every probed check) is stored as U+0002 followed by the id of its JSON text, kept
+ * once in `event_texts`.
+ *
+ * Derived event ids (issue 31): `event_id` holds 0 for an event whose id is derived from its
+ * position: the file's random 10-byte prefix (`event_log_file`, made when the table is; UUID
+ * version 8 and variant bits set in it) followed by the position as 6 bytes, so the id's last
+ * group is the position in hex. Stable (a position never changes) and unique within the file;
+ * unique across files as random UUIDs are, by the prefix. Events appended before keep their
+ * 16 stored bytes. A version that predates this reads neither form: it fails on the 0 and on
+ * U+0002 instead of reading something else.
  */
 const SQLITE_COMPACT_SCHEMA = `
   CREATE TABLE IF NOT EXISTS event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
   CREATE TABLE IF NOT EXISTS event_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
   CREATE TABLE IF NOT EXISTS event_commits (id INTEGER PRIMARY KEY, recorded_at INTEGER NOT NULL, metadata TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS event_shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS event_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS event_log_file (id INTEGER PRIMARY KEY CHECK (id = 1), event_id_prefix BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS event_log (
     position       INTEGER PRIMARY KEY AUTOINCREMENT,
     stream         INTEGER NOT NULL,
@@ -89,21 +103,35 @@ const SQLITE_COMPACT_SCHEMA = `
     UNIQUE (stream, revision)
   )`;
 
+/** The file's event id prefix: 10 random bytes with the UUID version (8) and variant bits set. */
+function newEventIdPrefix(): Buffer {
+  const prefix = randomBytes(10);
+  prefix[6] = (prefix[6] & 0x0f) | 0x80;
+  prefix[8] = (prefix[8] & 0x3f) | 0x80;
+  return prefix;
+}
+
 /**
  * Creates the compact tables if missing. In a file of the first layout, its newest position
  * seeds event_log's sequence, so positions keep increasing across the two tables.
  */
-function ensureCompactSchema(db: Database.Database): { legacy: boolean } {
+function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix: Buffer } {
   const exists = (name: string) => db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(name) !== undefined;
   const hasHash = () => (db.prepare(`SELECT 1 FROM pragma_table_info('event_log') WHERE name = 'hash'`).get() !== undefined);
-  // Only a file without the compact tables (or without the hash column or shapes) takes the write lock (readers of a current file never wait).
-  if (exists('event_log') && hasHash() && exists('event_shapes')) return { legacy: exists('events') };
+  const idPrefix = () => db.prepare('SELECT event_id_prefix FROM event_log_file WHERE id = 1').pluck().get() as Buffer | undefined;
+  // Only a file without the compact tables (or without the hash column, shapes, texts or prefix) takes the write lock (readers of a current file never wait).
+  if (exists('event_log') && hasHash() && exists('event_shapes') && exists('event_texts') && exists('event_log_file')) {
+    const prefix = idPrefix();
+    if (prefix !== undefined) return { legacy: exists('events'), idPrefix: prefix };
+  }
   return db
     .transaction(() => {
       const legacy = exists('events');
       if (exists('event_log')) {
         if (!hasHash()) db.exec('ALTER TABLE event_log ADD COLUMN hash BLOB');
         db.exec('CREATE TABLE IF NOT EXISTS event_shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE)');
+        db.exec('CREATE TABLE IF NOT EXISTS event_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)');
+        db.exec('CREATE TABLE IF NOT EXISTS event_log_file (id INTEGER PRIMARY KEY CHECK (id = 1), event_id_prefix BLOB NOT NULL)');
       } else {
         db.exec(SQLITE_COMPACT_SCHEMA);
         if (legacy) {
@@ -111,7 +139,8 @@ function ensureCompactSchema(db: Database.Database): { legacy: boolean } {
           if (seq.seq > 0) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('event_log', ?)`).run(seq.seq);
         }
       }
-      return { legacy };
+      db.prepare('INSERT OR IGNORE INTO event_log_file (id, event_id_prefix) VALUES (1, ?)').run(newEventIdPrefix());
+      return { legacy, idPrefix: idPrefix()! };
     })
     .immediate();
 }
@@ -153,7 +182,8 @@ interface CompactRow {
   revision: number;
   type: string;
   schema_version: number;
-  event_id: Buffer | string;
+  /** 16 bytes, text (an id that is not a UUID), or 0: derived from the position. */
+  event_id: Buffer | string | number;
   occurred_at: number | string | null;
   metadata: string | null;
   data: string;
@@ -193,10 +223,20 @@ function releaseSignal(key: string): void {
   if (entry && --entry.users === 0) appendSignals.delete(key);
 }
 
-type InternKind = 'stream' | 'type' | 'shape';
+type InternKind = 'stream' | 'type' | 'shape' | 'text';
 
 /** Marks a packed record (see the compact layout): never the first character of JSON text. */
 const PACKED = '\u0001';
+/** Marks interned metadata: U+0002 and the id of its text in `event_texts`. */
+const INTERNED = '\u0002';
+
+/** What turning compact rows into events needs beside the rows: the file's interned names and its id prefix. */
+interface StoredForms {
+  keysOfShape(id: number): string[];
+  textOf(id: number): string;
+  /** The first four groups of a derived event id (`xxxxxxxx-xxxx-xxxx-xxxx-`), from the file's prefix. */
+  readonly idHead: string;
+}
 
 interface AppendedEvents {
   result: AppendResult;
@@ -249,6 +289,20 @@ export class SqliteEventStore implements EventStore {
     }
     return keys;
   };
+  /** Interned metadata texts, by text and by id. */
+  private readonly textIds = new Map<string, number>();
+  private readonly texts = new Map<number, string>();
+  private readonly textOf = (id: number): string => {
+    let text = this.texts.get(id);
+    if (text === undefined) {
+      text = this.statement('SELECT text FROM event_texts WHERE id = ?').pluck().get(id) as string | undefined;
+      if (text === undefined) throw new Error(`The event log names text ${id}, which it does not hold`);
+      if (this.texts.size >= MAX_INTERNED) this.texts.clear();
+      this.texts.set(id, text);
+    }
+    return text;
+  };
+  private readonly forms: StoredForms;
   /**
    * For each stream, a revision no event after which reads back, as this connection last saw it
    * (read to the end, or appended by it), valid while `PRAGMA data_version` stays
@@ -277,7 +331,9 @@ export class SqliteEventStore implements EventStore {
     try {
       this.db = new Database(filePath);
       applySqliteEventLogPragmas(this.db, options.busyTimeoutMs ?? 5000);
-      const { legacy } = ensureCompactSchema(this.db);
+      const { legacy, idPrefix } = ensureCompactSchema(this.db);
+      const hex = idPrefix.toString('hex');
+      this.forms = { keysOfShape: this.keysOfShape, textOf: this.textOf, idHead: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-` };
       this.legacyHead = legacy ? ((this.db.prepare('SELECT max(position) AS head FROM events').get() as { head: number | null }).head ?? null) : null;
     } catch (error) {
       throw new StoreUnavailableError(`Cannot open the event log at ${filePath}`, { cause: error });
@@ -341,7 +397,7 @@ export class SqliteEventStore implements EventStore {
       ].join(' ');
     const params = [streamId, ...(from === undefined ? [] : [from]), ...(limit === undefined ? [] : [limit])];
     const rows = () => {
-      const compact = fromCompactRows(this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[], this.keysOfShape);
+      const compact = fromCompactRows(this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[], this.forms);
       if (this.legacyHead === null || (limit !== undefined && backwards && compact.length >= limit)) return compact;
       const old = (this.statement(part('SELECT * FROM events', 'stream_id = ?')).all(...params) as LegacyRow[]).map(fromLegacyRow);
       // Every stream's first-layout events come before its compact ones.
@@ -485,13 +541,16 @@ export class SqliteEventStore implements EventStore {
     const recordedAt = now.toISOString();
     const stored = events.map((event) => splitMetadata(event.metadata, recordedAt));
     const commitMetadata = stored[0].shared;
-    const pack = (text: string) => this.packRecord(text, interned);
+    const storeMetadata = (text: string) => this.storedMetadata(text, interned);
     // A shape interned by this append is not cached for reads before it commits.
-    const keysInAppend = (id: number): string[] => {
-      const mine = interned.find(([kind, , shape]) => kind === 'shape' && shape === id);
-      return mine ? (JSON.parse(mine[1]) as string[]) : this.keysOfShape(id);
+    const formsInAppend: StoredForms = {
+      ...this.forms,
+      keysOfShape: (id: number): string[] => {
+        const mine = interned.find(([kind, , shape]) => kind === 'shape' && shape === id);
+        return mine ? (JSON.parse(mine[1]) as string[]) : this.keysOfShape(id);
+      },
     };
-    const storedCommitMetadata = pack(commitMetadata);
+    const storedCommitMetadata = storeMetadata(commitMetadata);
     const insert = this.statement(
       `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
@@ -504,7 +563,6 @@ export class SqliteEventStore implements EventStore {
     let last = 0;
     events.forEach((event, i) => {
       revision += 1;
-      const id = randomUUID();
       const data = (event.packed && this.packValue(event.data, interned)) || JSON.stringify(event.data ?? null);
       const { shared, occurredAt, hash } = stored[i];
       const info = insert.run(
@@ -512,20 +570,20 @@ export class SqliteEventStore implements EventStore {
         revision,
         this.intern('type', event.type, interned),
         event.schemaVersion ?? 1,
-        uuidBytes(id),
+        DERIVED_ID,
         occurredAt === lastOccurredAt ? lastStoredOccurredAt : (lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = occurredAt), recordedAt, now.getTime())),
-        shared === commitMetadata ? null : pack(shared),
+        shared === commitMetadata ? null : storeMetadata(shared),
         data,
         hash,
       );
       last = Number(info.lastInsertRowid);
       if (i === 0) first = last;
       recorded?.push({
-        id,
+        id: derivedId(this.forms.idHead, last),
         streamId,
         type: event.type,
         schemaVersion: event.schemaVersion ?? 1,
-        data: parseStored(data, keysInAppend),
+        data: parseStored(data, formsInAppend),
         metadata: withHash(joinMetadata(JSON.parse(shared) as Partial<EventMetadata>, occurredAt), hash),
         revision,
         position: last,
@@ -548,7 +606,7 @@ export class SqliteEventStore implements EventStore {
     const cache = this.internCache(kind);
     const known = cache.get(name) ?? interned.find(([k, n]) => k === kind && n === name)?.[2];
     if (known !== undefined) return known;
-    const [table, column] = kind === 'stream' ? ['event_streams', 'name'] : kind === 'type' ? ['event_types', 'name'] : ['event_shapes', 'keys'];
+    const [table, column] = kind === 'stream' ? ['event_streams', 'name'] : kind === 'type' ? ['event_types', 'name'] : kind === 'shape' ? ['event_shapes', 'keys'] : ['event_texts', 'text'];
     const found = this.statement(`SELECT id FROM ${table} WHERE ${column} = ?`).pluck().get(name) as number | undefined;
     const id = found ?? Number(this.statement(`INSERT INTO ${table} (${column}) VALUES (?)`).run(name).lastInsertRowid);
     interned.push([kind, name, id]);
@@ -556,7 +614,16 @@ export class SqliteEventStore implements EventStore {
   }
 
   private internCache(kind: InternKind): Map<string, number> {
-    return kind === 'stream' ? this.streamIds : kind === 'type' ? this.typeIds : this.shapeIds;
+    return kind === 'stream' ? this.streamIds : kind === 'type' ? this.typeIds : kind === 'shape' ? this.shapeIds : this.textIds;
+  }
+
+  /**
+   * Metadata JSON as stored: naming only its actor (a system component's appends), interned (a
+   * handful of texts for the whole log); any other object packed.
+   */
+  private storedMetadata(text: string, interned: AppendedEvents['interned']): string {
+    if (text.startsWith('{"actor":') && Object.keys(JSON.parse(text) as object).length === 1) return INTERNED + this.intern('text', text, interned);
+    return this.packRecord(text, interned);
   }
 
   /** JSON text as stored: a non-empty plain object packed (see the compact layout), anything else as it is. */
@@ -594,7 +661,7 @@ export class SqliteEventStore implements EventStore {
     const old = this.legacyHead !== null && from < this.legacyHead ? (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(from, maxCount) as LegacyRow[]).map(fromLegacyRow) : [];
     if (old.length >= maxCount) return old;
     const compact = this.statement(`${COMPACT_SELECT} WHERE e.position > ? ORDER BY e.position LIMIT ?`).all(from, maxCount - old.length) as CompactRow[];
-    return old.length === 0 ? fromCompactRows(compact, this.keysOfShape) : old.concat(fromCompactRows(compact, this.keysOfShape));
+    return old.length === 0 ? fromCompactRows(compact, this.forms) : old.concat(fromCompactRows(compact, this.forms));
   }
 
   /**
@@ -724,14 +791,18 @@ function readOccurredAt(stored: number | string | null, recordedMs: number, reco
   return typeof stored === 'number' ? new Date(recordedMs - stored).toISOString() : stored;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** `event_id` of an event whose id is derived from its position (see the compact layout). */
+const DERIVED_ID = 0;
 
-function uuidBytes(id: string): Buffer | string {
-  return UUID.test(id) ? Buffer.from(id.replace(/-/g, ''), 'hex') : id;
+/** The id of the event at `position`: the file's prefix, then the position as 12 hex digits (6 bytes: 2^48 positions). */
+function derivedId(idHead: string, position: number): string {
+  return idHead + position.toString(16).padStart(12, '0');
 }
 
-function uuidText(stored: Buffer | string): string {
+function uuidText(stored: Buffer | string | number, position: number, idHead: string): string {
+  if (stored === DERIVED_ID) return derivedId(idHead, position);
   if (typeof stored === 'string') return stored;
+  if (typeof stored === 'number') throw new Error(`The event log holds an unknown event id form at position ${position}`);
   const hex = stored.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
@@ -754,7 +825,7 @@ function fromLegacyRow(row: LegacyRow): RecordedEvent {
  * Turns compact rows into events. The events of one commit share its metadata text and
  * recorded_at: each is parsed or formatted once per page.
  */
-function fromCompactRows(rows: CompactRow[], keysOfShape: (id: number) => string[]): RecordedEvent[] {
+function fromCompactRows(rows: CompactRow[], forms: StoredForms): RecordedEvent[] {
   let metadataText: string | null = null;
   let metadata: Partial<EventMetadata> = {};
   let recordedMs = Number.NaN;
@@ -763,18 +834,18 @@ function fromCompactRows(rows: CompactRow[], keysOfShape: (id: number) => string
     const text = row.metadata ?? row.commit_metadata;
     if (text !== metadataText) {
       metadataText = text;
-      metadata = parseStored(text, keysOfShape) as Partial<EventMetadata>;
+      metadata = parseStored(text, forms) as Partial<EventMetadata>;
     }
     if (row.recorded_at !== recordedMs) {
       recordedMs = row.recorded_at;
       recordedAt = new Date(recordedMs).toISOString();
     }
     return {
-      id: uuidText(row.event_id),
+      id: uuidText(row.event_id, row.position, forms.idHead),
       streamId: row.stream_id,
       type: row.type,
       schemaVersion: row.schema_version,
-      data: parseStored(row.data, keysOfShape),
+      data: parseStored(row.data, forms),
       metadata: withHash(joinMetadata(metadata, readOccurredAt(row.occurred_at, recordedMs, recordedAt)), row.hash),
       revision: row.revision,
       position: row.position,
@@ -783,11 +854,13 @@ function fromCompactRows(rows: CompactRow[], keysOfShape: (id: number) => string
   });
 }
 
-/** A stored JSON column: packed records rebuilt with their keys in order, anything else parsed. */
-function parseStored(text: string, keysOfShape: (id: number) => string[]): unknown {
-  if (text.charCodeAt(0) !== 1) return JSON.parse(text);
+/** A stored JSON column: packed records rebuilt with their keys in order, interned texts looked up, anything else parsed. */
+function parseStored(text: string, forms: StoredForms): unknown {
+  const mark = text.charCodeAt(0);
+  if (mark === 2) return JSON.parse(forms.textOf(Number(text.slice(1))));
+  if (mark !== 1) return JSON.parse(text);
   const values = JSON.parse(text.slice(1)) as unknown[];
-  const keys = keysOfShape(values[0] as number);
+  const keys = forms.keysOfShape(values[0] as number);
   const record: Record<string, unknown> = {};
   for (let i = 0; i < keys.length; i++) record[keys[i]] = values[i + 1];
   return record;
