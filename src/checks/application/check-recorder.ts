@@ -109,13 +109,15 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
   private async recordNow(input: RecordCheckInput<E>): Promise<RecordCheckResult> {
     const { endpoint, outcome } = input;
     const suppression = await this.suppressed(endpoint, outcome);
+    // What the check causes is correlated with its job; the check itself carries the job id in
+    // its data, so its metadata names the actor alone (the SQLite log stores that text once).
     const context = systemContext('prober', input.jobId ?? randomUUID());
     let checkId: number | null = null;
     const recorded = await runStreamCommand(
       this.platform.events,
       checksStream(endpoint.endpoint_id),
       this.judge.aggregate,
-      context,
+      systemContext('prober'),
       async (state) => {
         if (input.jobId !== null && this.judge.hasJob(state, input.jobId)) return { events: [], result: null };
         checkId ??= await this.nextCheckId();
