@@ -14,7 +14,7 @@ import { Command } from 'commander';
 import { projections, upcasters } from '../app/contexts.js';
 import { CheckRetention, RetentionBusyError } from '../checks/application/retention.js';
 import { ANALYTICS_ENDPOINTS_PROJECTION, ROLLUPS_PROJECTION } from '../analytics/domain/views.js';
-import { CHECKS_VIEW } from '../monitoring/domain/views.js';
+import { CHECKS_VIEW } from '../monitoring/views/checks/view.js';
 import type { AppConfig } from '../platform/config/config.js';
 import { createLogger } from '../platform/logging/logger.js';
 import { parseRfc3339 } from '../platform/time/rfc3339.js';

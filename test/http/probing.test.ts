@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 import { allEvents, configuration, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
-import { ENDPOINTS, MONITORING_VIEW } from '../../src/monitoring/domain/views.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../../src/monitoring/views/monitoring/view.js';
 
 jest.setTimeout(30_000);
 

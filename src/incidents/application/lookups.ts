@@ -8,7 +8,7 @@ import { loadStream } from '../../platform/es/stream-command.js';
 import { incidentStreamId, type IncidentEvent } from '../domain/events.js';
 import { evolve, initialState, type Incident, type IncidentState } from '../domain/incident.js';
 import type { StatusFact } from '../domain/validation.js';
-import { ENDPOINTS, MONITORING_VIEW, PROJECTS } from '../../monitoring/domain/views.js';
+import { ENDPOINTS, MONITORING_VIEW, PROJECTS } from '../../monitoring/views/monitoring/view.js';
 import { teamIncidentStatuses } from '../../tenancy/views/tenancy/queries.js';
 
 /** The aggregate as runStreamCommand and loadStream need it. */

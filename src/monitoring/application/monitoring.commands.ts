@@ -14,7 +14,7 @@ import { endpointStream, maintenanceStream, projectStream } from '../domain/even
 import { checksStream } from '../../checks/domain/check.js';
 import { checkWindow, decideMaintenance, maintenanceScheduleAggregate, type MaintenanceCommand, type WindowRequest } from '../domain/maintenance-schedule.js';
 import { checkProjectCreation, decideProject, isProjectOf, projectAggregate, type ProjectCommand } from '../domain/project.js';
-import { ENDPOINTS, MONITORING_VIEW } from '../domain/views.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../views/monitoring/view.js';
 import { teamExists as tenancyHasTeam } from '../../tenancy/views/tenancy/queries.js';
 
 export const IMPORT_CHUNK = 500;

@@ -10,7 +10,7 @@
  *   checks-<endpointId>        CheckRecorded (see check.ts) and the alerting signal events
  *
  * Views (projection `monitoring`, collections `projects`, `endpoints`, `maintenance_windows`;
- * projection `checks`, collection `checks`): see projections/monitoring.ts and projections/checks.ts.
+ * projection `checks`, collection `checks`): the slices under ../views/ (monitoring, checks).
  */
 import type { EndpointConfiguration } from './endpoint-configuration.js';
 

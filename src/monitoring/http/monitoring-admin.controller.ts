@@ -21,7 +21,7 @@ import {
   UpdateEndpoint,
   UpdateProject,
 } from '../application/monitoring.commands.js';
-import { MonitoringReads } from '../application/monitoring.reads.js';
+import { MonitoringReads } from '../views/monitoring/queries.js';
 import { ENDPOINT_PATH, PROJECT_PATH } from './monitoring-paths.js';
 import { EndpointResponse, ProjectResponse } from './public.dto.js';
 import { CreateEndpointBody, CreateMaintenanceWindowBody, CreateProjectBody, ImportChecksBody, UpdateEndpointBody, UpdateProjectBody } from './admin.dto.js';

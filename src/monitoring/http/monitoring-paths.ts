@@ -1,7 +1,7 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
 import type { ViewReader } from '../../platform/projections/views.js';
-import { monitoringRow } from '../application/monitoring-rows.js';
-import { ENDPOINTS, PROJECTS } from '../domain/views.js';
+import { monitoringRow } from '../views/monitoring/queries.js';
+import { ENDPOINTS, PROJECTS } from '../views/monitoring/view.js';
 
 /** Looks rows up through the shared row cache (valid while the collection's stamp holds). */
 function inTeam(collection: typeof PROJECTS | typeof ENDPOINTS) {

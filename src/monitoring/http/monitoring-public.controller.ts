@@ -6,7 +6,8 @@ import { PathResources } from '../../platform/http/path-resources.js';
 import { QueryReader } from '../../platform/http/query.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
-import { MonitoringReads } from '../application/monitoring.reads.js';
+import { CheckReads } from '../views/checks/queries.js';
+import { MonitoringReads } from '../views/monitoring/queries.js';
 import { ENDPOINT_PATH, PROJECT_PATH } from './monitoring-paths.js';
 import { CheckListResponse, CheckResponse, EndpointListResponse, EndpointResponse, ProjectListResponse, ProjectResponse } from './public.dto.js';
 
@@ -26,7 +27,10 @@ const EnabledQuery = () => ApiQuery({ name: 'enabled', required: false, enum: ['
 @ApiBearerAuth()
 @Controller('api/public/v2')
 export class MonitoringPublicController {
-  constructor(private readonly reads: MonitoringReads) {}
+  constructor(
+    private readonly reads: MonitoringReads,
+    private readonly checks: CheckReads,
+  ) {}
 
   @RequiresScope('monitoring:read')
   @Get('projects')
@@ -108,7 +112,7 @@ export class MonitoringPublicController {
     const { limit, cursor } = q.page();
     q.done();
     const defined = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
-    return this.reads.checksJson(teamId, endpointId, defined, limit, cursor, request);
+    return this.checks.checksJson(teamId, endpointId, defined, limit, cursor, request);
   }
 
   @RequiresScope('monitoring:read')
@@ -119,6 +123,6 @@ export class MonitoringPublicController {
   async getCheck(@Param('endpointID') endpointParam: string, @Param('checkID') checkParam: string, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
     const checkId = pathId(checkParam, 'The check');
-    return { data: await this.reads.check(teamId, endpointId, checkId) };
+    return { data: await this.checks.check(teamId, endpointId, checkId) };
   }
 }

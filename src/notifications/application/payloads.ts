@@ -2,7 +2,7 @@ import { toIncidentSummary } from '../../incidents/domain/detail-view.js';
 import { incidentStreams } from '../../incidents/application/lookups.js';
 import { INCIDENT_CHECK_LINKED } from '../../incidents/domain/events.js';
 import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
-import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import type { Platform } from '../../platform/platform.js';
 import type { DeliveryRecord } from '../domain/delivery.js';
 import type { WebhookPayload } from '../domain/formats.js';

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Qu
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { MONITORING_VIEW, PROJECTS } from '../../monitoring/domain/views.js';
+import { MONITORING_VIEW, PROJECTS } from '../../monitoring/views/monitoring/view.js';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { Problems, type FieldError } from '../../platform/http/problem.js';
 import { QueryReader } from '../../platform/http/query.js';

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { MonitoringReads } from '../../monitoring/application/monitoring.reads.js';
+import { MonitoringReads } from '../../monitoring/views/monitoring/queries.js';
 import { CheckResponse, EndpointResponse } from '../../monitoring/http/public.dto.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';

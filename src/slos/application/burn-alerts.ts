@@ -21,7 +21,7 @@ import { ROLLUPS_PROJECTION } from '../../analytics/domain/views.js';
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { AutomaticIncidentWriter } from '../../incidents/application/automatic-incidents.js';
 import type { IncidentCommand } from '../../incidents/domain/incident.js';
-import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';

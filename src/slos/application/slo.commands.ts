@@ -5,7 +5,7 @@ import { loadStream, runStreamCommand } from '../../platform/es/stream-command.j
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { RuleViolation } from '../../platform/rules/rule-violation.js';
-import { ENDPOINTS, MONITORING_VIEW, PROJECTS } from '../../monitoring/domain/views.js';
+import { ENDPOINTS, MONITORING_VIEW, PROJECTS } from '../../monitoring/views/monitoring/view.js';
 import { teamExists } from '../../tenancy/views/tenancy/queries.js';
 import { SloCreatedConcurrentlyError, SloNotFoundError, SloRulesError } from '../domain/errors.js';
 import { sloStream, type SloFields } from '../domain/events.js';

@@ -5,7 +5,7 @@ import { ROLLUPS_PROJECTION, ViewAnalyticsFacts } from '../../analytics/applicat
 import { ROLLUPS_COLLECTION } from '../../analytics/domain/views.js';
 import { INCIDENT_CHECKPOINTS, INCIDENTS, INCIDENTS_VIEW, type CheckpointDoc, type IncidentDoc } from '../../incidents/domain/views.js';
 import type { Checkpoint } from '../../incidents/domain/events.js';
-import { MonitoringReads } from '../../monitoring/application/monitoring.reads.js';
+import { MonitoringReads } from '../../monitoring/views/monitoring/queries.js';
 import { DerivedViewCache, type ViewSource } from '../../platform/projections/view-cache.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import type { Doc } from '../../platform/read-store/read-store.port.js';
@@ -18,7 +18,7 @@ import {
 } from '../domain/public-status.js';
 import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from '../domain/views.js';
 import { ALERT_STATUS, ALERTING_VIEW } from '../../alerting/domain/views.js';
-import { ENDPOINTS, MAINTENANCE_WINDOWS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
+import { ENDPOINTS, MAINTENANCE_WINDOWS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { statusPageUrl } from './status-page.reads.js';
 
 /** One representation of a page, ready to send. */

@@ -8,7 +8,7 @@ import { SlugTakenError, StatusPageCreatedConcurrentlyError, StatusPageRulesErro
 import { slugStream, statusPageStream, type StatusPageFields } from '../domain/events.js';
 import { decideClaim, decideRelease, slugAggregate, type ClaimHolder } from '../domain/slug.js';
 import { DEFAULT_HISTORY_DAYS, decide, statusPageAggregate, type StatusPageCommand, type StatusPageState } from '../domain/status-page.js';
-import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/domain/views.js';
+import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { teamExists } from '../../tenancy/views/tenancy/queries.js';
 
 export interface StatusPageInput {

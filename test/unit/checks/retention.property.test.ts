@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { analyticsEndpointsProjection } from '../../../projections/analytics-endpoints.js';
 import { analyticsRollupsProjection } from '../../../projections/analytics-rollups.js';
-import { checksProjection } from '../../../projections/checks.js';
+import { checksProjection } from '../../../src/monitoring/views/checks/projection.js';
 import { upcasters } from '../../../src/app/contexts.js';
 import { rollupId } from '../../../src/analytics/domain/rollup.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/domain/views.js';

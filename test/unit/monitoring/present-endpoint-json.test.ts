@@ -1,6 +1,6 @@
-import { presentEndpoint, presentEndpointJson } from '../../../src/monitoring/application/monitoring.reads.js';
+import { presentEndpoint, presentEndpointJson } from '../../../src/monitoring/views/monitoring/queries.js';
 import type { MaintenanceWindow } from '../../../src/monitoring/domain/maintenance.js';
-import type { EndpointDoc } from '../../../src/monitoring/domain/views.js';
+import type { EndpointDoc } from '../../../src/monitoring/views/monitoring/view.js';
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 

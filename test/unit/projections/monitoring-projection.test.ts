@@ -1,8 +1,9 @@
 /** The monitoring and checks views, given events: what the project, endpoint, window and check routes read. */
-import { checksProjection } from '../../../projections/checks.js';
-import { monitoringProjection } from '../../../projections/monitoring.js';
+import { checksProjection } from '../../../src/monitoring/views/checks/projection.js';
+import { monitoringProjection } from '../../../src/monitoring/views/monitoring/projection.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
-import { CHECKS, type CheckDoc, ENDPOINTS, type EndpointDoc, MAINTENANCE_WINDOWS, PROJECTS } from '../../../src/monitoring/domain/views.js';
+import { CHECKS, type CheckDoc } from '../../../src/monitoring/views/checks/view.js';
+import { ENDPOINTS, type EndpointDoc, MAINTENANCE_WINDOWS, PROJECTS } from '../../../src/monitoring/views/monitoring/view.js';
 import { given } from '../../support/projection-spec.js';
 
 const T0 = '2026-11-23T10:00:00.000Z';

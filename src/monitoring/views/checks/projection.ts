@@ -1,13 +1,12 @@
-import { defineProjection } from '../src/platform/projections/projection.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../src/checks/domain/check.js';
-import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/checks/domain/check-summary.js';
-import { CHECKS, CHECKS_VIEW, type CheckDoc } from '../src/monitoring/domain/views.js';
-import { DEFAULT_REGION } from '../src/platform/config/region.js';
-import type { Doc } from '../src/platform/read-store/read-store.port.js';
+import { defineProjection } from '../../../platform/projections/projection.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../../../checks/domain/check.js';
+import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../../../checks/domain/check-summary.js';
+import { CHECKS, CHECKS_VIEW, checkViewDoc } from './view.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
 
 /**
  * Every recorded check, compact: a field at its default is left out and put back by
- * `presentCheck` (monitoring.reads.ts). Always present: id (string), check_id, team_id,
+ * `presentCheck` (queries.ts). Always present: id (string), check_id, team_id,
  * endpoint_id, configuration_version, success, status_code, latency_ms, source, checked_at
  * (the fields lists filter and sort on). Only when they differ from the default:
  * time_to_first_byte_ms, duration_ms (default latency_ms), body_complete (true),
@@ -55,28 +54,3 @@ export const checksProjection = defineProjection({
     },
   },
 });
-
-export function checkViewDoc(check: CheckRecordedData): CheckDoc {
-  const doc: CheckDoc = {
-    id: String(check.check_id),
-    check_id: check.check_id,
-    team_id: check.team_id,
-    endpoint_id: check.endpoint_id,
-    configuration_version: check.configuration_version,
-    success: check.success,
-    status_code: check.status_code,
-    latency_ms: check.latency_ms,
-    source: check.source,
-    checked_at: check.checked_at,
-  };
-  if (check.time_to_first_byte_ms !== check.latency_ms) doc.time_to_first_byte_ms = check.time_to_first_byte_ms;
-  if (check.duration_ms !== check.latency_ms) doc.duration_ms = check.duration_ms;
-  if (check.body_complete !== true) doc.body_complete = check.body_complete;
-  if (check.latency_anomaly) doc.latency_anomaly = true;
-  if (check.latency_threshold_ms !== null && check.latency_threshold_ms !== undefined) doc.latency_threshold_ms = check.latency_threshold_ms;
-  if (check.alert_suppressed) doc.alert_suppressed = true;
-  if (check.failure_reason !== null && check.failure_reason !== undefined) doc.failure_reason = check.failure_reason;
-  if (check.response_excerpt !== null && check.response_excerpt !== undefined) doc.response_excerpt_omitted = true;
-  if (check.region !== undefined && check.region !== DEFAULT_REGION) doc.region = check.region;
-  return doc;
-}

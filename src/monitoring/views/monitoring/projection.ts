@@ -1,5 +1,5 @@
-import { defineProjection } from '../src/platform/projections/projection.js';
-import { publicConfiguration, verificationUrl } from '../src/monitoring/domain/endpoint.js';
+import { defineProjection } from '../../../platform/projections/projection.js';
+import { publicConfiguration, verificationUrl } from '../../domain/endpoint.js';
 import {
   DESTINATION_VERIFIED,
   type DestinationVerifiedData,
@@ -24,7 +24,7 @@ import {
   type ProjectCreatedData,
   type ProjectDeletedData,
   type ProjectUpdatedData,
-} from '../src/monitoring/domain/events.js';
+} from '../../domain/events.js';
 import {
   ENDPOINTS,
   type EndpointDoc,
@@ -33,15 +33,15 @@ import {
   MONITORING_VIEW,
   type ProjectDoc,
   PROJECTS,
-} from '../src/monitoring/domain/views.js';
-import type { ViewTransaction } from '../src/platform/projections/projection.js';
-import type { Doc } from '../src/platform/read-store/read-store.port.js';
+} from './view.js';
+import type { ViewTransaction } from '../../../platform/projections/projection.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
 
 /**
  * Projects, endpoints and maintenance windows, without hidden values: an endpoint row holds the
  * public configuration fields only (url without query/user-info, header names, *_configured flags).
  * A deleted project or endpoint leaves its collection (its events stay in the log).
- * Names and document types: src/monitoring/domain/views.ts.
+ * Names and document types: view.ts.
  */
 const asDoc = (doc: ProjectDoc | EndpointDoc | MaintenanceWindowDoc): Doc => doc as unknown as Doc;
 

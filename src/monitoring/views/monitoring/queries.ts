@@ -1,17 +1,13 @@
-import { alertRelations, certificateExpiryDays, DEFAULT_LATENCY_SETTINGS, regionSettings } from '../domain/endpoint-configuration.js';
-import { DEFAULT_REGION } from '../../platform/config/region.js';
+import { alertRelations, certificateExpiryDays, DEFAULT_LATENCY_SETTINGS, regionSettings } from '../../domain/endpoint-configuration.js';
 import { Inject, Injectable } from '@nestjs/common';
-import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
-import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { ViewCache, ViewListCache } from '../../platform/projections/view-cache.js';
-import { monitoringRow } from './monitoring-rows.js';
-import { CheckNotFoundError, EndpointNotFoundError, MaintenanceWindowNotFoundError, ProjectNotFoundError } from '../domain/errors.js';
-import type { Filter, SortDirection } from '../../platform/read-store/read-store.port.js';
-import { type Coverage, coverage, type MaintenanceWindow, projectCoverage } from '../domain/maintenance.js';
+import { CursorCodec, type Pagination } from '../../../platform/http/pagination.js';
+import { PLATFORM, type Platform } from '../../../platform/platform.js';
+import { ViewCache } from '../../../platform/projections/view-cache.js';
+import type { ViewReader } from '../../../platform/projections/views.js';
+import { EndpointNotFoundError, MaintenanceWindowNotFoundError, ProjectNotFoundError } from '../../domain/errors.js';
+import type { Filter, SortDirection } from '../../../platform/read-store/read-store.port.js';
+import { type Coverage, coverage, type MaintenanceWindow, projectCoverage } from '../../domain/maintenance.js';
 import {
-  type CheckDoc,
-  CHECKS,
-  CHECKS_VIEW,
   type EndpointDoc,
   ENDPOINTS,
   MAINTENANCE_WINDOWS,
@@ -19,12 +15,40 @@ import {
   MONITORING_VIEW,
   type ProjectDoc,
   PROJECTS,
-} from '../domain/views.js';
+} from './view.js';
 
+interface RowTypes {
+  [PROJECTS]: ProjectDoc;
+  [ENDPOINTS]: EndpointDoc;
+}
+
+type RowCollection = keyof RowTypes;
+
+const caches = new WeakMap<ViewReader, Map<RowCollection, ViewCache<ProjectDoc | EndpointDoc>>>();
+
+/**
+ * The one cache of a monitoring collection's rows per reader, shared by the path-resource guard
+ * and the read handlers, so a request that checks an endpoint and then reads it finds one entry.
+ */
+function monitoringRows<C extends RowCollection>(reader: ViewReader, collection: C): ViewCache<RowTypes[C]> {
+  let byCollection = caches.get(reader);
+  if (!byCollection) caches.set(reader, (byCollection = new Map()));
+  let cache = byCollection.get(collection);
+  if (!cache) byCollection.set(collection, (cache = new ViewCache(reader, MONITORING_VIEW, collection)));
+  return cache as ViewCache<RowTypes[C]>;
+}
+
+/**
+ * A project or endpoint row by id, through the shared cache (valid while the collection's stamp
+ * holds; rows are shared, so callers copy and never mutate them). `scope`: see `ReadStore.stamps`.
+ */
+export function monitoringRow<C extends RowCollection>(reader: ViewReader, collection: C, id: number, scope?: object): Promise<RowTypes[C] | null> {
+  const load = async () => (await reader.get(MONITORING_VIEW, collection, id)) as unknown as RowTypes[C] | null;
+  return monitoringRows(reader, collection).get(String(id), load, scope);
+}
 
 const PROJECT_SORT: Array<[string, SortDirection]> = [['project_id', 'asc']];
 const ENDPOINT_SORT: Array<[string, SortDirection]> = [['endpoint_id', 'asc']];
-const CHECK_SORT: Array<[string, SortDirection]> = [['checked_at', 'desc'], ['check_id', 'desc']];
 
 export interface Page<T> {
   data: T[];
@@ -118,36 +142,6 @@ export function presentEndpointJson(row: EndpointDoc, windows: MaintenanceWindow
   return `${head}${coverageJson}${parts.after === '}' ? '}' : `,${parts.after}`}`;
 }
 
-export function presentCheck(row: CheckDoc) {
-  return {
-    id: row.check_id,
-    endpoint_id: row.endpoint_id,
-    configuration_version: row.configuration_version,
-    success: row.success,
-    status_code: row.status_code,
-    latency_ms: row.latency_ms,
-    // The checks view leaves out fields at their default (projections/checks.ts).
-    time_to_first_byte_ms: row.time_to_first_byte_ms ?? row.latency_ms,
-    duration_ms: row.duration_ms ?? row.latency_ms,
-    source: row.source,
-    body_complete: row.body_complete ?? true,
-    latency_anomaly: row.latency_anomaly ?? false,
-    latency_threshold_ms: row.latency_threshold_ms ?? null,
-    alert_suppressed: row.alert_suppressed ?? false,
-    failure_reason: row.failure_reason ?? null,
-    response_excerpt_omitted: row.response_excerpt_omitted === true,
-    region: row.region ?? DEFAULT_REGION,
-    checked_at: row.checked_at,
-  };
-}
-
-/** A check as the list serves it: its JSON, and its sort values for the next cursor. */
-type CheckEntry = { id: string; checked_at: unknown; check_id: unknown; json: string };
-
-function presentedCheck(row: CheckDoc): CheckEntry {
-  return { id: row.id, checked_at: row.checked_at, check_id: row.check_id, json: JSON.stringify(presentCheck(row)) };
-}
-
 export function presentWindow(row: MaintenanceWindowDoc | (MaintenanceWindow & { reason: string | null; created_at: string })) {
   return {
     id: row.window_id,
@@ -166,17 +160,8 @@ export interface EndpointFilters {
   enabled?: boolean;
 }
 
-export interface CheckFilters {
-  source?: 'scheduled' | 'manual';
-  success?: boolean;
-  /** Checks taken in this region only (an unknown region lists nothing). */
-  region?: string;
-  from?: string;
-  to?: string;
-}
-
 /**
- * Reads of the monitoring views, with maintenance coverage computed at request time. Project and
+ * Reads of the monitoring view, with maintenance coverage computed at request time. Project and
  * endpoint rows and each team's windows are cached while their collection's stamp is unchanged
  * (see ViewCache): rows are shared, so presentation copies and never mutates them.
  */
@@ -184,12 +169,10 @@ export interface CheckFilters {
 export class MonitoringReads {
   private readonly cursors: CursorCodec;
   private readonly teamWindows: ViewCache<MaintenanceWindow[]>;
-  private readonly checkLists: ViewListCache<CheckEntry>;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.cursors = new CursorCodec(platform.cursorKey);
     this.teamWindows = new ViewCache(platform.reader, MONITORING_VIEW, MAINTENANCE_WINDOWS, { capacity: 1_000 });
-    this.checkLists = new ViewListCache(platform.reader, CHECKS_VIEW, CHECKS, { lists: 1_000, values: 20_000 });
   }
 
   /**
@@ -271,41 +254,5 @@ export class MonitoringReads {
     const now = new Date();
     const windows = await this.windows(teamId, now);
     return { data: (page.rows as unknown as EndpointDoc[]).map((row) => presentEndpoint(row, windows, now)), pagination: page.pagination };
-  }
-
-  /**
-   * A page of checks as JSON text. The page's ids are kept per query while the checks collection
-   * is unchanged and read from the index again after any write; each check's presented JSON is
-   * kept until a check document is replaced or deleted (recording a check only inserts), so new
-   * checks show at once and known ones are not read again.
-   */
-  async checksJson(teamId: number, endpointId: number, filters: CheckFilters, limit: number, cursor: string | undefined, scope?: object): Promise<string> {
-    const bound = { list: 'checks', team_id: teamId, endpoint_id: endpointId, ...filters };
-    const after = this.cursor(cursor, bound);
-    // Every check of the team's endpoint is the team's: no per-row team filter in the query.
-    await this.endpointRow(teamId, endpointId, scope);
-    const filter: Filter = { endpoint_id: endpointId };
-    if (filters.source !== undefined) filter.source = filters.source;
-    if (filters.success !== undefined) filter.success = filters.success;
-    // The view leaves out the default region (`eq: null` matches a missing field).
-    if (filters.region !== undefined) filter.region = filters.region === DEFAULT_REGION ? null : filters.region;
-    if (filters.from !== undefined || filters.to !== undefined) {
-      filter.checked_at = { ...(filters.from !== undefined ? { gte: filters.from } : {}), ...(filters.to !== undefined ? { lt: filters.to } : {}) };
-    }
-    const query = { filter, sort: CHECK_SORT, after, limit: limit + 1 };
-    const rows = await this.checkLists.list(
-      JSON.stringify(query),
-      () => this.platform.reader.findIds(CHECKS_VIEW, CHECKS, query),
-      async (ids) => ((await this.platform.reader.getMany(CHECKS_VIEW, CHECKS, ids)) as unknown as CheckDoc[]).map((row) => [row.id, presentedCheck(row)]),
-      scope,
-    );
-    const page = this.cursors.page(rows, limit, CHECK_SORT, bound);
-    return `{"data":[${page.rows.map((row) => row.json).join(',')}],"pagination":${JSON.stringify(page.pagination)}}`;
-  }
-
-  async check(teamId: number, endpointId: number, checkId: number) {
-    const row = (await this.platform.reader.get(CHECKS_VIEW, CHECKS, checkId)) as unknown as CheckDoc | null;
-    if (!row || row.team_id !== teamId || row.endpoint_id !== endpointId) throw new CheckNotFoundError(checkId);
-    return presentCheck(row);
   }
 }

@@ -1,23 +1,17 @@
 /**
- * The monitoring context's views, defined here once: their projection and collection names and
- * document types. Written by `projections/monitoring.ts` and `projections/checks.ts`; read by
- * the monitoring reads (row cache: `application/monitoring-rows.ts`) and by the contexts that
- * show or check projects and endpoints (incidents, notifications, status pages).
- * No hidden value is ever in these documents.
+ * The monitoring view (projection `monitoring`: projects, endpoints, maintenance windows), defined
+ * here once: written by `projection.ts`, read through `queries.ts` (and its shared row cache,
+ * `monitoringRow`) and by the contexts that show or check projects and endpoints (incidents,
+ * notifications, status pages, SLOs). No hidden value is ever in these documents.
  */
-import type { CheckSource } from '../../checks/domain/check.js';
-import type { PublicConfiguration } from './endpoint.js';
-import type { MaintenanceWindowScheduledData, ProjectCreatedData } from './events.js';
+import type { PublicConfiguration } from '../../domain/endpoint.js';
+import type { MaintenanceWindowScheduledData, ProjectCreatedData } from '../../domain/events.js';
 
 /** Projection `monitoring`: projects, endpoints and maintenance windows. */
 export const MONITORING_VIEW = 'monitoring';
 export const PROJECTS = 'projects';
 export const ENDPOINTS = 'endpoints';
 export const MAINTENANCE_WINDOWS = 'maintenance_windows';
-
-/** Projection `checks`: every retained check, compact. */
-export const CHECKS_VIEW = 'checks';
-export const CHECKS = 'checks';
 
 /** A live project (a deleted one leaves the collection). */
 export interface ProjectDoc extends ProjectCreatedData {
@@ -68,40 +62,4 @@ export interface EndpointDoc
 export interface MaintenanceWindowDoc extends MaintenanceWindowScheduledData {
   id: string;
   cancelled_at: string | null;
-}
-
-/**
- * A recorded check, compact: the optional fields are present only when they differ from their
- * default (in brackets), and `presentCheck` puts the defaults back. The response excerpt itself
- * never leaves the log.
- */
-export interface CheckDoc {
-  id: string;
-  check_id: number;
-  team_id: number;
-  endpoint_id: number;
-  configuration_version: number;
-  success: boolean;
-  status_code: number;
-  latency_ms: number;
-  source: CheckSource;
-  checked_at: string;
-  /** [latency_ms] */
-  time_to_first_byte_ms?: number;
-  /** [latency_ms] */
-  duration_ms?: number;
-  /** [true] */
-  body_complete?: boolean;
-  /** [false] */
-  latency_anomaly?: true;
-  /** [null] */
-  latency_threshold_ms?: number;
-  /** [false] */
-  alert_suppressed?: true;
-  /** [null] */
-  failure_reason?: string;
-  /** [false] */
-  response_excerpt_omitted?: true;
-  /** [`local`] */
-  region?: string;
 }

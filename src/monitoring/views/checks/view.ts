@@ -1,0 +1,73 @@
+/**
+ * The checks view (projection `checks`: every retained check, compact), defined here once:
+ * written by `projection.ts`, read through `queries.ts` (the check routes, behind the endpoint's
+ * monitoring row) and named by the retention CLI, which waits for it. The checks themselves are
+ * the checks context's (`checks/domain/check.ts`); the view serves monitoring's routes.
+ */
+import { type CheckRecordedData, type CheckSource } from '../../../checks/domain/check.js';
+import { DEFAULT_REGION } from '../../../platform/config/region.js';
+
+export const CHECKS_VIEW = 'checks';
+export const CHECKS = 'checks';
+
+/**
+ * A recorded check, compact: the optional fields are present only when they differ from their
+ * default (in brackets), and `presentCheck` puts the defaults back. The response excerpt itself
+ * never leaves the log.
+ */
+export interface CheckDoc {
+  id: string;
+  check_id: number;
+  team_id: number;
+  endpoint_id: number;
+  configuration_version: number;
+  success: boolean;
+  status_code: number;
+  latency_ms: number;
+  source: CheckSource;
+  checked_at: string;
+  /** [latency_ms] */
+  time_to_first_byte_ms?: number;
+  /** [latency_ms] */
+  duration_ms?: number;
+  /** [true] */
+  body_complete?: boolean;
+  /** [false] */
+  latency_anomaly?: true;
+  /** [null] */
+  latency_threshold_ms?: number;
+  /** [false] */
+  alert_suppressed?: true;
+  /** [null] */
+  failure_reason?: string;
+  /** [false] */
+  response_excerpt_omitted?: true;
+  /** [`local`] */
+  region?: string;
+}
+
+/** The compact document of a recorded check (fields at their default are left out). */
+export function checkViewDoc(check: CheckRecordedData): CheckDoc {
+  const doc: CheckDoc = {
+    id: String(check.check_id),
+    check_id: check.check_id,
+    team_id: check.team_id,
+    endpoint_id: check.endpoint_id,
+    configuration_version: check.configuration_version,
+    success: check.success,
+    status_code: check.status_code,
+    latency_ms: check.latency_ms,
+    source: check.source,
+    checked_at: check.checked_at,
+  };
+  if (check.time_to_first_byte_ms !== check.latency_ms) doc.time_to_first_byte_ms = check.time_to_first_byte_ms;
+  if (check.duration_ms !== check.latency_ms) doc.duration_ms = check.duration_ms;
+  if (check.body_complete !== true) doc.body_complete = check.body_complete;
+  if (check.latency_anomaly) doc.latency_anomaly = true;
+  if (check.latency_threshold_ms !== null && check.latency_threshold_ms !== undefined) doc.latency_threshold_ms = check.latency_threshold_ms;
+  if (check.alert_suppressed) doc.alert_suppressed = true;
+  if (check.failure_reason !== null && check.failure_reason !== undefined) doc.failure_reason = check.failure_reason;
+  if (check.response_excerpt !== null && check.response_excerpt !== undefined) doc.response_excerpt_omitted = true;
+  if (check.region !== undefined && check.region !== DEFAULT_REGION) doc.region = check.region;
+  return doc;
+}
