@@ -99,6 +99,10 @@ export class ProjectionRunner {
   private readonly workers = new Map<string, Worker>();
   /** Positions writers of this process wait to read (read-your-writes), with the views they wait on. */
   private readonly wants = new Set<{ position: Position; names: ReadonlySet<string> }>();
+  /** Projections whose live generation this process applies right now (it holds their lease). */
+  private readonly following = new Set<string>();
+  /** The 'applied' signal of this turn of the event loop, when one is scheduled (see `markApplied`). */
+  private appliedSignal: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -305,6 +309,7 @@ export class ProjectionRunner {
     let stored = checkpoint.position;
     const live = options.until === undefined;
     if (live) this.markApplied(name, generation, checkpoint.position);
+    if (live) this.following.add(name);
     let target = options.until ? await options.until() : null;
     if (options.until && (target === null || (checkpoint.position ?? -1) >= target)) return;
 
@@ -380,6 +385,7 @@ export class ProjectionRunner {
         }
       }
     } finally {
+      if (live) this.following.delete(name);
       clearInterval(watcher);
       this.closers.delete(close);
       await subscription.close();
@@ -494,9 +500,18 @@ export class ProjectionRunner {
     };
   }
 
+  /**
+   * Records how far a projection got and tells the listeners (writers waiting for their write,
+   * workers) once per turn of the event loop: every projection passes over each event it takes
+   * no handler for, and a signal per projection per event woke each waiting writer about ten
+   * times per append, each wake a check of its own.
+   */
   private markApplied(name: string, generation: number, position: Position | null): void {
     this.applied.set(name, { generation, position });
-    this.progress.emit('applied');
+    this.appliedSignal ??= setImmediate(() => {
+      this.appliedSignal = null;
+      this.progress.emit('applied');
+    });
   }
 
   /**
@@ -637,6 +652,15 @@ export class ProjectionRunner {
       if (state !== 'running' || !caughtUp) behind.push(name);
     }
     return { live: behind.length === 0, behind };
+  }
+
+  /**
+   * Whether this process applies the projection's live generation now: then its applied
+   * position is the projection's, and nobody else moves the stored checkpoint (a process that
+   * lost the lease stops following within a lease check).
+   */
+  applies(name: string): boolean {
+    return this.following.has(name);
   }
 
   /** Position this process has applied for a projection (in its current generation). */

@@ -223,10 +223,20 @@ export class ReadYourWrites {
    */
   async waitFor(position: Position, projections: readonly string[], timeoutMs = this.options.timeoutMs): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
+    let sharedAt = Date.now();
+    /**
+     * A view this process's runner applies live is read from the runner (its applied position is
+     * the view's); the shared store is asked for the others, and for those too at most every
+     * `pollMs`, in case this process lost the lease to another one. Asking the store at every
+     * wake cost two read-store reads per waiting writer per batch.
+     */
     const reached = async () => {
+      const askStore = Date.now() - sharedAt >= this.options.pollMs;
+      if (askStore) sharedAt = Date.now();
       for (const name of projections) {
         const local = this.runner?.appliedPosition(name);
         if (local !== undefined && local !== null && local >= position) continue;
+        if (!askStore && this.runner?.applies(name)) return false;
         const shared = await this.reader.position(name);
         if (shared === null || shared < position) return false;
       }
