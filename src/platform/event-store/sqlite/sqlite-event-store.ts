@@ -314,9 +314,13 @@ export class SqliteEventStore implements EventStore {
   private headsDataVersion: number | null = null;
   /** performance.now() of the last data_version check (see HEADS_RECHECK_MS). */
   private headsCheckedAt = -Infinity;
+  /** The data_version subscriptions compared last, and when it was read (`recentDataVersionNow`). */
+  private subscriptionVersion: { at: number; version: number } | null = null;
   /** Another instance of this process appended to the file: the heads it may have moved are unknown. */
   private readonly onAppendElsewhere = (_position: number, by: unknown) => {
-    if (by !== this) this.knownHeads.clear();
+    if (by === this) return;
+    this.knownHeads.clear();
+    this.subscriptionVersion = null;
   };
 
   private readonly appendTx: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendedEvents;
@@ -672,7 +676,7 @@ export class SqliteEventStore implements EventStore {
   private readForSubscription(after: Position, max: number): RecordedEvent[] {
     const cached = this.recent.after(after, max);
     if (cached !== null && cached.length === max) return cached;
-    const version = this.dataVersion();
+    const version = this.recentDataVersionNow();
     if (cached !== null && version === this.recentDataVersion) return cached;
     const from = cached === null ? after : this.recent.newest!;
     const limit = Math.max(max, this.pageSize);
@@ -684,6 +688,20 @@ export class SqliteEventStore implements EventStore {
       if (reachedHead) this.recentDataVersion = version;
     }
     return (cached ?? []).concat(rows).slice(0, max);
+  }
+
+  /**
+   * data_version for subscriptions at the head, read at most once per HEADS_RECHECK_MS: every
+   * live subscription (a dozen per process) asks after each append, and the pragma costs as much
+   * as the query it saves. Another process's append is found by polling anyway; a version a
+   * millisecond old delays it by as much.
+   */
+  private recentDataVersionNow(): number {
+    const now = performance.now();
+    if (this.subscriptionVersion === null || now - this.subscriptionVersion.at >= HEADS_RECHECK_MS) {
+      this.subscriptionVersion = { at: now, version: this.dataVersion() };
+    }
+    return this.subscriptionVersion.version;
   }
 
   /** Moves whenever another connection commits to the file (never for this connection's own commits). */
