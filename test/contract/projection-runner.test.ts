@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { SqliteCoordinationStore } from '../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { silentLogger } from '../../src/platform/logging/logger.js';
 import { defineProjection, type Projection } from '../../src/platform/projections/projection.js';
@@ -167,6 +168,25 @@ describe('projection runner', () => {
 
     expect(await Promise.all(streams.map(totalOf))).toEqual([40, 40, 40]);
   });
+  it("shows a writer whose runner stands by its write once the lease holder's runner applied it", async () => {
+    // Two processes on one data dir: the first holds the projection's lease, the second stands by.
+    const coordination = new SqliteCoordinationStore(join(dir.path, 'coordination.sqlite'));
+    const otherEvents = new SqliteEventStore(join(dir.path, 'events.sqlite'));
+    const otherViews = new SqliteReadStore(join(dir.path, 'views.sqlite'));
+    const holder = new ProjectionRunner(events, views, [totals(1)], { owner: 'holder', logger: silentLogger, coordination });
+    const standby = new ProjectionRunner(otherEvents, otherViews, [totals(1)], { owner: 'standby', logger: silentLogger, coordination, leaseTtlMs: 60_000 });
+    closeAfter.push(() => standby.stop(), () => holder.stop(), () => otherViews.close(), () => otherEvents.close(), () => coordination.close());
+    await holder.start();
+    await standby.start();
+    expect((await standby.status())[0].state).toBe('standby');
+
+    const write = await otherEvents.append('a', [{ type: 'Added', data: { n: 3 } }], { expectedRevision: 'no_stream' });
+    const freshness = new ReadYourWrites(new ViewReader(otherViews, 0), standby, [totals(1)], { timeoutMs: 5_000, pollMs: 20 });
+
+    await freshness.require({ append: write, appended: [{ type: 'Added' }] });
+    expect(await totalOf('a')).toBe(3);
+  });
+
   it('stores the checkpoint of events it ignores once the log is quiet, so status shows no stale lag', async () => {
     const live = new ProjectionRunner(events, views, [totals(1)], { owner: 'quiet', logger: silentLogger, pointerCheckMs: 20, idleCheckpointMs: 60_000 });
     runners.push(live);
