@@ -96,4 +96,35 @@ describe('manual checks, destination verification and alert status', () => {
       flapping: false,
     });
   });
+
+  it('lists each check exactly as its check answered it: the source and whether an excerpt was kept', async () => {
+    const team = await t.createTeam();
+    const { token } = await t.issueToken(team.id, ['monitoring:read']);
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/listed`));
+    target.tokens.set(endpoint.id, endpoint.token);
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const checkNow = async () => {
+      const response = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`);
+      expect(response.statusCode).toBe(201);
+      return response.json().data;
+    };
+    const answered = await checkNow();
+    // No answer within the 1 s timeout: no body, so no excerpt.
+    target.mode = { status: 200, delayMs: 3_000 };
+    const timedOut = await checkNow();
+    target.mode = { status: 200, delayMs: 0 };
+    expect([answered.response_excerpt_omitted, timedOut.response_excerpt_omitted]).toEqual([true, false]);
+    expect([answered.source, timedOut.source]).toEqual(['manual', 'manual']);
+
+    const list = async (query: string) => {
+      const response = await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/checks${query}`, { token });
+      expect(response.statusCode).toBe(200);
+      return response.json().data;
+    };
+    expect(JSON.stringify(await list(''))).toBe(JSON.stringify([timedOut, answered]));
+    expect(JSON.stringify(await list('?source=manual'))).toBe(JSON.stringify([timedOut, answered]));
+    expect(await list('?source=scheduled')).toEqual([]);
+    const one = await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/checks/${answered.id}`, { token });
+    expect(JSON.stringify(one.json().data)).toBe(JSON.stringify(answered));
+  });
 });

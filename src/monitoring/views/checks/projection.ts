@@ -7,13 +7,13 @@ import type { Doc } from '../../../platform/read-store/read-store.port.js';
 /**
  * Every recorded check, compact: a field at its default is left out and put back by
  * `presentCheck` (queries.ts). Always present: id (string), check_id, team_id,
- * endpoint_id, configuration_version, success, status_code, latency_ms, source, checked_at
- * (the fields lists filter and sort on). Only when they differ from the default:
+ * endpoint_id, configuration_version, success, status_code, latency_ms, manual (the source:
+ * true for `manual`), checked_at (the fields lists filter and sort on) and
+ * response_excerpt_omitted. Only when they differ from the default:
  * time_to_first_byte_ms, duration_ms (default latency_ms), body_complete (true),
  * latency_anomaly (false), latency_threshold_ms (null), alert_suppressed (false),
- * failure_reason (null), response_excerpt_omitted (false), region (`local`; a `?region=local`
- * list filters on its absence). The response excerpt itself never
- * leaves the log.
+ * failure_reason (null), region (`local`; a `?region=local` list filters on its absence).
+ * The response excerpt itself never leaves the log.
  *
  * One index serves every list: the checks of one endpoint newest first. The `source` and
  * `success` filters are applied while walking it (v1 had an index for each; they cost
@@ -22,10 +22,14 @@ import type { Doc } from '../../../platform/read-store/read-store.port.js';
  * v3: the always-present fields are typed columns (the id is the check id as an integer key),
  * the optional ones stay JSON: about 63 bytes a check with its index instead of 244 as a JSON
  * document (docs/benchmarks.md, bench:lifecycle).
+ *
+ * v4 (issue 31): the source as a boolean column and response_excerpt_omitted as another (a
+ * probed success has an excerpt: as JSON the flag took 27 bytes a check, the source's text 10);
+ * both booleans take one header byte each.
  */
 export const checksProjection = defineProjection({
   name: CHECKS_VIEW,
-  version: 3,
+  version: 4,
   collections: [
     {
       name: CHECKS,
@@ -39,8 +43,9 @@ export const checksProjection = defineProjection({
         success: 'boolean',
         status_code: 'integer',
         latency_ms: 'real',
-        source: 'text',
+        manual: 'boolean',
         checked_at: 'timestamp',
+        response_excerpt_omitted: 'boolean',
       },
     },
   ],

@@ -21,7 +21,7 @@ export function presentCheck(row: CheckDoc) {
     // The checks view leaves out fields at their default (checkViewDoc, view.ts).
     time_to_first_byte_ms: row.time_to_first_byte_ms ?? row.latency_ms,
     duration_ms: row.duration_ms ?? row.latency_ms,
-    source: row.source,
+    source: row.manual ? ('manual' as const) : ('scheduled' as const),
     body_complete: row.body_complete ?? true,
     latency_anomaly: row.latency_anomaly ?? false,
     latency_threshold_ms: row.latency_threshold_ms ?? null,
@@ -75,7 +75,7 @@ export class CheckReads {
     // Every check of the team's endpoint is the team's: no per-row team filter in the query.
     await this.monitoring.endpointRow(teamId, endpointId, scope);
     const filter: Filter = { endpoint_id: endpointId };
-    if (filters.source !== undefined) filter.source = filters.source;
+    if (filters.source !== undefined) filter.manual = filters.source === 'manual';
     if (filters.success !== undefined) filter.success = filters.success;
     // The view leaves out the default region (`eq: null` matches a missing field).
     if (filters.region !== undefined) filter.region = filters.region === DEFAULT_REGION ? null : filters.region;

@@ -4,7 +4,7 @@
  * monitoring row) and named by the retention CLI, which waits for it. The checks themselves are
  * the checks context's (`checks/domain/check.ts`); the view serves monitoring's routes.
  */
-import { type CheckRecordedData, type CheckSource } from '../../../checks/domain/check.js';
+import type { CheckRecordedData } from '../../../checks/domain/check.js';
 import { DEFAULT_REGION } from '../../../platform/config/region.js';
 
 export const CHECKS_VIEW = 'checks';
@@ -13,7 +13,7 @@ export const CHECKS = 'checks';
 /**
  * A recorded check, compact: the optional fields are present only when they differ from their
  * default (in brackets), and `presentCheck` puts the defaults back. The response excerpt itself
- * never leaves the log.
+ * never leaves the log; `manual` is the source (`manual` or `scheduled`).
  */
 export interface CheckDoc {
   id: string;
@@ -24,8 +24,9 @@ export interface CheckDoc {
   success: boolean;
   status_code: number;
   latency_ms: number;
-  source: CheckSource;
+  manual: boolean;
   checked_at: string;
+  response_excerpt_omitted: boolean;
   /** [latency_ms] */
   time_to_first_byte_ms?: number;
   /** [latency_ms] */
@@ -40,8 +41,6 @@ export interface CheckDoc {
   alert_suppressed?: true;
   /** [null] */
   failure_reason?: string;
-  /** [false] */
-  response_excerpt_omitted?: true;
   /** [`local`] */
   region?: string;
 }
@@ -57,8 +56,9 @@ export function checkViewDoc(check: CheckRecordedData): CheckDoc {
     success: check.success,
     status_code: check.status_code,
     latency_ms: check.latency_ms,
-    source: check.source,
+    manual: check.source === 'manual',
     checked_at: check.checked_at,
+    response_excerpt_omitted: check.response_excerpt !== null && check.response_excerpt !== undefined,
   };
   if (check.time_to_first_byte_ms !== check.latency_ms) doc.time_to_first_byte_ms = check.time_to_first_byte_ms;
   if (check.duration_ms !== check.latency_ms) doc.duration_ms = check.duration_ms;
@@ -67,7 +67,6 @@ export function checkViewDoc(check: CheckRecordedData): CheckDoc {
   if (check.latency_threshold_ms !== null && check.latency_threshold_ms !== undefined) doc.latency_threshold_ms = check.latency_threshold_ms;
   if (check.alert_suppressed) doc.alert_suppressed = true;
   if (check.failure_reason !== null && check.failure_reason !== undefined) doc.failure_reason = check.failure_reason;
-  if (check.response_excerpt !== null && check.response_excerpt !== undefined) doc.response_excerpt_omitted = true;
   if (check.region !== undefined && check.region !== DEFAULT_REGION) doc.region = check.region;
   return doc;
 }
