@@ -283,7 +283,7 @@ async function longOutage(dataDir: string, seconds: number, outageChecks: number
   const { runStreamCommand } = await import('../src/platform/es/stream-command.js');
   const { systemContext } = await import('../src/platform/es/command-context.js');
   const { incidentAggregate } = await import('../src/incidents/application/lookups.js');
-  const { IncidentQueries } = await import('../src/incidents/application/incident.queries.js');
+  const { IncidentQueries } = await import('../src/incidents/views/incidents/queries.js');
   const { incidentStreamId } = await import('../src/incidents/domain/events.js');
   const { decide } = await import('../src/incidents/domain/incident.js');
   type LinkedCheck = import('../src/incidents/domain/events.js').LinkedCheck;

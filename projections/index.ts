@@ -11,7 +11,7 @@ import { alertingProjection } from './alerting.js';
 import { analyticsEndpointsProjection } from './analytics-endpoints.js';
 import { analyticsRollupsProjection } from './analytics-rollups.js';
 import { checksProjection } from '../src/monitoring/views/checks/projection.js';
-import { incidentsProjection } from './incidents.js';
+import { incidentsProjection } from '../src/incidents/views/incidents/projection.js';
 import { monitoringProjection } from '../src/monitoring/views/monitoring/projection.js';
 import { notificationsReactor } from './notifications.js';
 import { probingProjection } from './probing.js';

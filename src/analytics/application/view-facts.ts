@@ -3,7 +3,7 @@ import type { ReadStore } from '../../platform/read-store/read-store.port.js';
 import type { ViewReader } from '../../platform/projections/views.js';
 import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc, type AnalyticsProjectDoc } from '../domain/views.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION } from '../domain/views.js';
-import { INCIDENTS, INCIDENTS_VIEW } from '../../incidents/domain/views.js';
+import { INCIDENTS, INCIDENTS_VIEW } from '../../incidents/views/incidents/view.js';
 import type { AnalyticsCollections } from './analytics-query.js';
 import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact, ProjectMember } from './analytics-facts.js';
 import { Slices } from './slices.js';

@@ -12,7 +12,7 @@ import { checkBody, pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { SEVERITIES } from '../domain/events.js';
 import { CreateIncident, UpdateIncidentDetails, UpdateIncidentStatus } from '../application/incident.commands.js';
-import { IncidentQueries } from '../application/incident.queries.js';
+import { IncidentQueries } from '../views/incidents/queries.js';
 import { teamStatuses } from '../application/lookups.js';
 import { MergeIncidents } from '../application/merge.command.js';
 import { AddCheckpoint, AddComment, DeleteComment, EditCheckpoint, EditComment } from '../application/notes.commands.js';

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsQuery } from '../../analytics/application/analytics-query.js';
 import { ROLLUPS_PROJECTION, ViewAnalyticsFacts } from '../../analytics/application/view-facts.js';
 import { ROLLUPS_COLLECTION } from '../../analytics/domain/views.js';
-import { INCIDENT_CHECKPOINTS, INCIDENTS, INCIDENTS_VIEW, type CheckpointDoc, type IncidentDoc } from '../../incidents/domain/views.js';
+import { INCIDENT_CHECKPOINTS, INCIDENTS, INCIDENTS_VIEW, type CheckpointDoc, type IncidentDoc } from '../../incidents/views/incidents/view.js';
 import type { Checkpoint } from '../../incidents/domain/events.js';
 import { MonitoringReads } from '../../monitoring/views/monitoring/queries.js';
 import { DerivedViewCache, type ViewSource } from '../../platform/projections/view-cache.js';

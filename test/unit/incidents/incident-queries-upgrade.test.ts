@@ -4,7 +4,7 @@
  * answer from it as they did, with the new detail rules (newest 100 checks, checks_total).
  */
 import { randomBytes } from 'node:crypto';
-import { IncidentQueries } from '../../../src/incidents/application/incident.queries.js';
+import { IncidentQueries } from '../../../src/incidents/views/incidents/queries.js';
 import type { Platform } from '../../../src/platform/platform.js';
 import type { Doc } from '../../../src/platform/read-store/read-store.port.js';
 import { at, createCommand, failingCheck, history } from './fixtures.js';

@@ -3,8 +3,8 @@
  * writes the incident's head and the items it names, never the incident's other items, so the
  * 300th comment or linked check costs what the first did.
  */
-import { incidentsProjection } from '../../../projections/incidents.js';
-import { INCIDENT_CHECKPOINTS, INCIDENT_CHECKS, INCIDENT_COMMENTS, INCIDENTS } from '../../../src/incidents/domain/views.js';
+import { incidentsProjection } from '../../../src/incidents/views/incidents/projection.js';
+import { INCIDENT_CHECKPOINTS, INCIDENT_CHECKS, INCIDENT_COMMENTS, INCIDENTS } from '../../../src/incidents/views/incidents/view.js';
 import type { IncidentEvent } from '../../../src/incidents/domain/events.js';
 import type { IncidentCommand, IncidentState } from '../../../src/incidents/domain/incident.js';
 import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';

@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type { Doc } from '../src/platform/read-store/read-store.port.js';
-import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../src/platform/projections/projection.js';
+import type { RecordedEvent } from '../../../platform/event-store/event-store.port.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
+import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../../../platform/projections/projection.js';
 import {
   CHECKPOINT_UPDATED,
   COMMENT_DELETED,
@@ -11,9 +11,9 @@ import {
   INCIDENTS_ABSORBED,
   type IncidentEvent,
   type LinkedCheck,
-} from '../src/incidents/domain/events.js';
-import { evolve, type Incident } from '../src/incidents/domain/incident.js';
-import { IdList } from '../src/incidents/domain/id-list.js';
+} from '../../domain/events.js';
+import { evolve, type Incident } from '../../domain/incident.js';
+import { IdList } from '../../domain/id-list.js';
 import {
   checkpointDoc,
   commentDoc,
@@ -29,12 +29,12 @@ import {
   type CommentDoc,
   type IncidentDoc,
   type LinkedCheckDoc,
-} from '../src/incidents/domain/views.js';
+} from './view.js';
 
 /**
  * `incidents`: the incident's own document (its summary fields, `checks_total`, and the flat
  * fields the list filters and keyset order use) plus one document per comment, checkpoint and
- * linked check (types and names: src/incidents/domain/views.ts).
+ * linked check (types and names: view.ts).
  *
  * Each event is folded with the domain's own evolve, so the view and the command side can never
  * disagree, but over a partial state: the incident's head plus only the items the event names

@@ -1,10 +1,10 @@
-import type { Platform } from '../../platform/platform.js';
-import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
-import type { Doc, Filter, FieldCondition, Scalar, SortDirection } from '../../platform/read-store/read-store.port.js';
-import { DETAIL_CHECKS, toCheck, toIncidentDetail, toIncidentSummary, type IncidentDetail, type IncidentSummary } from '../domain/detail-view.js';
-import type { Checkpoint, Comment, LinkedCheck } from '../domain/events.js';
-import type { Incident } from '../domain/incident.js';
-import { IdList } from '../domain/id-list.js';
+import type { Platform } from '../../../platform/platform.js';
+import { CursorCodec, type Pagination } from '../../../platform/http/pagination.js';
+import type { Doc, Filter, FieldCondition, Scalar, SortDirection } from '../../../platform/read-store/read-store.port.js';
+import { DETAIL_CHECKS, toCheck, toIncidentDetail, toIncidentSummary, type IncidentDetail, type IncidentSummary } from '../../domain/detail-view.js';
+import type { Checkpoint, Comment, LinkedCheck } from '../../domain/events.js';
+import type { Incident } from '../../domain/incident.js';
+import { IdList } from '../../domain/id-list.js';
 import {
   INCIDENT_CHECKPOINTS,
   INCIDENT_CHECKS,
@@ -15,7 +15,7 @@ import {
   type CommentDoc,
   type IncidentDoc,
   type LinkedCheckDoc,
-} from '../domain/views.js';
+} from './view.js';
 
 export interface IncidentListFilters {
   project_id?: number;

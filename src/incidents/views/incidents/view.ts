@@ -1,14 +1,14 @@
 /**
- * The incidents context's read model (projection `incidents`), defined here once and imported by
- * the projection that writes it (`projections/incidents.ts`) and the queries that read it.
+ * The incidents view (projection `incidents`), defined here once: written by `projection.ts`,
+ * read through `queries.ts` and by status pages and analytics (incident heads and checkpoints).
  *
  * One small document per incident, and one document per comment, checkpoint and linked check:
  * an event changes the incident's document and at most the few item documents it names, so the
  * cost of applying it does not grow with the incident (a hot incident's 5,000th comment, a long
  * outage's 50,000th check). The detail is assembled at read time.
  */
-import type { Checkpoint, Comment, LinkedCheck } from './events.js';
-import type { Incident } from './incident.js';
+import type { Checkpoint, Comment, LinkedCheck } from '../../domain/events.js';
+import type { Incident } from '../../domain/incident.js';
 
 export const INCIDENTS_VIEW = 'incidents';
 
