@@ -56,7 +56,9 @@
  * - The endpoint's signals then follow the quorum: triggered while at least `region_quorum`
  *   regions' signals are triggered, recovered when fewer are; a region without a counted check
  *   in the last two intervals is unknown and counts neither way. The endpoint's signal events
- *   carry the evidence (`regions`: failing, up, unknown, quorum).
+ *   carry the evidence (`regions`: failing, up, unknown, quorum). Flapping applies to the
+ *   endpoint's availability changes the quorum makes, as to an endpoint's own (the regions'
+ *   signals do not flap: they open nothing).
  * - While an endpoint has regions, checks without a region decide nothing, and the other way
  *   round: a regional check of an endpoint that no longer has regions decides nothing.
  */
@@ -627,7 +629,8 @@ function observeRegions(state: EndpointAlertsState, regions: readonly string[], 
 
 /**
  * A regional check: its region's transitions by the usual rules on the region's windows, then
- * the endpoint's signals by the quorum over every region as at the check.
+ * the endpoint's signals by the quorum over every region as at the check, its availability
+ * changes through the endpoint's flapping rule.
  */
 function regionalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: AlertSettings, regions: readonly string[]): EndpointAlertsEvent[] {
   const region = check.region ?? DEFAULT_REGION;
@@ -643,6 +646,7 @@ function regionalTransitions(after: EndpointAlertsState, check: CheckRecordedDat
   const next = events.reduce(evolve, after);
   const observed = observeRegions(next, regions, Date.parse(check.checked_at), settings);
   const quorum = regionQuorum(settings, regions);
+  const decided: Record<QuorumSignal, EndpointAlertsEvent[]> = { availability: [], latency: [] };
   for (const signal of QUORUM_SIGNALS) {
     const { evidence, triggered: down } = quorumDecision(observed.map((observation) => ({ ...observation, failing: observation.failing[signal] })), quorum);
     const state = next.signals[signal].state;
@@ -650,14 +654,15 @@ function regionalTransitions(after: EndpointAlertsState, check: CheckRecordedDat
       const threshold = signal === 'latency' && check.latency_anomaly && check.latency_threshold_ms !== null ? check.latency_threshold_ms : undefined;
       const event = triggered(check, signal, threshold);
       (event.data as AlertSignalTriggeredData).regions = evidence;
-      events.push(event);
+      decided[signal].push(event);
     } else if (state === 'triggered' && !down) {
       const event = recovered(check, signal);
       (event.data as AlertSignalRecoveredData).regions = evidence;
-      events.push(event);
+      decided[signal].push(event);
     }
   }
-  return events;
+  // The quorum's availability changes are the endpoint's: the same flapping rule applies to them.
+  return [...events, ...flapping(next, check, decided.availability, settings), ...decided.latency];
 }
 
 function triggered(check: CheckRecordedData, signal: SignalType, thresholdMs?: number): EndpointAlertsEvent {

@@ -2,7 +2,7 @@
  * Flapping (issue 26 item 3) in the alerting decider: given the checks so far, when a check is
  * recorded, then the signal events it causes. Checks are one minute apart.
  */
-import { alertStatusView, initialState, type EndpointAlertsEvent } from '../../../src/alerting/domain/endpoint-alerts.js';
+import { alertStatusView, initialState, type AlertSettings, type EndpointAlertsEvent, type RecordCheckCommand } from '../../../src/alerting/domain/endpoint-alerts.js';
 import { DEFAULT_LATENCY_SETTINGS } from '../../../src/monitoring/domain/endpoint-configuration.js';
 import { command, last, run, type Step } from './support.js';
 
@@ -84,5 +84,20 @@ describe('flapping', () => {
     const { flap: _flap, ...stored } = initialState();
     const steps = run(checks('-+', { flap_threshold: 2 }), stored);
     expect(signalLog(steps)).toEqual(['0:Triggered', '1:Recovered:flapping', '1:FlappingStarted']);
+  });
+
+  it('an endpoint with regions flaps by the same rule when its quorum swings', () => {
+    // Regions a, b, c, quorum 2, each region's own signal swift: a fails throughout, c is up, b alternates.
+    const settings: Partial<AlertSettings> = { ...SWIFT, regions: ['a', 'b', 'c'], region_quorum: 2, interval_seconds: 60, flap_threshold: 3, flap_window_seconds: 3_600 };
+    const regional = (region: string, success: boolean): RecordCheckCommand => {
+      const cmd = command({ success }, settings);
+      return { ...cmd, outcome: { ...cmd.outcome, region, regional: true } as RecordCheckCommand['outcome'] };
+    };
+    const rounds = [0, 1, 2, 3].flatMap((round) => [regional('a', false), regional('b', round % 2 === 1), regional('c', true)]);
+    const steps = run(rounds);
+    // The endpoint's own signal events (the regions' signals change on their own events).
+    const endpointLog = signalLog(steps).filter((entry) => !entry.includes('RegionSignal'));
+    expect(endpointLog).toEqual(['1:Triggered', '4:Recovered', '7:Triggered:flapping', '7:FlappingStarted', '10:Recovered:flapping']);
+    expect(alertStatusView(last(steps).state, { team_id: 1, endpoint_id: 7 }, { ...DEFAULT_LATENCY_SETTINGS, ...settings }).flapping).toBe(true);
   });
 });
