@@ -11,7 +11,8 @@
  * Iterative (an explicit stack, never recursion), so no nesting depth can overflow the call
  * stack (a request body, issue 19). Arrays of plain values, and objects whose members are already
  * in canonical order and hold plain values, are written by one native JSON.stringify call: the
- * common shapes of event data.
+ * common shapes of event data. The sorted order of the last object's member names is kept, so a run
+ * of objects with one key list (the events of one type) sorts and quotes its names once.
  */
 export function canonicalJson(value: unknown): string {
   let out = '';
@@ -28,15 +29,12 @@ export function canonicalJson(value: unknown): string {
       }
     } else {
       const record = current as Record<string, unknown>;
-      const keys = Object.keys(record);
-      const shape = shapeOf(record, keys);
-      if (shape === PLAIN_IN_ORDER) out += JSON.stringify(record);
-      else if (shape === PLAIN) out += plainObject(record, keys.sort());
-      else {
+      const order = keyOrder(Object.keys(record));
+      if (!allPlain(record, order.keys)) {
         out += '{';
-        // Default sort compares UTF-16 code units, the order RFC 8785 section 3.2.3 asks for.
-        stack.push({ array: null, index: -1, record, keys: keys.sort(), wrote: false });
-      }
+        stack.push({ array: null, index: -1, record, keys: order.sorted, wrote: false });
+      } else if (order.inOrder) out += JSON.stringify(record);
+      else out += plainObject(record, order);
     }
     // Move to the next value to write, closing the containers that are done.
     let next: Next = NONE;
@@ -92,27 +90,52 @@ function isPlain(value: unknown): boolean {
   return value === null || typeof value !== 'object';
 }
 
-const NESTED = 0;
-const PLAIN = 1;
-const PLAIN_IN_ORDER = 2;
-
-/** PLAIN: every member value is plain; PLAIN_IN_ORDER: and the members are in code-unit order, so JSON.stringify writes it canonically. */
-function shapeOf(record: Record<string, unknown>, keys: string[]): number {
-  let inOrder = true;
-  for (let i = 0; i < keys.length; i++) {
-    if (!isPlain(record[keys[i]])) return NESTED;
-    if (i > 0 && !(keys[i - 1] < keys[i])) inOrder = false;
-  }
-  return inOrder ? PLAIN_IN_ORDER : PLAIN;
+/** An object's member names in canonical order, and each quoted (filled on first use). */
+interface KeyOrder {
+  /** As Object.keys gave them. */
+  keys: string[];
+  /** Sorted by UTF-16 code units (JavaScript's default sort), the order RFC 8785 section 3.2.3 asks for. */
+  sorted: string[];
+  /** The sorted names as JSON strings. */
+  quoted: string[] | null;
+  /** `keys` are already sorted: JSON.stringify writes the members in canonical order. */
+  inOrder: boolean;
 }
 
-/** An object of plain values, its keys sorted: written in one loop, without the stack. */
-function plainObject(record: Record<string, unknown>, keys: string[]): string {
+/**
+ * The last key list met. Event data of one type repeats its key list from event to event (and
+ * from event to event of one append), so the sort and the quoting are done once for a run of them;
+ * the names Object.keys gives are internalized strings, so comparing them is comparing pointers.
+ */
+let lastOrder: KeyOrder = { keys: [], sorted: [], quoted: [], inOrder: true };
+
+function keyOrder(keys: string[]): KeyOrder {
+  const last = lastOrder;
+  if (keys.length === last.keys.length) {
+    let i = 0;
+    while (i < keys.length && keys[i] === last.keys[i]) i++;
+    if (i === keys.length) return last;
+  }
+  let inOrder = true;
+  for (let i = 1; i < keys.length && inOrder; i++) inOrder = keys[i - 1] < keys[i];
+  return (lastOrder = { keys, sorted: inOrder ? keys : [...keys].sort(), quoted: null, inOrder });
+}
+
+/** Every member value is plain: the object holds no container to open. */
+function allPlain(record: Record<string, unknown>, keys: string[]): boolean {
+  for (let i = 0; i < keys.length; i++) if (!isPlain(record[keys[i]])) return false;
+  return true;
+}
+
+/** An object of plain values whose names are out of order: written in one loop, without the stack. */
+function plainObject(record: Record<string, unknown>, order: KeyOrder): string {
+  const sorted = order.sorted;
+  const quoted = (order.quoted ??= sorted.map(quotedKey));
   let out = '{';
-  for (const key of keys) {
-    const member = record[key];
+  for (let i = 0; i < sorted.length; i++) {
+    const member = record[sorted[i]];
     if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-    out += `${out.length > 1 ? ',' : ''}${quotedKey(key)}:${leaf(member)}`;
+    out += `${out.length > 1 ? ',' : ''}${quoted[i]}:${leaf(member)}`;
   }
   return `${out}}`;
 }

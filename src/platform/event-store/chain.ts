@@ -32,18 +32,43 @@ export interface ChainedFields {
 /**
  * canonicalJson of the seven fields, written out in their RFC 8785 order (it runs on every
  * append): only `data` needs the general function; the other fields are strings, null or an
- * integer, written directly.
+ * integer, written directly. Stream, type, actor and occurred_at repeat from event to event (all
+ * the events of one append share most of them), so each is quoted once for a run of equal values.
  */
 export function canonicalEvent(event: ChainedFields): string {
   return (
-    `{"actor":${quoted(event.actor)},"data":${canonicalJson(event.data ?? null)},"occurred_at":${quoted(event.occurred_at)},` +
-    `"request_id":${quoted(event.request_id)},"revision":${canonicalJson(event.revision)},"stream":${quoted(event.stream)},"type":${quoted(event.type)}}`
+    `{"actor":${actors.of(event.actor)},"data":${canonicalJson(event.data ?? null)},"occurred_at":${times.of(event.occurred_at)},` +
+    `"request_id":${quoted(event.request_id)},"revision":${integer(event.revision)},"stream":${streams.of(event.stream)},"type":${types.of(event.type)}}`
   );
 }
 
 /** A string field as RFC 8785 writes it (as JSON.stringify does); absent or null as null. */
 function quoted(value: string | null | undefined): string {
   return typeof value === 'string' ? JSON.stringify(value) : 'null';
+}
+
+/** The quoted form of the last value of one field: a run of equal values is quoted once. */
+class LastQuoted {
+  private last: string | null | undefined = null;
+  private text = 'null';
+
+  of(value: string | null | undefined): string {
+    if (value !== this.last) {
+      this.text = quoted(value);
+      this.last = value;
+    }
+    return this.text;
+  }
+}
+
+const actors = new LastQuoted();
+const times = new LastQuoted();
+const streams = new LastQuoted();
+const types = new LastQuoted();
+
+/** A revision is an integer: its ECMAScript form is its RFC 8785 form. */
+function integer(value: number): string {
+  return Number.isSafeInteger(value) ? String(value) : canonicalJson(value);
 }
 
 export function chainHash(prevHash: string, event: ChainedFields): string {

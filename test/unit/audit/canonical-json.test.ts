@@ -5,6 +5,7 @@
 import { canonicalJson } from '../../../src/platform/canonical-json.js';
 import { canonicalEvent, chainHash } from '../../../src/platform/event-store/chain.js';
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 
 describe('canonicalJson (RFC 8785)', () => {
   it('writes the example of RFC 8785 section 3.2.2 as the RFC does', () => {
@@ -63,5 +64,22 @@ describe('chainHash', () => {
     expect(first).toBe(createHash('sha256').update(canonicalEvent(event)).digest('hex'));
     const next = { ...event, revision: 1, type: 'IncidentCommented' };
     expect(chainHash(first, next)).toBe(createHash('sha256').update(first + canonicalEvent(next)).digest('hex'));
+  });
+
+  it('writes each event of a run as its own canonical form, whether its fields repeat the previous event or not', () => {
+    // The string fields are quoted once for a run of equal values: a changed or emptied one must show.
+    const event = fc.record({
+      stream: fc.constantFrom('incident-1', 'incident-2', 'checks-"7"'),
+      revision: fc.nat(3),
+      type: fc.constantFrom('IncidentCreated', 'IncidentCommented'),
+      data: fc.constantFrom({ b: 1, a: 'x' }, { a: 'x', b: 1 }, { b: 2, c: null }, [1, 2], null),
+      occurred_at: fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.001Z'),
+      actor: fc.constantFrom('token:7', 'admin', 'é\n', null),
+      request_id: fc.constantFrom('req-1', null),
+    });
+    fc.assert(
+      fc.property(fc.array(event, { minLength: 2, maxLength: 10 }), (events) => events.every((e) => canonicalEvent(e) === canonicalJson(e))),
+      { seed: 28, numRuns: 500 },
+    );
   });
 });
