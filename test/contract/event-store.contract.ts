@@ -92,27 +92,42 @@ export function eventStoreContract(
       expect(result).toEqual({ nextExpectedRevision: 1, position: events[1].position });
     });
 
-    it('keeps the hash-chain fields of metadata as given: hash on every event, prev_hash where present', async () => {
+    it('keeps the hash-chain fields of metadata as given: hash on every event, prev_hash where present, live as read', async () => {
       const id = stream('chain');
       const hash = (n: number) => String(n).repeat(64);
-      await store.append(
-        id,
-        [
-          { type: 'Noted', data: { n: 0 }, metadata: { prev_hash: hash(1), hash: hash(2) } },
-          { type: 'Noted', data: { n: 1 }, metadata: { hash: hash(3) } },
-        ],
-        { expectedRevision: 'no_stream' },
-      );
+      // Appended while a subscriber is caught up, so it is handed the events as the append made them.
+      const starter = stream('chain-start');
+      const subscription = store.subscribeToAll({ after: await store.headPosition() });
+      await store.append(starter, [{ type: 'Noted', data: {} }], { expectedRevision: 'no_stream' });
+      const seen = await take(subscription, (e) => e.streamId === id || e.streamId === starter, 4, async (events) => {
+        if (events.length > 1) return;
+        await store.append(
+          id,
+          [
+            { type: 'Noted', data: { n: 0 }, metadata: { prev_hash: hash(1), hash: hash(2), actor: 'admin', idempotency_key: 'team:1:k' } },
+            { type: 'Noted', data: { n: 1 }, metadata: { hash: hash(3) } },
+            // Not 64 lowercase hex digits: still read back as given.
+            { type: 'Noted', data: { n: 2 }, metadata: { hash: 'F'.repeat(64) } },
+          ],
+          { expectedRevision: 'no_stream' },
+        );
+      });
+      await subscription.close();
+      const live = seen.slice(1);
       const events = await store.readStream(id);
+      // A subscriber gets each event's metadata as a reader of the stream does.
+      expect(live.map((e) => e.metadata)).toEqual(events.map((e) => e.metadata));
+      expect(events[0].metadata).toMatchObject({ actor: 'admin', idempotency_key: 'team:1:k', idempotency_step: 0 });
       if (options.chained) {
         // The chained store computes the hashes itself; what a caller passes is ignored.
-        expect(events.map((e) => e.metadata.hash)).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/), expect.stringMatching(/^[0-9a-f]{64}$/)]);
+        expect(events.map((e) => e.metadata.hash)).toEqual(Array(3).fill(expect.stringMatching(/^[0-9a-f]{64}$/)));
         expect(events.map((e) => e.metadata.hash)).not.toContain(hash(2));
-        expect(events.map((e) => e.metadata.prev_hash)).toEqual([undefined, undefined]);
+        expect(events.map((e) => e.metadata.prev_hash)).toEqual([undefined, undefined, undefined]);
       } else {
         expect(events.map((e) => [e.metadata.prev_hash, e.metadata.hash])).toEqual([
           [hash(1), hash(2)],
           [undefined, hash(3)],
+          [undefined, 'F'.repeat(64)],
         ]);
       }
     });

@@ -556,7 +556,8 @@ export class SqliteEventStore implements EventStore {
     };
     const storedCommitMetadata = storeMetadata(commitMetadata);
     const insert = this.statement(
-      `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      // The chain hash is bound as its hex text and stored as its 32 bytes: SQLite decodes it.
+      `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, unhex(?))`,
     );
     const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
     let revision = current;
@@ -568,7 +569,7 @@ export class SqliteEventStore implements EventStore {
     events.forEach((event, i) => {
       revision += 1;
       const data = (event.packed && this.packValue(event.data, interned)) || JSON.stringify(event.data ?? null);
-      const { shared, occurredAt, hash } = stored[i];
+      const { shared, fields, occurredAt, hash } = stored[i];
       const info = insert.run(
         stream,
         revision,
@@ -588,7 +589,8 @@ export class SqliteEventStore implements EventStore {
         type: event.type,
         schemaVersion: event.schemaVersion ?? 1,
         data: parseStored(data, formsInAppend),
-        metadata: withHash(joinMetadata(JSON.parse(shared) as Partial<EventMetadata>, occurredAt), hash),
+        // As a read gives it, from the fields the stored metadata was written from.
+        metadata: withHash(joinMetadata(fields, occurredAt), hash),
         revision,
         position: last,
         recordedAt,
@@ -746,11 +748,12 @@ function readMetadata(text: string): EventMetadata {
 /**
  * Metadata as stored, split: what events of one append usually share (JSON without occurred_at
  * and hash; null fields left out, as checks are most of the log and most of their metadata is
- * null, and put back as null on read), occurred_at, and the chain hash as the bytes of the `hash`
- * column (a hash that is not 64 lowercase hex digits stays in the JSON, so it reads back as it
- * was given). Built field by field, in the order `joinMetadata` reads: it runs for every event.
+ * null, and put back as null on read; `fields` is the object that JSON was written from),
+ * occurred_at, and the chain hash for the `hash` column (its hex text, stored as its bytes; a hash
+ * that is not 64 lowercase hex digits stays in the JSON, so it reads back as it was given). Built
+ * field by field, in the order `joinMetadata` reads: it runs for every event.
  */
-function splitMetadata(input: Partial<EventMetadata> | undefined, now: string): { shared: string; occurredAt: string; hash: Buffer | null } {
+function splitMetadata(input: Partial<EventMetadata> | undefined, now: string): { shared: string; fields: Partial<EventMetadata>; occurredAt: string; hash: string | null } {
   const shared: Partial<EventMetadata> = {};
   if (input) {
     if (input.actor != null) shared.actor = input.actor;
@@ -766,13 +769,14 @@ function splitMetadata(input: Partial<EventMetadata> | undefined, now: string): 
   const hash = input?.hash;
   const binary = hash != null && HEX_HASH.test(hash);
   if (hash != null && !binary) shared.hash = hash;
-  return { shared: JSON.stringify(shared), occurredAt: input?.occurred_at ?? now, hash: binary ? Buffer.from(hash, 'hex') : null };
+  return { shared: JSON.stringify(shared), fields: shared, occurredAt: input?.occurred_at ?? now, hash: binary ? hash : null };
 }
 
 const HEX_HASH = /^[0-9a-f]{64}$/;
 
-function withHash(metadata: EventMetadata, hash: Buffer | null): EventMetadata {
-  if (hash !== null) metadata.hash = hash.toString('hex');
+/** The chain hash of the `hash` column (its bytes as read, or the hex text an append stored) back in the metadata. */
+function withHash(metadata: EventMetadata, hash: Buffer | string | null): EventMetadata {
+  if (hash !== null) metadata.hash = typeof hash === 'string' ? hash : hash.toString('hex');
   return metadata;
 }
 
