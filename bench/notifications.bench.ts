@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { notificationsReactor } from '../projections/notifications.js';
+import { notificationsReactor } from '../src/notifications/reactors/notifications/reactor.js';
 import { ALERT_SIGNAL_INCIDENT_LINKED, ALERT_SIGNAL_TRIGGERED } from '../src/alerting/domain/endpoint-alerts.js';
 import { ATTEMPTS, DELIVERY_WORKER } from '../src/notifications/application/attempt-store.js';
 import { DeliveryWorker } from '../src/notifications/application/delivery-worker.js';
@@ -15,7 +15,7 @@ import { CHANNEL_CREATED, channelStream } from '../src/notifications/domain/chan
 import { loadConfig } from '../src/platform/config/config.js';
 import { silentLogger } from '../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../src/platform/platform.js';
-import { CHANNELS, NOTIFICATIONS_VIEW } from '../src/notifications/domain/views.js';
+import { CHANNELS, NOTIFICATIONS_VIEW } from '../src/notifications/reactors/notifications/view.js';
 import type { BenchModule } from './bench.js';
 
 /** A request as the receiver got it: body and the headers the raw baseline sends again. */

@@ -13,7 +13,7 @@ import { analyticsRollupsProjection } from './analytics-rollups.js';
 import { checksProjection } from '../src/monitoring/views/checks/projection.js';
 import { incidentsProjection } from '../src/incidents/views/incidents/projection.js';
 import { monitoringProjection } from '../src/monitoring/views/monitoring/projection.js';
-import { notificationsReactor } from './notifications.js';
+import { notificationsReactor } from '../src/notifications/reactors/notifications/reactor.js';
 import { probingProjection } from './probing.js';
 import { slosProjection } from './slos.js';
 import { statusPagesProjection } from './status-pages.js';

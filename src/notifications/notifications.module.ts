@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CHANNEL_COMMAND_HANDLERS } from './application/channel.commands.js';
-import { ChannelReads } from './application/channel.reads.js';
+import { ChannelReads } from './reactors/notifications/queries.js';
 import { NotificationsWorkers } from './application/notifications-workers.js';
 import { NotificationChannelsController } from './http/channels.controller.js';
 

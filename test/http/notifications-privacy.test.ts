@@ -17,7 +17,7 @@ import { createPlatform, type Platform } from '../../src/platform/platform.js';
 import { eventually } from '../e2e/support.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
-import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../../src/notifications/domain/views.js';
+import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../../src/notifications/reactors/notifications/view.js';
 
 jest.setTimeout(60_000);
 

@@ -8,7 +8,7 @@ import { jest } from '@jest/globals';
 import { ANALYTICS_ENDPOINTS_PROJECTION } from '../../src/analytics/domain/views.js';
 import { ENDPOINT_REGISTERED, PROJECT_CREATED } from '../../src/monitoring/domain/events.js';
 import { CHANNEL_UPDATED } from '../../src/notifications/domain/channel.js';
-import { NOTIFICATIONS_VIEW } from '../../src/notifications/domain/views.js';
+import { NOTIFICATIONS_VIEW } from '../../src/notifications/reactors/notifications/view.js';
 import type { Projection } from '../../src/platform/projections/projection.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 

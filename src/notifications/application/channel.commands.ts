@@ -26,7 +26,7 @@ import {
   type ChannelState,
 } from '../domain/channel.js';
 import { deliveryId } from '../domain/channel-view.js';
-import { NOTIFICATIONS_VIEW } from '../domain/views.js';
+import { NOTIFICATIONS_VIEW } from '../reactors/notifications/view.js';
 import { teamExists } from '../../tenancy/views/tenancy/queries.js';
 
 /**

@@ -12,7 +12,7 @@ import { adoptAttemptStore, dropEarlierAttemptStore, ATTEMPTS, ATTEMPTS_SPEC, DE
 import { AttemptWriter } from './attempt-writer.js';
 import { buildPayload, endpointNames } from './payloads.js';
 import type { Senders } from './senders.js';
-import { DELIVERIES, NOTIFICATIONS_VIEW } from '../domain/views.js';
+import { DELIVERIES, NOTIFICATIONS_VIEW } from '../reactors/notifications/view.js';
 
 export interface DeliveryWorkerOptions {
   retryScheduleMs?: readonly number[];

@@ -1,6 +1,6 @@
 /**
  * The channel view (what the admin API shows and the reactor filters on): no hidden values.
- * Defined here, written by the notifications reactor (projections/notifications.ts).
+ * Defined here, written by the notifications reactor (reactors/notifications/reactor.ts).
  */
 import { createHash } from 'node:crypto';
 import type { Channel } from './channel.js';

@@ -1,5 +1,5 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
-import { CHANNELS, NOTIFICATIONS_VIEW } from '../domain/views.js';
+import { CHANNELS, NOTIFICATIONS_VIEW } from '../reactors/notifications/view.js';
 
 /** `:channelID`: a notification channel of the path's team. */
 export const CHANNEL_PATH: PathResource = {

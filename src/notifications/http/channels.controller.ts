@@ -12,7 +12,7 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { commandContext } from '../../tenancy/http/teams.controller.js';
 import { TEAM_PATH } from '../../tenancy/http/team-path.js';
 import { CreateChannel, DeleteChannel, RotateChannelSecret, TestChannel, UpdateChannel } from '../application/channel.commands.js';
-import { ChannelReads, presentChannel } from '../application/channel.reads.js';
+import { ChannelReads, presentChannel } from '../reactors/notifications/queries.js';
 import { toChannelDoc } from '../domain/channel-view.js';
 import { CHANNEL_PATH } from './channel-path.js';
 import { configErrors, CreateChannelBody, UpdateChannelBody } from './channels.dto.js';

@@ -6,13 +6,13 @@
  * by a worker that starts later, and two workers sharing the stores send each delivery once.
  */
 import { join } from 'node:path';
-import { notificationsReactor } from '../../../projections/notifications.js';
+import { notificationsReactor } from '../../../src/notifications/reactors/notifications/reactor.js';
 import { ALERT_SIGNAL_INCIDENT_LINKED, ALERT_SIGNAL_TRIGGERED } from '../../../src/alerting/domain/endpoint-alerts.js';
 import { ATTEMPTS, DELIVERY_WORKER, RETRIES } from '../../../src/notifications/application/attempt-store.js';
 import { DeliveryWorker } from '../../../src/notifications/application/delivery-worker.js';
 import { Senders } from '../../../src/notifications/application/senders.js';
 import { CHANNEL_CREATED, channelStream } from '../../../src/notifications/domain/channel.js';
-import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../../../src/notifications/domain/views.js';
+import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../../../src/notifications/reactors/notifications/view.js';
 import { loadConfig } from '../../../src/platform/config/config.js';
 import { silentLogger } from '../../../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../../../src/platform/platform.js';

@@ -1,7 +1,7 @@
 /** The notifications reactor, given events: the channel view the admin routes read and the delivery records the worker sends. */
-import { notificationsReactor } from '../../../projections/notifications.js';
+import { notificationsReactor } from '../../../src/notifications/reactors/notifications/reactor.js';
 import type { DeliveryRecord } from '../../../src/notifications/domain/delivery.js';
-import { CHANNELS, DELIVERIES } from '../../../src/notifications/domain/views.js';
+import { CHANNELS, DELIVERIES } from '../../../src/notifications/reactors/notifications/view.js';
 import { given } from '../../support/projection-spec.js';
 
 const T0 = '2026-11-23T10:00:00.000Z';

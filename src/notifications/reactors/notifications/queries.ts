@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
-import { NotificationsNotFoundError } from '../domain/errors.js';
-import { PLATFORM, type Platform } from '../../platform/platform.js';
-import type { Doc, SortDirection } from '../../platform/read-store/read-store.port.js';
-import type { ChannelDoc } from '../domain/channel-view.js';
-import { publicState, type AttemptState, type DeliveryRecord } from '../domain/delivery.js';
-import { physicalCollection } from '../../platform/projections/registry.js';
-import { ATTEMPTS, ATTEMPTS_SPEC, DELIVERY_WORKER } from './attempt-store.js';
-import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../domain/views.js';
+import { CursorCodec, type Pagination } from '../../../platform/http/pagination.js';
+import { NotificationsNotFoundError } from '../../domain/errors.js';
+import { PLATFORM, type Platform } from '../../../platform/platform.js';
+import type { Doc, SortDirection } from '../../../platform/read-store/read-store.port.js';
+import type { ChannelDoc } from '../../domain/channel-view.js';
+import { publicState, type AttemptState, type DeliveryRecord } from '../../domain/delivery.js';
+import { physicalCollection } from '../../../platform/projections/registry.js';
+import { ATTEMPTS, ATTEMPTS_SPEC, DELIVERY_WORKER } from '../../application/attempt-store.js';
+import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from './view.js';
 
 const CHANNEL_SORT: Array<[string, SortDirection]> = [['channel_num', 'asc']];
 const DELIVERY_SORT: Array<[string, SortDirection]> = [['position', 'desc'], ['id', 'desc']];

@@ -3,7 +3,7 @@ import {
   ALERT_SIGNAL_RECOVERED,
   ALERT_SIGNAL_TRIGGERED,
   type AlertSignalIncidentLinkedData,
-} from '../src/alerting/domain/endpoint-alerts.js';
+} from '../../../alerting/domain/endpoint-alerts.js';
 import {
   CHECKPOINT_ADDED,
   INCIDENT_DETAILS_UPDATED,
@@ -13,7 +13,7 @@ import {
   type IncidentDetailsUpdatedData,
   type IncidentOpenedData,
   type IncidentsAbsorbedData,
-} from '../src/incidents/domain/events.js';
+} from '../../../incidents/domain/events.js';
 import {
   CHANNEL_CREATED,
   CHANNEL_DELETED,
@@ -24,9 +24,9 @@ import {
   channelWants,
   evolveChannel,
   type Channel,
-} from '../src/notifications/domain/channel.js';
-import type { DeliveryRecord } from '../src/notifications/domain/delivery.js';
-import { deliveryId, stripHidden, toChannelDoc, type StoredChannel } from '../src/notifications/domain/channel-view.js';
+} from '../../domain/channel.js';
+import type { DeliveryRecord } from '../../domain/delivery.js';
+import { deliveryId, stripHidden, toChannelDoc, type StoredChannel } from '../../domain/channel-view.js';
 import {
   CHANNELS,
   DELIVERIES,
@@ -38,11 +38,11 @@ import {
   PENDING_ALERTS,
   type PendingAlert,
   signalKey,
-} from '../src/notifications/domain/views.js';
-import { NOTIFYING_EVENT_TYPES, notificationTypeOf, type AlertEventData, type NotificationType } from '../src/notifications/domain/notification-types.js';
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type { Doc } from '../src/platform/read-store/read-store.port.js';
-import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../src/platform/projections/projection.js';
+} from './view.js';
+import { NOTIFYING_EVENT_TYPES, notificationTypeOf, type AlertEventData, type NotificationType } from '../../domain/notification-types.js';
+import type { RecordedEvent } from '../../../platform/event-store/event-store.port.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
+import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../../../platform/projections/projection.js';
 
 const onChannelEvent: ProjectionHandler = async (event, views) => {
   const { channel_id } = event.data as { channel_id: number };
@@ -201,7 +201,7 @@ async function fanOutAlert(views: ViewTransaction, alert: PendingAlert, position
  * records are written in the same commit as its checkpoint, so a crash or a lost lease neither
  * loses nor repeats one. Sending is the delivery worker's job (src/notifications/application).
  *
- * Collections and their document types: src/notifications/domain/views.ts. Incidents opened
+ * Collections and their document types: view.ts. Incidents opened
  * before the reactor first ran are unknown to it and do not notify.
  */
 export const notificationsReactor = defineProjection({

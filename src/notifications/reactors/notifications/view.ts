@@ -1,10 +1,10 @@
 /**
  * The notifications reactor's collections (processor `notifications`), defined here once:
- * written by `projections/notifications.ts`, read by the channel routes and the delivery worker.
+ * written by `reactor.ts`, read through `queries.ts` (the channel routes) and by the delivery worker.
  *
- * - channels:   `StoredChannel` (channel-view.ts): the channel view readers get (`ChannelDoc`,
+ * - channels:   `StoredChannel` (domain/channel-view.ts): the channel view readers get (`ChannelDoc`,
  *               no hidden values) plus the reactor's private fold, stripped before anything leaves;
- * - deliveries: `DeliveryRecord` (delivery.ts), one per event per matching channel;
+ * - deliveries: `DeliveryRecord` (domain/delivery.ts), one per event per matching channel;
  * - incidents:  `NotifiedIncident`, for filtering events that do not carry team and project;
  * - signals:    `LinkedSignal`, the incident linked to a triggered signal;
  * - pending_alerts: `PendingAlert`, an alert waiting for its incident link before it is recorded.
