@@ -45,6 +45,19 @@ describe('IdAllocator over the SQLite event store', () => {
     expect(sorted(ids)).toEqual(range(1, 200));
   });
 
+  it('hands concurrent requests of one process ids in the order asked, sharing the sequence appends', async () => {
+    const store = open();
+    const ids = new IdAllocator(store);
+
+    const got = await Promise.all(range(1, 50).map(() => ids.next('comments')));
+
+    expect(got).toEqual(range(1, 50));
+    // One append per gathered group, not one per id: the log holds fewer reservations than ids.
+    const reservations = await store.readStream('sequence-comments');
+    expect(reservations.length).toBeLessThan(50);
+    expect(reservations.reduce((sum, event) => sum + (event.data as { count: number }).count, 0)).toBe(50);
+  });
+
   it('reserves consecutive ranges for bulk imports that never overlap single ids', async () => {
     const [a, b] = [new IdAllocator(open()), new IdAllocator(open())];
 
