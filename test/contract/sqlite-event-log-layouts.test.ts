@@ -257,8 +257,17 @@ describe('SQLite event log in the compact layout', () => {
     })();
     await store.append('a', [{ type: 'A', data: { n: 1 } }, { type: 'A', data: { n: 2 } }], { expectedRevision: 'no_stream' });
     await store.append('b', [{ type: 'B', data: { n: 3 } }], { expectedRevision: 'no_stream' });
-    await store.append('a', [{ type: 'A', data: { n: 4 } }], { expectedRevision: 1 });
+    await store.append('a', [{ type: 'A', data: { n: 4 }, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } }], { expectedRevision: 1 });
     await reading;
+    // Integers, not 8-byte REALs: a derived id's 0 takes no byte, occurred_at's offset a few.
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare('SELECT typeof(event_id), typeof(occurred_at) FROM event_log ORDER BY position').raw().all()).toEqual([
+      ['integer', 'null'],
+      ['integer', 'null'],
+      ['integer', 'null'],
+      ['integer', 'integer'],
+    ]);
+    raw.close();
     const ids = (await store.readAll({ maxCount: 10 })).map((e) => e.id);
     expect(ids).toEqual(ids.map(() => expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)));
     expect(new Set(ids).size).toBe(4);

@@ -563,7 +563,7 @@ export class SqliteEventStore implements EventStore {
     let revision = current;
     // The events of one append usually share occurred_at: converted once.
     let lastOccurredAt: string | null = null;
-    let lastStoredOccurredAt: number | string | null = null;
+    let lastStoredOccurredAt: bigint | string | null = null;
     let first = 0;
     let last = 0;
     events.forEach((event, i) => {
@@ -575,7 +575,7 @@ export class SqliteEventStore implements EventStore {
         revision,
         this.intern('type', event.type, interned),
         event.schemaVersion ?? 1,
-        DERIVED_ID,
+        DERIVED_ID_STORED,
         occurredAt === lastOccurredAt ? lastStoredOccurredAt : (lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = occurredAt), recordedAt, now.getTime())),
         shared === commitMetadata ? null : storeMetadata(shared),
         data,
@@ -801,11 +801,15 @@ function joinMetadata(shared: Partial<EventMetadata>, occurredAt: string): Event
   return metadata;
 }
 
-/** occurred_at as the compact layout keeps it: NULL when it is recorded_at, else ms before it, or the text itself when not canonical. */
-function storedOccurredAt(occurredAt: string, recordedAt: string, recordedMs: number): number | string | null {
+/**
+ * occurred_at as the compact layout keeps it: NULL when it is recorded_at, else ms before it (an
+ * integer: bound as a bigint, or the column would keep an 8-byte REAL), or the text itself when
+ * not canonical. Reads get a number either way.
+ */
+function storedOccurredAt(occurredAt: string, recordedAt: string, recordedMs: number): bigint | string | null {
   if (occurredAt === recordedAt) return null;
   const ms = Date.parse(occurredAt);
-  return Number.isFinite(ms) && new Date(ms).toISOString() === occurredAt ? recordedMs - ms : occurredAt;
+  return Number.isFinite(ms) && new Date(ms).toISOString() === occurredAt ? BigInt(recordedMs - ms) : occurredAt;
 }
 
 function readOccurredAt(stored: number | string | null, recordedMs: number, recordedAt: string): string {
@@ -815,6 +819,11 @@ function readOccurredAt(stored: number | string | null, recordedMs: number, reco
 
 /** `event_id` of an event whose id is derived from its position (see the compact layout). */
 const DERIVED_ID = 0;
+/**
+ * Bound as a 64-bit integer: better-sqlite3 binds a JS number as a REAL, which a column without
+ * integer affinity (event_id, occurred_at) keeps as 8 bytes; the integer 0 takes none.
+ */
+const DERIVED_ID_STORED = 0n;
 
 /** The id of the event at `position`: the file's prefix, then the position as 12 hex digits (6 bytes: 2^48 positions). */
 function derivedId(idHead: string, position: number): string {
