@@ -82,9 +82,13 @@ export function isApplicable(check: Pick<CheckRecordedData, 'source' | 'alert_su
  *       `source` "scheduled", `body_complete` true, `alert_suppressed`, `latency_anomaly` and
  *       `imported` false, `region` "local", `time_to_first_byte_ms` and `duration_ms` equal to `latency_ms`, and
  *       `checked_at` equal to the envelope's `metadata.occurred_at` (every recorder sets it so).
- * Reads always hand out the full CheckRecordedData: v1 is lifted to v2, v2 expanded.
+ *   v3: v2, and a scheduled job's id (`<endpoint_id>:<due ms>`, the scheduler's form) as
+ *       `job_due_lag_ms`, checked_at less the due time: a few digits instead of about 19
+ *       characters on every probed check (issue 31). Any other job id stays as it is, so a v2
+ *       stored form is a v3 one.
+ * Reads always hand out the full CheckRecordedData: v1 is lifted to v2, v2 read as v3, v3 expanded.
  */
-export const CHECK_RECORDED_STORED_VERSION = 2;
+export const CHECK_RECORDED_STORED_VERSION = 3;
 
 const CHECK_DEFAULTS = {
   source: 'scheduled',
@@ -112,16 +116,44 @@ export function compactCheck(check: CheckRecordedData, occurredAt: string | unde
   return out;
 }
 
-/** The full check from its v2 stored form; `occurredAt` is the envelope's `metadata.occurred_at`. */
+/** The v3 stored form: v2 with a scheduled job's id kept as its due time's lag behind checked_at. */
+export function compactCheckV3(check: CheckRecordedData, occurredAt: string | undefined): Record<string, unknown> {
+  const out = compactCheck(check, occurredAt);
+  const lag = jobDueLag(check);
+  if (lag === null) return out;
+  delete out.job_id;
+  out.job_due_lag_ms = lag;
+  return out;
+}
+
+/** checked_at less the due time of a job id in the scheduler's form for this endpoint; null for any other id. */
+function jobDueLag(check: CheckRecordedData): number | null {
+  if (typeof check.job_id !== 'string') return null;
+  const prefix = `${check.endpoint_id}:`;
+  if (!check.job_id.startsWith(prefix)) return null;
+  const digits = check.job_id.slice(prefix.length);
+  const due = Number(digits);
+  const checkedMs = Date.parse(check.checked_at);
+  // Only an id that `${endpoint_id}:${due}` writes back exactly.
+  if (!/^(0|[1-9][0-9]*)$/.test(digits) || !Number.isSafeInteger(due) || !Number.isFinite(checkedMs)) return null;
+  return checkedMs - due;
+}
+
+/** The full check from its v3 (or v2) stored form; `occurredAt` is the envelope's `metadata.occurred_at`. */
 export function expandCheck(stored: Record<string, unknown>, occurredAt: string): CheckRecordedData {
   const latency = stored.latency_ms as number;
-  return {
+  const check = {
     ...CHECK_DEFAULTS,
     time_to_first_byte_ms: latency,
     duration_ms: latency,
     checked_at: occurredAt,
     ...stored,
-  } as CheckRecordedData;
+  } as CheckRecordedData & { job_due_lag_ms?: number };
+  if (check.job_due_lag_ms !== undefined) {
+    check.job_id = `${check.endpoint_id}:${Date.parse(check.checked_at) - check.job_due_lag_ms}`;
+    delete check.job_due_lag_ms;
+  }
+  return check;
 }
 
 interface CheckUpcasterRegistry {
@@ -137,9 +169,11 @@ export function registerCheckUpcasters(registry: CheckUpcasterRegistry): void {
   // A v1 check is a v2 check with every default written out: nothing to drop but the nulls,
   // and `checked_at` stays (the envelope of a v1 check need not carry it).
   registry.register(CHECK_RECORDED, 1, (data) => compactCheck(data as CheckRecordedData, undefined));
+  // A v2 stored form is a v3 one (its job id written out).
+  registry.register(CHECK_RECORDED, 2, (data) => data);
   registry.registerStoredShape(CHECK_RECORDED, {
     version: CHECK_RECORDED_STORED_VERSION,
-    compact: (data, metadata) => compactCheck(data as CheckRecordedData, metadata?.occurred_at),
+    compact: (data, metadata) => compactCheckV3(data as CheckRecordedData, metadata?.occurred_at),
     expand: (data, event) => expandCheck(data as Record<string, unknown>, event.metadata.occurred_at),
     // Checks are most of the log: the SQLite log keeps their key lists once (NewEvent.packed).
     packed: true,

@@ -46,7 +46,7 @@ describe('CheckRecorded stored shapes', () => {
     await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 1, data: v1, metadata: { occurred_at: '2026-11-20T10:00:05.000Z' } }], { expectedRevision: 'any' });
     const store = withUpcasting(raw, upcasters());
     const [read] = await store.readStream('checks-3');
-    expect(read.schemaVersion).toBe(2);
+    expect(read.schemaVersion).toBe(3);
     expect(read.data).toEqual({ ...v1, region: 'local' });
     const [stored] = await raw.readStream('checks-3');
     expect(stored.schemaVersion).toBe(1);
@@ -79,7 +79,7 @@ describe('CheckRecorded stored shapes', () => {
       { expectedRevision: 'any' },
     );
     const stored = await raw.readStream('checks-3');
-    expect(stored.map((e) => e.schemaVersion)).toEqual([2, 2]);
+    expect(stored.map((e) => e.schemaVersion)).toEqual([3, 3]);
     expect(stored[0].data).toEqual({ check_id: 7, team_id: 1, project_id: 2, endpoint_id: 3, configuration_version: 1, success: true, status_code: 200, latency_ms: 120 });
     expect(JSON.stringify(stored.map((e) => e.data))).not.toContain('null');
     const { checked_at: _omitted, ...unusualStored } = unusual;
@@ -102,5 +102,42 @@ describe('CheckRecorded stored shapes', () => {
     await store.append('checks-3', [{ type: CHECK_RECORDED, data: fullCheck(), metadata: { occurred_at: '2026-11-20T11:00:00.000Z' } }], { expectedRevision: 'any' });
     expect(((await raw.readStream('checks-3'))[0].data as CheckRecordedData).checked_at).toBe(CHECKED_AT);
     expect(((await store.readStream('checks-3'))[0].data as CheckRecordedData).checked_at).toBe(CHECKED_AT);
+  });
+
+  it("keeps a scheduled job's id as the lag of checked_at behind its due time, and reads every job id back as it was", async () => {
+    const store = withUpcasting(raw, upcasters());
+    const due = Date.parse(CHECKED_AT) - 37;
+    const checks = [
+      fullCheck({ check_id: 1, job_id: `3:${due}` }),
+      // Another endpoint's id, a regional job, a manual one, a due time after the check, and ids the scheduler never writes.
+      fullCheck({ check_id: 2, job_id: `4:${due}` }),
+      fullCheck({ check_id: 3, job_id: `3:${due}:eu-west` }),
+      fullCheck({ check_id: 4, job_id: 'manual:0b7c6a52-8f0e-4d1a-9c3e-6f1d2a3b4c5d', source: 'manual' }),
+      fullCheck({ check_id: 5, job_id: `3:${due + 1000}` }),
+      fullCheck({ check_id: 6, job_id: `3:0${due}` }),
+      fullCheck({ check_id: 7, job_id: '3:' }),
+    ];
+    await store.append('checks-3', checks.map((data) => ({ type: CHECK_RECORDED, data, metadata: { occurred_at: data.checked_at } })), { expectedRevision: 'any' });
+    const stored = (await raw.readStream('checks-3')).map((e) => e.data as Record<string, unknown>);
+    expect(stored.map((data) => [data.job_id, data.job_due_lag_ms])).toEqual([
+      [undefined, 37],
+      [`4:${due}`, undefined],
+      [`3:${due}:eu-west`, undefined],
+      ['manual:0b7c6a52-8f0e-4d1a-9c3e-6f1d2a3b4c5d', undefined],
+      [undefined, -963],
+      [`3:0${due}`, undefined],
+      ['3:', undefined],
+    ]);
+    const read = await store.readStream('checks-3');
+    expect(read.map((e) => e.data)).toEqual(checks);
+  });
+
+  it('reads a check stored as v2 (job id written out) as the same full check', async () => {
+    const check = fullCheck({ job_id: `3:${Date.parse(CHECKED_AT) - 5}`, response_excerpt: 'ok' });
+    const { checked_at: _omitted, ...v2 } = Object.fromEntries(Object.entries(check).filter(([key, value]) => value !== null && !['source', 'body_complete', 'alert_suppressed', 'latency_anomaly', 'imported', 'region', 'time_to_first_byte_ms', 'duration_ms'].includes(key)));
+    await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 2, data: v2, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
+    const [read] = await withUpcasting(raw, upcasters()).readStream('checks-3');
+    expect(read.schemaVersion).toBe(3);
+    expect(read.data).toEqual(check);
   });
 });
