@@ -315,7 +315,11 @@ export class SqliteReadStore implements ReadStore {
   private findColumn(table: string, layout: CollectionLayout, query: FindQuery, columns: string, mode: StatementMode): unknown[] {
     const plan = planFind(layout, query);
     const filter = filterClause(layout, query.filter);
-    const values = this.findPart(table, columns, mode, and([filter, plan.keyset]), plan.orderBy, query.limit);
+    // The keyset goes first: given two bounds on the lead sort field (the filter's range and the
+    // keyset's), SQLite starts the index scan at the first one it meets, so with the filter
+    // first every page of a walk over a time range re-read the pages before it (page 10 of a
+    // p95 walk: 50-70 ms instead of 1-2 ms).
+    const values = this.findPart(table, columns, mode, and([plan.keyset, filter]), plan.orderBy, query.limit);
     if (plan.nullTail && (query.limit === undefined || values.length < query.limit)) {
       const remaining = query.limit === undefined ? undefined : query.limit - values.length;
       values.push(...this.findPart(table, columns, mode, and([filter, plan.nullTail]), plan.orderBy, remaining));
