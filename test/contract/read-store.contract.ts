@@ -241,6 +241,13 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         expect(rest.map((d) => d.id)).toEqual(all.slice(2, 4).map((d) => d.id));
       });
 
+      it('returns only the fields asked for from documents without declared columns', async () => {
+        await put('p', makeRows(12, 'r'));
+        const whole = await store.find('p', { sort });
+        expect(await store.find('p', { sort, fields: ['score'] })).toStrictEqual(whole.map((doc) => ('score' in doc ? { id: doc.id, score: doc.score } : { id: doc.id })));
+        expect(await store.find('p', { sort, fields: ['grp'], limit: 3 })).toStrictEqual(whole.slice(0, 3).map((doc) => ('grp' in doc ? { id: doc.id, grp: doc.grp } : { id: doc.id })));
+      });
+
       // findIds is optional in the port: the adapter's own where it has one (SQLite), the port's
       // fallback over find otherwise. Either way every adapter answers the same ids.
       it('finds the same ids, in the same order, with findIds as with find', async () => {
@@ -530,6 +537,21 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         const since = '2026-01-01T00:00:01.000Z';
         const filtered = all.filter((d) => typeof d.at === 'string' && d.at >= since).sort((x, y) => compareTyped(x, y, orders[0])).map((d) => d.id);
         expect((await walk(store, 'typed', { sort: orders[0], pageSize: 3, filter: { at: { gte: since } } })).map((d) => d.id)).toEqual(filtered);
+      });
+
+      it('returns only the fields asked for, each as a whole document has it, a missing one staying missing', async () => {
+        const pick = (doc: Doc, fields: string[]) => Object.fromEntries(Object.entries(doc).filter(([key]) => key === 'id' || fields.includes(key)));
+        const sort: Sort = [['n', 'desc'], ['id', 'asc']];
+        // Declared columns alone (null, missing and -0-free values among them), undeclared ones, and none that exist.
+        for (const fields of [['n', 'ok', 'at'], ['s', 'extra', 'tags'], ['id'], ['nope'], ['ms', 'nope']]) {
+          const whole = await store.find('typed', { sort });
+          expect(await store.find('typed', { sort, fields })).toStrictEqual(whole.map((doc) => pick(doc, fields)));
+          // With a filter, a keyset and a limit, as a page of a walk reads it.
+          const query = { filter: { n: { gte: -10 } }, sort, after: sortValues(whole[1], sort), limit: 2 };
+          expect(await store.find('typed', { ...query, fields })).toStrictEqual((await store.find('typed', query)).map((doc) => pick(doc, fields)));
+        }
+        expect(await store.find('typed', { filter: { s: 'c' }, fields: ['n', 's'] })).toStrictEqual([{ id: 't5', s: 'c' }]);
+        expect(await store.find('missing_collection', { fields: ['n'] })).toEqual([]);
       });
 
       it('aggregates ranges of typed columns and ids as aggregate does one by one', async () => {

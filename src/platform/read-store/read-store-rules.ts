@@ -121,3 +121,10 @@ export function assertDeclaredTypes(collection: string, doc: Doc, columns: Recor
     }
   }
 }
+
+/** `FindQuery.fields`: the document with only `id` and the fields listed (those it has). */
+export function pickFields(doc: Doc, fields: readonly string[]): Doc {
+  const picked: Doc = { id: doc.id };
+  for (const field of fields) if (field !== 'id' && Object.prototype.hasOwnProperty.call(doc, field)) picked[field] = doc[field];
+  return picked;
+}

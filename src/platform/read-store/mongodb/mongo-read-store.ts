@@ -149,7 +149,8 @@ export class MongoReadStore implements ReadStore {
     const keyset = mongoKeyset(sort, query.after);
     const where = keyset ? { $and: [filter, keyset] } : filter;
     const raws = await guardMongo('find', () => {
-      const cursor = this.coll(collection).find(where).sort(mongoSort(sort));
+      const found = this.coll(collection).find(where).sort(mongoSort(sort));
+      const cursor = query.fields ? found.project(Object.fromEntries([['_id', 1], ...query.fields.map((f) => [mongoField(f), 1])])) : found;
       return (query.limit === undefined ? cursor : cursor.limit(query.limit)).toArray();
     });
     return raws.map(fromMongo);

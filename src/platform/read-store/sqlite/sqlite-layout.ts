@@ -43,6 +43,8 @@ export class CollectionLayout {
     readonly columns: ReadonlyArray<readonly [string, ColumnType]>,
     readonly integerId: boolean,
     typed: boolean,
+    /** Whether documents get the undeclared fields kept in `"$rest"` (false for `only`'s layouts). */
+    private readonly withRest = true,
   ) {
     this.typed = typed;
     this.docColumn = typed ? REST_COLUMN : 'doc';
@@ -71,6 +73,19 @@ export class CollectionLayout {
       .map(([field, type]) => `"${field}" ${SQL_TYPES[type]}`);
     const id = integerId ? 'id INTEGER PRIMARY KEY' : 'id TEXT PRIMARY KEY NOT NULL';
     return `CREATE TABLE ${table} (${[id, ...defs, `${REST_COLUMN} BLOB`].join(', ')})${integerId ? '' : ' WITHOUT ROWID'}`;
+  }
+
+  /**
+   * Reads of `fields` alone (`FindQuery.fields`): a layout selecting and returning only those
+   * declared columns (and id); null when one of them is not a typed column.
+   */
+  only(fields: readonly string[]): CollectionLayout | null {
+    if (!this.typed) return null;
+    const wanted = new Set(fields);
+    wanted.delete('id');
+    const columns = this.columns.filter(([name]) => wanted.has(name));
+    if (columns.length !== wanted.size) return null;
+    return new CollectionLayout(columns, this.integerId, true, false);
   }
 
   field(field: string): FieldRef {
@@ -112,7 +127,7 @@ export class CollectionLayout {
         if (absent === null || !absent.includes(name)) doc[name] = null;
       } else doc[name] = fromColumn(type, value);
     });
-    if (rest) {
+    if (rest && this.withRest) {
       for (const key of Object.keys(rest)) if (key !== ABSENT) doc[key] = rest[key];
     }
     return doc;

@@ -33,6 +33,7 @@ import {
   assertDeclaredTypes,
   assertDocId,
   emptyAggregateRow,
+  pickFields,
   sortAggregateRows,
   UnknownCollectionError,
 } from '../read-store-rules.js';
@@ -301,7 +302,14 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
-    return this.withLayout(collection, [], (layout, t) => toDocs(layout, this.findColumn(t, layout, query, layout.selectList(), layout.typed ? 'raw' : 'pluck')));
+    return this.withLayout(collection, [], (layout, t) => {
+      if (query.fields === undefined) return toDocs(layout, this.findColumn(t, layout, query, layout.selectList(), layout.typed ? 'raw' : 'pluck'));
+      // Typed columns alone when every field is one; otherwise whole documents, then picked.
+      const only = layout.only(query.fields);
+      const read = only ?? layout;
+      const docs = toDocs(read, this.findColumn(t, layout, query, read.selectList(), read.typed ? 'raw' : 'pluck'));
+      return only ? docs : docs.map((doc) => pickFields(doc, query.fields!));
+    });
   }
 
   /** `find`, reading only the ids, for callers that keep the documents themselves. */

@@ -1,5 +1,5 @@
 import { compareBySort, isAfterKeyset, matchesFilter } from '../../../../src/platform/projections/doc-matching.js';
-import { assertCollectionName, assertColumns, assertDeclaredTypes, assertDocId, emptyAggregateRow, sortAggregateRows, UnknownCollectionError } from '../../../../src/platform/read-store/read-store-rules.js';
+import { assertCollectionName, assertColumns, assertDeclaredTypes, assertDocId, emptyAggregateRow, pickFields, sortAggregateRows, UnknownCollectionError } from '../../../../src/platform/read-store/read-store-rules.js';
 import {
   PreconditionFailedError,
   type AggregateQuery,
@@ -68,7 +68,7 @@ export class MemoryReadStore implements ReadStore {
     if (query.after) docs = docs.filter((d) => isAfterKeyset(d, sort, query.after!));
     if (query.limit !== undefined) docs = docs.slice(0, query.limit);
     this.docsRead += docs.length;
-    return docs.map((d) => structuredClone(d));
+    return docs.map((d) => structuredClone(query.fields ? pickFields(d, query.fields) : d));
   }
   async count(collection: string, filter?: Filter): Promise<number> {
     return [...this.rows(collection).values()].filter((d) => matchesFilter(d, filter)).length;
