@@ -59,6 +59,11 @@ export interface AnalyticsFacts {
    */
   membersOf(projectIds: number[]): Promise<ProjectMember[]>;
   /**
+   * Optional: a project's `endpoints` and its `membersOf`, as those give them, read together
+   * (both come from the same endpoint documents; a project of thousands pays for them once).
+   */
+  projectEndpoints?(teamId: number, projectId: number): Promise<{ endpoints: EndpointFact[]; members: ProjectMember[] }>;
+  /**
    * Incidents of the scope (affecting the endpoint, for an endpoint scope; of the project by the
    * incident's own project, for a project scope). Range in epoch ms.
    */

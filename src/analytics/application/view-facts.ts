@@ -69,26 +69,50 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
       const filter: Filter = scope.kind === 'project' ? { team_id: teamId, project_id: scope.id } : { team_id: teamId };
       docs = (await this.findAll(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_ENDPOINTS_COLLECTION, filter, 'endpoint_id')) as unknown as AnalyticsEndpointDoc[];
     }
-    return Promise.all(
-      docs.filter((doc) => !doc.deleted).map(async (doc): Promise<EndpointFact> => ({
-        endpoint_id: doc.endpoint_id,
-        project_id: doc.project_id,
-        name: doc.name,
-        enabled: doc.enabled,
-        latest:
-          doc.latest_checked_at === null
-            ? null
-            : {
-                checked_at: doc.latest_checked_at,
-                success: doc.latest_success === true,
-                status_code: doc.latest_status_code ?? 0,
-                latency_ms: doc.latest_latency_ms ?? 0,
-                // Only the endpoint object shows it; counting costs two indexed queries per endpoint.
-                consecutive_failures:
-                  scope.kind === 'endpoint' && doc.latest_success === false ? await this.consecutiveFailures(doc.endpoint_id, doc.summarized_trailing_failures ?? 0) : 0,
-              },
-      })),
-    );
+    return this.endpointFacts(docs, scope.kind === 'endpoint');
+  }
+
+  /** One read of the project's endpoint documents for both `endpoints` and `membersOf`. */
+  async projectEndpoints(teamId: number, projectId: number): Promise<{ endpoints: EndpointFact[]; members: ProjectMember[] }> {
+    const docs = (await this.findAll(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_ENDPOINTS_COLLECTION, { project_id: projectId }, 'endpoint_id')) as unknown as AnalyticsEndpointDoc[];
+    return {
+      endpoints: await this.endpointFacts(docs.filter((doc) => doc.team_id === teamId), false),
+      members: docs.map((doc) => ({ endpoint_id: doc.endpoint_id, project_id: doc.project_id })),
+    };
+  }
+
+  /**
+   * The facts of the documents that are not deleted. `consecutive`: count each failing
+   * endpoint's failures in a row (only the endpoint object shows them; two indexed queries per
+   * endpoint); otherwise the facts are made without a promise per document.
+   */
+  private async endpointFacts(docs: AnalyticsEndpointDoc[], consecutive: boolean): Promise<EndpointFact[]> {
+    const live = docs.filter((doc) => !doc.deleted);
+    const facts = live.map((doc): EndpointFact => ({
+      endpoint_id: doc.endpoint_id,
+      project_id: doc.project_id,
+      name: doc.name,
+      enabled: doc.enabled,
+      latest:
+        doc.latest_checked_at === null
+          ? null
+          : {
+              checked_at: doc.latest_checked_at,
+              success: doc.latest_success === true,
+              status_code: doc.latest_status_code ?? 0,
+              latency_ms: doc.latest_latency_ms ?? 0,
+              consecutive_failures: 0,
+            },
+    }));
+    if (consecutive) {
+      await Promise.all(
+        live.map(async (doc, i) => {
+          const latest = facts[i].latest;
+          if (latest && doc.latest_success === false) latest.consecutive_failures = await this.consecutiveFailures(doc.endpoint_id, doc.summarized_trailing_failures ?? 0);
+        }),
+      );
+    }
+    return facts;
   }
 
   async membersOf(projectIds: number[]): Promise<ProjectMember[]> {
