@@ -16,7 +16,7 @@ import { monitoringProjection } from '../src/monitoring/views/monitoring/project
 import { notificationsReactor } from '../src/notifications/reactors/notifications/reactor.js';
 import { probingProjection } from './probing.js';
 import { slosProjection } from './slos.js';
-import { statusPagesProjection } from './status-pages.js';
+import { statusPagesProjection } from '../src/statuspages/views/status-pages/projection.js';
 import { tenancyProjection } from '../src/tenancy/views/tenancy/projection.js';
 
 export const PROCESSORS: Projection[] = [

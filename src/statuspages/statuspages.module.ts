@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { MonitoringModule } from '../monitoring/monitoring.module.js';
-import { PublicStatusReads } from './application/public-status.reads.js';
+import { PublicStatusReads } from './application/public-status.js';
 import { statusPageCommandHandlers } from './application/status-page.commands.js';
-import { StatusPageReads } from './application/status-page.reads.js';
+import { StatusPageReads } from './views/status-pages/queries.js';
 import { StatusPagesAdminController } from './http/status-pages-admin.controller.js';
 import { StatusPagesPublicRoutes } from './http/status-pages-public.routes.js';
 

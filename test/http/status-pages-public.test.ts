@@ -11,7 +11,7 @@ import {
   triggerSignal,
   type StatusTeam,
 } from '../support/status-page-fixtures.js';
-import { BUSY_VIEW_LAG_MS } from '../../src/statuspages/application/public-status.reads.js';
+import { BUSY_VIEW_LAG_MS } from '../../src/statuspages/application/public-status.js';
 import { startedBeforeAll } from '../support/started-before-all.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { settled } from '../support/eventually.js';

@@ -16,10 +16,10 @@ import {
   type SignalsInput,
   type StatusModel,
 } from '../domain/public-status.js';
-import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from '../domain/views.js';
+import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from '../views/status-pages/view.js';
 import { ALERT_STATUS, ALERTING_VIEW } from '../../alerting/domain/views.js';
 import { ENDPOINTS, MAINTENANCE_WINDOWS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
-import { statusPageUrl } from './status-page.reads.js';
+import { statusPageUrl } from '../views/status-pages/queries.js';
 
 /** One representation of a page, ready to send. */
 export interface Rendered {

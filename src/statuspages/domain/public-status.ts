@@ -10,7 +10,7 @@
  */
 import { coverage, windowCoversEndpoint, type MaintenanceWindow } from '../../monitoring/domain/maintenance.js';
 import type { StatusPageComponent } from './events.js';
-import type { StatusPageDoc } from './views.js';
+import type { StatusPageDoc } from '../views/status-pages/view.js';
 
 export const COMPONENT_STATUSES = ['operational', 'degraded_performance', 'partial_outage', 'major_outage', 'under_maintenance'] as const;
 export type ComponentStatus = (typeof COMPONENT_STATUSES)[number];
@@ -45,7 +45,7 @@ export const MAX_FEED_ENTRIES = 50;
 // Inputs (read from the views by the application)
 // ------------------------------------------------------------------------------------------
 
-/** The page as the status-pages view keeps it (views.ts). */
+/** The page as the status-pages view keeps it (views/status-pages/view.ts). */
 export type PageInput = Omit<StatusPageDoc, 'id'>;
 
 export interface EndpointInput {

@@ -13,7 +13,7 @@ import {
   type SpMaintenance,
   type StatusModel,
 } from '../domain/public-status.js';
-import type { PageView, UptimeDay } from '../application/public-status.reads.js';
+import type { PageView, UptimeDay } from '../application/public-status.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

@@ -1,5 +1,5 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
-import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION } from '../domain/views.js';
+import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION } from '../views/status-pages/view.js';
 
 /** `:pageID` in application API paths: a status page of the path's team. */
 export const STATUS_PAGE_PATH: PathResource = {

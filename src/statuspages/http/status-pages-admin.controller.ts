@@ -11,7 +11,7 @@ import { pathId, validateBody } from '../../platform/http/validation.js';
 import { commandContext } from '../../tenancy/http/teams.controller.js';
 import { TEAM_PATH } from '../../tenancy/http/team-path.js';
 import { CreateStatusPage, DeleteStatusPage, UpdateStatusPage } from '../application/status-page.commands.js';
-import { StatusPageReads } from '../application/status-page.reads.js';
+import { StatusPageReads } from '../views/status-pages/queries.js';
 import { STATUS_PAGE_PATH } from './status-page-path.js';
 import { CreateStatusPageBody, StatusPageDto, UpdateStatusPageBody } from './status-pages.dto.js';
 

@@ -8,7 +8,7 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { SharedLook } from '../../platform/projections/shared-look.js';
 import { MAX_LISTED_INCIDENTS } from '../domain/public-status.js';
 import { SLUG_PATTERN } from '../domain/status-page.js';
-import { PublicStatusReads, type PageView, type Rendered, type RenderKind } from '../application/public-status.reads.js';
+import { PublicStatusReads, type PageView, type Rendered, type RenderKind } from '../application/public-status.js';
 import { AddressRateLimit } from './address-rate-limit.js';
 import { renderAtom, renderRss } from './render-feeds.js';
 import { renderNotFoundHtml, renderStatusHtml } from './render-html.js';

@@ -1,6 +1,6 @@
 /** The status-pages view, given events: what the admin routes list and the public routes find by slug. */
-import { statusPagesProjection } from '../../../projections/status-pages.js';
-import { STATUS_PAGES_COLLECTION, type StatusPageDoc } from '../../../src/statuspages/domain/views.js';
+import { statusPagesProjection } from '../../../src/statuspages/views/status-pages/projection.js';
+import { STATUS_PAGES_COLLECTION, type StatusPageDoc } from '../../../src/statuspages/views/status-pages/view.js';
 import { given } from '../../support/projection-spec.js';
 
 const T0 = '2026-11-23T10:00:00.000Z';

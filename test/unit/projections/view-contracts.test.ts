@@ -24,15 +24,11 @@ const NOT_YET_MOVED = [
   'projections/analytics-rollups.ts',
   'projections/probing.ts',
   'projections/slos.ts',
-  'projections/status-pages.ts',
   'src/alerting/domain/views.ts',
   'src/analytics/domain/views.ts',
   'src/probing/domain/views.ts',
   'src/slos/domain/views.ts',
-  'src/statuspages/domain/views.ts',
   'src/slos/application/slo.reads.ts',
-  'src/statuspages/application/public-status.reads.ts',
-  'src/statuspages/application/status-page.reads.ts',
 ];
 
 function sources(dir: string): string[] {

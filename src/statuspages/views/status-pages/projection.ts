@@ -1,9 +1,9 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import { defineProjection, type ProjectionHandler } from '../src/platform/projections/projection.js';
-import type { Doc } from '../src/platform/read-store/read-store.port.js';
-import { STATUS_PAGE_DELETED, STATUS_PAGE_EVENT_TYPES } from '../src/statuspages/domain/events.js';
-import { evolve, initialState, type StatusPageState } from '../src/statuspages/domain/status-page.js';
-import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from '../src/statuspages/domain/views.js';
+import type { RecordedEvent } from '../../../platform/event-store/event-store.port.js';
+import { defineProjection, type ProjectionHandler } from '../../../platform/projections/projection.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
+import { STATUS_PAGE_DELETED, STATUS_PAGE_EVENT_TYPES } from '../../domain/events.js';
+import { evolve, initialState, type StatusPageState } from '../../domain/status-page.js';
+import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from './view.js';
 
 function toDoc(state: StatusPageState): StatusPageDoc {
   return {

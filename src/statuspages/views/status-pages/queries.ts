@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
-import { StatusPagesNotFoundError } from '../domain/errors.js';
-import { PLATFORM, type Platform } from '../../platform/platform.js';
-import type { SortDirection } from '../../platform/read-store/read-store.port.js';
-import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from '../domain/views.js';
+import { CursorCodec, type Pagination } from '../../../platform/http/pagination.js';
+import { StatusPagesNotFoundError } from '../../domain/errors.js';
+import { PLATFORM, type Platform } from '../../../platform/platform.js';
+import type { SortDirection } from '../../../platform/read-store/read-store.port.js';
+import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from './view.js';
 
 const SORT: Array<[string, SortDirection]> = [['page_id', 'asc']];
 

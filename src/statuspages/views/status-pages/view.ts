@@ -1,6 +1,6 @@
-import type { StatusPageComponent } from './events.js';
+import type { StatusPageComponent } from '../../domain/events.js';
 
-/** The status-pages view (projection `status_pages`), written by projections/status-pages.ts. */
+/** The status-pages view (projection `status_pages`), written by `projection.ts`, read through `queries.ts` and by the public pages. */
 export const STATUS_PAGES_PROJECTION = 'status_pages';
 export const STATUS_PAGES_COLLECTION = 'status_pages';
 
