@@ -20,6 +20,8 @@ export interface ImportedCheckInput {
   source?: CheckSource;
   failure_reason?: string | null;
   body_complete?: boolean;
+  /** The probe region it was taken from; default `local`. */
+  region?: string;
 }
 
 /**
@@ -51,7 +53,7 @@ export function importedChecks(endpoint: EndpointSnapshot, schedule: Maintenance
       latency_anomaly: false,
       latency_threshold_ms: null,
       imported: true,
-      region: DEFAULT_REGION,
+      region: check.region ?? DEFAULT_REGION,
     };
   });
 }

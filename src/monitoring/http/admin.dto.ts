@@ -170,6 +170,11 @@ export class ImportedCheckBody {
   @ApiPropertyOptional({ enum: ['scheduled', 'manual'], default: 'scheduled' }) @Optional() @IsIn(['scheduled', 'manual']) source?: 'scheduled' | 'manual';
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 2000 }) @Nullable() @IsString() @MaxLength(2000) failure_reason?: string | null;
   @ApiPropertyOptional({ type: Boolean, default: true }) @Optional() @IsBoolean() body_complete?: boolean;
+  @ApiPropertyOptional({ type: String, pattern: REGION_NAME.source, default: 'local', description: 'The probe region the check was taken from.' })
+  @Optional()
+  @IsString()
+  @Matches(REGION_NAME, { message: 'region must be 1 to 32 characters of a-z, 0-9 and -' })
+  region?: string;
 }
 
 export class ImportChecksBody {
