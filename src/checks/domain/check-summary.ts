@@ -2,9 +2,10 @@
  * Retention: raw checks older than the horizon leave the log, and a `ChecksSummarized` event
  * takes their place first, carrying what the views still need of them:
  * - every summarized check id (the checks view drops them; ~8 bytes a check instead of ~300),
- * - per UTC hour and project, the sums of the APPLICABLE checks (scheduled, unsuppressed) that
- *   analytics rollups are made of: count, failures, latency sum, minimum and maximum (past the
- *   horizon analytics counts whole hours: minute rollups leave with the raw checks),
+ * - per UTC hour, project and probe region, the sums of the APPLICABLE checks (scheduled,
+ *   unsuppressed) that analytics rollups are made of: count, failures, latency sum, minimum and
+ *   maximum (past the horizon analytics counts whole hours: minute rollups leave with the raw
+ *   checks; the region keeps an endpoint's per-region figures exact there),
  * - the newest applicable check (analytics' `latest` of an endpoint that has been quiet since).
  *
  * A summary stands for an exact set of events: the CheckRecorded events of `checks-<endpoint>`
@@ -16,6 +17,7 @@
  * the expected revision, and each starts where the previous one ended, so a set is summarized
  * once however many processes try and whenever one crashes.
  */
+import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { isApplicable, type CheckRecordedData } from './check.js';
 
 export const CHECKS_SUMMARIZED = 'ChecksSummarized';
@@ -24,9 +26,16 @@ export const checkSummariesStream = (endpointId: number) => `check-summaries-${e
 
 /**
  * [hour start (epoch seconds), project_id, checks, failures, latency_sum, latency_min, latency_max,
- *  minutes of the hour (0-59, ascending) that held one of these checks]
+ *  minutes of the hour (0-59, ascending) that held one of these checks, region]. The region of
+ *  the checks is left out when it is `local` (and summaries made before regions have none: their
+ *  checks read as `local`, as checks without a region do).
  */
-export type HourSums = [hour: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number, minutes: number[]];
+export type HourSums = [hour: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number, minutes: number[], region?: string];
+
+/** The probe region of a summary's hour sums (`local` when it names none). */
+export function hourRegion(sums: HourSums): string {
+  return sums[8] ?? DEFAULT_REGION;
+}
 
 export interface SummarizedLatestCheck {
   check_id: number;
@@ -78,8 +87,9 @@ export function summarizeChecks(
     if (!isApplicable(check)) continue;
     const at = Date.parse(check.checked_at);
     const hour = Math.floor(at / HOUR_MS) * 3600;
-    const key = `${hour}:${check.project_id}`;
-    const sums = buckets.get(key) ?? [hour, check.project_id, 0, 0, 0, check.latency_ms, check.latency_ms, []];
+    const region = check.region ?? DEFAULT_REGION;
+    const key = `${hour}:${check.project_id}:${region}`;
+    const sums: HourSums = buckets.get(key) ?? withRegion([hour, check.project_id, 0, 0, 0, check.latency_ms, check.latency_ms, []], region);
     const minute = Math.floor((at % HOUR_MS) / 60_000);
     if (!sums[7].includes(minute)) sums[7].push(minute);
     sums[2] += 1;
@@ -109,11 +119,22 @@ export function summarizeChecks(
     through_revision: checks[checks.length - 1].revision,
     horizon,
     check_ids: checks.map(({ check }) => check.check_id),
-    hours: [...buckets.values()].map((b): HourSums => [...(b.slice(0, 7) as [number, number, number, number, number, number, number]), [...b[7]].sort((x, y) => x - y)]).sort((a, b) => a[0] - b[0] || a[1] - b[1]),
+    hours: [...buckets.values()]
+      .map((b): HourSums => withRegion([...(b.slice(0, 7) as [number, number, number, number, number, number, number]), [...b[7]].sort((x, y) => x - y)], hourRegion(b)))
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1] || compareText(hourRegion(a), hourRegion(b))),
     latest_applicable: latest,
     any_success: anySuccess,
     trailing_failures: trailing,
   };
+}
+
+/** The hour sums with their region, which is left out when it is `local`. */
+function withRegion(sums: [number, number, number, number, number, number, number, number[]], region: string | undefined): HourSums {
+  return region === undefined || region === DEFAULT_REGION ? sums : [...sums, region];
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export const CHECKS_SUMMARIZED_STORED_VERSION = 2;
@@ -144,7 +165,7 @@ export function fromRuns(runs: Run[]): number[] {
   return numbers;
 }
 
-type StoredHourSums = [hour: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number, minutes: Run[]];
+type StoredHourSums = [hour: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number, minutes: Run[], region?: string];
 
 /**
  * The stored v2 form: `check_ids` becomes `check_id_runs` (an endpoint's ids come in consecutive
@@ -153,7 +174,7 @@ type StoredHourSums = [hour: number, project_id: number, checks: number, failure
  */
 export function compactSummary(data: ChecksSummarizedData): Record<string, unknown> {
   const { check_ids, hours, ...rest } = data;
-  return { ...rest, check_id_runs: toRuns(check_ids), hours: hours.map((h) => [...h.slice(0, 7), toRuns(h[7])]) };
+  return { ...rest, check_id_runs: toRuns(check_ids), hours: hours.map((h) => [...h.slice(0, 7), toRuns(h[7]), ...h.slice(8)]) };
 }
 
 export function expandSummary(stored: Record<string, unknown>): ChecksSummarizedData {
@@ -161,7 +182,7 @@ export function expandSummary(stored: Record<string, unknown>): ChecksSummarized
   return {
     ...(rest as Omit<ChecksSummarizedData, 'check_ids' | 'hours'>),
     check_ids: fromRuns(check_id_runs),
-    hours: hours.map((h) => [...(h.slice(0, 7) as [number, number, number, number, number, number, number]), fromRuns(h[7] as Run[])]),
+    hours: hours.map((h): HourSums => withRegion([...(h.slice(0, 7) as [number, number, number, number, number, number, number]), fromRuns(h[7] as Run[])], h[8])),
   };
 }
 
