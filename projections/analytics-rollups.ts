@@ -1,18 +1,23 @@
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import { defineProjection, type ViewTransaction } from '../src/platform/projections/projection.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../src/checks/domain/check.js';
-import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/checks/domain/check-summary.js';
+import { CHECKS_SUMMARIZED, hourRegion, type ChecksSummarizedData } from '../src/checks/domain/check-summary.js';
+import { DEFAULT_REGION } from '../src/platform/config/region.js';
 import { ENDPOINT_RECONFIGURED, ENDPOINT_REGISTERED, type EndpointReconfiguredData, type EndpointRegisteredData } from '../src/monitoring/domain/events.js';
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from '../src/analytics/domain/aggregate.js';
-import { GRANULARITIES, ROLLUP_SCOPE_KINDS, rawCheckRow, rollupId, rollupKeysOf, rollupRangeAll, withCheck, withSums, withoutSums } from '../src/analytics/domain/rollup.js';
+import { GRANULARITIES, ROLLUP_SCOPE_KINDS, rawCheckRow, regionRollupId, regionRollupRangeAll, rollupId, rollupKeysOf, rollupRangeAll, withCheck, withSums, withoutSums } from '../src/analytics/domain/rollup.js';
+import { GRANULARITY_MS, floorTo } from '../src/analytics/domain/range-plan.js';
 import {
   RAW_CHECKS_COLLECTION,
   RAW_CHECK_COLUMNS,
+  REGION_CHECKS_COLLECTION,
+  REGION_CHECK_COLUMNS,
   ROLLUPS_COLLECTION,
   ROLLUPS_PROJECTION,
   ROLLUP_COLUMNS,
   ROLLUP_MEMBERS_COLLECTION,
   type RawCheckRow,
+  type RegionCheckRow,
   type RollupMemberDoc,
   type RollupRow,
 } from '../src/analytics/domain/views.js';
@@ -23,29 +28,76 @@ import {
  * suppressed checks are left out here, so no query has to filter them. A check counts for its
  * endpoint's CURRENT project: the endpoint's project is kept here (`analytics_members`, from the
  * monitoring events, in log order with the checks), and a move takes the endpoint's share of
- * the project rows and its raw rows to the new project (`onEndpointMoved`).
+ * the project rows and its raw rows to the new project (`onEndpointMoved`). An endpoint with
+ * checks from several probe regions also has rows per region (views.ts, "Probe regions").
  */
 export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, views: ViewTransaction): Promise<void> {
   // A check already counted (same check id) must never be added twice.
   if (!rawCheckRow(event.data) || (await views.get(RAW_CHECKS_COLLECTION, String(event.data.check_id)))) return;
-  const row = rawCheckRow(event.data, await currentProject(views, event.data.endpoint_id, event.data.project_id))!;
+  const member = await memberOf(views, event.data.endpoint_id, event.data.project_id);
+  const row = rawCheckRow(event.data, member.project_id)!;
+  const region = event.data.region ?? DEFAULT_REGION;
+  // Before this check's sums are added: a split copies the endpoint's rows as they were.
+  const perRegion = await addRegions(views, member, [region]);
   views.put(RAW_CHECKS_COLLECTION, { ...row });
   for (const key of rollupKeysOf(row)) {
     const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
     views.put(ROLLUPS_COLLECTION, { ...withCheck(existing, key.id, row, key.scope) });
   }
+  if (perRegion) {
+    views.put(REGION_CHECKS_COLLECTION, { ...regionCheckRow(row, region) });
+    for (const granularity of GRANULARITIES) {
+      const id = regionRollupId(row.endpoint_id, region, granularity, floorTo(row.checked_at_ms, GRANULARITY_MS[granularity]) / 1000);
+      const existing = (await views.get(ROLLUPS_COLLECTION, id)) as RollupRow | null;
+      views.put(ROLLUPS_COLLECTION, { ...withCheck(existing, id, row) });
+    }
+  }
 }
 
 /**
- * The project the endpoint's checks count for now. An endpoint this view has not seen registered
- * (a log that starts with its checks) counts for the project its first check names until a
- * monitoring event says otherwise.
+ * The endpoint's member document: the project its checks count for now and its regions. An
+ * endpoint this view has not seen registered (a log that starts with its checks) counts for the
+ * project its first check names until a monitoring event says otherwise.
  */
-async function currentProject(views: ViewTransaction, endpointId: number, recordedUnder: number): Promise<number> {
+async function memberOf(views: ViewTransaction, endpointId: number, recordedUnder: number): Promise<RollupMemberDoc> {
   const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, String(endpointId))) as RollupMemberDoc | null;
-  if (member) return member.project_id;
-  views.put(ROLLUP_MEMBERS_COLLECTION, { id: String(endpointId), endpoint_id: endpointId, project_id: recordedUnder });
-  return recordedUnder;
+  if (member) return member;
+  const created: RollupMemberDoc = { id: String(endpointId), endpoint_id: endpointId, project_id: recordedUnder };
+  views.put(ROLLUP_MEMBERS_COLLECTION, { ...created });
+  return created;
+}
+
+/**
+ * Adds the regions the member does not name yet (and puts it then); true when the endpoint keeps
+ * rows per region (checks from two regions or more). When a second region appears, the
+ * endpoint's rows so far are all of the first one: they are copied as its rows (rollups and
+ * raw), once. Call before adding the sums of the event that brings the new region.
+ */
+async function addRegions(views: ViewTransaction, member: RollupMemberDoc, regions: string[]): Promise<boolean> {
+  const known = [...(member.regions ?? [])];
+  for (const region of regions) {
+    if (known.includes(region)) continue;
+    if (known.length === 1) await splitByRegion(views, member.endpoint_id, known[0]);
+    known.push(region);
+  }
+  if (known.length > (member.regions?.length ?? 0)) views.put(ROLLUP_MEMBERS_COLLECTION, { ...member, regions: known.sort() });
+  return known.length > 1;
+}
+
+/** The endpoint's rollup and raw rows, all of one region so far, copied as that region's. */
+async function splitByRegion(views: ViewTransaction, endpointId: number, region: string): Promise<void> {
+  for (const granularity of GRANULARITIES) {
+    const range = rollupRangeAll('endpoint', endpointId, granularity);
+    const target = regionRollupRangeAll(endpointId, region, granularity).gte;
+    const rows = (await views.find(ROLLUPS_COLLECTION, { filter: { id: range } })) as unknown as RollupRow[];
+    for (const row of rows) views.put(ROLLUPS_COLLECTION, { ...row, id: `${target}${row.id.slice(range.gte.length)}` });
+  }
+  const raw = (await views.find(RAW_CHECKS_COLLECTION, { filter: { endpoint_id: endpointId } })) as unknown as RawCheckRow[];
+  for (const row of raw) views.put(REGION_CHECKS_COLLECTION, { ...regionCheckRow(row, region) });
+}
+
+function regionCheckRow(row: RawCheckRow, region: string): RegionCheckRow {
+  return { id: row.id, check_id: row.check_id, endpoint_id: row.endpoint_id, region, checked_at_ms: row.checked_at_ms, success: row.success, status_code: row.status_code, latency_ms: row.latency_ms };
 }
 
 async function onEndpointRegistered(event: RecordedEvent<EndpointRegisteredData>, views: ViewTransaction): Promise<void> {
@@ -68,7 +120,7 @@ async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredD
 async function onEndpointMoved(endpointId: number, projectId: number, views: ViewTransaction): Promise<void> {
   const id = String(endpointId);
   const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as RollupMemberDoc | null;
-  views.put(ROLLUP_MEMBERS_COLLECTION, { id, endpoint_id: endpointId, project_id: projectId });
+  views.put(ROLLUP_MEMBERS_COLLECTION, { ...member, id, endpoint_id: endpointId, project_id: projectId });
   if (!member || member.project_id === projectId) return;
   const from = member.project_id;
   for (const granularity of GRANULARITIES) {
@@ -104,9 +156,14 @@ async function onEndpointMoved(endpointId: number, projectId: number, views: Vie
 export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedData>, views: ViewTransaction): Promise<void> {
   const summary = event.data;
   // Like a check, a summary counts for the endpoint's current project.
-  const projectId = await currentProject(views, summary.endpoint_id, summary.hours[0]?.[1] ?? 0);
+  const member = await memberOf(views, summary.endpoint_id, summary.hours[0]?.[1] ?? 0);
+  const projectId = member.project_id;
   const ids: Record<(typeof ROLLUP_SCOPE_KINDS)[number], number> = { endpoint: summary.endpoint_id, project: projectId, team: summary.team_id };
+  // The summarized checks' regions count as seen (a rebuild after the prune sees no other trace of them).
+  const perRegion = await addRegions(views, member, [...new Set(summary.hours.filter((h) => h[2] > 0).map(hourRegion))]);
+  const regions = (await memberOf(views, summary.endpoint_id, projectId)).regions ?? [];
   const counted = new Map<number, Accumulator>();
+  const countedInRegion = new Map<string, Accumulator>();
   // By id, not by query: a batch's query also scans every write pending in the batch, which a
   // rebuild (thousands of writes per batch) cannot afford once per summary.
   for (const checkId of summary.check_ids) {
@@ -116,24 +173,38 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
       counted.set(hour, addCheck(counted.get(hour) ?? emptyAccumulator(), row));
       views.delete(RAW_CHECKS_COLLECTION, row.id);
     }
+    const regional = perRegion ? ((await views.get(REGION_CHECKS_COLLECTION, String(checkId))) as RegionCheckRow | null) : null;
+    if (regional) {
+      const key = `${Math.floor(regional.checked_at_ms / 3_600_000) * 3600}:${regional.region}`;
+      countedInRegion.set(key, addCheck(countedInRegion.get(key) ?? emptyAccumulator(), regional));
+      views.delete(REGION_CHECKS_COLLECTION, regional.id);
+    }
   }
-  for (const { hour, sums, minutes } of hoursOf(summary)) {
+  for (const { hour, sums, minutes, byRegion } of hoursOf(summary)) {
     // The minute rows the summarized checks were in go, for the endpoint, its current project
-    // and its team, whether or not this view still saw the raw checks (a rebuild after the prune
-    // does not): what is deleted depends on the summary (and the endpoint's project) alone, so
-    // a live view and a rebuilt one end the same. By id (deleting a missing one is a no-op).
+    // and its team (and each of the endpoint's regions), whether or not this view still saw the
+    // raw checks (a rebuild after the prune does not): what is deleted depends on the summary
+    // (and the endpoint's project and regions) alone, so a live view and a rebuilt one end the
+    // same. By id (deleting a missing one is a no-op).
     for (const scope of ROLLUP_SCOPE_KINDS) {
       for (const minute of minutes) views.delete(ROLLUPS_COLLECTION, rollupId(scope, ids[scope], 'minute', hour + minute * 60));
     }
-    const already = counted.get(hour) ?? emptyAccumulator();
-    if (sums.checks - already.checks <= 0) continue;
-    const rest: Accumulator = {
-      checks: sums.checks - already.checks,
-      failures: sums.failures - already.failures,
-      latency_sum: sums.latency_sum - already.latency_sum,
-      latency_min: sums.latency_min,
-      latency_max: sums.latency_max,
-    };
+    if (perRegion) {
+      for (const region of regions) {
+        for (const minute of minutes) views.delete(ROLLUPS_COLLECTION, regionRollupId(summary.endpoint_id, region, 'minute', hour + minute * 60));
+      }
+      for (const [region, regionSums] of byRegion) {
+        const rest = restOf(regionSums, countedInRegion.get(`${hour}:${region}`));
+        if (!rest) continue;
+        for (const granularity of ['hour', 'day'] as const) {
+          const id = regionRollupId(summary.endpoint_id, region, granularity, floorTo(hour * 1000, GRANULARITY_MS[granularity]) / 1000);
+          const existing = (await views.get(ROLLUPS_COLLECTION, id)) as RollupRow | null;
+          views.put(ROLLUPS_COLLECTION, { ...withSums(existing, id, rest) });
+        }
+      }
+    }
+    const rest = restOf(sums, counted.get(hour));
+    if (!rest) continue;
     const at = { team_id: summary.team_id, project_id: projectId, endpoint_id: summary.endpoint_id, checked_at_ms: hour * 1000 };
     for (const key of rollupKeysOf(at)) {
       if (key.granularity === 'minute') continue;
@@ -144,19 +215,39 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
 }
 
 /**
- * A summary's sums per hour. A summary splits an hour by the project its checks were recorded
- * under (an endpoint moved within the hour); here they all count for the endpoint's current
- * project, so the parts of an hour are added up.
+ * What a summary's sums of an hour add beyond the rows this view already counted (null when
+ * nothing): the counts and sums minus those rows'; the summary's minimum and maximum cover every
+ * check of the hour, so combining them is exact either way.
  */
-function hoursOf(summary: ChecksSummarizedData): Array<{ hour: number; sums: Accumulator; minutes: number[] }> {
-  const byHour = new Map<number, { hour: number; sums: Accumulator; minutes: Set<number> }>();
-  for (const [hour, , checks, failures, latencySum, latencyMin, latencyMax, minutes] of summary.hours) {
-    const entry = byHour.get(hour) ?? { hour, sums: emptyAccumulator(), minutes: new Set<number>() };
-    addAccumulator(entry.sums, { checks, failures, latency_sum: latencySum, latency_min: latencyMin, latency_max: latencyMax });
+function restOf(sums: Accumulator, already: Accumulator = emptyAccumulator()): Accumulator | null {
+  if (sums.checks - already.checks <= 0) return null;
+  return {
+    checks: sums.checks - already.checks,
+    failures: sums.failures - already.failures,
+    latency_sum: sums.latency_sum - already.latency_sum,
+    latency_min: sums.latency_min,
+    latency_max: sums.latency_max,
+  };
+}
+
+/**
+ * A summary's sums per hour, and per hour and region. A summary splits an hour by the project
+ * its checks were recorded under (an endpoint moved within the hour) and by region; here they
+ * all count for the endpoint's current project, so the parts of an hour are added up.
+ */
+function hoursOf(summary: ChecksSummarizedData): Array<{ hour: number; sums: Accumulator; minutes: number[]; byRegion: Map<string, Accumulator> }> {
+  const byHour = new Map<number, { hour: number; sums: Accumulator; minutes: Set<number>; byRegion: Map<string, Accumulator> }>();
+  for (const part of summary.hours) {
+    const [hour, , checks, failures, latencySum, latencyMin, latencyMax, minutes] = part;
+    const entry = byHour.get(hour) ?? { hour, sums: emptyAccumulator(), minutes: new Set<number>(), byRegion: new Map<string, Accumulator>() };
+    const sums: Accumulator = { checks, failures, latency_sum: latencySum, latency_min: latencyMin, latency_max: latencyMax };
+    addAccumulator(entry.sums, sums);
+    const region = hourRegion(part);
+    entry.byRegion.set(region, addAccumulator(entry.byRegion.get(region) ?? emptyAccumulator(), sums));
     for (const minute of minutes) entry.minutes.add(minute);
     byHour.set(hour, entry);
   }
-  return [...byHour.values()].map(({ hour, sums, minutes }) => ({ hour, sums, minutes: [...minutes] }));
+  return [...byHour.values()].map(({ hour, sums, minutes, byRegion }) => ({ hour, sums, minutes: [...minutes], byRegion }));
 }
 
 export const analyticsRollupsProjection = defineProjection({
@@ -168,7 +259,9 @@ export const analyticsRollupsProjection = defineProjection({
   // 4: project rollups (counts and sums) and raw rows labelled with the endpoint's current
   // project, both moved with the endpoint; the endpoints' projects kept here (issue 32: a
   // project's cost no longer grows with its endpoint count).
-  version: 4,
+  // 5: probe regions (issue 25): each endpoint's regions, and rows per region for endpoints
+  // with checks from several.
+  version: 5,
   collections: [
     // Read and written by id only (see RollupKey).
     { name: ROLLUPS_COLLECTION, indexes: [], columns: ROLLUP_COLUMNS },
@@ -185,6 +278,12 @@ export const analyticsRollupsProjection = defineProjection({
       columns: RAW_CHECK_COLUMNS,
     },
     { name: ROLLUP_MEMBERS_COLLECTION, indexes: [] },
+    {
+      name: REGION_CHECKS_COLLECTION,
+      // A region's edges, p95 and consecutive failures, as the endpoint's raw rows are read.
+      indexes: [{ fields: ['endpoint_id', 'region', 'success', 'checked_at_ms', 'check_id'] }],
+      columns: REGION_CHECK_COLUMNS,
+    },
   ],
   handlers: {
     [CHECK_RECORDED]: onCheckRecorded,

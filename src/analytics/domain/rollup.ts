@@ -45,6 +45,31 @@ export function rollupRange(scope: RollupScopeKind, scopeId: number, granularity
 }
 
 /**
+ * The id of a period's row of an endpoint's checks from one region: `r12.eu-west.h0492345`. A
+ * region name has no `.` (1-32 of a-z, 0-9, -), so the dots keep one region's rows apart from
+ * another's whose name it starts with, and the rows of one region and granularity are one id range.
+ */
+export function regionRollupId(endpointId: number, region: string, granularity: Granularity, startSeconds: number): string {
+  const period = String((startSeconds * 1000) / GRANULARITY_MS[granularity]).padStart(PERIOD_DIGITS[granularity], '0');
+  return `${regionPrefix(endpointId, region, granularity)}${period}`;
+}
+
+function regionPrefix(endpointId: number, region: string, granularity: Granularity): string {
+  return `r${endpointId}.${region}.${GRANULARITY_LETTER[granularity]}`;
+}
+
+/** Every row of one endpoint, region and granularity: `gte` <= id < `lt`. */
+export function regionRollupRangeAll(endpointId: number, region: string, granularity: Granularity): { gte: string; lt: string } {
+  const prefix = regionPrefix(endpointId, region, granularity);
+  return { gte: prefix, lt: `${prefix}:` };
+}
+
+/** The ids of an endpoint's rows of one region for the periods in [fromSeconds, toSeconds), both aligned. */
+export function regionRollupRange(endpointId: number, region: string, granularity: Granularity, fromSeconds: number, toSeconds: number): { gte: string; lt: string } {
+  return { gte: regionRollupId(endpointId, region, granularity, fromSeconds), lt: regionRollupId(endpointId, region, granularity, toSeconds) };
+}
+
+/**
  * The raw row of an applicable check; null when the check does not feed analytics. `projectId`:
  * the endpoint's current project (the check counts for it), by default the one it was recorded under.
  */
@@ -59,6 +84,7 @@ export function rawCheckRow(check: CheckRecordedData, projectId = check.project_
     endpoint_id: check.endpoint_id,
     checked_at_ms: checkedAtMs,
     success: check.success,
+    status_code: check.status_code,
     latency_ms: check.latency_ms,
   };
 }

@@ -35,6 +35,11 @@ export interface RollupMemberDoc {
   id: string;
   endpoint_id: number;
   project_id: number;
+  /**
+   * The probe regions the endpoint's applicable checks came from (summarized ones included),
+   * sorted; missing while there is none. Two or more: the endpoint has rows per region.
+   */
+  regions?: string[];
 }
 
 
@@ -77,6 +82,8 @@ export interface RawCheckRow {
   /** Epoch milliseconds of `checked_at`. */
   checked_at_ms: number;
   success: boolean;
+  /** For a region's `current` once the endpoint has rows per region (its newest check's status). */
+  status_code: number;
   latency_ms: number;
 }
 
@@ -87,8 +94,44 @@ export const RAW_CHECK_COLUMNS = {
   endpoint_id: 'integer',
   checked_at_ms: 'integer',
   success: 'boolean',
+  status_code: 'integer',
   latency_ms: 'integer',
 } as const satisfies Record<Exclude<keyof RawCheckRow, 'id'>, ColumnType>;
+
+/**
+ * Probe regions (issue 25): the endpoint route answers `?region=` from rows of the endpoint's
+ * checks of one region. An endpoint whose applicable checks all came from one region needs none
+ * (its figures are that region's), so it has no region rows: single-region deployments pay
+ * nothing. When a second region's check arrives, the endpoint's rollup and raw rows so far are
+ * copied as the first region's (once, as a move does), and from then on each check also adds
+ * to its region's rows. An endpoint's regions: `RollupMemberDoc.regions`.
+ *
+ * Region rollup rows live in `ROLLUPS_COLLECTION` under their own ids (`regionRollupId`), with
+ * the endpoint rows' sums and extremes; region raw rows in `REGION_CHECKS_COLLECTION`.
+ */
+export const REGION_CHECKS_COLLECTION = 'analytics_region_checks';
+
+/** One applicable check of an endpoint with checks from several regions, for its region's edges, p95 and `current`. */
+export interface RegionCheckRow {
+  id: string;
+  check_id: number;
+  endpoint_id: number;
+  region: string;
+  checked_at_ms: number;
+  success: boolean;
+  status_code: number;
+  latency_ms: number;
+}
+
+export const REGION_CHECK_COLUMNS = {
+  check_id: 'integer',
+  endpoint_id: 'integer',
+  region: 'text',
+  checked_at_ms: 'integer',
+  success: 'boolean',
+  status_code: 'integer',
+  latency_ms: 'integer',
+} as const satisfies Record<Exclude<keyof RegionCheckRow, 'id'>, ColumnType>;
 
 /** Projection `analytics_endpoints`: projects, endpoints (current project, latest applicable check, tombstone). */
 export const ANALYTICS_ENDPOINTS_PROJECTION = 'analytics_endpoints';

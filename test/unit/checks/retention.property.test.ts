@@ -3,8 +3,8 @@ import { analyticsEndpointsProjection } from '../../../projections/analytics-end
 import { analyticsRollupsProjection } from '../../../projections/analytics-rollups.js';
 import { checksProjection } from '../../../src/monitoring/views/checks/projection.js';
 import { upcasters } from '../../../src/app/contexts.js';
-import { rollupId } from '../../../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/domain/views.js';
+import { regionRollupId, rollupId } from '../../../src/analytics/domain/rollup.js';
+import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION } from '../../../src/analytics/domain/views.js';
 import { CheckRetention } from '../../../src/checks/application/retention.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../../../src/checks/domain/check.js';
 import { checkSummariesStream, retentionHorizon, type ChecksSummarizedData } from '../../../src/checks/domain/check-summary.js';
@@ -33,7 +33,11 @@ interface CheckSpec {
   latency: number;
   manual: boolean;
   suppressed: boolean;
+  region: string;
 }
+
+/** Probe regions of the checks: endpoints turn from one region to several at any point. */
+const REGIONS = ['local', 'a', 'b'];
 
 const checkArb: fc.Arbitrary<CheckSpec> = fc.record({
   endpoint: fc.integer({ min: 1, max: ENDPOINTS }),
@@ -44,6 +48,7 @@ const checkArb: fc.Arbitrary<CheckSpec> = fc.record({
   latency: fc.integer({ min: 0, max: 5000 }),
   manual: fc.integer({ min: 0, max: 9 }).map((n) => n < 3),
   suppressed: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
+  region: fc.constantFrom('local', 'local', 'a', 'b'),
 });
 
 async function world(specs: CheckSpec[]) {
@@ -77,6 +82,7 @@ async function world(specs: CheckSpec[]) {
       latency_anomaly: false,
       latency_threshold_ms: null,
       imported: true,
+      region: spec.region,
     };
     await events.append(checksStream(spec.endpoint), [{ type: CHECK_RECORDED, data, metadata: { occurred_at: checkedAt } }], { expectedRevision: 'any' });
   }
@@ -88,6 +94,9 @@ async function world(specs: CheckSpec[]) {
     return {
       rollups: await all('analytics_rollups', ROLLUPS_COLLECTION),
       raw: await all('analytics_rollups', RAW_CHECKS_COLLECTION),
+      regionRaw: await all('analytics_rollups', REGION_CHECKS_COLLECTION),
+      // Each endpoint's project and the regions its checks came from.
+      members: await all('analytics_rollups', ROLLUP_MEMBERS_COLLECTION),
       checks: await all('checks', 'checks'),
       // Retention adds a counter of summarized trailing failures; the rest must not change.
       endpoints: (await all('analytics_endpoints', 'analytics_endpoints')).map(({ summarized_trailing_failures: _ignored, ...doc }) => doc),
@@ -152,6 +161,7 @@ describe('retention property: prune, then rebuild, equals no prune', () => {
                     rollupId('endpoint', s.endpoint_id, 'minute', hour + m * 60),
                     rollupId('project', 1, 'minute', hour + m * 60),
                     rollupId('team', s.team_id, 'minute', hour + m * 60),
+                    ...REGIONS.map((region) => regionRollupId(s.endpoint_id, region, 'minute', hour + m * 60)),
                   ]),
                 ),
               ),
@@ -161,6 +171,7 @@ describe('retention property: prune, then rebuild, equals no prune', () => {
               ...reference,
               rollups: reference.rollups.filter((doc) => !minuteGone(doc)),
               raw: reference.raw.filter((doc) => retainedIds.has(doc.id)),
+              regionRaw: reference.regionRaw.filter((doc) => retainedIds.has(doc.id)),
               checks: reference.checks.filter((doc) => retainedIds.has(doc.id)),
             };
 
