@@ -25,6 +25,8 @@ export interface CheckSpec {
   latency?: number;
   status?: number;
   source?: 'scheduled' | 'manual';
+  /** The probe region it was taken from (the import's default: local). */
+  region?: string;
 }
 
 export interface AnalyticsTeam {
@@ -157,6 +159,7 @@ function importedCheck(spec: CheckSpec) {
     latency_ms: spec.latency ?? 100,
     source: spec.source ?? 'scheduled',
     failure_reason: success ? null : 'status: 500',
+    ...(spec.region === undefined ? {} : { region: spec.region }),
   };
 }
 
@@ -183,6 +186,7 @@ function asRecorded(check: any, teamId: number, projectId: number): CheckRecorde
     failure_reason: check.failure_reason,
     response_excerpt: null,
     checked_at: check.checked_at,
+    region: check.region,
   };
 }
 

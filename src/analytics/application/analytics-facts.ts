@@ -9,6 +9,8 @@ export type { AnalyticsScopeKind };
 export interface AnalyticsScope {
   kind: AnalyticsScopeKind;
   id: number;
+  /** Endpoint scope only: the checks recorded in this probe region alone (facts ignore it). */
+  region?: string;
 }
 
 /** The newest APPLICABLE (scheduled, unsuppressed) check of an endpoint. */

@@ -9,12 +9,22 @@ import {
   type Accumulator,
   type RangeFigures,
 } from '../domain/aggregate.js';
-import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RawCheckRow, type RollupScopeKind } from '../domain/views.js';
+import { SCOPE_FIELD, regionRollupRange, rollupRange } from '../domain/rollup.js';
+import {
+  RAW_CHECKS_COLLECTION,
+  REGION_CHECKS_COLLECTION,
+  ROLLUPS_COLLECTION,
+  ROLLUP_MEMBERS_COLLECTION,
+  type RawCheckRow,
+  type RegionCheckRow,
+  type RollupMemberDoc,
+  type RollupScopeKind,
+} from '../domain/views.js';
 import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type RollupRun } from '../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../domain/window.js';
 import type { AnalyticsFacts, AnalyticsScope, EndpointFact, ProjectMember } from './analytics-facts.js';
 import { Slices } from './slices.js';
+import { consecutiveFailuresIn } from './consecutive-failures.js';
 
 /**
  * Analytics figures from time rollups: each range is planned into day/hour/minute rollup rows
@@ -38,10 +48,13 @@ export interface TimeRange {
   to: number;
 }
 
-/** Physical names of the two views (the projection runner maps logical names per generation). */
+/** Physical names of the views' collections (the projection runner maps logical names per generation). */
 export interface AnalyticsCollections {
   rollups: string;
   checks: string;
+  /** Probe regions (endpoint route, `?region=`); by default the logical names. */
+  regionChecks?: string;
+  members?: string;
 }
 
 export interface Totals extends RangeFigures {
@@ -219,13 +232,15 @@ export class AnalyticsQuery {
    * its current project), read in pages with a turn of the event loop between them.
    */
   private async p95Of(scope: AnalyticsScope, from: number, to: number): Promise<number | null> {
-    const { checks } = await this.names();
+    const { checks, regionChecks } = await this.names();
+    const source = scope.region === undefined ? checks : regionChecks;
+    const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
     const latencies: number[] = [];
     let after: [number, number] | undefined;
     while (latencies.length < P95_SAMPLE_LIMIT) {
       const limit = Math.min(P95_PAGE, P95_SAMPLE_LIMIT - latencies.length);
-      const page = (await this.slices.run(() => this.store.find(checks, {
-        filter: { [SCOPE_FIELD[scope.kind]]: scope.id, success: true, checked_at_ms: { gte: from, lt: to } },
+      const page = (await this.slices.run(() => this.store.find(source, {
+        filter: { [SCOPE_FIELD[scope.kind]]: scope.id, ...regionFilter, success: true, checked_at_ms: { gte: from, lt: to } },
         sort: [
           ['checked_at_ms', 'desc'],
           ['check_id', 'desc'],
@@ -305,14 +320,45 @@ export class AnalyticsQuery {
     return { team_id: teamId, project_id: projectId, window: w, health: health(endpoints), totals, incidents, series, endpoints: rows };
   }
 
-  /** null when the endpoint is not among the team's endpoints. */
-  async endpointAnalytics(teamId: number, endpointId: number, window: AnalyticsWindow): Promise<EndpointAnalytics | null> {
-    const scope: AnalyticsScope = { kind: 'endpoint', id: endpointId };
-    const [common, endpoints] = await Promise.all([this.common(teamId, scope, window), this.facts.endpoints(teamId, scope)]);
+  /**
+   * null when the endpoint is not among the team's endpoints. `region`: only the checks recorded
+   * in that probe region count, in every figure and in `current` (a region with none: the figures
+   * of no checks). An endpoint whose checks all came from that one region has no rows per region:
+   * its own rows are the region's (views.ts, "Probe regions").
+   */
+  async endpointAnalytics(teamId: number, endpointId: number, window: AnalyticsWindow, region?: string): Promise<EndpointAnalytics | null> {
+    const known = region === undefined ? [] : await this.regionsOf(endpointId);
+    const byRegion = region !== undefined && !(known.length === 1 && known[0] === region);
+    const scope: AnalyticsScope = byRegion ? { kind: 'endpoint', id: endpointId, region } : { kind: 'endpoint', id: endpointId };
+    const [common, endpoints] = await Promise.all([this.common(teamId, scope, window), this.facts.endpoints(teamId, { kind: 'endpoint', id: endpointId })]);
     const endpoint = endpoints.find((e) => e.endpoint_id === endpointId);
     if (!endpoint) return null;
     const { window: w, totals, incidents, series } = common;
-    return { team_id: teamId, project_id: endpoint.project_id, endpoint_id: endpointId, window: w, totals, incidents, series, current: current(endpoint) };
+    const now = byRegion ? await this.regionCurrent(endpointId, region!) : current(endpoint);
+    return { team_id: teamId, project_id: endpoint.project_id, endpoint_id: endpointId, window: w, totals, incidents, series, current: now };
+  }
+
+  /** The regions the endpoint's applicable checks came from. */
+  private async regionsOf(endpointId: number): Promise<string[]> {
+    const { members } = await this.names();
+    const doc = (await this.slices.run(() => this.store.get(members, String(endpointId)))) as RollupMemberDoc | null;
+    return doc?.regions ?? [];
+  }
+
+  /**
+   * `current` from the region's newest retained applicable check (newest by checked_at, then
+   * id); unchecked when it has none (none ever, or every one older than the retention horizon).
+   */
+  private async regionCurrent(endpointId: number, region: string): Promise<Current> {
+    const { regionChecks } = await this.names();
+    const scope = { endpoint_id: endpointId, region };
+    const newest = (success: boolean) =>
+      this.slices.run(() => this.store.find(regionChecks, { filter: { ...scope, success }, sort: [['checked_at_ms', 'desc'], ['check_id', 'desc']], limit: 1 }));
+    const [[up], [down]] = (await Promise.all([newest(true), newest(false)])) as unknown as RegionCheckRow[][];
+    const latest = !up ? down : !down ? up : down.checked_at_ms > up.checked_at_ms || (down.checked_at_ms === up.checked_at_ms && down.check_id > up.check_id) ? down : up;
+    if (!latest) return { up: null, last_check_at: null, last_status_code: null, last_latency_ms: null, consecutive_failures: 0 };
+    const failures = latest.success ? 0 : await this.slices.run(() => consecutiveFailuresIn(this.store, regionChecks, scope));
+    return { up: latest.success, last_check_at: iso(latest.checked_at_ms), last_status_code: latest.status_code, last_latency_ms: latest.latency_ms, consecutive_failures: failures };
   }
 
   /** Window, totals, incidents and series: the part all three objects share. */
@@ -345,8 +391,8 @@ export class AnalyticsQuery {
       plans.push(planRange(start, end, this.rawHorizon()));
     }
     const [rollupSums, raw] = await Promise.all([
-      this.sumRollupRuns(scope.kind, plans.map((plan) => ({ id: scope.id, runs: rollupRuns(plan) }))),
-      this.fetchRawEdges(scope.kind, [scope.id], plans.flat()),
+      this.sumRollupRuns(scope.kind, plans.map((plan) => ({ id: scope.id, runs: rollupRuns(plan) })), scope.region),
+      this.fetchRawEdges(scope.kind, [scope.id], plans.flat(), scope.region),
     ]);
     const horizon = this.rawHorizon();
     return plans.map((plan, i) => {
@@ -397,8 +443,9 @@ export class AnalyticsQuery {
    * hours, days, hours, minutes), so the store reads only the rows that exist; the ranges of all
    * owners (a project's endpoints, a series' buckets) go to the store RANGES_PER_READ at a time,
    * one statement each on SQLite, with a turn of the event loop between reads when due.
+   * `region`: the rows of the endpoints' checks from that region.
    */
-  private async sumRollupRuns(kind: RollupScopeKind, owners: Array<{ id: number; runs: RollupRun[] }>): Promise<Accumulator[]> {
+  private async sumRollupRuns(kind: RollupScopeKind, owners: Array<{ id: number; runs: RollupRun[] }>, region?: string): Promise<Accumulator[]> {
     const sums = owners.map(() => emptyAccumulator());
     const { rollups } = await this.names();
     // Ranges are made a read's worth at a time: at 10,000 endpoints all of them at once (50,000
@@ -424,7 +471,11 @@ export class AnalyticsQuery {
     for (let owner = 0; owner < owners.length; owner++) {
       const { id, runs } = owners[owner];
       for (const run of runs) {
-        ranges.push(rollupRange(kind, id, run.granularity, run.from / 1000, run.to / 1000));
+        ranges.push(
+          region === undefined
+            ? rollupRange(kind, id, run.granularity, run.from / 1000, run.to / 1000)
+            : regionRollupRange(id, region, run.granularity, run.from / 1000, run.to / 1000),
+        );
         ownerOf.push(owner);
       }
       if (ranges.length >= RANGES_PER_READ) await read();
@@ -439,17 +490,20 @@ export class AnalyticsQuery {
    * (failed and successful ones apart: one index range each), so the raw rows need no minute
    * index of their own; adjacent minutes are read as one range.
    */
-  private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[]): Promise<Map<number, RawCheckRow[]>> {
+  private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[], region?: string): Promise<Map<number, RawCheckRow[]>> {
     const minutes = [...new Set(pieces.flatMap((p) => (p.kind === 'raw' ? [floorTo(p.from, GRANULARITY_MS.minute)] : [])))];
     const byMinute = new Map<number, RawCheckRow[]>();
     if (minutes.length === 0 || ids.length === 0) return byMinute;
-    const { checks } = await this.names();
+    const { checks, regionChecks } = await this.names();
+    const source = region === undefined ? checks : regionChecks;
+    const regionFilter: Filter = region === undefined ? {} : { region };
     const field = SCOPE_FIELD[kind];
     const requests = await this.slices.map(
       pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).flatMap(([idChunk, span]) => [false, true].map((success) => ({ idChunk, span, success }))),
       ({ idChunk, span, success }) =>
-        this.findAll(checks, {
+        this.findAll(source, {
           [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
+          ...regionFilter,
           success,
           checked_at_ms: { gte: span.from, lt: span.to },
         }),
@@ -492,8 +546,9 @@ export class AnalyticsQuery {
     }
   }
 
-  private async names(): Promise<AnalyticsCollections> {
-    return typeof this.collections === 'function' ? this.collections() : this.collections;
+  private async names(): Promise<Required<AnalyticsCollections>> {
+    const names = typeof this.collections === 'function' ? await this.collections() : this.collections;
+    return { regionChecks: REGION_CHECKS_COLLECTION, members: ROLLUP_MEMBERS_COLLECTION, ...names };
   }
 }
 

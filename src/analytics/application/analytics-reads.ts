@@ -51,8 +51,13 @@ export class AnalyticsReads {
     return (await this.read(`project:${teamId}:${projectId}:${key(window)}`, () => this.query.projectAnalytics(teamId, projectId, window))) as ProjectAnalytics;
   }
 
-  async endpoint(teamId: number, endpointId: number, window: AnalyticsWindow): Promise<EndpointAnalytics | null> {
-    return (await this.read(`endpoint:${teamId}:${endpointId}:${key(window)}`, () => this.query.endpointAnalytics(teamId, endpointId, window))) as EndpointAnalytics | null;
+  /**
+   * `region`: that probe region's checks alone. The regions' rows and documents are written in
+   * the same commits as rollup rows, so `SOURCES` covers them.
+   */
+  async endpoint(teamId: number, endpointId: number, window: AnalyticsWindow, region?: string): Promise<EndpointAnalytics | null> {
+    const cacheKey = `endpoint:${teamId}:${endpointId}:${key(window)}${region === undefined ? '' : `:${region}`}`;
+    return (await this.read(cacheKey, () => this.query.endpointAnalytics(teamId, endpointId, window, region))) as EndpointAnalytics | null;
   }
 
   private async read(cacheKey: string, compute: () => Promise<AnyAnalytics>): Promise<AnyAnalytics> {

@@ -2,7 +2,8 @@ import type { Doc, Filter } from '../../platform/read-store/read-store.port.js';
 import type { ReadStore } from '../../platform/read-store/read-store.port.js';
 import type { ViewReader } from '../../platform/projections/views.js';
 import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc, type AnalyticsProjectDoc } from '../domain/views.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION } from '../domain/views.js';
+import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION } from '../domain/views.js';
+import { consecutiveFailuresIn } from './consecutive-failures.js';
 import { INCIDENTS, INCIDENTS_VIEW } from '../../incidents/views/incidents/view.js';
 import type { AnalyticsCollections } from './analytics-query.js';
 import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact, ProjectMember } from './analytics-facts.js';
@@ -42,11 +43,13 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
 
   /** Physical names of the rollup collections for AnalyticsQuery (active generation). */
   async collections(): Promise<AnalyticsCollections> {
-    const [rollups, checks] = await Promise.all([
+    const [rollups, checks, regionChecks, members] = await Promise.all([
       this.reader.collection(ROLLUPS_PROJECTION, ROLLUPS_COLLECTION),
       this.reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION),
+      this.reader.collection(ROLLUPS_PROJECTION, REGION_CHECKS_COLLECTION),
+      this.reader.collection(ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION),
     ]);
-    return { rollups, checks };
+    return { rollups, checks, regionChecks, members };
   }
 
   async projects(teamId: number): Promise<ProjectFact[]> {
@@ -132,25 +135,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
    */
   async consecutiveFailures(endpointId: number, summarized = 0): Promise<number> {
     const checks = await this.reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION);
-    const [lastSuccess] = await this.store.find(checks, {
-      filter: { endpoint_id: endpointId, success: true },
-      sort: [
-        ['checked_at_ms', 'desc'],
-        ['check_id', 'desc'],
-      ],
-      limit: 1,
-    });
-    if (!lastSuccess) return summarized + (await this.store.count(checks, { endpoint_id: endpointId, success: false }));
-    const [later, sameInstant] = await Promise.all([
-      this.store.count(checks, { endpoint_id: endpointId, success: false, checked_at_ms: { gt: lastSuccess.checked_at_ms as number } }),
-      this.store.count(checks, {
-        endpoint_id: endpointId,
-        success: false,
-        checked_at_ms: lastSuccess.checked_at_ms as number,
-        check_id: { gt: lastSuccess.check_id as number },
-      }),
-    ]);
-    return later + sameInstant;
+    return consecutiveFailuresIn(this.store, checks, { endpoint_id: endpointId }, summarized);
   }
 
   async incidentCounts(teamId: number, scope: AnalyticsScope, range: { from: number; to: number }): Promise<IncidentCounts> {

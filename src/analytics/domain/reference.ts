@@ -1,4 +1,5 @@
 import { isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
+import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { P95_SAMPLE_LIMIT, addCheck, emptyAccumulator, p95, toFigures, type RangeFigures } from './aggregate.js';
 import type { AnalyticsScopeKind } from './views.js';
 import { bucketRange, type AnalyticsWindow } from './window.js';
@@ -11,6 +12,8 @@ import { bucketRange, type AnalyticsWindow } from './window.js';
 export interface ReferenceScope {
   kind: AnalyticsScopeKind;
   id: number;
+  /** Only the checks recorded in this probe region (a check without one is `local`). */
+  region?: string;
 }
 
 export interface ReferenceTotals extends RangeFigures {
@@ -39,6 +42,7 @@ export interface ReferenceAnalytics {
 export type CurrentProjects = ReadonlyMap<number, number>;
 
 function inScope(check: CheckRecordedData, scope: ReferenceScope, projects?: CurrentProjects): boolean {
+  if (scope.region !== undefined && (check.region ?? DEFAULT_REGION) !== scope.region) return false;
   if (scope.kind === 'team') return check.team_id === scope.id;
   if (scope.kind === 'endpoint') return check.endpoint_id === scope.id;
   return (projects ? projects.get(check.endpoint_id) : check.project_id) === scope.id;

@@ -1,3 +1,4 @@
+import { isRegionName } from '../../platform/config/region.js';
 import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 
 /**
@@ -88,6 +89,18 @@ export function makeWindow(from: number, to: number, buckets: number): Analytics
 export function bucketRange(window: AnalyticsWindow, index: number): { start: number; end: number } {
   const start = window.from + index * window.bucket_seconds * 1000;
   return { start, end: Math.min(start + window.bucket_seconds * 1000, window.to) };
+}
+
+/**
+ * `region` of the endpoint route: absent (every applicable check counts), or one probe region
+ * name, 1-32 of `a-z`, `0-9` and `-` (any other value is a violated rule, added to `errors`).
+ * A well-formed name no check came from is not an error: it selects no checks.
+ */
+export function parseRegionFilter(query: QueryParams, errors: FieldError[]): string | undefined {
+  const text = single(query, 'region', errors);
+  if (text === undefined || isRegionName(text)) return text;
+  errors.push({ field: 'region', code: 'invalid_value', message: 'region must be a probe region name: 1 to 32 of a-z, 0-9 and -' });
+  return undefined;
 }
 
 function single(query: QueryParams, field: string, errors: FieldError[]): string | undefined {

@@ -11,7 +11,8 @@ import { AnalyticsQuery } from '../application/analytics-query.js';
 import { AnalyticsReads } from '../application/analytics-reads.js';
 import { Slices } from '../application/slices.js';
 import { ViewAnalyticsFacts } from '../application/view-facts.js';
-import { DEFAULT_BUCKETS, DEFAULT_WINDOW, MAX_BUCKETS, WINDOWS, parseAnalyticsWindow, type AnalyticsWindow } from '../domain/window.js';
+import { REGION_NAME } from '../../platform/config/region.js';
+import { DEFAULT_BUCKETS, DEFAULT_WINDOW, MAX_BUCKETS, WINDOWS, parseAnalyticsWindow, parseRegionFilter, type AnalyticsWindow } from '../domain/window.js';
 import { endpointAnalyticsSchema, projectAnalyticsSchema, teamAnalyticsSchema, wrapped } from './analytics.schemas.js';
 
 export const V2_TEAM_ANALYTICS_PATH = '/api/public/v2/analytics';
@@ -32,6 +33,15 @@ function windowOf(query: Record<string, unknown>): AnalyticsWindow {
   const result = parseAnalyticsWindow(query ?? {}, Date.now());
   if (!result.ok) throw Problems.validation(result.errors);
   return result.window;
+}
+
+/** The window and `?region=` of the endpoint route, every problem of both listed together. */
+function endpointQueryOf(query: Record<string, unknown>): { window: AnalyticsWindow; region: string | undefined } {
+  const result = parseAnalyticsWindow(query ?? {}, Date.now());
+  const errors = result.ok ? [] : [...result.errors];
+  const region = parseRegionFilter(query ?? {}, errors);
+  if (!result.ok || errors.length > 0) throw Problems.validation(errors);
+  return { window: result.window, region };
 }
 
 /** Aggregated figures of a team, a project or an endpoint (scope analytics:read). */
@@ -85,12 +95,20 @@ export class AnalyticsController {
   @ApiOperation({ summary: 'Endpoint analytics' })
   @ApiParam({ name: 'endpointID', type: Number })
   @WindowQuery()
+  @ApiQuery({
+    name: 'region',
+    required: false,
+    type: String,
+    pattern: REGION_NAME.source,
+    description:
+      'Only the checks recorded in this probe region count, in every figure and in current. Without it every applicable check counts. A region no check came from gives the figures of no checks; a value that is not a region name (1-32 of a-z, 0-9, -) is a 400.',
+  })
   @ApiOkResponse({ schema: wrapped(endpointAnalyticsSchema) })
   @ApiResponse({ status: 404, description: 'No such endpoint in the token\'s team.' })
   async endpoint(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
-    const window = windowOf(query);
-    const data = await this.query.endpoint(teamId, endpointId, window);
+    const { window, region } = endpointQueryOf(query);
+    const data = await this.query.endpoint(teamId, endpointId, window, region);
     if (!data) throw Problems.notFound('The endpoint');
     return { data };
   }

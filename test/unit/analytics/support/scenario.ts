@@ -59,10 +59,23 @@ function checkArb(at: fc.Arbitrary<number>) {
     alert_suppressed: fc.integer({ min: 0, max: 9 }).map((n) => n < 3),
     success: fc.boolean(),
     latency_ms: fc.integer({ min: 0, max: 5000 }),
+    // Probe regions: most checks local (as before regions), some from two others.
+    region: fc.constantFrom(...REGIONS_OF_CHECKS),
   });
 }
 
-export type GeneratedCheck = { at: number; where: (typeof TOPOLOGY)[number]; source: 'scheduled' | 'manual'; alert_suppressed: boolean; success: boolean; latency_ms: number };
+/** The regions generated checks come from (`local` twice as often); `unused` is never among them. */
+export const REGIONS_OF_CHECKS = ['local', 'local', 'a', 'b'] as const;
+
+export type GeneratedCheck = {
+  at: number;
+  where: (typeof TOPOLOGY)[number];
+  source: 'scheduled' | 'manual';
+  alert_suppressed: boolean;
+  success: boolean;
+  latency_ms: number;
+  region: (typeof REGIONS_OF_CHECKS)[number];
+};
 
 /** The window first, then checks, many of them exactly on (or 1 ms beside) a bucket boundary or `to`. */
 export const scenario = fc
@@ -97,6 +110,7 @@ export function toChecks(generated: GeneratedCheck[]): CheckRecordedData[] {
       alert_suppressed: g.alert_suppressed,
       success: g.success,
       latency_ms: g.latency_ms,
+      region: g.region,
     }),
   );
 }
