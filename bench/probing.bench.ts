@@ -23,7 +23,7 @@ import { silentLogger } from '../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../src/platform/platform.js';
 import type { ProbeJob } from '../src/platform/transport/probe-transport.port.js';
 import { ProbingWorkers } from '../src/probing/application/probing-workers.js';
-import { PROBING_VIEW, SCHEDULE } from '../src/probing/domain/views.js';
+import { PROBING_VIEW, SCHEDULE } from '../src/probing/views/probing/view.js';
 import { type BenchFigure, type BenchModule, ratio } from './bench.js';
 
 const ENDPOINTS = 1000;

@@ -3,7 +3,7 @@ import { startedBeforeAll } from '../support/started-before-all.js';
 import { ALL_SCOPES, startTestApp } from '../support/test-app.js';
 import { configuration, enableEndpoint, eventually, registerEndpoint, startTarget } from '../e2e/support.js';
 import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
-import { PROBING_VIEW, SCHEDULE } from '../../src/probing/domain/views.js';
+import { PROBING_VIEW, SCHEDULE } from '../../src/probing/views/probing/view.js';
 
 jest.setTimeout(60_000);
 

@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import type { Platform } from '../../platform/platform.js';
 import type { ProbeJob } from '../../platform/transport/probe-transport.port.js';
-import { PROBING_VIEW, SCHEDULE, type ScheduleRow } from '../domain/views.js';
+import { schedulableRows } from '../views/probing/queries.js';
 
 export const SCHEDULER_SHARDS = 16;
 const REFRESH_MS = 1_000;
@@ -110,7 +110,7 @@ export class Scheduler {
       if (this.platform.leases.holds(leases[shard])) this.owned.add(shard);
       else this.owned.delete(shard);
     }
-    const rows = (await this.platform.reader.find(PROBING_VIEW, SCHEDULE, { filter: { schedulable: true }, sort: [['endpoint_id', 'asc']] })) as unknown as ScheduleRow[];
+    const rows = await schedulableRows(this.platform.reader);
     const seen = new Set<number>();
     for (const row of rows) {
       const endpointId = Number(row.endpoint_id);

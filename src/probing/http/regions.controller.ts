@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from
 import { AdminOnly } from '../../platform/http/route-auth.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { summarizeRegions } from '../domain/regions.js';
-import { PROBING_VIEW, SCHEDULE, type ScheduleRow } from '../domain/views.js';
+import { scheduleRows } from '../views/probing/queries.js';
 
 class RegionDto {
   @ApiProperty({ type: String, example: 'eu-west' }) name!: string;
@@ -34,7 +34,7 @@ export class RegionsController {
   async listRegions() {
     const [leases, rows] = await Promise.all([
       this.platform.coordination.listLeases(),
-      this.platform.reader.find(PROBING_VIEW, SCHEDULE, {}) as unknown as Promise<ScheduleRow[]>,
+      scheduleRows(this.platform.reader),
     ]);
     return { data: summarizeRegions(leases, rows.map((row) => row.snapshot?.configuration?.regions ?? []), Date.now()) };
   }

@@ -1,5 +1,5 @@
-import { probingProjection } from '../../../projections/probing.js';
-import { SCHEDULE } from '../../../src/probing/domain/views.js';
+import { probingProjection } from '../../../src/probing/views/probing/projection.js';
+import { SCHEDULE } from '../../../src/probing/views/probing/view.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
 import { given } from '../../support/projection-spec.js';
 

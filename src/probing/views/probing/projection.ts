@@ -1,5 +1,5 @@
-import { defineProjection } from '../src/platform/projections/projection.js';
-import { evolveEndpoint, type EndpointSnapshot } from '../src/monitoring/domain/endpoint-snapshot.js';
+import { defineProjection } from '../../../platform/projections/projection.js';
+import { evolveEndpoint, type EndpointSnapshot } from '../../../monitoring/domain/endpoint-snapshot.js';
 import {
   DESTINATION_VERIFIED,
   ENDPOINT_DELETED,
@@ -8,10 +8,10 @@ import {
   ENDPOINT_MAINTENANCE_UNTIL_SET,
   ENDPOINT_RECONFIGURED,
   ENDPOINT_REGISTERED,
-} from '../src/monitoring/domain/events.js';
-import type { ProjectionHandler } from '../src/platform/projections/projection.js';
-import type { Doc } from '../src/platform/read-store/read-store.port.js';
-import { PROBING_VIEW, SCHEDULE, type ScheduleRow } from '../src/probing/domain/views.js';
+} from '../../../monitoring/domain/events.js';
+import type { ProjectionHandler } from '../../../platform/projections/projection.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
+import { PROBING_VIEW, SCHEDULE, type ScheduleRow } from './view.js';
 
 const apply: ProjectionHandler = async (event, views) => {
   const endpointId = (event.data as { endpoint_id: number }).endpoint_id;
@@ -37,7 +37,7 @@ const apply: ProjectionHandler = async (event, views) => {
   views.put(SCHEDULE, row as unknown as Doc);
 };
 
-/** One row per endpoint for the scheduler (names and row type: src/probing/domain/views.ts). */
+/** One row per endpoint for the scheduler (names and row type: view.ts). */
 export const probingProjection = defineProjection({
   name: PROBING_VIEW,
   version: 1,

@@ -1,8 +1,8 @@
 /**
- * The probing view (projection `probing`), defined here once: written by
- * `projections/probing.ts`, read by the scheduler.
+ * The probing view (projection `probing`), defined here once: written by `projection.ts`, read
+ * through `queries.ts` by the scheduler and the regions route.
  */
-import type { EndpointSnapshot } from '../../monitoring/domain/endpoint-snapshot.js';
+import type { EndpointSnapshot } from '../../../monitoring/domain/endpoint-snapshot.js';
 
 export const PROBING_VIEW = 'probing';
 
