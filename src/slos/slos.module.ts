@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { sloCommandHandlers } from './application/slo.commands.js';
-import { SloReads } from './application/slo.reads.js';
+import { SloReads } from './views/slos/queries.js';
 import { SloWorkers } from './application/slo-workers.js';
 import { SlosAdminController } from './http/slos-admin.controller.js';
 import { SlosPublicController } from './http/slos-public.controller.js';

@@ -4,7 +4,7 @@ import { retentionHorizon } from '../../checks/domain/check-summary.js';
 import type { Platform } from '../../platform/platform.js';
 import { DAY_MS, WINDOW_MS, figuresOf, type Counts, type SloFigures } from '../domain/budget.js';
 import { BURN_WINDOWS, type BurnWindow } from '../domain/events.js';
-import type { SloDoc } from '../domain/views.js';
+import type { SloDoc } from '../views/slos/view.js';
 
 export type SloDefinition = Pick<SloDoc, 'endpoint_ids' | 'project_id' | 'latency_threshold_ms' | 'window_days' | 'objective_percent'>;
 

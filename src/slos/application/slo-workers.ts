@@ -2,8 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { Gauge } from 'prom-client';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { BURN_WINDOWS } from '../domain/events.js';
-import { sloBurnReactor } from './burn-alerts.js';
-import { SloReads } from './slo.reads.js';
+import { sloBurnReactor } from '../reactors/burn-alerts.js';
+import { SloReads } from '../views/slos/queries.js';
 
 /**
  * Starts the burn-rate alert reactor on this process's processor runner (roles all and

@@ -1,5 +1,5 @@
 import type { PathResource } from '../../platform/http/path-resources.js';
-import { SLOS_COLLECTION, SLOS_PROJECTION } from '../domain/views.js';
+import { SLOS_COLLECTION, SLOS_PROJECTION } from '../views/slos/view.js';
 
 /** `:sloID`: an SLO of the path's team (application API) or of the token's team (Developer API). */
 export const SLO_PATH: PathResource = {

@@ -9,7 +9,7 @@ import { pathId, validateBody } from '../../platform/http/validation.js';
 import { commandContext } from '../../tenancy/http/teams.controller.js';
 import { TEAM_PATH } from '../../tenancy/http/team-path.js';
 import { CreateSlo, DeleteSlo, UpdateSlo } from '../application/slo.commands.js';
-import { SloReads } from '../application/slo.reads.js';
+import { SloReads } from '../views/slos/queries.js';
 import { SLO_PATH } from './slo-path.js';
 import { CreateSloBody, selectionRequired, SloListResponse, SloResponse, UpdateSloBody } from './slos.dto.js';
 

@@ -5,7 +5,7 @@ import { QueryReader } from '../../platform/http/query.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
 import { TokenTeam } from '../../platform/http/token-team.js';
 import { pathId } from '../../platform/http/validation.js';
-import { SloReads } from '../application/slo.reads.js';
+import { SloReads } from '../views/slos/queries.js';
 import { SLO_PATH } from './slo-path.js';
 import { SloListResponse, SloResponse } from './slos.dto.js';
 

@@ -31,8 +31,8 @@ import { defineProjection, type Projection, type ViewTransaction } from '../../p
 import { ALERT_WINDOWS, BURN_RULES, decideBurn, decideIncidentLink } from '../domain/budget.js';
 import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, sloStream, type BurnSeverity, type SloBurnAlertRecoveredData, type SloBurnAlertTriggeredData } from '../domain/events.js';
 import { sloAggregate, type SloState } from '../domain/slo.js';
-import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../domain/views.js';
-import { SloCounter } from './slo-figures.js';
+import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../views/slos/view.js';
+import { SloCounter } from '../application/slo-figures.js';
 
 export const SLO_BURN_REACTOR = 'slo_burn_alerts';
 const OPEN = 'open';

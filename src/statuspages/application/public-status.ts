@@ -17,7 +17,7 @@ import {
   type StatusModel,
 } from '../domain/public-status.js';
 import { STATUS_PAGES_COLLECTION, STATUS_PAGES_PROJECTION, type StatusPageDoc } from '../views/status-pages/view.js';
-import { ALERT_STATUS, ALERTING_VIEW } from '../../alerting/domain/views.js';
+import { ALERT_STATUS, ALERTING_VIEW } from '../../alerting/views/alerting/view.js';
 import { ENDPOINTS, MAINTENANCE_WINDOWS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { statusPageUrl } from '../views/status-pages/queries.js';
 

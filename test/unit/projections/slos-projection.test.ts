@@ -1,6 +1,6 @@
 /** The slos view, given events: what both APIs list and the burn-rate reactor finds by team. */
-import { slosProjection } from '../../../projections/slos.js';
-import { SLOS_COLLECTION, type SloDoc } from '../../../src/slos/domain/views.js';
+import { slosProjection } from '../../../src/slos/views/slos/projection.js';
+import { SLOS_COLLECTION, type SloDoc } from '../../../src/slos/views/slos/view.js';
 import { given } from '../../support/projection-spec.js';
 
 const T0 = '2026-11-23T10:00:00.000Z';

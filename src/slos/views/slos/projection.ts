@@ -1,9 +1,9 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import { defineProjection, type ProjectionHandler } from '../src/platform/projections/projection.js';
-import type { Doc } from '../src/platform/read-store/read-store.port.js';
-import { SLO_DELETED, SLO_EVENT_TYPES } from '../src/slos/domain/events.js';
-import { evolve, initialState, type SloState } from '../src/slos/domain/slo.js';
-import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../src/slos/domain/views.js';
+import type { RecordedEvent } from '../../../platform/event-store/event-store.port.js';
+import { defineProjection, type ProjectionHandler } from '../../../platform/projections/projection.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
+import { SLO_DELETED, SLO_EVENT_TYPES } from '../../domain/events.js';
+import { evolve, initialState, type SloState } from '../../domain/slo.js';
+import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from './view.js';
 
 function toDoc(state: SloState): SloDoc {
   return {

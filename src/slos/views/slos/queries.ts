@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CursorCodec, type Pagination } from '../../platform/http/pagination.js';
-import { PLATFORM, type Platform } from '../../platform/platform.js';
-import type { SortDirection } from '../../platform/read-store/read-store.port.js';
-import type { SloFigures } from '../domain/budget.js';
-import { SloNotFoundError } from '../domain/errors.js';
-import { BURN_SEVERITIES, type BurnSeverity, type BurnWindow } from '../domain/events.js';
-import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../domain/views.js';
-import { SloCounter } from './slo-figures.js';
+import { CursorCodec, type Pagination } from '../../../platform/http/pagination.js';
+import { PLATFORM, type Platform } from '../../../platform/platform.js';
+import type { SortDirection } from '../../../platform/read-store/read-store.port.js';
+import type { SloFigures } from '../../domain/budget.js';
+import { SloNotFoundError } from '../../domain/errors.js';
+import { BURN_SEVERITIES, type BurnSeverity, type BurnWindow } from '../../domain/events.js';
+import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from './view.js';
+import { SloCounter } from '../../application/slo-figures.js';
 
 const SORT: Array<[string, SortDirection]> = [['slo_id', 'asc']];
 

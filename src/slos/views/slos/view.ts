@@ -1,8 +1,8 @@
-import type { ActiveAlert } from './slo.js';
-import type { SloFields } from './events.js';
-import type { BurnSeverity } from './events.js';
+import type { ActiveAlert } from '../../domain/slo.js';
+import type { SloFields } from '../../domain/events.js';
+import type { BurnSeverity } from '../../domain/events.js';
 
-/** The slos view (projection `slos`), written by projections/slos.ts. */
+/** The slos view (projection `slos`), written by `projection.ts`, read through `queries.ts` and by the burn-rate reactor. */
 export const SLOS_PROJECTION = 'slos';
 export const SLOS_COLLECTION = 'slos';
 
