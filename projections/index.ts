@@ -7,15 +7,15 @@
  * their context's workers with `runner.run(...)`.
  */
 import type { Projection } from '../src/platform/projections/projection.js';
-import { alertingProjection } from './alerting.js';
+import { alertingProjection } from '../src/alerting/views/alerting/projection.js';
 import { analyticsEndpointsProjection } from './analytics-endpoints.js';
 import { analyticsRollupsProjection } from './analytics-rollups.js';
 import { checksProjection } from '../src/monitoring/views/checks/projection.js';
 import { incidentsProjection } from '../src/incidents/views/incidents/projection.js';
 import { monitoringProjection } from '../src/monitoring/views/monitoring/projection.js';
 import { notificationsReactor } from '../src/notifications/reactors/notifications/reactor.js';
-import { probingProjection } from './probing.js';
-import { slosProjection } from './slos.js';
+import { probingProjection } from '../src/probing/views/probing/projection.js';
+import { slosProjection } from '../src/slos/views/slos/projection.js';
 import { statusPagesProjection } from '../src/statuspages/views/status-pages/projection.js';
 import { tenancyProjection } from '../src/tenancy/views/tenancy/projection.js';
 

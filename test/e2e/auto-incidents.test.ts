@@ -4,7 +4,7 @@
  * running with no coordination still produce one incident with each check linked once.
  */
 import { jest } from '@jest/globals';
-import { autoIncidentsReactor } from '../../src/alerting/application/auto-incidents.js';
+import { autoIncidentsReactor } from '../../src/alerting/reactors/auto-incidents.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { silentLogger } from '../../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../../src/platform/platform.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { autoIncidentsReactor } from './auto-incidents.js';
+import { autoIncidentsReactor } from '../reactors/auto-incidents.js';
 
 /**
  * Starts the automatic-incident reactor on this process's processor runner (roles all and

@@ -3,7 +3,7 @@ import { AlertStatusResponse } from './alert-status.dto.js';
 import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { alertStatusView, initialState } from '../domain/endpoint-alerts.js';
 import { ParentSignals } from '../application/parent-signals.js';
-import { ALERT_STATUS, ALERTING_VIEW, type AlertStatusDoc } from '../domain/views.js';
+import { alertStatusDoc } from '../views/alerting/queries.js';
 import { DEFAULT_LATENCY_SETTINGS } from '../../monitoring/domain/endpoint-configuration.js';
 import { ENDPOINT_PATH } from '../../monitoring/http/monitoring-paths.js';
 import { PathResources } from '../../platform/http/path-resources.js';
@@ -31,8 +31,8 @@ export class AlertStatusController {
   @ApiOkResponse({ type: AlertStatusResponse })
   async alertStatus(@Param('endpointID') endpointParam: string, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
-    const doc = (await this.platform.reader.get(ALERTING_VIEW, ALERT_STATUS, endpointId)) as unknown as Partial<AlertStatusDoc> | null;
-    if (!doc || doc.team_id !== teamId) throw Problems.notFound('The endpoint');
+    const doc = await alertStatusDoc(this.platform.reader, teamId, endpointId);
+    if (!doc) throw Problems.notFound('The endpoint');
     const state = doc.state ?? initialState();
     const settings = doc.settings ?? DEFAULT_LATENCY_SETTINGS;
     const suppressedBy = await this.parents.suppressingNow(endpointId);

@@ -67,7 +67,7 @@ import {
   type AlertSignalTriggeredData,
   type SignalType,
 } from '../domain/endpoint-alerts.js';
-import { EndpointAlertsFold } from './endpoint-alerts-fold.js';
+import { EndpointAlertsFold } from '../application/endpoint-alerts-fold.js';
 
 export const AUTO_INCIDENTS = 'alerting_incidents';
 const OPEN = 'open';

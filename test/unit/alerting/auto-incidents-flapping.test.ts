@@ -3,7 +3,7 @@
  * handlers over an in-memory SQLite log and read store, including a batch handled a second time
  * after its views were lost (a crash before the checkpoint commit).
  */
-import { autoIncidentsReactor } from '../../../src/alerting/application/auto-incidents.js';
+import { autoIncidentsReactor } from '../../../src/alerting/reactors/auto-incidents.js';
 import { alertsStream } from '../../../src/alerting/domain/endpoint-alerts.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import type { EventStore, RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';

@@ -1,5 +1,5 @@
-import { alertingProjection } from '../../../projections/alerting.js';
-import { ALERT_STATUS } from '../../../src/alerting/domain/views.js';
+import { alertingProjection } from '../../../src/alerting/views/alerting/projection.js';
+import { ALERT_STATUS } from '../../../src/alerting/views/alerting/view.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
 import { given, type GivenEvent } from '../../support/projection-spec.js';
 import { command, run } from '../alerting/support.js';

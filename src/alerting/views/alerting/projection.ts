@@ -11,20 +11,20 @@ import {
   evolve,
   initialState,
   type EndpointAlertsEvent,
-} from '../src/alerting/domain/endpoint-alerts.js';
+} from '../../domain/endpoint-alerts.js';
 import {
   DEFAULT_LATENCY_SETTINGS,
   type LatencySettings,
-} from '../src/monitoring/domain/endpoint-configuration.js';
+} from '../../../monitoring/domain/endpoint-configuration.js';
 import {
   ENDPOINT_RECONFIGURED,
   ENDPOINT_REGISTERED,
   type EndpointReconfiguredData,
   type EndpointRegisteredData,
-} from '../src/monitoring/domain/events.js';
-import { ALERT_STATUS, ALERTING_VIEW, type AlertStatusDoc } from '../src/alerting/domain/views.js';
-import type { Doc } from '../src/platform/read-store/read-store.port.js';
-import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../src/platform/projections/projection.js';
+} from '../../../monitoring/domain/events.js';
+import { ALERT_STATUS, ALERTING_VIEW, type AlertStatusDoc } from './view.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
+import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../../../platform/projections/projection.js';
 
 /** The latency settings, and what the region quorum needs (absent from documents written before regions). */
 const LATENCY_KEYS = [...Object.keys(DEFAULT_LATENCY_SETTINGS), 'regions', 'region_quorum', 'interval_seconds'] as Array<keyof LatencySettings>;
@@ -40,7 +40,7 @@ const onSignalEvent: ProjectionHandler = async (event, views) => {
   views.put(ALERT_STATUS, { ...doc, state: evolve(doc.state, event as unknown as EndpointAlertsEvent) } as unknown as Doc);
 };
 
-/** Alert status per endpoint (names and document type: src/alerting/domain/views.ts). */
+/** Alert status per endpoint (names and document type: view.ts). */
 export const alertingProjection = defineProjection({
   name: ALERTING_VIEW,
   version: 1,

@@ -1,8 +1,8 @@
 /**
- * The alerting view (projection `alerting`), defined here once: written by
- * `projections/alerting.ts`, read by the alert-status route and the public status pages.
+ * The alerting view (projection `alerting`), defined here once: written by `projection.ts`, read
+ * through `queries.ts` by the alert-status route, and by the public status pages.
  */
-import type { AlertSettings, EndpointAlertsState } from './endpoint-alerts.js';
+import type { AlertSettings, EndpointAlertsState } from '../../domain/endpoint-alerts.js';
 
 export const ALERTING_VIEW = 'alerting';
 
