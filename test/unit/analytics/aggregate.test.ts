@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { p95, roundRatio } from '../../../src/analytics/domain/aggregate.js';
 import { makeWindow } from '../../../src/analytics/domain/window.js';
 import { check, noFacts, queryOver } from './support/checks.js';
@@ -136,6 +137,27 @@ describe('analytics rounding', () => {
     expect(roundRatio(1001, 2000, 3)).toBe(0.501); // 0.5005, where float rounding gives 0.5
     expect(roundRatio(201, 2, 2)).toBe(100.5);
     expect(roundRatio(1, 200, 2)).toBe(0.01); // 0.005
+  });
+
+  it('rounds every integer ratio as exact integer arithmetic does, ties and sums near 2^53 included', () => {
+    const exact = (numerator: number, denominator: number, decimals: number) => {
+      const scale = 10n ** BigInt(decimals);
+      const den = BigInt(denominator);
+      return Number((2n * BigInt(numerator) * scale + den) / (2n * den)) / Number(scale);
+    };
+    const ratio = fc.oneof(
+      // Uptime and averages as rollups make them: checks up to billions, latency sums up to 2^53.
+      fc.tuple(fc.integer({ min: 1, max: 4_000_000_000 }), fc.integer({ min: 0, max: 100 })).map(([checks, share]) => [Math.floor((checks * share) / 100) * 100, checks] as const),
+      fc.tuple(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.integer({ min: 1, max: 2_000_000_000 })).map(([sum, checks]) => [sum, checks] as const),
+      // Exact ties (x.xx5 and x.xxx5): an odd multiple of half a unit of the last place.
+      fc.tuple(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 1, max: 1_000_000 })).map(([units, d]) => [(2 * units + 1) * d, 2000 * d] as const),
+    );
+    fc.assert(
+      fc.property(ratio, fc.constantFrom(2, 3), ([numerator, denominator], decimals) => {
+        expect(roundRatio(numerator, denominator, decimals)).toBe(exact(numerator, denominator, decimals));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 
