@@ -14,6 +14,7 @@ const DAY = 86_400_000;
 const DAYS = 30;
 const VIEWS = ['checks', 'analytics_rollups', 'analytics_endpoints'];
 const iso = (ms: number) => new Date(ms).toISOString();
+const REGIONS = ['local', 'eu-west', 'us-east'];
 
 async function settled(t: TestApp): Promise<void> {
   const head = await t.platform.events.headPosition();
@@ -46,11 +47,12 @@ describe('check retention through the public API', () => {
     const projectB = (await createProject(t, teamId, 'B')).id;
     endpointA = (await createEndpoint(t, teamId, projectA, { name: 'a' })).id;
     endpointB = (await createEndpoint(t, teamId, projectB, { name: 'b' })).id;
-    // A: a check every 17 minutes for 45 days (some failing, some manual), then old-dated
-    // checks imported late, behind the recent ones in the stream.
+    // A: a check every 17 minutes for 45 days (some failing, some manual) from three probe
+    // regions in turn, then old-dated checks imported late, behind the recent ones in the stream.
     const checks = [];
     for (let at = now - 45 * DAY + 12_345, n = 0; at < now - MIN; at += 17 * MIN, n++) {
-      checks.push({ checked_at: iso(at), success: n % 9 !== 0, status_code: n % 9 === 0 ? 503 : 200, latency_ms: 30 + ((n * 37) % 400), source: n % 25 === 0 ? 'manual' : 'scheduled' });
+      const region = REGIONS[n % REGIONS.length];
+      checks.push({ checked_at: iso(at), success: n % 9 !== 0, status_code: n % 9 === 0 ? 503 : 200, latency_ms: 30 + ((n * 37) % 400), source: n % 25 === 0 ? 'manual' : 'scheduled', region });
     }
     for (let i = 0; i < checks.length; i += 1000) await importChecks(t, teamId, endpointA, checks.slice(i, i + 1000));
     await importChecks(t, teamId, endpointA, [{ checked_at: iso(now - 40 * DAY + 999), success: false, status_code: 500, latency_ms: 777 }]);
@@ -91,6 +93,15 @@ describe('check retention through the public API', () => {
         out.push(response.json().data);
       }
     }
+    // Endpoint A by probe region, after the rest (so the indexes above stay).
+    for (const r of ranges) {
+      const q = `from=${encodeURIComponent(iso(r.from))}&to=${encodeURIComponent(iso(r.to))}&buckets=${r.buckets}`;
+      for (const region of REGIONS) {
+        const response = await t.request('GET', `/api/public/v2/endpoints/${endpointA}/analytics?${q}&region=${region}`, { token });
+        expect(response.statusCode).toBe(200);
+        out.push(response.json().data);
+      }
+    }
     return out;
   }
 
@@ -117,6 +128,12 @@ describe('check retention through the public API', () => {
     // p95: exact inside the horizon; null for a range whose sample reaches past it, before any prune too.
     expect((before[8] as any).totals.p95_latency_ms).not.toBeNull();
     expect((before[0] as any).totals.p95_latency_ms).toBeNull();
+    // Each range's regions add up to endpoint A's checks, and each region has some (before the horizon too).
+    ranges.forEach((_, r) => {
+      const perRegion = REGIONS.map((__, i) => (before[ranges.length * 4 + r * REGIONS.length + i] as any).totals.checks as number);
+      expect(perRegion.every((n) => n > 0)).toBe(true);
+      expect(perRegion.reduce((a, b) => a + b, 0)).toBe((before[r * 4 + 2] as any).totals.checks);
+    });
     const sizeBefore = logBytes();
 
     const result = await new CheckRetention(t.platform.events, { days: DAYS }).apply(now, { coordination: t.platform.coordination, owner: 'test' });
