@@ -130,9 +130,15 @@ async function bytesPerCheck(workDir: string, checks: number, log: (line: string
 
 const PROBE_INTERVAL_SECONDS = 5;
 
-/** A local HTTP target: 200 "ok" at once, and the verification page of each endpoint. */
+/**
+ * A local HTTP target: 200 "ok" at once (or, with LIFECYCLE_BODY_BYTES, a page of that many
+ * bytes, as most monitored sites answer: the prober keeps its first 512 bytes as the check's
+ * excerpt), and the verification page of each endpoint.
+ */
 async function startTarget(): Promise<{ url: string; tokens: Map<number, string>; close(): Promise<void> }> {
   const tokens = new Map<number, string>();
+  const bodyBytes = Number(process.env.LIFECYCLE_BODY_BYTES ?? 2);
+  const body = bodyBytes === 2 ? 'ok' : `<!doctype html><html><head><title>Status</title></head><body>${'<p>All systems operational.</p>'.repeat(Math.ceil(bodyBytes / 31))}`.slice(0, bodyBytes);
   const server: Server = createServer((request, response) => {
     const verification = /^\/\.well-known\/monitor-verification\/(\d+)$/.exec(request.url ?? '');
     if (verification) {
@@ -141,8 +147,8 @@ async function startTarget(): Promise<{ url: string; tokens: Map<number, string>
       response.end(token ?? 'unknown');
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
-    response.end('ok');
+    response.writeHead(200, { 'content-type': bodyBytes === 2 ? 'text/plain' : 'text/html', 'content-length': String(Buffer.byteLength(body)) });
+    response.end(body);
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
