@@ -138,7 +138,7 @@ describe('checks projection', () => {
       recorded(1),
       recorded(2, { success: false, status_code: 503, failure_reason: 'status: 503', response_excerpt: 'secret page', time_to_first_byte_ms: 20, latency_anomaly: true, latency_threshold_ms: 40 }),
     ]);
-    const plain: CheckDoc = { id: '1', check_id: 1, team_id: 1, endpoint_id: 5, configuration_version: 1, success: true, status_code: 200, latency_ms: 50, manual: false, checked_at: T0, response_excerpt_omitted: false };
+    const plain: CheckDoc = { id: '1', check_id: 1, team_id: 1, endpoint_id: 5, configuration_version: 1, success: true, status_code: 200, latency_ms: 50, time_to_first_byte_ms: 50, duration_ms: 50, latency_threshold_ms: null, manual: false, checked_at: T0, response_excerpt_omitted: false };
     expect(views.document(CHECKS, '1')).toEqual(plain);
     expect(views.document(CHECKS, '2')).toEqual({
       ...plain,

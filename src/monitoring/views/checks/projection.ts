@@ -7,12 +7,12 @@ import type { Doc } from '../../../platform/read-store/read-store.port.js';
 /**
  * Every recorded check, compact: a field at its default is left out and put back by
  * `presentCheck` (queries.ts). Always present: id (string), check_id, team_id,
- * endpoint_id, configuration_version, success, status_code, latency_ms, manual (the source:
- * true for `manual`), checked_at (the fields lists filter and sort on) and
- * response_excerpt_omitted. Only when they differ from the default:
- * time_to_first_byte_ms, duration_ms (default latency_ms), body_complete (true),
- * latency_anomaly (false), latency_threshold_ms (null), alert_suppressed (false),
- * failure_reason (null), region (`local`; a `?region=local` list filters on its absence).
+ * endpoint_id, configuration_version, success, status_code, latency_ms, time_to_first_byte_ms,
+ * duration_ms, latency_threshold_ms (null while none applies), manual (the source: true for
+ * `manual`), checked_at (the fields lists filter and sort on) and response_excerpt_omitted.
+ * Only when they differ from the default: body_complete (true), latency_anomaly (false),
+ * alert_suppressed (false), failure_reason (null), region (`local`; a `?region=local` list
+ * filters on its absence).
  * The response excerpt itself never leaves the log.
  *
  * One index serves every list: the checks of one endpoint newest first. The `source` and
@@ -26,10 +26,13 @@ import type { Doc } from '../../../platform/read-store/read-store.port.js';
  * v4 (issue 31): the source as a boolean column and response_excerpt_omitted as another (a
  * probed success has an excerpt: as JSON the flag took 27 bytes a check, the source's text 10);
  * both booleans take one header byte each.
+ * v5: the timings and the latency threshold as columns too: a probed check's duration differs
+ * from its latency (it includes waiting for a connection), and once the latency baseline is
+ * ready every check has a threshold, so nearly every row kept them as JSON (15-45 bytes).
  */
 export const checksProjection = defineProjection({
   name: CHECKS_VIEW,
-  version: 4,
+  version: 5,
   collections: [
     {
       name: CHECKS,
@@ -43,6 +46,9 @@ export const checksProjection = defineProjection({
         success: 'boolean',
         status_code: 'integer',
         latency_ms: 'real',
+        time_to_first_byte_ms: 'real',
+        duration_ms: 'real',
+        latency_threshold_ms: 'real',
         manual: 'boolean',
         checked_at: 'timestamp',
         response_excerpt_omitted: 'boolean',

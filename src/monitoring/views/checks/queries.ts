@@ -11,6 +11,8 @@ import { type CheckDoc, CHECKS, CHECKS_VIEW } from './view.js';
 const CHECK_SORT: Array<[string, SortDirection]> = [['checked_at', 'desc'], ['check_id', 'desc']];
 
 export function presentCheck(row: CheckDoc) {
+  // body_complete, latency_anomaly, alert_suppressed, failure_reason and region are left out of
+  // the view at their default (checkViewDoc, view.ts).
   return {
     id: row.check_id,
     endpoint_id: row.endpoint_id,
@@ -18,13 +20,12 @@ export function presentCheck(row: CheckDoc) {
     success: row.success,
     status_code: row.status_code,
     latency_ms: row.latency_ms,
-    // The checks view leaves out fields at their default (checkViewDoc, view.ts).
-    time_to_first_byte_ms: row.time_to_first_byte_ms ?? row.latency_ms,
-    duration_ms: row.duration_ms ?? row.latency_ms,
+    time_to_first_byte_ms: row.time_to_first_byte_ms,
+    duration_ms: row.duration_ms,
     source: row.manual ? ('manual' as const) : ('scheduled' as const),
     body_complete: row.body_complete ?? true,
     latency_anomaly: row.latency_anomaly ?? false,
-    latency_threshold_ms: row.latency_threshold_ms ?? null,
+    latency_threshold_ms: row.latency_threshold_ms,
     alert_suppressed: row.alert_suppressed ?? false,
     failure_reason: row.failure_reason ?? null,
     response_excerpt_omitted: row.response_excerpt_omitted === true,

@@ -24,19 +24,16 @@ export interface CheckDoc {
   success: boolean;
   status_code: number;
   latency_ms: number;
+  time_to_first_byte_ms: number;
+  duration_ms: number;
+  latency_threshold_ms: number | null;
   manual: boolean;
   checked_at: string;
   response_excerpt_omitted: boolean;
-  /** [latency_ms] */
-  time_to_first_byte_ms?: number;
-  /** [latency_ms] */
-  duration_ms?: number;
   /** [true] */
   body_complete?: boolean;
   /** [false] */
   latency_anomaly?: true;
-  /** [null] */
-  latency_threshold_ms?: number;
   /** [false] */
   alert_suppressed?: true;
   /** [null] */
@@ -56,15 +53,15 @@ export function checkViewDoc(check: CheckRecordedData): CheckDoc {
     success: check.success,
     status_code: check.status_code,
     latency_ms: check.latency_ms,
+    time_to_first_byte_ms: check.time_to_first_byte_ms,
+    duration_ms: check.duration_ms,
+    latency_threshold_ms: check.latency_threshold_ms ?? null,
     manual: check.source === 'manual',
     checked_at: check.checked_at,
     response_excerpt_omitted: check.response_excerpt !== null && check.response_excerpt !== undefined,
   };
-  if (check.time_to_first_byte_ms !== check.latency_ms) doc.time_to_first_byte_ms = check.time_to_first_byte_ms;
-  if (check.duration_ms !== check.latency_ms) doc.duration_ms = check.duration_ms;
   if (check.body_complete !== true) doc.body_complete = check.body_complete;
   if (check.latency_anomaly) doc.latency_anomaly = true;
-  if (check.latency_threshold_ms !== null && check.latency_threshold_ms !== undefined) doc.latency_threshold_ms = check.latency_threshold_ms;
   if (check.alert_suppressed) doc.alert_suppressed = true;
   if (check.failure_reason !== null && check.failure_reason !== undefined) doc.failure_reason = check.failure_reason;
   if (check.region !== undefined && check.region !== DEFAULT_REGION) doc.region = check.region;
