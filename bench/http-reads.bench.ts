@@ -71,16 +71,16 @@ export class ServerProcess {
     });
   }
 
-  static async start(args: string[], env: Record<string, string>, readyPath: string): Promise<ServerProcess> {
+  static async start(args: string[], env: Record<string, string>, readyPath: string, readyWithinMs = 30_000): Promise<ServerProcess> {
     const port = await freePort();
     const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
     const server = new ServerProcess(child, `http://127.0.0.1:${port}`);
-    await server.waitUntilReady(readyPath);
+    await server.waitUntilReady(readyPath, readyWithinMs);
     return server;
   }
 
-  private async waitUntilReady(path: string): Promise<void> {
-    const deadline = Date.now() + 30_000;
+  private async waitUntilReady(path: string, withinMs: number): Promise<void> {
+    const deadline = Date.now() + withinMs;
     while (Date.now() < deadline) {
       if (this.child.exitCode !== null) throw new Error(`server exited (${this.child.exitCode}): ${this.stderr}`);
       try {
@@ -90,7 +90,11 @@ export class ServerProcess {
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new Error(`server not ready after 30 s: ${this.stderr}`);
+    throw new Error(`server not ready after ${withinMs / 1000} s: ${this.stderr}`);
+  }
+
+  get pid(): number {
+    return this.child.pid!;
   }
 
   /** CPU time the server process used so far (user + system, every thread), in ms. */

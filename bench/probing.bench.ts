@@ -51,13 +51,16 @@ function percentile(sorted: number[], p: number): number {
 
 // ---------------------------------------------------------------------------------------------
 // Target: node:http in its own process, answering 200 "ok" at once; verification pages from
-// tokens sent over IPC.
+// tokens sent over IPC. Requests under /fail-by-region/ answer 503 when their X-Probe-Region is
+// one of the failing regions sent over IPC (the regions bench).
 
 const TARGET_SOURCE = `
 const http = require('node:http');
 const tokens = new Map();
+let failingRegions = new Set();
 process.on('message', (message) => {
-  for (const [id, token] of message.tokens) tokens.set(id, token);
+  for (const [id, token] of message.tokens ?? []) tokens.set(id, token);
+  if (message.failingRegions) failingRegions = new Set(message.failingRegions);
   process.send({ ack: message.seq });
 });
 const server = http.createServer((request, response) => {
@@ -68,6 +71,11 @@ const server = http.createServer((request, response) => {
     response.end(token ?? 'unknown');
     return;
   }
+  if (request.url.startsWith('/fail-by-region/') && failingRegions.has(request.headers['x-probe-region'])) {
+    response.writeHead(503, { 'content-type': 'text/plain', 'content-length': '4' });
+    response.end('down');
+    return;
+  }
   response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
   response.end('ok');
 });
@@ -76,13 +84,15 @@ server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }
 process.on('disconnect', () => process.exit(0));
 `;
 
-interface TargetProcess {
+export interface TargetProcess {
   url: string;
   setTokens(tokens: Array<[number, string]>): Promise<void>;
+  /** Requests under /fail-by-region/ from these regions answer 503 from now on. */
+  setFailingRegions(regions: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
-async function startTargetProcess(): Promise<TargetProcess> {
+export async function startTargetProcess(): Promise<TargetProcess> {
   const child = spawn(process.execPath, ['-e', TARGET_SOURCE], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   killOnExit(child);
   const port = await new Promise<number>((resolve, reject) => {
@@ -90,31 +100,33 @@ async function startTargetProcess(): Promise<TargetProcess> {
     child.once('exit', (code) => reject(new Error(`target exited (${code})`)));
   });
   let seq = 0;
+  const send = (message: object) =>
+    new Promise<void>((resolve) => {
+      const mine = ++seq;
+      const onMessage = (answer: { ack?: number }) => {
+        if (answer.ack !== mine) return;
+        child.off('message', onMessage);
+        resolve();
+      };
+      child.on('message', onMessage);
+      child.send({ ...message, seq: mine });
+    });
   return {
     url: `http://127.0.0.1:${port}`,
-    setTokens: (tokens) =>
-      new Promise((resolve) => {
-        const mine = ++seq;
-        const onMessage = (message: { ack?: number }) => {
-          if (message.ack !== mine) return;
-          child.off('message', onMessage);
-          resolve();
-        };
-        child.on('message', onMessage);
-        child.send({ seq: mine, tokens });
-      }),
+    setTokens: (tokens) => send({ tokens }),
+    setFailingRegions: (failingRegions) => send({ failingRegions }),
     close: () => stopChild(child),
   };
 }
 
 /** A child left behind by a crashed bench would hold its port and CPU: kill it on exit too. */
-function killOnExit(child: ChildProcess): void {
+export function killOnExit(child: ChildProcess): void {
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
   child.once('exit', () => process.removeListener('exit', kill));
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
@@ -207,19 +219,20 @@ async function rawUndiciOnSchedule(url: string, timing: Timing): Promise<{ perSe
 // ---------------------------------------------------------------------------------------------
 // NATS server (the logic of test/support/nats-server.ts; bench/ cannot import from test/).
 
-interface NatsServer {
+export interface NatsServer {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
-function findNatsServer(): string | null {
+export function findNatsServer(): string | null {
   if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin'];
   for (const dir of dirs) if (dir && existsSync(join(dir, 'nats-server'))) return join(dir, 'nats-server');
   return null;
 }
 
-async function startNatsServer(binary: string): Promise<NatsServer> {
+export async function startNatsServer(binary: string): Promise<NatsServer> {
   const storeDir = mkdtempSync(join(tmpdir(), 'bench-nats-'));
   const child = spawn(binary, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
   killOnExit(child);
@@ -243,7 +256,7 @@ async function startNatsServer(binary: string): Promise<NatsServer> {
     await stop();
     throw error;
   });
-  return { url, stop };
+  return { url, pid: child.pid!, stop };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,7 +308,7 @@ async function startService(dataDir: string, natsUrl: string | null): Promise<Se
   };
 }
 
-async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: limit }, async () => {
