@@ -25,8 +25,14 @@ export interface HttpProberOptions {
   blockPrivate: boolean;
   /** Body bytes read for matching; default 1 MiB. */
   maxBodyBytes?: number;
-  /** Body bytes kept as the internal response excerpt; default 512. */
+  /** Body bytes kept as the internal response excerpt of a failing check; default 512. */
   excerptBytes?: number;
+  /**
+   * Body bytes kept as the excerpt of a successful check; default 16 (at most excerptBytes).
+   * Every check is stored, and a success's page says nothing a failure needs explaining: 512
+   * bytes of it were most of a probed check's disk (docs/decisions.md).
+   */
+  successExcerptBytes?: number;
   /** DNS resolution; the system resolver by default. */
   resolve?: Resolver;
   /** Sent as X-Probe-Region on every probe request (unless the endpoint configures that header); default `local`. */
@@ -43,6 +49,7 @@ export interface HttpProber {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_EXCERPT_BYTES = 512;
+const DEFAULT_SUCCESS_EXCERPT_BYTES = 16;
 const VERIFICATION_TIMEOUT_MS = 10_000;
 /** A verification page holds a 64-character token; more than this cannot match. */
 const VERIFICATION_MAX_BODY_BYTES = 4096;
@@ -50,6 +57,7 @@ const VERIFICATION_MAX_BODY_BYTES = 4096;
 export function createHttpProber(options: HttpProberOptions): HttpProber {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const excerptBytes = options.excerptBytes ?? DEFAULT_EXCERPT_BYTES;
+  const successExcerptBytes = Math.min(options.successExcerptBytes ?? DEFAULT_SUCCESS_EXCERPT_BYTES, excerptBytes);
   const region = options.region ?? DEFAULT_REGION;
   const certificates = new PeerCertificates();
   const agent = new Agent({
@@ -65,7 +73,7 @@ export function createHttpProber(options: HttpProberOptions): HttpProber {
       if (!target.ok) return unsentOutcome(target.reason, checkedAt, startedAt);
       const request = buildProbeRequest(config, target.url, maxBodyBytes, region);
       const result = await exchange(agent, request);
-      const outcome = judgeProbe(config, target.failureTarget, result, { checkedAt, startedAt, excerptBytes });
+      const outcome = judgeProbe(config, target.failureTarget, result, { checkedAt, startedAt, excerptBytes, successExcerptBytes });
       // Only a response proves the handshake of this exchange succeeded.
       const expiresAt = result.statusCode === 0 ? null : certificates.expiryOf(target.url);
       return expiresAt === null ? outcome : { ...outcome, certificate_expires_at: expiresAt };
@@ -145,6 +153,7 @@ interface ProbeClock {
   checkedAt: string;
   startedAt: number;
   excerptBytes: number;
+  successExcerptBytes: number;
 }
 
 function judgeProbe(
@@ -163,7 +172,7 @@ function judgeProbe(
     duration_ms: ms(result.finishedAt - clock.startedAt),
     body_complete: result.bodyComplete,
     failure_reason: failure,
-    response_excerpt: excerpt(result, clock.excerptBytes),
+    response_excerpt: excerpt(result, failure === null ? clock.successExcerptBytes : clock.excerptBytes),
     checked_at: clock.checkedAt,
   };
 }

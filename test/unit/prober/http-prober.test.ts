@@ -228,6 +228,20 @@ describe('HTTP prober against local servers', () => {
       });
     });
 
+    it('keeps 16 bytes of a successful page as its excerpt and 512 of a failing one', async () => {
+      const page = `<!doctype html><html><body>${'<p>All systems operational.</p>'.repeat(64)}</body></html>`;
+      let status = 200;
+      const { origin } = await serve((_request, response) => {
+        response.writeHead(status, { 'content-type': 'text/html' }).end(page);
+      });
+      const up = await prober.probe(endpoint(origin));
+      status = 503;
+      const down = await prober.probe(endpoint(origin));
+
+      expect(up).toMatchObject({ success: true, response_excerpt: page.slice(0, 16) });
+      expect(down).toMatchObject({ success: false, failure_reason: 'status: expected 200, got 503', response_excerpt: page.slice(0, 512) });
+    });
+
     it('reads at most maxBodyBytes and reports the body as incomplete', async () => {
       const small = createHttpProber({ blockPrivate: false, maxBodyBytes: 1024, excerptBytes: 16 });
       const { origin } = await serve(reply(200, 'a'.repeat(4096) + 'needle'));
