@@ -5,6 +5,7 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from '../event-store/event-store.port.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type CommandContext, metadataOf } from './command-context.js';
 import { currentIdempotency, IDEMPOTENT_APPEND, idempotencyStream, nextStep, type IdempotentAppend } from './idempotency-scope.js';
 
@@ -124,6 +125,61 @@ export async function runStreamCommand<S, R = void>(
   context: CommandContext | null,
   decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
   options: StreamCommandOptions<S, R> = {},
+): Promise<StreamCommandResult<S, R>> {
+  const run = () => runCommandLoop(store, streamId, aggregate, context, decide, options);
+  return options.fold ? oneAtATime(store, streamId, run) : run();
+}
+
+/** Per store: each stream a fold-based command of this process runs on, with the end of its queue. */
+const streamQueues = new WeakMap<EventStore, Map<string, Promise<void>>>();
+/** The streams the current command (and what it runs inside its decide) holds. */
+const heldStreams = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/**
+ * Fold-based commands of this process on one stream (an incident's commands, a sequence's
+ * reservations) run one at a time, load to append: concurrent ones (20 clients commenting on one
+ * incident, a group of commands that got their ids together) would otherwise all decide on the
+ * same revision and all but one lose the append, fold on and decide again, each retry paying
+ * for the stream's state again. Other processes still race through the optimistic loop. A
+ * command waits for the one before it at most QUEUE_WAIT_MS, then goes ahead and races as
+ * before (an append held up in a slow store, or commands that wait on each other across
+ * streams, never stall one another); one deciding inside a command on the same stream runs at
+ * once (no queue behind itself).
+ */
+async function oneAtATime<T>(store: EventStore, streamId: string, work: () => Promise<T>): Promise<T> {
+  const held = heldStreams.getStore();
+  if (held?.has(streamId)) return work();
+  let queues = streamQueues.get(store);
+  if (!queues) streamQueues.set(store, (queues = new Map()));
+  const previous = queues.get(streamId);
+  let release!: () => void;
+  const tail = new Promise<void>((resolve) => (release = resolve));
+  queues.set(streamId, tail);
+  if (previous) await waitAtMost(previous, QUEUE_WAIT_MS);
+  try {
+    return await heldStreams.run(new Set(held).add(streamId), work);
+  } finally {
+    if (queues.get(streamId) === tail) queues.delete(streamId);
+    release();
+  }
+}
+
+/** How long a command queues behind the one before it on its stream before racing it. */
+const QUEUE_WAIT_MS = 50;
+
+async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+async function runCommandLoop<S, R>(
+  store: EventStore,
+  streamId: string,
+  aggregate: Aggregate<S>,
+  context: CommandContext | null,
+  decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
+  options: StreamCommandOptions<S, R>,
 ): Promise<StreamCommandResult<S, R>> {
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
   const keyed = currentIdempotency();

@@ -39,6 +39,26 @@ describe('runStreamCommand through a fold', () => {
     await other.close();
   });
 
+  it('runs concurrent commands of one process on one stream in turn: each decides on the last one\'s result', async () => {
+    const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
+    let refused = 0;
+    const append = store.append.bind(store);
+    store.append = async (...args) => {
+      try {
+        return await append(...args);
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) refused++;
+        throw error;
+      }
+    };
+
+    const results = await Promise.all(Array.from({ length: 20 }, () => runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(100), { fold, foldOwnAppends: true })));
+
+    expect(results.map((result) => result.state).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect((await store.readStream('count')).length).toBe(20);
+    expect(refused).toBe(0);
+  });
+
   it('retries on a concurrent append and still appends exactly once', async () => {
     const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
     await runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(10), { fold });
