@@ -20,6 +20,7 @@ import {
   type RegionCheckRow,
   type RollupMemberDoc,
   type RollupRow,
+  type SummarizedRegion,
 } from '../src/analytics/domain/views.js';
 
 /**
@@ -161,7 +162,7 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
   const ids: Record<(typeof ROLLUP_SCOPE_KINDS)[number], number> = { endpoint: summary.endpoint_id, project: projectId, team: summary.team_id };
   // The summarized checks' regions count as seen (a rebuild after the prune sees no other trace of them).
   const perRegion = await addRegions(views, member, [...new Set(summary.hours.filter((h) => h[2] > 0).map(hourRegion))]);
-  const regions = (await memberOf(views, summary.endpoint_id, projectId)).regions ?? [];
+  const regions = (await keepSummarizedRegions(views, summary)).regions ?? [];
   const counted = new Map<number, Accumulator>();
   const countedInRegion = new Map<string, Accumulator>();
   // By id, not by query: a batch's query also scans every write pending in the batch, which a
@@ -212,6 +213,29 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
       views.put(ROLLUPS_COLLECTION, { ...withSums(existing, key.id, rest, key.scope) });
     }
   }
+}
+
+/**
+ * Each region's newest summarized check and trailing failures, on the endpoint's member document
+ * (a summary without `regions` speaks of `local` alone); returns the document.
+ */
+async function keepSummarizedRegions(views: ViewTransaction, summary: ChecksSummarizedData): Promise<RollupMemberDoc> {
+  const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, String(summary.endpoint_id))) as unknown as RollupMemberDoc;
+  const facts =
+    summary.regions ??
+    (summary.latest_applicable ? { [DEFAULT_REGION]: { latest_applicable: summary.latest_applicable, any_success: summary.any_success, trailing_failures: summary.trailing_failures } } : {});
+  if (Object.keys(facts).length === 0) return member;
+  const kept: Record<string, SummarizedRegion> = { ...member.summarized_regions };
+  for (const [region, { latest_applicable: latest, any_success, trailing_failures }] of Object.entries(facts)) {
+    const before = Object.hasOwn(kept, region) ? kept[region] : undefined;
+    const at = Date.parse(latest.checked_at);
+    const newer = !before || at > before.checked_at_ms || (at === before.checked_at_ms && latest.check_id > before.check_id);
+    const newest = newer ? { check_id: latest.check_id, checked_at_ms: at, success: latest.success, status_code: latest.status_code, latency_ms: latest.latency_ms } : before;
+    kept[region] = { ...newest, trailing_failures: any_success ? trailing_failures : (before?.trailing_failures ?? 0) + trailing_failures };
+  }
+  const updated: RollupMemberDoc = { ...member, summarized_regions: kept };
+  views.put(ROLLUP_MEMBERS_COLLECTION, { ...updated });
+  return updated;
 }
 
 /**

@@ -327,37 +327,39 @@ export class AnalyticsQuery {
    * its own rows are the region's (views.ts, "Probe regions").
    */
   async endpointAnalytics(teamId: number, endpointId: number, window: AnalyticsWindow, region?: string): Promise<EndpointAnalytics | null> {
-    const known = region === undefined ? [] : await this.regionsOf(endpointId);
+    const member = region === undefined ? null : await this.memberOf(endpointId);
+    const known = member?.regions ?? [];
     const byRegion = region !== undefined && !(known.length === 1 && known[0] === region);
     const scope: AnalyticsScope = byRegion ? { kind: 'endpoint', id: endpointId, region } : { kind: 'endpoint', id: endpointId };
     const [common, endpoints] = await Promise.all([this.common(teamId, scope, window), this.facts.endpoints(teamId, { kind: 'endpoint', id: endpointId })]);
     const endpoint = endpoints.find((e) => e.endpoint_id === endpointId);
     if (!endpoint) return null;
     const { window: w, totals, incidents, series } = common;
-    const now = byRegion ? await this.regionCurrent(endpointId, region!) : current(endpoint);
+    const now = byRegion ? await this.regionCurrent(endpointId, region!, member) : current(endpoint);
     return { team_id: teamId, project_id: endpoint.project_id, endpoint_id: endpointId, window: w, totals, incidents, series, current: now };
   }
 
-  /** The regions the endpoint's applicable checks came from. */
-  private async regionsOf(endpointId: number): Promise<string[]> {
+  /** The endpoint's member document: its regions, and what summaries said of each. */
+  private async memberOf(endpointId: number): Promise<RollupMemberDoc | null> {
     const { members } = await this.names();
-    const doc = (await this.slices.run(() => this.store.get(members, String(endpointId)))) as RollupMemberDoc | null;
-    return doc?.regions ?? [];
+    return (await this.slices.run(() => this.store.get(members, String(endpointId)))) as RollupMemberDoc | null;
   }
 
   /**
-   * `current` from the region's newest retained applicable check (newest by checked_at, then
-   * id); unchecked when it has none (none ever, or every one older than the retention horizon).
+   * `current` from the region's newest applicable check (newest by checked_at, then id): among
+   * its raw rows, or the one retention summaries kept; failures in a row counted in the raw rows,
+   * plus the summarized ones while no retained check succeeded (as for the endpoint).
    */
-  private async regionCurrent(endpointId: number, region: string): Promise<Current> {
+  private async regionCurrent(endpointId: number, region: string, member: RollupMemberDoc | null): Promise<Current> {
     const { regionChecks } = await this.names();
     const scope = { endpoint_id: endpointId, region };
     const newest = (success: boolean) =>
       this.slices.run(() => this.store.find(regionChecks, { filter: { ...scope, success }, sort: [['checked_at_ms', 'desc'], ['check_id', 'desc']], limit: 1 }));
     const [[up], [down]] = (await Promise.all([newest(true), newest(false)])) as unknown as RegionCheckRow[][];
-    const latest = !up ? down : !down ? up : down.checked_at_ms > up.checked_at_ms || (down.checked_at_ms === up.checked_at_ms && down.check_id > up.check_id) ? down : up;
+    const summarized = member?.summarized_regions && Object.hasOwn(member.summarized_regions, region) ? member.summarized_regions[region] : undefined;
+    const latest = later<LatestOfRegion>(later<LatestOfRegion>(up, down), summarized);
     if (!latest) return { up: null, last_check_at: null, last_status_code: null, last_latency_ms: null, consecutive_failures: 0 };
-    const failures = latest.success ? 0 : await this.slices.run(() => consecutiveFailuresIn(this.store, regionChecks, scope));
+    const failures = latest.success ? 0 : await this.slices.run(() => consecutiveFailuresIn(this.store, regionChecks, scope, summarized?.trailing_failures ?? 0));
     return { up: latest.success, last_check_at: iso(latest.checked_at_ms), last_status_code: latest.status_code, last_latency_ms: latest.latency_ms, consecutive_failures: failures };
   }
 
@@ -550,6 +552,14 @@ export class AnalyticsQuery {
     const names = typeof this.collections === 'function' ? await this.collections() : this.collections;
     return { regionChecks: REGION_CHECKS_COLLECTION, members: ROLLUP_MEMBERS_COLLECTION, ...names };
   }
+}
+
+type LatestOfRegion = Pick<RegionCheckRow, 'check_id' | 'checked_at_ms' | 'success' | 'status_code' | 'latency_ms'>;
+
+/** The newer of two checks, by checked_at, then id. */
+function later<T extends { checked_at_ms: number; check_id: number }>(a: T | undefined, b: T | undefined): T | undefined {
+  if (!a || !b) return a ?? b;
+  return b.checked_at_ms > a.checked_at_ms || (b.checked_at_ms === a.checked_at_ms && b.check_id > a.check_id) ? b : a;
 }
 
 /** Minute starts (epoch ms) as spans [from, to) of adjacent minutes, in time order. */

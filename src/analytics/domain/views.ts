@@ -40,6 +40,21 @@ export interface RollupMemberDoc {
    * sorted; missing while there is none. Two or more: the endpoint has rows per region.
    */
   regions?: string[];
+  /**
+   * Per region, what retention summaries said of its summarized checks: the newest applicable
+   * one, and the failures after the newest success among them (added up while none succeeded).
+   * A region's `current` once its raw rows are gone, as `analytics_endpoints` keeps the endpoint's.
+   */
+  summarized_regions?: Record<string, SummarizedRegion>;
+}
+
+export interface SummarizedRegion {
+  check_id: number;
+  checked_at_ms: number;
+  success: boolean;
+  status_code: number;
+  latency_ms: number;
+  trailing_failures: number;
 }
 
 

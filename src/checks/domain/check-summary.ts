@@ -68,9 +68,46 @@ export interface ChecksSummarizedData {
   any_success: boolean;
   /** Failed applicable checks after the newest successful one (all of them when none succeeded), by checked_at. */
   trailing_failures: number;
+  /**
+   * The same three facts per probe region, when an applicable summarized check came from a region
+   * other than `local` (otherwise the fields above are `local`'s): a region's `current` in
+   * analytics once its checks are gone.
+   */
+  regions?: Record<string, RegionSummary>;
+}
+
+export interface RegionSummary {
+  latest_applicable: SummarizedLatestCheck;
+  any_success: boolean;
+  trailing_failures: number;
 }
 
 const HOUR_MS = 3_600_000;
+
+/**
+ * Of applicable checks: the newest (by checked_at, then the first of equal ones in stream
+ * order unless a later one has a higher id), whether any succeeded, and the failures after the
+ * newest success (all of them when none succeeded).
+ */
+function latestFacts(applicable: CheckRecordedData[]): { latest_applicable: SummarizedLatestCheck | null; any_success: boolean; trailing_failures: number } {
+  let latest: SummarizedLatestCheck | null = null;
+  let latestMs = -Infinity;
+  let lastSuccessMs = -Infinity;
+  let anySuccess = false;
+  for (const check of applicable) {
+    const at = Date.parse(check.checked_at);
+    if (at > latestMs || (at === latestMs && latest !== null && check.check_id > latest.check_id)) {
+      latestMs = at;
+      latest = { check_id: check.check_id, checked_at: new Date(at).toISOString(), success: check.success, status_code: check.status_code, latency_ms: check.latency_ms };
+    }
+    if (check.success) {
+      anySuccess = true;
+      lastSuccessMs = Math.max(lastSuccessMs, at);
+    }
+  }
+  const trailing = applicable.filter((check) => !check.success && Date.parse(check.checked_at) > lastSuccessMs).length;
+  return { latest_applicable: latest, any_success: anySuccess, trailing_failures: trailing };
+}
 
 /** The summary of checks (in stream order) of one endpoint; `revisions` says which events they were. */
 export function summarizeChecks(
@@ -81,8 +118,6 @@ export function summarizeChecks(
 ): ChecksSummarizedData {
   if (checks.length === 0) throw new Error('summarizeChecks needs at least one check');
   const buckets = new Map<string, HourSums>();
-  let latest: SummarizedLatestCheck | null = null;
-  let latestMs = -Infinity;
   for (const { check } of checks) {
     if (!isApplicable(check)) continue;
     const at = Date.parse(check.checked_at);
@@ -98,20 +133,14 @@ export function summarizeChecks(
     sums[5] = Math.min(sums[5], check.latency_ms);
     sums[6] = Math.max(sums[6], check.latency_ms);
     buckets.set(key, sums);
-    if (at > latestMs || (at === latestMs && latest !== null && check.check_id > latest.check_id)) {
-      latestMs = at;
-      latest = { check_id: check.check_id, checked_at: new Date(at).toISOString(), success: check.success, status_code: check.status_code, latency_ms: check.latency_ms };
-    }
   }
-  let lastSuccessMs = -Infinity;
-  let anySuccess = false;
-  for (const { check } of checks) {
-    if (isApplicable(check) && check.success) {
-      anySuccess = true;
-      lastSuccessMs = Math.max(lastSuccessMs, Date.parse(check.checked_at));
-    }
-  }
-  const trailing = checks.filter(({ check }) => isApplicable(check) && !check.success && Date.parse(check.checked_at) > lastSuccessMs).length;
+  const applicable = checks.map(({ check }) => check).filter(isApplicable);
+  const all = latestFacts(applicable);
+  const regionOf = (check: CheckRecordedData) => check.region ?? DEFAULT_REGION;
+  const applicableRegions = [...new Set(applicable.map(regionOf))].sort();
+  const regions = applicableRegions.some((region) => region !== DEFAULT_REGION)
+    ? Object.fromEntries(applicableRegions.map((region) => [region, latestFacts(applicable.filter((check) => regionOf(check) === region)) as RegionSummary]))
+    : undefined;
   return {
     endpoint_id: endpointId,
     team_id: teamId,
@@ -122,9 +151,8 @@ export function summarizeChecks(
     hours: [...buckets.values()]
       .map((b): HourSums => withRegion([...(b.slice(0, 7) as [number, number, number, number, number, number, number]), [...b[7]].sort((x, y) => x - y)], hourRegion(b)))
       .sort((a, b) => a[0] - b[0] || a[1] - b[1] || compareText(hourRegion(a), hourRegion(b))),
-    latest_applicable: latest,
-    any_success: anySuccess,
-    trailing_failures: trailing,
+    ...all,
+    ...(regions ? { regions } : {}),
   };
 }
 

@@ -95,8 +95,9 @@ async function world(specs: CheckSpec[]) {
       rollups: await all('analytics_rollups', ROLLUPS_COLLECTION),
       raw: await all('analytics_rollups', RAW_CHECKS_COLLECTION),
       regionRaw: await all('analytics_rollups', REGION_CHECKS_COLLECTION),
-      // Each endpoint's project and the regions its checks came from.
-      members: await all('analytics_rollups', ROLLUP_MEMBERS_COLLECTION),
+      // Each endpoint's project and the regions its checks came from (retention adds what its
+      // summaries said of each region; the rest must not change).
+      members: (await all('analytics_rollups', ROLLUP_MEMBERS_COLLECTION)).map(({ summarized_regions: _ignored, ...doc }) => doc),
       checks: await all('checks', 'checks'),
       // Retention adds a counter of summarized trailing failures; the rest must not change.
       endpoints: (await all('analytics_endpoints', 'analytics_endpoints')).map(({ summarized_trailing_failures: _ignored, ...doc }) => doc),
