@@ -1,27 +1,20 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { AnalyticsQuery } from '../src/analytics/application/analytics-query.js';
+import { AnalyticsQuery } from '../src/analytics/views/rollups/queries.js';
 import { Slices } from '../src/analytics/application/slices.js';
-import { ViewAnalyticsFacts } from '../src/analytics/application/view-facts.js';
+import { ViewAnalyticsFacts } from '../src/analytics/views/endpoints/queries.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import {
-  ANALYTICS_ENDPOINTS_COLLECTION,
-  ANALYTICS_PROJECTS_COLLECTION,
-  RAW_CHECKS_COLLECTION,
-  ROLLUPS_COLLECTION,
-  ROLLUP_MEMBERS_COLLECTION,
-  type AnalyticsEndpointDoc,
-  type RollupRow,
-} from '../src/analytics/domain/views.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, type RollupRow } from '../src/analytics/views/rollups/view.js';
+import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc } from '../src/analytics/views/endpoints/view.js';
 import type { CheckRecordedData } from '../src/checks/domain/check.js';
 import { physicalCollection } from '../src/platform/projections/registry.js';
 import { ViewReader } from '../src/platform/projections/views.js';
 import type { Doc, ViewWrite } from '../src/platform/read-store/read-store.port.js';
 import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-store.js';
-import { analyticsEndpointsProjection } from '../projections/analytics-endpoints.js';
-import { analyticsRollupsProjection } from '../projections/analytics-rollups.js';
+import { analyticsEndpointsProjection } from '../src/analytics/views/endpoints/projection.js';
+import { analyticsRollupsProjection } from '../src/analytics/views/rollups/projection.js';
 import type { BenchFigure } from './bench.js';
 import { syntheticCheck, type CheckSpread } from './synthetic-checks.js';
 

@@ -1,14 +1,14 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnalyticsFacts, EndpointFact } from '../src/analytics/application/analytics-facts.js';
-import { AnalyticsQuery } from '../src/analytics/application/analytics-query.js';
+import { AnalyticsQuery } from '../src/analytics/views/rollups/queries.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RollupKey, type RollupRow } from '../src/analytics/domain/views.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RollupKey, type RollupRow } from '../src/analytics/views/rollups/view.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
 import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-store.js';
 import type { Doc, ViewWrite } from '../src/platform/read-store/read-store.port.js';
-import { analyticsRollupsProjection } from '../projections/analytics-rollups.js';
+import { analyticsRollupsProjection } from '../src/analytics/views/rollups/projection.js';
 import { type BenchFigure, type BenchModule, ratio } from './bench.js';
 import { manyEndpoints } from './analytics-many-endpoints.js';
 import { syntheticCheck, type CheckSpread } from './synthetic-checks.js';

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { AnalyticsQuery } from '../src/analytics/application/analytics-query.js';
+import { AnalyticsQuery } from '../src/analytics/views/rollups/queries.js';
 import { GoodChecks } from '../src/analytics/application/good-checks.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { SloCounter } from '../src/slos/application/slo-figures.js';

@@ -8,8 +8,8 @@
  */
 import type { Projection } from '../src/platform/projections/projection.js';
 import { alertingProjection } from '../src/alerting/views/alerting/projection.js';
-import { analyticsEndpointsProjection } from './analytics-endpoints.js';
-import { analyticsRollupsProjection } from './analytics-rollups.js';
+import { analyticsEndpointsProjection } from '../src/analytics/views/endpoints/projection.js';
+import { analyticsRollupsProjection } from '../src/analytics/views/rollups/projection.js';
 import { checksProjection } from '../src/monitoring/views/checks/projection.js';
 import { incidentsProjection } from '../src/incidents/views/incidents/projection.js';
 import { monitoringProjection } from '../src/monitoring/views/monitoring/projection.js';

@@ -5,7 +5,8 @@
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANALYTICS_ENDPOINTS_PROJECTION, ROLLUPS_PROJECTION } from '../../src/analytics/domain/views.js';
+import { ROLLUPS_PROJECTION } from '../../src/analytics/views/rollups/view.js';
+import { ANALYTICS_ENDPOINTS_PROJECTION } from '../../src/analytics/views/endpoints/view.js';
 import { CHECKS_VIEW } from '../../src/monitoring/views/checks/view.js';
 import { createEndpoint, createProject, importChecks } from '../support/monitoring-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';

@@ -5,7 +5,7 @@
  * held back here; the PATCH must wait for it instead of answering before a read would see it.
  */
 import { jest } from '@jest/globals';
-import { ANALYTICS_ENDPOINTS_PROJECTION } from '../../src/analytics/domain/views.js';
+import { ANALYTICS_ENDPOINTS_PROJECTION } from '../../src/analytics/views/endpoints/view.js';
 import { ENDPOINT_RECONFIGURED } from '../../src/monitoring/domain/events.js';
 import type { Projection } from '../../src/platform/projections/projection.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';

@@ -5,7 +5,7 @@
  * watches what the write's answer does meanwhile.
  */
 import { jest } from '@jest/globals';
-import { ANALYTICS_ENDPOINTS_PROJECTION } from '../../src/analytics/domain/views.js';
+import { ANALYTICS_ENDPOINTS_PROJECTION } from '../../src/analytics/views/endpoints/view.js';
 import { ENDPOINT_REGISTERED, PROJECT_CREATED } from '../../src/monitoring/domain/events.js';
 import { CHANNEL_UPDATED } from '../../src/notifications/domain/channel.js';
 import { NOTIFICATIONS_VIEW } from '../../src/notifications/reactors/notifications/view.js';

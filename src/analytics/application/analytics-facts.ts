@@ -2,7 +2,7 @@
  * Facts the analytics objects need from other contexts' views (endpoints, latest checks,
  * incidents). Analytics does not build those views; whoever owns them implements this port.
  */
-import type { AnalyticsScopeKind } from '../domain/views.js';
+import type { AnalyticsScopeKind } from '../views/rollups/view.js';
 
 export type { AnalyticsScopeKind };
 

@@ -1,9 +1,10 @@
 import { DerivedViewCache, type ViewSource } from '../../platform/projections/view-cache.js';
 import type { ViewReader } from '../../platform/projections/views.js';
 import { INCIDENTS, INCIDENTS_VIEW } from '../../incidents/views/incidents/view.js';
-import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION } from '../domain/views.js';
+import { ROLLUPS_COLLECTION, ROLLUPS_PROJECTION } from '../views/rollups/view.js';
+import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION } from '../views/endpoints/view.js';
 import type { AnalyticsWindow } from '../domain/window.js';
-import type { AnalyticsQuery, EndpointAnalytics, ProjectAnalytics, TeamAnalytics } from './analytics-query.js';
+import type { AnalyticsQuery, EndpointAnalytics, ProjectAnalytics, TeamAnalytics } from '../views/rollups/queries.js';
 
 /**
  * The rollups and the endpoints' latest checks are written with every check: an expensive

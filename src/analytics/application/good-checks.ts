@@ -1,8 +1,8 @@
 import type { Filter, ReadStore } from '../../platform/read-store/read-store.port.js';
 import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../domain/views.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../views/rollups/view.js';
 import { planRange, rollupRuns, type RangePiece } from '../domain/range-plan.js';
-import { chunk, type AnalyticsCollections, type TimeRange } from './analytics-query.js';
+import { chunk, type AnalyticsCollections, type TimeRange } from '../views/rollups/queries.js';
 import { Slices } from './slices.js';
 
 /**

@@ -1,7 +1,7 @@
 import { isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { P95_SAMPLE_LIMIT, addCheck, emptyAccumulator, p95, toFigures, type RangeFigures } from './aggregate.js';
-import type { AnalyticsScopeKind } from './views.js';
+import type { AnalyticsScopeKind } from '../views/rollups/view.js';
 import { bucketRange, type AnalyticsWindow } from './window.js';
 
 /**

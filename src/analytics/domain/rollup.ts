@@ -1,7 +1,7 @@
 import { isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from './aggregate.js';
 import { floorTo, GRANULARITY_MS, type Granularity } from './range-plan.js';
-import type { RawCheckRow, RollupKey, RollupRow, RollupScopeKind } from './views.js';
+import type { RawCheckRow, RollupKey, RollupRow, RollupScopeKind } from '../views/rollups/view.js';
 
 /** How one check (or a retention summary) updates the rollup views (names and shapes: views.ts). */
 export const ROLLUP_SCOPE_KINDS: RollupScopeKind[] = ['endpoint', 'project', 'team'];

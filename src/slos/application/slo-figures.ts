@@ -1,5 +1,5 @@
 import { GoodChecks, type GoodCheckScope } from '../../analytics/application/good-checks.js';
-import { ViewAnalyticsFacts } from '../../analytics/application/view-facts.js';
+import { ViewAnalyticsFacts } from '../../analytics/views/endpoints/queries.js';
 import { retentionHorizon } from '../../checks/domain/check-summary.js';
 import type { Platform } from '../../platform/platform.js';
 import { DAY_MS, WINDOW_MS, figuresOf, type Counts, type SloFigures } from '../domain/budget.js';

@@ -17,7 +17,7 @@
  * The open incident per SLO and severity is the reactor's state (collection `open`), committed
  * with its checkpoint.
  */
-import { ROLLUPS_PROJECTION } from '../../analytics/domain/views.js';
+import { ROLLUPS_PROJECTION } from '../../analytics/views/rollups/view.js';
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { AutomaticIncidentWriter } from '../../incidents/application/automatic-incidents.js';
 import type { IncidentCommand } from '../../incidents/domain/incident.js';

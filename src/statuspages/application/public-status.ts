@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AnalyticsQuery } from '../../analytics/application/analytics-query.js';
-import { ROLLUPS_PROJECTION, ViewAnalyticsFacts } from '../../analytics/application/view-facts.js';
-import { ROLLUPS_COLLECTION } from '../../analytics/domain/views.js';
+import { AnalyticsQuery } from '../../analytics/views/rollups/queries.js';
+import { ViewAnalyticsFacts } from '../../analytics/views/endpoints/queries.js';
+import { ROLLUPS_COLLECTION, ROLLUPS_PROJECTION } from '../../analytics/views/rollups/view.js';
 import { INCIDENT_CHECKPOINTS, INCIDENTS, INCIDENTS_VIEW, type CheckpointDoc, type IncidentDoc } from '../../incidents/views/incidents/view.js';
 import type { Checkpoint } from '../../incidents/domain/events.js';
 import { MonitoringReads } from '../../monitoring/views/monitoring/queries.js';

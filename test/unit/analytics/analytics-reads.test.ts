@@ -1,12 +1,12 @@
 import { AnalyticsReads } from '../../../src/analytics/application/analytics-reads.js';
-import type { AnalyticsQuery, TeamAnalytics } from '../../../src/analytics/application/analytics-query.js';
-import { ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION } from '../../../src/analytics/domain/views.js';
+import type { AnalyticsQuery, TeamAnalytics } from '../../../src/analytics/views/rollups/queries.js';
+import { ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION } from '../../../src/analytics/views/endpoints/view.js';
 import { makeWindow } from '../../../src/analytics/domain/window.js';
 import { physicalCollection } from '../../../src/platform/projections/registry.js';
 import { ViewReader } from '../../../src/platform/projections/views.js';
 import { SqliteReadStore } from '../../../src/platform/read-store/sqlite/sqlite-read-store.js';
-import { analyticsEndpointsProjection } from '../../../projections/analytics-endpoints.js';
-import { analyticsRollupsProjection } from '../../../projections/analytics-rollups.js';
+import { analyticsEndpointsProjection } from '../../../src/analytics/views/endpoints/projection.js';
+import { analyticsRollupsProjection } from '../../../src/analytics/views/rollups/projection.js';
 
 /** Expensive analytics objects are bounded: computed once for requests arriving together, and kept under the status pages' freshness rule. */
 describe('AnalyticsReads', () => {

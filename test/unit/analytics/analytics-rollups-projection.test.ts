@@ -1,5 +1,5 @@
 import { rollupId } from '../../../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/domain/views.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/views/rollups/view.js';
 import { check, queryOver } from './support/checks.js';
 
 const MINUTE = (iso: string) => rollupId('project', 1, 'minute', seconds(iso));

@@ -7,8 +7,8 @@ import { bucketRange, makeWindow, type AnalyticsWindow } from '../../../src/anal
 import { isApplicable, type CheckRecordedData } from '../../../src/checks/domain/check.js';
 import { CHECKS_SUMMARIZED, checkSummariesStream, summarizeChecks } from '../../../src/checks/domain/check-summary.js';
 import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';
-import { AnalyticsQuery } from '../../../src/analytics/application/analytics-query.js';
-import { analyticsRollupsProjection } from '../../../projections/analytics-rollups.js';
+import { AnalyticsQuery } from '../../../src/analytics/views/rollups/queries.js';
+import { analyticsRollupsProjection } from '../../../src/analytics/views/rollups/projection.js';
 import { queryOver } from './support/checks.js';
 import { applyBatch } from './support/memory-store.js';
 import { T0, TOPOLOGY, facts, scenario, toChecks } from './support/scenario.js';

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { analyticsEndpointsProjection } from '../../../projections/analytics-endpoints.js';
-import { analyticsRollupsProjection } from '../../../projections/analytics-rollups.js';
+import { analyticsEndpointsProjection } from '../../../src/analytics/views/endpoints/projection.js';
+import { analyticsRollupsProjection } from '../../../src/analytics/views/rollups/projection.js';
 import { checksProjection } from '../../../src/monitoring/views/checks/projection.js';
 import { upcasters } from '../../../src/app/contexts.js';
 import { regionRollupId, rollupId } from '../../../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION } from '../../../src/analytics/domain/views.js';
+import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION } from '../../../src/analytics/views/rollups/view.js';
 import { CheckRetention } from '../../../src/checks/application/retention.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../../../src/checks/domain/check.js';
 import { checkSummariesStream, retentionHorizon, type ChecksSummarizedData } from '../../../src/checks/domain/check-summary.js';

@@ -1,6 +1,6 @@
 /** What deleting an endpoint or a project does to the monitoring and analytics views, event by event. */
-import { analyticsEndpointsProjection } from '../../../projections/analytics-endpoints.js';
-import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_PROJECTS_COLLECTION } from '../../../src/analytics/domain/views.js';
+import { analyticsEndpointsProjection } from '../../../src/analytics/views/endpoints/projection.js';
+import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_PROJECTS_COLLECTION } from '../../../src/analytics/views/endpoints/view.js';
 import { monitoringProjection } from '../../../src/monitoring/views/monitoring/projection.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
 import { given } from '../../support/projection-spec.js';

@@ -17,12 +17,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const PROJECTIONS_DIR = join(ROOT, 'projections');
 const CATALOGUE = 'projections/index.ts';
 const SLICE_FILES = ['projection.ts', 'queries.ts', 'view.ts'];
-/** Files not moved into their slices yet (issue 30 item 2 moves them context by context). */
-const NOT_YET_MOVED = [
-  'projections/analytics-endpoints.ts',
-  'projections/analytics-rollups.ts',
-  'src/analytics/domain/views.ts',
-];
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
@@ -66,7 +60,7 @@ describe('view contracts', () => {
   it('no file but the composition root (src/app/contexts.ts) imports from projections/', () => {
     const importers = [...sources('src'), ...sources('test'), ...sources('bench')]
       .filter((file) => file !== 'src/app/contexts.ts')
-      .filter((file) => importsOf(file).some((target) => join(ROOT, target).startsWith(PROJECTIONS_DIR + '/') && !NOT_YET_MOVED.includes(target)));
+      .filter((file) => importsOf(file).some((target) => join(ROOT, target).startsWith(PROJECTIONS_DIR + '/')));
     expect(importers).toEqual([]);
   });
 
@@ -76,21 +70,21 @@ describe('view contracts', () => {
     expect(shapes).toEqual(slices.map((slice) => [slice, SLICE_FILES]));
     // The old homes are gone: no context keeps a `domain/views.ts` or an `application/*.reads.ts`.
     const oldHomes = sources('src').filter((file) => /^src\/[^/]+\/(domain\/views\.ts|application\/[^/]+\.reads\.ts)$/.test(file));
-    expect(oldHomes.filter((file) => !NOT_YET_MOVED.includes(file))).toEqual([]);
+    expect(oldHomes).toEqual([]);
   });
 
   it('the catalogue lists every slice projection and every reactor of the runner, and only those', async () => {
     const exported = async (file: string): Promise<unknown[]> => Object.values(await import(join(ROOT, file)));
     const projections = slices.map((slice) => `${slice}/projection.ts`);
     const reactors = sources('src').filter((file) => /^src\/[^/]+\/reactors\//.test(file));
-    const homes = [...projections, ...reactors, ...NOT_YET_MOVED.filter((file) => file.startsWith('projections/'))];
+    const homes = [...projections, ...reactors];
     const byHome = new Map(await Promise.all(homes.map(async (file) => [file, await exported(file)] as const)));
     const catalogue = catalogued();
     // Each slice's projection is listed, and everything listed is a slice's projection or a reactor.
     expect(projections.filter((file) => !byHome.get(file)!.some((value) => catalogue.includes(value as Projection)))).toEqual([]);
     expect(catalogue.filter((processor) => ![...byHome.values()].some((values) => values.includes(processor))).map((processor) => processor.name)).toEqual([]);
     // projections/ keeps the catalogue (and its README) only: the handlers live in the slices.
-    expect(readdirSync(PROJECTIONS_DIR).filter((name) => !NOT_YET_MOVED.includes(`projections/${name}`)).sort()).toEqual(['README.md', 'index.ts']);
+    expect(readdirSync(PROJECTIONS_DIR).sort()).toEqual(['README.md', 'index.ts']);
   });
 
   it("a slice's view.ts is plain definitions: it imports no handlers, no queries and no Nest", () => {

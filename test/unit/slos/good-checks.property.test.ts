@@ -6,7 +6,7 @@ import { CHECKS_SUMMARIZED, checkSummariesStream, summarizeChecks } from '../../
 import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';
 import { figuresOf, type Counts } from '../../../src/slos/domain/budget.js';
 import { BURN_WINDOWS } from '../../../src/slos/domain/events.js';
-import { analyticsRollupsProjection } from '../../../projections/analytics-rollups.js';
+import { analyticsRollupsProjection } from '../../../src/analytics/views/rollups/projection.js';
 import { queryOver } from '../analytics/support/checks.js';
 import { applyBatch } from '../analytics/support/memory-store.js';
 import { T0, TOPOLOGY, instant, scenario, toChecks } from '../analytics/support/scenario.js';

@@ -1,7 +1,7 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import { defineProjection, type ViewTransaction } from '../src/platform/projections/projection.js';
-import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../src/checks/domain/check.js';
-import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../src/checks/domain/check-summary.js';
+import type { RecordedEvent } from '../../../platform/event-store/event-store.port.js';
+import { defineProjection, type ViewTransaction } from '../../../platform/projections/projection.js';
+import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../../checks/domain/check.js';
+import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../../../checks/domain/check-summary.js';
 import {
   ENDPOINT_DELETED,
   ENDPOINT_DISABLED,
@@ -18,8 +18,8 @@ import {
   type ProjectCreatedData,
   type ProjectDeletedData,
   type ProjectUpdatedData,
-} from '../src/monitoring/domain/events.js';
-import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc } from '../src/analytics/domain/views.js';
+} from '../../../monitoring/domain/events.js';
+import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc } from './view.js';
 
 /**
  * The analytics context's own small view of projects and endpoints (types and names in

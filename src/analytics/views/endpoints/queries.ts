@@ -1,15 +1,14 @@
-import type { Doc, Filter } from '../../platform/read-store/read-store.port.js';
-import type { ReadStore } from '../../platform/read-store/read-store.port.js';
-import type { ViewReader } from '../../platform/projections/views.js';
-import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc, type AnalyticsProjectDoc } from '../domain/views.js';
-import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION } from '../domain/views.js';
-import { consecutiveFailuresIn } from './consecutive-failures.js';
-import { INCIDENTS, INCIDENTS_VIEW } from '../../incidents/views/incidents/view.js';
-import type { AnalyticsCollections } from './analytics-query.js';
-import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact, ProjectMember } from './analytics-facts.js';
-import { Slices } from './slices.js';
+import type { Doc, Filter } from '../../../platform/read-store/read-store.port.js';
+import type { ReadStore } from '../../../platform/read-store/read-store.port.js';
+import type { ViewReader } from '../../../platform/projections/views.js';
+import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc, type AnalyticsProjectDoc } from './view.js';
+import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION } from '../rollups/view.js';
+import { consecutiveFailuresIn } from '../../application/consecutive-failures.js';
+import { INCIDENTS, INCIDENTS_VIEW } from '../../../incidents/views/incidents/view.js';
+import type { AnalyticsCollections } from '../rollups/queries.js';
+import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact, ProjectMember } from '../../application/analytics-facts.js';
+import { Slices } from '../../application/slices.js';
 
-export { ROLLUPS_PROJECTION };
 
 /** Documents per read: a page of 1,000 endpoint documents took up to 27 ms on a loaded machine. */
 const PAGE = 250;

@@ -1,12 +1,12 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import { defineProjection, type ViewTransaction } from '../src/platform/projections/projection.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../src/checks/domain/check.js';
-import { CHECKS_SUMMARIZED, hourRegion, type ChecksSummarizedData } from '../src/checks/domain/check-summary.js';
-import { DEFAULT_REGION } from '../src/platform/config/region.js';
-import { ENDPOINT_RECONFIGURED, ENDPOINT_REGISTERED, type EndpointReconfiguredData, type EndpointRegisteredData } from '../src/monitoring/domain/events.js';
-import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from '../src/analytics/domain/aggregate.js';
-import { GRANULARITIES, ROLLUP_SCOPE_KINDS, rawCheckRow, regionRollupId, regionRollupRangeAll, rollupId, rollupKeysOf, rollupRangeAll, withCheck, withSums, withoutSums } from '../src/analytics/domain/rollup.js';
-import { GRANULARITY_MS, floorTo } from '../src/analytics/domain/range-plan.js';
+import type { RecordedEvent } from '../../../platform/event-store/event-store.port.js';
+import { defineProjection, type ViewTransaction } from '../../../platform/projections/projection.js';
+import { CHECK_RECORDED, type CheckRecordedData } from '../../../checks/domain/check.js';
+import { CHECKS_SUMMARIZED, hourRegion, type ChecksSummarizedData } from '../../../checks/domain/check-summary.js';
+import { DEFAULT_REGION } from '../../../platform/config/region.js';
+import { ENDPOINT_RECONFIGURED, ENDPOINT_REGISTERED, type EndpointReconfiguredData, type EndpointRegisteredData } from '../../../monitoring/domain/events.js';
+import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from '../../domain/aggregate.js';
+import { GRANULARITIES, ROLLUP_SCOPE_KINDS, rawCheckRow, regionRollupId, regionRollupRangeAll, rollupId, rollupKeysOf, rollupRangeAll, withCheck, withSums, withoutSums } from '../../domain/rollup.js';
+import { GRANULARITY_MS, floorTo } from '../../domain/range-plan.js';
 import {
   RAW_CHECKS_COLLECTION,
   RAW_CHECK_COLUMNS,
@@ -21,7 +21,7 @@ import {
   type RollupMemberDoc,
   type RollupRow,
   type SummarizedRegion,
-} from '../src/analytics/domain/views.js';
+} from './view.js';
 
 /**
  * Analytics rollups: per endpoint, project and team, minute/hour/day sums of applicable checks,

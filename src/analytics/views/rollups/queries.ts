@@ -1,4 +1,4 @@
-import type { Doc, Filter, ReadStore, Scalar } from '../../platform/read-store/read-store.port.js';
+import type { Doc, Filter, ReadStore, Scalar } from '../../../platform/read-store/read-store.port.js';
 import {
   P95_SAMPLE_LIMIT,
   addAccumulator,
@@ -8,8 +8,8 @@ import {
   toFigures,
   type Accumulator,
   type RangeFigures,
-} from '../domain/aggregate.js';
-import { SCOPE_FIELD, regionRollupRange, rollupRange } from '../domain/rollup.js';
+} from '../../domain/aggregate.js';
+import { SCOPE_FIELD, regionRollupRange, rollupRange } from '../../domain/rollup.js';
 import {
   RAW_CHECKS_COLLECTION,
   REGION_CHECKS_COLLECTION,
@@ -19,12 +19,12 @@ import {
   type RegionCheckRow,
   type RollupMemberDoc,
   type RollupScopeKind,
-} from '../domain/views.js';
-import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type RollupRun } from '../domain/range-plan.js';
-import { bucketRange, type AnalyticsWindow } from '../domain/window.js';
-import type { AnalyticsFacts, AnalyticsScope, EndpointFact, ProjectMember } from './analytics-facts.js';
-import { Slices } from './slices.js';
-import { consecutiveFailuresIn } from './consecutive-failures.js';
+} from './view.js';
+import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type RollupRun } from '../../domain/range-plan.js';
+import { bucketRange, type AnalyticsWindow } from '../../domain/window.js';
+import type { AnalyticsFacts, AnalyticsScope, EndpointFact, ProjectMember } from '../../application/analytics-facts.js';
+import { Slices } from '../../application/slices.js';
+import { consecutiveFailuresIn } from '../../application/consecutive-failures.js';
 
 /**
  * Analytics figures from time rollups: each range is planned into day/hour/minute rollup rows

@@ -1,16 +1,17 @@
 /**
- * The analytics context's views, defined here once: their projection and collection names and
- * document types. Written by `projections/analytics-rollups.ts` and
- * `projections/analytics-endpoints.ts`; read by the analytics queries (`application/`) and the
- * status pages (endpoint daily uptime). How a check updates the rollups: `rollup.ts`.
+ * The analytics rollups view (projection `analytics_rollups`), defined here once: its
+ * collection names, document types and typed columns. Written by `projection.ts`, read by
+ * `queries.ts` (AnalyticsQuery), by analytics' good-check count (SLOs) and by the status pages
+ * (endpoint daily uptime). How a check updates the rollups: `domain/rollup.ts`. The other
+ * analytics view (projects and endpoints): `../endpoints/view.ts`.
  */
-import type { ColumnType } from '../../platform/read-store/read-store.port.js';
-import type { Accumulator } from './aggregate.js';
-import type { Granularity } from './range-plan.js';
+import type { ColumnType } from '../../../platform/read-store/read-store.port.js';
+import type { Accumulator } from '../../domain/aggregate.js';
+import type { Granularity } from '../../domain/range-plan.js';
 
 /**
- * The two analytics views, written by projections/analytics-rollups.ts and read by the query
- * service. Both hold APPLICABLE checks only (scheduled, unsuppressed).
+ * Rollup rows and raw rows, written by `projection.ts` and read by the query service. Both hold
+ * APPLICABLE checks only (scheduled, unsuppressed).
  *
  * Rollups exist per endpoint, project and team. A check counts for its endpoint's CURRENT
  * project (docs/decisions.md, "Analytics"): the projection keeps each endpoint's current project
@@ -147,40 +148,3 @@ export const REGION_CHECK_COLUMNS = {
   status_code: 'integer',
   latency_ms: 'integer',
 } as const satisfies Record<Exclude<keyof RegionCheckRow, 'id'>, ColumnType>;
-
-/** Projection `analytics_endpoints`: projects, endpoints (current project, latest applicable check, tombstone). */
-export const ANALYTICS_ENDPOINTS_PROJECTION = 'analytics_endpoints';
-export const ANALYTICS_PROJECTS_COLLECTION = 'analytics_projects';
-export const ANALYTICS_ENDPOINTS_COLLECTION = 'analytics_endpoints';
-
-export interface AnalyticsProjectDoc {
-  id: string;
-  project_id: number;
-  team_id: number;
-  name: string;
-}
-
-export interface AnalyticsEndpointDoc {
-  id: string;
-  endpoint_id: number;
-  team_id: number;
-  /** The project the endpoint is in now (its checks count for it); a deleted one's last project. */
-  project_id: number;
-  name: string;
-  enabled: boolean;
-  /**
-   * Deleted (application API): the endpoint has left every comparison (rows, health, its own
-   * analytics), but the document stays so that its checks keep counting for the project it was
-   * deleted from, as they keep counting for its team.
-   */
-  deleted?: boolean;
-  /** Newest applicable check (by checked_at, then check_id); null fields while there is none. */
-  latest_check_id: number | null;
-  latest_checked_at: string | null;
-  latest_checked_at_ms: number | null;
-  latest_success: boolean | null;
-  latest_status_code: number | null;
-  latest_latency_ms: number | null;
-  /** Failed applicable checks, among those retention summarized, after the newest successful one (see onChecksSummarized). */
-  summarized_trailing_failures?: number;
-}

@@ -2,8 +2,8 @@ import { CHECK_RECORDED, type CheckRecordedData } from '../../../../src/checks/d
 import { ENDPOINT_RECONFIGURED, type EndpointReconfiguredData } from '../../../../src/monitoring/domain/events.js';
 import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
 import type { AnalyticsFacts } from '../../../../src/analytics/application/analytics-facts.js';
-import { AnalyticsQuery } from '../../../../src/analytics/application/analytics-query.js';
-import { analyticsRollupsProjection } from '../../../../projections/analytics-rollups.js';
+import { AnalyticsQuery } from '../../../../src/analytics/views/rollups/queries.js';
+import { analyticsRollupsProjection } from '../../../../src/analytics/views/rollups/projection.js';
 import { MemoryReadStore, applyBatch } from './memory-store.js';
 import type { ReadStore } from '../../../../src/platform/read-store/read-store.port.js';
 

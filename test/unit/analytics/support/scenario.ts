@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { CheckRecordedData } from '../../../../src/checks/domain/check.js';
 import type { AnalyticsFacts, EndpointFact } from '../../../../src/analytics/application/analytics-facts.js';
-import type { AnalyticsQuery } from '../../../../src/analytics/application/analytics-query.js';
+import type { AnalyticsQuery } from '../../../../src/analytics/views/rollups/queries.js';
 import { referenceAnalytics } from '../../../../src/analytics/domain/reference.js';
 import { makeWindow } from '../../../../src/analytics/domain/window.js';
 import { check } from './checks.js';
