@@ -18,7 +18,9 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { SqliteCoordinationStore } from '../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
+import { upcasters } from '../../src/app/contexts.js';
 import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
+import { withUpcasting } from '../../src/platform/event-store/upcasting.js';
 import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { buildService, callService, startService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
@@ -161,7 +163,8 @@ describeWithNats('leases across processes sharing DATA_DIR', () => {
       expect(receiver.of('incident.opened').length).toBe(opened.length);
 
       // Every due slot from the second's start on was probed once: one scheduled check per slot, no gap.
-      const events = createEventStore({ dataDir, eventStoreUrl: null });
+      // Read as the service does: a check's stored form keeps a scheduled job id as its lag.
+      const events = withUpcasting(createEventStore({ dataDir, eventStoreUrl: null }), upcasters());
       try {
         const slots = new Map<number, number[]>(endpoints.map((id) => [id, []]));
         for (let after: number | null = null; ; ) {
