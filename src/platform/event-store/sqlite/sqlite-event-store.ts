@@ -545,7 +545,7 @@ export class SqliteEventStore implements EventStore {
     const recordedAt = now.toISOString();
     const stored = events.map((event) => splitMetadata(event.metadata, recordedAt));
     const commitMetadata = stored[0].shared;
-    const storeMetadata = (text: string) => this.storedMetadata(text, interned);
+    const storeMetadata = (split: SplitMetadata) => this.storedMetadata(split, interned);
     // A shape interned by this append is not cached for reads before it commits.
     const formsInAppend: StoredForms = {
       ...this.forms,
@@ -554,7 +554,7 @@ export class SqliteEventStore implements EventStore {
         return mine ? (JSON.parse(mine[1]) as string[]) : this.keysOfShape(id);
       },
     };
-    const storedCommitMetadata = storeMetadata(commitMetadata);
+    const storedCommitMetadata = storeMetadata(stored[0]);
     const insert = this.statement(
       // The chain hash is bound as its hex text and stored as its 32 bytes: SQLite decodes it.
       `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, unhex(?))`,
@@ -577,7 +577,7 @@ export class SqliteEventStore implements EventStore {
         event.schemaVersion ?? 1,
         DERIVED_ID_STORED,
         occurredAt === lastOccurredAt ? lastStoredOccurredAt : (lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = occurredAt), recordedAt, now.getTime())),
-        shared === commitMetadata ? null : storeMetadata(shared),
+        shared === commitMetadata ? null : storeMetadata(stored[i]),
         data,
         hash,
       );
@@ -627,14 +627,11 @@ export class SqliteEventStore implements EventStore {
    * Metadata JSON as stored: naming only its actor (a system component's appends), interned (a
    * handful of texts for the whole log); any other object packed.
    */
-  private storedMetadata(text: string, interned: AppendedEvents['interned']): string {
-    if (text.startsWith('{"actor":') && Object.keys(JSON.parse(text) as object).length === 1) return INTERNED + this.intern('text', text, interned);
-    return this.packRecord(text, interned);
-  }
-
-  /** JSON text as stored: a non-empty plain object packed (see the compact layout), anything else as it is. */
-  private packRecord(text: string, interned: AppendedEvents['interned']): string {
-    return (text.charCodeAt(0) === 123 /* { */ && text !== '{}' && this.packValue(JSON.parse(text), interned)) || text;
+  private storedMetadata({ shared, fields }: SplitMetadata, interned: AppendedEvents['interned']): string {
+    const keys = Object.keys(fields);
+    if (keys.length === 1 && keys[0] === 'actor') return INTERNED + this.intern('text', shared, interned);
+    // A non-empty object packed (see the compact layout); `{}` as it is.
+    return this.packValue(fields, interned) ?? shared;
   }
 
   /**
@@ -753,7 +750,14 @@ function readMetadata(text: string): EventMetadata {
  * that is not 64 lowercase hex digits stays in the JSON, so it reads back as it was given). Built
  * field by field, in the order `joinMetadata` reads: it runs for every event.
  */
-function splitMetadata(input: Partial<EventMetadata> | undefined, now: string): { shared: string; fields: Partial<EventMetadata>; occurredAt: string; hash: string | null } {
+interface SplitMetadata {
+  shared: string;
+  fields: Partial<EventMetadata>;
+  occurredAt: string;
+  hash: string | null;
+}
+
+function splitMetadata(input: Partial<EventMetadata> | undefined, now: string): SplitMetadata {
   const shared: Partial<EventMetadata> = {};
   if (input) {
     if (input.actor != null) shared.actor = input.actor;
