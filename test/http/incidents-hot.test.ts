@@ -3,7 +3,7 @@
  * only the events it has not folded yet, so its cost does not grow with the incident.
  */
 import { jest } from '@jest/globals';
-import type { ReadStreamOptions } from '../../src/platform/event-store/event-store.port.js';
+import { type ReadStreamOptions, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.port.js';
 import { appWithIncidentTeam, createIncident, INCIDENTS } from '../support/incident-fixtures.js';
 
 describe('commands on a long incident', () => {
@@ -74,5 +74,38 @@ describe('commands on a long incident', () => {
     const edited = await t.request('PATCH', `${INCIDENTS}/${incident.id}/comments/987654`, { token: f.editor, body: { pinned: true } });
     expect(edited.statusCode).toBe(200);
     expect(edited.json().data).toMatchObject({ id: 987_654, body: 'from elsewhere', pinned: true });
+  });
+});
+
+describe('concurrent commands on one incident in one process', () => {
+  const { t, f } = appWithIncidentTeam();
+
+  it('20 comments at once each land once, none refused by a stale revision, and the next read shows them all', async () => {
+    const incident = await createIncident(t, f);
+    for (let i = 0; i < 5; i++) await t.request('POST', `${INCIDENTS}/${incident.id}/comments`, { token: f.editor, body: { body: `earlier ${i}` } });
+    let refused = 0;
+    const original = t.platform.events.append.bind(t.platform.events);
+    const spy = jest.spyOn(t.platform.events, 'append').mockImplementation(async (streamId, events, options) => {
+      try {
+        return await original(streamId, events, options);
+      } catch (error) {
+        if (streamId === `incident-${incident.id}` && error instanceof WrongExpectedRevisionError) refused++;
+        throw error;
+      }
+    });
+    let answers;
+    try {
+      answers = await Promise.all(Array.from({ length: 20 }, (_, i) => t.request('POST', `${INCIDENTS}/${incident.id}/comments`, { token: f.editor, body: { body: `at once ${i}` } })));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(20).fill(201));
+    const ids = answers.map((answer) => answer.json().data.id as number);
+    expect(new Set(ids).size).toBe(20);
+    expect(refused).toBe(0);
+    const detail = (await t.request('GET', `${INCIDENTS}/${incident.id}`, { token: f.editor })).json().data;
+    const bodies = (detail.comments as Array<{ id: number; body: string }>).map((comment) => comment.body);
+    expect(bodies.filter((body) => body.startsWith('at once')).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `at once ${i}`).sort());
+    expect(bodies.length).toBe(25);
   });
 });

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
+import type { StreamCache } from '../../platform/es/stream-cache.js';
 import { runStreamCommand, type StreamFold } from '../../platform/es/stream-command.js';
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
 import type { CheckedBody } from '../../platform/http/validation.js';
@@ -40,8 +41,9 @@ const INCIDENT_ATTEMPTS = 8;
  *
  * The stream is folded forward by this process's cache (reads only new events), and the state
  * after the command is kept there, so the next command reads nothing back. `loaded`, the state
- * writableIncident returned for this command, is decided on as it is: the command then reads
- * its stream once; if another writer appended since, the append fails and the retry folds on.
+ * writableIncident returned for this command, is decided on as it is (or this process's fold,
+ * when its own commands appended since): the command then reads its stream once; if another
+ * process appended since, the append fails and the retry folds on.
  */
 export async function runIncidentCommand(platform: Platform, incidentId: number, context: CommandContext, command: IncidentCommand, loaded?: Incident): Promise<Incident> {
   const written = await runStreamCommand<IncidentState, IncidentState>(
@@ -62,17 +64,22 @@ export async function runIncidentCommand(platform: Platform, incidentId: number,
   return result as Incident;
 }
 
-/** The fold, with the first load answered by `loaded` when it is a state writableIncident handed out. */
-function startingFrom(fold: StreamFold<IncidentState>, loaded: Incident | undefined): StreamFold<IncidentState> {
+/**
+ * The fold, with the first load answered by `loaded` when it is a state writableIncident handed
+ * out, or by what this process folded since when that is newer (a command that waited its turn
+ * behind others on the incident decides on their appends, not on the state it was checked on).
+ */
+function startingFrom(fold: StreamCache<IncidentState>, loaded: Incident | undefined): StreamFold<IncidentState> {
   let known = loaded === undefined ? undefined : loadedRevisions.get(loaded);
   return {
     load: async (streamId) => {
       if (known === undefined) return fold.load(streamId);
-      const first = { state: loaded as IncidentState, revision: known };
+      const revision = known;
       known = undefined;
-      return first;
+      const since = fold.peek(streamId);
+      return since !== undefined && since.revision > revision ? since : { state: loaded as IncidentState, revision };
     },
-    remember: (streamId, entry) => fold.remember?.(streamId, entry),
+    remember: (streamId, entry) => fold.remember(streamId, entry),
   };
 }
 

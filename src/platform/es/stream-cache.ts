@@ -90,6 +90,11 @@ export class StreamCache<S> {
     return { state, revision: through };
   }
 
+  /** What this process folded the stream to last, without reading the store; undefined when it holds none. */
+  peek(streamId: string): CachedStream<S> | undefined {
+    return this.entries.get(streamId);
+  }
+
   /** Records state after our own append, so the next load reads nothing. */
   remember(streamId: string, entry: CachedStream<S>): void {
     const current = this.entries.get(streamId);

@@ -126,61 +126,6 @@ export async function runStreamCommand<S, R = void>(
   decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
   options: StreamCommandOptions<S, R> = {},
 ): Promise<StreamCommandResult<S, R>> {
-  const run = () => runCommandLoop(store, streamId, aggregate, context, decide, options);
-  return options.fold ? oneAtATime(store, streamId, run) : run();
-}
-
-/** Per store: each stream a fold-based command of this process runs on, with the end of its queue. */
-const streamQueues = new WeakMap<EventStore, Map<string, Promise<void>>>();
-/** The streams the current command (and what it runs inside its decide) holds. */
-const heldStreams = new AsyncLocalStorage<ReadonlySet<string>>();
-
-/**
- * Fold-based commands of this process on one stream (an incident's commands, a sequence's
- * reservations) run one at a time, load to append: concurrent ones (20 clients commenting on one
- * incident, a group of commands that got their ids together) would otherwise all decide on the
- * same revision and all but one lose the append, fold on and decide again, each retry paying
- * for the stream's state again. Other processes still race through the optimistic loop. A
- * command waits for the one before it at most QUEUE_WAIT_MS, then goes ahead and races as
- * before (an append held up in a slow store, or commands that wait on each other across
- * streams, never stall one another); one deciding inside a command on the same stream runs at
- * once (no queue behind itself).
- */
-async function oneAtATime<T>(store: EventStore, streamId: string, work: () => Promise<T>): Promise<T> {
-  const held = heldStreams.getStore();
-  if (held?.has(streamId)) return work();
-  let queues = streamQueues.get(store);
-  if (!queues) streamQueues.set(store, (queues = new Map()));
-  const previous = queues.get(streamId);
-  let release!: () => void;
-  const tail = new Promise<void>((resolve) => (release = resolve));
-  queues.set(streamId, tail);
-  if (previous) await waitAtMost(previous, QUEUE_WAIT_MS);
-  try {
-    return await heldStreams.run(new Set(held).add(streamId), work);
-  } finally {
-    if (queues.get(streamId) === tail) queues.delete(streamId);
-    release();
-  }
-}
-
-/** How long a command queues behind the one before it on its stream before racing it. */
-const QUEUE_WAIT_MS = 50;
-
-async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
-
-async function runCommandLoop<S, R>(
-  store: EventStore,
-  streamId: string,
-  aggregate: Aggregate<S>,
-  context: CommandContext | null,
-  decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
-  options: StreamCommandOptions<S, R>,
-): Promise<StreamCommandResult<S, R>> {
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
   const keyed = currentIdempotency();
   const step = keyed ? nextStep(keyed, `stream:${streamId}`) : 0;
@@ -189,7 +134,8 @@ async function runCommandLoop<S, R>(
   // command may take it as the head, which matters where a stream's last events can be cut
   // away while it keeps its revision (EventStoreDB $tb).
   let reported: number | null = null;
-  for (let attempt = 1; ; attempt++) {
+  /** One load-decide-append; REFUSED when the append lost to a concurrent one. */
+  const attempt = async (): Promise<StreamCommandResult<S, R> | typeof REFUSED> => {
     const loaded: Loaded<S> = options.fold
       ? { ...(await options.fold.load(streamId)), events: [] }
       : onlyHead
@@ -214,12 +160,98 @@ async function runCommandLoop<S, R>(
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       reported = error.actual;
+      // Still in the stream's turn: the next command of this process must not trust the fold either.
       options.fold?.stale?.(streamId);
-      if (attempt >= attempts) throw new ConcurrencyError(streamId, attempts);
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(10 * attempt, options.maxPauseMs ?? Infinity)));
+      return REFUSED;
     }
+  };
+  for (let tried = 1; ; tried++) {
+    const outcome = options.fold ? await inTurn(store, streamId, attempt) : await attempt();
+    if (outcome !== REFUSED) return outcome;
+    if (tried >= attempts) throw new ConcurrencyError(streamId, attempts);
+    // Out of the stream's turn: another process appended, and this process's next command may go first.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(10 * tried, options.maxPauseMs ?? Infinity)));
   }
 }
+
+const REFUSED = Symbol('refused');
+
+/**
+ * A stream's place in line: a command's turn runs from its load to its append (or refusal), so a
+ * command that waits in line loads what the one before it appended.
+ */
+class Turn {
+  /** When the turn began (performance.now()); -1 while it waits in line. */
+  startedAt = -1;
+  over = false;
+  private begin!: () => void;
+  private end!: () => void;
+  readonly begun = new Promise<void>((resolve) => (this.begin = resolve));
+  readonly ended = new Promise<void>((resolve) => (this.end = resolve));
+
+  start(): void {
+    this.startedAt = performance.now();
+    this.begin();
+  }
+
+  finish(): void {
+    this.over = true;
+    this.end();
+  }
+
+  /** Resolves when the turn is over, or when it has run STUCK_TURN_MS and the next in line stops waiting for it. */
+  async passed(): Promise<void> {
+    await this.begun;
+    if (this.over) return;
+    const left = this.startedAt + STUCK_TURN_MS - performance.now();
+    if (left <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+    clearTimeout(timer);
+  }
+}
+
+/** Per store: the last turn in line of each stream a fold-based command of this process runs on. */
+const streamLines = new WeakMap<EventStore, Map<string, Turn>>();
+/** The streams the current attempt (and what it runs inside its decide) holds the turn of. */
+const heldStreams = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/**
+ * Fold-based commands of this process on one stream (an incident's commands, a sequence's
+ * reservations) take turns, each from its load to its append: concurrent ones (20 clients
+ * commenting on one incident, a group of commands that got their ids together) would otherwise
+ * all decide on the same revision and all but one lose the append, fold on and decide again,
+ * each retry paying for the stream's state again. A command waits only while the one before it
+ * loads, decides and appends; a refused append ends the turn, so the pause before a retry
+ * holds nobody up. Other processes still race through the optimistic loop. A turn that has not
+ * ended STUCK_TURN_MS after it began (an append held up in a slow store, commands that wait on
+ * each other across streams) stops holding the next one, which then races as before. One
+ * deciding inside a turn on the same stream runs at once (no queue behind itself).
+ */
+async function inTurn<T>(store: EventStore, streamId: string, work: () => Promise<T>): Promise<T> {
+  const held = heldStreams.getStore();
+  if (held?.has(streamId)) return work();
+  let lines = streamLines.get(store);
+  if (!lines) streamLines.set(store, (lines = new Map()));
+  const previous = lines.get(streamId);
+  const turn = new Turn();
+  lines.set(streamId, turn);
+  if (previous) await previous.passed();
+  turn.start();
+  try {
+    return await heldStreams.run(held ? new Set(held).add(streamId) : new Set([streamId]), work);
+  } finally {
+    if (lines.get(streamId) === turn) lines.delete(streamId);
+    turn.finish();
+  }
+}
+
+/**
+ * How long a turn holds the next command in line at most. A turn's work is a load, a decision
+ * and an append (microseconds on SQLite, a round trip or two on a network store); past this the
+ * turn is taken as stuck.
+ */
+const STUCK_TURN_MS = 1000;
 
 /** Revision of the stream's last event, -1 when it does not exist. */
 async function streamHead(store: EventStore, streamId: string): Promise<number> {

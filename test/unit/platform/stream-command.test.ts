@@ -59,6 +59,51 @@ describe('runStreamCommand through a fold', () => {
     expect(refused).toBe(0);
   });
 
+  it('waits its turn behind a slow append (150 ms) instead of racing it: none refused', async () => {
+    const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
+    let refused = 0;
+    let slowed = false;
+    const append = store.append.bind(store);
+    store.append = async (...args) => {
+      if (!slowed) {
+        slowed = true;
+        await new Promise((resolve) => setTimeout(resolve, 150)); // a store answering slowly, not a wait for the assertion
+      }
+      try {
+        return await append(...args);
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) refused++;
+        throw error;
+      }
+    };
+
+    const results = await Promise.all(Array.from({ length: 5 }, () => runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(100), { fold, foldOwnAppends: true })));
+
+    expect(results.map((result) => result.state)).toEqual([0, 1, 2, 3, 4]);
+    expect(refused).toBe(0);
+  });
+
+  it('lets the next command go while a refused one pauses before its retry', async () => {
+    const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
+    await runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(10), { fold, foldOwnAppends: true });
+    const other = new SqliteEventStore(join(temp.path, 'events.sqlite'));
+    const order: string[] = [];
+    const first = runStreamCommand(store, 'count', counter, systemContext('test'), async (total) => {
+      order.push(`first decides on ${total}`);
+      // Another process appends meanwhile: this append is refused, and the command pauses before its retry.
+      if (order.length === 1) await other.append('count', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 0 });
+      return addUpTo(10)(total);
+    }, { fold, foldOwnAppends: true });
+    const second = runStreamCommand(store, 'count', counter, systemContext('test'), (total) => {
+      order.push(`second decides on ${total}`);
+      return addUpTo(10)(total);
+    }, { fold, foldOwnAppends: true });
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first decides on 1', 'second decides on 2', 'first decides on 3']);
+    expect((await store.readStream('count')).length).toBe(4);
+    await other.close();
+  });
+
   it('retries on a concurrent append and still appends exactly once', async () => {
     const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
     await runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(10), { fold });
