@@ -85,8 +85,8 @@ export class IdAllocator {
    * process appended to it.
    */
   private readonly heads: LastEventFold<number>;
-  /** Per sequence with a reservation scheduled or under way: the requests gathered for the next one. */
-  private readonly gathering = new Map<string, { waiting: Gathered[] }>();
+  /** Per sequence: the requests gathered for its next reservation, until that reservation decides. */
+  private readonly gathering = new Map<string, Gathered[]>();
   private readonly maxAttempts: number;
   private readonly maxJitterMs: number;
 
@@ -139,52 +139,55 @@ export class IdAllocator {
   }
 
   /**
-   * Requests of one sequence are gathered until the end of the current turn of the event loop
-   * (and while a reservation is under way), then reserved with one append and handed out in the
-   * order they were asked: concurrent commands (20 clients creating incidents) share the
-   * sequence append instead of paying one each, and every id reserved is handed out, so none is
-   * skipped. One reservation per sequence at a time in this process: callers here never race
-   * each other.
+   * Requests of one sequence are gathered, reserved with one append and handed out in the order
+   * they were asked: concurrent commands (20 clients creating incidents) share the sequence append
+   * instead of paying one each, and every id reserved is handed out, so none is skipped. A group
+   * is reserved after the current turn of the event loop, and closes when its reservation's turn
+   * on the sequence stream begins: runStreamCommand takes this process's commands on one stream
+   * one at a time, so requests made while the reservation before it is under way join this one.
    */
   private reserveUnkeyed(sequence: string, count: number): Promise<IdRange> {
     return new Promise<IdRange>((resolve, reject) => {
       let group = this.gathering.get(sequence);
       if (!group) {
-        group = { waiting: [] };
-        this.gathering.set(sequence, group);
-        setImmediate(() => void this.reserveGathered(sequence));
+        const opened: Gathered[] = [];
+        this.gathering.set(sequence, (group = opened));
+        setImmediate(() => void this.reserveGathered(sequence, opened));
       }
-      group.waiting.push({ count, resolve, reject });
+      group.push({ count, resolve, reject });
     });
   }
 
-  private async reserveGathered(sequence: string): Promise<void> {
-    const group = this.gathering.get(sequence)!;
-    while (group.waiting.length > 0) {
-      const waiting = group.waiting.splice(0);
-      const total = waiting.reduce((sum, request) => sum + request.count, 0);
-      try {
-        const range = await outsideIdempotency(() => this.reserveNow(sequence, total));
-        let next = range.first;
-        for (const request of waiting) {
-          request.resolve({ first: next, count: request.count });
-          next += request.count;
-        }
-      } catch (error) {
-        for (const request of waiting) request.reject(error);
+  private async reserveGathered(sequence: string, group: Gathered[]): Promise<void> {
+    const close = () => {
+      if (this.gathering.get(sequence) === group) this.gathering.delete(sequence);
+      return group.reduce((sum, request) => sum + request.count, 0);
+    };
+    try {
+      const range = await outsideIdempotency(() => this.reserveNow(sequence, close));
+      let next = range.first;
+      for (const request of group) {
+        request.resolve({ first: next, count: request.count });
+        next += request.count;
       }
+    } catch (error) {
+      close();
+      for (const request of group) request.reject(error);
     }
-    this.gathering.delete(sequence);
   }
 
-  private async reserveNow(sequence: string, count: number): Promise<IdRange> {
+  /** One reservation of `count()` ids, asked when the reservation decides (its turn on the stream). */
+  private async reserveNow(sequence: string, count: () => number): Promise<IdRange> {
     try {
       const { result } = await runStreamCommand(
         this.store,
         sequenceStream(sequence),
         sequenceAggregate,
         CONTEXT,
-        (next) => ({ events: [{ type: IDS_RESERVED, data: { first: next, count } satisfies IdsReserved }], result: { first: next, count } }),
+        (next) => {
+          const reserved = { first: next, count: count() } satisfies IdsReserved;
+          return { events: [{ type: IDS_RESERVED, data: reserved }], result: reserved };
+        },
         { fold: this.heads, foldOwnAppends: true, attempts: this.maxAttempts, maxPauseMs: this.maxJitterMs },
       );
       return result;
