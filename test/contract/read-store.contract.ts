@@ -608,6 +608,42 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         await expect(put('numbered', [{ id: 'x1', n: 1 }])).rejects.toThrow();
       });
 
+      it('keeps an id field with its documents, comparing, sorting and walking it as the integer it is', async () => {
+        await store.ensureCollection({ name: 'checked', indexes: [{ fields: ['e', 'at', 'seq'] }], columns: { id: 'integer', seq: 'integer', e: 'integer', at: 'timestamp' }, idField: 'seq' });
+        const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+        // Ties on `at` between ids that sort differently as strings (9 / 10 / 100).
+        const docs: Doc[] = [
+          { id: '9', seq: 9, e: 1, at: at(1) },
+          { id: '10', seq: 10, e: 1, at: at(1), extra: 'x' },
+          { id: '100', seq: 100, e: 1, at: at(1) },
+          { id: '-3', seq: -3, e: 1, at: at(0) },
+          { id: '11', seq: 11, e: 2, at: at(5) },
+          { id: '12', seq: 12, e: 1, at: at(2) },
+        ];
+        await put('checked', docs);
+        for (const doc of docs) expect(await store.get('checked', doc.id)).toStrictEqual(doc);
+        expect(await store.getMany('checked', ['100', '9', '09'])).toStrictEqual([docs[2], docs[0]]);
+        const sort: Sort = [['at', 'desc'], ['seq', 'desc']];
+        const expected = docs.filter((d) => d.e === 1).sort((x, y) => compareTyped(x, y, sort)).map((d) => d.id);
+        expect(expected).toEqual(['12', '100', '10', '9', '-3']);
+        expect((await store.find('checked', { filter: { e: 1 }, sort })).map((d) => d.id)).toEqual(expected);
+        for (const pageSize of [1, 2]) expect((await walk(store, 'checked', { sort, pageSize, filter: { e: 1 } })).map((d) => d.id)).toEqual(expected);
+        expect(await findIds(store, 'checked', { filter: { e: 1 }, sort, after: [at(1), 100], limit: 2 })).toEqual(['10', '9']);
+        expect(ids(await store.find('checked', { filter: { seq: { gt: 9, lt: 100 } } }))).toEqual(['10', '11', '12']);
+        expect(await store.find('checked', { filter: { seq: 10 }, fields: ['seq'] })).toStrictEqual([{ id: '10', seq: 10 }]);
+        expect(await store.aggregate('checked', { sum: ['seq'], max: ['seq'] })).toEqual([{ group: null, count: 6, sum: { seq: 139 }, min: {}, max: { seq: 100 } }]);
+        // A document whose id is not its id field's string is refused, with nothing of its commit written.
+        for (const bad of [{ id: '13', seq: 14 }, { id: '13' }, { id: '13', seq: null }, { id: '013', seq: 13 }]) {
+          await expect(put('checked', [{ id: '15', seq: 15 }, bad])).rejects.toThrow();
+        }
+        expect(await store.get('checked', '15')).toBeNull();
+        await store.commit([{ op: 'delete', collection: 'checked', id: '10' }]);
+        expect(await store.count('checked', { e: 1 })).toBe(4);
+        // An id field needs integer ids and an integer field.
+        await expect(store.ensureCollection({ name: 'badid', indexes: [], columns: { seq: 'integer' }, idField: 'seq' })).rejects.toThrow();
+        await expect(store.ensureCollection({ name: 'badid', indexes: [], columns: { id: 'integer', seq: 'real' }, idField: 'seq' })).rejects.toThrow();
+      });
+
       it('fences commits on a typed field', async () => {
         await expect(store.commit([{ op: 'put', collection: 'typed', doc: { id: 't9', n: 9 } }], { expect: [{ collection: 'typed', id: 't2', field: 'n', value: 2 }] })).resolves.toBeUndefined();
         await expect(store.commit([{ op: 'put', collection: 'typed', doc: { id: 't9', n: 10 } }], { expect: [{ collection: 'typed', id: 't5', field: 'ok', value: false }] })).rejects.toMatchObject({ name: 'PreconditionFailedError', actual: null });

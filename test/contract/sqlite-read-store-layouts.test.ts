@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { SqliteReadStore } from '../../src/platform/read-store/sqlite/sqlite-read-store.js';
 
 describe('SQLite read store layouts across connections', () => {
@@ -22,6 +23,35 @@ describe('SQLite read store layouts across connections', () => {
     await writer.ensureCollection({ name: 'late', indexes: [], columns: { id: 'integer', ok: 'boolean' } });
     await writer.commit([{ op: 'put', collection: 'late', doc: { id: '1', ok: true } }]);
     expect(await reader.get('late', '1')).toStrictEqual({ id: '1', ok: true });
+    await Promise.all([reader.close(), writer.close()]);
+  });
+
+  it('keeps an id field once, as the row key, and a connection that never ensured the collection reads it the same', async () => {
+    const file = join(dir, 'views.sqlite');
+    const writer = new SqliteReadStore(file);
+    await writer.ensureCollection({ name: 'checks', indexes: [{ fields: ['e', 'at', 'check_id'] }], columns: { id: 'integer', check_id: 'integer', e: 'integer', at: 'timestamp' }, idField: 'check_id' });
+    const docs = [
+      { id: '10', check_id: 10, e: 1, at: '2026-01-01T00:00:01.000Z' },
+      { id: '9', check_id: 9, e: 1, at: '2026-01-01T00:00:01.000Z' },
+      { id: '8', check_id: 8, e: 1, at: '2026-01-01T00:00:00.000Z' },
+    ];
+    await writer.commit(docs.map((doc) => ({ op: 'put' as const, collection: 'checks', doc })));
+
+    // Stored once: the field is a virtual column over the key, and the list's index ends before it.
+    const raw = new Database(file, { readonly: true });
+    const columns = raw.prepare(`PRAGMA table_xinfo("c_checks")`).all() as Array<{ name: string; hidden: number }>;
+    expect(columns.map((c) => [c.name, c.hidden])).toEqual([['id', 0], ['e', 0], ['at', 0], ['$rest', 0], ['check_id', 2]]);
+    expect(raw.prepare(`SELECT name FROM pragma_index_info('ix_checks__e__at__check_id')`).pluck().all()).toEqual(['e', 'at']);
+    raw.close();
+
+    const reader = new SqliteReadStore(file);
+    const sort: Array<[string, 'desc']> = [['at', 'desc'], ['check_id', 'desc']];
+    expect(await reader.find('checks', { filter: { e: 1 }, sort })).toStrictEqual(docs);
+    expect(await reader.find('checks', { filter: { e: 1 }, sort, after: ['2026-01-01T00:00:01.000Z', 10] })).toStrictEqual(docs.slice(1));
+    expect(await reader.get('checks', '9')).toStrictEqual(docs[1]);
+    await reader.commit([{ op: 'put', collection: 'checks', doc: { id: '7', check_id: 7, e: 2, at: '2026-01-01T00:00:02.000Z' } }]);
+    await expect(reader.commit([{ op: 'put', collection: 'checks', doc: { id: '6', check_id: 5, e: 2, at: '2026-01-01T00:00:02.000Z' } }])).rejects.toThrow(/check_id/);
+    expect(await writer.get('checks', '7')).toStrictEqual({ id: '7', check_id: 7, e: 2, at: '2026-01-01T00:00:02.000Z' });
     await Promise.all([reader.close(), writer.close()]);
   });
 

@@ -77,12 +77,18 @@ export function integerIdValue(id: string): number | null {
 
 const COLUMN_TYPES: ReadonlySet<string> = new Set<ColumnType>(['integer', 'real', 'text', 'boolean', 'timestamp']);
 
-/** Declared columns must be top-level fields of a known type; `id` may only be declared `integer` or `text`. */
-export function assertColumns(columns: Record<string, ColumnType> | undefined): void {
+/**
+ * Declared columns must be top-level fields of a known type; `id` may only be declared `integer` or
+ * `text`. An id field (`CollectionSpec.idField`) needs `id` and itself declared `integer`.
+ */
+export function assertColumns(columns: Record<string, ColumnType> | undefined, idField?: string): void {
   for (const [field, type] of Object.entries(columns ?? {})) {
     assertFieldName(field);
     if (!COLUMN_TYPES.has(type)) throw new Error(`Column ${field}: unknown type "${type}"`);
     if (field === 'id' && type !== 'integer' && type !== 'text') throw new Error('Column id: only integer or text');
+  }
+  if (idField !== undefined && (idField === 'id' || columns?.id !== 'integer' || columns?.[idField] !== 'integer')) {
+    throw new Error(`Id field ${idField}: needs columns declaring id and ${idField} integer`);
   }
 }
 
@@ -105,10 +111,14 @@ export function fitsColumn(type: ColumnType, value: unknown): boolean {
 /**
  * Every adapter (and the in-memory test store) refuses a document whose declared field holds
  * another type, so a projection's mistake shows in its unit tests, not as a lost field in
- * production. A declared field may be null or missing.
+ * production. A declared field may be null or missing. With an id field, the id must be its
+ * decimal string.
  */
-export function assertDeclaredTypes(collection: string, doc: Doc, columns: Record<string, ColumnType> | undefined): void {
+export function assertDeclaredTypes(collection: string, doc: Doc, columns: Record<string, ColumnType> | undefined, idField?: string): void {
   if (!columns) return;
+  if (idField !== undefined && String(doc[idField]) !== doc.id) {
+    throw new Error(`${collection}/${doc.id}: the id is the decimal string of ${idField}, which is ${JSON.stringify(doc[idField])}`);
+  }
   for (const [field, type] of Object.entries(columns)) {
     const value = field === 'id' ? (type === 'integer' ? integerIdValue(doc.id) : doc.id) : doc[field];
     if (value === undefined || value === null) {

@@ -34,6 +34,15 @@ export interface CollectionSpec {
    * existing collection keeps its layout (bump the projection's version to change it).
    */
   columns?: Record<string, ColumnType>;
+  /**
+   * Optional, with `columns` declaring `id: 'integer'` and this field `integer`: every document's
+   * id is the decimal string of this field (`id === String(doc[idField])`), as a check's id is its
+   * `check_id`. A hint for compact storage: an adapter may keep the two once (SQLite keeps the
+   * field as the table's integer key, and sorts and compares it as the integer it is); documents
+   * read back with both. Every adapter refuses a commit with a document whose id is not that
+   * string. Declared at creation, like `columns`.
+   */
+  idField?: string;
 }
 
 export type ColumnType = 'integer' | 'real' | 'text' | 'boolean' | 'timestamp';

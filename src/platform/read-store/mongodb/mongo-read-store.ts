@@ -66,6 +66,8 @@ export class MongoReadStore implements ReadStore {
   private readonly known = new Set<string>();
   /** Declared columns of the collections ensured here: BSON keeps types itself, they are only checked. */
   private readonly columns = new Map<string, Record<string, ColumnType>>();
+  /** Id fields (`CollectionSpec.idField`) of the collections ensured here: BSON keeps both, they are only checked. */
+  private readonly idFields = new Map<string, string>();
 
   private constructor(
     private readonly client: MongoClient,
@@ -86,7 +88,7 @@ export class MongoReadStore implements ReadStore {
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     const physical = this.physical(spec.name);
-    assertColumns(spec.columns);
+    assertColumns(spec.columns, spec.idField);
     await guardMongo('ensureCollection', async () => {
       const exists = await this.db.listCollections({ name: physical }, { nameOnly: true }).hasNext();
       if (!exists) {
@@ -107,6 +109,7 @@ export class MongoReadStore implements ReadStore {
     });
     this.known.add(spec.name);
     if (spec.columns) this.columns.set(spec.name, spec.columns);
+    if (spec.idField !== undefined) this.idFields.set(spec.name, spec.idField);
   }
 
   async dropCollection(name: string): Promise<void> {
@@ -119,6 +122,7 @@ export class MongoReadStore implements ReadStore {
     );
     this.known.delete(name);
     this.columns.delete(name);
+    this.idFields.delete(name);
   }
 
   async listCollections(): Promise<string[]> {
@@ -203,7 +207,7 @@ export class MongoReadStore implements ReadStore {
    */
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
-    for (const write of writes) if (write.op === 'put') assertDeclaredTypes(write.collection, write.doc, this.columns.get(write.collection));
+    for (const write of writes) if (write.op === 'put') assertDeclaredTypes(write.collection, write.doc, this.columns.get(write.collection), this.idFields.get(write.collection));
     const batches = toBatches(writes);
     for (const name of new Set(writes.map((w) => w.collection))) await this.assertExists(name);
     await guardMongo('commit', () =>

@@ -11,6 +11,12 @@
  *   `id` declared integer is the rowid (`INTEGER PRIMARY KEY`, no separate key index); a text id
  *   makes the table WITHOUT ROWID (keyed by id, again no separate key index): 20,000 rollup-like
  *   rows with text ids took 60 bytes a row that way, 100 with a rowid and the id's own index.
+ * - Id field (`CollectionSpec.idField`, integer ids only): the field whose decimal string the id is
+ *   is not stored again. The table names it as a virtual column generated from `id` (no bytes in
+ *   the row; it marks the layout for processes that read the table's schema), and queries read
+ *   the field as `id` itself, so it compares and sorts as an integer through the rowid and an
+ *   index need not end with it (every entry of a rowid table's index ends with the rowid): a
+ *   check's id and `check_id` took 8 bytes a check twice over, in the row and in the list's index.
  */
 import type { ColumnType, Doc } from '../read-store.port.js';
 import { assertFieldName, canonicalTimestampMs, integerIdValue } from '../read-store-rules.js';
@@ -45,6 +51,8 @@ export class CollectionLayout {
     typed: boolean,
     /** Whether documents get the undeclared fields kept in `"$rest"` (false for `only`'s layouts). */
     private readonly withRest = true,
+    /** The id field (`CollectionSpec.idField`): read as the integer key, not a column of its own. */
+    readonly idField: string | null = null,
   ) {
     this.typed = typed;
     this.docColumn = typed ? REST_COLUMN : 'doc';
@@ -54,25 +62,31 @@ export class CollectionLayout {
     return new CollectionLayout([], false, false);
   }
 
-  /** From `PRAGMA table_info` rows; null when the table does not exist. */
-  static fromTableInfo(rows: Array<{ name: string; type: string }>): CollectionLayout | null {
+  /**
+   * From `PRAGMA table_xinfo` rows (`hidden` 2 or 3: a generated column, which in a typed table
+   * is the id field); null when the table does not exist.
+   */
+  static fromTableInfo(rows: Array<{ name: string; type: string; hidden?: number }>): CollectionLayout | null {
     if (rows.length === 0) return null;
     if (!rows.some((r) => r.name === '$rest')) return CollectionLayout.json();
     const integerId = rows.find((r) => r.name === 'id')?.type.toUpperCase() === 'INTEGER';
+    const generated = (r: { hidden?: number }) => r.hidden === 2 || r.hidden === 3;
+    const idField = integerId ? (rows.find(generated)?.name ?? null) : null;
     const columns = rows
-      .filter((r) => r.name !== 'id' && r.name !== '$rest')
+      .filter((r) => r.name !== 'id' && r.name !== '$rest' && !generated(r))
       .map((r) => [r.name, COLUMN_TYPES_BY_SQL.get(r.type.toUpperCase()) ?? 'text'] as const);
-    return new CollectionLayout(columns, integerId, true);
+    return new CollectionLayout(columns, integerId, true, true, idField);
   }
 
-  /** CREATE TABLE for a new typed collection. */
-  static createTypedSql(table: string, columns: Record<string, ColumnType>): string {
+  /** CREATE TABLE for a new typed collection (`idField`: see the layouts above). */
+  static createTypedSql(table: string, columns: Record<string, ColumnType>, idField?: string): string {
     const integerId = columns.id === 'integer';
     const defs = Object.entries(columns)
-      .filter(([field]) => field !== 'id')
+      .filter(([field]) => field !== 'id' && field !== idField)
       .map(([field, type]) => `"${field}" ${SQL_TYPES[type]}`);
     const id = integerId ? 'id INTEGER PRIMARY KEY' : 'id TEXT PRIMARY KEY NOT NULL';
-    return `CREATE TABLE ${table} (${[id, ...defs, `${REST_COLUMN} BLOB`].join(', ')})${integerId ? '' : ' WITHOUT ROWID'}`;
+    const alias = integerId && idField !== undefined ? [`"${idField}" INTEGER GENERATED ALWAYS AS (id) VIRTUAL`] : [];
+    return `CREATE TABLE ${table} (${[id, ...defs, `${REST_COLUMN} BLOB`, ...alias].join(', ')})${integerId ? '' : ' WITHOUT ROWID'}`;
   }
 
   /**
@@ -83,9 +97,10 @@ export class CollectionLayout {
     if (!this.typed) return null;
     const wanted = new Set(fields);
     wanted.delete('id');
+    if (this.idField !== null) wanted.delete(this.idField);
     const columns = this.columns.filter(([name]) => wanted.has(name));
     if (columns.length !== wanted.size) return null;
-    return new CollectionLayout(columns, this.integerId, true, false);
+    return new CollectionLayout(columns, this.integerId, true, false, this.idField);
   }
 
   field(field: string): FieldRef {
@@ -94,6 +109,7 @@ export class CollectionLayout {
       assertFieldName(field);
       const column = this.columns.find(([name]) => name === field);
       if (field === 'id') ref = { field, kind: this.integerId ? 'integer_id' : 'id', expr: 'id', doc: this.docColumn };
+      else if (field === this.idField) ref = { field, kind: 'integer', expr: 'id', doc: this.docColumn };
       else if (column) ref = { field, kind: column[1], expr: `"${field}"`, doc: this.docColumn };
       else ref = { field, kind: 'json', expr: `json_extract(${this.docColumn}, '$.${field}')`, doc: this.docColumn };
       this.refs.set(field, ref);
@@ -121,6 +137,7 @@ export class CollectionLayout {
     const rest = restText === null ? null : (JSON.parse(restText) as Record<string, unknown>);
     const absent = (rest?.[ABSENT] as string[] | undefined) ?? null;
     const doc: Doc = { id: this.integerId ? String(values[0]) : (values[0] as string) };
+    if (this.idField !== null) doc[this.idField] = values[0];
     this.columns.forEach(([name, type], i) => {
       const value = values[i + 1];
       if (value === null) {
@@ -141,6 +158,7 @@ export class CollectionLayout {
     const values: unknown[] = [id];
     const absent: string[] = [];
     const declared = new Set<string>(['id']);
+    if (this.idField !== null) declared.add(this.idField);
     for (const [name, type] of this.columns) {
       declared.add(name);
       const value = doc[name];

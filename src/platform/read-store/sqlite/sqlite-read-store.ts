@@ -15,6 +15,7 @@ import {
   type AggregateQuery,
   type AggregateRow,
   type CollectionSpec,
+  type ColumnType,
   type CommitOptions,
   type CommitPrecondition,
   type CollectionStamps,
@@ -83,6 +84,17 @@ function tableName(collection: string): string {
     tableNames.set(collection, table);
   }
   return table;
+}
+
+/**
+ * An index's column expressions. A trailing id field (`CollectionSpec.idField`, read as the rowid)
+ * is left out of a non-unique index: SQLite ends every entry of a rowid table's index with the
+ * rowid, orders entries by it and uses it for ORDER BY, so the entry would hold it twice.
+ */
+function indexColumns(layout: CollectionLayout, index: IndexSpec): string[] {
+  const fields = [...index.fields];
+  if (!index.unique && fields.length > 1 && fields[fields.length - 1] === layout.idField) fields.pop();
+  return fields.map((field) => layout.field(field).expr);
 }
 
 function indexName(collection: string, index: IndexSpec): string {
@@ -160,7 +172,7 @@ export class SqliteReadStore implements ReadStore {
    */
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     const table = tableName(spec.name);
-    assertColumns(spec.columns);
+    assertColumns(spec.columns, spec.idField);
     const probe = CollectionLayout.json();
     for (const index of spec.indexes) index.fields.forEach((field) => probe.field(field));
     let created = false;
@@ -168,7 +180,7 @@ export class SqliteReadStore implements ReadStore {
       .transaction(() => {
         if (!this.tableExists(spec.name)) {
           const typed = spec.columns && Object.keys(spec.columns).length > 0;
-          this.db.exec(typed ? CollectionLayout.createTypedSql(table, spec.columns!) : `CREATE TABLE ${table} (id TEXT PRIMARY KEY, doc BLOB NOT NULL)`);
+          this.db.exec(typed ? CollectionLayout.createTypedSql(table, spec.columns!, spec.idField) : `CREATE TABLE ${table} (id TEXT PRIMARY KEY, doc BLOB NOT NULL)`);
           this.stamp([spec.name], new Set([spec.name]));
           created = true;
         }
@@ -176,7 +188,7 @@ export class SqliteReadStore implements ReadStore {
         const layout = this.layout(spec.name)!;
         for (const index of spec.indexes) {
           const unique = index.unique ? 'UNIQUE ' : '';
-          const columns = index.fields.map((field) => layout.field(field).expr).join(', ');
+          const columns = indexColumns(layout, index).join(', ');
           this.db.exec(`CREATE ${unique}INDEX IF NOT EXISTS ${indexName(spec.name, index)} ON ${table} (${columns})`);
         }
       })
@@ -238,7 +250,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private layoutNow(collection: string): CollectionLayout | null {
-    const rows = this.db.prepare(`PRAGMA table_info(${tableName(collection)})`).all() as Array<{ name: string; type: string }>;
+    const rows = this.db.prepare(`PRAGMA table_xinfo(${tableName(collection)})`).all() as Array<{ name: string; type: string; hidden: number }>;
     return CollectionLayout.fromTableInfo(rows);
   }
 
@@ -607,7 +619,11 @@ function prepareWrite(write: ViewWrite, layout: CollectionLayout | null): Prepar
   const shape = layout ?? CollectionLayout.json();
   if (write.op === 'delete') return { op: 'delete', collection: write.collection, table, id: shape.storedId(write.id) };
   assertDocId(write.doc.id);
-  if (shape.typed) assertDeclaredTypes(write.collection, write.doc, Object.fromEntries([['id', shape.integerId ? 'integer' : 'text'], ...shape.columns]));
+  if (shape.typed) {
+    const declared: Array<readonly [string, ColumnType]> = [['id', shape.integerId ? 'integer' : 'text'], ...shape.columns];
+    if (shape.idField !== null) declared.push([shape.idField, 'integer']);
+    assertDeclaredTypes(write.collection, write.doc, Object.fromEntries(declared), shape.idField ?? undefined);
+  }
   const values = shape.toRow(write.doc);
   if (typeof values[values.length - 1] !== 'string' && !shape.typed) throw new Error(`Document ${write.doc.id} cannot be serialised`);
   return { op: 'put', collection: write.collection, table, sql: writeSql(table, shape), values };

@@ -31,14 +31,16 @@ export class MemoryReadStore implements ReadStore {
   private readonly uniqueFields = new Map<string, string[][]>();
   /** Declared columns, as each collection was created with them: documents are checked against them. */
   private readonly columns = new Map<string, Record<string, ColumnType>>();
+  private readonly idFields = new Map<string, string>();
   docsRead = 0;
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     assertCollectionName(spec.name);
-    assertColumns(spec.columns);
+    assertColumns(spec.columns, spec.idField);
     if (!this.collections.has(spec.name)) {
       this.collections.set(spec.name, new Map());
       if (spec.columns) this.columns.set(spec.name, spec.columns);
+      if (spec.idField !== undefined) this.idFields.set(spec.name, spec.idField);
     }
     const unique = this.uniqueFields.get(spec.name) ?? [];
     for (const index of spec.indexes) {
@@ -50,6 +52,7 @@ export class MemoryReadStore implements ReadStore {
     this.collections.delete(name);
     this.uniqueFields.delete(name);
     this.columns.delete(name);
+    this.idFields.delete(name);
   }
   async listCollections(): Promise<string[]> {
     return [...this.collections.keys()];
@@ -123,7 +126,7 @@ export class MemoryReadStore implements ReadStore {
     for (const write of writes) {
       if (write.op === 'put') {
         assertDocId(write.doc.id);
-        assertDeclaredTypes(write.collection, write.doc, this.columns.get(write.collection));
+        assertDeclaredTypes(write.collection, write.doc, this.columns.get(write.collection), this.idFields.get(write.collection));
         stage(write.collection).set(write.doc.id, JSON.parse(JSON.stringify(write.doc)) as Doc);
       } else stage(write.collection).delete(write.id);
     }
