@@ -173,9 +173,10 @@ describe('SQLite event log in the compact layout', () => {
   it('drops a commit once retention removed all of its events, and keeps those still referred to', async () => {
     const file = join(temp.path, 'events.sqlite');
     const store = new SqliteEventStore(file);
+    // Three kinds of metadata: three commits (appends with the same metadata could share one).
     await store.append('s', [{ type: 'Check', data: { n: 0 } }, { type: 'Check', data: { n: 1 } }], { expectedRevision: 'no_stream', });
-    await store.append('s', [{ type: 'Check', data: { n: 2 } }, { type: 'Keep', data: { n: 3 } }], { expectedRevision: 1 });
-    await store.append('s', [{ type: 'Check', data: { n: 4 } }], { expectedRevision: 3 });
+    await store.append('s', [{ type: 'Check', data: { n: 2 }, metadata: { actor: 'a' } }, { type: 'Keep', data: { n: 3 }, metadata: { actor: 'a' } }], { expectedRevision: 1 });
+    await store.append('s', [{ type: 'Check', data: { n: 4 }, metadata: { actor: 'b' } }], { expectedRevision: 3 });
     const before = await store.readStream('s');
     await store.removeEvents('s', { throughRevision: 3, types: ['Check'] });
     const raw = new Database(file, { readonly: true });
@@ -328,10 +329,102 @@ describe('SQLite event log in the compact layout', () => {
     }
     const raw = new Database(file, { readonly: true });
     expect(raw.prepare('SELECT text FROM event_texts ORDER BY id').pluck().all()).toEqual(['{"actor":"system:prober"}', '{"actor":"token:7"}']);
+    // The prober's 20 appends share one commit (see the next case).
     const commits = raw.prepare('SELECT metadata FROM event_commits ORDER BY id').pluck().all() as string[];
-    expect(new Set(commits.slice(0, 20))).toEqual(new Set(['\u00021']));
-    expect(commits.slice(20)).toEqual([expect.stringMatching(/^\u0001\[/), '\u00022']);
+    expect(commits).toEqual(['\u00021', expect.stringMatching(/^\u0001\[/), '\u00022']);
     raw.close();
     await Promise.all([store.close(), elsewhere.close()]);
+  });
+  /** Returns once Date.now() has moved past `ms` (a few microseconds of spinning). */
+  function afterMs(ms: number): void {
+    while (Date.now() <= ms) {
+      /* spin */
+    }
+  }
+
+  it('lets appends with the same metadata share a commit, each event keeping its own recording time through every read', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribeToAll({ after: null });
+    const reading = (async () => {
+      for await (const event of subscription) {
+        seen.push(event);
+        if (seen.length === 8) break;
+      }
+    })();
+    const prober = { actor: 'system:prober' };
+    const occurred: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      afterMs(Date.now());
+      occurred.push(new Date(Date.now() - 5).toISOString());
+      await store.append(`checks-${i}`, [{ type: 'CheckRecorded', data: { n: i }, packed: true, metadata: { ...prober, occurred_at: occurred[i] } }], { expectedRevision: 'no_stream' });
+    }
+    afterMs(Date.now());
+    await store.append('endpoint-1', [{ type: 'EndpointUpdated', data: { n: 4 }, metadata: { actor: 'token:7', request_id: 'r1' } }, { type: 'EndpointUpdated', data: { n: 5 }, metadata: { actor: 'token:7', request_id: 'r1' } }], { expectedRevision: 'no_stream' });
+    afterMs(Date.now());
+    await store.append('checks-0', [{ type: 'CheckRecorded', data: { n: 6 }, metadata: prober }], { expectedRevision: 0 });
+    afterMs(Date.now());
+    await store.append('checks-0', [{ type: 'CheckRecorded', data: { n: 7 }, metadata: prober }], { expectedRevision: 1 });
+    await reading;
+
+    const events = await store.readAll({ maxCount: 100 });
+    expect(events.map((e) => (e.data as { n: number }).n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    // Each append's own recording time, as its subscribers got it live, whatever commit it joined.
+    expect(serialised(events)).toEqual(serialised(seen));
+    const times = events.map((e) => Date.parse(e.recordedAt));
+    expect(times.slice(1).map((t, i) => (i === 4 ? t === times[i] : t > times[i]))).toEqual([true, true, true, true, true, true, true]);
+    expect(events.slice(0, 4).map((e) => e.metadata.occurred_at)).toEqual(occurred);
+    expect(events.map((e) => e.metadata.actor)).toEqual(['system:prober', 'system:prober', 'system:prober', 'system:prober', 'token:7', 'token:7', 'system:prober', 'system:prober']);
+    expect(events[4].metadata.request_id).toBe('r1');
+    const again = new SqliteEventStore(file);
+    for (const reader of [store, again]) {
+      expect(serialised(await reader.readAll({ maxCount: 100 }))).toEqual(serialised(events));
+      expect(serialised(await reader.readStream('checks-0'))).toEqual(serialised([events[0], events[6], events[7]]));
+      expect(serialised(await reader.readStream('checks-0', { direction: 'backwards', maxCount: 2 }))).toEqual(serialised([events[7], events[6]]));
+    }
+    await again.close();
+
+    // Three commits where there were six appends; a joining event keeps its offset from the commit.
+    const raw = new Database(file, { readonly: true });
+    const commits = raw.prepare('SELECT id, recorded_at FROM event_commits ORDER BY id').raw().all() as Array<[number, number]>;
+    expect(commits.map(([id]) => id)).toEqual([1, 5, 7]);
+    expect(raw.prepare('SELECT event_id FROM event_log ORDER BY position').pluck().all()).toEqual([0, times[1] - times[0], times[2] - times[0], times[3] - times[0], 0, 0, 0, times[7] - times[6]]);
+    raw.close();
+
+    // Retention: the commit stays while any of its events does.
+    await store.removeEvents('checks-1', { throughRevision: 0, types: ['CheckRecorded'] });
+    await store.removeEvents('checks-0', { throughRevision: 1, types: ['CheckRecorded'] });
+    expect(serialised(await store.readAll({ maxCount: 100 }))).toEqual(serialised([events[2], events[3], events[4], events[5], events[7]]));
+    await store.removeEvents('checks-2', { throughRevision: 0, types: ['CheckRecorded'] });
+    await store.removeEvents('checks-3', { throughRevision: 0, types: ['CheckRecorded'] });
+    const after = new Database(file, { readonly: true });
+    expect(after.prepare('SELECT id FROM event_commits ORDER BY id').pluck().all()).toEqual([5, 7]);
+    after.close();
+    expect(serialised(await store.readAll({ maxCount: 100 }))).toEqual(serialised([events[4], events[5], events[7]]));
+    await store.close();
+  });
+
+  it('starts a commit of its own for an append over 32,767 ms after the last commit, or before it', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    const prober = { actor: 'system:prober' };
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: { n: 0 }, metadata: prober }], { expectedRevision: 'no_stream' });
+    const raw = new Database(file);
+    // As if the commit had been made 32,768 ms ago, then (a clock stepped back) a minute from now.
+    raw.prepare('UPDATE event_commits SET recorded_at = ?').run(Date.now() - 32_768);
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: { n: 1 }, metadata: prober }], { expectedRevision: 0 });
+    raw.prepare('UPDATE event_commits SET recorded_at = ? WHERE id = 2').run(Date.now() + 60_000);
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: { n: 2 }, metadata: prober }], { expectedRevision: 1 });
+    raw.prepare('UPDATE event_commits SET recorded_at = ? WHERE id = 3').run(Date.now() - 20_000);
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: { n: 3 }, metadata: prober }], { expectedRevision: 2 });
+    expect(raw.prepare('SELECT id FROM event_commits ORDER BY id').pluck().all()).toEqual([1, 2, 3]);
+    const [offset] = raw.prepare('SELECT event_id FROM event_log WHERE position = 4').pluck().all() as number[];
+    expect(offset).toBeGreaterThanOrEqual(20_000);
+    raw.close();
+    const events = await store.readStream('checks-1');
+    const commit3 = Date.parse(events[2].recordedAt);
+    expect(Date.parse(events[3].recordedAt)).toBe(commit3 + offset);
+    await store.close();
   });
 });

@@ -81,6 +81,14 @@ export const SQLITE_EVENTS_SCHEMA = `
  * unique across files as random UUIDs are, by the prefix. Events appended before keep their
  * 16 stored bytes. A version that predates this reads neither form: it fails on the 0 and on
  * U+0002 instead of reading something else.
+ *
+ * Shared commits (issue 31): an append whose stored commit metadata is that of the log's last
+ * commit, recorded at most SHARED_COMMIT_MS after it, adds no commit row of its own: its events
+ * join that commit, and `event_id` holds their recorded_at as milliseconds after the commit's
+ * (still a derived id; 0 when equal). A probed check's append, one event with the prober's
+ * interned metadata, then costs a one- or two-byte integer instead of an 18-byte commit row. Reads
+ * give the same events as with a commit row per append (nothing reads commit boundaries). A
+ * version that predates this fails on an `event_id` other than 0 ("unknown event id form").
  */
 const SQLITE_COMPACT_SCHEMA = `
   CREATE TABLE IF NOT EXISTS event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -182,7 +190,7 @@ interface CompactRow {
   revision: number;
   type: string;
   schema_version: number;
-  /** 16 bytes, text (an id that is not a UUID), or 0: derived from the position. */
+  /** 16 bytes, text (an id that is not a UUID), or an integer: derived from the position, recorded that many ms after its commit. */
   event_id: Buffer | string | number;
   occurred_at: number | string | null;
   metadata: string | null;
@@ -555,6 +563,11 @@ export class SqliteEventStore implements EventStore {
       },
     };
     const storedCommitMetadata = storeMetadata(stored[0]);
+    // Joins the log's last commit when it has the same metadata and is recent enough (see the layout).
+    const lastCommit = this.statement('SELECT recorded_at, metadata FROM event_commits ORDER BY id DESC LIMIT 1').get() as { recorded_at: number; metadata: string } | undefined;
+    const sinceLastCommit = lastCommit === undefined ? -1 : now.getTime() - lastCommit.recorded_at;
+    const sharesCommit = lastCommit !== undefined && lastCommit.metadata === storedCommitMetadata && sinceLastCommit >= 0 && sinceLastCommit <= SHARED_COMMIT_MS;
+    const storedEventId = sharesCommit ? BigInt(sinceLastCommit) : DERIVED_ID_STORED;
     const insert = this.statement(
       // The chain hash is bound as its hex text and stored as its 32 bytes: SQLite decodes it.
       `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, unhex(?))`,
@@ -575,7 +588,7 @@ export class SqliteEventStore implements EventStore {
         revision,
         this.intern('type', event.type, interned),
         event.schemaVersion ?? 1,
-        DERIVED_ID_STORED,
+        storedEventId,
         occurredAt === lastOccurredAt ? lastStoredOccurredAt : (lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = occurredAt), recordedAt, now.getTime())),
         shared === commitMetadata ? null : storeMetadata(stored[i]),
         data,
@@ -596,7 +609,7 @@ export class SqliteEventStore implements EventStore {
         recordedAt,
       });
     });
-    this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(first, now.getTime(), storedCommitMetadata);
+    if (!sharesCommit) this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(first, now.getTime(), storedCommitMetadata);
     return { result: { nextExpectedRevision: revision, position: last }, events: recorded, interned };
   }
 
@@ -822,8 +835,13 @@ function readOccurredAt(stored: number | string | null, recordedMs: number, reco
   return typeof stored === 'number' ? new Date(recordedMs - stored).toISOString() : stored;
 }
 
-/** `event_id` of an event whose id is derived from its position (see the compact layout). */
-const DERIVED_ID = 0;
+/**
+ * How long after a commit an append with the same metadata may still join it (see the compact
+ * layout): the largest offset a two-byte integer holds. An append later than that starts a commit
+ * of its own, so an event's offset never takes more than two bytes.
+ */
+const SHARED_COMMIT_MS = 32_767;
+
 /**
  * Bound as a 64-bit integer: better-sqlite3 binds a JS number as a REAL, which a column without
  * integer affinity (event_id, occurred_at) keeps as 8 bytes; the integer 0 takes none.
@@ -835,10 +853,10 @@ function derivedId(idHead: string, position: number): string {
   return idHead + position.toString(16).padStart(12, '0');
 }
 
+/** An integer `event_id` is a derived id (its value: ms after the commit); anything else is the id stored. */
 function uuidText(stored: Buffer | string | number, position: number, idHead: string): string {
-  if (stored === DERIVED_ID) return derivedId(idHead, position);
+  if (typeof stored === 'number') return derivedId(idHead, position);
   if (typeof stored === 'string') return stored;
-  if (typeof stored === 'number') throw new Error(`The event log holds an unknown event id form at position ${position}`);
   const hex = stored.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
@@ -872,8 +890,10 @@ function fromCompactRows(rows: CompactRow[], forms: StoredForms): RecordedEvent[
       metadataText = text;
       metadata = parseStored(text, forms) as Partial<EventMetadata>;
     }
-    if (row.recorded_at !== recordedMs) {
-      recordedMs = row.recorded_at;
+    // An event that joined an earlier append's commit was recorded `event_id` ms after it.
+    const ms = typeof row.event_id === 'number' ? row.recorded_at + row.event_id : row.recorded_at;
+    if (ms !== recordedMs) {
+      recordedMs = ms;
       recordedAt = new Date(recordedMs).toISOString();
     }
     return {
