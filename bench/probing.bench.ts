@@ -37,7 +37,7 @@ const PROVISION_CONCURRENCY = 16;
 const QUEUE_DEPTH = Math.min(16 * CONCURRENCY, ENDPOINTS);
 const FEED_MS = 20;
 
-interface Timing {
+export interface Timing {
   warmupMs: number;
   measureMs: number;
 }
@@ -262,20 +262,20 @@ export async function startNatsServer(binary: string): Promise<NatsServer> {
 // ---------------------------------------------------------------------------------------------
 // The service, embedded in this process, provisioned through its admin routes.
 
-interface AdminResponse {
+export interface AdminResponse {
   statusCode: number;
   body: string;
   json(): any;
 }
 
-interface Service {
+export interface Service {
   platform: Platform;
   workers: ProbingWorkers;
   admin(method: string, url: string, body?: unknown): Promise<AdminResponse>;
   close(): Promise<void>;
 }
 
-async function startService(dataDir: string, natsUrl: string | null): Promise<Service> {
+export async function startService(dataDir: string, natsUrl: string | null): Promise<Service> {
   const config = loadConfig({
     DATA_DIR: dataDir,
     ADMIN_TOKEN,
@@ -324,20 +324,38 @@ function expectStatus(what: string, status: number, response: AdminResponse): an
 
 /** One team, one project, ENDPOINTS endpoints: registered, destination verified, enabled. */
 async function provision(service: Service, target: TargetProcess): Promise<void> {
-  const team = expectStatus('team', 201, await service.admin('POST', '/api/v2/teams', { name: 'Bench' })).data;
-  const base = `/api/v2/teams/${team.id}`;
-  const project = expectStatus('project', 201, await service.admin('POST', `${base}/projects`, { name: 'Bench', description: '' })).data;
+  await provisionEndpoints(service, target, { count: ENDPOINTS, intervalSeconds: INTERVAL_SECONDS });
+}
+
+/**
+ * `count` endpoints at `intervalSeconds` (numbered from `from`), registered, destination verified
+ * and enabled through the admin routes, in one team and project (made on the first call; pass the
+ * returned place to add more to it).
+ */
+export async function provisionEndpoints(
+  service: Service,
+  target: TargetProcess,
+  options: { count: number; intervalSeconds: number; from?: number; place?: { teamId: number; projectId: number } },
+): Promise<{ teamId: number; projectId: number }> {
+  let place = options.place;
+  if (!place) {
+    const team = expectStatus('team', 201, await service.admin('POST', '/api/v2/teams', { name: 'Bench' })).data;
+    const project = expectStatus('project', 201, await service.admin('POST', `/api/v2/teams/${team.id}/projects`, { name: 'Bench', description: '' })).data;
+    place = { teamId: team.id, projectId: project.id };
+  }
+  const base = `/api/v2/teams/${place.teamId}`;
+  const from = options.from ?? 0;
   const endpoints: Array<{ id: number; token: string }> = [];
   await inParallel(
-    Array.from({ length: ENDPOINTS }, (_, i) => i),
+    Array.from({ length: options.count }, (_, i) => from + i),
     PROVISION_CONCURRENCY,
     async (i) => {
       const created = await service.admin('POST', `${base}/endpoints`, {
-        project_id: project.id,
+        project_id: place.projectId,
         name: `target ${i}`,
         url: `${target.url}/health?n=${i}`,
         method: 'GET',
-        interval_seconds: INTERVAL_SECONDS,
+        interval_seconds: options.intervalSeconds,
         timeout_seconds: 1,
         expected_status: 200,
       });
@@ -350,13 +368,14 @@ async function provision(service: Service, target: TargetProcess): Promise<void>
     expectStatus('verify', 200, await service.admin('POST', `${base}/endpoints/${endpoint.id}/verify-destination`));
     expectStatus('enable', 200, await service.admin('PATCH', `${base}/endpoints/${endpoint.id}`, { enabled: true }));
   });
+  return place;
 }
 
 /**
  * Waits until every projection has applied the log as it is now (the scheduler keeps appending,
  * so "no lag at all" may never come); returns the events still missing at the timeout.
  */
-async function projectionsCaughtUp(platform: Platform, timeoutMs: number): Promise<number> {
+export async function projectionsCaughtUp(platform: Platform, timeoutMs: number): Promise<number> {
   const target = (await platform.events.headPosition()) ?? 0;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -366,7 +385,7 @@ async function projectionsCaughtUp(platform: Platform, timeoutMs: number): Promi
   }
 }
 
-async function eventsBetween(platform: Platform, after: number | null, until: number | null): Promise<RecordedEvent<any>[]> {
+export async function eventsBetween(platform: Platform, after: number | null, until: number | null): Promise<RecordedEvent<any>[]> {
   const events: RecordedEvent<any>[] = [];
   let cursor = after;
   for (;;) {
@@ -377,7 +396,7 @@ async function eventsBetween(platform: Platform, after: number | null, until: nu
   }
 }
 
-interface Window {
+export interface Window {
   checksPerSecond: number;
   checks: RecordedEvent<any>[];
   /** Process CPU time (all threads) per recorded check. */
@@ -400,7 +419,7 @@ function appliedLag(platform: Platform, head: number | null): number {
 }
 
 /** Checks recorded while `measureMs` passes, after `warmupMs`. */
-async function measureWindow(platform: Platform, timing: Timing): Promise<Window> {
+export async function measureWindow(platform: Platform, timing: Timing): Promise<Window> {
   await sleep(timing.warmupMs);
   const startPosition = await platform.events.headPosition();
   const backlogBefore = await platform.transport!.pending();
@@ -453,7 +472,7 @@ async function measureScheduled(service: Service, timing: Timing): Promise<Sched
  * for far more than the service can take, polled rarely enough that NATS stream-info requests
  * cost little).
  */
-async function measureSaturation(service: Service, timing: Timing): Promise<Window> {
+export async function measureSaturation(service: Service, timing: Timing): Promise<Window> {
   const { platform } = service;
   await service.workers.scheduler.stop();
   const rows = await platform.reader.find(PROBING_VIEW, SCHEDULE, { filter: { schedulable: true } });

@@ -1,0 +1,219 @@
+/**
+ * The steady case of issue 31: the embedded all-in-one service (ROLE=all, SQLite) probing 1,000
+ * and then 2,000 endpoints at a 20 s interval against a local target (50 and 100 checks/s),
+ * measured for what a long-running deployment pays: process CPU per check (most of it, at these
+ * rates, fixed per-second work rather than the check) and how late the event loop runs its
+ * callbacks (perf_hooks monitorEventLoopDelay: every probe's timing and every request wait on it).
+ *
+ * Baselines, measured in the same run and the same process before the service starts: raw
+ * undici firing the same slots on the same schedule (CPU per request, event-loop delay), and the
+ * service itself with no endpoint (its fixed CPU per second).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadavg } from 'node:os';
+import { Agent } from 'undici';
+import { spreadOffset } from '../src/probing/application/scheduler.js';
+import { type BenchFigure, type BenchModule, ratio } from './bench.js';
+import {
+  eventsBetween,
+  projectionsCaughtUp,
+  provisionEndpoints,
+  startService,
+  startTargetProcess,
+  type Service,
+  type TargetProcess,
+} from './probing.bench.js';
+
+const INTERVAL_SECONDS = 20;
+const STEPS = [1000, 2000];
+/** The scheduler's tick: the baseline fires its due slots on the same beat. */
+const TICK_MS = 50;
+/** monitorEventLoopDelay's sampling timer (Node's default). */
+const LOOP_RESOLUTION_MS = 10;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface Sample {
+  /** Process CPU (user + system, all threads) over the window, ms. */
+  cpuMs: number;
+  wallMs: number;
+  loopP99: number;
+  loopMax: number;
+}
+
+/** CPU and event-loop delay while `work` runs. */
+async function sample(work: () => Promise<void>): Promise<Sample> {
+  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  loop.enable();
+  await work();
+  loop.disable();
+  const used = process.cpuUsage(cpu);
+  return { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - started, loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6 };
+}
+
+/**
+ * Raw undici on the service's schedule: `endpoints` slots per interval, each at the scheduler's
+ * spread offset, fired on a 50 ms tick over one keep-alive Agent. Returns the measured window.
+ */
+async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, measureMs: number): Promise<Sample & { requests: number }> {
+  const agent = new Agent({ keepAliveTimeout: 30_000 });
+  const origin = new URL(url).origin;
+  const intervalMs = INTERVAL_SECONDS * 1000;
+  const next = Array.from({ length: endpoints }, (_, i) => {
+    const offset = spreadOffset(i + 1, intervalMs);
+    return Math.ceil((Date.now() - offset) / intervalMs) * intervalMs + offset;
+  });
+  let requests = 0;
+  let failures = 0;
+  let counting = false;
+  const fire = (i: number) => {
+    void agent
+      .request({ origin, path: `/health?n=${i}`, method: 'GET' })
+      .then(async (response) => {
+        await response.body.arrayBuffer();
+        if (response.statusCode !== 200) failures++;
+        if (counting) requests++;
+      })
+      .catch(() => failures++);
+  };
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (let i = 0; i < endpoints; i++) {
+      if (next[i] > now) continue;
+      next[i] += intervalMs;
+      fire(i);
+    }
+  }, TICK_MS);
+  try {
+    await sleep(warmupMs);
+    counting = true;
+    const measured = await sample(() => sleep(measureMs));
+    counting = false;
+    if (failures > 0) throw new Error(`raw undici: ${failures} failed requests`);
+    return { ...measured, requests };
+  } finally {
+    clearInterval(timer);
+    await agent.close();
+  }
+}
+
+interface Step {
+  endpoints: number;
+  checks: number;
+  failures: number;
+  sample: Sample;
+  projectionLag: number;
+}
+
+/** Checks recorded while `measureMs` passes, with the process's CPU and loop delay. */
+async function measureService(service: Service, endpoints: number, measureMs: number): Promise<Step> {
+  const { platform } = service;
+  const from = await platform.events.headPosition();
+  const measured = await sample(() => sleep(measureMs));
+  const to = await platform.events.headPosition();
+  const checks = (await eventsBetween(platform, from, to)).filter((e) => e.type === 'CheckRecorded');
+  const runner = platform.runner!;
+  const projectionLag = Math.max(0, ...runner.projections.map((p) => (to ?? 0) - (runner.appliedPosition(p.name) ?? 0)));
+  return { endpoints, checks: checks.length, failures: checks.filter((e) => !e.data.success).length, sample: measured, projectionLag };
+}
+
+const perCheckMs = (step: Step) => step.sample.cpuMs / Math.max(1, step.checks);
+const fixed = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+const steadyBench: BenchModule = {
+  name: 'probing-steady',
+  async run({ quick, workDir, log }) {
+    const measureMs = quick ? 30_000 : 60_000;
+    const warmupMs = INTERVAL_SECONDS * 1000;
+    const idleMs = quick ? 10_000 : 20_000;
+    const target: TargetProcess = await startTargetProcess();
+    try {
+      const raw: Array<Sample & { requests: number }> = [];
+      for (const endpoints of STEPS) {
+        const result = await rawOnSchedule(target.url, endpoints, warmupMs / 4, measureMs);
+        raw.push(result);
+        log(`raw undici, ${endpoints} slots at ${INTERVAL_SECONDS} s: ${result.requests} requests, CPU ${fixed(result.cpuMs / result.requests, 3)} ms each, loop delay p99 ${fixed(result.loopP99)} ms max ${fixed(result.loopMax)} ms`);
+      }
+      const dataDir = join(workDir, 'service');
+      mkdirSync(dataDir, { recursive: true });
+      const service = await startService(dataDir, null);
+      try {
+        await projectionsCaughtUp(service.platform, 60_000);
+        await sleep(2000);
+        const idle = await sample(() => sleep(idleMs));
+        log(`service with no endpoint: ${fixed((idle.cpuMs / idle.wallMs) * 1000)} ms CPU per s, loop delay p99 ${fixed(idle.loopP99)} ms`);
+        const steps: Step[] = [];
+        let place: { teamId: number; projectId: number } | undefined;
+        let provisioned = 0;
+        for (const endpoints of STEPS) {
+          const started = performance.now();
+          place = await provisionEndpoints(service, target, { count: endpoints - provisioned, intervalSeconds: INTERVAL_SECONDS, from: provisioned, place });
+          provisioned = endpoints;
+          await projectionsCaughtUp(service.platform, 120_000);
+          log(`provisioned ${endpoints} endpoints in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+          // One whole interval, so every endpoint's slot comes round before the window opens.
+          await sleep(warmupMs);
+          const step = await measureService(service, endpoints, measureMs);
+          steps.push(step);
+          log(
+            `${endpoints} endpoints at ${INTERVAL_SECONDS} s: ${step.checks} checks (${fixed(step.checks / (step.sample.wallMs / 1000), 1)}/s), ` +
+              `CPU ${fixed(perCheckMs(step), 3)} ms per check, loop delay p99 ${fixed(step.sample.loopP99)} ms max ${fixed(step.sample.loopMax)} ms, ` +
+              `${step.failures} failed, projection lag ${step.projectionLag}, load ${loadavg()[0].toFixed(1)}`,
+          );
+        }
+        const figures: BenchFigure[] = [];
+        const idleCpuPerSecond = (idle.cpuMs / idle.wallMs) * 1000;
+        figures.push({ name: 'service with no endpoint: process CPU per second (fixed work)', value: fixed(idleCpuPerSecond), unit: 'ms/s' });
+        steps.forEach((step, i) => {
+          const base = raw[i];
+          const offered = step.endpoints / INTERVAL_SECONDS;
+          const label = `${step.endpoints.toLocaleString('en-US')} endpoints at ${INTERVAL_SECONDS} s`;
+          const rawPerRequest = base.cpuMs / Math.max(1, base.requests);
+          figures.push(
+            { name: `${label}: checks/s vs offered`, value: fixed(step.checks / (step.sample.wallMs / 1000), 1), unit: '/s', baseline: { name: 'offered', value: offered }, ratio: ratio(step.checks / (step.sample.wallMs / 1000), offered) },
+            {
+              name: `${label}: process CPU per check`,
+              value: fixed(perCheckMs(step), 3),
+              unit: 'ms',
+              baseline: { name: 'raw undici on the same schedule, per request', value: fixed(rawPerRequest, 3) },
+              ratio: ratio(perCheckMs(step), rawPerRequest),
+              ...(step.endpoints === 1000 ? { aim: '<= 0.8 ms' } : {}),
+            },
+            {
+              name: `${label}: process CPU per check less the idle service's per-second work`,
+              value: fixed((step.sample.cpuMs - idleCpuPerSecond * (step.sample.wallMs / 1000)) / Math.max(1, step.checks), 3),
+              unit: 'ms',
+            },
+            {
+              name: `${label}: event-loop delay p99`,
+              value: fixed(step.sample.loopP99),
+              unit: 'ms',
+              baseline: { name: 'raw undici on the same schedule', value: fixed(base.loopP99) },
+              ratio: ratio(step.sample.loopP99, base.loopP99),
+              ...(step.endpoints === 2000 ? { aim: '<= 2 ms' } : {}),
+            },
+            { name: `${label}: event-loop delay max`, value: fixed(step.sample.loopMax), unit: 'ms', baseline: { name: 'raw undici on the same schedule', value: fixed(base.loopMax) }, ratio: ratio(step.sample.loopMax, base.loopMax) },
+          );
+        });
+        const notes = [
+          `Service: the whole embedded service in the bench process (ROLE=all: scheduler, in-process probe transport, prober worker, check recorder and alerting judge appending to the SQLite event log, every projection and reactor applying it to the SQLite views). Endpoints registered, verified and enabled through the admin routes, interval ${INTERVAL_SECONDS} s, timeout 1 s, against node:http in its own process answering 200 "ok". ${STEPS.map((n) => n.toLocaleString('en-US')).join(' then ')} endpoints (the second step adds to the first); each step waits one interval (${INTERVAL_SECONDS} s) after provisioning, then measures ${measureMs / 1000} s.`,
+          'Process CPU per check: user + system time of the bench process (all its threads) over the window, divided by the checks the log gained in it (the target is another process). The idle figure is the same process with the service started and no endpoint, measured first; "less the idle service\'s per-second work" subtracts it to show what the checks themselves add.',
+          `Event-loop delay: perf_hooks monitorEventLoopDelay, resolution ${LOOP_RESOLUTION_MS} ms, over the same window.`,
+          `Baseline: raw undici (one keep-alive Agent) in the same process before the service starts, firing the same number of slots at the scheduler's spread offsets on the scheduler's ${TICK_MS} ms tick, ${measureMs / 1000} s: ${raw.map((r, i) => `${STEPS[i]} slots, ${r.requests} requests, ${fixed(r.cpuMs / Math.max(1, r.requests), 3)} ms CPU each`).join('; ')}.`,
+          `Service idle: ${fixed(idleCpuPerSecond)} ms CPU per s, loop delay p99 ${fixed(idle.loopP99)} ms over ${idleMs / 1000} s. ${steps.map((s) => `${s.endpoints}: ${s.failures} failed checks, projection lag after the window ${s.projectionLag} events`).join('; ')}.`,
+        ];
+        return { title: `Probing, steady: 1,000 and 2,000 endpoints at ${INTERVAL_SECONDS} s, all-in-one`, figures, notes };
+      } finally {
+        await service.close();
+      }
+    } finally {
+      await target.close();
+    }
+  },
+};
+
+export default steadyBench;
