@@ -10,8 +10,11 @@
  *   hand-over) is recorded once.
  * - An endpoint with `regions` has each slot published once per region, as `${endpointId}:${dueTimeMs}:${region}`
  *   with the job's `region` set: only probers of that region take it (see the probe transport port).
- * - The endpoint list comes from the `probing` view (`schedule`), re-read every second, so a
- *   configuration change (enable, disable, interval) takes effect within one interval.
+ * - The endpoint list comes from the `probing` view (`schedule`), looked at every second, so a
+ *   configuration change (enable, disable, interval) takes effect within one interval. The rows
+ *   are read again only when the collection's stamp or the shards held changed (a read store
+ *   without stamps: every second): with thousands of endpoints the re-read was most of an idle
+ *   process's CPU and its longest event-loop stall.
  * - Missed slots (process paused) are not replayed: the next job is the next slot after now.
  *   A job nobody took is replaced by its endpoint's next one and dropped once older than the
  *   interval (`maxAgeMs`; see the probe transport port), so probers coming back after an outage
@@ -21,6 +24,7 @@ import { createHash } from 'node:crypto';
 import type { Platform } from '../../platform/platform.js';
 import type { ProbeJob } from '../../platform/transport/probe-transport.port.js';
 import { schedulableRows } from '../views/probing/queries.js';
+import { PROBING_VIEW, SCHEDULE } from '../views/probing/view.js';
 
 export const SCHEDULER_SHARDS = 16;
 const REFRESH_MS = 1_000;
@@ -64,6 +68,8 @@ export class Scheduler {
   private refreshing: Promise<void> | null = null;
   private ticking = false;
   private stopped = true;
+  /** What the endpoint list was last read from: the schedule's stamp and the shards held. */
+  private readFrom: string | null = null;
 
   constructor(
     private readonly platform: Platform,
@@ -96,6 +102,7 @@ export class Scheduler {
     for (let shard = 0; shard < this.shards; shard++) await this.platform.leases.release(shardLease(shard)).catch(() => undefined);
     this.owned.clear();
     this.endpoints.clear();
+    this.readFrom = null;
   }
 
   /** Shards this process schedules right now. */
@@ -110,7 +117,11 @@ export class Scheduler {
       if (this.platform.leases.holds(leases[shard])) this.owned.add(shard);
       else this.owned.delete(shard);
     }
+    const stamp = await this.platform.reader.stamps(PROBING_VIEW, SCHEDULE);
+    const readFrom = stamp ? `${stamp.collection}@${stamp.changed}/${this.ownedShards().join(',')}` : null;
+    if (readFrom !== null && readFrom === this.readFrom) return;
     const rows = await schedulableRows(this.platform.reader);
+    this.readFrom = readFrom;
     const seen = new Set<number>();
     for (const row of rows) {
       const endpointId = Number(row.endpoint_id);
