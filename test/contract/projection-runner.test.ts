@@ -4,6 +4,7 @@ import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-e
 import { silentLogger } from '../../src/platform/logging/logger.js';
 import { defineProjection, type Projection } from '../../src/platform/projections/projection.js';
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner.js';
+import { ProjectionRegistry } from '../../src/platform/projections/registry.js';
 import { ReadYourWrites, ViewReader } from '../../src/platform/projections/views.js';
 import { SqliteReadStore } from '../../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
@@ -110,6 +111,54 @@ describe('projection runner', () => {
     const mine = await events.append('o', [{ type: 'Other', data: {} }], { expectedRevision: 'no_stream' });
     expect(await freshness.waitFor(mine.position, ['others'], 5_000)).toBe(true);
     expect(woken.filter((name) => name === 'others').length).toBe(1);
+  });
+
+  /** Counts every Added it applies, in a view of its own. */
+  const counts = defineProjection({
+    name: 'counts',
+    version: 1,
+    collections: [{ name: 'counts', indexes: [] }],
+    handlers: {
+      Added: async (event, views) => {
+        const doc = (await views.get('counts', event.streamId)) ?? { id: event.streamId, count: 0 };
+        views.put('counts', { ...doc, count: Number(doc.count) + 1 });
+      },
+    },
+  });
+  const countOf = async (stream: string) => (await new ViewReader(views, 0).get('counts', 'counts', stream))?.count;
+
+  it('commits the batches one append wakes in several projections as one read-store transaction', async () => {
+    const live = new ProjectionRunner(events, views, [totals(1), counts], { owner: 'shared', logger: silentLogger, pointerCheckMs: 600_000 });
+    runners.push(live);
+    await live.start();
+    const commit = views.commit.bind(views);
+    const commits: string[][] = [];
+    views.commit = (writes, options) => {
+      commits.push(writes.flatMap((w) => (w.op === 'put' && String(w.doc.id).startsWith('checkpoint:') ? [String(w.doc.name)] : [])).sort());
+      return commit(writes, options);
+    };
+    const append = await events.append('a', [{ type: 'Added', data: { n: 2 } }], { expectedRevision: 'no_stream' });
+    expect(await new ReadYourWrites(new ViewReader(views, 0), live).waitFor(append.position, ['totals', 'counts'], 5_000)).toBe(true);
+    expect([await totalOf('a'), await countOf('a')]).toEqual([2, 1]);
+    expect(commits).toEqual([['counts', 'totals']]);
+  });
+
+  it("refuses a fenced projection's batch and still commits another's batch of the same append", async () => {
+    const live = new ProjectionRunner(events, views, [totals(1), counts], { owner: 'fenced', logger: silentLogger, pointerCheckMs: 600_000 });
+    runners.push(live);
+    await live.start();
+    const first = await events.append('a', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    const freshness = new ReadYourWrites(new ViewReader(views, 0), live);
+    expect(await freshness.waitFor(first.position, ['totals', 'counts'], 5_000)).toBe(true);
+    // Another process took `counts` over (this one paused past its lease) and applied through
+    // the next event: this process's batch of it must be refused whole.
+    const generation = (await new ProjectionRegistry(views).pointer('counts'))!.generation;
+    await views.commit([new ProjectionRegistry(views).checkpointWrite('counts', generation, first.position + 1)]);
+    const second = await events.append('a', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: first.nextExpectedRevision });
+    await eventually('totals applied the second event', async () => (await totalOf('a')) === 2);
+    // The refused batch is dropped; back on its lease, `counts` goes on from the other holder's checkpoint.
+    const third = await events.append('a', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: second.nextExpectedRevision });
+    await eventually('both applied the third event', async () => (await totalOf('a')) === 3 && (await countOf('a')) === 2);
   });
 
   it('rebuilds on start when the projection version changed, from the whole log', async () => {

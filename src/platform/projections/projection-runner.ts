@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger.js';
 import { batches, type BatchDemand } from './batches.js';
 import { isReactor, type Projection, type Worker, type WorkerHost } from './projection.js';
 import { ProjectionRegistry, parsePhysicalCollection, physicalCollection } from './registry.js';
+import { SharedCommits } from './shared-commits.js';
 import { BatchViewTransaction } from './view-transaction.js';
 
 export interface RunnerOptions {
@@ -103,6 +104,8 @@ export class ProjectionRunner {
   private readonly following = new Set<string>();
   /** The 'applied' signal of this turn of the event loop, when one is scheduled (see `markApplied`). */
   private appliedSignal: NodeJS.Immediate | null = null;
+  /** Live batches' commits of one turn of the event loop, made as one transaction. */
+  private readonly liveCommits: SharedCommits;
 
   constructor(
     private readonly events: EventStore,
@@ -111,6 +114,7 @@ export class ProjectionRunner {
     private readonly options: RunnerOptions,
   ) {
     this.registry = new ProjectionRegistry(views);
+    this.liveCommits = new SharedCommits(views);
     this.byName = new Map(projections.map((p) => [p.name, p]));
     this.batchSize = options.batchSize ?? 500;
     this.progress.setMaxListeners(0);
@@ -328,7 +332,7 @@ export class ProjectionRunner {
     const flushIdle = () =>
       serially(async () => {
         if (unflushed === null) return;
-        await this.views.commit([this.registry.checkpointWrite(name, generation, unflushed)], {
+        await this.liveCommits.commit([this.registry.checkpointWrite(name, generation, unflushed)], {
           expect: [this.registry.checkpointUnchanged(name, generation, stored)],
         });
         stored = unflushed;
@@ -454,7 +458,7 @@ export class ProjectionRunner {
     }
     const position = batch[batch.length - 1].position;
     if (live && handled === 0 && !this.idleCheckpointDue(projection.name, generation)) return { position, committed: false };
-    await this.views.commit([...transaction.writes(), this.registry.checkpointWrite(projection.name, generation, position)], {
+    await (live ? this.liveCommits : this.views).commit([...transaction.writes(), this.registry.checkpointWrite(projection.name, generation, position)], {
       expect: [this.registry.checkpointUnchanged(projection.name, generation, stored)],
     });
     this.checkpointedAt.set(`${projection.name}#${generation}`, Date.now());
