@@ -107,7 +107,7 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     reader,
     // The views a write waits for are those of the projections this process is configured with
     // (the runner's, or, in an API-only process, those the projector processes apply).
-    freshness: new ReadYourWrites(reader, runner, options.projections),
+    freshness: new ReadYourWrites(reader, runner, options.projections, { timeoutMs: config.readYourWritesMs, pollMs: 20 }),
     transport,
     runner,
     adminToken: admin.token,

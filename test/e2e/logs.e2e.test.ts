@@ -122,7 +122,7 @@ describe('a rebuild run by the operator CLI while the service runs', () => {
       await service.stop();
       dir.remove();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('logs at LOG_LEVEL=debug', () => {

@@ -7,6 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnv } from './child-process.js';
+import { LOADED_MACHINE_ENV } from './loaded-machine.js';
 
 const ROOT = process.cwd();
 export const BUILT_MAIN = join(ROOT, 'dist/src/main.js');
@@ -37,7 +38,7 @@ export interface BuiltService {
 export function startBuiltService(env: Record<string, string>): Promise<BuiltService> {
   const child = spawn(process.execPath, [BUILT_MAIN], {
     cwd: ROOT,
-    env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }),
+    env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...LOADED_MACHINE_ENV, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, any>> = [];

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { BUILT_MAIN, ensureBuilt } from './built-service.js';
 import { childEnv } from './child-process.js';
 import { eventually } from './eventually.js';
+import { LOADED_MACHINE_ENV } from './loaded-machine.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -52,7 +53,7 @@ export async function startService(build: ServiceBuild, env: Record<string, stri
   const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env }),
+    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...LOADED_MACHINE_ENV, ...env }),
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/platform/config/config.js';
 import { silentLogger, type Logger } from '../../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../../src/platform/platform.js';
 import type { Projection } from '../../src/platform/projections/projection.js';
+import { LOADED_MACHINE_ENV } from './loaded-machine.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -50,7 +51,7 @@ export interface TestAppOptions {
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   // A given DATA_DIR is the caller's (a restart on the same files): close() leaves it in place.
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'monitor-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', ...LOADED_MACHINE_ENV, ...env });
   const platform = await createPlatform(config, {
     projections: options.projections ? options.projections(projections()) : projections(),
     upcasters: upcasters(),

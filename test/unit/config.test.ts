@@ -13,6 +13,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ PROBER_MAX_IN_FLIGHT: '0' })).toThrow(/PROBER_MAX_IN_FLIGHT/);
   });
 
+  it('waits 5 s for the views of a write unless READ_YOUR_WRITES_TIMEOUT_MS says otherwise (100 ms to 10 min)', () => {
+    expect(loadConfig({}).readYourWritesMs).toBe(5000);
+    expect(loadConfig({ READ_YOUR_WRITES_TIMEOUT_MS: '20000' }).readYourWritesMs).toBe(20_000);
+    expect(() => loadConfig({ READ_YOUR_WRITES_TIMEOUT_MS: '99' })).toThrow(/READ_YOUR_WRITES_TIMEOUT_MS/);
+  });
+
   it('probes from region local unless PROBE_REGION names another (1-32 of a-z, 0-9, -)', () => {
     expect(loadConfig({}).probeRegion).toBe('local');
     expect(loadConfig({ PROBE_REGION: 'eu-west-1' }).probeRegion).toBe('eu-west-1');

@@ -38,6 +38,11 @@ export interface AppConfig {
    * again (its owner died). Safe at any value: the retry finds what the first attempt appended.
    */
   idempotencyStaleSeconds: number;
+  /**
+   * How long a write's answer waits for the views that show it (read-your-writes) before it
+   * answers 202 `views_behind` instead; an import adds 2 ms per check on top.
+   */
+  readYourWritesMs: number;
   /** Raw checks older than this many days (from the start of that UTC day) are summarized and removed. */
   checkRetentionDays: number;
   /** v1 analytics `Sunset` header value (RFC 9110 HTTP-date source), null while no date is set. */
@@ -183,6 +188,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     proberMaxInFlight: integer('PROBER_MAX_IN_FLIGHT', 256, 1, 10_000),
     probeRegion: region('PROBE_REGION'),
     idempotencyStaleSeconds: integer('IDEMPOTENCY_STALE_SECONDS', 60, 1, 86_400),
+    readYourWritesMs: integer('READ_YOUR_WRITES_TIMEOUT_MS', 5000, 100, 600_000),
     checkRetentionDays: integer('CHECK_RETENTION_DAYS', 90, 1, 3650),
     v1SunsetAt: sunset,
     cursorSigningKey,

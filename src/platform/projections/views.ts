@@ -154,7 +154,8 @@ export interface WriteWaitOptions {
    * otherwise). Each call site that passes one says why.
    */
   alsoViews?: readonly string[];
-  timeoutMs?: number;
+  /** Waits this much longer than the configured bound (a write whose views take longer to apply). */
+  extraMs?: number;
 }
 
 /**
@@ -200,14 +201,14 @@ export class ReadYourWrites {
   async require(write: AppendedWrite, options: WriteWaitOptions = {}): Promise<void> {
     if (!write.append) return;
     const views = this.viewsOf(write, options);
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    const timeoutMs = this.options.timeoutMs + (options.extraMs ?? 0);
     if (!(await this.waitFor(write.append.position, views, timeoutMs))) throw new ViewsBehindError(write.append.position, views, timeoutMs);
   }
 
   /** As `require`, but resolves false instead of throwing when the views did not catch up in time. */
   async waitForWrite(write: AppendedWrite, options: WriteWaitOptions = {}): Promise<boolean> {
     if (!write.append) return true;
-    return this.waitFor(write.append.position, this.viewsOf(write, options), options.timeoutMs);
+    return this.waitFor(write.append.position, this.viewsOf(write, options), this.options.timeoutMs + (options.extraMs ?? 0));
   }
 
   private viewsOf(write: AppendedWrite, options: WriteWaitOptions): string[] {
