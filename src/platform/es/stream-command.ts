@@ -5,7 +5,6 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from '../event-store/event-store.port.js';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type CommandContext, metadataOf } from './command-context.js';
 import { currentIdempotency, IDEMPOTENT_APPEND, idempotencyStream, nextStep, type IdempotentAppend } from './idempotency-scope.js';
 
@@ -213,8 +212,6 @@ class Turn {
 
 /** Per store: the last turn in line of each stream a fold-based command of this process runs on. */
 const streamLines = new WeakMap<EventStore, Map<string, Turn>>();
-/** The streams the current attempt (and what it runs inside its decide) holds the turn of. */
-const heldStreams = new AsyncLocalStorage<ReadonlySet<string>>();
 
 /**
  * Fold-based commands of this process on one stream (an incident's commands, a sequence's
@@ -225,12 +222,14 @@ const heldStreams = new AsyncLocalStorage<ReadonlySet<string>>();
  * loads, decides and appends; a refused append ends the turn, so the pause before a retry
  * holds nobody up. Other processes still race through the optimistic loop. A turn that has not
  * ended STUCK_TURN_MS after it began (an append held up in a slow store, commands that wait on
- * each other across streams) stops holding the next one, which then races as before. One
- * deciding inside a turn on the same stream runs at once (no queue behind itself).
+ * each other across streams) stops holding the next one, which then races as before.
+ *
+ * A decide must not run a fold-based command on its own stream and store: that command would
+ * wait in line behind its caller until the turn counts as stuck. None does; telling a nested
+ * command from a concurrent one would take an AsyncLocalStorage, whose promise hooks cost every
+ * promise of the process a few percent of its CPU once any store is entered.
  */
 async function inTurn<T>(store: EventStore, streamId: string, work: () => Promise<T>): Promise<T> {
-  const held = heldStreams.getStore();
-  if (held?.has(streamId)) return work();
   let lines = streamLines.get(store);
   if (!lines) streamLines.set(store, (lines = new Map()));
   const previous = lines.get(streamId);
@@ -239,7 +238,7 @@ async function inTurn<T>(store: EventStore, streamId: string, work: () => Promis
   if (previous) await previous.passed();
   turn.start();
   try {
-    return await heldStreams.run(held ? new Set(held).add(streamId) : new Set([streamId]), work);
+    return await work();
   } finally {
     if (lines.get(streamId) === turn) lines.delete(streamId);
     turn.finish();
