@@ -11,6 +11,7 @@ import {
   evolve,
   initialState,
   type EndpointAlertsEvent,
+  type EndpointAlertsState,
 } from '../../domain/endpoint-alerts.js';
 import {
   DEFAULT_LATENCY_SETTINGS,
@@ -31,13 +32,25 @@ const LATENCY_KEYS = [...Object.keys(DEFAULT_LATENCY_SETTINGS), 'regions', 'regi
 
 async function current(views: ViewTransaction, endpointId: number, teamId: number): Promise<AlertStatusDoc> {
   const doc = (await views.get(ALERT_STATUS, String(endpointId))) as AlertStatusDoc | null;
-  return doc ?? { id: String(endpointId), endpoint_id: endpointId, team_id: teamId, settings: { ...DEFAULT_LATENCY_SETTINGS }, state: initialState() };
+  return doc ?? { id: String(endpointId), endpoint_id: endpointId, team_id: teamId, settings: { ...DEFAULT_LATENCY_SETTINGS }, state: viewState(initialState()) };
+}
+
+/**
+ * The state as the view keeps it: without the aggregate's recent job ids. They are what a command
+ * checks a redelivered probe job against (folded from the log, never from this view), and no read
+ * of the view uses them; kept, they were most of the document (100 ids of about 17 bytes, issue
+ * 31), rewritten on every check. A document written with them reads the same.
+ */
+function viewState(state: EndpointAlertsState): AlertStatusDoc['state'] {
+  const { recentJobIds: _unused, ...kept } = state;
+  return kept;
 }
 
 const onSignalEvent: ProjectionHandler = async (event, views) => {
   const data = event.data as { endpoint_id: number; team_id?: number };
   const doc = await current(views, data.endpoint_id, data.team_id ?? 0);
-  views.put(ALERT_STATUS, { ...doc, state: evolve(doc.state, event as unknown as EndpointAlertsEvent) } as unknown as Doc);
+  const state = evolve({ ...doc.state, recentJobIds: [] }, event as unknown as EndpointAlertsEvent);
+  views.put(ALERT_STATUS, { ...doc, state: viewState(state) } as unknown as Doc);
 };
 
 /** Alert status per endpoint (names and document type: view.ts). */

@@ -18,5 +18,6 @@ export interface AlertStatusDoc {
   endpoint_id: number;
   team_id: number;
   settings: AlertSettings;
-  state: EndpointAlertsState;
+  /** Without the recent job ids (projection.ts); documents written before keep theirs. */
+  state: Omit<EndpointAlertsState, 'recentJobIds'> & { recentJobIds?: readonly string[] };
 }
