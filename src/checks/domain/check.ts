@@ -86,9 +86,13 @@ export function isApplicable(check: Pick<CheckRecordedData, 'source' | 'alert_su
  *       `job_due_lag_ms`, checked_at less the due time: a few digits instead of about 19
  *       characters on every probed check (issue 31). Any other job id stays as it is, so a v2
  *       stored form is a v3 one.
- * Reads always hand out the full CheckRecordedData: v1 is lifted to v2, v2 read as v3, v3 expanded.
+ *   v4: v3 without `endpoint_id` when the check is in its endpoint's stream (`checks-<id>`, where
+ *       every recorder appends it): the stream's name says it (issue 31). A v3 stored form is a
+ *       v4 one.
+ * Reads always hand out the full CheckRecordedData: v1 is lifted to v2, v2 and v3 read as v4, v4
+ * expanded.
  */
-export const CHECK_RECORDED_STORED_VERSION = 3;
+export const CHECK_RECORDED_STORED_VERSION = 4;
 
 const CHECK_DEFAULTS = {
   source: 'scheduled',
@@ -126,6 +130,13 @@ export function compactCheckV3(check: CheckRecordedData, occurredAt: string | un
   return out;
 }
 
+/** The v4 stored form: v3 without the endpoint id when `streamId` is the endpoint's check stream. */
+export function compactCheckV4(check: CheckRecordedData, occurredAt: string | undefined, streamId: string | undefined): Record<string, unknown> {
+  const out = compactCheckV3(check, occurredAt);
+  if (streamId !== undefined && endpointOfStream(streamId) === check.endpoint_id) delete out.endpoint_id;
+  return out;
+}
+
 /** checked_at less the due time of a job id in the scheduler's form for this endpoint; null for any other id. */
 function jobDueLag(check: CheckRecordedData): number | null {
   if (typeof check.job_id !== 'string') return null;
@@ -139,8 +150,18 @@ function jobDueLag(check: CheckRecordedData): number | null {
   return checkedMs - due;
 }
 
-/** The full check from its v3 (or v2) stored form; `occurredAt` is the envelope's `metadata.occurred_at`. */
-export function expandCheck(stored: Record<string, unknown>, occurredAt: string): CheckRecordedData {
+/** A check stream's endpoint id (`checks-<id>`), or undefined for another stream. */
+function endpointOfStream(streamId: string): number | undefined {
+  const match = /^checks-(0|[1-9][0-9]*)$/.exec(streamId);
+  const id = match ? Number(match[1]) : Number.NaN;
+  return Number.isSafeInteger(id) ? id : undefined;
+}
+
+/**
+ * The full check from its v4 (or v3, v2) stored form; `occurredAt` is the envelope's
+ * `metadata.occurred_at`, `streamId` the stream it was read from.
+ */
+export function expandCheck(stored: Record<string, unknown>, occurredAt: string, streamId: string): CheckRecordedData {
   const latency = stored.latency_ms as number;
   const check = {
     ...CHECK_DEFAULTS,
@@ -149,6 +170,7 @@ export function expandCheck(stored: Record<string, unknown>, occurredAt: string)
     checked_at: occurredAt,
     ...stored,
   } as CheckRecordedData & { job_due_lag_ms?: number };
+  if (check.endpoint_id === undefined) check.endpoint_id = endpointOfStream(streamId)!;
   if (check.job_due_lag_ms !== undefined) {
     check.job_id = `${check.endpoint_id}:${Date.parse(check.checked_at) - check.job_due_lag_ms}`;
     delete check.job_due_lag_ms;
@@ -160,7 +182,12 @@ interface CheckUpcasterRegistry {
   register(type: string, fromVersion: number, fn: (data: unknown) => unknown): unknown;
   registerStoredShape(
     type: string,
-    shape: { version: number; compact(data: unknown, metadata: { occurred_at?: string } | undefined): unknown; expand(data: unknown, event: { metadata: { occurred_at: string } }): unknown; packed?: boolean },
+    shape: {
+      version: number;
+      compact(data: unknown, metadata: { occurred_at?: string } | undefined, streamId?: string): unknown;
+      expand(data: unknown, event: { streamId: string; metadata: { occurred_at: string } }): unknown;
+      packed?: boolean;
+    },
   ): unknown;
 }
 
@@ -169,12 +196,13 @@ export function registerCheckUpcasters(registry: CheckUpcasterRegistry): void {
   // A v1 check is a v2 check with every default written out: nothing to drop but the nulls,
   // and `checked_at` stays (the envelope of a v1 check need not carry it).
   registry.register(CHECK_RECORDED, 1, (data) => compactCheck(data as CheckRecordedData, undefined));
-  // A v2 stored form is a v3 one (its job id written out).
+  // A v2 stored form is a v3 one (its job id written out), a v3 one a v4 one (its endpoint id written out).
   registry.register(CHECK_RECORDED, 2, (data) => data);
+  registry.register(CHECK_RECORDED, 3, (data) => data);
   registry.registerStoredShape(CHECK_RECORDED, {
     version: CHECK_RECORDED_STORED_VERSION,
-    compact: (data, metadata) => compactCheckV3(data as CheckRecordedData, metadata?.occurred_at),
-    expand: (data, event) => expandCheck(data as Record<string, unknown>, event.metadata.occurred_at),
+    compact: (data, metadata, streamId) => compactCheckV4(data as CheckRecordedData, metadata?.occurred_at, streamId),
+    expand: (data, event) => expandCheck(data as Record<string, unknown>, event.metadata.occurred_at, event.streamId),
     // Checks are most of the log: the SQLite log keeps their key lists once (NewEvent.packed).
     packed: true,
   });

@@ -22,7 +22,8 @@ export type Upcaster = (data: unknown, event: RecordedEvent) => unknown;
  */
 export interface StoredShape {
   version: number;
-  compact(data: unknown, metadata: Partial<EventMetadata> | undefined): unknown;
+  /** `streamId`: the stream the event is appended to (what `expand` gets as `event.streamId`). */
+  compact(data: unknown, metadata: Partial<EventMetadata> | undefined, streamId?: string): unknown;
   expand(data: unknown, event: RecordedEvent): unknown;
   /** Appended often enough that adapters should store it packed (`NewEvent.packed`). */
   packed?: boolean;
@@ -39,12 +40,12 @@ export class UpcasterRegistry {
     return this;
   }
 
-  /** The event as it should be stored: compacted when its type has a stored shape at that version. */
-  toStored(event: NewEvent): NewEvent {
+  /** The event as it should be stored in `streamId`: compacted when its type has a stored shape at that version. */
+  toStored(event: NewEvent, streamId?: string): NewEvent {
     const version = event.schemaVersion ?? this.latestVersion(event.type);
     const shape = this.shapes.get(event.type);
     if (!shape || shape.version !== version) return { ...event, schemaVersion: version };
-    const stored: NewEvent = { ...event, data: shape.compact(event.data, event.metadata), schemaVersion: version };
+    const stored: NewEvent = { ...event, data: shape.compact(event.data, event.metadata, streamId), schemaVersion: version };
     if (shape.packed) stored.packed = true;
     return stored;
   }
@@ -99,7 +100,7 @@ class UpcastingEventStore extends DelegatingEventStore {
   }
 
   override append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
-    return this.inner.append(streamId, events.map((e) => this.registry.toStored(e)), options);
+    return this.inner.append(streamId, events.map((e) => this.registry.toStored(e, streamId)), options);
   }
 
   override async readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {

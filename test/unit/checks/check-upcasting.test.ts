@@ -46,7 +46,7 @@ describe('CheckRecorded stored shapes', () => {
     await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 1, data: v1, metadata: { occurred_at: '2026-11-20T10:00:05.000Z' } }], { expectedRevision: 'any' });
     const store = withUpcasting(raw, upcasters());
     const [read] = await store.readStream('checks-3');
-    expect(read.schemaVersion).toBe(3);
+    expect(read.schemaVersion).toBe(4);
     expect(read.data).toEqual({ ...v1, region: 'local' });
     const [stored] = await raw.readStream('checks-3');
     expect(stored.schemaVersion).toBe(1);
@@ -79,10 +79,11 @@ describe('CheckRecorded stored shapes', () => {
       { expectedRevision: 'any' },
     );
     const stored = await raw.readStream('checks-3');
-    expect(stored.map((e) => e.schemaVersion)).toEqual([3, 3]);
-    expect(stored[0].data).toEqual({ check_id: 7, team_id: 1, project_id: 2, endpoint_id: 3, configuration_version: 1, success: true, status_code: 200, latency_ms: 120 });
+    expect(stored.map((e) => e.schemaVersion)).toEqual([4, 4]);
+    // The endpoint id is the stream's (checks-3).
+    expect(stored[0].data).toEqual({ check_id: 7, team_id: 1, project_id: 2, configuration_version: 1, success: true, status_code: 200, latency_ms: 120 });
     expect(JSON.stringify(stored.map((e) => e.data))).not.toContain('null');
-    const { checked_at: _omitted, ...unusualStored } = unusual;
+    const { checked_at: _omitted, endpoint_id: _stream, ...unusualStored } = unusual;
     expect(stored[1].data).toEqual(unusualStored);
 
     expect((await store.readStream('checks-3')).map((e) => e.data)).toEqual([plain, unusual]);
@@ -137,7 +138,30 @@ describe('CheckRecorded stored shapes', () => {
     const { checked_at: _omitted, ...v2 } = Object.fromEntries(Object.entries(check).filter(([key, value]) => value !== null && !['source', 'body_complete', 'alert_suppressed', 'latency_anomaly', 'imported', 'region', 'time_to_first_byte_ms', 'duration_ms'].includes(key)));
     await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 2, data: v2, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
     const [read] = await withUpcasting(raw, upcasters()).readStream('checks-3');
-    expect(read.schemaVersion).toBe(3);
+    expect(read.schemaVersion).toBe(4);
+    expect(read.data).toEqual(check);
+  });
+
+  it("keeps the endpoint id only when the stream's name does not say it, and reads every check back whole", async () => {
+    const store = withUpcasting(raw, upcasters());
+    const own = fullCheck({ check_id: 1, endpoint_id: 12345 });
+    const elsewhere = fullCheck({ check_id: 2, endpoint_id: 12345 });
+    const zero = fullCheck({ check_id: 3, endpoint_id: 0 });
+    await store.append('checks-12345', [{ type: CHECK_RECORDED, data: own, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
+    await store.append('checks-012345', [{ type: CHECK_RECORDED, data: elsewhere, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
+    await store.append('checks-0', [{ type: CHECK_RECORDED, data: zero, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
+    const stored = (await raw.readAll({ maxCount: 10 })).map((e) => (e.data as Record<string, unknown>).endpoint_id);
+    expect(stored).toEqual([undefined, 12345, undefined]);
+    expect((await store.readAll({ maxCount: 10 })).map((e) => e.data)).toEqual([own, elsewhere, zero]);
+    expect((await store.readStream('checks-12345')).map((e) => e.data)).toEqual([own]);
+  });
+
+  it('reads a check stored as v3 (endpoint id written out) as the same full check', async () => {
+    const check = fullCheck({ job_id: `3:${Date.parse(CHECKED_AT) - 5}` });
+    const { checked_at: _omitted, job_id: _job, ...v3 } = Object.fromEntries(Object.entries(check).filter(([key, value]) => value !== null && !['source', 'body_complete', 'alert_suppressed', 'latency_anomaly', 'imported', 'region', 'time_to_first_byte_ms', 'duration_ms'].includes(key)));
+    await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 3, data: { ...v3, job_due_lag_ms: 5 }, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
+    const [read] = await withUpcasting(raw, upcasters()).readStream('checks-3');
+    expect(read.schemaVersion).toBe(4);
     expect(read.data).toEqual(check);
   });
 });
