@@ -164,7 +164,8 @@ async function startTarget(): Promise<{ url: string; tokens: Map<number, string>
 
 /**
  * Rows of one event type in the compact log, and what their columns hold (content bytes, not
- * pages; a derived event id, stored as the integer 0, holds none).
+ * pages; a derived event id, stored as the integer 0, holds none; one that joined an earlier
+ * append's commit holds its recorded_at offset, a one- or two-byte integer).
  */
 function eventContent(file: string, type: string): { rows: number; data: number; metadata: number; eventId: number; hash: number; commits: number; commitMetadata: number } {
   const db = new Database(file, { readonly: true });
@@ -172,7 +173,8 @@ function eventContent(file: string, type: string): { rows: number; data: number;
     const row = db
       .prepare(
         `SELECT count(*) AS rows, coalesce(sum(length(CAST(data AS BLOB))), 0) AS data, coalesce(sum(length(metadata)), 0) AS metadata,
-                coalesce(sum(CASE typeof(event_id) WHEN 'blob' THEN length(event_id) WHEN 'text' THEN length(CAST(event_id AS BLOB)) ELSE 0 END), 0) AS eventId,
+                coalesce(sum(CASE typeof(event_id) WHEN 'blob' THEN length(event_id) WHEN 'text' THEN length(CAST(event_id AS BLOB))
+                  WHEN 'integer' THEN (CASE WHEN event_id = 0 THEN 0 WHEN abs(event_id) < 128 THEN 1 WHEN abs(event_id) < 32768 THEN 2 ELSE 4 END) ELSE 0 END), 0) AS eventId,
                 coalesce(sum(length(hash)), 0) AS hash
          FROM event_log WHERE type = (SELECT id FROM event_types WHERE name = ?)`,
       )
@@ -395,7 +397,8 @@ const bench: BenchModule = {
     // LIFECYCLE_ENDPOINTS: fewer endpoints for a loaded machine, where 300 at 5 s time out and
     // open incidents (then the incident views, not the checks, are measured).
     const probedEndpoints = Number(process.env.LIFECYCLE_ENDPOINTS ?? 300);
-    const probedWanted = quick ? 6_000 : 30_000;
+    // LIFECYCLE_PROBED_EVENTS: how far the log's head must move (before/after pairs of runs on a loaded machine use 3,000).
+    const probedWanted = Number(process.env.LIFECYCLE_PROBED_EVENTS ?? (quick ? 6_000 : 30_000));
     const probed = await probedBytes(workDir, probedEndpoints, probedWanted, log);
     figures.push({ name: `bytes per probed check on disk (${probed.checks} checks, ${probedEndpoints} endpoints at ${PROBE_INTERVAL_SECONDS} s against a local target, all files of DATA_DIR)`, value: probed.perCheck, unit: 'B', aim: '<= 120' });
     for (const [name, bytes] of probed.files) figures.push({ name: `of which ${name}`, value: bytes, unit: 'B' });
@@ -404,7 +407,8 @@ const bench: BenchModule = {
       `Probed checks, what a CheckRecorded row holds (content bytes per check): data ${probed.content.data.toFixed(1)}, event id ${probed.content.eventId.toFixed(1)}, own metadata ${probed.content.metadata.toFixed(1)}, hash ${probed.content.hash.toFixed(1)}; commit rows per check ${probed.content.commitRowsPerCheck.toFixed(2)} holding ${probed.content.commitMetadata.toFixed(1)} B of metadata JSON per check.`,
       'Packed records (issue 31): the SQLite log stores a CheckRecorded\'s data and every commit\'s metadata as a JSON array of values under a key list kept once (event_shapes), read back byte for byte: data 194 -> 55 B and commit metadata 62 -> 41 B per probed check; 616 -> 467 and 639 -> 492 B per probed check in two alternating pairs of builds (docs/benchmarks.md, "Write path before and after").',
       'Issue 31, second step (docs/benchmarks.md, "Disk per probed check, second step"): event ids derived from the position (no bytes per event), metadata naming only its actor interned once (a check\'s commit metadata 40 -> 2 B; the check append no longer repeats the job id as its correlation id), occurred_at offsets as integers (8 -> 2 B), CheckRecorded v3 keeping a scheduled job id as its due time\'s lag (about 19 -> 3 B), and the checks view v4 (source and response_excerpt_omitted as boolean columns: about 35 B less a row).',
-      'alerting\'s alert_status document grows with an endpoint\'s first 100 checks (100 job ids, two windows of 100 outcomes, the latency baseline) and then stays the same size: a run of a few dozen checks per endpoint counts that fill as growth per check; at steady state it adds nothing per check.',
+      'Issue 31, third step (docs/benchmarks.md, "Disk per probed check, third step"): appends with the same metadata share a commit row (a check\'s 18-byte commit row becomes a one- or two-byte recorded_at offset in event_id), the checks view v6 keeps the check id once (the row key; the list index ends at checked_at), CheckRecorded v4 leaves out the endpoint id its stream names, and alert_status keeps no recent job ids.',
+      'alerting\'s alert_status document grows with an endpoint\'s first 100 checks (two windows of 100 outcomes, the latency baseline; no longer the 100 job ids) and then stays the same size: a run of a few dozen checks per endpoint counts that fill as growth per check; at steady state it adds nothing per check.',
       `Probed checks: a fresh DATA_DIR; a team, a project and ${probedEndpoints} endpoints registered, verified and enabled over the admin routes (ROLE=all, in this process, against a node:http target in this process), the service stopped and the files measured; started again, probing until the log's head moved by ${probedWanted} events and every view applied it (${probed.seconds.toFixed(0)} s), stopped cleanly, and every file's growth divided by the CheckRecorded events added. WAL files are what a clean stop leaves.`,
     );
     probed.objects.forEach(([name, bytes]) => log(`${name} ${bytes.toFixed(1)} B per check`));

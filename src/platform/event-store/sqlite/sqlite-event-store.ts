@@ -55,9 +55,10 @@ export const SQLITE_EVENTS_SCHEMA = `
  * event to event: stream and type as small integers (interned in `event_streams`/`event_types`),
  * the event id as 16 bytes, `occurred_at` as milliseconds before `recorded_at` (NULL when equal;
  * text when it is not in canonical form), and the metadata only when it differs from its
- * commit's. One `event_commits` row per append carries recorded_at (epoch ms) and the metadata
- * the append's events share, without occurred_at; its id is the position of the append's first
- * event, so an event finds its commit as the nearest commit at or below its position. `data`
+ * commit's. One `event_commits` row per append (or per run of appends: shared commits, below)
+ * carries recorded_at (epoch ms) and the metadata the append's events share, without
+ * occurred_at; its id is the position of the append's first event, so an event finds its commit
+ * as the nearest commit at or below its position. `data`
  * stays JSON text. Positions continue those of the first layout (sqlite_sequence). `hash` is the
  * event's link in its stream's hash chain (metadata.hash, 32 bytes instead of 64 hex characters
  * in the metadata JSON; NULL for events appended before chaining, docs/audit.md).
