@@ -8,7 +8,8 @@ import { loadStream } from '../../platform/es/stream-command.js';
 import { incidentStreamId, type IncidentEvent } from '../domain/events.js';
 import { evolve, initialState, type Incident, type IncidentState } from '../domain/incident.js';
 import type { StatusFact } from '../domain/validation.js';
-import { ENDPOINTS, MONITORING_VIEW, PROJECTS } from '../../monitoring/views/monitoring/view.js';
+import { ENDPOINTS, PROJECTS } from '../../monitoring/views/monitoring/view.js';
+import { monitoringRow } from '../../monitoring/views/monitoring/queries.js';
 import { teamIncidentStatuses } from '../../tenancy/views/tenancy/queries.js';
 
 /** The aggregate as runStreamCommand and loadStream need it. */
@@ -89,9 +90,10 @@ export class MonitoringFacts {
     return result;
   }
 
+  /** The row through monitoring's shared cache of its rows (read on every create, rarely changed). */
   private async viewDoc(collection: typeof PROJECTS | typeof ENDPOINTS, id: number): Promise<Doc | null> {
     try {
-      return await this.platform.reader.get(MONITORING_VIEW, collection, id);
+      return (await monitoringRow(this.platform.reader, collection, id)) as unknown as Doc | null;
     } catch {
       return null;
     }

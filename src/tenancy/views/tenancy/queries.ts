@@ -4,6 +4,7 @@ import { PLATFORM, type Platform } from '../../../platform/platform.js';
 import type { SortDirection } from '../../../platform/read-store/read-store.port.js';
 import type { Role, Scope } from '../../../platform/http/route-auth.js';
 import type { TeamView } from '../../application/tenancy.commands.js';
+import { ViewCache } from '../../../platform/projections/view-cache.js';
 import type { ViewReader } from '../../../platform/projections/views.js';
 import { INCIDENT_STATUSES, type IncidentStatusDoc, type TeamDoc, TEAMS, TENANCY_VIEW, type TokenDoc, TOKENS } from './view.js';
 
@@ -12,10 +13,18 @@ export async function teamExists(reader: ViewReader, teamId: number): Promise<bo
   return (await reader.get(TENANCY_VIEW, TEAMS, teamId)) !== null;
 }
 
-/** The team's incident statuses, id ascending. */
+const statusLists = new WeakMap<ViewReader, ViewCache<IncidentStatusDoc[]>>();
+
+/**
+ * The team's incident statuses, id ascending: read on every incident create, and changed only
+ * by a status edit, so kept per reader while the collection's stamp holds (a status written by
+ * any process is seen by the next read). The list is shared: callers never mutate it.
+ */
 export async function teamIncidentStatuses(reader: ViewReader, teamId: number): Promise<IncidentStatusDoc[]> {
-  const docs = await reader.find(TENANCY_VIEW, INCIDENT_STATUSES, { filter: { team_id: teamId }, sort: [['id_num', 'asc']] });
-  return docs as unknown as IncidentStatusDoc[];
+  let cache = statusLists.get(reader);
+  if (!cache) statusLists.set(reader, (cache = new ViewCache(reader, TENANCY_VIEW, INCIDENT_STATUSES, { capacity: 1_000 })));
+  const load = async () => (await reader.find(TENANCY_VIEW, INCIDENT_STATUSES, { filter: { team_id: teamId }, sort: [['id_num', 'asc']] })) as unknown as IncidentStatusDoc[];
+  return (await cache.get(String(teamId), load)) ?? [];
 }
 
 const TEAM_SORT: Array<[string, SortDirection]> = [['team_id', 'asc']];
