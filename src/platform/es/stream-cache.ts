@@ -32,7 +32,10 @@ export class StreamCache<S> {
   /** The stream folded up to its current end. */
   async load(streamId: string): Promise<CachedStream<S>> {
     const cached = this.entries.get(streamId) ?? (this.seed ? await this.seed(streamId) : { state: this.initial(), revision: -1 });
-    const events = await this.store.readStream(streamId, cached.revision >= 0 ? { fromRevision: cached.revision + 1 } : undefined);
+    // Always from a revision, 0 for a stream not seen yet: the same events, and a store that
+    // knows the stream's head (SQLite) answers a stream that does not exist (a team with no
+    // maintenance window, asked about on every check) without a query.
+    const events = await this.store.readStream(streamId, { fromRevision: cached.revision + 1 });
     let { state, revision } = cached;
     for (const event of events) {
       if (event.revision <= revision) continue;
