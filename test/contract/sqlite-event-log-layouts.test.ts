@@ -173,16 +173,16 @@ describe('SQLite event log in the compact layout', () => {
   it('drops a commit once retention removed all of its events, and keeps those still referred to', async () => {
     const file = join(temp.path, 'events.sqlite');
     const store = new SqliteEventStore(file);
-    // Three kinds of metadata: three commits (appends with the same metadata could share one).
+    // Three appends of several events with other metadata: three commits (see the shared commits below).
     await store.append('s', [{ type: 'Check', data: { n: 0 } }, { type: 'Check', data: { n: 1 } }], { expectedRevision: 'no_stream', });
     await store.append('s', [{ type: 'Check', data: { n: 2 }, metadata: { actor: 'a' } }, { type: 'Keep', data: { n: 3 }, metadata: { actor: 'a' } }], { expectedRevision: 1 });
-    await store.append('s', [{ type: 'Check', data: { n: 4 }, metadata: { actor: 'b' } }], { expectedRevision: 3 });
+    await store.append('s', [{ type: 'Check', data: { n: 4 }, metadata: { actor: 'b' } }, { type: 'Keep', data: { n: 5 }, metadata: { actor: 'b' } }], { expectedRevision: 3 });
     const before = await store.readStream('s');
     await store.removeEvents('s', { throughRevision: 3, types: ['Check'] });
     const raw = new Database(file, { readonly: true });
     expect(raw.prepare('SELECT id FROM event_commits ORDER BY id').pluck().all()).toEqual([3, 5]);
     raw.close();
-    expect(serialised(await store.readStream('s'))).toEqual(serialised([before[3], before[4]]));
+    expect(serialised(await store.readStream('s'))).toEqual(serialised([before[3], before[4], before[5]]));
     await store.close();
   });
 
@@ -222,7 +222,9 @@ describe('SQLite event log in the compact layout', () => {
     expect(rows[4]).toBe('[1,2]');
     // Records 0 and 3 share a key list: three shapes for the data, and the metadata's.
     expect(raw.prepare('SELECT count(*) FROM event_shapes').pluck().get()).toBe(4);
-    expect((raw.prepare('SELECT metadata FROM event_commits ORDER BY id').pluck().all() as string[])).toEqual([expect.stringMatching(/^\u0001\[/), '{}', expect.stringMatching(/^\u0001\[/), '{}']);
+    // The one-event appends join the first append's commit, each with its own metadata.
+    expect((raw.prepare('SELECT metadata FROM event_commits ORDER BY id').pluck().all() as string[])).toEqual([expect.stringMatching(/^\u0001\[/)]);
+    expect((raw.prepare('SELECT metadata FROM event_log ORDER BY position').pluck().all() as string[])).toEqual([null, expect.stringMatching(/^\u0001\[/), '{}', expect.stringMatching(/^\u0001\[/), '{}']);
     raw.close();
 
     await store.removeEvents('checks-1', { throughRevision: 1, types: ['CheckRecorded'] });
@@ -329,9 +331,9 @@ describe('SQLite event log in the compact layout', () => {
     }
     const raw = new Database(file, { readonly: true });
     expect(raw.prepare('SELECT text FROM event_texts ORDER BY id').pluck().all()).toEqual(['{"actor":"system:prober"}', '{"actor":"token:7"}']);
-    // The prober's 20 appends share one commit (see the next case).
-    const commits = raw.prepare('SELECT metadata FROM event_commits ORDER BY id').pluck().all() as string[];
-    expect(commits).toEqual(['\u00021', expect.stringMatching(/^\u0001\[/), '\u00022']);
+    // All 22 one-event appends share the prober's commit (see the next case); the last two keep their own metadata.
+    expect(raw.prepare('SELECT metadata FROM event_commits ORDER BY id').pluck().all()).toEqual(['\u00021']);
+    expect(raw.prepare('SELECT metadata FROM event_log ORDER BY position').pluck().all().slice(19)).toEqual([null, expect.stringMatching(/^\u0001\[/), '\u00022']);
     raw.close();
     await Promise.all([store.close(), elsewhere.close()]);
   });
@@ -342,7 +344,7 @@ describe('SQLite event log in the compact layout', () => {
     }
   }
 
-  it('lets appends with the same metadata share a commit, each event keeping its own recording time through every read', async () => {
+  it('lets appends with the same metadata, or of one event, share a commit, each event keeping its own recording time and metadata through every read', async () => {
     const file = join(temp.path, 'events.sqlite');
     const store = new SqliteEventStore(file);
     const seen: RecordedEvent[] = [];
@@ -385,11 +387,14 @@ describe('SQLite event log in the compact layout', () => {
     }
     await again.close();
 
-    // Three commits where there were six appends; a joining event keeps its offset from the commit.
+    // Two commits where there were six appends: the two-event append with other metadata starts one,
+    // which the prober's next one-event appends join with their own metadata; each joining event
+    // keeps its offset from the commit.
     const raw = new Database(file, { readonly: true });
     const commits = raw.prepare('SELECT id, recorded_at FROM event_commits ORDER BY id').raw().all() as Array<[number, number]>;
-    expect(commits.map(([id]) => id)).toEqual([1, 5, 7]);
-    expect(raw.prepare('SELECT event_id FROM event_log ORDER BY position').pluck().all()).toEqual([0, times[1] - times[0], times[2] - times[0], times[3] - times[0], 0, 0, 0, times[7] - times[6]]);
+    expect(commits.map(([id]) => id)).toEqual([1, 5]);
+    expect(raw.prepare('SELECT event_id FROM event_log ORDER BY position').pluck().all()).toEqual([0, times[1] - times[0], times[2] - times[0], times[3] - times[0], 0, 0, times[6] - times[4], times[7] - times[4]]);
+    expect(raw.prepare('SELECT metadata FROM event_log ORDER BY position').pluck().all()).toEqual([null, null, null, null, null, null, '\u00021', '\u00021']);
     raw.close();
 
     // Retention: the commit stays while any of its events does.
@@ -399,7 +404,7 @@ describe('SQLite event log in the compact layout', () => {
     await store.removeEvents('checks-2', { throughRevision: 0, types: ['CheckRecorded'] });
     await store.removeEvents('checks-3', { throughRevision: 0, types: ['CheckRecorded'] });
     const after = new Database(file, { readonly: true });
-    expect(after.prepare('SELECT id FROM event_commits ORDER BY id').pluck().all()).toEqual([5, 7]);
+    expect(after.prepare('SELECT id FROM event_commits ORDER BY id').pluck().all()).toEqual([5]);
     after.close();
     expect(serialised(await store.readAll({ maxCount: 100 }))).toEqual(serialised([events[4], events[5], events[7]]));
     await store.close();

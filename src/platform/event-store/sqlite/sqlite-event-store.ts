@@ -83,11 +83,14 @@ export const SQLITE_EVENTS_SCHEMA = `
  * 16 stored bytes. A version that predates this reads neither form: it fails on the 0 and on
  * U+0002 instead of reading something else.
  *
- * Shared commits (issue 31): an append whose stored commit metadata is that of the log's last
- * commit, recorded at most SHARED_COMMIT_MS after it, adds no commit row of its own: its events
- * join that commit, and `event_id` holds their recorded_at as milliseconds after the commit's
- * (still a derived id; 0 when equal). A probed check's append, one event with the prober's
- * interned metadata, then costs a one- or two-byte integer instead of an 18-byte commit row. Reads
+ * Shared commits (issue 31): an append recorded at most SHARED_COMMIT_MS after the log's last
+ * commit adds no commit row of its own when its stored commit metadata is that commit's, or when
+ * it is a single event (whose metadata then goes in its own `metadata` column, as an event's
+ * that differs from its commit's always does): its events join that commit, and `event_id`
+ * holds their recorded_at as milliseconds after the commit's (still a derived id; 0 when equal).
+ * A probed check's append, one event with the prober's interned metadata, then costs a one- or
+ * two-byte integer instead of an 18-byte commit row, and the id reservations and alert signals
+ * between checks no longer start commits of their own. Reads
  * give the same events as with a commit row per append (nothing reads commit boundaries). A
  * version that predates this fails on an `event_id` other than 0 ("unknown event id form").
  */
@@ -564,10 +567,13 @@ export class SqliteEventStore implements EventStore {
       },
     };
     const storedCommitMetadata = storeMetadata(stored[0]);
-    // Joins the log's last commit when it has the same metadata and is recent enough (see the layout).
+    // Joins the log's last commit when it is recent enough and has the same metadata, or the
+    // append is a single event (which then keeps its own metadata in its row; see the layout).
     const lastCommit = this.statement('SELECT recorded_at, metadata FROM event_commits ORDER BY id DESC LIMIT 1').get() as { recorded_at: number; metadata: string } | undefined;
     const sinceLastCommit = lastCommit === undefined ? -1 : now.getTime() - lastCommit.recorded_at;
-    const sharesCommit = lastCommit !== undefined && lastCommit.metadata === storedCommitMetadata && sinceLastCommit >= 0 && sinceLastCommit <= SHARED_COMMIT_MS;
+    const sameMetadata = lastCommit !== undefined && lastCommit.metadata === storedCommitMetadata;
+    const sharesCommit = lastCommit !== undefined && (sameMetadata || events.length === 1) && sinceLastCommit >= 0 && sinceLastCommit <= SHARED_COMMIT_MS;
+    const ownMetadata = sharesCommit && !sameMetadata ? storedCommitMetadata : null;
     const storedEventId = sharesCommit ? BigInt(sinceLastCommit) : DERIVED_ID_STORED;
     const insert = this.statement(
       // The chain hash is bound as its hex text and stored as its 32 bytes: SQLite decodes it.
@@ -591,7 +597,7 @@ export class SqliteEventStore implements EventStore {
         event.schemaVersion ?? 1,
         storedEventId,
         occurredAt === lastOccurredAt ? lastStoredOccurredAt : (lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = occurredAt), recordedAt, now.getTime())),
-        shared === commitMetadata ? null : storeMetadata(stored[i]),
+        shared !== commitMetadata ? storeMetadata(stored[i]) : ownMetadata,
         data,
         hash,
       );
