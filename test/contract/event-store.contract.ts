@@ -229,6 +229,24 @@ export function eventStoreContract(
       expect(afterFirst.map((e) => e.id)).not.toContain(ours[0].id);
     });
 
+    it('gives each event of a global page the metadata of its own append, wherever the page starts', async () => {
+      const start = await store.headPosition();
+      const [a, b] = [stream('meta-a'), stream('meta-b')];
+      const three = (tag: string) => [0, 1, 2].map((n) => ({ type: 'Tagged', data: { tag, n }, metadata: { actor: `system:${tag}`, correlation_id: `c-${tag}` } }));
+      await store.append(a, three('first'), { expectedRevision: 'no_stream' });
+      await store.append(b, [{ type: 'Own', data: {}, metadata: { actor: 'token:own', request_id: 'r-own' } }], { expectedRevision: 'no_stream' });
+      await store.append(a, three('second'), { expectedRevision: 2 });
+      const expected = [...(await store.readStream(a)).slice(0, 3), ...(await store.readStream(b)), ...(await store.readStream(a)).slice(3)];
+
+      for (const pageSize of [1, 2, 4, 7]) {
+        const ours = (await readAllPaged(store, start, pageSize)).flat().filter((e) => e.streamId === a || e.streamId === b);
+        expect(ours.map((e) => ({ id: e.id, metadata: e.metadata, recordedAt: e.recordedAt, data: e.data }))).toEqual(
+          expected.map((e) => ({ id: e.id, metadata: e.metadata, recordedAt: e.recordedAt, data: e.data })),
+        );
+      }
+      expect(expected.map((e) => e.metadata.actor)).toEqual(['system:first', 'system:first', 'system:first', 'token:own', 'system:second', 'system:second', 'system:second']);
+    });
+
     it('reports the newest position as head', async () => {
       const id = stream('head');
       await store.append(id, [{ type: 'A', data: {} }], { expectedRevision: 'no_stream' });

@@ -212,6 +212,21 @@ const COMPACT_SELECT = `
   JOIN event_types t ON t.id = e.type
   JOIN event_commits c ON c.id = (SELECT id FROM event_commits WHERE id <= e.position ORDER BY id DESC LIMIT 1)`;
 
+/** `readCompactPage`'s event rows: COMPACT_SELECT's columns up to `hash`, as arrays. */
+const PAGE_SELECT = `
+  SELECT e.position, s.name, e.revision, t.name, e.schema_version, e.event_id, e.occurred_at, e.metadata, e.data, e.hash
+  FROM event_log e
+  JOIN event_streams s ON s.id = e.stream
+  JOIN event_types t ON t.id = e.type
+  WHERE e.position > ? ORDER BY e.position LIMIT ?`;
+type PageRow = [position: number, streamId: string, revision: number, type: string, schemaVersion: number, eventId: Buffer | string | number, occurredAt: number | string | null, metadata: string | null, data: string, hash: Buffer | null];
+
+/** The commits of the events from the first position to the last: the one at or below the first, and every later one up to the last. */
+const PAGE_COMMITS = `
+  SELECT id, recorded_at, metadata FROM event_commits
+  WHERE id >= (SELECT coalesce(max(id), 0) FROM event_commits WHERE id <= ?) AND id <= ? ORDER BY id`;
+type CommitRow = [id: number, recordedAt: number, metadata: string];
+
 /**
  * Appends made through any instance in this process wake that file's subscriptions at once;
  * other processes' appends are found by polling.
@@ -277,6 +292,7 @@ export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<SqliteSubscription>();
   private closed = false;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly rawStatements = new Map<string, Database.Statement>();
   private readonly recent: RecentEvents;
   /** `PRAGMA data_version` when `recent` last reached the head: unchanged means no other connection has appended since. */
   private recentDataVersion: number | null = null;
@@ -683,8 +699,42 @@ export class SqliteEventStore implements EventStore {
     const from = after ?? 0;
     const old = this.legacyHead !== null && from < this.legacyHead ? (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(from, maxCount) as LegacyRow[]).map(fromLegacyRow) : [];
     if (old.length >= maxCount) return old;
-    const compact = this.statement(`${COMPACT_SELECT} WHERE e.position > ? ORDER BY e.position LIMIT ?`).all(from, maxCount - old.length) as CompactRow[];
-    return old.length === 0 ? fromCompactRows(compact, this.forms) : old.concat(fromCompactRows(compact, this.forms));
+    const compact = this.readCompactPage(from, maxCount - old.length);
+    return old.length === 0 ? compact : old.concat(compact);
+  }
+
+  /**
+   * A page of the compact layout: the event rows, then the commits they belong to in one query
+   * (the commit at or below the first position, and every one up to the last), walked beside the
+   * rows. Rows come as arrays: better-sqlite3 builds an object per row otherwise, which cost
+   * about as much as the query. The same events as COMPACT_SELECT gives, at about half the CPU.
+   */
+  private readCompactPage(after: Position, maxCount: number): RecordedEvent[] {
+    const rows = this.rawStatement(PAGE_SELECT).all(after, maxCount) as PageRow[];
+    if (rows.length === 0) return [];
+    const commits = this.rawStatement(PAGE_COMMITS).all(rows[0][0], rows[rows.length - 1][0]) as CommitRow[];
+    const toEvent = compactEvents(this.forms);
+    const events = new Array<RecordedEvent>(rows.length);
+    let next = 0;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      const position = row[0];
+      while (next < commits.length && commits[next][0] <= position) next++;
+      if (next === 0) throw new Error(`The event log holds no commit for the event at position ${position}`);
+      const commit = commits[next - 1];
+      events[i] = toEvent(position, row[1], row[2], row[3], row[4], row[5], row[6], row[7] ?? commit[2], row[8], row[9], commit[1]);
+    }
+    return events;
+  }
+
+  /** A cached statement returning each row as an array of its columns. */
+  private rawStatement(sql: string): Database.Statement {
+    let stmt = this.rawStatements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql).raw(true);
+      this.rawStatements.set(sql, stmt);
+    }
+    return stmt;
   }
 
   /**
@@ -882,39 +932,59 @@ function fromLegacyRow(row: LegacyRow): RecordedEvent {
   };
 }
 
-/**
- * Turns compact rows into events. The events of one commit share its metadata text and
- * recorded_at: each is parsed or formatted once per page.
- */
+/** Turns compact rows into events. */
 function fromCompactRows(rows: CompactRow[], forms: StoredForms): RecordedEvent[] {
+  const toEvent = compactEvents(forms);
+  return rows.map((row) =>
+    toEvent(row.position, row.stream_id, row.revision, row.type, row.schema_version, row.event_id, row.occurred_at, row.metadata ?? row.commit_metadata, row.data, row.hash, row.recorded_at),
+  );
+}
+
+/**
+ * Builds the events of one read from their stored columns (`metadata`: the event's own, else its
+ * commit's). The events of one commit share its metadata text and recorded_at: each is parsed or
+ * formatted once per run of events that share it.
+ */
+function compactEvents(forms: StoredForms) {
   let metadataText: string | null = null;
   let metadata: Partial<EventMetadata> = {};
   let recordedMs = Number.NaN;
   let recordedAt = '';
-  return rows.map((row) => {
-    const text = row.metadata ?? row.commit_metadata;
-    if (text !== metadataText) {
-      metadataText = text;
-      metadata = parseStored(text, forms) as Partial<EventMetadata>;
+  return (
+    position: number,
+    streamId: string,
+    revision: number,
+    type: string,
+    schemaVersion: number,
+    eventId: Buffer | string | number,
+    occurredAt: number | string | null,
+    metadataStored: string,
+    data: string,
+    hash: Buffer | null,
+    recordedAtMs: number,
+  ): RecordedEvent => {
+    if (metadataStored !== metadataText) {
+      metadataText = metadataStored;
+      metadata = parseStored(metadataStored, forms) as Partial<EventMetadata>;
     }
     // An event that joined an earlier append's commit was recorded `event_id` ms after it.
-    const ms = typeof row.event_id === 'number' ? row.recorded_at + row.event_id : row.recorded_at;
+    const ms = typeof eventId === 'number' ? recordedAtMs + eventId : recordedAtMs;
     if (ms !== recordedMs) {
       recordedMs = ms;
       recordedAt = new Date(recordedMs).toISOString();
     }
     return {
-      id: uuidText(row.event_id, row.position, forms.idHead),
-      streamId: row.stream_id,
-      type: row.type,
-      schemaVersion: row.schema_version,
-      data: parseStored(row.data, forms),
-      metadata: withHash(joinMetadata(metadata, readOccurredAt(row.occurred_at, recordedMs, recordedAt)), row.hash),
-      revision: row.revision,
-      position: row.position,
+      id: uuidText(eventId, position, forms.idHead),
+      streamId,
+      type,
+      schemaVersion,
+      data: parseStored(data, forms),
+      metadata: withHash(joinMetadata(metadata, readOccurredAt(occurredAt, recordedMs, recordedAt)), hash),
+      revision,
+      position,
       recordedAt,
     };
-  });
+  };
 }
 
 /** A stored JSON column: packed records rebuilt with their keys in order, interned texts looked up, anything else parsed. */
