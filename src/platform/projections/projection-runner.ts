@@ -19,6 +19,8 @@ export interface RunnerOptions {
   /** The process's lease keeper (one renewal write for all its leases); made from `coordination` when absent. */
   leases?: LeaseKeeper;
   batchSize?: number;
+  /** Events per batch (one view commit) of a rebuild; `batchSize` when absent. */
+  rebuildBatchSize?: number;
   leaseTtlMs?: number;
   /** How often a live projection looks for a swap made by another process (operator rebuild). */
   pointerCheckMs?: number;
@@ -93,6 +95,7 @@ export class ProjectionRunner {
   /** The log's head when this process started: a processor is live once it has applied it. */
   private startHead: Position | null | undefined;
   private readonly batchSize: number;
+  private readonly rebuildBatchSize: number;
   /** When each live generation last committed its checkpoint, keyed by physical name. */
   private readonly checkpointedAt = new Map<string, number>();
   private readonly leases: LeaseKeeper | null;
@@ -117,6 +120,7 @@ export class ProjectionRunner {
     this.liveCommits = new SharedCommits(views);
     this.byName = new Map(projections.map((p) => [p.name, p]));
     this.batchSize = options.batchSize ?? 500;
+    this.rebuildBatchSize = options.rebuildBatchSize ?? this.batchSize;
     this.progress.setMaxListeners(0);
     this.leases = options.leases ?? (options.coordination ? new LeaseKeeper(options.coordination, options.owner, { ttlMs: options.leaseTtlMs, logger: options.logger }) : null);
   }
@@ -538,12 +542,9 @@ export class ProjectionRunner {
       let applied = 0;
       const head = () => this.events.headPosition();
       onProgress?.({ name, applied, position: null, head: await head() });
-      await this.follow(projection, generation, {
-        until: head,
-        onBatch: async (count, position) => {
-          applied += count;
-          onProgress?.({ name, applied, position, head: await head() });
-        },
+      await this.replay(projection, generation, async (count, position) => {
+        applied += count;
+        onProgress?.({ name, applied, position, head: await head() });
       });
       await this.views.commit([this.registry.pointerWrite({ name, version: projection.version, generation })]);
       this.options.logger.info({ projection: name, generation, applied }, 'projection rebuilt and swapped in');
@@ -552,6 +553,31 @@ export class ProjectionRunner {
     } finally {
       await this.leases?.release(`projection-rebuild:${name}`).catch(() => undefined);
     }
+  }
+
+  /**
+   * A rebuild's pass over the log: a page at a time (`readAll`), each page one batch whose view
+   * writes commit with its checkpoint, fenced like a live batch, until the page that reaches the
+   * head as it stands then. No subscription and no gathering: those serve a live projection
+   * waiting for the next append, and cost a promise and an async step per event. A rebuild
+   * stopped part-way leaves a checkpoint its generation's views agree with.
+   */
+  private async replay(projection: Projection, generation: number, onBatch: (count: number, position: Position) => void): Promise<void> {
+    let stored = (await this.registry.checkpoint(projection.name, generation)).position;
+    let target = await this.events.headPosition();
+    while (target !== null && (stored === null || stored < target)) {
+      if (this.stopping) throw new Stopped();
+      const page = await this.events.readAll({ after: stored, maxCount: this.rebuildBatchSize });
+      // Only events readAll leaves out (another store's system events) lie between here and the head.
+      if (page.length === 0) break;
+      const { position } = await this.applyBatch(projection, generation, page, false, stored);
+      stored = position;
+      onBatch(page.length, position);
+      // SQLite work is synchronous: a turn of the event loop between batches keeps the process answering.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (position >= target) target = await this.events.headPosition();
+    }
+    if (this.stopping) throw new Stopped();
   }
 
   private async highestGeneration(name: string): Promise<number> {
