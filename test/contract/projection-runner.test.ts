@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { SqliteCoordinationStore } from '../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { silentLogger } from '../../src/platform/logging/logger.js';
@@ -174,6 +175,33 @@ describe('projection runner', () => {
     await new ReadYourWrites(new ViewReader(views, 0), upgraded).waitFor((await events.headPosition())!, ['totals']);
     expect(await totalOf('a')).toBe(10);
     expect((await upgraded.status())[0]).toMatchObject({ version: 2, activeVersion: 2, generation: 2, lag: 0 });
+  });
+
+  it('rebuilds a view whose handler queries it by an indexed field mid-rebuild, and swaps it in with its indexes', async () => {
+    /** Numbers each stream's events 1, 2, ... by finding the stream's latest entry through the index. */
+    const numbered = defineProjection({
+      name: 'numbered',
+      version: 1,
+      collections: [{ name: 'entries', indexes: [{ fields: ['stream', 'n'] }] }],
+      handlers: {
+        Added: async (event, views) => {
+          const [latest] = await views.find('entries', { filter: { stream: event.streamId }, sort: [['n', 'desc']], limit: 1 });
+          views.put('entries', { id: event.id, stream: event.streamId, n: Number(latest?.n ?? 0) + 1 });
+        },
+      },
+    });
+    for (let i = 0; i < 12; i++) await events.append(`s-${i % 3}`, [{ type: 'Added', data: { n: i } }], { expectedRevision: 'any' });
+    const rebuilder = new ProjectionRunner(events, views, [numbered], { owner: 'rebuilder', logger: silentLogger, dropDelayMs: 0, rebuildBatchSize: 5 });
+    runners.push(rebuilder);
+    const { generation, applied } = await rebuilder.rebuild('numbered');
+
+    expect(applied).toBe(12);
+    const entries = await new ViewReader(views, 0).find('numbered', 'entries', { sort: [['stream', 'asc'], ['n', 'asc']] });
+    expect(entries.map((e) => `${e.stream}:${e.n}`)).toEqual(['s-0', 's-1', 's-2'].flatMap((s) => [1, 2, 3, 4].map((n) => `${s}:${n}`)));
+    const file = new Database(join(dir.path, 'views.sqlite'), { readonly: true });
+    const indexes = file.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?`).pluck().all(`c_p__numbered__g${generation}__entries`);
+    file.close();
+    expect(indexes).toContain(`ix_p__numbered__g${generation}__entries__stream__n`);
   });
 
   it('keeps serving the old generation during an operator rebuild, and the live runner follows the swap', async () => {

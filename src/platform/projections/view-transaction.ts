@@ -22,6 +22,8 @@ export class BatchViewTransaction implements ViewTransaction {
   constructor(
     private readonly store: ReadStore,
     private readonly resolve: (collection: string) => string,
+    /** Called with the (logical) collection before each query of it (a rebuild builds the collection's indexes then). */
+    private readonly beforeFind?: (collection: string) => Promise<void>,
   ) {}
 
   private pendingOf(physical: string): Map<string, Doc | null> {
@@ -43,6 +45,7 @@ export class BatchViewTransaction implements ViewTransaction {
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
     const physical = this.resolve(collection);
+    await this.beforeFind?.(collection);
     const docs = this.pendingOf(physical);
     const limit = query.limit ?? Number.MAX_SAFE_INTEGER;
     const committed = await this.committedFind(physical, { ...query, limit: query.limit === undefined ? undefined : limit + docs.size });
