@@ -69,6 +69,7 @@ describe('projection runner crash safety', () => {
           'src/platform/projections/projection-runner.ts',
           'src/platform/projections/registry.ts',
           'src/platform/projections/batches.ts',
+          'src/platform/projections/shared-commits.ts',
           'src/platform/projections/doc-matching.ts',
           'src/platform/projections/view-transaction.ts',
           'src/platform/deep-freeze.ts',
