@@ -25,6 +25,8 @@ const BIG_INCIDENT_EVENTS = 5_000;
 /** Checks linked to an incident before the long-outage figure (issue 12 item 3): a week at one failing check every 30 s (quick: a day and a half). */
 const LONG_OUTAGE_CHECKS = 20_160;
 const LONG_OUTAGE_CHECKS_QUICK = 5_000;
+/** Slices of the hot-incident figure, alternating the fresh incident and the big one. */
+const HOT_SLICES = 8;
 /** Incidents the spread comment figure writes to; each client keeps to its own share. */
 const COMMENT_INCIDENTS = 200;
 const RATE_LIMIT_PER_MINUTE = 1_000_000;
@@ -90,7 +92,9 @@ function combined(a: LoadResult, b: LoadResult): LoadResult {
   const seconds = a.seconds + b.seconds;
   const ok = a.ok + b.ok;
   const cpuMs = a.cpuMs !== undefined && b.cpuMs !== undefined ? a.cpuMs + b.cpuMs : undefined;
-  return { ...a, ok, seconds, perSecond: ok / seconds, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), cpuMs };
+  const failures = { ...a.failures };
+  for (const [key, count] of Object.entries(b.failures)) failures[key] = (failures[key] ?? 0) + count;
+  return { ...a, ok, seconds, perSecond: ok / seconds, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), failures, cpuMs };
 }
 
 /** Successful operations per CPU second: on a shared machine, what the work costs rather than how fast it got done. */
@@ -553,13 +557,17 @@ const incidentsBench: BenchModule = {
       const big = (await call(service.base, p.token, 'POST', INCIDENTS, { project_id: p.projectId, title: 'Big incident' })).id as number;
       log(`seeding incident ${big} with ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} comments`);
       await seedComments(pool, p.token, big, BIG_INCIDENT_EVENTS);
-      log(`comment add, all clients on a fresh incident vs one holding ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} events: ${seconds} s each, in interleaved halves`);
-      const freshFirst = await drive(pool, p.token, seconds / 2, hotComments(fresh));
-      const bigFirst = await drive(pool, p.token, seconds / 2, hotComments(big));
-      const freshSecond = await drive(pool, p.token, seconds / 2, hotComments(fresh));
-      const bigSecond = await drive(pool, p.token, seconds / 2, hotComments(big));
-      hotFresh = combined(freshFirst, freshSecond);
-      hotBig = combined(bigFirst, bigSecond);
+      log(`comment add, all clients on a fresh incident vs one holding ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} events: ${seconds} s each, in ${HOT_SLICES} interleaved slices`);
+      // Slices in the order fresh, big, big, fresh, ...: a load that rises or falls during the
+      // figure weighs on both alike (two halves let a swing of the shared machine decide the ratio).
+      const slices: Record<'fresh' | 'big', LoadResult[]> = { fresh: [], big: [] };
+      for (let slice = 0; slice < HOT_SLICES; slice++) {
+        for (const which of slice % 2 === 0 ? (['fresh', 'big'] as const) : (['big', 'fresh'] as const)) {
+          slices[which].push(await drive(pool, p.token, seconds / HOT_SLICES, hotComments(which === 'fresh' ? fresh : big)));
+        }
+      }
+      hotFresh = slices.fresh.reduce(combined);
+      hotBig = slices.big.reduce(combined);
 
       log(`baseline, second half: raw appends, ${CLIENTS} appenders, ${seconds / 2} s`);
       raw = combined(rawFirst, await rawAppendsTimed(rawStore, seconds / 2, 'second'));
@@ -627,8 +635,8 @@ const incidentsBench: BenchModule = {
         `Baseline: the SQLite event-store adapter (SqliteEventStore, not raw better-sqlite3) in the bench process, ${CLIENTS} concurrent appenders, each appending one event to its own stream with its exact expected revision; measured in two halves, before and after the HTTP figures, to share the machine's noise: ${Math.round(raw.perSecond).toLocaleString('en-US')} appends/s, p99 ${round(raw.p99)} ms. Ratio = commands/s / appends/s.`,
         `Failed answers: create ${failuresText(create)}; spread comments ${failuresText(spread)}; one incident ${failuresText(hot)}. Medians: create ${round(create.p50)} ms, spread comments ${round(spread.p50)} ms, one incident ${round(hot.p50)} ms.`,
         `Where the time goes (same commands in-process through Fastify inject, one at a time, steps timed): create ${perCommand(profile.create)}; comment add ${perCommand(profile.comment)}.`,
-        `Each command appends to its incident stream and takes an id from a sequence stream (\`sequence-incident\`, \`sequence-comment\`); the allocator gathers the requests of one sequence until the end of the event loop's turn and reserves them with one append, handed out in order: here ${reservations.incident.appends.toLocaleString('en-US')} appends reserved ${reservations.incident.ids.toLocaleString('en-US')} incident ids and ${reservations.comment.appends.toLocaleString('en-US')} appends ${reservations.comment.ids.toLocaleString('en-US')} comment ids over the whole run. A command also reads the events of the incident stream since the process last folded it (usually none), looks up views (token, statuses, project and endpoint), and waits until the incidents view has the event (read-your-writes: the runner cuts its gathering for a position a writer waits on, and the writer reads the runner's applied position, not the store). Only the projections that handle an event's type are woken by it; the incidents view commits its change with its checkpoint: that is the read-store commit count above. All of it shares one event loop and synchronous SQLite, so at ${CLIENTS} clients throughput is bounded by that CPU work, not by waiting; a raw append is a single small SQLite transaction in a process doing nothing else. The CPU-second figures divide the successful commands by the service process's CPU time (/proc) over the same seconds, and the raw appends by the bench process's: on a shared machine they say what a command costs where the rates say how fast it got done.`,
-        `One incident for all clients: a command folds the incident's stream forward from this process's cache (it reads only the events since the last command) and the view writes the incident's small head and the one comment, so a command costs the same on an incident holding ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} events (seeded with comments through the API) as on a fresh one; both measured in interleaved halves. Concurrent appends to the one stream conflict, fold on and decide again (a command that conflicts 8 times answers 409 concurrent_update, counted under failed answers). Failed answers: fresh ${failuresText(hotFresh)}; big ${failuresText(hotBig)}.`,
+        `Each command appends to its incident stream and takes an id from a sequence stream (\`sequence-incident\`, \`sequence-comment\`); the allocator gathers the requests of one sequence from the end of the event loop's turn until its reservation's turn on the sequence stream begins, and reserves them with one append, handed out in order: here ${reservations.incident.appends.toLocaleString('en-US')} appends reserved ${reservations.incident.ids.toLocaleString('en-US')} incident ids and ${reservations.comment.appends.toLocaleString('en-US')} appends ${reservations.comment.ids.toLocaleString('en-US')} comment ids over the whole run. A command also reads the events of the incident stream since the process last folded it (usually none), looks up views (token, statuses, project and endpoint), and waits until the incidents view has the event (read-your-writes: the runner cuts its gathering for a position a writer waits on, and the writer reads the runner's applied position, not the store). Only the projections that handle an event's type are woken by it; the incidents view commits its change with its checkpoint: that is the read-store commit count above. All of it shares one event loop and synchronous SQLite, so at ${CLIENTS} clients throughput is bounded by that CPU work, not by waiting; a raw append is a single small SQLite transaction in a process doing nothing else. The CPU-second figures divide the successful commands by the service process's CPU time (/proc) over the same seconds, and the raw appends by the bench process's: on a shared machine they say what a command costs where the rates say how fast it got done.`,
+        `One incident for all clients: a command folds the incident's stream forward from this process's cache (it reads only the events since the last command) and the view writes the incident's small head and the one comment, so a command costs the same on an incident holding ${BIG_INCIDENT_EVENTS.toLocaleString('en-US')} events (seeded with comments through the API) as on a fresh one; both measured in ${HOT_SLICES} interleaved slices each (fresh, big, big, fresh, ...). This process's commands on the one stream take turns, each from its load to its append, so they decide on each other's results instead of conflicting; an append another process got in first is refused, and the command folds on and decides again (a command refused 8 times answers 409 concurrent_update, counted under failed answers). Failed answers: fresh ${failuresText(hotFresh)}; big ${failuresText(hotBig)}.`,
         `Long outage: in-process (the service's platform with its projection runner, embedded SQLite), ${outageChecks.toLocaleString('en-US')} failing checks linked first to one incident, then links to it and to a fresh incident timed in interleaved halves (${outage.fresh.links + outage.long.links} links), each round ending when the incidents view has every link. A link is what the automatic-incident reactor does per failing check: fold the incident stream forward (StreamCache), decide link_check (an O(1) "already linked?" lookup), append one event; the view writes the head and one check document.`,
       ],
     };
