@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { chainedEventStore } from '../../src/platform/event-store/chained-event-store.js';
+import { chainedFieldsOf, chainOf } from '../../src/platform/event-store/chain.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
 
 /** The first layout, as `git show main:src/platform/event-store/sqlite/sqlite-event-store.ts` created it. */
@@ -431,5 +433,22 @@ describe('SQLite event log in the compact layout', () => {
     const commit3 = Date.parse(events[2].recordedAt);
     expect(Date.parse(events[3].recordedAt)).toBe(commit3 + offset);
     await store.close();
+  });
+  it("stores each chained event's hash as its 32 bytes, out of the metadata JSON, and reads it back as the chain computes it", async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = chainedEventStore(new SqliteEventStore(file));
+    const batch = [0, 1, 2].map((n) => ({ type: 'CheckRecorded', data: { status: 200, endpoint_id: n }, metadata: { actor: 'system:prober', request_id: `req-${n}` } }));
+    await store.append('checks-1', batch, { expectedRevision: 'no_stream' });
+    await store.append('checks-1', batch.slice(0, 1), { expectedRevision: 2 });
+    const read = await store.readStream('checks-1');
+    expect(read).toHaveLength(4);
+    for (let i = 0; i < read.length; i++) expect(read[i].metadata.hash).toBe(chainOf(read.slice(0, i + 1).map(chainedFieldsOf)));
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    const rows = db.prepare('SELECT typeof(hash) AS kind, hex(hash) AS hex, metadata FROM event_log ORDER BY position').all() as Array<{ kind: string; hex: string; metadata: string | null }>;
+    db.close();
+    expect(rows.map((row) => row.kind)).toEqual(['blob', 'blob', 'blob', 'blob']);
+    expect(rows.map((row) => row.hex.toLowerCase())).toEqual(read.map((event) => event.metadata.hash));
+    for (const row of rows) expect(row.metadata ?? '').not.toContain('hash');
   });
 });

@@ -107,6 +107,7 @@ class ChainedEventStore extends DelegatingEventStore {
         data: event.data,
         metadata: stampedMetadata(event.metadata, occurredAt, hash, i === 0 && head.explicit ? head.hash : undefined),
         packed: event.packed,
+        chainHashed: true,
       };
     });
   }

@@ -54,6 +54,11 @@ export interface NewEvent<T = unknown> {
    * store its values apart from its key list, which it keeps once. Reads return the same data.
    */
   packed?: boolean;
+  /**
+   * `metadata.hash` was computed by the chained store (src/platform/event-store/chain.ts): 64
+   * lowercase hex digits, so an adapter may store it as its 32 bytes without checking its form.
+   */
+  chainHashed?: boolean;
 }
 
 export interface RecordedEvent<T = unknown> {

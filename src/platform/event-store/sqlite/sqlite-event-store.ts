@@ -571,7 +571,7 @@ export class SqliteEventStore implements EventStore {
     if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
     const now = new Date();
     const recordedAt = now.toISOString();
-    const stored = events.map((event) => splitMetadata(event.metadata, recordedAt));
+    const stored = events.map((event) => splitMetadata(event.metadata, recordedAt, event.chainHashed === true));
     const commitMetadata = stored[0].shared;
     const storeMetadata = (split: SplitMetadata) => this.storedMetadata(split, interned);
     // A shape interned by this append is not cached for reads before it commits.
@@ -827,7 +827,7 @@ interface SplitMetadata {
   hash: string | null;
 }
 
-function splitMetadata(input: Partial<EventMetadata> | undefined, now: string): SplitMetadata {
+function splitMetadata(input: Partial<EventMetadata> | undefined, now: string, chainHashed: boolean): SplitMetadata {
   const shared: Partial<EventMetadata> = {};
   if (input) {
     if (input.actor != null) shared.actor = input.actor;
@@ -841,7 +841,9 @@ function splitMetadata(input: Partial<EventMetadata> | undefined, now: string): 
     if (input.prev_hash != null) shared.prev_hash = input.prev_hash;
   }
   const hash = input?.hash;
-  const binary = hash != null && hash.length === 64 && !NOT_HEX.test(hash);
+  // The chained store's own hashes are lowercase hex as computed; any other is checked (a
+  // different form is kept as given in the metadata JSON, so it reads back unchanged).
+  const binary = hash != null && hash.length === 64 && (chainHashed || !NOT_HEX.test(hash));
   if (hash != null && !binary) shared.hash = hash;
   return { shared: JSON.stringify(shared), fields: shared, occurredAt: input?.occurred_at ?? now, hash: binary ? hash : null };
 }
