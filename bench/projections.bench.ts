@@ -41,8 +41,14 @@ async function fillLog(store: SqliteEventStore, total: number): Promise<void> {
   }
 }
 
+/** CPU time of this process (user + system), in microseconds. */
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 /** The floor: the same rows inserted straight into an indexed JSON table, in 500-row transactions. */
-function rawInsertRate(file: string, total: number): number {
+function rawInsertRate(file: string, total: number): { rate: number; cpuPerSecond: number } {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -53,12 +59,14 @@ function rawInsertRate(file: string, total: number): number {
     for (const row of rows) insert.run(String(row.check_id), JSON.stringify(row));
   });
   const started = performance.now();
+  const cpuStarted = cpuMicros();
   for (let start = 0; start < total; start += 500) {
     insertMany(Array.from({ length: Math.min(500, total - start) }, (_, i) => ({ id: String(start + i + 1), ...checkData(start + i) })));
   }
+  const cpu = cpuMicros() - cpuStarted;
   const seconds = (performance.now() - started) / 1000;
   db.close();
-  return total / seconds;
+  return { rate: total / seconds, cpuPerSecond: total / (cpu / 1e6) };
 }
 
 function percentile(values: number[], p: number): number {
@@ -118,7 +126,9 @@ const bench: BenchModule = {
     const runner = new ProjectionRunner(events, views, [checksLikeProjection], { owner: 'bench', logger: silentLogger, batchSize: 500, dropDelayMs: 0 });
     log('rebuilding');
     const started = performance.now();
+    const cpuStarted = cpuMicros();
     const result = await runner.rebuild('bench_checks');
+    const rebuildCpuPerSecond = result.applied / ((cpuMicros() - cpuStarted) / 1e6);
     const rebuildRate = result.applied / ((performance.now() - started) / 1000);
     await runner.stop();
     await views.close();
@@ -130,13 +140,14 @@ const bench: BenchModule = {
     return {
       title: `Projection rebuild over ${total.toLocaleString('en-US')} events (SQLite)`,
       figures: [
-        { name: 'rebuild rate (read log, apply, commit view + checkpoint)', value: rebuildRate, unit: 'events/s', baseline: { name: 'raw better-sqlite3 inserts of the same rows', value: raw }, aim: '>= 0.3' },
+        { name: 'rebuild rate (read log, apply, commit view + checkpoint)', value: rebuildRate, unit: 'events/s', baseline: { name: 'raw better-sqlite3 inserts of the same rows', value: raw.rate }, aim: '>= 0.8' },
+        { name: 'rebuild events per CPU second (this process, user + system)', value: rebuildCpuPerSecond, unit: 'events/CPU s', baseline: { name: 'raw inserts per CPU second', value: raw.cpuPerSecond }, aim: '>= 0.8' },
         { name: 'read-your-writes wait p50 (a write 1 ms after another writer\'s, then the wait)', value: percentile(wait.cut, 50), unit: 'ms', baseline: { name: 'the same with gathering only (the writer does not cut it)', value: percentile(wait.gathered, 50) }, aim: '<= 0.5 ms' },
         { name: 'read-your-writes wait p99', value: percentile(wait.cut, 99), unit: 'ms', baseline: { name: 'gathering only', value: percentile(wait.gathered, 99) } },
       ],
       notes: [
         `Read-your-writes wait: one live projection (the rebuild's) in this process; another writer appends an event the view takes, 1 ms later the command appends its write (inside the gathering interval of the first one's batch), then waits (ReadYourWrites.require) until the view applied it, then 6 ms of quiet. ${wait.cut.length} commands with the writer cutting the runner's 5 ms gathering, ${wait.gathered.length} without (the runner's want() stubbed out), in 8 alternating rounds. An event the view does not take (a command's id append before its write) no longer starts a batch at all: the runner wakes a projection only for its event types.`,
-        'Both sides write the same JSON rows with the same index, 500 rows per transaction, WAL, synchronous=NORMAL. The rebuild also reads every event from the log and commits a checkpoint per batch.'],
+        'Both sides end with the same JSON rows and the same index, 500 rows per transaction, WAL, synchronous=NORMAL. The raw side keeps its index up to date row by row; the rebuild reads every event from the log a page at a time, commits a checkpoint per batch, and builds the view\'s lookup index once the generation is filled (included in its time). The machine may be shared: the CPU figure is the steadier one.'],
     };
   },
 };
