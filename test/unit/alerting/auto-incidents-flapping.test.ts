@@ -22,7 +22,7 @@ describe('automatic incidents of a flapping endpoint', () => {
   let views: MemoryReadStore;
   beforeEach(async () => {
     store = new SqliteEventStore(':memory:');
-    const platform = { events: store, ids: new IdAllocator(store), reader: { find: async () => [], get: async () => null }, logger: silentLogger } as unknown as Platform;
+    const platform = { events: store, ids: new IdAllocator(store), reader: { find: async () => [], get: async () => null, stamps: async () => null }, logger: silentLogger } as unknown as Platform;
     reactor = autoIncidentsReactor(platform);
     views = new MemoryReadStore();
     for (const spec of reactor.collections) await views.ensureCollection(spec);
