@@ -311,23 +311,21 @@ export class ProjectionRunner {
   }
 
   /**
-   * Applies the log to one generation from its checkpoint. Live: until stopped, the pointer moves
-   * away (another process swapped in a rebuild), or the lease is lost. Rebuild: until `until`.
+   * Applies the log live to one generation from its checkpoint: until stopped, the pointer moves
+   * away (another process swapped in a rebuild), or the lease is lost. A rebuild reads pages
+   * instead (`replay`).
    */
   private async follow(
     projection: Projection,
     generation: number,
-    options: { watchPointer?: boolean; leaseName?: string; until?: () => Promise<Position | null>; onBatch?: (n: number, p: Position) => void },
+    options: { watchPointer?: boolean; leaseName?: string },
   ): Promise<void> {
     const { name } = projection;
     const checkpoint = await this.registry.checkpoint(name, generation);
     /** The checkpoint as stored: each commit expects it unchanged, which fences a writer that lost its lease. */
     let stored = checkpoint.position;
-    const live = options.until === undefined;
-    if (live) this.markApplied(name, generation, checkpoint.position);
-    if (live) this.following.add(name);
-    let target = options.until ? await options.until() : null;
-    if (options.until && (target === null || (checkpoint.position ?? -1) >= target)) return;
+    this.markApplied(name, generation, checkpoint.position);
+    this.following.add(name);
 
     const subscription = this.events.subscribeToAll({ after: checkpoint.position });
     const close = () => subscription.close();
@@ -351,36 +349,33 @@ export class ProjectionRunner {
         unflushed = null;
         this.checkpointedAt.set(`${name}#${generation}`, Date.now());
       });
-    const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close, live ? flushIdle : null);
+    const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close, flushIdle);
     /**
-     * Live, the projection is woken only by events it has a handler for: the others are passed
-     * over as they are read, and count as applied once every handled event before them is (their
-     * checkpoint is written when the projection is quiet, as an idle batch's was). A rebuild
-     * takes every event: it ends at a position, whatever its type.
+     * The projection is woken only by events it has a handler for: the others are passed over as
+     * they are read, and count as applied once every handled event before them is (their
+     * checkpoint is written when the projection is quiet, as an idle batch's was).
      */
     let handedOver: Position | null = null;
     let passedOver: Position | null = null;
-    const source = live
-      ? onlyHandled(subscription, projection.handlers, {
-          handed: (position) => {
-            handedOver = position;
-          },
-          passed: (position) => {
-            if (handedOver !== null) {
-              passedOver = position;
-              return;
-            }
-            unflushed = position;
-            this.markApplied(name, generation, position);
-          },
-        })
-      : subscription;
+    const source = onlyHandled(subscription, projection.handlers, {
+      handed: (position) => {
+        handedOver = position;
+      },
+      passed: (position) => {
+        if (handedOver !== null) {
+          passedOver = position;
+          return;
+        }
+        unflushed = position;
+        this.markApplied(name, generation, position);
+      },
+    });
     try {
-      const gatherMs = live ? (this.options.liveGatherMs ?? 5) : 0;
-      for await (const batch of batches(source, { max: this.batchSize, gatherMs, demand: live ? this.demandOf(name) : undefined })) {
-        let { position, committed } = await serially(() => this.applyBatch(projection, generation, batch, live, stored));
+      const gatherMs = this.options.liveGatherMs ?? 5;
+      for await (const batch of batches(source, { max: this.batchSize, gatherMs, demand: this.demandOf(name) })) {
+        let { position, committed } = await serially(() => this.applyBatch(projection, generation, batch, true, stored));
         if (committed) stored = position;
-        if (live && handedOver === position) {
+        if (handedOver === position) {
           // Nothing handled is waiting: what was passed over meanwhile is applied too.
           handedOver = null;
           if (passedOver !== null && passedOver > position) {
@@ -390,25 +385,20 @@ export class ProjectionRunner {
           passedOver = null;
         }
         unflushed = committed ? null : position;
-        if (live) this.markApplied(name, generation, position);
-        options.onBatch?.(batch.length, position);
+        this.markApplied(name, generation, position);
         // SQLite work is synchronous: without a turn of the event loop between batches, catching
         // up on a large import would hold every request of the process until the last batch.
         await new Promise((resolve) => setImmediate(resolve));
-        if (options.until && position >= (target ?? 0)) {
-          target = await options.until();
-          if (target === null || position >= target) break;
-        }
       }
     } finally {
-      if (live) this.following.delete(name);
+      this.following.delete(name);
       clearInterval(watcher);
       this.closers.delete(close);
       await subscription.close();
       // Stopping (or losing the lease) leaves the stored position where this process got, a
       // passed-over tail included, so `projections status` shows no lag that is not there. The
       // write is fenced like a batch's: another holder's progress is never overwritten.
-      if (live) await flushIdle().catch((error) => this.logFlushFailure(name, error));
+      await flushIdle().catch((error) => this.logFlushFailure(name, error));
     }
     if (this.stopping) throw new Stopped();
   }
@@ -429,12 +419,12 @@ export class ProjectionRunner {
     leaseName: string | undefined,
     watchPointer: boolean,
     close: () => Promise<void>,
-    flushIdle: (() => Promise<void>) | null,
+    flushIdle: () => Promise<void>,
   ) {
     const every = Math.min(this.options.pointerCheckMs ?? 1000, (this.options.leaseTtlMs ?? 10_000) / 3);
     return setInterval(async () => {
       try {
-        await flushIdle?.().catch(async (error) => {
+        await flushIdle().catch(async (error) => {
           if (!(error instanceof PreconditionFailedError)) throw error;
           await close(); // applied elsewhere meanwhile: this process lost its lease
         });
