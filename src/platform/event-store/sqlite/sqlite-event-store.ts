@@ -353,6 +353,7 @@ export class SqliteEventStore implements EventStore {
 
   private readonly appendTx: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendedEvents;
   private readonly removeTx: (streamId: string, throughRevision: number, types: string[]) => number;
+  private readonly groupTx: (batch: PendingAppend[], outcomes: Array<AppendedEvents | { error: unknown }>) => void;
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     const inMemory = filePath === ':memory:';
@@ -376,8 +377,18 @@ export class SqliteEventStore implements EventStore {
     // never both pass the check; the busy timeout makes the second one wait instead of failing.
     this.appendTx = this.db.transaction(this.appendInTransaction.bind(this)).immediate;
     this.removeTx = this.db.transaction(this.removeInTransaction.bind(this)).immediate;
+    this.groupTx = this.db.transaction(this.groupInTransaction.bind(this)).immediate;
   }
 
+  /**
+   * Group commit (issue 31): appends made in one turn of the event loop (the probes whose
+   * answers arrived in one poll phase) are written in one SQLite transaction, each in a
+   * savepoint of its own, at the next `setImmediate`. A refused append (wrong revision) rolls
+   * back its savepoint and fails alone; the others commit. Each append resolves only after the
+   * COMMIT, so a caller never sees an append that a crash could take back; when the transaction
+   * as a whole fails, every append in it fails. One append alone in its turn is its own
+   * transaction, as before.
+   */
   async append(
     streamId: string,
     events: NewEvent[],
@@ -385,15 +396,66 @@ export class SqliteEventStore implements EventStore {
   ): Promise<AppendResult> {
     this.assertOpen();
     if (events.length === 0) throw new Error('append needs at least one event');
-    let appended: AppendedEvents;
-    try {
-      appended = this.appendTx(streamId, events, options.expectedRevision);
-    } catch (error) {
-      if (isSqliteCode(error, 'SQLITE_CONSTRAINT_UNIQUE') || isSqliteCode(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) {
-        throw new WrongExpectedRevisionError(streamId, options.expectedRevision, null);
+    return new Promise<AppendResult>((resolve, reject) => {
+      if (this.pending.push({ streamId, events, expected: options.expectedRevision, resolve, reject }) === 1) setImmediate(this.flushPending);
+    });
+  }
+
+  /** Appends waiting for the next group commit, in the order they were made. */
+  private pending: PendingAppend[] = [];
+
+  private readonly flushPending = (): void => {
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    if (batch.length === 1) {
+      const [item] = batch;
+      let appended: AppendedEvents;
+      try {
+        appended = this.appendTx(item.streamId, item.events, item.expected);
+      } catch (error) {
+        item.reject(appendError(error, item));
+        return;
       }
-      throw toStoreError(error);
+      item.resolve(this.committed(item.streamId, appended));
+      return;
     }
+    const outcomes: Array<AppendedEvents | { error: unknown }> = new Array(batch.length);
+    try {
+      this.groupTx(batch, outcomes);
+    } catch (error) {
+      // Nothing of the transaction was committed: names read back inside it may not exist.
+      this.shapeKeys.clear();
+      this.texts.clear();
+      const failure = toStoreError(error);
+      batch.forEach((item, i) => {
+        const outcome = outcomes[i];
+        item.reject(outcome !== undefined && 'error' in outcome ? outcome.error : failure);
+      });
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i];
+      if ('error' in outcome) item.reject(outcome.error);
+      else item.resolve(this.committed(item.streamId, outcome));
+    });
+  };
+
+  /** The appends of one turn, each a savepoint (a nested transaction) of one IMMEDIATE transaction. */
+  private groupInTransaction(batch: PendingAppend[], outcomes: Array<AppendedEvents | { error: unknown }>): void {
+    batch.forEach((item, i) => {
+      try {
+        outcomes[i] = this.appendTx(item.streamId, item.events, item.expected);
+      } catch (error) {
+        outcomes[i] = { error: appendError(error, item) };
+        // SQLite rolled the whole transaction back (disk full, I/O error): none of it commits.
+        if (!this.db.inTransaction) throw error;
+      }
+    });
+  }
+
+  /** After the commit: what this connection remembers of an append, and the signal to subscribers. */
+  private committed(streamId: string, appended: AppendedEvents): AppendResult {
     for (const [kind, name, id] of appended.interned) this.remember(this.internCache(kind), name, id);
     // Our own commits leave data_version as it is: the heads we know stay valid, this one moves.
     if (this.knownHeads.has(streamId)) this.knownHeads.set(streamId, appended.result.nextExpectedRevision);
@@ -557,6 +619,8 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Appends already made are written (or refused) before the connection closes.
+    this.flushPending();
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     this.signal.off('append', this.onAppendElsewhere);
@@ -1006,6 +1070,23 @@ function isSqliteCode(error: unknown, code: string): boolean {
 }
 
 /** Lock timeouts, I/O failures and a closed handle mean the log cannot be reached right now. */
+/** An append waiting for its group commit. */
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+/** What the caller of a failed append is told: a taken revision is a wrong expected revision. */
+function appendError(error: unknown, { streamId, expected }: PendingAppend): unknown {
+  if (isSqliteCode(error, 'SQLITE_CONSTRAINT_UNIQUE') || isSqliteCode(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) {
+    return new WrongExpectedRevisionError(streamId, expected, null);
+  }
+  return toStoreError(error);
+}
+
 function toStoreError(error: unknown): unknown {
   if (error instanceof WrongExpectedRevisionError || error instanceof StoreUnavailableError) return error;
   const code = (error as { code?: unknown } | null)?.code;
