@@ -93,7 +93,7 @@ describe('IdAllocator over the SQLite event store', () => {
     const out = join(temp.path, 'child');
     await transpileForChildProcess(
       process.cwd(),
-      ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts', 'src/platform/deep-freeze.ts', 'src/platform/sqlite-wal.ts', 'src/platform/ids/id-allocator.ts', 'src/platform/es/idempotency-scope.ts', 'src/platform/es/stream-command.ts', 'src/platform/es/command-context.ts', 'src/platform/es/last-event-fold.ts'],
+      ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts', 'src/platform/deep-freeze.ts', 'src/platform/sqlite-wal.ts', 'src/platform/sqlite-thread.ts', 'src/platform/ids/id-allocator.ts', 'src/platform/es/idempotency-scope.ts', 'src/platform/es/stream-command.ts', 'src/platform/es/command-context.ts', 'src/platform/es/last-event-fold.ts'],
       out,
     );
     const script = join(out, 'allocate.js');

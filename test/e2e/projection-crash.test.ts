@@ -57,6 +57,7 @@ describe('projection runner crash safety', () => {
           'src/platform/event-store/event-store.port.ts',
           'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts',
           'src/platform/sqlite-wal.ts',
+          'src/platform/sqlite-thread.ts',
           'src/platform/coordination/lease-keeper.ts',
           'src/platform/coordination/lease-observation.ts',
           'src/platform/read-store/read-store.port.ts',

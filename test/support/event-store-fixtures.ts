@@ -21,7 +21,9 @@ export async function transpileForChildProcess(projectRoot: string, sources: str
     const text = readFileSync(join(projectRoot, source), 'utf8');
     const output = ts.transpileModule(text, {
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-    }).outputText;
+    }).outputText
+      // CommonJS has no import.meta: a module's own URL comes from __filename.
+      .replaceAll('import.meta.url', "require('node:url').pathToFileURL(__filename).href");
     const target = join(outDir, source.replace(/\.ts$/, '.js'));
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, output);

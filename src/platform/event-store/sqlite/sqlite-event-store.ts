@@ -17,7 +17,7 @@ import {
   WrongExpectedRevisionError,
 } from '../event-store.port.js';
 import { RecentEvents } from './recent-events.js';
-import { boundWal } from '../../sqlite-wal.js';
+import { boundWal, type WalKeeper } from '../../sqlite-wal.js';
 
 export interface SqliteEventStoreOptions {
   /** How often a waiting subscription looks for appends made by other processes. */
@@ -162,16 +162,17 @@ function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix
  * (the WAL is written before the commit returns); only an OS crash or power loss can drop the
  * newest commits. FULL (SQLITE_SYNCHRONOUS=FULL) fsyncs every commit and caps appends near
  * the disk's fsync rate (about 300/s here), below what 1,000 endpoints at 1 s need.
+ * `walOffThread`: checkpoints run on a worker thread (see boundWal); the caller closes the keeper.
  */
-export function applySqliteEventLogPragmas(db: Database.Database, busyTimeoutMs: number): void {
+export function applySqliteEventLogPragmas(db: Database.Database, busyTimeoutMs: number, options: { walOffThread?: boolean } = {}): WalKeeper | null {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   // Before the first table is created, so a new file can give pages freed by retention back
   // (PRAGMA incremental_vacuum). A file created without it keeps auto_vacuum = NONE until an
   // operator runs VACUUM once (`npm run retention -- apply --vacuum`).
   db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
-  boundWal(db);
   db.pragma(`synchronous = ${process.env.SQLITE_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL'}`);
+  return boundWal(db, { offThread: options.walOffThread });
 }
 
 /** A row of the first layout (`events`). */
@@ -285,6 +286,8 @@ const MAX_INTERNED = 100_000;
 
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
+  private walKeeper: WalKeeper | null = null;
+  private readonly busyTimeoutMs: number;
   private readonly signalKey: string;
   private readonly signal: EventEmitter;
   private readonly pollIntervalMs: number;
@@ -361,14 +364,16 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 75;
     this.pageSize = options.subscriptionPageSize ?? 500;
     this.recent = new RecentEvents(options.recentEventsKept ?? 2000);
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     try {
       this.db = new Database(filePath);
-      applySqliteEventLogPragmas(this.db, options.busyTimeoutMs ?? 5000);
+      this.walKeeper = applySqliteEventLogPragmas(this.db, this.busyTimeoutMs, { walOffThread: true });
       const { legacy, idPrefix } = ensureCompactSchema(this.db);
       const hex = idPrefix.toString('hex');
       this.forms = { keysOfShape: this.keysOfShape, textOf: this.textOf, idHead: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-` };
       this.legacyHead = legacy ? ((this.db.prepare('SELECT max(position) AS head FROM events').get() as { head: number | null }).head ?? null) : null;
     } catch (error) {
+      void this.walKeeper?.close();
       throw new StoreUnavailableError(`Cannot open the event log at ${filePath}`, { cause: error });
     }
     this.signal = acquireSignal(this.signalKey);
@@ -600,8 +605,10 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     this.query(() => {
       if (this.db.pragma('auto_vacuum', { simple: true }) === 2) this.db.pragma('incremental_vacuum');
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      if (!this.walKeeper) this.db.pragma('wal_checkpoint(TRUNCATE)');
     });
+    // On the checkpoint thread, after its round: two checkpoints at once would leave this one undone.
+    if (this.walKeeper) await this.walKeeper.truncate(this.busyTimeoutMs);
   }
 
   /** Rewrites the whole file once so that it can shrink from now on (auto_vacuum set on an old file). */
@@ -625,6 +632,7 @@ export class SqliteEventStore implements EventStore {
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     this.signal.off('append', this.onAppendElsewhere);
     releaseSignal(this.signalKey);
+    await this.walKeeper?.close();
     this.db.close();
   }
 

@@ -40,7 +40,7 @@ import {
 } from '../read-store-rules.js';
 import { and, filterClause, groupExprs, groupValue, numericExpr, planFind, type SqlFragment, type SqlParam } from './sqlite-query.js';
 import { CollectionLayout, type FieldRef } from './sqlite-layout.js';
-import { boundWal } from '../../sqlite-wal.js';
+import { boundWal, type WalKeeper } from '../../sqlite-wal.js';
 
 const TABLE_PREFIX = 'c_';
 const STATEMENT_CACHE_SIZE = 256;
@@ -133,6 +133,7 @@ type StatementMode = 'rows' | 'pluck' | 'raw';
 
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
+  private readonly walKeeper: WalKeeper | null;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly dataVersion: Database.Statement;
   /** Commits, creations and drops through this connection (data_version only counts other connections'). */
@@ -156,8 +157,8 @@ export class SqliteReadStore implements ReadStore {
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     this.db.pragma('journal_mode = WAL');
-    boundWal(this.db);
     this.db.pragma('synchronous = NORMAL');
+    this.walKeeper = boundWal(this.db, { offThread: true });
     this.db.pragma(`cache_size = ${-1024 * (options.cacheSizeMb ?? DEFAULT_CACHE_SIZE_MB)}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${STAMPS_TABLE} (collection TEXT PRIMARY KEY, changed INTEGER NOT NULL, rewritten INTEGER NOT NULL)`);
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
@@ -553,6 +554,7 @@ export class SqliteReadStore implements ReadStore {
 
   async close(): Promise<void> {
     if (this.schemaCheckpoint) clearTimeout(this.schemaCheckpoint);
+    await this.walKeeper?.close();
     this.statements.clear();
     if (this.db.open) this.db.close();
   }
