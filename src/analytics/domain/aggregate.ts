@@ -111,7 +111,8 @@ export function roundRatio(numerator: number, denominator: number, decimals: num
  */
 export function p95(latencies: number[]): number | null {
   if (latencies.length === 0) return null;
-  const sorted = [...latencies].sort((a, b) => a - b);
+  // A typed array sorts numbers natively (no comparator call per comparison): 10,000 of them per p95.
+  const sorted = Float64Array.from(latencies).sort();
   return sorted[Math.ceil((95 * sorted.length) / 100) - 1];
 }
 

@@ -1,6 +1,6 @@
 import { isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from './aggregate.js';
-import { floorTo, GRANULARITY_MS, type Granularity } from './range-plan.js';
+import { floorTo, GRANULARITY_MS, type Granularity, type RollupRun } from './range-plan.js';
 import type { RawCheckRow, RollupKey, RollupRow, RollupScopeKind } from '../views/rollups/view.js';
 
 /** How one check (or a retention summary) updates the rollup views (names and shapes: views.ts). */
@@ -42,6 +42,22 @@ export function rollupRangeAll(scope: RollupScopeKind, scopeId: number, granular
 /** The ids of the rows of the periods in [fromSeconds, toSeconds), both aligned: `gte` <= id < `lt`. */
 export function rollupRange(scope: RollupScopeKind, scopeId: number, granularity: Granularity, fromSeconds: number, toSeconds: number): { gte: string; lt: string } {
   return { gte: rollupId(scope, scopeId, granularity, fromSeconds), lt: rollupId(scope, scopeId, granularity, toSeconds) };
+}
+
+/**
+ * `rollupRange` of each run for many scope ids over the same runs: the period part of each bound
+ * is made once, not once per id (a project's endpoint rows: thousands of ids, the same five runs).
+ */
+export function rollupRangesOver(scope: RollupScopeKind, runs: readonly RollupRun[]): (scopeId: number) => Array<{ gte: string; lt: string }> {
+  const bounds = runs.map((run) => {
+    const { gte, lt } = rollupRange(scope, 0, run.granularity, run.from / 1000, run.to / 1000);
+    return [gte.slice(2), lt.slice(2)];
+  });
+  const letter = SCOPE_LETTER[scope];
+  return (scopeId) => {
+    const prefix = `${letter}${scopeId}`;
+    return bounds.map(([gte, lt]) => ({ gte: prefix + gte, lt: prefix + lt }));
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type Accumulator,
   type RangeFigures,
 } from '../../domain/aggregate.js';
-import { SCOPE_FIELD, regionRollupRange, rollupRange } from '../../domain/rollup.js';
+import { SCOPE_FIELD, regionRollupRange, rollupRangesOver } from '../../domain/rollup.js';
 import {
   RAW_CHECKS_COLLECTION,
   REGION_CHECKS_COLLECTION,
@@ -152,6 +152,8 @@ const P95_PAGE = 1000;
 /** What a p95 walk reads of each raw row: its latency and its place in the walk (about a third of the row's cost). */
 const P95_FIELDS = ['latency_ms', 'checked_at_ms', 'check_id'];
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
+/** Endpoint rows of a project object made between two looks at the slice clock. */
+const ROWS_PER_PAUSE = 500;
 /** Rollup id ranges per read (one SQLite statement). */
 const RANGES_PER_READ = 256;
 
@@ -300,11 +302,13 @@ export class AnalyticsQuery {
       this.projectEndpoints(teamId, projectId).then(async ({ endpoints, members }) => ({ endpoints, perEndpoint: await this.memberSums(projectId, window, members) })),
     ]);
     common.totals = { ...toFigures(withExtremesOf(common.total, perEndpoint.values())), p95_latency_ms: common.totals.p95_latency_ms };
-    // Thousands of rows: made in groups between turns of the event loop, like the reads.
+    // Thousands of rows: made between turns of the event loop when a slice is due, like the reads.
     const sorted = [...endpoints].sort((a, b) => a.endpoint_id - b.endpoint_id);
-    const rows = await this.slices.map(sorted, async (endpoint): Promise<EndpointRow> => {
+    const rows: EndpointRow[] = [];
+    for (const endpoint of sorted) {
+      if (rows.length % ROWS_PER_PAUSE === 0) await this.slices.pause();
       const figures = toFigures(perEndpoint.get(endpoint.endpoint_id) ?? emptyAccumulator());
-      return {
+      rows.push({
         endpoint_id: endpoint.endpoint_id,
         name: endpoint.name,
         enabled: endpoint.enabled,
@@ -314,8 +318,8 @@ export class AnalyticsQuery {
         avg_latency_ms: figures.avg_latency_ms,
         up: endpoint.latest?.success ?? null,
         last_check_at: endpoint.latest?.checked_at ?? null,
-      };
-    });
+      });
+    }
     const { window: w, totals, incidents, series } = common;
     return { team_id: teamId, project_id: projectId, window: w, health: health(endpoints), totals, incidents, series, endpoints: rows };
   }
@@ -470,15 +474,23 @@ export class AnalyticsQuery {
       ranges = [];
       ownerOf = [];
     };
+    // Owners often share one runs array (a project's endpoints over one window): its period
+    // bounds are made once.
+    const rangesOver = new Map<readonly RollupRun[], (id: number) => Array<{ gte: string; lt: string }>>();
     for (let owner = 0; owner < owners.length; owner++) {
       const { id, runs } = owners[owner];
-      for (const run of runs) {
-        ranges.push(
-          region === undefined
-            ? rollupRange(kind, id, run.granularity, run.from / 1000, run.to / 1000)
-            : regionRollupRange(id, region, run.granularity, run.from / 1000, run.to / 1000),
-        );
-        ownerOf.push(owner);
+      if (region === undefined) {
+        let over = rangesOver.get(runs);
+        if (!over) rangesOver.set(runs, (over = rollupRangesOver(kind, runs)));
+        for (const range of over(id)) {
+          ranges.push(range);
+          ownerOf.push(owner);
+        }
+      } else {
+        for (const run of runs) {
+          ranges.push(regionRollupRange(id, region, run.granularity, run.from / 1000, run.to / 1000));
+          ownerOf.push(owner);
+        }
       }
       if (ranges.length >= RANGES_PER_READ) await read();
     }
