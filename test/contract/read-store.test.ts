@@ -16,6 +16,20 @@ describe('SQLite read store', () => {
   readStoreContract('SQLite', async () => new SqliteReadStore(join(root, `views-${++n}.sqlite`)));
 });
 
+// The same store with its reads on a worker thread's connection (what analytics read through).
+describe('SQLite read store, reads off the event loop', () => {
+  const root = mkdtempSync(join(tmpdir(), 'read-store-off-thread-'));
+  let n = 0;
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  readStoreContract('SQLite off-thread', async () => {
+    const store = new SqliteReadStore(join(root, `views-${++n}.sqlite`)).offThread();
+    // The contract must run against the worker's connection, not fall back to the store itself.
+    expect(store).not.toBeInstanceOf(SqliteReadStore);
+    return store;
+  });
+});
+
 // The in-memory store that unit tests of projections and queries run on must keep the same rules.
 describe('in-memory read store (tests)', () => {
   readStoreContract('memory', async () => new MemoryReadStore());

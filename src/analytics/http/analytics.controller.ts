@@ -2,6 +2,7 @@ import { applyDecorators, Controller, Get, Inject, Param, Query, Res } from '@ne
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
+import { ViewReader } from '../../platform/projections/views.js';
 import { Problems } from '../../platform/http/problem.js';
 import { TokenTeam } from '../../platform/http/token-team.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
@@ -53,18 +54,22 @@ export class AnalyticsController {
   private readonly facts: ViewAnalyticsFacts;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    // Analytics read through the store's off-thread connection where it has one (a SQLite file),
+    // so their long statements run on a worker while the event loop serves other requests.
+    const views = platform.views.offThread?.() ?? platform.views;
+    const reader = new ViewReader(views);
     // One Slices for the query and its facts: all analytics work shares the same turns of the loop.
     const slices = new Slices();
-    this.facts = new ViewAnalyticsFacts(platform.reader, platform.views, slices);
+    this.facts = new ViewAnalyticsFacts(reader, views, slices);
     const retentionDays = platform.config.checkRetentionDays;
     const query = new AnalyticsQuery(
-      platform.views,
+      views,
       this.facts,
       () => this.facts.collections(),
       { rawHorizon: () => retentionHorizon(Date.now(), retentionDays) },
       slices,
     );
-    this.query = new AnalyticsReads(platform.reader, query);
+    this.query = new AnalyticsReads(reader, query);
   }
 
   @RequiresScope('analytics:read')

@@ -182,6 +182,13 @@ export interface ReadStore {
    * (SQLite incremental vacuum). MongoDB reuses freed space itself (`compact` is an operator task).
    */
   reclaimSpace?(): Promise<void>;
+  /**
+   * Optional: this store for reads too long to hold the event loop. The same data and writes;
+   * document reads (get, getMany, find, findIds, count, aggregate, aggregateRanges) run off the
+   * event loop where the store answers synchronously (a SQLite file: a connection on a worker
+   * thread). Closed with this store. Stores without it already answer asynchronously (MongoDB).
+   */
+  offThread?(): ReadStore;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

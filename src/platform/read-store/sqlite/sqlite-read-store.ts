@@ -41,6 +41,7 @@ import {
 import { and, filterClause, groupExprs, groupValue, numericExpr, planFind, type SqlFragment, type SqlParam } from './sqlite-query.js';
 import { CollectionLayout, type FieldRef } from './sqlite-layout.js';
 import { boundWal, type WalKeeper } from '../../sqlite-wal.js';
+import { SqliteThread } from '../../sqlite-thread.js';
 
 const TABLE_PREFIX = 'c_';
 const STATEMENT_CACHE_SIZE = 256;
@@ -131,6 +132,16 @@ function toDocs(layout: CollectionLayout, rows: unknown[]): Doc[] {
 
 type StatementMode = 'rows' | 'pluck' | 'raw';
 
+/** One statement of a read: `all()` in `mode`, its rows sent back into the read. */
+interface Step {
+  sql: string;
+  params: SqlParam[];
+  mode: StatementMode;
+}
+
+/** A read: yields its statements one at a time and returns its answer (see SqliteReadStore.getRead). */
+type Read<T> = Generator<Step, T, unknown[]>;
+
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly walKeeper: WalKeeper | null;
@@ -152,14 +163,19 @@ export class SqliteReadStore implements ReadStore {
   private readonly busyTimeoutMs: number;
   private readonly commitTransaction: Database.Transaction<(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[], expect: CommitPrecondition[]) => void>;
 
-  constructor(file: string, options: SqliteReadStoreOptions = {}) {
+  /** Built by the first `offThread()`, closed with this store. */
+  private offThreadReads: OffThreadReads | null = null;
+  private readonly cacheSizeMb: number;
+
+  constructor(private readonly file: string, options: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.cacheSizeMb = options.cacheSizeMb ?? DEFAULT_CACHE_SIZE_MB;
     this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.walKeeper = boundWal(this.db, { offThread: true });
-    this.db.pragma(`cache_size = ${-1024 * (options.cacheSizeMb ?? DEFAULT_CACHE_SIZE_MB)}`);
+    this.db.pragma(`cache_size = ${-1024 * this.cacheSizeMb}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${STAMPS_TABLE} (collection TEXT PRIMARY KEY, changed INTEGER NOT NULL, rewritten INTEGER NOT NULL)`);
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     // Made once: better-sqlite3 builds a transaction's wrappers on every `db.transaction` call.
@@ -236,12 +252,12 @@ export class SqliteReadStore implements ReadStore {
    * `missing`. A layout found stale (the table was dropped or recreated meanwhile) is looked up
    * again once.
    */
-  private withLayout<T>(collection: string, missing: T, run: (layout: CollectionLayout, table: string) => T): T {
+  private *withLayout<T>(collection: string, missing: T, read: (layout: CollectionLayout, table: string) => Read<T>): Read<T> {
     for (let attempt = 0; ; attempt++) {
       const layout = this.layout(collection);
       if (!layout) return missing;
       try {
-        return run(layout, tableName(collection));
+        return yield* read(layout, tableName(collection));
       } catch (error) {
         if (!isMissingTable(error) && !(attempt === 0 && isStaleLayout(error))) throw error;
         this.layouts.delete(collection);
@@ -292,86 +308,116 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async get(collection: string, id: string): Promise<Doc | null> {
-    return this.getNow(collection, id);
+    return this.now(this.getRead(collection, id));
   }
 
   private getNow(collection: string, id: string): Doc | null {
-    return this.withLayout(collection, null, (layout, t) => {
+    return this.now(this.getRead(collection, id));
+  }
+
+  /**
+   * @internal The reads are generators that yield their statements and get the rows back, so
+   * the same read runs on this connection (`now`) or on a worker's (`offThread`).
+   */
+  *getRead(collection: string, id: string): Read<Doc | null> {
+    return yield* this.withLayout(collection, null, function* (layout, t) {
       const storedId = layout.storedId(id);
       if (storedId === null) return null;
-      const row = this.statement(`SELECT ${layout.selectList()} FROM ${t} WHERE id = ?`, layout.typed ? 'raw' : 'pluck').get(storedId);
-      return row === undefined ? null : layout.toDoc(row);
+      const rows = yield { sql: `SELECT ${layout.selectList()} FROM ${t} WHERE id = ?`, params: [storedId], mode: layout.typed ? 'raw' : 'pluck' };
+      return rows.length === 0 ? null : layout.toDoc(rows[0]);
     });
   }
 
   async getMany(collection: string, ids: string[]): Promise<Doc[]> {
+    return this.now(this.getManyRead(collection, ids));
+  }
+
+  /** @internal */
+  *getManyRead(collection: string, ids: string[]): Read<Doc[]> {
     if (ids.length === 0) return [];
-    return this.withLayout(collection, [], (layout, t) => {
+    return yield* this.withLayout(collection, [], function* (layout, t) {
       const storedIds = ids.map((id) => layout.storedId(id)).filter((id) => id !== null);
-      const rows = this.statement(`SELECT ${layout.selectList()} FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`, layout.typed ? 'raw' : 'pluck').all(JSON.stringify(storedIds));
+      const sql = `SELECT ${layout.selectList()} FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`;
+      const rows = yield { sql, params: [JSON.stringify(storedIds)], mode: layout.typed ? 'raw' : 'pluck' };
       const byId = new Map(toDocs(layout, rows).map((d) => [d.id, d]));
       return [...new Set(ids)].flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
     });
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
-    return this.withLayout(collection, [], (layout, t) => {
-      if (query.fields === undefined) return toDocs(layout, this.findColumn(t, layout, query, layout.selectList(), layout.typed ? 'raw' : 'pluck'));
+    return this.now(this.findRead(collection, query));
+  }
+
+  /** @internal */
+  *findRead(collection: string, query: FindQuery): Read<Doc[]> {
+    return yield* this.withLayout(collection, [], function* (layout, t) {
+      if (query.fields === undefined) return toDocs(layout, yield* findColumn(t, layout, query, layout.selectList(), layout.typed ? 'raw' : 'pluck'));
       // Typed columns alone when every field is one; otherwise whole documents, then picked.
       const only = layout.only(query.fields);
       const read = only ?? layout;
-      const docs = toDocs(read, this.findColumn(t, layout, query, read.selectList(), read.typed ? 'raw' : 'pluck'));
+      const docs = toDocs(read, yield* findColumn(t, layout, query, read.selectList(), read.typed ? 'raw' : 'pluck'));
       return only ? docs : docs.map((doc) => pickFields(doc, query.fields!));
     });
   }
 
   /** `find`, reading only the ids, for callers that keep the documents themselves. */
   async findIds(collection: string, query: FindQuery): Promise<string[]> {
-    return this.withLayout(collection, [], (layout, t) => {
-      const ids = this.findColumn(t, layout, query, 'id', 'pluck');
+    return this.now(this.findIdsRead(collection, query));
+  }
+
+  /** @internal */
+  *findIdsRead(collection: string, query: FindQuery): Read<string[]> {
+    return yield* this.withLayout(collection, [], function* (layout, t) {
+      const ids = yield* findColumn(t, layout, query, 'id', 'pluck');
       return layout.integerId ? ids.map(String) : (ids as string[]);
     });
   }
 
-  private findColumn(table: string, layout: CollectionLayout, query: FindQuery, columns: string, mode: StatementMode): unknown[] {
-    const plan = planFind(layout, query);
-    const filter = filterClause(layout, query.filter);
-    // The keyset goes first: given two bounds on the lead sort field (the filter's range and the
-    // keyset's), SQLite starts the index scan at the first one it meets, so with the filter
-    // first every page of a walk over a time range re-read the pages before it (page 10 of a
-    // p95 walk: 50-70 ms instead of 1-2 ms).
-    const values = this.findPart(table, columns, mode, and([plan.keyset, filter]), plan.orderBy, query.limit);
-    if (plan.nullTail && (query.limit === undefined || values.length < query.limit)) {
-      const remaining = query.limit === undefined ? undefined : query.limit - values.length;
-      values.push(...this.findPart(table, columns, mode, and([filter, plan.nullTail]), plan.orderBy, remaining));
-    }
-    return values;
-  }
-
-  private findPart(table: string, columns: string, mode: StatementMode, where: SqlFragment, orderBy: string, limit: number | undefined): unknown[] {
-    const params = limit === undefined ? where.params : [...where.params, limit];
-    const sql = `WHERE ${where.sql} ORDER BY ${orderBy}${limit === undefined ? '' : ' LIMIT ?'}`;
-    return this.statement(`SELECT ${columns} FROM ${table} ${sql}`, mode).all(...params);
-  }
-
   async count(collection: string, filter?: Filter): Promise<number> {
-    return this.withLayout(collection, 0, (layout, t) => {
+    return this.now(this.countRead(collection, filter));
+  }
+
+  /** @internal */
+  *countRead(collection: string, filter?: Filter): Read<number> {
+    return yield* this.withLayout(collection, 0, function* (layout, t) {
       const where = filterClause(layout, filter);
-      return (this.statement(`SELECT count(*) AS n FROM ${t} WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
+      const rows = yield { sql: `SELECT count(*) FROM ${t} WHERE ${where.sql}`, params: where.params, mode: 'pluck' };
+      return rows[0] as number;
     });
   }
 
   async aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]> {
+    return this.now(this.aggregateRead(collection, query));
+  }
+
+  /** @internal */
+  *aggregateRead(collection: string, query: AggregateQuery): Read<AggregateRow[]> {
     const { sum = [], min = [], max = [] } = query;
     const empty = query.groupBy === undefined ? [emptyAggregateRow(sum, min, max)] : [];
-    return this.withLayout(collection, empty, (layout, t) => {
+    return yield* this.withLayout(collection, empty, function* (layout, t) {
       const where = filterClause(layout, query.filter);
-      const rows = this.statement(aggregateSql(t, layout, query, where)).all(...where.params) as Array<Record<string, unknown>>;
+      const rows = (yield { sql: aggregateSql(t, layout, query, where), params: where.params, mode: 'rows' }) as Array<Record<string, unknown>>;
       const groupRef = query.groupBy === undefined ? null : layout.field(query.groupBy);
       const result = rows.map((row) => toAggregateRow(row, groupRef, sum, min, max));
       if (query.groupBy === undefined) return result.length > 0 && result[0].count > 0 ? result : empty;
       return sortAggregateRows(result.filter((r) => r.count > 0));
     });
+  }
+
+  /** Runs a read's statements on this connection, on this thread. */
+  private now<T>(read: Read<T>): T {
+    let next = read.next();
+    while (!next.done) {
+      let rows: unknown[];
+      try {
+        rows = this.statement(next.value.sql, next.value.mode).all(...next.value.params);
+      } catch (error) {
+        next = read.throw(error);
+        continue;
+      }
+      next = read.next(rows);
+    }
+    return next.value;
   }
 
   /**
@@ -383,6 +429,11 @@ export class SqliteReadStore implements ReadStore {
    * prepared statements serve every request size.
    */
   async aggregateRanges(collection: string, query: RangesAggregateQuery): Promise<AggregateRow[]> {
+    return this.now(this.aggregateRangesRead(collection, query));
+  }
+
+  /** @internal */
+  *aggregateRangesRead(collection: string, query: RangesAggregateQuery): Read<AggregateRow[]> {
     const { sum = [], min = [], max = [], ranges, field } = query;
     if (ranges.length === 0) return [];
     // Thousands of rows per call: built with plain loops, the empty ones once each.
@@ -410,13 +461,13 @@ export class SqliteReadStore implements ReadStore {
       return result as AggregateRow[];
     };
     // A missing collection leaves every range empty.
-    this.withLayout(collection, undefined, (layout, t) => {
+    yield* this.withLayout(collection, undefined, function* (layout, t) {
       // The ranges' CTE names no column of a collection (i, lo, hi), so the columns need no qualifier.
       const columns = aggregateColumns(layout, query).join(', ');
       if (layout.field(field).kind === 'id' && ranges.every((r) => typeof r.gte === 'string' && typeof r.lt === 'string')) {
         const sql = `WITH r(i, lo, hi) AS (SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
                      SELECT r.i AS g, ${columns} FROM r CROSS JOIN ${t} AS t WHERE t.id >= r.lo AND t.id < r.hi GROUP BY r.i`;
-        const rows = this.statement(sql).all(JSON.stringify(ranges.map((r) => [r.gte, r.lt]))) as Array<Record<string, unknown>>;
+        const rows = (yield { sql, params: [JSON.stringify(ranges.map((r) => [r.gte, r.lt]))], mode: 'rows' }) as Array<Record<string, unknown>>;
         for (const row of rows) take(row, row.g as number);
         return;
       }
@@ -433,7 +484,7 @@ export class SqliteReadStore implements ReadStore {
           arms.push(`SELECT ${i} AS g, ${columns} FROM ${t} WHERE ${where.sql}`);
           params.push(...where.params);
         });
-        const rows = this.statement(arms.join(' UNION ALL ')).all(...params) as Array<Record<string, unknown>>;
+        const rows = (yield { sql: arms.join(' UNION ALL '), params, mode: 'rows' }) as Array<Record<string, unknown>>;
         for (const row of rows) take(row, start + (row.g as number));
       }
     });
@@ -552,9 +603,25 @@ export class SqliteReadStore implements ReadStore {
     this.db.prepare('SELECT 1').get();
   }
 
+  /**
+   * This store with its document reads on a worker thread: a read-only connection to the same
+   * file (WAL: each statement sees what was committed when it started, this connection's commits
+   * included), so a long read leaves the event loop free; the worker is made on the first call
+   * and closed with this store. Writes, stamps and the collection calls stay here. An in-memory
+   * database is one connection's own, so it answers itself.
+   */
+  offThread(): ReadStore {
+    if (this.file === ':memory:' || this.file === '') return this;
+    this.offThreadReads ??= new OffThreadReads(
+      this,
+      new SqliteThread(this.file, { readonly: true, pragmas: [`busy_timeout = ${this.busyTimeoutMs}`, `cache_size = ${-1024 * this.cacheSizeMb}`] }),
+    );
+    return this.offThreadReads;
+  }
+
   async close(): Promise<void> {
     if (this.schemaCheckpoint) clearTimeout(this.schemaCheckpoint);
-    await this.walKeeper?.close();
+    await Promise.all([this.walKeeper?.close(), this.offThreadReads?.thread.close()]);
     this.statements.clear();
     if (this.db.open) this.db.close();
   }
@@ -582,6 +649,97 @@ export class SqliteReadStore implements ReadStore {
     }
     this.statements.set(key, stmt);
     return stmt;
+  }
+}
+
+/**
+ * `SqliteReadStore.offThread()`: the same reads (generators, planned and decoded here), their
+ * statements run by a worker's connection; everything else is the store's own.
+ */
+class OffThreadReads implements ReadStore {
+  constructor(
+    private readonly store: SqliteReadStore,
+    readonly thread: SqliteThread,
+  ) {}
+
+  get(collection: string, id: string): Promise<Doc | null> {
+    return this.run(this.store.getRead(collection, id));
+  }
+
+  getMany(collection: string, ids: string[]): Promise<Doc[]> {
+    return this.run(this.store.getManyRead(collection, ids));
+  }
+
+  find(collection: string, query: FindQuery): Promise<Doc[]> {
+    return this.run(this.store.findRead(collection, query));
+  }
+
+  findIds(collection: string, query: FindQuery): Promise<string[]> {
+    return this.run(this.store.findIdsRead(collection, query));
+  }
+
+  count(collection: string, filter?: Filter): Promise<number> {
+    return this.run(this.store.countRead(collection, filter));
+  }
+
+  aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]> {
+    return this.run(this.store.aggregateRead(collection, query));
+  }
+
+  aggregateRanges(collection: string, query: RangesAggregateQuery): Promise<AggregateRow[]> {
+    return this.run(this.store.aggregateRangesRead(collection, query));
+  }
+
+  ensureCollection(spec: CollectionSpec): Promise<void> {
+    return this.store.ensureCollection(spec);
+  }
+
+  dropCollection(name: string): Promise<void> {
+    return this.store.dropCollection(name);
+  }
+
+  listCollections(): Promise<string[]> {
+    return this.store.listCollections();
+  }
+
+  commit(writes: ViewWrite[], options?: CommitOptions): Promise<void> {
+    return this.store.commit(writes, options);
+  }
+
+  stamps(collection: string, scope?: object): Promise<CollectionStamps> {
+    return this.store.stamps(collection, scope);
+  }
+
+  reclaimSpace(): Promise<void> {
+    return this.store.reclaimSpace();
+  }
+
+  ping(): Promise<void> {
+    return this.store.ping();
+  }
+
+  /** Closes the store (it is the same store). */
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  offThread(): ReadStore {
+    return this;
+  }
+
+  private async run<T>(read: Read<T>): Promise<T> {
+    let next = read.next();
+    while (!next.done) {
+      let rows: unknown[];
+      try {
+        rows = await this.thread.run<unknown[]>(next.value.sql, next.value.params, next.value.mode);
+      } catch (error) {
+        next = read.throw(error);
+        continue;
+      }
+      next = read.next(rows);
+    }
+    return next.value;
   }
 }
 
@@ -664,3 +822,25 @@ function toAggregateRow(
     max: Object.fromEntries(max.map((f, i) => [f, (row[`mx${i}`] ?? null) as number | null])),
   };
 }
+
+function* findColumn(table: string, layout: CollectionLayout, query: FindQuery, columns: string, mode: StatementMode): Read<unknown[]> {
+  const plan = planFind(layout, query);
+  const filter = filterClause(layout, query.filter);
+  // The keyset goes first: given two bounds on the lead sort field (the filter's range and the
+  // keyset's), SQLite starts the index scan at the first one it meets, so with the filter
+  // first every page of a walk over a time range re-read the pages before it (page 10 of a
+  // p95 walk: 50-70 ms instead of 1-2 ms).
+  const values = yield* findPart(table, columns, mode, and([plan.keyset, filter]), plan.orderBy, query.limit);
+  if (plan.nullTail && (query.limit === undefined || values.length < query.limit)) {
+    const remaining = query.limit === undefined ? undefined : query.limit - values.length;
+    values.push(...yield* findPart(table, columns, mode, and([filter, plan.nullTail]), plan.orderBy, remaining));
+  }
+  return values;
+}
+
+function* findPart(table: string, columns: string, mode: StatementMode, where: SqlFragment, orderBy: string, limit: number | undefined): Read<unknown[]> {
+  const params = limit === undefined ? where.params : [...where.params, limit];
+  const sql = `WHERE ${where.sql} ORDER BY ${orderBy}${limit === undefined ? '' : ' LIMIT ?'}`;
+  return yield { sql: `SELECT ${columns} FROM ${table} ${sql}`, params, mode };
+}
+
