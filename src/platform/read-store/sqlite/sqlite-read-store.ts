@@ -139,7 +139,7 @@ interface Step {
   mode: StatementMode;
 }
 
-/** A read: yields its statements one at a time and returns its answer (see SqliteReadStore.getRead). */
+/** A read's statements, yielded one at a time, and its answer (see ReadPlan). */
 type Read<T> = Generator<Step, T, unknown[]>;
 
 export class SqliteReadStore implements ReadStore {
@@ -154,7 +154,7 @@ export class SqliteReadStore implements ReadStore {
   /**
    * Layouts of existing collections. A collection keeps its layout for its whole life (a new
    * generation is a new name); a statement that finds the table changed under it (dropped, or
-   * recreated by another process) drops the entry and looks again (`withLayout`). Checking
+   * recreated by another process) drops the entry and looks again (`now`). Checking
    * `PRAGMA schema_version` instead cost as much as a point read.
    */
   private readonly layouts = new Map<string, CollectionLayout>();
@@ -248,22 +248,47 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /**
-   * Runs a read with the collection's layout; a collection that does not exist reads as
-   * `missing`. A layout found stale (the table was dropped or recreated meanwhile) is looked up
-   * again once.
+   * Runs a read on this connection, on this thread, with the collection's layout; a collection
+   * that does not exist reads as `missing`. A layout found stale (the table was dropped or
+   * recreated meanwhile) is looked up again once.
    */
-  private *withLayout<T>(collection: string, missing: T, read: (layout: CollectionLayout, table: string) => Read<T>): Read<T> {
+  private now<T>(plan: ReadPlan<T>): T {
     for (let attempt = 0; ; attempt++) {
-      const layout = this.layout(collection);
-      if (!layout) return missing;
+      const layout = this.layout(plan.collection);
+      if (!layout) return plan.missing();
       try {
-        return yield* read(layout, tableName(collection));
+        const read = plan.body(layout, tableName(plan.collection));
+        let next = read.next();
+        while (!next.done) next = read.next(this.statement(next.value.sql, next.value.mode).all(...next.value.params));
+        return next.value;
       } catch (error) {
-        if (!isMissingTable(error) && !(attempt === 0 && isStaleLayout(error))) throw error;
-        this.layouts.delete(collection);
-        if (isMissingTable(error)) return missing;
+        if (this.lookAgain(plan.collection, error, attempt) === 'missing') return plan.missing();
       }
     }
+  }
+
+  /** `now`, each statement run by `thread`'s connection. */
+  /** @internal */
+  async later<T>(plan: ReadPlan<T>, thread: SqliteThread): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const layout = this.layout(plan.collection);
+      if (!layout) return plan.missing();
+      try {
+        const read = plan.body(layout, tableName(plan.collection));
+        let next = read.next();
+        while (!next.done) next = read.next(await thread.run<unknown[]>(next.value.sql, next.value.params, next.value.mode));
+        return next.value;
+      } catch (error) {
+        if (this.lookAgain(plan.collection, error, attempt) === 'missing') return plan.missing();
+      }
+    }
+  }
+
+  /** After a read failed: rethrows unless the table is gone ('missing') or its layout was stale on a first attempt ('again'). */
+  private lookAgain(collection: string, error: unknown, attempt: number): 'missing' | 'again' {
+    if (!isMissingTable(error) && !(attempt === 0 && isStaleLayout(error))) throw error;
+    this.layouts.delete(collection);
+    return isMissingTable(error) ? 'missing' : 'again';
   }
 
   private layoutNow(collection: string): CollectionLayout | null {
@@ -316,16 +341,11 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /**
-   * @internal The reads are generators that yield their statements and get the rows back, so
-   * the same read runs on this connection (`now`) or on a worker's (`offThread`).
+   * @internal The reads, as plans whose bodies yield their statements and get the rows back: the
+   * same read runs on this connection (`now`) or on a worker's (`offThread`, `later`).
    */
-  *getRead(collection: string, id: string): Read<Doc | null> {
-    return yield* this.withLayout(collection, null, function* (layout, t) {
-      const storedId = layout.storedId(id);
-      if (storedId === null) return null;
-      const rows = yield { sql: `SELECT ${layout.selectList()} FROM ${t} WHERE id = ?`, params: [storedId], mode: layout.typed ? 'raw' : 'pluck' };
-      return rows.length === 0 ? null : layout.toDoc(rows[0]);
-    });
+  getRead(collection: string, id: string): ReadPlan<Doc | null> {
+    return { collection, missing: () => null, body: (layout, t) => getBody(layout, t, id) };
   }
 
   async getMany(collection: string, ids: string[]): Promise<Doc[]> {
@@ -333,15 +353,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** @internal */
-  *getManyRead(collection: string, ids: string[]): Read<Doc[]> {
-    if (ids.length === 0) return [];
-    return yield* this.withLayout(collection, [], function* (layout, t) {
-      const storedIds = ids.map((id) => layout.storedId(id)).filter((id) => id !== null);
-      const sql = `SELECT ${layout.selectList()} FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`;
-      const rows = yield { sql, params: [JSON.stringify(storedIds)], mode: layout.typed ? 'raw' : 'pluck' };
-      const byId = new Map(toDocs(layout, rows).map((d) => [d.id, d]));
-      return [...new Set(ids)].flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
-    });
+  getManyRead(collection: string, ids: string[]): ReadPlan<Doc[]> {
+    return { collection, missing: () => [], body: (layout, t) => getManyBody(layout, t, ids) };
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
@@ -349,15 +362,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** @internal */
-  *findRead(collection: string, query: FindQuery): Read<Doc[]> {
-    return yield* this.withLayout(collection, [], function* (layout, t) {
-      if (query.fields === undefined) return toDocs(layout, yield* findColumn(t, layout, query, layout.selectList(), layout.typed ? 'raw' : 'pluck'));
-      // Typed columns alone when every field is one; otherwise whole documents, then picked.
-      const only = layout.only(query.fields);
-      const read = only ?? layout;
-      const docs = toDocs(read, yield* findColumn(t, layout, query, read.selectList(), read.typed ? 'raw' : 'pluck'));
-      return only ? docs : docs.map((doc) => pickFields(doc, query.fields!));
-    });
+  findRead(collection: string, query: FindQuery): ReadPlan<Doc[]> {
+    return { collection, missing: () => [], body: (layout, t) => findBody(layout, t, query) };
   }
 
   /** `find`, reading only the ids, for callers that keep the documents themselves. */
@@ -366,11 +372,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** @internal */
-  *findIdsRead(collection: string, query: FindQuery): Read<string[]> {
-    return yield* this.withLayout(collection, [], function* (layout, t) {
-      const ids = yield* findColumn(t, layout, query, 'id', 'pluck');
-      return layout.integerId ? ids.map(String) : (ids as string[]);
-    });
+  findIdsRead(collection: string, query: FindQuery): ReadPlan<string[]> {
+    return { collection, missing: () => [], body: (layout, t) => findIdsBody(layout, t, query) };
   }
 
   async count(collection: string, filter?: Filter): Promise<number> {
@@ -378,12 +381,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** @internal */
-  *countRead(collection: string, filter?: Filter): Read<number> {
-    return yield* this.withLayout(collection, 0, function* (layout, t) {
-      const where = filterClause(layout, filter);
-      const rows = yield { sql: `SELECT count(*) FROM ${t} WHERE ${where.sql}`, params: where.params, mode: 'pluck' };
-      return rows[0] as number;
-    });
+  countRead(collection: string, filter?: Filter): ReadPlan<number> {
+    return { collection, missing: () => 0, body: (layout, t) => countBody(layout, t, filter) };
   }
 
   async aggregate(collection: string, query: AggregateQuery): Promise<AggregateRow[]> {
@@ -391,33 +390,10 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** @internal */
-  *aggregateRead(collection: string, query: AggregateQuery): Read<AggregateRow[]> {
+  aggregateRead(collection: string, query: AggregateQuery): ReadPlan<AggregateRow[]> {
     const { sum = [], min = [], max = [] } = query;
-    const empty = query.groupBy === undefined ? [emptyAggregateRow(sum, min, max)] : [];
-    return yield* this.withLayout(collection, empty, function* (layout, t) {
-      const where = filterClause(layout, query.filter);
-      const rows = (yield { sql: aggregateSql(t, layout, query, where), params: where.params, mode: 'rows' }) as Array<Record<string, unknown>>;
-      const groupRef = query.groupBy === undefined ? null : layout.field(query.groupBy);
-      const result = rows.map((row) => toAggregateRow(row, groupRef, sum, min, max));
-      if (query.groupBy === undefined) return result.length > 0 && result[0].count > 0 ? result : empty;
-      return sortAggregateRows(result.filter((r) => r.count > 0));
-    });
-  }
-
-  /** Runs a read's statements on this connection, on this thread. */
-  private now<T>(read: Read<T>): T {
-    let next = read.next();
-    while (!next.done) {
-      let rows: unknown[];
-      try {
-        rows = this.statement(next.value.sql, next.value.mode).all(...next.value.params);
-      } catch (error) {
-        next = read.throw(error);
-        continue;
-      }
-      next = read.next(rows);
-    }
-    return next.value;
+    const missing = () => (query.groupBy === undefined ? [emptyAggregateRow(sum, min, max)] : []);
+    return { collection, missing, body: (layout, t) => aggregateBody(layout, t, query, missing) };
   }
 
   /**
@@ -433,62 +409,10 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** @internal */
-  *aggregateRangesRead(collection: string, query: RangesAggregateQuery): Read<AggregateRow[]> {
-    const { sum = [], min = [], max = [], ranges, field } = query;
-    if (ranges.length === 0) return [];
-    // Thousands of rows per call: built with plain loops, the empty ones once each.
-    const result: Array<AggregateRow | undefined> = new Array(ranges.length);
-    const figures = (row: Record<string, unknown> | null, names: string[], prefix: string, none: number | null) => {
-      const out: Record<string, number | null> = {};
-      for (let i = 0; i < names.length; i++) out[names[i]] = row ? ((row[prefix + i] ?? none) as number | null) : none;
-      return out;
-    };
-    const take = (row: Record<string, unknown>, index: number) => {
-      if (index < ranges.length) {
-        result[index] = {
-          group: index,
-          count: row.n as number,
-          sum: figures(row, sum, 's', 0) as Record<string, number>,
-          min: figures(row, min, 'mn', null),
-          max: figures(row, max, 'mx', null),
-        };
-      }
-    };
-    const filled = (): AggregateRow[] => {
-      for (let i = 0; i < ranges.length; i++) {
-        result[i] ??= { group: i, count: 0, sum: figures(null, sum, 's', 0) as Record<string, number>, min: figures(null, min, 'mn', null), max: figures(null, max, 'mx', null) };
-      }
-      return result as AggregateRow[];
-    };
+  aggregateRangesRead(collection: string, query: RangesAggregateQuery): ReadPlan<AggregateRow[]> {
+    const rows = new RangeRows(query);
     // A missing collection leaves every range empty.
-    yield* this.withLayout(collection, undefined, function* (layout, t) {
-      // The ranges' CTE names no column of a collection (i, lo, hi), so the columns need no qualifier.
-      const columns = aggregateColumns(layout, query).join(', ');
-      if (layout.field(field).kind === 'id' && ranges.every((r) => typeof r.gte === 'string' && typeof r.lt === 'string')) {
-        const sql = `WITH r(i, lo, hi) AS (SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
-                     SELECT r.i AS g, ${columns} FROM r CROSS JOIN ${t} AS t WHERE t.id >= r.lo AND t.id < r.hi GROUP BY r.i`;
-        const rows = (yield { sql, params: [JSON.stringify(ranges.map((r) => [r.gte, r.lt]))], mode: 'rows' }) as Array<Record<string, unknown>>;
-        for (const row of rows) take(row, row.g as number);
-        return;
-      }
-      for (let start = 0; start < ranges.length; start += RANGE_ARMS) {
-        const group = ranges.slice(start, start + RANGE_ARMS);
-        let size = 1;
-        while (size < group.length) size *= 2;
-        size = Math.min(size, RANGE_ARMS);
-        while (group.length < size) group.push(group[group.length - 1]);
-        const arms: string[] = [];
-        const params: SqlParam[] = [];
-        group.forEach((range, i) => {
-          const where = filterClause(layout, { [field]: { gte: range.gte, lt: range.lt } });
-          arms.push(`SELECT ${i} AS g, ${columns} FROM ${t} WHERE ${where.sql}`);
-          params.push(...where.params);
-        });
-        const rows = (yield { sql: arms.join(' UNION ALL '), params, mode: 'rows' }) as Array<Record<string, unknown>>;
-        for (const row of rows) take(row, start + (row.g as number));
-      }
-    });
-    return filled();
+    return { collection, missing: () => rows.filled(), body: (layout, t) => aggregateRangesBody(layout, t, query, rows) };
   }
 
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
@@ -727,19 +651,8 @@ class OffThreadReads implements ReadStore {
     return this;
   }
 
-  private async run<T>(read: Read<T>): Promise<T> {
-    let next = read.next();
-    while (!next.done) {
-      let rows: unknown[];
-      try {
-        rows = await this.thread.run<unknown[]>(next.value.sql, next.value.params, next.value.mode);
-      } catch (error) {
-        next = read.throw(error);
-        continue;
-      }
-      next = read.next(rows);
-    }
-    return next.value;
+  private run<T>(plan: ReadPlan<T>): Promise<T> {
+    return this.store.later(plan, this.thread);
   }
 }
 
@@ -821,6 +734,135 @@ function toAggregateRow(
     min: Object.fromEntries(min.map((f, i) => [f, (row[`mn${i}`] ?? null) as number | null])),
     max: Object.fromEntries(max.map((f, i) => [f, (row[`mx${i}`] ?? null) as number | null])),
   };
+}
+
+/**
+ * A read of one collection: its answer when the collection does not exist, and, given the
+ * collection's layout and table, a generator that yields its statements one at a time (their
+ * rows sent back in) and returns its answer.
+ */
+interface ReadPlan<T> {
+  collection: string;
+  missing: () => T;
+  body: (layout: CollectionLayout, table: string) => Read<T>;
+}
+
+function* getBody(layout: CollectionLayout, t: string, id: string): Read<Doc | null> {
+  const storedId = layout.storedId(id);
+  if (storedId === null) return null;
+  const rows = yield { sql: `SELECT ${layout.selectList()} FROM ${t} WHERE id = ?`, params: [storedId], mode: layout.typed ? 'raw' : 'pluck' };
+  return rows.length === 0 ? null : layout.toDoc(rows[0]);
+}
+
+function* getManyBody(layout: CollectionLayout, t: string, ids: string[]): Read<Doc[]> {
+  if (ids.length === 0) return [];
+  const storedIds = ids.map((id) => layout.storedId(id)).filter((id) => id !== null);
+  const sql = `SELECT ${layout.selectList()} FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`;
+  const rows = yield { sql, params: [JSON.stringify(storedIds)], mode: layout.typed ? 'raw' : 'pluck' };
+  const byId = new Map(toDocs(layout, rows).map((d) => [d.id, d]));
+  return [...new Set(ids)].flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+}
+
+function* findBody(layout: CollectionLayout, t: string, query: FindQuery): Read<Doc[]> {
+  if (query.fields === undefined) return toDocs(layout, yield* findColumn(t, layout, query, layout.selectList(), layout.typed ? 'raw' : 'pluck'));
+  // Typed columns alone when every field is one; otherwise whole documents, then picked.
+  const only = layout.only(query.fields);
+  const read = only ?? layout;
+  const docs = toDocs(read, yield* findColumn(t, layout, query, read.selectList(), read.typed ? 'raw' : 'pluck'));
+  return only ? docs : docs.map((doc) => pickFields(doc, query.fields!));
+}
+
+function* findIdsBody(layout: CollectionLayout, t: string, query: FindQuery): Read<string[]> {
+  const ids = yield* findColumn(t, layout, query, 'id', 'pluck');
+  return layout.integerId ? ids.map(String) : (ids as string[]);
+}
+
+function* countBody(layout: CollectionLayout, t: string, filter: Filter | undefined): Read<number> {
+  const where = filterClause(layout, filter);
+  const rows = yield { sql: `SELECT count(*) FROM ${t} WHERE ${where.sql}`, params: where.params, mode: 'pluck' };
+  return rows[0] as number;
+}
+
+function* aggregateBody(layout: CollectionLayout, t: string, query: AggregateQuery, empty: () => AggregateRow[]): Read<AggregateRow[]> {
+  const { sum = [], min = [], max = [] } = query;
+  const where = filterClause(layout, query.filter);
+  const rows = (yield { sql: aggregateSql(t, layout, query, where), params: where.params, mode: 'rows' }) as Array<Record<string, unknown>>;
+  const groupRef = query.groupBy === undefined ? null : layout.field(query.groupBy);
+  const result = rows.map((row) => toAggregateRow(row, groupRef, sum, min, max));
+  if (query.groupBy === undefined) return result.length > 0 && result[0].count > 0 ? result : empty();
+  return sortAggregateRows(result.filter((r) => r.count > 0));
+}
+
+/** `aggregateRanges`' answer, one row per range: thousands per call, built with plain loops, the empty ones once each. */
+class RangeRows {
+  private readonly result: Array<AggregateRow | undefined>;
+  private readonly sum: string[];
+  private readonly min: string[];
+  private readonly max: string[];
+
+  constructor(private readonly query: RangesAggregateQuery) {
+    this.result = new Array(query.ranges.length);
+    this.sum = query.sum ?? [];
+    this.min = query.min ?? [];
+    this.max = query.max ?? [];
+  }
+
+  private figures(row: Record<string, unknown> | null, names: string[], prefix: string, none: number | null): Record<string, number | null> {
+    const out: Record<string, number | null> = {};
+    for (let i = 0; i < names.length; i++) out[names[i]] = row ? ((row[prefix + i] ?? none) as number | null) : none;
+    return out;
+  }
+
+  take(row: Record<string, unknown>, index: number): void {
+    if (index < this.result.length) {
+      this.result[index] = {
+        group: index,
+        count: row.n as number,
+        sum: this.figures(row, this.sum, 's', 0) as Record<string, number>,
+        min: this.figures(row, this.min, 'mn', null),
+        max: this.figures(row, this.max, 'mx', null),
+      };
+    }
+  }
+
+  filled(): AggregateRow[] {
+    const { result, sum, min, max } = this;
+    for (let i = 0; i < result.length; i++) {
+      result[i] ??= { group: i, count: 0, sum: this.figures(null, sum, 's', 0) as Record<string, number>, min: this.figures(null, min, 'mn', null), max: this.figures(null, max, 'mx', null) };
+    }
+    return result as AggregateRow[];
+  }
+}
+
+function* aggregateRangesBody(layout: CollectionLayout, t: string, query: RangesAggregateQuery, result: RangeRows): Read<AggregateRow[]> {
+  const { ranges, field } = query;
+  if (ranges.length === 0) return [];
+  // The ranges' CTE names no column of a collection (i, lo, hi), so the columns need no qualifier.
+  const columns = aggregateColumns(layout, query).join(', ');
+  if (layout.field(field).kind === 'id' && ranges.every((r) => typeof r.gte === 'string' && typeof r.lt === 'string')) {
+    const sql = `WITH r(i, lo, hi) AS (SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
+                 SELECT r.i AS g, ${columns} FROM r CROSS JOIN ${t} AS t WHERE t.id >= r.lo AND t.id < r.hi GROUP BY r.i`;
+    const rows = (yield { sql, params: [JSON.stringify(ranges.map((r) => [r.gte, r.lt]))], mode: 'rows' }) as Array<Record<string, unknown>>;
+    for (const row of rows) result.take(row, row.g as number);
+    return result.filled();
+  }
+  for (let start = 0; start < ranges.length; start += RANGE_ARMS) {
+    const group = ranges.slice(start, start + RANGE_ARMS);
+    let size = 1;
+    while (size < group.length) size *= 2;
+    size = Math.min(size, RANGE_ARMS);
+    while (group.length < size) group.push(group[group.length - 1]);
+    const arms: string[] = [];
+    const params: SqlParam[] = [];
+    group.forEach((range, i) => {
+      const where = filterClause(layout, { [field]: { gte: range.gte, lt: range.lt } });
+      arms.push(`SELECT ${i} AS g, ${columns} FROM ${t} WHERE ${where.sql}`);
+      params.push(...where.params);
+    });
+    const rows = (yield { sql: arms.join(' UNION ALL '), params, mode: 'rows' }) as Array<Record<string, unknown>>;
+    for (const row of rows) result.take(row, start + (row.g as number));
+  }
+  return result.filled();
 }
 
 function* findColumn(table: string, layout: CollectionLayout, query: FindQuery, columns: string, mode: StatementMode): Read<unknown[]> {
