@@ -45,9 +45,11 @@ export type BaselineOptions = Pick<LatencySettings, 'latency_min_samples' | 'lat
   Partial<Pick<LatencySettings, 'latency_min_increase_ms' | 'latency_min_increase_percent'>>;
 
 /** Median of a non-empty list; the mean of the two middle values for an even count. */
-export function median(values: readonly number[]): number {
+export function median(values: ArrayLike<number>): number {
   if (values.length === 0) throw new RangeError('median of an empty list');
-  const sorted = [...values].sort((a, b) => a - b);
+  // A typed array sorts numerically in native code, several times faster than a comparator:
+  // the baseline is computed twice per recorded check (judging it and folding it).
+  const sorted = Float64Array.from(values).sort();
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
@@ -74,7 +76,7 @@ export function computeBaseline(
   if (latencies.length < effectiveMinSamples(options.latency_min_samples)) return null;
   const window = latencies.slice(-baselineWindowSize(options.latency_min_samples));
   const center = median(window);
-  const mad = median(window.map((latency) => Math.abs(latency - center)));
+  const mad = median(Float64Array.from(window, (latency) => Math.abs(latency - center)));
   const spread = Math.max(MAD_SCALE * mad, MIN_SPREAD_MS, MIN_SPREAD_RATIO * center);
   const { min_increase_ms: minIncreaseMs, min_increase_percent: minIncreasePercent } = materialityFloors(options);
   const statistical = center + options.latency_sensitivity * spread;

@@ -29,6 +29,8 @@ describe('latency baseline', () => {
     // median 25; deviations 15 5 5 15: MAD 10; 25 + 2 x 14.826 = 54.652
     expect(computeBaseline([10, 20, 30, 40], options(4, 2), AT)).toMatchObject({ median_ms: 25, mad_ms: 10, threshold_ms: 55 });
     expect(median([3, 1, 2, 4])).toBe(2.5);
+    // Ordered as numbers, not as text (which would put 100 before 11 and 2).
+    expect(median([100, 2, 11, 10])).toBe(10.5);
   });
 
   it('floors the spread at 5% of the median so a perfectly stable endpoint tolerates small jitter', () => {
