@@ -582,17 +582,33 @@ export class ProjectionRunner {
   ): Promise<void> {
     let stored = (await this.registry.checkpoint(projection.name, generation)).position;
     let target = await this.events.headPosition();
-    while (target !== null && (stored === null || stored < target)) {
+    const read = (after: Position | null) => {
+      const page = this.events.readAll({ after, maxCount: this.rebuildBatchSize });
+      // Handled at once: it may fail while the page before it applies (the await below still
+      // throws it), or be left unread when the rebuild stops or a batch fails.
+      page.catch(() => undefined);
+      return page;
+    };
+    // The next page is asked for before this one applies: a store that reads off the event loop
+    // (a SQLite file's reader thread, a server) reads it while this one's views commit.
+    let next = target !== null && (stored === null || stored < target) ? read(stored) : null;
+    while (next !== null) {
       if (this.stopping) throw new Stopped();
-      const page = await this.events.readAll({ after: stored, maxCount: this.rebuildBatchSize });
+      const page = await next;
+      next = null;
       // Only events readAll leaves out (another store's system events) lie between here and the head.
       if (page.length === 0) break;
+      const last = page[page.length - 1].position;
+      if (last < target!) next = read(last);
       const { position } = await this.applyBatch(projection, generation, page, false, stored, beforeFind);
       stored = position;
       onBatch(page.length, position);
       // SQLite work is synchronous: a turn of the event loop between batches keeps the process answering.
       await new Promise((resolve) => setImmediate(resolve));
-      if (position >= target) target = await this.events.headPosition();
+      if (next === null) {
+        target = await this.events.headPosition();
+        if (target !== null && position < target) next = read(position);
+      }
     }
     if (this.stopping) throw new Stopped();
   }
