@@ -223,11 +223,13 @@ export async function manyEndpoints(
   await build(store, endpoints, to);
   const buildMs = performance.now() - buildStarted;
   log(`analytics ${size} endpoints: built in ${(buildMs / 1000).toFixed(1)} s`);
-  const reader = new ViewReader(store);
-  // Wired as the analytics controller does: the facts and the query share one Slices.
+  // Wired as the analytics controller does: reads through the store's off-thread connection (a
+  // worker thread), and the facts and the query share one Slices.
+  const views = store.offThread?.() ?? store;
+  const reader = new ViewReader(views);
   const slices = new Slices();
-  const facts = new ViewAnalyticsFacts(reader, store, slices);
-  const query = new AnalyticsQuery(store, facts, () => facts.collections(), {}, slices);
+  const facts = new ViewAnalyticsFacts(reader, views, slices);
+  const query = new AnalyticsQuery(views, facts, () => facts.collections(), {}, slices);
   const figures: BenchFigure[] = [];
   const runs: string[] = [];
   const scopes: Array<[string, (w: ReturnType<typeof makeWindow>) => Promise<{ totals: { checks: number } } | null>]> = [
@@ -262,7 +264,7 @@ export async function manyEndpoints(
   return {
     figures,
     notes: [
-      `${size} endpoints: one team, one project, ${CHECKS_PER_ENDPOINT} applicable checks per endpoint over the 7 days before \`to\` (${(endpoints * CHECKS_PER_ENDPOINT).toLocaleString('en-US')} checks, 1 in 50 failed); windows end at \`to\` (off the minute grid), 48 buckets; endpoint analytics of endpoint 1. Views written directly with the projection's domain functions; queried through AnalyticsQuery over ViewAnalyticsFacts on SQLite, one request at a time after one warm-up, ${MIN_RUNS} to ${MAX_RUNS} timed requests per figure within ${BUDGET_MS / 1000} s, or the warm-up alone when it took over ${BUDGET_MS / 3000} s (runs: ${runs.join(', ')}). p99 of so few runs is their maximum. Longest stall: perf_hooks.monitorEventLoopDelay (1 ms resolution) over the timed requests. CPU time: process.cpuUsage around each request (every thread of the process, the read store's worker included); and the most CPU time the main thread spent between two turns of a 1 ms timer (the longest hold of the event loop without the descheduling a shared machine adds; ${perThread ? 'the main thread alone, from /proc/self/task/<pid>/schedstat' : 'process.cpuUsage, every thread: it can only overstate'}).`,
+      `${size} endpoints: one team, one project, ${CHECKS_PER_ENDPOINT} applicable checks per endpoint over the 7 days before \`to\` (${(endpoints * CHECKS_PER_ENDPOINT).toLocaleString('en-US')} checks, 1 in 50 failed); windows end at \`to\` (off the minute grid), 48 buckets; endpoint analytics of endpoint 1. Views written directly with the projection's domain functions; queried through AnalyticsQuery over ViewAnalyticsFacts on SQLite (the store's off-thread connection, as the controller reads), one request at a time after one warm-up, ${MIN_RUNS} to ${MAX_RUNS} timed requests per figure within ${BUDGET_MS / 1000} s, or the warm-up alone when it took over ${BUDGET_MS / 3000} s (runs: ${runs.join(', ')}). p99 of so few runs is their maximum. Longest stall: perf_hooks.monitorEventLoopDelay (1 ms resolution) over the timed requests. CPU time: process.cpuUsage around each request (every thread of the process, the read store's worker included); and the most CPU time the main thread spent between two turns of a 1 ms timer (the longest hold of the event loop without the descheduling a shared machine adds; ${perThread ? 'the main thread alone, from /proc/self/task/<pid>/schedstat' : 'process.cpuUsage, every thread: it can only overstate'}).`,
     ],
   };
 }
