@@ -825,6 +825,24 @@ class RangeRows {
     }
   }
 
+  /** A row read as an array: [range, count, sums..., minimums..., maximums...]. */
+  takeRaw(row: unknown[]): void {
+    const index = row[0] as number;
+    if (index >= this.result.length) return;
+    const named = (names: string[], at: number, none: number | null) => {
+      const out: Record<string, number | null> = {};
+      for (let i = 0; i < names.length; i++) out[names[i]] = (row[at + i] ?? none) as number | null;
+      return out;
+    };
+    this.result[index] = {
+      group: index,
+      count: row[1] as number,
+      sum: named(this.sum, 2, 0) as Record<string, number>,
+      min: named(this.min, 2 + this.sum.length, null),
+      max: named(this.max, 2 + this.sum.length + this.min.length, null),
+    };
+  }
+
   filled(): AggregateRow[] {
     const { result, sum, min, max } = this;
     for (let i = 0; i < result.length; i++) {
@@ -837,13 +855,18 @@ class RangeRows {
 function* aggregateRangesBody(layout: CollectionLayout, t: string, query: RangesAggregateQuery, result: RangeRows): Read<AggregateRow[]> {
   const { ranges, field } = query;
   if (ranges.length === 0) return [];
-  // The ranges' CTE names no column of a collection (i, lo, hi), so the columns need no qualifier.
+  // The ranges' subquery names no column of a collection (i, lo, hi), so the columns need no qualifier.
   const columns = aggregateColumns(layout, query).join(', ');
   if (layout.field(field).kind === 'id' && ranges.every((r) => typeof r.gte === 'string' && typeof r.lt === 'string')) {
-    const sql = `WITH r(i, lo, hi) AS (SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
-                 SELECT r.i AS g, ${columns} FROM r CROSS JOIN ${t} AS t WHERE t.id >= r.lo AND t.id < r.hi GROUP BY r.i`;
-    const rows = (yield { sql, params: [JSON.stringify(ranges.map((r) => [r.gte, r.lt]))], mode: 'rows' }) as Array<Record<string, unknown>>;
-    for (const row of rows) result.take(row, row.g as number);
+    // The ranges come from a subquery ordered by their index, so SQLite groups the joined rows as
+    // they arrive, range after range, instead of sorting every joined row in a temporary B-tree
+    // first (a project read at 10,000 endpoints: 50,000 ranges, about 200,000 rows). Rows come
+    // back as arrays: cheaper to make, and to copy from a worker thread, than objects.
+    const sql = `SELECT r.i AS g, ${columns}
+                 FROM (SELECT key AS i, json_extract(value, '$[0]') AS lo, json_extract(value, '$[1]') AS hi FROM json_each(?) ORDER BY key) AS r
+                 CROSS JOIN ${t} AS t WHERE t.id >= r.lo AND t.id < r.hi GROUP BY r.i`;
+    const rows = (yield { sql, params: [JSON.stringify(ranges.map((r) => [r.gte, r.lt]))], mode: 'raw' }) as unknown[][];
+    for (const row of rows) result.takeRaw(row);
     return result.filled();
   }
   for (let start = 0; start < ranges.length; start += RANGE_ARMS) {
