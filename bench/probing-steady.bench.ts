@@ -9,7 +9,7 @@
  * undici firing the same slots on the same schedule (CPU per request, event-loop delay), and the
  * service itself with no endpoint (its fixed CPU per second).
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
@@ -43,6 +43,51 @@ interface Sample {
   loopMax: number;
 }
 
+/** The main thread's own CPU time between turns of a 1 ms timer, ms. */
+interface Stretches {
+  p99: number;
+  p999: number;
+  max: number;
+  over5PerMinute: number;
+}
+
+/** The main thread's scheduler statistics (Linux): its first field is the thread's CPU time in ns. */
+const MAIN_THREAD_SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
+
+/**
+ * The main thread's CPU time between two turns of a 1 ms timer while `ms` pass: how long this
+ * process's own work held the event loop, whatever the load of the machine (wall-clock delay on a
+ * shared machine mostly measures descheduling). Only the main thread counts: a checkpoint on a
+ * worker thread does not hold the loop, while process.cpuUsage would count it. Reading the
+ * statistics a thousand times a second costs CPU, so this runs in a window of its own, after the
+ * CPU window. Null where the file is missing (not Linux).
+ */
+async function mainThreadStretches(ms: number): Promise<Stretches | null> {
+  if (!existsSync(MAIN_THREAD_SCHEDSTAT)) return null;
+  const fd = openSync(MAIN_THREAD_SCHEDSTAT, 'r');
+  const buffer = Buffer.alloc(128);
+  const runNs = () => {
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return Number(buffer.toString('latin1', 0, length).split(' ')[0]);
+  };
+  const stretches: number[] = [];
+  let last = runNs();
+  const timer = setInterval(() => {
+    const now = runNs();
+    stretches.push((now - last) / 1e6);
+    last = runNs();
+  }, 1);
+  try {
+    await sleep(ms);
+  } finally {
+    clearInterval(timer);
+    closeSync(fd);
+  }
+  stretches.sort((a, b) => a - b);
+  const at = (q: number) => stretches[Math.min(stretches.length - 1, Math.floor(q * stretches.length))] ?? 0;
+  return { p99: at(0.99), p999: at(0.999), max: stretches[stretches.length - 1] ?? 0, over5PerMinute: stretches.filter((x) => x > 5).length / (ms / 60_000) };
+}
+
 /** CPU and event-loop delay while `work` runs. */
 async function sample(work: () => Promise<void>): Promise<Sample> {
   const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
@@ -61,7 +106,7 @@ async function sample(work: () => Promise<void>): Promise<Sample> {
  * Raw undici on the service's schedule: `endpoints` slots per interval, each at the scheduler's
  * spread offset, fired on a 50 ms tick over one keep-alive Agent. Returns the measured window.
  */
-async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, measureMs: number): Promise<Sample & { requests: number }> {
+async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, measureMs: number, stretchMs: number): Promise<Sample & { requests: number; stretch: Stretches | null }> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const origin = new URL(url).origin;
   const intervalMs = INTERVAL_SECONDS * 1000;
@@ -95,8 +140,9 @@ async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, m
     counting = true;
     const measured = await sample(() => sleep(measureMs));
     counting = false;
+    const stretch = await mainThreadStretches(stretchMs);
     if (failures > 0) throw new Error(`raw undici: ${failures} failed requests`);
-    return { ...measured, requests };
+    return { ...measured, requests, stretch };
   } finally {
     clearInterval(timer);
     await agent.close();
@@ -109,10 +155,12 @@ interface Step {
   failures: number;
   sample: Sample;
   projectionLag: number;
+  /** Measured after the CPU window, in a window of its own. */
+  stretch: Stretches | null;
 }
 
 /** Checks recorded while `measureMs` passes, with the process's CPU and loop delay. */
-async function measureService(service: Service, endpoints: number, measureMs: number): Promise<Step> {
+async function measureService(service: Service, endpoints: number, measureMs: number, stretchMs: number): Promise<Step> {
   const { platform } = service;
   const from = await platform.events.headPosition();
   const measured = await sample(() => sleep(measureMs));
@@ -120,7 +168,8 @@ async function measureService(service: Service, endpoints: number, measureMs: nu
   const checks = (await eventsBetween(platform, from, to)).filter((e) => e.type === 'CheckRecorded');
   const runner = platform.runner!;
   const projectionLag = Math.max(0, ...runner.projections.map((p) => (to ?? 0) - (runner.appliedPosition(p.name) ?? 0)));
-  return { endpoints, checks: checks.length, failures: checks.filter((e) => !e.data.success).length, sample: measured, projectionLag };
+  const stretch = await mainThreadStretches(stretchMs);
+  return { endpoints, checks: checks.length, failures: checks.filter((e) => !e.data.success).length, sample: measured, projectionLag, stretch };
 }
 
 const perCheckMs = (step: Step) => step.sample.cpuMs / Math.max(1, step.checks);
@@ -132,11 +181,12 @@ const steadyBench: BenchModule = {
     const measureMs = quick ? 30_000 : 60_000;
     const warmupMs = INTERVAL_SECONDS * 1000;
     const idleMs = quick ? 10_000 : 20_000;
+    const stretchMs = quick ? 15_000 : 30_000;
     const target: TargetProcess = await startTargetProcess();
     try {
-      const raw: Array<Sample & { requests: number }> = [];
+      const raw: Array<Sample & { requests: number; stretch: Stretches | null }> = [];
       for (const endpoints of STEPS) {
-        const result = await rawOnSchedule(target.url, endpoints, warmupMs / 4, measureMs);
+        const result = await rawOnSchedule(target.url, endpoints, warmupMs / 4, measureMs, stretchMs);
         raw.push(result);
         log(`raw undici, ${endpoints} slots at ${INTERVAL_SECONDS} s: ${result.requests} requests, CPU ${fixed(result.cpuMs / result.requests, 3)} ms each, loop delay p99 ${fixed(result.loopP99)} ms max ${fixed(result.loopMax)} ms`);
       }
@@ -159,11 +209,12 @@ const steadyBench: BenchModule = {
           log(`provisioned ${endpoints} endpoints in ${((performance.now() - started) / 1000).toFixed(1)} s`);
           // One whole interval, so every endpoint's slot comes round before the window opens.
           await sleep(warmupMs);
-          const step = await measureService(service, endpoints, measureMs);
+          const step = await measureService(service, endpoints, measureMs, stretchMs);
           steps.push(step);
           log(
             `${endpoints} endpoints at ${INTERVAL_SECONDS} s: ${step.checks} checks (${fixed(step.checks / (step.sample.wallMs / 1000), 1)}/s), ` +
               `CPU ${fixed(perCheckMs(step), 3)} ms per check, loop delay p99 ${fixed(step.sample.loopP99)} ms max ${fixed(step.sample.loopMax)} ms, ` +
+              (step.stretch ? `main-thread CPU between loop turns p99 ${fixed(step.stretch.p99)} p99.9 ${fixed(step.stretch.p999)} max ${fixed(step.stretch.max)} ms, ${fixed(step.stretch.over5PerMinute, 1)} over 5 ms a minute, ` : '') +
               `${step.failures} failed, projection lag ${step.projectionLag}, load ${loadavg()[0].toFixed(1)}`,
           );
         }
@@ -200,11 +251,22 @@ const steadyBench: BenchModule = {
             },
             { name: `${label}: event-loop delay max`, value: fixed(step.sample.loopMax), unit: 'ms', baseline: { name: 'raw undici on the same schedule', value: fixed(base.loopMax) }, ratio: ratio(step.sample.loopMax, base.loopMax) },
           );
+          const stretch = step.stretch;
+          if (stretch) {
+            const rawStretch = base.stretch!;
+            figures.push(
+              { name: `${label}: main-thread CPU between event-loop turns, p99`, value: fixed(stretch.p99), unit: 'ms', baseline: { name: 'raw undici on the same schedule', value: fixed(rawStretch.p99) }, ratio: ratio(stretch.p99, rawStretch.p99) },
+              { name: `${label}: main-thread CPU between event-loop turns, p99.9`, value: fixed(stretch.p999), unit: 'ms', baseline: { name: 'raw undici on the same schedule', value: fixed(rawStretch.p999) }, ratio: ratio(stretch.p999, rawStretch.p999) },
+              { name: `${label}: main-thread CPU between event-loop turns, max`, value: fixed(stretch.max), unit: 'ms' },
+              { name: `${label}: stretches of main-thread CPU over 5 ms, per minute`, value: fixed(stretch.over5PerMinute, 1), unit: '/min' },
+            );
+          }
         });
         const notes = [
           `Service: the whole embedded service in the bench process (ROLE=all: scheduler, in-process probe transport, prober worker, check recorder and alerting judge appending to the SQLite event log, every projection and reactor applying it to the SQLite views). Endpoints registered, verified and enabled through the admin routes, interval ${INTERVAL_SECONDS} s, timeout 1 s, against node:http in its own process answering 200 "ok". ${STEPS.map((n) => n.toLocaleString('en-US')).join(' then ')} endpoints (the second step adds to the first); each step waits one interval (${INTERVAL_SECONDS} s) after provisioning, then measures ${measureMs / 1000} s.`,
           'Process CPU per check: user + system time of the bench process (all its threads) over the window, divided by the checks the log gained in it (the target is another process). The idle figure is the same process with the service started and no endpoint, measured first; "less the idle service\'s per-second work" subtracts it to show what the checks themselves add.',
           `Event-loop delay: perf_hooks monitorEventLoopDelay, resolution ${LOOP_RESOLUTION_MS} ms, over the same window; its histogram holds the time between runs of its ${LOOP_RESOLUTION_MS} ms timer, so ${LOOP_RESOLUTION_MS} ms is subtracted from each figure (an idle loop reads 0).`,
+          `Main-thread CPU between event-loop turns: the main thread's own CPU time (Linux /proc/self/task/<pid>/schedstat) between two runs of a 1 ms interval timer, in a window of ${stretchMs / 1000} s right after the CPU window (reading the statistics a thousand times a second costs CPU, kept out of the CPU figures). On a shared machine the wall-clock delay mostly measures descheduling; this figure is what the process's own work holds the loop for (work on worker threads, such as the WAL checkpoints of the event log and the views, does not count).`,
           `Baseline: raw undici (one keep-alive Agent) in the same process before the service starts, firing the same number of slots at the scheduler's spread offsets on the scheduler's ${TICK_MS} ms tick, ${measureMs / 1000} s: ${raw.map((r, i) => `${STEPS[i]} slots, ${r.requests} requests, ${fixed(r.cpuMs / Math.max(1, r.requests), 3)} ms CPU each`).join('; ')}.`,
           `Service idle: ${fixed(idleCpuPerSecond)} ms CPU per s, loop delay p99 ${fixed(idle.loopP99)} ms over ${idleMs / 1000} s. ${steps.map((s) => `${s.endpoints}: ${s.failures} failed checks, projection lag after the window ${s.projectionLag} events`).join('; ')}.`,
         ];
