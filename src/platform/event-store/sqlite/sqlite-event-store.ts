@@ -836,17 +836,7 @@ export class SqliteEventStore implements EventStore {
     if (rows.length === 0) return [];
     const commits = this.rawStatement(PAGE_COMMITS).all(rows[0][0], rows[rows.length - 1][0]) as CommitRow[];
     const toEvent = compactEvents(this.forms);
-    const events = new Array<RecordedEvent>(rows.length);
-    let next = 0;
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i];
-      const position = row[0];
-      while (next < commits.length && commits[next][0] <= position) next++;
-      if (next === 0) throw new Error(`The event log holds no commit for the event at position ${position}`);
-      const commit = commits[next - 1];
-      events[i] = toEvent(position, row[1], row[2], row[3], row[4], row[5], row[6], row[7] ?? commit[2], row[8], row[9], commit[1]);
-    }
-    return events;
+    return withCommits(rows, commits, (row, commit) => toEvent(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] ?? commit[2], row[8], row[9], commit[1]));
   }
 
   /** `readCompactPage` on the reader thread (THREAD_PAGE); the events are built here, from its rows. */
@@ -865,18 +855,10 @@ export class SqliteEventStore implements EventStore {
 
   private eventsOfThreadPage(rows: ThreadPageRow[], commits: CommitRow[]): RecordedEvent[] {
     const toEvent = compactEvents(this.forms);
-    const events = new Array<RecordedEvent>(rows.length);
-    let next = 0;
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i];
-      const position = row[0];
-      while (next < commits.length && commits[next][0] <= position) next++;
-      if (next === 0) throw new Error(`The event log holds no commit for the event at position ${position}`);
-      const commit = commits[next - 1];
+    return withCommits(rows, commits, (row, commit) => {
       const eventId = row[6] !== null ? Buffer.from(row[6], 'hex') : (row[5] as string | number);
-      events[i] = toEvent(position, row[1], row[2], row[3], row[4], eventId, row[7], row[8] ?? commit[2], row[9], row[10], commit[1]);
-    }
-    return events;
+      return toEvent(row[0], row[1], row[2], row[3], row[4], eventId, row[7], row[8] ?? commit[2], row[9], row[10], commit[1]);
+    });
   }
 
   /** A cached statement returning each row as an array of its columns. */
@@ -1101,6 +1083,22 @@ function fromCompactRows(rows: CompactRow[], forms: StoredForms): RecordedEvent[
 }
 
 /**
+ * A page's events, each built from its row and the commit it belongs to: the rows and the commits
+ * are both in position order, so one walk pairs them.
+ */
+function withCommits<Row extends readonly [number, ...unknown[]]>(rows: Row[], commits: CommitRow[], toEvent: (row: Row, commit: CommitRow) => RecordedEvent): RecordedEvent[] {
+  const events = new Array<RecordedEvent>(rows.length);
+  let next = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const position = rows[i][0];
+    while (next < commits.length && commits[next][0] <= position) next++;
+    if (next === 0) throw new Error(`The event log holds no commit for the event at position ${position}`);
+    events[i] = toEvent(rows[i], commits[next - 1]);
+  }
+  return events;
+}
+
+/**
  * Builds the events of one read from their stored columns (`metadata`: the event's own, else its
  * commit's). The events of one commit share its metadata text and recorded_at: each is parsed or
  * formatted once per run of events that share it.
@@ -1163,7 +1161,6 @@ function isSqliteCode(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
 
-/** Lock timeouts, I/O failures and a closed handle mean the log cannot be reached right now. */
 /** An append waiting for its group commit. */
 interface PendingAppend {
   streamId: string;
@@ -1181,6 +1178,7 @@ function appendError(error: unknown, { streamId, expected }: PendingAppend): unk
   return toStoreError(error);
 }
 
+/** Lock timeouts, I/O failures and a closed handle mean the log cannot be reached right now. */
 function toStoreError(error: unknown): unknown {
   if (error instanceof WrongExpectedRevisionError || error instanceof StoreUnavailableError) return error;
   const code = (error as { code?: unknown } | null)?.code;
