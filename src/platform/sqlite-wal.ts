@@ -71,7 +71,8 @@ const PASSES_PER_ROUND = 8;
  * every frame was copied when that writer began) and truncates it to journal_size_limit. If
  * commits land during every pass and the WAL has reached WAL_FORCED_RESTART_PAGES, one RESTART
  * pass holds writers off while it copies the last frames (they wait on their busy timeout), so the
- * WAL is bounded whatever the write rate.
+ * WAL is bounded whatever the write rate. A WAL of 1,000 pages or more whose every frame is copied
+ * is truncated at once (TRUNCATE, never waiting), so a burst followed by quiet leaves no large file.
  */
 async function checkpointRound(thread: SqliteThread, busyTimeoutMs: number): Promise<WalCheckpointRound> {
   const pass = (mode: string) => thread.run<CheckpointRow>(`PRAGMA wal_checkpoint(${mode})`, [], 'get');
@@ -79,7 +80,14 @@ async function checkpointRound(thread: SqliteThread, busyTimeoutMs: number): Pro
   for (let passes = 1; ; passes++) {
     const row = await pass('PASSIVE');
     const copiedAll = row.busy === 0 && row.checkpointed === row.log;
-    if (copiedAll && (row.log === 0 || last?.log === row.log)) return { ...row, passes, restarted: false };
+    if (copiedAll && (row.log === 0 || last?.log === row.log)) {
+      // Every frame is in the database file. A WAL grown past the limit by a burst (an import, a
+      // rebuild) would keep its size until the next commit resets it; when nobody writes, empty it
+      // now. busy_timeout is 0 here: if a writer or an older reader is busy, this waits for the
+      // next round instead of holding anyone up.
+      if (row.log >= WAL_AUTOCHECKPOINT_PAGES) await pass('TRUNCATE');
+      return { ...row, passes, restarted: false };
+    }
     if (passes >= PASSES_PER_ROUND) {
       if (row.log < WAL_FORCED_RESTART_PAGES) return { ...row, passes, restarted: false };
       await thread.run(`PRAGMA busy_timeout = ${busyTimeoutMs}`, [], 'exec');

@@ -71,4 +71,16 @@ describe('SQLite WAL files stay bounded', () => {
     expect((events[1].data as { blob: string }).blob).toHaveLength(blob.length);
     await store.close();
   });
+
+  it('event log: a large WAL left by a burst shrinks without any later write', async () => {
+    const file = join(dir.path, 'events-idle.sqlite');
+    const store = new SqliteEventStore(file);
+    const blob = 'z'.repeat(2 * WAL_AUTOCHECKPOINT_PAGES * 4096);
+    await store.append('s-1', [{ type: 'Big', data: { blob } }], { expectedRevision: 'no_stream' });
+    expect(walSize(file)).toBeGreaterThan(blob.length);
+    // No further append: an import or a rebuild that ends leaves the process idle.
+    await eventually('the checkpoint thread to truncate the WAL', () => walSize(file) <= WAL_SIZE_LIMIT_BYTES, { timeoutMs: 20_000 });
+    expect(((await store.readStream('s-1'))[0].data as { blob: string }).blob).toHaveLength(blob.length);
+    await store.close();
+  });
 });
