@@ -167,7 +167,7 @@ const bench: BenchModule = {
       ],
       notes: [
         `Read-your-writes wait: one live projection (the rebuild's) in this process; another writer appends an event the view takes, 1 ms later the command appends its write (inside the gathering interval of the first one's batch), then waits (ReadYourWrites.require) until the view applied it, then 6 ms of quiet. ${wait.cut.length} commands with the writer cutting the runner's 5 ms gathering, ${wait.gathered.length} without (the runner's want() stubbed out), in 8 alternating rounds. An event the view does not take (a command's id append before its write) no longer starts a batch at all: the runner wakes a projection only for its event types.`,
-        'Both sides end with the same JSON rows and the same index, 500 rows per transaction, WAL, synchronous=NORMAL. The raw side keeps its index up to date row by row; the rebuild reads every event from the log a page at a time (the next page on the log\'s reader thread while this one applies), commits a checkpoint per batch, and builds the view\'s lookup index once the generation is filled (included in its time). The machine may be shared: the CPU figure is the steadier one.'],
+        'Both sides end with the same JSON rows and the same index, 500 rows per transaction, WAL, synchronous=NORMAL. The raw side keeps its index up to date row by row; the rebuild reads every event from the log a page at a time (asking for the next page before it applies this one), commits a checkpoint per batch, and builds the view\'s lookup index once the generation is filled (included in its time). The machine may be shared: the CPU figure is the steadier one.'],
     };
   },
 };

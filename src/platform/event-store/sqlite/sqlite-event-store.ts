@@ -31,7 +31,10 @@ export interface SqliteEventStoreOptions {
   recentEventsKept?: number;
   /**
    * `readAll` pages of at least this many events run their query on a worker thread (a file-backed
-   * log only; default 100). Infinity: every read on the event loop.
+   * log only). Default Infinity, every read on the event loop: on a quiet 2-core machine a rebuild
+   * with thread reads ran at 0.89-0.91 of raw inserts against 0.90-1.15 without, and spent more
+   * CPU (the worker builds JSON the event loop parses again), so the thread only pays where the
+   * event loop's share matters more than the whole (docs/benchmarks.md, projection rebuild).
    */
   threadReadsFrom?: number;
 }
@@ -403,7 +406,7 @@ export class SqliteEventStore implements EventStore {
     this.recent = new RecentEvents(options.recentEventsKept ?? 2000);
     this.file = inMemory ? null : resolve(filePath);
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    this.threadReadsFrom = options.threadReadsFrom ?? 100;
+    this.threadReadsFrom = options.threadReadsFrom ?? Infinity;
     try {
       this.db = new Database(filePath);
       this.walKeeper = applySqliteEventLogPragmas(this.db, this.busyTimeoutMs, { walOffThread: true });
