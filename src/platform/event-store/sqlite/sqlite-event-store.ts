@@ -1044,13 +1044,13 @@ const SHARED_COMMIT_MS = 32_767;
  */
 const DERIVED_ID_STORED = 0n;
 
-/** The id of the event at `position`: the file's prefix, then the position as 12 hex digits (6 bytes: 2^48 positions). */
 /** Rows by their first column (a position, a commit id), which they are already in unless SQLite changed its plan. */
 function inOrder<T extends [number, ...unknown[]]>(rows: T[]): T[] {
   for (let i = 1; i < rows.length; i++) if (rows[i][0] < rows[i - 1][0]) return rows.sort((a, b) => a[0] - b[0]);
   return rows;
 }
 
+/** The id of the event at `position`: the file's prefix, then the position as 12 hex digits (6 bytes: 2^48 positions). */
 function derivedId(idHead: string, position: number): string {
   return idHead + position.toString(16).padStart(12, '0');
 }

@@ -267,8 +267,7 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
-  /** `now`, each statement run by `thread`'s connection. */
-  /** @internal */
+  /** @internal `now`, each statement run by `thread`'s connection. */
   async later<T>(plan: ReadPlan<T>, thread: SqliteThread): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const layout = this.layout(plan.collection);
