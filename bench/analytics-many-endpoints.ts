@@ -7,7 +7,15 @@ import { ViewAnalyticsFacts } from '../src/analytics/views/endpoints/queries.js'
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, type RollupRow } from '../src/analytics/views/rollups/view.js';
-import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc } from '../src/analytics/views/endpoints/view.js';
+import {
+  ANALYTICS_ENDPOINTS_COLLECTION,
+  ANALYTICS_PROJECT_HEALTH_COLLECTION,
+  ANALYTICS_PROJECTS_COLLECTION,
+  healthShareOf,
+  withHealthShare,
+  type AnalyticsEndpointDoc,
+  type AnalyticsProjectHealthDoc,
+} from '../src/analytics/views/endpoints/view.js';
 import type { CheckRecordedData } from '../src/checks/domain/check.js';
 import { physicalCollection } from '../src/platform/projections/registry.js';
 import { ViewReader } from '../src/platform/projections/views.js';
@@ -50,7 +58,8 @@ const WINDOWS: Array<[string, number]> = [
 /**
  * Writes the views the two analytics projections would hold after these checks (generation 1):
  * raw rows and final rollups computed with the projection's domain functions, each endpoint's
- * current project, the project and the endpoints with their latest check.
+ * current project, the project and the endpoints with their latest check, and the project's
+ * health counts.
  */
 export async function build(store: SqliteReadStore, endpoints: number, to: number): Promise<void> {
   const spread: CheckSpread = { team: TEAM, endpoints, spanMs: SPAN, projectOf: () => PROJECT };
@@ -78,6 +87,7 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
     latest.set(data.endpoint_id, data);
   }
   for (const row of rollups.values()) await put(rollupsName(ROLLUPS_COLLECTION), row);
+  let health: AnalyticsProjectHealthDoc | null = null;
   for (let e = 1; e <= endpoints; e++) {
     const last = latest.get(e)!;
     await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), { id: String(e), endpoint_id: e, project_id: PROJECT });
@@ -96,7 +106,10 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
       latest_latency_ms: last.latency_ms,
     };
     await put(endpointsName(ANALYTICS_ENDPOINTS_COLLECTION), doc);
+    const share = healthShareOf(doc);
+    if (share) health = withHealthShare(health, share, 1);
   }
+  if (health) await put(endpointsName(ANALYTICS_PROJECT_HEALTH_COLLECTION), health);
   await store.commit(writes);
 }
 

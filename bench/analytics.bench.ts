@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AnalyticsFacts, EndpointFact } from '../src/analytics/application/analytics-facts.js';
+import { healthByProjectOf, type AnalyticsFacts, type EndpointFact } from '../src/analytics/application/analytics-facts.js';
 import { AnalyticsQuery } from '../src/analytics/views/rollups/queries.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RollupKey, type RollupRow } from '../src/analytics/views/rollups/view.js';
@@ -94,6 +94,7 @@ export function facts(): AnalyticsFacts {
     membersOf: async (projectIds) => endpoints.filter((e) => projectIds.includes(e.project_id)).map(({ endpoint_id, project_id }) => ({ endpoint_id, project_id })),
     incidentCounts: async () => ({ total: 0, open: 0 }),
     openIncidentsByProject: async () => new Map(),
+    healthByProject: async () => healthByProjectOf(endpoints),
   };
 }
 

@@ -47,6 +47,8 @@ export interface AnalyticsWorld {
   moveEndpoint(teamId: number, endpointId: number, projectId: number): Promise<void>;
   /** A maintenance window over [startsAt, endsAt); scope {} is team-wide. */
   maintenance(teamId: number, scope: { project_id?: number; endpoint_id?: number }, startsAt: number, endsAt: number): Promise<number>;
+  /** Waits until the analytics views have applied every event recorded so far. */
+  settle(): Promise<void>;
   /** The endpoint's checks as the public checks route lists them, in the shape the reference reads. */
   recordedChecks(team: AnalyticsTeam, projectId: number, endpointId: number): Promise<CheckRecordedData[]>;
   close(): Promise<void>;
@@ -128,6 +130,8 @@ export async function startAnalyticsWorld(env: Record<string, string> = {}): Pro
       expectStatus('schedule maintenance', response, 201);
       return response.json().data.id;
     },
+
+    settle: waitForAnalytics,
 
     async recordedChecks(team, projectId, endpointId) {
       const checks: CheckRecordedData[] = [];

@@ -38,6 +38,14 @@ export interface ProjectMember {
   project_id: number;
 }
 
+/** Counts of enabled endpoints (not deleted) by their latest applicable check; none yet: unchecked. */
+export interface Health {
+  enabled_endpoints: number;
+  healthy_endpoints: number;
+  failing_endpoints: number;
+  unchecked_endpoints: number;
+}
+
 export interface ProjectFact {
   project_id: number;
   name: string;
@@ -56,6 +64,11 @@ export interface AnalyticsFacts {
   /** Every endpoint (enabled or not, not deleted) of the scope; for an endpoint scope, that endpoint alone. */
   endpoints(teamId: number, scope: AnalyticsScope): Promise<EndpointFact[]>;
   /**
+   * `healthOf` the team's endpoints, per project they are in now (the team's `endpoints`, counted
+   * without reading each of them where the facts keep counts); projects with none may be missing.
+   */
+  healthByProject(teamId: number): Promise<Map<number, Health>>;
+  /**
    * The endpoints whose checks count for these projects (docs/decisions.md, "Analytics"): those
    * in them now, deleted ones included. Project ids are unique across teams.
    */
@@ -72,4 +85,36 @@ export interface AnalyticsFacts {
   incidentCounts(teamId: number, scope: AnalyticsScope, range: { from: number; to: number }): Promise<IncidentCounts>;
   /** Open incidents per project id; projects without any may be missing. */
   openIncidentsByProject(teamId: number): Promise<Map<number, number>>;
+}
+
+/** The health of these endpoints: enabled ones by their latest applicable check. */
+export function healthOf(endpoints: Iterable<EndpointFact>): Health {
+  const counts: Health = { enabled_endpoints: 0, healthy_endpoints: 0, failing_endpoints: 0, unchecked_endpoints: 0 };
+  for (const e of endpoints) {
+    if (!e.enabled) continue;
+    counts.enabled_endpoints++;
+    if (e.latest === null) counts.unchecked_endpoints++;
+    else if (e.latest.success) counts.healthy_endpoints++;
+    else counts.failing_endpoints++;
+  }
+  return counts;
+}
+
+/** `healthOf` each project's endpoints, for facts that hold every endpoint (tests, benches). */
+export function healthByProjectOf(endpoints: EndpointFact[]): Map<number, Health> {
+  const byProject = new Map<number, EndpointFact[]>();
+  for (const e of endpoints) byProject.set(e.project_id, [...(byProject.get(e.project_id) ?? []), e]);
+  return new Map([...byProject].map(([projectId, members]) => [projectId, healthOf(members)]));
+}
+
+/** The sum of several health counts (a team's, from its projects'). */
+export function sumHealth(parts: Iterable<Health>): Health {
+  const total: Health = { enabled_endpoints: 0, healthy_endpoints: 0, failing_endpoints: 0, unchecked_endpoints: 0 };
+  for (const part of parts) {
+    total.enabled_endpoints += part.enabled_endpoints;
+    total.healthy_endpoints += part.healthy_endpoints;
+    total.failing_endpoints += part.failing_endpoints;
+    total.unchecked_endpoints += part.unchecked_endpoints;
+  }
+  return total;
 }

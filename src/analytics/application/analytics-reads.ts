@@ -20,6 +20,7 @@ export const EXPENSIVE_MS = 200;
 
 const SOURCES: ViewSource[] = [
   { projection: ROLLUPS_PROJECTION, collection: ROLLUPS_COLLECTION, lagMs: BUSY_VIEW_LAG_MS },
+  // Also stands for the projects' health counts, written only in the same commits as endpoint documents.
   { projection: ANALYTICS_ENDPOINTS_PROJECTION, collection: ANALYTICS_ENDPOINTS_COLLECTION, lagMs: BUSY_VIEW_LAG_MS },
   { projection: ANALYTICS_ENDPOINTS_PROJECTION, collection: ANALYTICS_PROJECTS_COLLECTION },
   { projection: INCIDENTS_VIEW, collection: INCIDENTS },

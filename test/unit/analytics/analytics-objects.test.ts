@@ -1,4 +1,4 @@
-import type { AnalyticsFacts, EndpointFact } from '../../../src/analytics/application/analytics-facts.js';
+import { healthByProjectOf, type AnalyticsFacts, type EndpointFact } from '../../../src/analytics/application/analytics-facts.js';
 import { makeWindow } from '../../../src/analytics/domain/window.js';
 import { check, queryOver } from './support/checks.js';
 
@@ -33,6 +33,7 @@ const facts: AnalyticsFacts = {
   membersOf: async (projectIds) => ENDPOINTS.filter((e) => projectIds.includes(e.project_id)),
   incidentCounts: async (_team, scope) => (scope.kind === 'team' ? { total: 4, open: 1 } : { total: 1, open: 0 }),
   openIncidentsByProject: async () => new Map([[1, 1]]),
+  healthByProject: async () => healthByProjectOf(ENDPOINTS),
 };
 
 const CHECKS = [

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { AnalyticsFacts, LatestApplicableCheck } from '../../../src/analytics/application/analytics-facts.js';
+import { healthByProjectOf, type AnalyticsFacts, type LatestApplicableCheck } from '../../../src/analytics/application/analytics-facts.js';
 import { P95_SAMPLE_LIMIT, addAccumulator, addCheck, emptyAccumulator, toFigures } from '../../../src/analytics/domain/aggregate.js';
 import { GRANULARITY_MS, ceilTo, floorTo } from '../../../src/analytics/domain/range-plan.js';
 import { referenceAnalytics, referenceP95 } from '../../../src/analytics/domain/reference.js';
@@ -60,10 +60,12 @@ function referenceCurrent(checks: CheckRecordedData[], endpointId: number, regio
 
 /** The scenario's facts, with each endpoint's latest applicable check as the endpoints view keeps it. */
 function factsOver(checks: CheckRecordedData[]): AnalyticsFacts {
-  return {
+  const over: AnalyticsFacts = {
     ...facts,
     endpoints: async (teamId, scope) => (await facts.endpoints(teamId, scope)).map((e) => ({ ...e, latest: referenceLatest(checks, e.endpoint_id) })),
+    healthByProject: async (teamId) => healthByProjectOf(await over.endpoints(teamId, { kind: 'team', id: teamId })),
   };
+  return over;
 }
 
 /** Retention's summaries of each endpoint's checks older than the horizon (a prefix of its stream). */

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../../platform/event-store/event-store.port.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
 import { defineProjection, type ViewTransaction } from '../../../platform/projections/projection.js';
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../../checks/domain/check.js';
 import { CHECKS_SUMMARIZED, type ChecksSummarizedData } from '../../../checks/domain/check-summary.js';
@@ -19,7 +20,17 @@ import {
   type ProjectDeletedData,
   type ProjectUpdatedData,
 } from '../../../monitoring/domain/events.js';
-import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc } from './view.js';
+import {
+  ANALYTICS_ENDPOINTS_COLLECTION,
+  ANALYTICS_ENDPOINTS_PROJECTION,
+  ANALYTICS_PROJECT_HEALTH_COLLECTION,
+  ANALYTICS_PROJECTS_COLLECTION,
+  healthShareOf,
+  sameHealthShare,
+  withHealthShare,
+  type AnalyticsEndpointDoc,
+  type AnalyticsProjectHealthDoc,
+} from './view.js';
 
 /**
  * The analytics context's own small view of projects and endpoints (types and names in
@@ -28,6 +39,7 @@ import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTI
  * check" is kept next to the endpoint and analytics does not depend on another view's shape.
  * Consecutive failures are not stored: they are counted exactly at query time from the raw
  * applicable checks of `analytics_rollups`, so checks arriving out of order cannot skew them.
+ * Every endpoint document goes through `putEndpoint`, which keeps each project's health counts.
  */
 async function onProjectCreated(event: RecordedEvent<ProjectCreatedData>, views: ViewTransaction): Promise<void> {
   const { project_id, team_id, name } = event.data;
@@ -58,14 +70,14 @@ async function onEndpointRegistered(event: RecordedEvent<EndpointRegisteredData>
     latest_status_code: existing?.latest_status_code ?? null,
     latest_latency_ms: existing?.latest_latency_ms ?? null,
   };
-  views.put(ANALYTICS_ENDPOINTS_COLLECTION, { ...doc });
+  await putEndpoint(views, existing, doc);
 }
 
 async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredData>, views: ViewTransaction): Promise<void> {
-  const existing = await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(event.data.endpoint_id));
+  const existing = await endpointDoc(views, event.data.endpoint_id);
   if (!existing) return;
   const { name, project_id } = event.data.changes;
-  views.put(ANALYTICS_ENDPOINTS_COLLECTION, {
+  await putEndpoint(views, existing, {
     ...existing,
     ...(name !== undefined ? { name } : {}),
     ...(project_id !== undefined ? { project_id } : {}),
@@ -74,9 +86,9 @@ async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredD
 
 function toggled(enabled: boolean) {
   return async (event: RecordedEvent<EndpointToggledData>, views: ViewTransaction): Promise<void> => {
-    const existing = await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(event.data.endpoint_id));
+    const existing = await endpointDoc(views, event.data.endpoint_id);
     if (!existing) return;
-    views.put(ANALYTICS_ENDPOINTS_COLLECTION, { ...existing, enabled });
+    await putEndpoint(views, existing, { ...existing, enabled });
   };
 }
 
@@ -87,9 +99,9 @@ function toggled(enabled: boolean) {
  * A deleted project (it had no endpoints left) leaves the team's rows.
  */
 async function onEndpointDeleted(event: RecordedEvent<EndpointDeletedData>, views: ViewTransaction): Promise<void> {
-  const existing = await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(event.data.endpoint_id));
+  const existing = await endpointDoc(views, event.data.endpoint_id);
   if (!existing) return;
-  views.put(ANALYTICS_ENDPOINTS_COLLECTION, { ...existing, deleted: true });
+  await putEndpoint(views, existing, { ...existing, deleted: true });
 }
 
 async function onProjectDeleted(event: RecordedEvent<ProjectDeletedData>, views: ViewTransaction): Promise<void> {
@@ -107,26 +119,26 @@ async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, views: V
 async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedData>, views: ViewTransaction): Promise<void> {
   const summary = event.data;
   if (summary.latest_applicable) await keepIfNewer({ ...summary.latest_applicable, endpoint_id: summary.endpoint_id }, views);
-  const existing = (await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(summary.endpoint_id))) as AnalyticsEndpointDoc | null;
+  const existing = await endpointDoc(views, summary.endpoint_id);
   if (!existing) return;
   // Consecutive failures are counted from the raw checks; those a summary replaced leave their
   // trailing failures here (reset by a success among them, added to otherwise).
   const before = existing.summarized_trailing_failures ?? 0;
-  views.put(ANALYTICS_ENDPOINTS_COLLECTION, { ...existing, summarized_trailing_failures: summary.any_success ? summary.trailing_failures : before + summary.trailing_failures });
+  await putEndpoint(views, existing, { ...existing, summarized_trailing_failures: summary.any_success ? summary.trailing_failures : before + summary.trailing_failures });
 }
 
 async function keepIfNewer(
   check: Pick<CheckRecordedData, 'check_id' | 'endpoint_id' | 'checked_at' | 'success' | 'status_code' | 'latency_ms'>,
   views: ViewTransaction,
 ): Promise<void> {
-  const existing = (await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(check.endpoint_id))) as AnalyticsEndpointDoc | null;
+  const existing = await endpointDoc(views, check.endpoint_id);
   if (!existing || existing.deleted) return;
   const at = Date.parse(check.checked_at);
   if (existing.latest_checked_at_ms !== null && existing.latest_check_id !== null) {
     const newer = at > existing.latest_checked_at_ms || (at === existing.latest_checked_at_ms && check.check_id > existing.latest_check_id);
     if (!newer) return;
   }
-  views.put(ANALYTICS_ENDPOINTS_COLLECTION, {
+  await putEndpoint(views, existing, {
     ...existing,
     latest_check_id: check.check_id,
     latest_checked_at: new Date(at).toISOString(),
@@ -137,10 +149,36 @@ async function keepIfNewer(
   });
 }
 
+async function endpointDoc(views: ViewTransaction, endpointId: number): Promise<AnalyticsEndpointDoc | null> {
+  return (await views.get(ANALYTICS_ENDPOINTS_COLLECTION, String(endpointId))) as AnalyticsEndpointDoc | null;
+}
+
+/**
+ * Writes the endpoint's document and, when where it counts changed (enabled, deleted, its
+ * latest check's success, its project), moves it between its projects' health counts. Most
+ * checks change none of that: they cost no more than the document.
+ */
+async function putEndpoint(views: ViewTransaction, before: AnalyticsEndpointDoc | null, after: AnalyticsEndpointDoc): Promise<void> {
+  views.put(ANALYTICS_ENDPOINTS_COLLECTION, after as unknown as Doc);
+  const was = healthShareOf(before);
+  const now = healthShareOf(after);
+  if (sameHealthShare(was, now)) return;
+  if (was) await addHealth(views, was, -1);
+  if (now) await addHealth(views, now, 1);
+}
+
+async function addHealth(views: ViewTransaction, share: NonNullable<ReturnType<typeof healthShareOf>>, sign: 1 | -1): Promise<void> {
+  const id = String(share.project_id);
+  const counts = withHealthShare((await views.get(ANALYTICS_PROJECT_HEALTH_COLLECTION, id)) as AnalyticsProjectHealthDoc | null, share, sign);
+  if (counts.enabled_endpoints === 0) views.delete(ANALYTICS_PROJECT_HEALTH_COLLECTION, id);
+  else views.put(ANALYTICS_PROJECT_HEALTH_COLLECTION, counts as unknown as Doc);
+}
+
 export const analyticsEndpointsProjection = defineProjection({
   name: ANALYTICS_ENDPOINTS_PROJECTION,
   // 2: a deleted endpoint stays as a tombstone (its checks count for its last project).
-  version: 2,
+  // 3: each project's health counts (analytics_project_health).
+  version: 3,
   collections: [
     { name: ANALYTICS_PROJECTS_COLLECTION, indexes: [{ fields: ['team_id', 'project_id'] }] },
     {
@@ -148,6 +186,7 @@ export const analyticsEndpointsProjection = defineProjection({
       // project_id first: a project's members are read by project id alone (AnalyticsFacts.membersOf).
       indexes: [{ fields: ['project_id', 'endpoint_id'] }, { fields: ['team_id', 'endpoint_id'] }],
     },
+    { name: ANALYTICS_PROJECT_HEALTH_COLLECTION, indexes: [{ fields: ['team_id', 'project_id'] }] },
   ],
   handlers: {
     [PROJECT_CREATED]: onProjectCreated,

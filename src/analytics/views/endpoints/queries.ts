@@ -1,12 +1,20 @@
 import type { Doc, Filter } from '../../../platform/read-store/read-store.port.js';
 import type { ReadStore } from '../../../platform/read-store/read-store.port.js';
 import type { ViewReader } from '../../../platform/projections/views.js';
-import { ANALYTICS_ENDPOINTS_COLLECTION, ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECTS_COLLECTION, type AnalyticsEndpointDoc, type AnalyticsProjectDoc } from './view.js';
+import {
+  ANALYTICS_ENDPOINTS_COLLECTION,
+  ANALYTICS_ENDPOINTS_PROJECTION,
+  ANALYTICS_PROJECT_HEALTH_COLLECTION,
+  ANALYTICS_PROJECTS_COLLECTION,
+  type AnalyticsEndpointDoc,
+  type AnalyticsProjectDoc,
+  type AnalyticsProjectHealthDoc,
+} from './view.js';
 import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION } from '../rollups/view.js';
 import { consecutiveFailuresIn } from '../../application/consecutive-failures.js';
 import { INCIDENTS, INCIDENTS_VIEW } from '../../../incidents/views/incidents/view.js';
 import type { AnalyticsCollections } from '../rollups/queries.js';
-import type { AnalyticsFacts, AnalyticsScope, EndpointFact, IncidentCounts, ProjectFact, ProjectMember } from '../../application/analytics-facts.js';
+import { healthByProjectOf, type AnalyticsFacts, type AnalyticsScope, type EndpointFact, type Health, type IncidentCounts, type ProjectFact, type ProjectMember } from '../../application/analytics-facts.js';
 import { Slices } from '../../application/slices.js';
 
 
@@ -33,6 +41,8 @@ interface IncidentDoc extends Doc {
  * count, so both counts are 0.
  */
 export class ViewAnalyticsFacts implements AnalyticsFacts {
+  private readonly present = new Set<string>();
+
   constructor(
     private readonly reader: ViewReader,
     private readonly store: ReadStore,
@@ -72,6 +82,29 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
       docs = (await this.findAll(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_ENDPOINTS_COLLECTION, filter, 'endpoint_id')) as unknown as AnalyticsEndpointDoc[];
     }
     return this.endpointFacts(docs, scope.kind === 'endpoint');
+  }
+
+  /**
+   * The counts the projection keeps per project (one document per project with enabled
+   * endpoints). While the active generation predates them (version 2 serves until version 3 is
+   * built), they are counted from the team's endpoint documents.
+   */
+  async healthByProject(teamId: number): Promise<Map<number, Health>> {
+    if (!(await this.hasCollection(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECT_HEALTH_COLLECTION))) {
+      return healthByProjectOf(await this.endpoints(teamId, { kind: 'team', id: teamId }));
+    }
+    const docs = (await this.findAll(ANALYTICS_ENDPOINTS_PROJECTION, ANALYTICS_PROJECT_HEALTH_COLLECTION, { team_id: teamId }, 'project_id')) as unknown as AnalyticsProjectHealthDoc[];
+    return new Map(
+      docs.map((doc) => [
+        doc.project_id,
+        {
+          enabled_endpoints: doc.enabled_endpoints,
+          healthy_endpoints: doc.healthy_endpoints,
+          failing_endpoints: doc.failing_endpoints,
+          unchecked_endpoints: doc.unchecked_endpoints,
+        },
+      ]),
+    );
   }
 
   /** One read of the project's endpoint documents for both `endpoints` and `membersOf`. */
@@ -184,6 +217,15 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
   private async hasIncidentsView(): Promise<boolean> {
     const physical = await this.reader.collection(INCIDENTS_VIEW, INCIDENTS);
     return (await this.store.listCollections()).includes(physical);
+  }
+
+  /** Whether the active generation has the collection; one found is remembered (a generation's collections stay until it is dropped, and a new generation has new names). */
+  private async hasCollection(projection: string, collection: string): Promise<boolean> {
+    const physical = await this.reader.collection(projection, collection);
+    if (this.present.has(physical)) return true;
+    if (!(await this.store.listCollections()).includes(physical)) return false;
+    this.present.add(physical);
+    return true;
   }
 
   private async findAll(projection: string, collection: string, filter: Filter, key: string): Promise<Doc[]> {

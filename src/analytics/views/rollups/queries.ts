@@ -22,7 +22,7 @@ import {
 } from './view.js';
 import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type RollupRun } from '../../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../../domain/window.js';
-import type { AnalyticsFacts, AnalyticsScope, EndpointFact, ProjectMember } from '../../application/analytics-facts.js';
+import { healthOf, sumHealth, type AnalyticsFacts, type AnalyticsScope, type EndpointFact, type Health, type ProjectMember } from '../../application/analytics-facts.js';
 import { Slices } from '../../application/slices.js';
 import { consecutiveFailuresIn } from '../../application/consecutive-failures.js';
 
@@ -75,12 +75,7 @@ export interface WindowOut {
   bucket_seconds: number;
 }
 
-export interface Health {
-  enabled_endpoints: number;
-  healthy_endpoints: number;
-  failing_endpoints: number;
-  unchecked_endpoints: number;
-}
+export type { Health };
 
 export interface ProjectRow {
   project_id: number;
@@ -261,19 +256,21 @@ export class AnalyticsQuery {
     return p95(latencies);
   }
 
+  /**
+   * The team object costs its project count, not its endpoint count: health and each row's
+   * enabled endpoints come from per-project counts (`AnalyticsFacts.healthByProject`).
+   */
   async teamAnalytics(teamId: number, window: AnalyticsWindow): Promise<TeamAnalytics> {
     const scope: AnalyticsScope = { kind: 'team', id: teamId };
-    const [common, projects, endpoints, openByProject] = await Promise.all([
+    const [common, projects, healthByProject, openByProject] = await Promise.all([
       this.common(teamId, scope, window),
       this.facts.projects(teamId),
-      this.facts.endpoints(teamId, scope),
+      this.facts.healthByProject(teamId),
       this.facts.openIncidentsByProject(teamId),
     ]);
     // Each project row counts the endpoints the project holds now, as the project object does:
     // the project rollups follow moves.
     const perProject = await this.sumPerScope('project', projects.map((p) => p.project_id), window, scope);
-    const enabled = new Map<number, number>();
-    for (const e of endpoints) if (e.enabled) enabled.set(e.project_id, (enabled.get(e.project_id) ?? 0) + 1);
     const rows = [...projects]
       .sort((a, b) => a.project_id - b.project_id)
       .map((project): ProjectRow => {
@@ -281,7 +278,7 @@ export class AnalyticsQuery {
         return {
           project_id: project.project_id,
           name: project.name,
-          enabled_endpoints: enabled.get(project.project_id) ?? 0,
+          enabled_endpoints: healthByProject.get(project.project_id)?.enabled_endpoints ?? 0,
           checks: figures.checks,
           failures: figures.failures,
           uptime_percent: figures.uptime_percent,
@@ -290,7 +287,7 @@ export class AnalyticsQuery {
         };
       });
     const { window: w, totals, incidents, series } = common;
-    return { team_id: teamId, window: w, health: health(endpoints), totals, incidents, series, projects: rows };
+    return { team_id: teamId, window: w, health: sumHealth(healthByProject.values()), totals, incidents, series, projects: rows };
   }
 
   async projectAnalytics(teamId: number, projectId: number, window: AnalyticsWindow): Promise<ProjectAnalytics> {
@@ -321,7 +318,7 @@ export class AnalyticsQuery {
       });
     }
     const { window: w, totals, incidents, series } = common;
-    return { team_id: teamId, project_id: projectId, window: w, health: health(endpoints), totals, incidents, series, endpoints: rows };
+    return { team_id: teamId, project_id: projectId, window: w, health: healthOf(endpoints), totals, incidents, series, endpoints: rows };
   }
 
   /**
@@ -615,17 +612,6 @@ function seriesItem(startMs: number, acc: Accumulator): SeriesItem {
     failures: figures.failures,
     uptime_percent: figures.uptime_percent,
     avg_latency_ms: figures.avg_latency_ms,
-  };
-}
-
-/** From each enabled endpoint's latest applicable check; none yet: unchecked. */
-function health(endpoints: EndpointFact[]): Health {
-  const enabled = endpoints.filter((e) => e.enabled);
-  return {
-    enabled_endpoints: enabled.length,
-    healthy_endpoints: enabled.filter((e) => e.latest?.success === true).length,
-    failing_endpoints: enabled.filter((e) => e.latest?.success === false).length,
-    unchecked_endpoints: enabled.filter((e) => e.latest === null).length,
   };
 }
 

@@ -73,6 +73,7 @@ export const noFacts: AnalyticsFacts = {
   membersOf: async () => [],
   incidentCounts: async () => ({ total: 0, open: 0 }),
   openIncidentsByProject: async () => new Map(),
+  healthByProject: async () => new Map(),
 };
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { CheckRecordedData } from '../../../../src/checks/domain/check.js';
-import type { AnalyticsFacts, EndpointFact } from '../../../../src/analytics/application/analytics-facts.js';
+import { healthByProjectOf, type AnalyticsFacts, type EndpointFact } from '../../../../src/analytics/application/analytics-facts.js';
 import type { AnalyticsQuery } from '../../../../src/analytics/views/rollups/queries.js';
 import { referenceAnalytics } from '../../../../src/analytics/domain/reference.js';
 import { makeWindow } from '../../../../src/analytics/domain/window.js';
@@ -21,7 +21,7 @@ export const TOPOLOGY = [
 
 /** Facts over a topology (endpoint -> project -> team), as the endpoints view would give them now. */
 export function factsOf(topology: ReadonlyArray<{ endpoint_id: number; project_id: number; team_id: number }>): AnalyticsFacts {
-  return {
+  const facts: AnalyticsFacts = {
     projects: async (teamId) =>
       [...new Set(topology.filter((t) => t.team_id === teamId).map((t) => t.project_id))].map((id) => ({
         project_id: id,
@@ -34,7 +34,9 @@ export function factsOf(topology: ReadonlyArray<{ endpoint_id: number; project_i
     membersOf: async (projectIds) => topology.filter((t) => projectIds.includes(t.project_id)).map(({ endpoint_id, project_id }) => ({ endpoint_id, project_id })),
     incidentCounts: async () => ({ total: 0, open: 0 }),
     openIncidentsByProject: async () => new Map(),
+    healthByProject: async (teamId) => healthByProjectOf(await facts.endpoints(teamId, { kind: 'team', id: teamId })),
   };
+  return facts;
 }
 
 export const facts: AnalyticsFacts = factsOf(TOPOLOGY);
