@@ -1,9 +1,13 @@
 import { alertingProjection } from '../../../src/alerting/views/alerting/projection.js';
-import { ALERT_STATUS } from '../../../src/alerting/views/alerting/view.js';
-import { alertStatusView } from '../../../src/alerting/domain/endpoint-alerts.js';
+import { ALERT_SAMPLES, ALERT_STATUS, type AlertSampleChunkDoc, type AlertStatusDoc } from '../../../src/alerting/views/alerting/view.js';
+import { sampleChunkIds, withSampleChunks } from '../../../src/alerting/views/alerting/queries.js';
+import { alertStatusView, type AlertSettings, type EndpointAlertsState, type RecordCheckCommand } from '../../../src/alerting/domain/endpoint-alerts.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
-import { given, type GivenEvent } from '../../support/projection-spec.js';
-import { command, run } from '../alerting/support.js';
+import { BatchViewTransaction } from '../../../src/platform/projections/view-transaction.js';
+import type { Doc } from '../../../src/platform/read-store/read-store.port.js';
+import { given, type GivenEvent, type ProjectionOutcome } from '../../support/projection-spec.js';
+import { MemoryReadStore } from '../analytics/support/memory-store.js';
+import { command, run, type Step } from '../alerting/support.js';
 
 const T = '2026-11-23T10:00:00.000Z';
 
@@ -40,9 +44,95 @@ describe('alerting projection (alert status)', () => {
     ]);
     const doc = views.document(ALERT_STATUS, '7') as any;
     expect(JSON.stringify(doc)).not.toContain('job-');
+    const read = readBack(views, '7') as any;
     const now = new Date(T);
     const ids = { team_id: 1, endpoint_id: 7 };
-    expect(alertStatusView({ recentJobIds: [], ...doc.state }, ids, doc.settings, now)).toEqual(alertStatusView(folded, ids, doc.settings, now));
+    expect(alertStatusView({ recentJobIds: [], ...read.state }, ids, doc.settings, now)).toEqual(alertStatusView(folded, ids, doc.settings, now));
     expect(alertStatusView(folded, ids, doc.settings, now).latency_baseline).not.toBeNull();
+  });
+});
+
+/** What the alert-status route reads: the document with its sample chunks put back (queries.ts). */
+function readBack(views: ProjectionOutcome, id: string): Partial<AlertStatusDoc> {
+  const doc = views.document(ALERT_STATUS, id) as unknown as AlertStatusDoc;
+  const chunks = sampleChunkIds(doc).flatMap((chunk) => (views.document(ALERT_SAMPLES, chunk) as unknown as AlertSampleChunkDoc | undefined) ?? []);
+  return withSampleChunks(doc, chunks);
+}
+
+function registered(configuration: Partial<AlertSettings> = {}): GivenEvent {
+  return {
+    type: 'EndpointRegistered',
+    data: { endpoint_id: 7, team_id: 1, project_id: 3, name: 'API', description: '', configuration: { ...DEFAULT_CONFIGURATION, url: 'https://example.com', ...configuration }, verification_token: 't', configuration_version: 1, created_at: T },
+  };
+}
+
+function eventsOf(steps: Step[]): GivenEvent[] {
+  return steps.flatMap((step) => step.events.map((event): GivenEvent => ({ type: event.type, data: event.data, streamId: event.type === 'CheckRecorded' ? 'checks-7' : 'alerts-7' })));
+}
+
+describe('alerting projection: baseline samples out of the per-check document (issue 31)', () => {
+  // The whole window counts: min_samples 1,000 makes the baseline read every sample kept.
+  const settings = { latency_min_samples: 1000 };
+
+  it('keeps under a chunk of samples in the document, and the status read back is the aggregate\'s, over the full 1,000-sample window', async () => {
+    const commands = Array.from({ length: 1_350 }, (_, i) => command({ success: i % 50 !== 49, latency_ms: 60 + ((i * 37) % 90) }, settings));
+    const steps = run(commands, undefined);
+    const folded = steps[steps.length - 1].state;
+    expect(folded.baselineSamples).toHaveLength(1000);
+    const views = await given(alertingProjection, [registered(settings), ...eventsOf(steps)]);
+    const doc = views.document(ALERT_STATUS, '7') as unknown as AlertStatusDoc;
+    // The document a check rewrites holds the samples since the last full chunk only.
+    expect(doc.state.baselineSamples.length).toBeLessThan(100);
+    // The rest is mostly the two 100-check windows of the signals (the whole state was ~6 KB).
+    expect(JSON.stringify(doc).length).toBeLessThan(2_500);
+    // Old chunks go: ten are kept (1,000 samples) beside the document's own.
+    expect(views.documents(ALERT_SAMPLES)).toHaveLength(10);
+    const read = readBack(views, '7');
+    expect(read.state!.baselineSamples).toEqual(folded.baselineSamples);
+    const now = new Date(T);
+    const ids = { team_id: 1, endpoint_id: 7 };
+    const answered = alertStatusView({ recentJobIds: [], ...read.state! } as EndpointAlertsState, ids, read.settings!, now);
+    expect(answered).toEqual(alertStatusView(folded, ids, read.settings!, now));
+    expect(answered.latency_baseline?.samples).toBe(1000);
+  });
+
+  it('chunks each region\'s samples on their own, and reads them back as the aggregate holds them', async () => {
+    const regionSettings: Partial<AlertSettings> = { ...settings, regions: ['eu', 'us'], region_quorum: 1, interval_seconds: 60 };
+    const regional = (i: number): RecordCheckCommand => {
+      const cmd = command({ latency_ms: 40 + ((i * 13) % 70) }, regionSettings);
+      return { ...cmd, outcome: { ...cmd.outcome, region: i % 3 === 0 ? 'us' : 'eu', regional: true } as RecordCheckCommand['outcome'] };
+    };
+    const steps = run(Array.from({ length: 700 }, (_, i) => regional(i)), undefined);
+    const folded = steps[steps.length - 1].state;
+    const views = await given(alertingProjection, [registered(regionSettings), ...eventsOf(steps)]);
+    const doc = views.document(ALERT_STATUS, '7') as unknown as AlertStatusDoc;
+    expect(doc.sample_chunks).toEqual({ eu: 4, us: 2 });
+    const read = readBack(views, '7');
+    for (const region of ['eu', 'us']) expect(read.state!.regionWindows![region].baselineSamples).toEqual(folded.regionWindows![region].baselineSamples);
+    const now = new Date(T);
+    const ids = { team_id: 1, endpoint_id: 7 };
+    expect(alertStatusView({ recentJobIds: [], ...read.state! } as EndpointAlertsState, ids, read.settings!, now)).toEqual(alertStatusView(folded, ids, read.settings!, now));
+  });
+
+  it('a document written with every sample in it reads the same, and gives up its chunks on its next check', async () => {
+    const commands = Array.from({ length: 1_001 }, (_, i) => command({ latency_ms: 50 + (i % 40) }, settings));
+    const steps = run(commands, undefined);
+    const before = steps[steps.length - 2].state;
+    // As the view stood before chunks: the whole state (without job ids) in the document.
+    const { recentJobIds: _jobs, ...kept } = before;
+    const old: AlertStatusDoc = { id: '7', endpoint_id: 7, team_id: 1, settings: { ...DEFAULT_CONFIGURATION, ...settings } as AlertSettings, state: kept };
+    expect(withSampleChunks(old, [])).toEqual(old);
+    const store = new MemoryReadStore();
+    for (const spec of alertingProjection.collections) await store.ensureCollection(spec);
+    await store.commit([{ op: 'put', collection: ALERT_STATUS, doc: old as unknown as Doc }]);
+    const transaction = new BatchViewTransaction(store, (collection) => collection);
+    const [check] = eventsOf(steps.slice(-1));
+    await alertingProjection.handlers.CheckRecorded({ id: 'e', streamId: 'checks-7', type: 'CheckRecorded', schemaVersion: 1, data: check.data, metadata: {} as never, revision: 1000, position: 1, recordedAt: T }, transaction);
+    await store.commit(transaction.writes());
+    const doc = (await store.get(ALERT_STATUS, '7')) as unknown as AlertStatusDoc;
+    expect(doc.state.baselineSamples).toEqual([]);
+    expect(doc.sample_chunks).toEqual({ '': 10 });
+    const chunks = (await store.getMany(ALERT_SAMPLES, sampleChunkIds(doc))) as unknown as AlertSampleChunkDoc[];
+    expect(withSampleChunks(doc, chunks).state!.baselineSamples).toEqual(steps[steps.length - 1].state.baselineSamples);
   });
 });

@@ -23,7 +23,7 @@ import {
   type EndpointReconfiguredData,
   type EndpointRegisteredData,
 } from '../../../monitoring/domain/events.js';
-import { ALERT_STATUS, ALERTING_VIEW, type AlertStatusDoc } from './view.js';
+import { ALERT_SAMPLES, ALERT_STATUS, ALERTING_VIEW, KEPT_SAMPLE_CHUNKS, SAMPLE_CHUNK, sampleChunkId, type AlertSampleChunkDoc, type AlertStatusDoc } from './view.js';
 import type { Doc } from '../../../platform/read-store/read-store.port.js';
 import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../../../platform/projections/projection.js';
 
@@ -50,14 +50,49 @@ const onSignalEvent: ProjectionHandler = async (event, views) => {
   const data = event.data as { endpoint_id: number; team_id?: number };
   const doc = await current(views, data.endpoint_id, data.team_id ?? 0);
   const state = evolve({ ...doc.state, recentJobIds: [] }, event as unknown as EndpointAlertsEvent);
-  views.put(ALERT_STATUS, { ...doc, state: viewState(state) } as unknown as Doc);
+  views.put(ALERT_STATUS, moveFullChunks({ ...doc, state: viewState(state) }, views) as unknown as Doc);
 };
+
+/**
+ * Moves each window's full chunks of baseline samples out of the document (view.ts,
+ * ALERT_SAMPLES), deleting a window's oldest chunk once KEPT_SAMPLE_CHUNKS newer ones hold
+ * its samples; returns the document as it is to be written. A document from before chunks
+ * (every sample in it) gives up its chunks on its next event.
+ */
+function moveFullChunks(doc: AlertStatusDoc, views: ViewTransaction): AlertStatusDoc {
+  const { state } = doc;
+  let chunks = doc.sample_chunks;
+  const take = (window: string, samples: readonly number[]): readonly number[] => {
+    if (samples.length < SAMPLE_CHUNK) return samples;
+    let seq = chunks?.[window] ?? 0;
+    let from = 0;
+    for (; samples.length - from >= SAMPLE_CHUNK; from += SAMPLE_CHUNK, seq++) {
+      const chunk: AlertSampleChunkDoc = { id: sampleChunkId(doc.endpoint_id, window, seq), endpoint_id: doc.endpoint_id, samples: samples.slice(from, from + SAMPLE_CHUNK) };
+      views.put(ALERT_SAMPLES, chunk as unknown as Doc);
+      if (seq >= KEPT_SAMPLE_CHUNKS) views.delete(ALERT_SAMPLES, sampleChunkId(doc.endpoint_id, window, seq - KEPT_SAMPLE_CHUNKS));
+    }
+    chunks = { ...chunks, [window]: seq };
+    return samples.slice(from);
+  };
+  const baselineSamples = take('', state.baselineSamples);
+  let regionWindows = state.regionWindows;
+  for (const [region, windows] of Object.entries(state.regionWindows ?? {})) {
+    const kept = take(region, windows.baselineSamples);
+    if (kept !== windows.baselineSamples) regionWindows = { ...regionWindows, [region]: { ...windows, baselineSamples: kept } };
+  }
+  if (chunks === doc.sample_chunks) return doc;
+  return { ...doc, state: { ...state, baselineSamples, ...(regionWindows === undefined ? {} : { regionWindows }) }, sample_chunks: chunks };
+}
 
 /** Alert status per endpoint (names and document type: view.ts). */
 export const alertingProjection = defineProjection({
   name: ALERTING_VIEW,
   version: 1,
-  collections: [{ name: ALERT_STATUS, indexes: [{ fields: ['team_id'] }] }],
+  collections: [
+    { name: ALERT_STATUS, indexes: [{ fields: ['team_id'] }] },
+    // Read and written by id only.
+    { name: ALERT_SAMPLES, indexes: [] },
+  ],
   handlers: {
     [ENDPOINT_REGISTERED]: async (event, views) => {
       const data = event.data as EndpointRegisteredData;
