@@ -2,11 +2,13 @@
  * Given events, then documents: a projection tested in isolation, on the in-memory read store
  * (which runs the read-store contract) and the runner's own batch transaction. Every spec
  * applies the events twice, all in one batch and one batch per event, and the two results must
- * be the same: a projection may not depend on where the runner cuts its batches.
+ * be the same: a projection may not depend on where the runner cuts its batches. A projection
+ * that names its reads ahead (`prefetch`) is applied a third time with them read ahead, as the
+ * runner does, and must give the same documents again.
  */
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
 import type { Projection } from '../../src/platform/projections/projection.js';
-import { BatchViewTransaction } from '../../src/platform/projections/view-transaction.js';
+import { BatchViewTransaction, wantedBy } from '../../src/platform/projections/view-transaction.js';
 import type { Doc } from '../../src/platform/read-store/read-store.port.js';
 import { MemoryReadStore } from '../unit/analytics/support/memory-store.js';
 
@@ -39,7 +41,7 @@ function recorded(events: GivenEvent[]): RecordedEvent[] {
   }));
 }
 
-async function apply(projection: Projection, batches: RecordedEvent[][]): Promise<MemoryReadStore> {
+async function apply(projection: Projection, batches: RecordedEvent[][], readAhead = false): Promise<MemoryReadStore> {
   const store = new MemoryReadStore();
   for (const spec of projection.collections) await store.ensureCollection(spec);
   for (const batch of batches) {
@@ -47,6 +49,7 @@ async function apply(projection: Projection, batches: RecordedEvent[][]): Promis
       if (!projection.collections.some((spec) => spec.name === collection)) throw new Error(`${projection.name} writes undeclared collection "${collection}"`);
       return collection;
     });
+    if (readAhead) await transaction.prefetch(wantedBy(projection, batch));
     for (const event of batch) await projection.handlers[event.type]?.(event, transaction);
     await store.commit(transaction.writes());
   }
@@ -65,6 +68,13 @@ export async function given(projection: Projection, events: GivenEvent[]): Promi
   const oneByOne = snapshot(await apply(projection, all.map((event) => [event])));
   if (JSON.stringify(together) !== JSON.stringify(oneByOne)) {
     throw new Error(`${projection.name} gives other documents when the same events come in other batches`);
+  }
+  if (projection.prefetch) {
+    for (const batches of [[all], all.map((event) => [event])]) {
+      if (JSON.stringify(snapshot(await apply(projection, batches, true))) !== JSON.stringify(together)) {
+        throw new Error(`${projection.name} gives other documents when its reads are read ahead`);
+      }
+    }
   }
   return {
     documents: (collection) => together[collection] ?? [],

@@ -8,7 +8,7 @@ import { batches, type BatchDemand } from './batches.js';
 import { isReactor, type Projection, type Worker, type WorkerHost } from './projection.js';
 import { ProjectionRegistry, parsePhysicalCollection, physicalCollection } from './registry.js';
 import { SharedCommits } from './shared-commits.js';
-import { BatchViewTransaction } from './view-transaction.js';
+import { BatchViewTransaction, wantedBy } from './view-transaction.js';
 
 export interface RunnerOptions {
   /** Identity of this process for leases. */
@@ -456,6 +456,7 @@ export class ProjectionRunner {
       },
       beforeFind,
     );
+    if (projection.prefetch) await transaction.prefetch(wantedBy(projection, batch));
     let handled = 0;
     for (const event of batch) {
       const handler = projection.handlers[event.type];

@@ -1,7 +1,8 @@
 import type { Doc, FindQuery, ReadStore, ViewWrite } from '../read-store/read-store.port.js';
 import { deepFreeze } from '../deep-freeze.js';
 import { compareBySort, isAfterKeyset, matchesFilter } from './doc-matching.js';
-import type { ViewTransaction } from './projection.js';
+import type { RecordedEvent } from '../event-store/event-store.port.js';
+import type { Projection, ViewTransaction } from './projection.js';
 
 /**
  * The unit of work for one batch: reads see the batch's own writes; each touched document is
@@ -18,6 +19,12 @@ export class BatchViewTransaction implements ViewTransaction {
    * documents are frozen: handlers read them, they never change them in place.
    */
   private readonly committedFinds = new Map<string, readonly Doc[]>();
+  /**
+   * Committed documents read ahead (`prefetch`), by physical collection and id (null: none
+   * stored). Each is handed out once, by the first `get` of its id: a later `get` finds the
+   * batch's own write, or reads the store again as without read-ahead.
+   */
+  private readonly prefetched = new Map<string, Map<string, Doc | null>>();
 
   constructor(
     private readonly store: ReadStore,
@@ -39,8 +46,30 @@ export class BatchViewTransaction implements ViewTransaction {
     const physical = this.resolve(collection);
     const docs = this.pendingOf(physical);
     if (docs.has(id)) return structuredClone(docs.get(id) ?? null);
+    const ahead = this.prefetched.get(physical);
+    if (ahead?.has(id)) {
+      const doc = ahead.get(id)!;
+      ahead.delete(id);
+      return doc;
+    }
     const stored = await this.store.get(physical, id);
     return stored;
+  }
+
+  /**
+   * Reads the committed documents of `wanted` (logical collection -> ids) with one `getMany` per
+   * collection, for the `get`s to come. Call before the batch writes anything: what the store
+   * holds cannot change until the batch commits (see `committedFinds`).
+   */
+  async prefetch(wanted: ReadonlyMap<string, ReadonlySet<string>>): Promise<void> {
+    for (const [collection, ids] of wanted) {
+      if (ids.size === 0) continue;
+      const physical = this.resolve(collection);
+      const found = new Map<string, Doc | null>();
+      for (const id of ids) found.set(id, null);
+      for (const doc of await this.store.getMany(physical, [...ids])) found.set(doc.id, doc);
+      this.prefetched.set(physical, found);
+    }
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
@@ -88,4 +117,18 @@ export class BatchViewTransaction implements ViewTransaction {
     }
     return writes;
   }
+}
+
+/** What `projection.prefetch` names for the events of the batch it handles, by collection. */
+export function wantedBy(projection: Projection, batch: readonly RecordedEvent[]): Map<string, Set<string>> {
+  const wanted = new Map<string, Set<string>>();
+  for (const event of batch) {
+    if (!Object.prototype.hasOwnProperty.call(projection.handlers, event.type)) continue;
+    for (const [collection, id] of projection.prefetch!(event)) {
+      let ids = wanted.get(collection);
+      if (!ids) wanted.set(collection, (ids = new Set()));
+      ids.add(id);
+    }
+  }
+  return wanted;
 }

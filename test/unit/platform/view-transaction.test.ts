@@ -60,4 +60,34 @@ describe('a projection batch reading its own collections', () => {
     await store.commit(first.writes());
     expect(names(await batch().find('channels', { filter: { team_id: 7 } }))).toEqual(['a', 'b', 'c']);
   });
+
+  describe('with documents read ahead (prefetch)', () => {
+    it('answers a get from what was read ahead, once, and reads the store for the next get as before', async () => {
+      const views = batch();
+      let reads = 0;
+      const get = store.get.bind(store);
+      store.get = async (collection, id) => {
+        reads++;
+        return get(collection, id);
+      };
+      await views.prefetch(new Map([['channels', new Set(['1', '9'])]]));
+      expect(await views.get('channels', '1')).toEqual({ id: '1', team_id: 7, name: 'a' });
+      expect(await views.get('channels', '9')).toBeNull();
+      expect(reads).toBe(0);
+      expect(await views.get('channels', '1')).toEqual({ id: '1', team_id: 7, name: 'a' });
+      expect(await views.get('channels', '2')).toEqual({ id: '2', team_id: 7, name: 'b' });
+      expect(reads).toBe(2);
+    });
+
+    it('answers with the batch\'s own writes over what was read ahead', async () => {
+      const views = batch();
+      await views.prefetch(new Map([['channels', new Set(['1', '2', '3'])]]));
+      views.put('channels', { id: '1', team_id: 7, name: 'a2' });
+      views.delete('channels', '2');
+      views.put('channels', { id: '3', team_id: 7, name: 'c' });
+      expect(await views.get('channels', '1')).toEqual({ id: '1', team_id: 7, name: 'a2' });
+      expect(await views.get('channels', '2')).toBeNull();
+      expect(await views.get('channels', '3')).toEqual({ id: '3', team_id: 7, name: 'c' });
+    });
+  });
 });

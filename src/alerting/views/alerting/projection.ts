@@ -93,6 +93,8 @@ export const alertingProjection = defineProjection({
     // Read and written by id only.
     { name: ALERT_SAMPLES, indexes: [] },
   ],
+  // Every event it takes reads its endpoint's document: a batch's are read at once.
+  prefetch: (event) => [[ALERT_STATUS, String((event.data as { endpoint_id: number }).endpoint_id)]],
   handlers: {
     [ENDPOINT_REGISTERED]: async (event, views) => {
       const data = event.data as EndpointRegisteredData;

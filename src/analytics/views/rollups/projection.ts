@@ -274,6 +274,24 @@ function hoursOf(summary: ChecksSummarizedData): Array<{ hour: number; sums: Acc
   return [...byHour.values()].map(({ hour, sums, minutes, byRegion }) => ({ hour, sums, minutes: [...minutes], byRegion }));
 }
 
+/**
+ * What `onCheckRecorded` reads by id, for the runner to read a batch's at once: the raw row (a
+ * check counted already), the member, and the nine rollup rows of the project the check was
+ * recorded under (its endpoint's current one unless it moved since; then the rows it really
+ * reads are read when asked for, as are a regional endpoint's).
+ */
+function readsOfCheck(event: RecordedEvent): Array<[string, string]> {
+  if (event.type !== CHECK_RECORDED) return [];
+  const row = rawCheckRow(event.data as CheckRecordedData);
+  if (!row) return [];
+  const reads: Array<[string, string]> = [
+    [RAW_CHECKS_COLLECTION, row.id],
+    [ROLLUP_MEMBERS_COLLECTION, String(row.endpoint_id)],
+  ];
+  for (const key of rollupKeysOf(row)) reads.push([ROLLUPS_COLLECTION, key.id]);
+  return reads;
+}
+
 export const analyticsRollupsProjection = defineProjection({
   name: ROLLUPS_PROJECTION,
   // 2: no project rollups and no project_id in the raw rows (projects are summed from their
@@ -309,6 +327,7 @@ export const analyticsRollupsProjection = defineProjection({
       columns: REGION_CHECK_COLUMNS,
     },
   ],
+  prefetch: readsOfCheck,
   handlers: {
     [CHECK_RECORDED]: onCheckRecorded,
     [CHECKS_SUMMARIZED]: onChecksSummarized,

@@ -16,7 +16,7 @@ import {
   type ViewWrite,
 } from '../../../../src/platform/read-store/read-store.port.js';
 import type { Projection } from '../../../../src/platform/projections/projection.js';
-import { BatchViewTransaction } from '../../../../src/platform/projections/view-transaction.js';
+import { BatchViewTransaction, wantedBy } from '../../../../src/platform/projections/view-transaction.js';
 import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
 
 /**
@@ -154,9 +154,13 @@ export class MemoryReadStore implements ReadStore {
   }
 }
 
-/** Applies events to a projection in one batch, through the runner's own unit of work: reads see the batch's writes; one commit at the end. */
+/**
+ * Applies events to a projection in one batch, through the runner's own unit of work: the reads
+ * the projection names are read ahead, reads see the batch's writes; one commit at the end.
+ */
 export async function applyBatch(store: ReadStore, projection: Projection, events: RecordedEvent[]): Promise<void> {
   const views = new BatchViewTransaction(store, (collection) => collection);
+  if (projection.prefetch) await views.prefetch(wantedBy(projection, events));
   for (const event of events) await projection.handlers[event.type]?.(event, views);
   await store.commit(views.writes());
 }
