@@ -106,6 +106,9 @@ type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false;
 export class SqliteThread {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
+  /** Replies received and not yet handed to their callers (see `received`). */
+  private readonly arrived: Reply[] = [];
+  private handing = false;
   private nextId = 1;
   /** Set once the worker cannot take statements any more (closed, or died). */
   private ended: Error | null = null;
@@ -128,7 +131,7 @@ export class SqliteThread {
       },
     });
     this.worker.unref();
-    this.worker.on('message', (reply: Reply) => this.settle(reply));
+    this.worker.on('message', (reply: Reply) => this.received(reply));
     // By message, not instanceof: the error can come from another realm (jest's).
     this.worker.on('error', (error: { message?: unknown; code?: unknown }) =>
       this.end(new SqliteThreadError(`SQLite thread for ${file}: ${String(error?.message ?? error)}`, typeof error?.code === 'string' ? error.code : undefined)),
@@ -165,6 +168,26 @@ export class SqliteThread {
     await this.exited;
   }
 
+  /**
+   * Replies are handed to their callers one per turn of the event loop. A port delivers every
+   * message that is waiting in one go: replies that arrived while the main thread was busy
+   * (32 reads of one request started together, say) would otherwise be decoded back to back,
+   * each caller's continuation included, in one long stretch that holds the loop.
+   */
+  private received(reply: Reply): void {
+    this.arrived.push(reply);
+    if (this.handing) return;
+    this.handing = true;
+    setImmediate(this.handOne);
+  }
+
+  private readonly handOne = (): void => {
+    const reply = this.arrived.shift();
+    if (reply) this.settle(reply);
+    if (this.arrived.length > 0) setImmediate(this.handOne);
+    else this.handing = false;
+  };
+
   private settle(reply: Reply): void {
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
@@ -176,6 +199,8 @@ export class SqliteThread {
 
   private end(reason: Error): void {
     this.ended ??= reason;
+    // Statements that finished before the thread ended keep their answers.
+    for (const reply of this.arrived.splice(0)) this.settle(reply);
     for (const waiting of this.pending.values()) waiting.reject(reason);
     this.pending.clear();
     this.worker.unref();

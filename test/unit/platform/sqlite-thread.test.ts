@@ -58,6 +58,31 @@ describe('SqliteThread: a SQLite connection on a worker thread', () => {
     expect(turns).toBeGreaterThan(1);
   });
 
+  it('hands replies that arrived together to their callers one per turn of the event loop', async () => {
+    const thread = open({ readonly: false });
+    await thread.run('SELECT 1');
+    let turns = 0;
+    let stop = false;
+    const spin = () => {
+      turns++;
+      if (!stop) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const seenAt: number[] = [];
+    const writes = Array.from({ length: 8 }, (_, i) => thread.run('INSERT INTO t (id, name) VALUES (?, ?)', [10 + i, 'n'], 'run').then(() => seenAt.push(turns)));
+    // The main thread stays busy until the worker has run every statement (their rows are
+    // committed; each reply is posted right after), so the replies wait in the port together.
+    const deadline = Date.now() + 10_000;
+    while ((db.prepare('SELECT count(*) FROM t WHERE id >= 10').pluck().get() as number) < 8 && Date.now() < deadline);
+    const settled = Date.now() + 50;
+    while (Date.now() < settled);
+    await Promise.all(writes);
+    stop = true;
+    expect(seenAt).toHaveLength(8);
+    // Each reply (and its caller's continuation) ran in a turn of its own, not back to back.
+    expect(new Set(seenAt).size).toBe(8);
+  });
+
   it('sees what another connection committed before the statement started', async () => {
     const thread = open();
     expect(await thread.run('SELECT count(*) FROM t', [], 'pluck')).toEqual([2]);
