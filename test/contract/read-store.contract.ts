@@ -368,6 +368,55 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         expect(rows.reduce((n, r) => n + r.count, 0)).toBeGreaterThan(300);
       });
 
+      /** Per-range rows folded by hand: what `prefixes` must answer for one prefix's ranges. */
+      function folded(rows: Array<{ count: number; sum: Record<string, number>; min: Record<string, number | null>; max: Record<string, number | null> }>, group: number) {
+        const pick = (values: Array<number | null>, better: (a: number, b: number) => boolean) =>
+          values.reduce<number | null>((best, v) => (v === null ? best : best === null || better(v, best) ? v : best), null);
+        return {
+          group,
+          count: rows.reduce((n, r) => n + r.count, 0),
+          sum: Object.fromEntries(Object.keys(rows[0]?.sum ?? {}).map((f) => [f, rows.reduce((n, r) => n + r.sum[f], 0)])),
+          min: Object.fromEntries(Object.keys(rows[0]?.min ?? {}).map((f) => [f, pick(rows.map((r) => r.min[f]), (a, b) => a < b)])),
+          max: Object.fromEntries(Object.keys(rows[0]?.max ?? {}).map((f) => [f, pick(rows.map((r) => r.max[f]), (a, b) => a > b)])),
+        };
+      }
+
+      it('sums each prefix\'s ranges of ids into one row per prefix, overlapping ranges counted twice', async () => {
+        // 'k1' + 'p...' never reaches k10-k12's rows: the suffixes start with the letter after the scope.
+        const prefixes = ['k4', 'k1', 'k99', 'k3', 'k1'];
+        const ranges = [
+          { gte: 'p010', lt: 'p020' },
+          { gte: 'p000', lt: 'p005' },
+          { gte: 'p003', lt: 'p012' },
+          { gte: 'p007', lt: 'p007' },
+        ];
+        const rows = await store.aggregateRanges('ranges', { field: 'id', ranges, prefixes, sum: ['ms', 'label'], min: ['ms'], max: ['ms', 'absent'] });
+        const expected = [];
+        for (const [i, prefix] of prefixes.entries()) expected.push(folded(await oneByOne('id', ranges.map((r) => ({ gte: prefix + r.gte, lt: prefix + r.lt }))), i));
+        expect(rows).toEqual(expected);
+        expect(rows.map((r) => r.count)).toEqual([12, 12, 0, 25, 12]);
+        expect(rows[2]).toEqual({ group: 2, count: 0, sum: { ms: 0, label: 0 }, min: { ms: null }, max: { ms: null, absent: null } });
+      });
+
+      it('sums prefixed ranges of another text field, refuses bounds that are not strings, and reads a missing collection as empty prefixes', async () => {
+        await store.ensureCollection({ name: 'texts', indexes: [{ fields: ['key'] }] });
+        await put('texts', Array.from({ length: 40 }, (_, i) => ({ id: `d${i}`, key: `a${i % 4}-${String(i).padStart(2, '0')}`, ms: i })));
+        const ranges = [{ gte: '-00', lt: '-10' }, { gte: '-20', lt: '-99' }];
+        const prefixes = ['a2', 'a0', 'b'];
+        const rows = await store.aggregateRanges('texts', { field: 'key', ranges, prefixes, sum: ['ms'], min: ['ms'], max: ['ms'] });
+        const byRange = async (range: { gte: string; lt: string }) => (await store.aggregate('texts', { filter: { key: range }, sum: ['ms'], min: ['ms'], max: ['ms'] }))[0];
+        const expected = [];
+        for (const [i, prefix] of prefixes.entries()) expected.push(folded(await Promise.all(ranges.map((r) => byRange({ gte: prefix + r.gte, lt: prefix + r.lt }))), i));
+        expect(rows).toEqual(expected);
+        expect(rows.map((r) => r.count)).toEqual([7, 8, 0]);
+        await expect(store.aggregateRanges('ranges', { field: 'id', ranges: [{ gte: 1, lt: 2 }], prefixes: ['k1'], sum: ['ms'] })).rejects.toThrow(/string/);
+        expect(await store.aggregateRanges('missing_collection', { field: 'id', ranges, prefixes: ['a', 'b'], sum: ['ms'] })).toEqual([
+          { group: 0, count: 0, sum: { ms: 0 }, min: {}, max: {} },
+          { group: 1, count: 0, sum: { ms: 0 }, min: {}, max: {} },
+        ]);
+        expect(await store.aggregateRanges('ranges', { field: 'id', ranges, prefixes: [], sum: ['ms'] })).toEqual([]);
+      });
+
       it('reads a missing collection as empty ranges, and no ranges as no rows', async () => {
         expect(await store.aggregateRanges('missing_collection', { field: 'id', ranges: [{ gte: 'a', lt: 'b' }], sum: ['ms'] })).toEqual([
           { group: 0, count: 0, sum: { ms: 0 }, min: {}, max: {} },

@@ -45,19 +45,19 @@ export function rollupRange(scope: RollupScopeKind, scopeId: number, granularity
 }
 
 /**
- * `rollupRange` of each run for many scope ids over the same runs: the period part of each bound
- * is made once, not once per id (a project's endpoint rows: thousands of ids, the same five runs).
+ * `rollupRange` of each run for many scope ids over the same runs, as a key prefix per scope id
+ * and the ranges under it: `prefix(id) + gte` <= row id < `prefix(id) + lt` is `rollupRange`'s
+ * range of that run (the store sums a project's endpoints over one window this way:
+ * `RangesAggregateQuery.prefixes`, thousands of ids, the same five runs).
  */
-export function rollupRangesOver(scope: RollupScopeKind, runs: readonly RollupRun[]): (scopeId: number) => Array<{ gte: string; lt: string }> {
-  const bounds = runs.map((run) => {
-    const { gte, lt } = rollupRange(scope, 0, run.granularity, run.from / 1000, run.to / 1000);
-    return [gte.slice(2), lt.slice(2)];
-  });
+export function rollupRangeSuffixes(scope: RollupScopeKind, runs: readonly RollupRun[]): { prefix: (scopeId: number) => string; ranges: Array<{ gte: string; lt: string }> } {
   const letter = SCOPE_LETTER[scope];
-  return (scopeId) => {
-    const prefix = `${letter}${scopeId}`;
-    return bounds.map(([gte, lt]) => ({ gte: prefix + gte, lt: prefix + lt }));
-  };
+  const ranges = runs.map((run) => {
+    const { gte, lt } = rollupRange(scope, 0, run.granularity, run.from / 1000, run.to / 1000);
+    // Past the scope letter and the id 0: the granularity letter and the period.
+    return { gte: gte.slice(2), lt: lt.slice(2) };
+  });
+  return { prefix: (scopeId) => `${letter}${scopeId}`, ranges };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Rules both read-store adapters share, so that they agree on names, errors and result order.
  */
-import type { AggregateRow, ColumnType, Doc, Scalar } from './read-store.port.js';
+import type { AggregateRow, ColumnType, Doc, RangesAggregateQuery, Scalar } from './read-store.port.js';
 
 const COLLECTION_NAME = /^[a-z0-9_]+$/;
 /** Top-level field names only: no dots, no `$`, usable unquoted in SQL paths and Mongo keys. */
@@ -45,6 +45,42 @@ export function compareScalars(a: Scalar, b: Scalar): number {
 /** Group rows in ascending group order, so that callers see the same order from every adapter. */
 export function sortAggregateRows(rows: AggregateRow[]): AggregateRow[] {
   return rows.sort((a, b) => compareScalars(a.group, b.group));
+}
+
+/**
+ * `aggregateRanges` with `prefixes`, spelled out: every prefix's ranges as whole ranges, prefix
+ * after prefix (prefix i owns ranges i * ranges.length to (i + 1) * ranges.length - 1), for a
+ * store that sums them one by one and then folds the rows with `rowsPerPrefix`.
+ */
+export function prefixedRanges(query: RangesAggregateQuery & { prefixes: string[] }): Array<{ gte: string; lt: string }> {
+  assertPrefixedRanges(query);
+  const ranges: Array<{ gte: string; lt: string }> = [];
+  for (const prefix of query.prefixes) for (const range of query.ranges) ranges.push({ gte: prefix + (range.gte as string), lt: prefix + (range.lt as string) });
+  return ranges;
+}
+
+/** With prefixes, every bound is a string suffix and every prefix a string. */
+export function assertPrefixedRanges(query: RangesAggregateQuery & { prefixes: string[] }): void {
+  if (query.prefixes.some((p) => typeof p !== 'string') || query.ranges.some((r) => typeof r.gte !== 'string' || typeof r.lt !== 'string')) {
+    throw new Error('aggregateRanges with prefixes takes string prefixes and string range bounds');
+  }
+}
+
+/** Rows of `prefixedRanges`' ranges (in their order) folded into one row per prefix. */
+export function rowsPerPrefix(rows: AggregateRow[], query: RangesAggregateQuery & { prefixes: string[] }): AggregateRow[] {
+  const { sum = [], min = [], max = [] } = query;
+  const per = query.ranges.length;
+  return query.prefixes.map((_, i) => {
+    const out = { ...emptyAggregateRow(sum, min, max), group: i };
+    for (let r = i * per; r < (i + 1) * per; r++) {
+      const row = rows[r];
+      out.count += row.count;
+      for (const f of sum) out.sum[f] += row.sum[f];
+      for (const f of min) if (row.min[f] !== null && (out.min[f] === null || row.min[f]! < out.min[f]!)) out.min[f] = row.min[f];
+      for (const f of max) if (row.max[f] !== null && (out.max[f] === null || row.max[f]! > out.max[f]!)) out.max[f] = row.max[f];
+    }
+    return out;
+  });
 }
 
 /** The single row an ungrouped aggregate returns over an empty set. */

@@ -98,6 +98,16 @@ export interface RangesAggregateQuery {
   /** `id` or an indexed field: each range is one index range. */
   field: string;
   ranges: Array<{ gte: Scalar; lt: Scalar }>;
+  /**
+   * Optional: owners of the ranges, by key prefix. With it, every range's bounds are strings
+   * and suffixes: prefix `p` owns the ranges [`p + gte`, `p + lt`), and the answer is one row
+   * per prefix, in the prefixes' order, `group` being the prefix's index: the sums of what
+   * `aggregate` gives for each of its ranges (count and sums added, the least minimum, the
+   * greatest maximum; a document in two of its ranges counts twice). For reads of the same few
+   * ranges under thousands of owners (a project's endpoints over one window): the caller sends
+   * and receives one row per owner, not one per range.
+   */
+  prefixes?: string[];
   sum?: string[];
   min?: string[];
   max?: string[];
@@ -162,7 +172,8 @@ export interface ReadStore {
   /**
    * One row per range, in the ranges' order, `group` being the range's index; each row equals
    * `aggregate` with the filter `{ [field]: { gte, lt } }` (count 0 and empty sums for a range
-   * that holds nothing, or a missing collection). Ranges may overlap. A store answering
+   * that holds nothing, or a missing collection). Ranges may overlap. With `prefixes`, one row
+   * per prefix instead (see RangesAggregateQuery). A store answering
    * synchronously (SQLite) reads them all in one call: callers that keep the event loop free
    * pass a few hundred ranges at a time.
    */

@@ -1,4 +1,4 @@
-import type { Doc, Filter, ReadStore, Scalar } from '../../../platform/read-store/read-store.port.js';
+import type { AggregateRow, Doc, Filter, ReadStore, Scalar } from '../../../platform/read-store/read-store.port.js';
 import {
   P95_SAMPLE_LIMIT,
   addAccumulator,
@@ -9,7 +9,7 @@ import {
   type Accumulator,
   type RangeFigures,
 } from '../../domain/aggregate.js';
-import { SCOPE_FIELD, regionRollupRange, rollupRangesOver } from '../../domain/rollup.js';
+import { SCOPE_FIELD, regionRollupRange, rollupRange, rollupRangeSuffixes } from '../../domain/rollup.js';
 import {
   RAW_CHECKS_COLLECTION,
   REGION_CHECKS_COLLECTION,
@@ -147,10 +147,14 @@ const P95_PAGE = 1000;
 /** What a p95 walk reads of each raw row: its latency and its place in the walk (about a third of the row's cost). */
 const P95_FIELDS = ['latency_ms', 'checked_at_ms', 'check_id'];
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
+/** What the sums read of a raw edge row besides its scope's id: its place in the walk and what a check adds (SQLite then reads typed columns only). */
+const EDGE_FIELDS = ['checked_at_ms', 'check_id', 'success', 'latency_ms'];
 /** Endpoint rows of a project object made between two looks at the slice clock. */
 const ROWS_PER_PAUSE = 500;
 /** Rollup id ranges per read (one SQLite statement). */
 const RANGES_PER_READ = 256;
+/** Owners per read of `sumOwners` (one SQLite statement of about five index ranges per owner). */
+const OWNERS_PER_READ = 250;
 
 export interface AnalyticsQueryOptions {
   /**
@@ -191,11 +195,11 @@ export class AnalyticsQuery {
       scope.kind === 'project' ? this.memberSums(scope.id, range) : null,
     ]);
     const total = sums.get(scope.id)!;
-    return { ...toFigures(members ? withExtremesOf(total, members.values()) : total), p95_latency_ms: p95Value };
+    return { ...toFigures(members ? withExtremesOf(total, members) : total), p95_latency_ms: p95Value };
   }
 
   /** Partial sums of each endpoint whose checks count for the project (deleted ones included). */
-  private async memberSums(projectId: number, range: TimeRange, members?: ProjectMember[]): Promise<Map<number, Accumulator>> {
+  private async memberSums(projectId: number, range: TimeRange, members?: ProjectMember[]): Promise<ScopeSums> {
     const ids = (members ?? (await this.facts.membersOf([projectId]))).map((m) => m.endpoint_id);
     return this.sumPerScope('endpoint', ids, range, { kind: 'project', id: projectId });
   }
@@ -296,9 +300,13 @@ export class AnalyticsQuery {
     // the project's minimum and maximum latency.
     const [common, { perEndpoint, endpoints }] = await Promise.all([
       this.common(teamId, scope, window),
-      this.projectEndpoints(teamId, projectId).then(async ({ endpoints, members }) => ({ endpoints, perEndpoint: await this.memberSums(projectId, window, members) })),
+      this.projectEndpoints(teamId, projectId).then(async ({ endpoints, members }) => {
+        // Making thousands of facts may have used the slice: the sums start in a turn of their own.
+        await this.slices.pause();
+        return { endpoints, perEndpoint: await this.memberSums(projectId, window, members) };
+      }),
     ]);
-    common.totals = { ...toFigures(withExtremesOf(common.total, perEndpoint.values())), p95_latency_ms: common.totals.p95_latency_ms };
+    common.totals = { ...toFigures(withExtremesOf(common.total, perEndpoint)), p95_latency_ms: common.totals.p95_latency_ms };
     // Thousands of rows: made between turns of the event loop when a slice is due, like the reads.
     const sorted = [...endpoints].sort((a, b) => a.endpoint_id - b.endpoint_id);
     const rows: EndpointRow[] = [];
@@ -416,23 +424,19 @@ export class AnalyticsQuery {
    * rows are read once for the range edges and shared out by id, through the parent's own index,
    * instead of an `in` list of every id, which SQLite may answer by scanning every raw row.
    */
-  private async sumPerScope(kind: RollupScopeKind, ids: number[], range: TimeRange, parent?: AnalyticsScope): Promise<Map<number, Accumulator>> {
-    const sums = new Map<number, Accumulator>(ids.map((id) => [id, emptyAccumulator()]));
+  private async sumPerScope(kind: RollupScopeKind, ids: number[], range: TimeRange, parent?: AnalyticsScope): Promise<ScopeSums> {
+    const sums = new ScopeSums(ids);
     if (ids.length === 0) return sums;
     const pieces = planRange(range.from, range.to, this.rawHorizon());
-    const runs = rollupRuns(pieces);
-    const queries = this.sumRollupRuns(kind, ids.map((id) => ({ id, runs }))).then((perId) => {
-      ids.forEach((id, i) => addAccumulator(sums.get(id)!, perId[i]));
-    });
+    const queries = this.sumOwners(kind, ids, rollupRuns(pieces), sums);
     const field = SCOPE_FIELD[kind];
     const horizon = this.rawHorizon();
-    const rawEdges = parent ? this.fetchRawEdges(parent.kind, [parent.id], pieces) : this.fetchRawEdges(kind, ids, pieces);
+    const rawEdges = parent ? this.fetchRawEdges(parent.kind, [parent.id], pieces, undefined, field) : this.fetchRawEdges(kind, ids, pieces);
     const edges = rawEdges.then((byMinute) => {
       for (const piece of pieces) {
         if (piece.kind !== 'raw' || piece.from < horizon) continue;
         for (const check of byMinute.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
-          const acc = sums.get(check[field]);
-          if (acc && piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(acc, check);
+          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(check[field], check);
         }
       }
     });
@@ -443,51 +447,31 @@ export class AnalyticsQuery {
   /**
    * For each owner, the sums of its scope's rollup rows over its runs of periods. Consecutive
    * periods of one granularity are one id range (a bucket or window has at most five: minutes,
-   * hours, days, hours, minutes), so the store reads only the rows that exist; the ranges of all
-   * owners (a project's endpoints, a series' buckets) go to the store RANGES_PER_READ at a time,
-   * one statement each on SQLite, with a turn of the event loop between reads when due.
+   * hours, days, hours, minutes), so the store reads only the rows that exist; the ranges (a
+   * series' buckets) go to the store RANGES_PER_READ at a time, one statement each on SQLite,
+   * with a turn of the event loop between reads when due. Owners over the same runs (a project's
+   * endpoints over one window): `sumOwners`.
    * `region`: the rows of the endpoints' checks from that region.
    */
   private async sumRollupRuns(kind: RollupScopeKind, owners: Array<{ id: number; runs: RollupRun[] }>, region?: string): Promise<Accumulator[]> {
     const sums = owners.map(() => emptyAccumulator());
     const { rollups } = await this.names();
-    // Ranges are made a read's worth at a time: at 10,000 endpoints all of them at once (50,000
-    // ids) would hold the loop by themselves.
     let ranges: Array<{ gte: string; lt: string }> = [];
     let ownerOf: number[] = [];
     const read = async () => {
       const query = { field: 'id', ranges, sum: ROLLUP_SUMS, min: ['latency_min'], max: ['latency_max'] };
       const rows = await this.slices.run(() => this.store.aggregateRanges(rollups, query));
-      for (const row of rows) {
-        if (row.count === 0) continue;
-        addAccumulator(sums[ownerOf[row.group as number]], {
-          checks: row.sum.checks,
-          failures: row.sum.failures,
-          latency_sum: row.sum.latency_sum,
-          latency_min: row.min.latency_min,
-          latency_max: row.max.latency_max,
-        });
-      }
+      for (const row of rows) if (row.count > 0) addRow(sums[ownerOf[row.group as number]], row);
       ranges = [];
       ownerOf = [];
     };
-    // Owners often share one runs array (a project's endpoints over one window): its period
-    // bounds are made once.
-    const rangesOver = new Map<readonly RollupRun[], (id: number) => Array<{ gte: string; lt: string }>>();
     for (let owner = 0; owner < owners.length; owner++) {
       const { id, runs } = owners[owner];
-      if (region === undefined) {
-        let over = rangesOver.get(runs);
-        if (!over) rangesOver.set(runs, (over = rollupRangesOver(kind, runs)));
-        for (const range of over(id)) {
-          ranges.push(range);
-          ownerOf.push(owner);
-        }
-      } else {
-        for (const run of runs) {
-          ranges.push(regionRollupRange(id, region, run.granularity, run.from / 1000, run.to / 1000));
-          ownerOf.push(owner);
-        }
+      for (const run of runs) {
+        const from = run.from / 1000;
+        const to = run.to / 1000;
+        ranges.push(region === undefined ? rollupRange(kind, id, run.granularity, from, to) : regionRollupRange(id, region, run.granularity, from, to));
+        ownerOf.push(owner);
       }
       if (ranges.length >= RANGES_PER_READ) await read();
     }
@@ -496,12 +480,30 @@ export class AnalyticsQuery {
   }
 
   /**
+   * `sumRollupRuns` of many scope ids over the same runs, added to `sums`: each read sends
+   * OWNERS_PER_READ key prefixes and the runs' ranges under them once, and gets one row per
+   * owner back (a project of 10,000 endpoints: 40 reads of 250 rows, not 200 of 256).
+   */
+  private async sumOwners(kind: RollupScopeKind, ids: number[], runs: readonly RollupRun[], sums: ScopeSums): Promise<void> {
+    if (runs.length === 0) return;
+    const { rollups } = await this.names();
+    const { prefix, ranges } = rollupRangeSuffixes(kind, runs);
+    for (let start = 0; start < ids.length; start += OWNERS_PER_READ) {
+      const prefixes = ids.slice(start, start + OWNERS_PER_READ).map(prefix);
+      const query = { field: 'id', ranges, prefixes, sum: ROLLUP_SUMS, min: ['latency_min'], max: ['latency_max'] };
+      const rows = await this.slices.run(() => this.store.aggregateRanges(rollups, query));
+      for (const row of rows) if (row.count > 0) sums.addRow(start + (row.group as number), row);
+    }
+  }
+
+  /**
    * Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms). Read by
    * time range through the (scope, success, checked_at_ms, check_id) indexes that p95 uses too
    * (failed and successful ones apart: one index range each), so the raw rows need no minute
-   * index of their own; adjacent minutes are read as one range.
+   * index of their own; adjacent minutes are read as one range. Rows hold `idField` (by default
+   * the scope's id field; the caller's own when it shares a parent's rows out) and EDGE_FIELDS.
    */
-  private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[], region?: string): Promise<Map<number, RawCheckRow[]>> {
+  private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[], region?: string, idField: string = SCOPE_FIELD[kind]): Promise<Map<number, RawCheckRow[]>> {
     const minutes = [...new Set(pieces.flatMap((p) => (p.kind === 'raw' ? [floorTo(p.from, GRANULARITY_MS.minute)] : [])))];
     const byMinute = new Map<number, RawCheckRow[]>();
     if (minutes.length === 0 || ids.length === 0) return byMinute;
@@ -512,12 +514,16 @@ export class AnalyticsQuery {
     const requests = await this.slices.map(
       pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).flatMap(([idChunk, span]) => [false, true].map((success) => ({ idChunk, span, success }))),
       ({ idChunk, span, success }) =>
-        this.findAll(source, {
-          [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
-          ...regionFilter,
-          success,
-          checked_at_ms: { gte: span.from, lt: span.to },
-        }),
+        this.findAll(
+          source,
+          {
+            [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
+            ...regionFilter,
+            success,
+            checked_at_ms: { gte: span.from, lt: span.to },
+          },
+          [idField, ...EDGE_FIELDS],
+        ),
     );
     for (const row of requests.flat() as unknown as RawCheckRow[]) {
       const key = floorTo(row.checked_at_ms, GRANULARITY_MS.minute);
@@ -535,7 +541,7 @@ export class AnalyticsQuery {
    * index range: ordered by id, SQLite may walk the whole table in id order instead (a team's
    * or a large project's edges took one statement of hundreds of milliseconds).
    */
-  private async findAll(collection: string, filter: Filter): Promise<Doc[]> {
+  private async findAll(collection: string, filter: Filter, fields?: string[]): Promise<Doc[]> {
     const rows: Doc[] = [];
     let after: Scalar[] | undefined;
     for (;;) {
@@ -548,6 +554,7 @@ export class AnalyticsQuery {
           ],
           after,
           limit: PAGE,
+          fields,
         }),
       );
       rows.push(...page);
@@ -593,11 +600,107 @@ function pairs<A, B>(left: A[], right: B[]): Array<[A, B]> {
   return left.flatMap((a) => right.map((b): [A, B] => [a, b]));
 }
 
+/** Adds one of `aggregateRanges`' rows (ROLLUP_SUMS, latency_min, latency_max) to an owner's sums. */
+function addRow(acc: Accumulator, row: AggregateRow): void {
+  addAccumulator(acc, {
+    checks: row.sum.checks,
+    failures: row.sum.failures,
+    latency_sum: row.sum.latency_sum,
+    latency_min: row.min.latency_min,
+    latency_max: row.max.latency_max,
+  });
+}
+
 /** The sums of `total`, with the minimum and maximum latency of the parts (a project's endpoints). */
-function withExtremesOf(total: Accumulator, parts: Iterable<Accumulator>): Accumulator {
-  const extremes = emptyAccumulator();
-  for (const part of parts) addAccumulator(extremes, part);
-  return { ...total, latency_min: extremes.latency_min, latency_max: extremes.latency_max };
+function withExtremesOf(total: Accumulator, parts: ScopeSums): Accumulator {
+  return { ...total, ...parts.extremes() };
+}
+
+/**
+ * Partial sums of many scopes of one kind (a project's thousands of endpoints): a column per
+ * figure instead of an object per scope, so a large project's sums are a few arrays the garbage
+ * collector does not walk or copy. Exact like `Accumulator` (integers added as doubles, below
+ * 2^53). An id given twice has one sum, as a map by id would.
+ */
+export class ScopeSums {
+  /** The distinct ids, ascending: an id's slot is its index here (found by binary search, no map of thousands of entries). */
+  private readonly ids: Float64Array;
+  /** Slot of each position of the ids given. */
+  private readonly slotAt: Int32Array;
+  private readonly checks: Float64Array;
+  private readonly failures: Float64Array;
+  private readonly latencySum: Float64Array;
+  /** NaN: no latency yet. */
+  private readonly latencyMin: Float64Array;
+  private readonly latencyMax: Float64Array;
+
+  constructor(ids: readonly number[]) {
+    const sorted = Float64Array.from(ids).sort();
+    let n = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i];
+    this.ids = sorted.subarray(0, n);
+    this.slotAt = new Int32Array(ids.length);
+    for (let i = 0; i < ids.length; i++) this.slotAt[i] = this.slot(ids[i]);
+    this.checks = new Float64Array(n);
+    this.failures = new Float64Array(n);
+    this.latencySum = new Float64Array(n);
+    this.latencyMin = new Float64Array(n).fill(NaN);
+    this.latencyMax = new Float64Array(n).fill(NaN);
+  }
+
+  /** The id's slot, or -1 for an id not given. */
+  private slot(id: number): number {
+    const { ids } = this;
+    let lo = 0;
+    let hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ids[mid] < id) lo = mid + 1;
+      else if (ids[mid] > id) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  /** Adds one of `aggregateRanges`' rows (ROLLUP_SUMS, latency_min, latency_max) to the id at `position` of the ids given. */
+  addRow(position: number, row: AggregateRow): void {
+    this.add(this.slotAt[position], row.sum.checks, row.sum.failures, row.sum.latency_sum, row.min.latency_min, row.max.latency_max);
+  }
+
+  /** Adds one applicable check to its scope's sums; an id not among those given is ignored. */
+  addCheck(id: number, check: { success: boolean; latency_ms: number }): void {
+    const slot = this.slot(id);
+    if (slot >= 0) this.add(slot, 1, check.success ? 0 : 1, check.latency_ms, check.latency_ms, check.latency_ms);
+  }
+
+  private add(slot: number, checks: number, failures: number, latencySum: number, min: number | null, max: number | null): void {
+    if (checks === 0) return;
+    this.checks[slot] += checks;
+    this.failures[slot] += failures;
+    this.latencySum[slot] += latencySum;
+    if (min !== null && !(this.latencyMin[slot] <= min)) this.latencyMin[slot] = min;
+    if (max !== null && !(this.latencyMax[slot] >= max)) this.latencyMax[slot] = max;
+  }
+
+  /** The id's sums (a new object each call), or undefined for an id not given. */
+  get(id: number): Accumulator | undefined {
+    const slot = this.slot(id);
+    if (slot < 0) return undefined;
+    const min = this.latencyMin[slot];
+    const max = this.latencyMax[slot];
+    return { checks: this.checks[slot], failures: this.failures[slot], latency_sum: this.latencySum[slot], latency_min: Number.isNaN(min) ? null : min, latency_max: Number.isNaN(max) ? null : max };
+  }
+
+  /** The least minimum and greatest maximum latency over every scope; null when none has one. */
+  extremes(): Pick<Accumulator, 'latency_min' | 'latency_max'> {
+    let min = NaN;
+    let max = NaN;
+    for (let i = 0; i < this.latencyMin.length; i++) {
+      if (this.latencyMin[i] < min || Number.isNaN(min)) min = this.latencyMin[i];
+      if (this.latencyMax[i] > max || Number.isNaN(max)) max = this.latencyMax[i];
+    }
+    return { latency_min: Number.isNaN(min) ? null : min, latency_max: Number.isNaN(max) ? null : max };
+  }
 }
 
 function iso(ms: number): string {

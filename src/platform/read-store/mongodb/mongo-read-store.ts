@@ -24,6 +24,8 @@ import {
   assertDeclaredTypes,
   assertDocId,
   emptyAggregateRow,
+  prefixedRanges,
+  rowsPerPrefix,
   sortAggregateRows,
   UnknownCollectionError,
 } from '../read-store-rules.js';
@@ -191,7 +193,11 @@ export class MongoReadStore implements ReadStore {
    * asynchronous), which is what the one-statement form saves on SQLite.
    */
   async aggregateRanges(collection: string, query: RangesAggregateQuery): Promise<AggregateRow[]> {
-    const { ranges, field, ...figures } = query;
+    if (query.prefixes) {
+      const { prefixes, ...whole } = query;
+      return rowsPerPrefix(await this.aggregateRanges(collection, { ...whole, ranges: prefixedRanges({ ...query, prefixes }) }), { ...query, prefixes });
+    }
+    const { ranges, field, prefixes: _, ...figures } = query;
     const rows: AggregateRow[] = [];
     for (let start = 0; start < ranges.length; start += RANGES_IN_FLIGHT) {
       const part = ranges.slice(start, start + RANGES_IN_FLIGHT);

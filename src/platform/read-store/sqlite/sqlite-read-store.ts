@@ -33,8 +33,11 @@ import {
   assertColumns,
   assertDeclaredTypes,
   assertDocId,
+  assertPrefixedRanges,
   emptyAggregateRow,
   pickFields,
+  prefixedRanges,
+  rowsPerPrefix,
   sortAggregateRows,
   UnknownCollectionError,
 } from '../read-store-rules.js';
@@ -800,7 +803,7 @@ class RangeRows {
   private readonly max: string[];
 
   constructor(private readonly query: RangesAggregateQuery) {
-    this.result = new Array(query.ranges.length);
+    this.result = new Array(query.prefixes?.length ?? query.ranges.length);
     this.sum = query.sum ?? [];
     this.min = query.min ?? [];
     this.max = query.max ?? [];
@@ -852,6 +855,7 @@ class RangeRows {
 }
 
 function* aggregateRangesBody(layout: CollectionLayout, t: string, query: RangesAggregateQuery, result: RangeRows): Read<AggregateRow[]> {
+  if (query.prefixes) return yield* prefixedRangesBody(layout, t, { ...query, prefixes: query.prefixes }, result);
   const { ranges, field } = query;
   if (ranges.length === 0) return [];
   // The ranges' subquery names no column of a collection (i, lo, hi), so the columns need no qualifier.
@@ -884,6 +888,31 @@ function* aggregateRangesBody(layout: CollectionLayout, t: string, query: Ranges
     const rows = (yield { sql: arms.join(' UNION ALL '), params, mode: 'rows' }) as Array<Record<string, unknown>>;
     for (const row of rows) result.take(row, start + (row.g as number));
   }
+  return result.filled();
+}
+
+/**
+ * `aggregateRanges` with prefixes. Over text ids, one statement: the prefixes (ordered by their
+ * index, so SQLite groups the joined rows as they arrive) times the suffix ranges, each bound
+ * made by SQLite (`prefix || suffix`) and each an index range of the primary key; one row per
+ * prefix comes back. Other fields: every range spelled out, summed as without prefixes, folded.
+ */
+function* prefixedRangesBody(layout: CollectionLayout, t: string, query: RangesAggregateQuery & { prefixes: string[] }, result: RangeRows): Read<AggregateRow[]> {
+  assertPrefixedRanges(query);
+  if (query.prefixes.length === 0) return [];
+  if (layout.field(query.field).kind !== 'id' || query.ranges.length === 0) {
+    const whole: RangesAggregateQuery = { field: query.field, ranges: prefixedRanges(query), sum: query.sum, min: query.min, max: query.max };
+    return rowsPerPrefix(yield* aggregateRangesBody(layout, t, whole, new RangeRows(whole)), query);
+  }
+  // The subqueries name no column of a collection (i, p, lo, hi), so the columns need no qualifier.
+  const columns = aggregateColumns(layout, query).join(', ');
+  const sql = `SELECT o.i AS g, ${columns}
+               FROM (SELECT key AS i, value AS p FROM json_each(?) ORDER BY key) AS o
+               CROSS JOIN (SELECT json_extract(value, '$[0]') AS lo, json_extract(value, '$[1]') AS hi FROM json_each(?)) AS r
+               CROSS JOIN ${t} AS t WHERE t.id >= o.p || r.lo AND t.id < o.p || r.hi GROUP BY o.i`;
+  const params = [JSON.stringify(query.prefixes), JSON.stringify(query.ranges.map((r) => [r.gte, r.lt]))];
+  const rows = (yield { sql, params, mode: 'raw' }) as unknown[][];
+  for (const row of rows) result.takeRaw(row);
   return result.filled();
 }
 

@@ -1,5 +1,5 @@
 import { compareBySort, isAfterKeyset, matchesFilter } from '../../../../src/platform/projections/doc-matching.js';
-import { assertCollectionName, assertColumns, assertDeclaredTypes, assertDocId, emptyAggregateRow, pickFields, sortAggregateRows, UnknownCollectionError } from '../../../../src/platform/read-store/read-store-rules.js';
+import { assertCollectionName, assertColumns, assertDeclaredTypes, assertDocId, emptyAggregateRow, pickFields, prefixedRanges, rowsPerPrefix, sortAggregateRows, UnknownCollectionError } from '../../../../src/platform/read-store/read-store-rules.js';
 import {
   PreconditionFailedError,
   type AggregateQuery,
@@ -102,7 +102,11 @@ export class MemoryReadStore implements ReadStore {
     return sortAggregateRows(rows);
   }
   async aggregateRanges(collection: string, query: RangesAggregateQuery): Promise<AggregateRow[]> {
-    const { ranges, field, ...figures } = query;
+    if (query.prefixes) {
+      const { prefixes, ...whole } = query;
+      return rowsPerPrefix(await this.aggregateRanges(collection, { ...whole, ranges: prefixedRanges({ ...query, prefixes }) }), { ...query, prefixes });
+    }
+    const { ranges, field, prefixes: _, ...figures } = query;
     const rows: AggregateRow[] = [];
     for (const [i, range] of ranges.entries()) {
       const [row] = await this.aggregate(collection, { ...figures, filter: { [field]: { gte: range.gte, lt: range.lt } } });
