@@ -15,6 +15,11 @@
  *   are read again only when the collection's stamp or the shards held changed (a read store
  *   without stamps: every second): with thousands of endpoints the re-read was most of an idle
  *   process's CPU and its longest event-loop stall.
+ * - Each job is published at its due time: a timer is set for the earliest due endpoint (a min-heap
+ *   keyed by due time), not a fixed tick. A tick of 50 ms published the five jobs due within it
+ *   together at 100 checks/s, so their probes came back, were recorded and were applied to the
+ *   views in one turn of the event loop: five checks' work in one stretch held the loop past 2 ms.
+ *   Under load more jobs are due when the timer fires, so they still go together.
  * - Missed slots (process paused) are not replayed: the next job is the next slot after now.
  *   A job nobody took is replaced by its endpoint's next one and dropped once older than the
  *   interval (`maxAgeMs`; see the probe transport port), so probers coming back after an outage
@@ -28,7 +33,10 @@ import { PROBING_VIEW, SCHEDULE } from '../views/probing/view.js';
 
 export const SCHEDULER_SHARDS = 16;
 const REFRESH_MS = 1_000;
-const TICK_MS = 50;
+/** A due endpoint whose shard is not held (a renewal pending) is looked at again this much later. */
+const NOT_HELD_RETRY_MS = 50;
+/** The tick timer is never set further ahead than this (a wall-clock step is then noticed within it). */
+const MAX_WAIT_MS = 60_000;
 
 export interface ScheduledEndpoint {
   endpointId: number;
@@ -40,6 +48,66 @@ export interface ScheduledEndpoint {
   regions: string[];
 }
 
+/** A scheduled endpoint with what the due queue needs: its spread offset and when to look at it next. */
+interface Entry extends ScheduledEndpoint {
+  offset: number;
+  lease: string;
+  /** The due queue's key for this endpoint; a queued item with another key is stale. */
+  lookAt: number;
+}
+
+interface Queued {
+  at: number;
+  entry: Entry;
+}
+
+/** Binary min-heap of endpoints by the time to look at them. Stale items are skipped when popped. */
+class DueQueue {
+  private readonly items: Queued[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): Queued | undefined {
+    return this.items[0];
+  }
+
+  push(item: Queued): void {
+    const items = this.items;
+    let i = items.push(item) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (items[parent].at <= item.at) break;
+      items[i] = items[parent];
+      i = parent;
+    }
+    items[i] = item;
+  }
+
+  pop(): Queued | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || last === undefined) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= items.length) break;
+      const child = left + 1 < items.length && items[left + 1].at < items[left].at ? left + 1 : left;
+      if (items[child].at >= last.at) break;
+      items[i] = items[child];
+      i = child;
+    }
+    items[i] = last;
+    return top;
+  }
+
+  clear(): void {
+    this.items.length = 0;
+  }
+}
+
 export function spreadOffset(endpointId: number, intervalMs: number): number {
   const digest = createHash('sha256').update(`endpoint:${endpointId}`).digest();
   return digest.readUInt32BE(0) % intervalMs;
@@ -49,7 +117,10 @@ const shardLease = (shard: number) => `scheduler-shard-${shard}`;
 
 /** First slot `k * interval + offset` at or after `from`. */
 export function nextSlot(endpointId: number, intervalMs: number, from: number): number {
-  const offset = spreadOffset(endpointId, intervalMs);
+  return slotAt(spreadOffset(endpointId, intervalMs), intervalMs, from);
+}
+
+function slotAt(offset: number, intervalMs: number, from: number): number {
   return Math.ceil((from - offset) / intervalMs) * intervalMs + offset;
 }
 
@@ -62,8 +133,12 @@ export interface SchedulerOptions {
 export class Scheduler {
   private readonly shards: number;
   private readonly owned = new Set<number>();
-  private readonly endpoints = new Map<number, ScheduledEndpoint>();
+  private readonly endpoints = new Map<number, Entry>();
+  private readonly due = new DueQueue();
+  private readonly leaseNames: string[];
   private tickTimer: NodeJS.Timeout | null = null;
+  /** When the armed tick timer fires (ms since the epoch); Infinity when none is armed. */
+  private armedFor = Infinity;
   private refreshTimer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
   private ticking = false;
@@ -76,6 +151,7 @@ export class Scheduler {
     private readonly options: SchedulerOptions = {},
   ) {
     this.shards = options.shards ?? SCHEDULER_SHARDS;
+    this.leaseNames = Array.from({ length: this.shards }, (_, shard) => shardLease(shard));
   }
 
   start(): void {
@@ -91,18 +167,47 @@ export class Scheduler {
     };
     refresh();
     this.refreshTimer = setInterval(refresh, REFRESH_MS);
-    this.tickTimer = setInterval(() => void this.tick(), TICK_MS);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.tickTimer) clearInterval(this.tickTimer);
+    this.disarm();
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     await this.refreshing;
     for (let shard = 0; shard < this.shards; shard++) await this.platform.leases.release(shardLease(shard)).catch(() => undefined);
     this.owned.clear();
     this.endpoints.clear();
+    this.due.clear();
     this.readFrom = null;
+  }
+
+  /** Sets the tick timer for the earliest due endpoint (at least 1 ms ahead), unless one is set as early. */
+  private arm(): void {
+    if (this.stopped) return;
+    const top = this.due.peek();
+    if (!top) return;
+    const now = Date.now();
+    const at = Math.max(top.at, now + 1);
+    if (at >= this.armedFor) return;
+    this.disarm();
+    const wait = Math.min(at - now, MAX_WAIT_MS);
+    this.armedFor = now + wait;
+    this.tickTimer = setTimeout(() => {
+      this.tickTimer = null;
+      this.armedFor = Infinity;
+      void this.tick();
+    }, wait);
+  }
+
+  private disarm(): void {
+    if (this.tickTimer) clearTimeout(this.tickTimer);
+    this.tickTimer = null;
+    this.armedFor = Infinity;
+  }
+
+  private lookAt(entry: Entry, at: number): void {
+    entry.lookAt = at;
+    this.due.push({ at, entry });
   }
 
   /** Shards this process schedules right now. */
@@ -129,20 +234,39 @@ export class Scheduler {
       seen.add(endpointId);
       const intervalMs = Math.max(1, Number(row.interval_seconds)) * 1000;
       const existing = this.endpoints.get(endpointId);
-      const slot = nextSlot(endpointId, intervalMs, now);
       const regions = row.snapshot?.configuration?.regions ?? [];
       if (!existing) {
-        this.endpoints.set(endpointId, { endpointId, teamId: Number(row.team_id), intervalMs, configurationVersion: Number(row.configuration_version), nextDue: slot, regions });
+        const offset = spreadOffset(endpointId, intervalMs);
+        const entry: Entry = {
+          endpointId,
+          teamId: Number(row.team_id),
+          intervalMs,
+          configurationVersion: Number(row.configuration_version),
+          nextDue: slotAt(offset, intervalMs, now),
+          regions,
+          offset,
+          lease: this.leaseNames[endpointId % this.shards],
+          lookAt: 0,
+        };
+        this.endpoints.set(endpointId, entry);
+        this.lookAt(entry, entry.nextDue);
         continue;
       }
       existing.configurationVersion = Number(row.configuration_version);
       existing.regions = regions;
       if (existing.intervalMs !== intervalMs) {
         existing.intervalMs = intervalMs;
-        existing.nextDue = Math.min(existing.nextDue, slot);
+        existing.offset = spreadOffset(endpointId, intervalMs);
+        const slot = slotAt(existing.offset, intervalMs, now);
+        if (slot < existing.nextDue) {
+          existing.nextDue = slot;
+          this.lookAt(existing, slot);
+        }
       }
     }
+    // Their queued items go stale: skipped when popped.
     for (const endpointId of this.endpoints.keys()) if (!seen.has(endpointId)) this.endpoints.delete(endpointId);
+    this.arm();
   }
 
   async tick(now = Date.now()): Promise<void> {
@@ -150,13 +274,22 @@ export class Scheduler {
     if (this.ticking || this.stopped || !transport) return;
     this.ticking = true;
     try {
-      const due: ScheduledEndpoint[] = [];
-      // A shard lost since the last refresh publishes nothing more (holds() turns false before another process may take it).
-      for (const endpoint of this.endpoints.values()) if (endpoint.nextDue <= now && this.platform.leases.holds(shardLease(endpoint.endpointId % this.shards))) due.push(endpoint);
+      const due: Entry[] = [];
+      const notHeld: Entry[] = [];
+      for (let top = this.due.peek(); top !== undefined && top.at <= now; top = this.due.peek()) {
+        this.due.pop();
+        const entry = top.entry;
+        if (this.endpoints.get(entry.endpointId) !== entry || entry.lookAt !== top.at) continue;
+        // A shard lost since the last refresh publishes nothing more (holds() turns false before another process may take it).
+        if (this.platform.leases.holds(entry.lease)) due.push(entry);
+        else notHeld.push(entry);
+      }
+      for (const entry of notHeld) this.lookAt(entry, now + NOT_HELD_RETRY_MS);
       const jobs: ProbeJob[] = [];
       for (const endpoint of due) {
         const dueAt = endpoint.nextDue;
-        endpoint.nextDue = nextSlot(endpoint.endpointId, endpoint.intervalMs, now + 1);
+        endpoint.nextDue = slotAt(endpoint.offset, endpoint.intervalMs, now + 1);
+        this.lookAt(endpoint, endpoint.nextDue);
         const job: ProbeJob = {
           jobId: `${endpoint.endpointId}:${dueAt}`,
           teamId: endpoint.teamId,
@@ -185,6 +318,7 @@ export class Scheduler {
       );
     } finally {
       this.ticking = false;
+      this.arm();
     }
   }
 }
