@@ -11,7 +11,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import { Agent } from 'undici';
 import { spreadOffset } from '../src/probing/application/scheduler.js';
@@ -41,6 +41,8 @@ interface Sample {
   wallMs: number;
   loopP99: number;
   loopMax: number;
+  /** Garbage collections on the main thread over the window: young-generation scavenges and the rest (mark-compact and its incremental steps). */
+  gc: { scavenges: number; scavengeMs: number; others: number; othersMs: number };
 }
 
 /** The main thread's own CPU time between turns of a 1 ms timer, ms. */
@@ -91,15 +93,30 @@ async function mainThreadStretches(ms: number): Promise<Stretches | null> {
 /** CPU and event-loop delay while `work` runs. */
 async function sample(work: () => Promise<void>): Promise<Sample> {
   const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  const gc = { scavenges: 0, scavengeMs: 0, others: 0, othersMs: 0 };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) {
+        gc.scavenges++;
+        gc.scavengeMs += entry.duration;
+      } else {
+        gc.others++;
+        gc.othersMs += entry.duration;
+      }
+    }
+  });
   const cpu = process.cpuUsage();
   const started = performance.now();
+  gcObserver.observe({ entryTypes: ['gc'] });
   loop.enable();
   await work();
   loop.disable();
+  gcObserver.disconnect();
   const used = process.cpuUsage(cpu);
   // The histogram holds the time between the sampling timer's runs: the delay is what exceeds its interval.
   const delay = (ns: number) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
-  return { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - started, loopP99: delay(loop.percentile(99)), loopMax: delay(loop.max) };
+  return { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - started, loopP99: delay(loop.percentile(99)), loopMax: delay(loop.max), gc };
 }
 
 /**
@@ -250,6 +267,9 @@ const steadyBench: BenchModule = {
               ...(step.endpoints === 2000 ? { aim: '<= 2 ms' } : {}),
             },
             { name: `${label}: event-loop delay max`, value: fixed(step.sample.loopMax), unit: 'ms', baseline: { name: 'raw undici on the same schedule', value: fixed(base.loopMax) }, ratio: ratio(step.sample.loopMax, base.loopMax) },
+            { name: `${label}: young-generation scavenges per minute`, value: fixed(step.sample.gc.scavenges / (step.sample.wallMs / 60_000), 1), unit: '/min', baseline: { name: 'raw undici on the same schedule', value: fixed(base.gc.scavenges / (base.wallMs / 60_000), 1) } },
+            { name: `${label}: scavenge pause, mean`, value: fixed(step.sample.gc.scavengeMs / Math.max(1, step.sample.gc.scavenges)), unit: 'ms' },
+            { name: `${label}: mark-compact GCs (and incremental steps) per minute`, value: fixed(step.sample.gc.others / (step.sample.wallMs / 60_000), 1), unit: '/min' },
           );
           const stretch = step.stretch;
           if (stretch) {
@@ -266,6 +286,7 @@ const steadyBench: BenchModule = {
           `Service: the whole embedded service in the bench process (ROLE=all: scheduler, in-process probe transport, prober worker, check recorder and alerting judge appending to the SQLite event log, every projection and reactor applying it to the SQLite views). Endpoints registered, verified and enabled through the admin routes, interval ${INTERVAL_SECONDS} s, timeout 1 s, against node:http in its own process answering 200 "ok". ${STEPS.map((n) => n.toLocaleString('en-US')).join(' then ')} endpoints (the second step adds to the first); each step waits one interval (${INTERVAL_SECONDS} s) after provisioning, then measures ${measureMs / 1000} s.`,
           'Process CPU per check: user + system time of the bench process (all its threads) over the window, divided by the checks the log gained in it (the target is another process). The idle figure is the same process with the service started and no endpoint, measured first; "less the idle service\'s per-second work" subtracts it to show what the checks themselves add.',
           `Event-loop delay: perf_hooks monitorEventLoopDelay, resolution ${LOOP_RESOLUTION_MS} ms, over the same window; its histogram holds the time between runs of its ${LOOP_RESOLUTION_MS} ms timer, so ${LOOP_RESOLUTION_MS} ms is subtracted from each figure (an idle loop reads 0).`,
+          `Garbage collection: perf_hooks 'gc' entries over the CPU window, on the main thread (wall-clock pauses: on a shared machine they include descheduling). A scavenge collects the young generation; its count per minute falls as the semi-space grows (\`--max-semi-space-size\`, in MB: pass it with NODE_OPTIONS to compare; the bench reports the flags it ran with: ${JSON.stringify(process.execArgv.concat(process.env.NODE_OPTIONS ? [`NODE_OPTIONS=${process.env.NODE_OPTIONS}`] : []))}).`,
           `Main-thread CPU between event-loop turns: the main thread's own CPU time (Linux /proc/self/task/<pid>/schedstat) between two runs of a 1 ms interval timer, in a window of ${stretchMs / 1000} s right after the CPU window (reading the statistics a thousand times a second costs CPU, kept out of the CPU figures). On a shared machine the wall-clock delay mostly measures descheduling; this figure is what the process's own work holds the loop for (work on worker threads, such as the WAL checkpoints of the event log and the views, does not count).`,
           `Baseline: raw undici (one keep-alive Agent) in the same process before the service starts, firing the same number of slots at the scheduler's spread offsets on the scheduler's ${TICK_MS} ms tick, ${measureMs / 1000} s: ${raw.map((r, i) => `${STEPS[i]} slots, ${r.requests} requests, ${fixed(r.cpuMs / Math.max(1, r.requests), 3)} ms CPU each`).join('; ')}.`,
           `Service idle: ${fixed(idleCpuPerSecond)} ms CPU per s, loop delay p99 ${fixed(idle.loopP99)} ms over ${idleMs / 1000} s. ${steps.map((s) => `${s.endpoints}: ${s.failures} failed checks, projection lag after the window ${s.projectionLag} events`).join('; ')}.`,
