@@ -393,7 +393,7 @@ export class AnalyticsQuery {
 
   /**
    * Partial sums of every bucket of one scope: per bucket, the store sums the rollup rows of its
-   * pieces (id ranges); the raw edges of all buckets are fetched together and assigned in memory.
+   * pieces (id ranges) and the raw checks of its sub-minute edges (`sumRawPieces`).
    */
   private async sumBuckets(scope: AnalyticsScope, window: AnalyticsWindow): Promise<Accumulator[]> {
     const plans: RangePiece[][] = [];
@@ -401,21 +401,52 @@ export class AnalyticsQuery {
       const { start, end } = bucketRange(window, i);
       plans.push(planRange(start, end, this.rawHorizon()));
     }
-    const [rollupSums, raw] = await Promise.all([
+    const [rollupSums, rawSums] = await Promise.all([
       this.sumRollupRuns(scope.kind, plans.map((plan) => ({ id: scope.id, runs: rollupRuns(plan) })), scope.region),
-      this.fetchRawEdges(scope.kind, [scope.id], plans.flat(), scope.region),
+      this.sumRawPieces(scope, plans),
     ]);
+    return rollupSums.map((acc, i) => addAccumulator(acc, rawSums[i]));
+  }
+
+  /**
+   * For each plan (a bucket), the sums of the scope's raw checks in its sub-minute pieces inside
+   * the horizon, summed by the store: one aggregate per piece, grouped by outcome (`success` in
+   * both values: two ranges of the scope's (scope, success, checked_at_ms, check_id) index), so
+   * the main thread gets at most two rows per piece, not a row per check. With `to` off the
+   * minute grid every bucket boundary is such a piece, and a team's boundary minutes hold every
+   * endpoint's checks of those minutes.
+   */
+  private async sumRawPieces(scope: AnalyticsScope, plans: RangePiece[][]): Promise<Accumulator[]> {
+    const sums = plans.map(() => emptyAccumulator());
     const horizon = this.rawHorizon();
-    return plans.map((plan, i) => {
-      const acc = rollupSums[i];
-      for (const piece of plan) {
-        if (piece.kind !== 'raw' || piece.from < horizon) continue;
-        for (const check of raw.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
-          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) addCheck(acc, check);
-        }
+    const reads = plans.flatMap((plan, owner) => plan.flatMap((piece) => (piece.kind === 'raw' && piece.from >= horizon ? [{ owner, piece }] : [])));
+    if (reads.length === 0) return sums;
+    const { checks, regionChecks } = await this.names();
+    const source = scope.region === undefined ? checks : regionChecks;
+    const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
+    const field = SCOPE_FIELD[scope.kind];
+    const rows = await this.slices.map(reads, ({ piece }) =>
+      this.store.aggregate(source, {
+        filter: { [field]: scope.id, ...regionFilter, success: { in: [false, true] }, checked_at_ms: { gte: piece.from, lt: piece.to } },
+        groupBy: 'success',
+        sum: ['latency_ms'],
+        min: ['latency_ms'],
+        max: ['latency_ms'],
+      }),
+    );
+    reads.forEach(({ owner }, i) => {
+      for (const row of rows[i]) {
+        if (row.count === 0) continue;
+        addAccumulator(sums[owner], {
+          checks: row.count,
+          failures: row.group === true ? 0 : row.count,
+          latency_sum: row.sum.latency_ms,
+          latency_min: row.min.latency_ms,
+          latency_max: row.max.latency_ms,
+        });
       }
-      return acc;
     });
+    return sums;
   }
 
   /** Partial sums of one range for several scopes of one kind, each summed by the store. */
