@@ -100,10 +100,17 @@ export function healthOf(endpoints: Iterable<EndpointFact>): Health {
   return counts;
 }
 
-/** `healthOf` each project's endpoints, for facts that hold every endpoint (tests, benches). */
+/**
+ * `healthOf` each project's endpoints, for facts that hold every endpoint (tests, benches, a view
+ * generation built before the counts): one pass, so a project of thousands costs its size.
+ */
 export function healthByProjectOf(endpoints: EndpointFact[]): Map<number, Health> {
   const byProject = new Map<number, EndpointFact[]>();
-  for (const e of endpoints) byProject.set(e.project_id, [...(byProject.get(e.project_id) ?? []), e]);
+  for (const e of endpoints) {
+    const members = byProject.get(e.project_id);
+    if (members) members.push(e);
+    else byProject.set(e.project_id, [e]);
+  }
   return new Map([...byProject].map(([projectId, members]) => [projectId, healthOf(members)]));
 }
 
