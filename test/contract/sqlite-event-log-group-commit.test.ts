@@ -1,16 +1,21 @@
 /**
- * The SQLite event log writes the appends made in one turn of the event loop in one transaction
- * (a savepoint each). A refused append fails alone; when the transaction as a whole fails, every
- * append in it fails and none of them is kept, so no caller is told of an append a crash or an
- * error could take back.
+ * The SQLite event log writes the appends that may wait for a group commit (`groupCommit`, a
+ * probed check's) made in one turn of the event loop in one transaction (a savepoint each); any
+ * other append is written at once, with the grouped ones still waiting. A refused append fails
+ * alone; when the transaction as a whole fails, every append in it fails and none of them is
+ * kept, so no caller is told of an append a crash or an error could take back.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { WrongExpectedRevisionError, type NewEvent } from '../../src/platform/event-store/event-store.port.js';
+import { WrongExpectedRevisionError, type ExpectedRevision, type NewEvent } from '../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { chainedEventStore } from '../../src/platform/event-store/chained-event-store.js';
+import { runStreamCommand } from '../../src/platform/es/stream-command.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
 
 const event = (type: string, n: number): NewEvent => ({ type, data: { n }, metadata: { actor: 'system:test', occurred_at: '2026-11-26T00:00:00.000Z' } });
+
+const grouped = (expectedRevision: ExpectedRevision) => ({ expectedRevision, groupCommit: true });
 
 describe('SQLite event log: appends of one turn share one commit', () => {
   let dir: ReturnType<typeof makeTempDir>;
@@ -39,7 +44,7 @@ describe('SQLite event log: appends of one turn share one commit', () => {
   it('writes twenty appends made at once in fewer WAL frames than one commit each would take', async () => {
     other.pragma('wal_checkpoint(TRUNCATE)');
     expect(walFrames()).toBe(0);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(`stream-${i}`, [event('Happened', i)], { expectedRevision: 'no_stream' })));
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(`stream-${i}`, [event('Happened', i)], grouped('no_stream'))));
     expect(results.map((r) => r.nextExpectedRevision)).toEqual(Array(20).fill(0));
     expect(new Set(results.map((r) => r.position)).size).toBe(20);
     for (let i = 0; i < 20; i++) expect((await store.readStream(`stream-${i}`)).map((e) => e.data)).toEqual([{ n: i }]);
@@ -48,9 +53,9 @@ describe('SQLite event log: appends of one turn share one commit', () => {
 
   it('refuses an append with a wrong expected revision alone and commits the others of its turn', async () => {
     const [first, refused, third] = await Promise.allSettled([
-      store.append('a', [event('Happened', 1)], { expectedRevision: 'no_stream' }),
-      store.append('warm-up', [event('Happened', 2)], { expectedRevision: 5 }),
-      store.append('c', [event('Happened', 3), event('Happened', 4)], { expectedRevision: 'no_stream' }),
+      store.append('a', [event('Happened', 1)], grouped('no_stream')),
+      store.append('warm-up', [event('Happened', 2)], grouped(5)),
+      store.append('c', [event('Happened', 3), event('Happened', 4)], grouped('no_stream')),
     ]);
     expect(first.status).toBe('fulfilled');
     expect(refused.status).toBe('rejected');
@@ -61,8 +66,8 @@ describe('SQLite event log: appends of one turn share one commit', () => {
     expect((await store.readStream('c')).map((e) => e.data)).toEqual([{ n: 3 }, { n: 4 }]);
     // Two appends to one stream in one turn: the second, expecting the first's revision, follows it.
     const [x, y] = await Promise.all([
-      store.append('d', [event('Happened', 5)], { expectedRevision: 'no_stream' }),
-      store.append('d', [event('Happened', 6)], { expectedRevision: 0 }),
+      store.append('d', [event('Happened', 5)], grouped('no_stream')),
+      store.append('d', [event('Happened', 6)], grouped(0)),
     ]);
     expect([x.nextExpectedRevision, y.nextExpectedRevision]).toEqual([0, 1]);
     expect((await store.readStream('d')).map((e) => e.data)).toEqual([{ n: 5 }, { n: 6 }]);
@@ -72,9 +77,9 @@ describe('SQLite event log: appends of one turn share one commit', () => {
     // A trigger that rolls back the whole transaction when an event of type Boom is written.
     other.exec(`CREATE TRIGGER boom BEFORE INSERT ON event_log WHEN NEW.type = (SELECT id FROM event_types WHERE name = 'Boom') BEGIN SELECT RAISE(ROLLBACK, 'boom'); END`);
     const outcomes = await Promise.allSettled([
-      store.append('before-boom', [event('Happened', 1)], { expectedRevision: 'no_stream' }),
-      store.append('boom', [event('Boom', 2)], { expectedRevision: 'no_stream' }),
-      store.append('after-boom', [event('Happened', 3)], { expectedRevision: 'no_stream' }),
+      store.append('before-boom', [event('Happened', 1)], grouped('no_stream')),
+      store.append('boom', [event('Boom', 2)], grouped('no_stream')),
+      store.append('after-boom', [event('Happened', 3)], grouped('no_stream')),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(await store.readStream('before-boom')).toEqual([]);
@@ -87,8 +92,61 @@ describe('SQLite event log: appends of one turn share one commit', () => {
     expect((await store.readStream('before-boom')).map((e) => e.data)).toEqual([{ n: 4 }]);
   });
 
+  it('writes an append not marked for grouping at once: dependent appends to one stream take no turn of the event loop each', async () => {
+    // A hot stream's commands append one after another, each expecting the previous revision.
+    let turns = 0;
+    let counting = true;
+    const tick = (): void => {
+      if (!counting) return;
+      turns += 1;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    let revision: ExpectedRevision = 'no_stream';
+    for (let n = 0; n < 50; n++) revision = (await store.append('hot', [event('Commented', n)], { expectedRevision: revision })).nextExpectedRevision;
+    counting = false;
+    expect(revision).toBe(49);
+    // Each append was committed before its promise settled, so the loop never turned.
+    expect(turns).toBe(0);
+    expect(other.prepare(`SELECT count(*) FROM event_log WHERE stream = (SELECT id FROM event_streams WHERE name = 'hot')`).pluck().get()).toBe(50);
+  });
+
+  it('writes the grouped appends still waiting, in the order they were made, with an append written at once', async () => {
+    const first = store.append('mixed', [event('Happened', 1)], grouped('no_stream'));
+    const other1 = store.append('mixed-other', [event('Happened', 2)], grouped('no_stream'));
+    // Expects the waiting append's revision: it is written after it, in the same transaction.
+    const now = store.append('mixed', [event('Happened', 3)], { expectedRevision: 0 });
+    expect(other.prepare(`SELECT count(*) FROM event_log WHERE stream IN (SELECT id FROM event_streams WHERE name LIKE 'mixed%')`).pluck().get()).toBe(3);
+    const [a, b, c] = await Promise.all([first, other1, now]);
+    expect([a.nextExpectedRevision, b.nextExpectedRevision, c.nextExpectedRevision]).toEqual([0, 0, 1]);
+    expect(a.position).toBeLessThan(b.position);
+    expect(b.position).toBeLessThan(c.position);
+    expect((await store.readStream('mixed')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 3 }]);
+  });
+
+  it('groups the commands that ask for it through the hash chain, and writes the others one commit each', async () => {
+    const chained = chainedEventStore(store);
+    const aggregate = { initial: () => 0, evolve: (n: number) => n + 1 };
+    const twenty = (prefix: string, groupCommit: boolean) =>
+      Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          runStreamCommand(chained, `${prefix}-${i}`, aggregate, null, () => ({ events: [event('Checked', i)], result: null }), { groupCommit }),
+        ),
+      );
+    other.pragma('wal_checkpoint(TRUNCATE)');
+    await twenty('checks', true);
+    const groupedFrames = walFrames();
+    expect(groupedFrames).toBeLessThan(20);
+    other.pragma('wal_checkpoint(TRUNCATE)');
+    await twenty('commands', false);
+    expect(walFrames()).toBeGreaterThanOrEqual(20);
+    const chain = await chained.readStream('checks-3');
+    expect(chain.map((e) => e.data)).toEqual([{ n: 3 }]);
+    expect(chain[0].metadata.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it('writes the appends still waiting for their turn when the store closes', async () => {
-    const waiting = store.append('late', [event('Happened', 7)], { expectedRevision: 'no_stream' });
+    const waiting = store.append('late', [event('Happened', 7)], grouped('no_stream'));
     await store.close();
     await expect(waiting).resolves.toMatchObject({ nextExpectedRevision: 0 });
     const reopened = new SqliteEventStore(join(dir.path, 'events.sqlite'));

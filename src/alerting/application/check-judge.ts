@@ -79,7 +79,7 @@ export class AlertingCheckJudge implements CheckJudge<EndpointSnapshot, Endpoint
         }
         return { events, result: null };
       },
-      { fold: this.folds.alerts, attempts: MAX_ATTEMPTS, foldOwnAppends: true },
+      { fold: this.folds.alerts, attempts: MAX_ATTEMPTS, foldOwnAppends: true, groupCommit: true },
     );
     return { events: signalled.appended.map(({ type, data }) => ({ type, data })), append: signalled.append };
   }

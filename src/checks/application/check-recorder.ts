@@ -10,7 +10,8 @@
  * - The check stream is folded per process by the judge's fold and read forward from the
  *   cached revision, so a check costs a few short reads, not a replay.
  * - The append goes through runStreamCommand (expected revision; on a conflict it reloads and
- *   decides again); a redelivered job id records nothing.
+ *   decides again); a redelivered job id records nothing. It may share a commit with the other
+ *   checks of its turn of the event loop (group commit): answers arrive by the hundred at once.
  * - Appends for one endpoint are serialised in this process; across processes the expected
  *   revision protects the stream.
  */
@@ -142,7 +143,7 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
         );
         return { events: [{ type: CHECK_RECORDED, data: check, metadata: { occurred_at: outcome.checked_at } }], result: null };
       },
-      { fold: this.judge.fold, attempts: MAX_ATTEMPTS, foldOwnAppends: true },
+      { fold: this.judge.fold, attempts: MAX_ATTEMPTS, foldOwnAppends: true, groupCommit: true },
     );
     if (!recorded.append) return { check: null, events: [], append: null };
     const check = recorded.appended[0].data as CheckRecordedData;

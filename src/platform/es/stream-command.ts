@@ -98,6 +98,12 @@ export interface StreamCommandOptions<S, R = unknown> {
    * decided again on the state before them.
    */
   resultAfter?: (state: S) => R;
+  /**
+   * The append may wait to share a commit with the other appends of this turn of the event loop
+   * (`AppendOptions.groupCommit`): for work arriving many at once on many streams (probed
+   * checks). Commands leave it off: their next command on the stream waits for this append.
+   */
+  groupCommit?: boolean;
 }
 
 const DEFAULT_ATTEMPTS = 4;
@@ -153,6 +159,7 @@ export async function runStreamCommand<S, R = void>(
       if (keyed) await markAttempt(store, keyed.key, { stream: streamId, step, after_revision: loaded.revision });
       const append = await store.append(streamId, withMetadata, {
         expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision,
+        groupCommit: options.groupCommit,
       });
       if (options.foldOwnAppends) options.fold?.remember?.(streamId, { state: foldAppended(aggregate, loaded.state, withMetadata, loaded.revision), revision: append.nextExpectedRevision });
       return { state: loaded.state, appended: withMetadata, append, result };

@@ -2,7 +2,7 @@ import { chainedFieldsOf, chainHash, chainOf, GENESIS_HASH, type ChainedFields }
 import { DelegatingEventStore } from './delegating-event-store.js';
 import { outsideIdempotency } from '../es/idempotency-scope.js';
 import { appendOnly, runStreamCommand, type StreamFold } from '../es/stream-command.js';
-import { type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent } from './event-store.port.js';
+import { type AppendOptions, type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent } from './event-store.port.js';
 
 /** The head of a stream's chain as this process last wrote or read it. */
 interface ChainHead {
@@ -35,15 +35,15 @@ export function chainedEventStore(store: EventStore): EventStore {
 class ChainedEventStore extends DelegatingEventStore {
   private readonly heads = new Map<string, ChainHead>();
 
-  override async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  override async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) return this.inner.append(streamId, events, options);
-    if (options.expectedRevision === 'any') return this.appendAny(streamId, events);
+    if (options.expectedRevision === 'any') return this.appendAny(streamId, events, options.groupCommit === true);
     const expectedRevision = options.expectedRevision;
     // A head this process knows is taken without an await: most appends follow this process's own.
     const head = this.knownHead(streamId, expectedRevision) ?? (await this.headFor(streamId, expectedRevision));
     const stamped = this.stamp(streamId, typeof expectedRevision === 'number' ? expectedRevision : -1, head, events);
     try {
-      const result = await this.inner.append(streamId, stamped, { expectedRevision });
+      const result = await this.inner.append(streamId, stamped, { expectedRevision, groupCommit: options.groupCommit });
       this.remember(streamId, { revision: result.nextExpectedRevision, hash: stamped[stamped.length - 1].metadata!.hash!, explicit: false });
       return result;
     } catch (error) {
@@ -58,10 +58,10 @@ class ChainedEventStore extends DelegatingEventStore {
    * retried from the new head when another append gets in between). The head comes from this
    * store's own heads, so an append after this process's last one reads nothing.
    */
-  private async appendAny(streamId: string, events: NewEvent[]): Promise<AppendResult> {
+  private async appendAny(streamId: string, events: NewEvent[], groupCommit: boolean): Promise<AppendResult> {
     // The platform's own bookkeeping, never a step of a keyed request; events keep their own metadata.
     const { append } = await outsideIdempotency(() =>
-      runStreamCommand(this, streamId, appendOnly, null, () => ({ events, result: undefined }), { fold: this.headFold, attempts: ANY_ATTEMPTS, maxPauseMs: 5 }),
+      runStreamCommand(this, streamId, appendOnly, null, () => ({ events, result: undefined }), { fold: this.headFold, attempts: ANY_ATTEMPTS, maxPauseMs: 5, groupCommit }),
     );
     return append!;
   }

@@ -1,4 +1,5 @@
 import type {
+  AppendOptions,
   AppendResult,
   EventStore,
   EventSubscription,
@@ -17,7 +18,7 @@ import type {
 export class DelegatingEventStore implements EventStore {
   constructor(protected readonly inner: EventStore) {}
 
-  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     return this.inner.append(streamId, events, options);
   }
 

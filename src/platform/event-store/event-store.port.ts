@@ -101,8 +101,21 @@ export interface EventSubscription extends AsyncIterable<RecordedEvent> {
   close(): Promise<void>;
 }
 
+export interface AppendOptions {
+  expectedRevision: ExpectedRevision;
+  /**
+   * The append may wait for others to share one commit with (a probed check, one of hundreds
+   * whose answers arrive in the same turn of the event loop): an adapter that batches commits
+   * holds it until the end of the turn, then writes it with the others so marked in one
+   * transaction. It still resolves only once committed. Without it the append is written at
+   * once: a command's next command on the same stream waits for it, so a hot stream would be
+   * held to one append per turn of the loop. Adapters that do not batch ignore it.
+   */
+  groupCommit?: boolean;
+}
+
 export interface EventStore {
-  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult>;
   /** Events of one stream; an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** A page of the global log in position order, user events only. */

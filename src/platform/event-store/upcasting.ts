@@ -1,4 +1,5 @@
 import type {
+  AppendOptions,
   AppendResult,
   EventMetadata,
   EventStore,
@@ -99,7 +100,7 @@ class UpcastingEventStore extends DelegatingEventStore {
     super(inner);
   }
 
-  override append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  override append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     return this.inner.append(streamId, events.map((e) => this.registry.toStored(e, streamId)), options);
   }
 

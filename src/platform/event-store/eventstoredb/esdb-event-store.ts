@@ -22,6 +22,7 @@ import {
   type StreamingRead,
 } from '@eventstore/db-client';
 import {
+  type AppendOptions,
   type AppendResult,
   type EventMetadata,
   idempotencyMetadata,
@@ -175,7 +176,7 @@ export class EsdbEventStore implements EventStore {
   async append(
     streamId: string,
     events: NewEvent[],
-    options: { expectedRevision: ExpectedRevision },
+    options: AppendOptions,
   ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const now = new Date().toISOString();

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import {
+  type AppendOptions,
   type AppendResult,
   type EventMetadata,
   type EventStore,
@@ -428,23 +429,28 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * Group commit (issue 31): appends made in one turn of the event loop (the probes whose
-   * answers arrived in one poll phase) are written in one SQLite transaction, each in a
-   * savepoint of its own, at the next `setImmediate`. A refused append (wrong revision) rolls
-   * back its savepoint and fails alone; the others commit. Each append resolves only after the
-   * COMMIT, so a caller never sees an append that a crash could take back; when the transaction
-   * as a whole fails, every append in it fails. One append alone in its turn is its own
-   * transaction, as before.
+   * Group commit (issue 31), the caller's choice (`groupCommit`). Such appends made in one turn
+   * of the event loop (the probes whose answers arrived in one poll phase) wait for the next
+   * `setImmediate` and are written in one SQLite transaction, each in a savepoint of its own.
+   * Any other append is written at once, together with the grouped ones still waiting (in the
+   * order they were made): a command's next command on its stream waits for it, so holding it
+   * to the end of the turn would bind a hot stream to one append per turn. A refused append
+   * (wrong revision) rolls back its savepoint and fails alone; the others commit. Each append
+   * resolves only after the COMMIT, so a caller never sees an append that a crash could take
+   * back; when the transaction as a whole fails, every append in it fails. One append alone is
+   * its own transaction, without a savepoint.
    */
   async append(
     streamId: string,
     events: NewEvent[],
-    options: { expectedRevision: ExpectedRevision },
+    options: AppendOptions,
   ): Promise<AppendResult> {
     this.assertOpen();
     if (events.length === 0) throw new Error('append needs at least one event');
     return new Promise<AppendResult>((resolve, reject) => {
-      if (this.pending.push({ streamId, events, expected: options.expectedRevision, resolve, reject }) === 1) setImmediate(this.flushPending);
+      const waiting = this.pending.push({ streamId, events, expected: options.expectedRevision, resolve, reject });
+      if (options.groupCommit !== true) this.flushPending();
+      else if (waiting === 1) setImmediate(this.flushPending);
     });
   }
 
