@@ -37,33 +37,6 @@ eventStoreContract(
   { startsEmpty: true, chained: true },
 );
 
-// Every readAll page on the reader thread (a rebuild's pages are; short reads stay in-thread).
-eventStoreContract(
-  'SQLite, readAll on the reader thread',
-  async () => {
-    dir = makeTempDir();
-    return new SqliteEventStore(join(dir.path, 'events.sqlite'), { pollIntervalMs: 20, threadReadsFrom: 1 });
-  },
-  async () => {
-    dir?.remove();
-    dir = null;
-  },
-  { startsEmpty: true },
-);
-
-eventStoreContract(
-  'SQLite, hash-chained, readAll on the reader thread',
-  async () => {
-    dir = makeTempDir();
-    return chainedEventStore(new SqliteEventStore(join(dir.path, 'events.sqlite'), { pollIntervalMs: 20, threadReadsFrom: 1 }));
-  },
-  async () => {
-    dir?.remove();
-    dir = null;
-  },
-  { startsEmpty: true, chained: true },
-);
-
 const eventStoreUrl = process.env.EVENTSTORE_URL;
 if (eventStoreUrl) {
   eventStoreContract('EventStoreDB', async () => new EsdbEventStore(eventStoreUrl), undefined, { startsEmpty: false });

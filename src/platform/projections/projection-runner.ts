@@ -591,7 +591,7 @@ export class ProjectionRunner {
       return page;
     };
     // The next page is asked for before this one applies: a store that reads off the event loop
-    // (a SQLite file's reader thread, a server) reads it while this one's views commit.
+    // (a server such as EventStoreDB) reads it while this one's views commit.
     let next = target !== null && (stored === null || stored < target) ? read(stored) : null;
     while (next !== null) {
       if (this.stopping) throw new Stopped();

@@ -19,7 +19,6 @@ import {
 } from '../event-store.port.js';
 import { RecentEvents } from './recent-events.js';
 import { boundWal, type WalKeeper } from '../../sqlite-wal.js';
-import { SqliteThread } from '../../sqlite-thread.js';
 
 export interface SqliteEventStoreOptions {
   /** How often a waiting subscription looks for appends made by other processes. */
@@ -30,14 +29,6 @@ export interface SqliteEventStoreOptions {
   subscriptionPageSize?: number;
   /** How many of the newest events stay parsed for this instance's live subscriptions. */
   recentEventsKept?: number;
-  /**
-   * `readAll` pages of at least this many events run their query on a worker thread (a file-backed
-   * log only). Default Infinity, every read on the event loop: on a quiet 2-core machine a rebuild
-   * with thread reads ran at 0.89-0.91 of raw inserts against 0.90-1.15 without, and spent more
-   * CPU (the worker builds JSON the event loop parses again), so the thread only pays where the
-   * event loop's share matters more than the whole (docs/benchmarks.md, projection rebuild).
-   */
-  threadReadsFrom?: number;
 }
 
 /**
@@ -239,32 +230,6 @@ const PAGE_COMMITS = `
 type CommitRow = [id: number, recordedAt: number, metadata: string];
 
 /**
- * PAGE_SELECT and PAGE_COMMITS as one statement for the reader thread, each as one JSON array
- * text: one statement reads one snapshot (retention cannot remove a page's commit between the
- * two), and two strings cross the thread at the cost of a copy, where rows and their values are
- * cloned one by one (about as dear as the query). Blobs (a 16-byte event id, a hash) come as hex:
- * `id_hex` is the hex of a blob id, `id_value` the id itself when it is not a blob. The arrays
- * come in scan order (the page as materialized, the commits by id); an ORDER BY inside the
- * aggregates doubled the statement's cost, so the reader checks the order instead.
- */
-const THREAD_PAGE = `
-  WITH page AS MATERIALIZED (
-    SELECT e.position AS p, s.name AS stream, e.revision AS revision, t.name AS type, e.schema_version AS schema_version,
-           CASE WHEN typeof(e.event_id) = 'blob' THEN NULL ELSE e.event_id END AS id_value,
-           CASE WHEN typeof(e.event_id) = 'blob' THEN hex(e.event_id) END AS id_hex,
-           e.occurred_at AS occurred_at, e.metadata AS metadata, e.data AS data, CASE WHEN e.hash IS NOT NULL THEN lower(hex(e.hash)) END AS hash
-    FROM event_log e
-    JOIN event_streams s ON s.id = e.stream
-    JOIN event_types t ON t.id = e.type
-    WHERE e.position > ? ORDER BY e.position LIMIT ?)
-  SELECT
-    (SELECT json_group_array(json_array(p, stream, revision, type, schema_version, id_value, id_hex, occurred_at, metadata, data, hash)) FROM page),
-    (SELECT json_group_array(json_array(id, recorded_at, metadata)) FROM event_commits
-     WHERE id >= (SELECT coalesce(max(id), 0) FROM event_commits WHERE id <= (SELECT min(p) FROM page))
-       AND id <= (SELECT max(p) FROM page))`;
-type ThreadPageRow = [position: number, streamId: string, revision: number, type: string, schemaVersion: number, idValue: string | number | null, idHex: string | null, occurredAt: number | string | null, metadata: string | null, data: string, hash: string | null];
-
-/**
  * Appends made through any instance in this process wake that file's subscriptions at once;
  * other processes' appends are found by polling.
  */
@@ -333,11 +298,6 @@ export class SqliteEventStore implements EventStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly rawStatements = new Map<string, Database.Statement>();
   private readonly recent: RecentEvents;
-  /** The file, for the reader thread; null for `:memory:` (another connection cannot see it). */
-  private readonly file: string | null;
-  private readonly threadReadsFrom: number;
-  /** Started by the first `readAll` page long enough for it (`threadReadsFrom`); closed with the store. */
-  private reader: SqliteThread | null = null;
   /** `PRAGMA data_version` when `recent` last reached the head: unchanged means no other connection has appended since. */
   private recentDataVersion: number | null = null;
   /**
@@ -405,9 +365,7 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 75;
     this.pageSize = options.subscriptionPageSize ?? 500;
     this.recent = new RecentEvents(options.recentEventsKept ?? 2000);
-    this.file = inMemory ? null : resolve(filePath);
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    this.threadReadsFrom = options.threadReadsFrom ?? Infinity;
     try {
       this.db = new Database(filePath);
       this.walKeeper = applySqliteEventLogPragmas(this.db, this.busyTimeoutMs, { walOffThread: true });
@@ -585,19 +543,9 @@ export class SqliteEventStore implements EventStore {
     this.knownHeads.set(streamId, bound);
   }
 
-  /**
-   * A page long enough (`threadReadsFrom`) is read on a worker thread when the log is a file: the
-   * query and the decoding of its rows leave the event loop, and a caller that asks for the next
-   * page before applying this one (a rebuild) gets the two done side by side. The events are the
-   * same as the in-thread read gives; pages of the first layout stay in-thread.
-   */
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     this.assertOpen();
-    const after = options.after ?? null;
-    if (this.file === null || options.maxCount < this.threadReadsFrom || (this.legacyHead !== null && (after ?? 0) < this.legacyHead)) {
-      return this.query(() => this.readAllSync(after, options.maxCount));
-    }
-    return this.readPageOnThread(after ?? 0, options.maxCount);
+    return this.query(() => this.readAllSync(options.after ?? null, options.maxCount));
   }
 
   subscribeToAll(options: { after?: Position | null }): EventSubscription {
@@ -691,7 +639,6 @@ export class SqliteEventStore implements EventStore {
     this.signal.off('append', this.onAppendElsewhere);
     releaseSignal(this.signalKey);
     await this.walKeeper?.close();
-    await this.reader?.close();
     this.db.close();
   }
 
@@ -846,28 +793,6 @@ export class SqliteEventStore implements EventStore {
     const commits = this.rawStatement(PAGE_COMMITS).all(rows[0][0], rows[rows.length - 1][0]) as CommitRow[];
     const toEvent = compactEvents(this.forms);
     return withCommits(rows, commits, (row, commit) => toEvent(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] ?? commit[2], row[8], row[9], commit[1]));
-  }
-
-  /** `readCompactPage` on the reader thread (THREAD_PAGE); the events are built here, from its rows. */
-  private async readPageOnThread(after: Position, maxCount: number): Promise<RecordedEvent[]> {
-    this.reader ??= new SqliteThread(this.file!, { pragmas: [`busy_timeout = ${Math.max(0, Math.floor(this.busyTimeoutMs))}`] });
-    let texts: [string, string];
-    try {
-      [texts] = await this.reader.run<Array<[string, string]>>(THREAD_PAGE, [after, maxCount], 'raw');
-    } catch (error) {
-      throw toStoreError(error);
-    }
-    const rows = inOrder(JSON.parse(texts[0]) as ThreadPageRow[]);
-    const commits = inOrder(JSON.parse(texts[1]) as CommitRow[]);
-    return this.query(() => this.eventsOfThreadPage(rows, commits));
-  }
-
-  private eventsOfThreadPage(rows: ThreadPageRow[], commits: CommitRow[]): RecordedEvent[] {
-    const toEvent = compactEvents(this.forms);
-    return withCommits(rows, commits, (row, commit) => {
-      const eventId = row[6] !== null ? Buffer.from(row[6], 'hex') : (row[5] as string | number);
-      return toEvent(row[0], row[1], row[2], row[3], row[4], eventId, row[7], row[8] ?? commit[2], row[9], row[10], commit[1]);
-    });
   }
 
   /** A cached statement returning each row as an array of its columns. */
@@ -1050,12 +975,6 @@ const SHARED_COMMIT_MS = 32_767;
  */
 const DERIVED_ID_STORED = 0n;
 
-/** Rows by their first column (a position, a commit id), which they are already in unless SQLite changed its plan. */
-function inOrder<T extends [number, ...unknown[]]>(rows: T[]): T[] {
-  for (let i = 1; i < rows.length; i++) if (rows[i][0] < rows[i - 1][0]) return rows.sort((a, b) => a[0] - b[0]);
-  return rows;
-}
-
 /** The id of the event at `position`: the file's prefix, then the position as 12 hex digits (6 bytes: 2^48 positions). */
 function derivedId(idHead: string, position: number): string {
   return idHead + position.toString(16).padStart(12, '0');
@@ -1127,7 +1046,7 @@ function compactEvents(forms: StoredForms) {
     occurredAt: number | string | null,
     metadataStored: string,
     data: string,
-    hash: Buffer | string | null,
+    hash: Buffer | null,
     recordedAtMs: number,
   ): RecordedEvent => {
     if (metadataStored !== metadataText) {
