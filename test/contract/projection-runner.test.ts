@@ -114,6 +114,39 @@ describe('projection runner', () => {
     expect(woken.filter((name) => name === 'others').length).toBe(1);
   });
 
+  it('commits no checkpoint for live batches whose handlers wrote nothing, until one writes or its checkpoint is due', async () => {
+    // Takes every Added and writes only for the large ones, as the SLO burn reactor changes nothing on most checks.
+    const large = defineProjection({
+      name: 'large',
+      version: 1,
+      collections: [{ name: 'large', indexes: [] }],
+      handlers: { Added: (event, views) => ((event.data as { n: number }).n > 1 ? views.put('large', { id: event.id }) : undefined) },
+    });
+    const live = new ProjectionRunner(events, views, [large], { owner: 'nowrites', logger: silentLogger, idleCheckpointMs: 60_000, pointerCheckMs: 600_000 });
+    runners.push(live);
+    await live.start();
+    const commit = views.commit.bind(views);
+    const checkpoints: number[] = [];
+    views.commit = (writes, options) => {
+      for (const write of writes) if (write.op === 'put' && String(write.doc.id).startsWith('checkpoint:')) checkpoints.push(Number(write.doc.position));
+      return commit(writes, options);
+    };
+    const freshness = new ReadYourWrites(new ViewReader(views, 0), live, [large]);
+    for (let i = 0; i < 10; i++) {
+      const small = await events.append(`s${i}`, [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+      expect(await freshness.waitFor(small.position, ['large'], 5_000)).toBe(true);
+    }
+    // At most the first: this runner has written no checkpoint yet, so the first one is due.
+    const before = checkpoints.length;
+    expect(before).toBeLessThanOrEqual(1);
+    // The next batch that writes carries the checkpoint over everything before it.
+    const big = await events.append('big', [{ type: 'Added', data: { n: 2 } }], { expectedRevision: 'no_stream' });
+    expect(await freshness.waitFor(big.position, ['large'], 5_000)).toBe(true);
+    await eventually('the batch committed', async () => checkpoints.length === before + 1);
+    expect(checkpoints.slice(before)).toEqual([big.position]);
+    expect(await new ViewReader(views, 0).find('large', 'large', {})).toHaveLength(1);
+  });
+
   /** Counts every Added it applies, in a view of its own. */
   const counts = defineProjection({
     name: 'counts',

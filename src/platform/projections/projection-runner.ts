@@ -27,8 +27,8 @@ export interface RunnerOptions {
   /** Old generations stay readable this long after a swap, for queries already under way. */
   dropDelayMs?: number;
   /**
-   * A live batch with no event the projection handles changes no view; its checkpoint is written
-   * at most this often instead of once per batch (default 1000 ms).
+   * A live batch that changes no view (no event of it handled, or handlers that wrote nothing);
+   * its checkpoint is written at most this often instead of once per batch (default 1000 ms).
    */
   idleCheckpointMs?: number;
   /**
@@ -457,16 +457,14 @@ export class ProjectionRunner {
       beforeFind,
     );
     if (projection.prefetch) await transaction.prefetch(wantedBy(projection, batch));
-    let handled = 0;
     for (const event of batch) {
       const handler = projection.handlers[event.type];
-      if (!handler) continue;
-      handled++;
-      await handler(event, transaction);
+      if (handler) await handler(event, transaction);
     }
     const position = batch[batch.length - 1].position;
-    if (live && handled === 0 && !this.idleCheckpointDue(projection.name, generation)) return { position, committed: false };
-    await (live ? this.liveCommits : this.views).commit([...transaction.writes(), this.registry.checkpointWrite(projection.name, generation, position)], {
+    const writes = transaction.writes();
+    if (live && writes.length === 0 && !this.idleCheckpointDue(projection.name, generation)) return { position, committed: false };
+    await (live ? this.liveCommits : this.views).commit([...writes, this.registry.checkpointWrite(projection.name, generation, position)], {
       expect: [this.registry.checkpointUnchanged(projection.name, generation, stored)],
     });
     this.checkpointedAt.set(`${projection.name}#${generation}`, Date.now());
@@ -474,9 +472,12 @@ export class ProjectionRunner {
   }
 
   /**
-   * Skipping the checkpoint of a batch the projection ignores is safe: replaying such a batch
-   * after a restart changes nothing. It saves a read-store commit per projection per append,
-   * which is most of the commits when every projection wakes on every event.
+   * Skipping the checkpoint of a live batch that wrote nothing (no event of it handled, or
+   * handlers that changed no document) is safe: its checkpoint moves with the next batch that
+   * commits, or in the quiet-time flush, and replaying it after a crash changes no view again
+   * (a reactor's effects outside the read store are idempotent, as for a batch that failed
+   * part-way). It saves a read-store commit per projection per append: the reactors that take
+   * every check (SLO burn, automatic incidents) change nothing on most of them.
    */
   private idleCheckpointDue(name: string, generation: number): boolean {
     const last = this.checkpointedAt.get(`${name}#${generation}`) ?? 0;
