@@ -15,11 +15,13 @@
  *   are read again only when the collection's stamp or the shards held changed (a read store
  *   without stamps: every second): with thousands of endpoints the re-read was most of an idle
  *   process's CPU and its longest event-loop stall.
- * - Each job is published at its due time: a timer is set for the earliest due endpoint (a min-heap
- *   keyed by due time), not a fixed tick. A tick of 50 ms published the five jobs due within it
- *   together at 100 checks/s, so their probes came back, were recorded and were applied to the
- *   views in one turn of the event loop: five checks' work in one stretch held the loop past 2 ms.
- *   Under load more jobs are due when the timer fires, so they still go together.
+ * - Due endpoints are kept in a min-heap by due time, and one timer is set for the earliest, on a
+ *   50 ms grid (TICK_MS): jobs due within the same 50 ms go out together. The grouping is on
+ *   purpose: their checks are then recorded in one group commit and applied to the views in one
+ *   batch per projection. Publishing each job at its own slot (one check per event-loop turn at
+ *   100 checks/s) cost 18-27 % more CPU per check at 2,000 endpoints (60 % more view commits) and
+ *   did not shorten the loop's stretches under load. Nothing is walked per tick, and an idle
+ *   scheduler sets no timer.
  * - Missed slots (process paused) are not replayed: the next job is the next slot after now.
  *   A job nobody took is replaced by its endpoint's next one and dropped once older than the
  *   interval (`maxAgeMs`; see the probe transport port), so probers coming back after an outage
@@ -33,6 +35,8 @@ import { PROBING_VIEW, SCHEDULE } from '../views/probing/view.js';
 
 export const SCHEDULER_SHARDS = 16;
 const REFRESH_MS = 1_000;
+/** Jobs due within one tick go out together (see the file comment). */
+const TICK_MS = 50;
 /** A due endpoint whose shard is not held (a renewal pending) is looked at again this much later. */
 const NOT_HELD_RETRY_MS = 50;
 /** The tick timer is never set further ahead than this (a wall-clock step is then noticed within it). */
@@ -181,13 +185,13 @@ export class Scheduler {
     this.readFrom = null;
   }
 
-  /** Sets the tick timer for the earliest due endpoint (at least 1 ms ahead), unless one is set as early. */
+  /** Sets the tick timer for the earliest due endpoint (the first tick of the 50 ms grid at or after it), unless one is set as early. */
   private arm(): void {
     if (this.stopped) return;
     const top = this.due.peek();
     if (!top) return;
     const now = Date.now();
-    const at = Math.max(top.at, now + 1);
+    const at = Math.ceil(Math.max(top.at, now + 1) / TICK_MS) * TICK_MS;
     if (at >= this.armedFor) return;
     this.disarm();
     const wait = Math.min(at - now, MAX_WAIT_MS);
