@@ -28,6 +28,8 @@ import {
 
 const INTERVAL_SECONDS = 20;
 const STEPS = [1000, 2000];
+/** The scheduler's tick: the baseline fires its due slots on the same beat. */
+const TICK_MS = 50;
 /** monitorEventLoopDelay's sampling timer (Node's default). */
 const LOOP_RESOLUTION_MS = 10;
 
@@ -121,22 +123,16 @@ async function sample(work: () => Promise<void>): Promise<Sample> {
 
 /**
  * Raw undici on the service's schedule: `endpoints` slots per interval, each at the scheduler's
- * spread offset, each fired at its due time (as the scheduler publishes them) over one keep-alive
- * Agent. Returns the measured window.
+ * spread offset, fired on a 50 ms tick over one keep-alive Agent. Returns the measured window.
  */
 async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, measureMs: number, stretchMs: number): Promise<Sample & { requests: number; stretch: Stretches | null }> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const origin = new URL(url).origin;
   const intervalMs = INTERVAL_SECONDS * 1000;
-  // Every slot has the same interval, so their order within it never changes: walk it round.
-  const slots = Array.from({ length: endpoints }, (_, i) => ({ i, offset: spreadOffset(i + 1, intervalMs) })).sort((a, b) => a.offset - b.offset);
-  const start = Date.now();
-  let round = Math.floor(start / intervalMs) * intervalMs;
-  let at = slots.findIndex((slot) => round + slot.offset >= start);
-  if (at < 0) {
-    at = 0;
-    round += intervalMs;
-  }
+  const next = Array.from({ length: endpoints }, (_, i) => {
+    const offset = spreadOffset(i + 1, intervalMs);
+    return Math.ceil((Date.now() - offset) / intervalMs) * intervalMs + offset;
+  });
   let requests = 0;
   let failures = 0;
   let counting = false;
@@ -150,19 +146,14 @@ async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, m
       })
       .catch(() => failures++);
   };
-  let timer: NodeJS.Timeout | null = null;
-  const fireDue = () => {
+  const timer = setInterval(() => {
     const now = Date.now();
-    while (round + slots[at].offset <= now) {
-      fire(slots[at].i);
-      if (++at === slots.length) {
-        at = 0;
-        round += intervalMs;
-      }
+    for (let i = 0; i < endpoints; i++) {
+      if (next[i] > now) continue;
+      next[i] += intervalMs;
+      fire(i);
     }
-    timer = setTimeout(fireDue, Math.max(1, round + slots[at].offset - now));
-  };
-  fireDue();
+  }, TICK_MS);
   try {
     await sleep(warmupMs);
     counting = true;
@@ -172,7 +163,7 @@ async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, m
     if (failures > 0) throw new Error(`raw undici: ${failures} failed requests`);
     return { ...measured, requests, stretch };
   } finally {
-    if (timer) clearTimeout(timer);
+    clearInterval(timer);
     await agent.close();
   }
 }
@@ -300,7 +291,7 @@ const steadyBench: BenchModule = {
           `Event-loop delay: perf_hooks monitorEventLoopDelay, resolution ${LOOP_RESOLUTION_MS} ms, over the same window; its histogram holds the time between runs of its ${LOOP_RESOLUTION_MS} ms timer, so ${LOOP_RESOLUTION_MS} ms is subtracted from each figure (an idle loop reads 0).`,
           `Garbage collection: perf_hooks 'gc' entries over the CPU window, on the main thread (wall-clock pauses: on a shared machine they include descheduling). A scavenge collects the young generation; its count per minute falls as the semi-space grows (\`--max-semi-space-size\`, in MB: pass it with NODE_OPTIONS to compare; the bench reports the flags it ran with: ${JSON.stringify(process.execArgv.concat(process.env.NODE_OPTIONS ? [`NODE_OPTIONS=${process.env.NODE_OPTIONS}`] : []))}).`,
           `Main-thread CPU between event-loop turns: the main thread's own CPU time (Linux /proc/self/task/<pid>/schedstat) between two runs of a 1 ms interval timer, in a window of ${stretchMs / 1000} s right after the CPU window (reading the statistics a thousand times a second costs CPU, kept out of the CPU figures). On a shared machine the wall-clock delay mostly measures descheduling; this figure is what the process's own work holds the loop for (work on worker threads, such as the WAL checkpoints of the event log and the views, does not count).`,
-          `Baseline: raw undici (one keep-alive Agent) in the same process before the service starts, firing the same number of slots at the scheduler's spread offsets, each at its due time as the scheduler publishes them, ${measureMs / 1000} s: ${raw.map((r, i) => `${STEPS[i]} slots, ${r.requests} requests, ${fixed(r.cpuMs / Math.max(1, r.requests), 3)} ms CPU each`).join('; ')}.`,
+          `Baseline: raw undici (one keep-alive Agent) in the same process before the service starts, firing the same number of slots at the scheduler's spread offsets on the scheduler's ${TICK_MS} ms tick, ${measureMs / 1000} s: ${raw.map((r, i) => `${STEPS[i]} slots, ${r.requests} requests, ${fixed(r.cpuMs / Math.max(1, r.requests), 3)} ms CPU each`).join('; ')}.`,
           `Service idle: ${fixed(idleCpuPerSecond)} ms CPU per s, loop delay p99 ${fixed(idle.loopP99)} ms over ${idleMs / 1000} s. ${steps.map((s) => `${s.endpoints}: ${s.failures} failed checks, projection lag after the window ${s.projectionLag} events`).join('; ')}.`,
         ];
         return { title: `Probing, steady: 1,000 and 2,000 endpoints at ${INTERVAL_SECONDS} s, all-in-one`, figures, notes };
