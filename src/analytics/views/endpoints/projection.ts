@@ -188,6 +188,10 @@ export const analyticsEndpointsProjection = defineProjection({
     },
     { name: ANALYTICS_PROJECT_HEALTH_COLLECTION, indexes: [{ fields: ['team_id', 'project_id'] }] },
   ],
+  // A probed check reads its endpoint's document: a batch's are read at once. Other events are
+  // rare, and each reads what it reads when asked.
+  prefetch: (event) =>
+    event.type === CHECK_RECORDED ? [[ANALYTICS_ENDPOINTS_COLLECTION, String((event.data as CheckRecordedData).endpoint_id)]] : [],
   handlers: {
     [PROJECT_CREATED]: onProjectCreated,
     [PROJECT_UPDATED]: onProjectUpdated,
