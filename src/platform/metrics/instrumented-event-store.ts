@@ -2,9 +2,9 @@ import { performance } from 'node:perf_hooks';
 import {
   StoreUnavailableError,
   WrongExpectedRevisionError,
+  type AppendOptions,
   type AppendResult,
   type EventStore,
-  type ExpectedRevision,
   type NewEvent,
 } from '../event-store/event-store.port.js';
 import { DelegatingEventStore } from '../event-store/delegating-event-store.js';
@@ -32,7 +32,7 @@ class InstrumentedEventStore extends DelegatingEventStore {
     this.succeeded = metrics.appends.labels({ outcome: 'ok' });
   }
 
-  override async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  override async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     const started = performance.now();
     try {
       const result = await this.inner.append(streamId, events, options);

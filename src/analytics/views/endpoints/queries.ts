@@ -190,7 +190,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
   }
 
   private async incidents(teamId: number, scope: AnalyticsScope): Promise<IncidentDoc[]> {
-    if (!(await this.hasIncidentsView())) return [];
+    if (!(await this.hasCollection(INCIDENTS_VIEW, INCIDENTS))) return [];
     const filter: Filter = { team_id: teamId };
     if (scope.kind === 'project') filter.project_id = scope.id;
     if (scope.kind === 'endpoint') filter.endpoint_ids = { has: scope.id };
@@ -212,11 +212,6 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
     });
     // A merged-away incident lives on in its target; it is not counted twice.
     return incidents.filter((incident) => incident.merged_into_id === null);
-  }
-
-  private async hasIncidentsView(): Promise<boolean> {
-    const physical = await this.reader.collection(INCIDENTS_VIEW, INCIDENTS);
-    return (await this.store.listCollections()).includes(physical);
   }
 
   /** Whether the active generation has the collection; one found is remembered (a generation's collections stay until it is dropped, and a new generation has new names). */
