@@ -13,8 +13,9 @@ describe('SQLite read store stamps', () => {
   let n = 0;
   let a: SqliteReadStore;
   let b: SqliteReadStore;
+  let file: string;
   beforeEach(async () => {
-    const file = join(root, `views-${++n}.sqlite`);
+    file = join(root, `views-${++n}.sqlite`);
     a = new SqliteReadStore(file);
     b = new SqliteReadStore(file);
     await a.ensureCollection({ name: 'docs', indexes: [{ fields: ['n'] }] });
@@ -111,6 +112,46 @@ describe('SQLite read store stamps', () => {
     await put(b, { id: '4', n: 4 });
     expect(await a.stamps('docs', nextRequest)).toEqual(afterOwnCommit);
     expect((await a.stamps('docs')).changed).not.toBe(afterOwnCommit.changed);
+  });
+
+  it('answers from its own commits exactly what a fresh connection reads, whoever wrote in between', async () => {
+    // The connection that commits keeps the stamps of its own commits in memory (it does not read
+    // the table again); a fresh connection on the same file reads them from the table.
+    const names = ['docs', 'other', 'third'];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.floor(seed / 65536) % n;
+    };
+    /** The greatest stamp any collection had before the step: a write must stamp above it. */
+    let highest = 0;
+    for (let step = 0; step < 120; step++) {
+      const writer = random(4) === 0 ? b : a;
+      const collection = names[random(names.length)];
+      const action = random(10);
+      let written: string[] = [];
+      if (action === 0) await writer.dropCollection(collection);
+      else if (action === 1) await writer.ensureCollection({ name: collection, indexes: [] });
+      else if (action === 2) written = await writer.commit([{ op: 'delete', collection, id: String(random(5)) }]).then(() => [collection], () => []);
+      else {
+        const writes = [{ op: 'put' as const, collection, doc: { id: String(random(5)), n: step } }];
+        if (random(2) === 0) writes.push({ op: 'put' as const, collection: names[random(names.length)], doc: { id: String(random(5)), n: -step } });
+        written = await writer.commit(writes).then(() => writes.map((w) => w.collection), () => []);
+      }
+      // Some steps leave `a` unasked, so its next commit follows others' unseen.
+      const look = random(2) === 0;
+      const fresh = new SqliteReadStore(file);
+      try {
+        for (const name of names) {
+          const truth = await fresh.stamps(name);
+          if (written.includes(name)) expect([name, truth.changed > highest]).toEqual([name, true]);
+          if (look) expect([name, await a.stamps(name, random(2) === 0 ? {} : undefined)]).toEqual([name, truth]);
+        }
+        for (const name of names) highest = Math.max(highest, (await fresh.stamps(name)).changed);
+      } finally {
+        await fresh.close();
+      }
+    }
   });
 
   it('does not move any stamp when an existing collection is ensured again', async () => {

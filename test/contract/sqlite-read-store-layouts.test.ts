@@ -71,4 +71,26 @@ describe('SQLite read store layouts across connections', () => {
     expect(await second.count('c', { n: { gt: 0 } })).toBe(2);
     await Promise.all([first.close(), second.close()]);
   });
+
+  it('refuses, writing nothing, a commit to a collection another connection dropped after this one wrote to it', async () => {
+    const first = new SqliteReadStore(join(dir, 'views.sqlite'));
+    const second = new SqliteReadStore(join(dir, 'views.sqlite'));
+    await first.ensureCollection({ name: 'kept', indexes: [] });
+    await first.ensureCollection({ name: 'gone', indexes: [] });
+    await first.commit([{ op: 'put', collection: 'gone', doc: { id: 'a' } }]);
+    const stamps = await first.stamps('kept');
+
+    await second.dropCollection('gone');
+    await expect(
+      first.commit([
+        { op: 'put', collection: 'kept', doc: { id: 'k' } },
+        { op: 'put', collection: 'gone', doc: { id: 'b' } },
+      ]),
+    ).rejects.toThrow(/Unknown read-store collection "gone"/);
+    expect(await second.count('kept')).toBe(0);
+    expect(await first.get('kept', 'k')).toBeNull();
+    expect(await first.stamps('kept')).toEqual(stamps);
+    expect(await second.listCollections()).toEqual(['kept']);
+    await Promise.all([first.close(), second.close()]);
+  });
 });

@@ -150,12 +150,15 @@ export class CollectionLayout {
     return doc;
   }
 
-  /** The values an INSERT binds, in table order: id, each column, then the rest as JSON text (or null). */
+  /**
+   * The values a write binds: each column in table order, the rest as JSON text (or null), then
+   * the id (last, so an INSERT and an `UPDATE ... WHERE id = ?` bind the same array).
+   */
   toRow(doc: Doc): unknown[] {
-    if (!this.typed) return [doc.id, JSON.stringify(doc)];
+    if (!this.typed) return [JSON.stringify(doc), doc.id];
     const id = this.storedId(doc.id);
     if (id === null) throw new Error(`Document ${doc.id}: the id of this collection is an integer`);
-    const values: unknown[] = [id];
+    const values: unknown[] = [];
     const absent: string[] = [];
     const declared = new Set<string>(['id']);
     if (this.idField !== null) declared.add(this.idField);
@@ -178,7 +181,7 @@ export class CollectionLayout {
     }
     const json = hasRest ? JSON.stringify(rest) : null;
     if (hasRest && typeof json !== 'string') throw new Error(`Document ${doc.id} cannot be serialised`);
-    values.push(json);
+    values.push(json, id);
     return values;
   }
 }

@@ -8,6 +8,9 @@
  * Stamps: every commit, creation and drop sets its collections' row in `view_stamps` to a new
  * number (one counter for the whole file, so a number is never reused). Reading them costs a
  * `PRAGMA data_version` (which moves when another connection commits) while nothing changed.
+ * This connection's own commits do not make it read the table again: a commit that finds (under
+ * its write lock) that no other connection committed since the stamps were last read applies
+ * its own stamps to the copy in memory, which therefore stays exact.
  */
 import Database from 'better-sqlite3';
 import {
@@ -148,12 +151,32 @@ type Read<T> = Generator<Step, T, unknown[]>;
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly walKeeper: WalKeeper | null;
-  private readonly statements = new Map<string, Database.Statement>();
+  /** Prepared statements by mode, then SQL: the SQL text, often a constant, is the key as it is. */
+  private readonly statements: Record<StatementMode, Map<string, Database.Statement>> = { rows: new Map(), pluck: new Map(), raw: new Map() };
+  private statementCount = 0;
   private readonly dataVersion: Database.Statement;
   /** Commits, creations and drops through this connection (data_version only counts other connections'). */
   private localChanges = 0;
+  /**
+   * When `stampsByCollection` was read: `data_version` then and this connection's changes then. It
+   * is exact while neither moved; a local change that found data_version unmoved keeps it exact
+   * (see `stamp`) and moves `localChanges` here with it.
+   */
   private stampsSeen: { dataVersion: number; localChanges: number; scope: object | null } = { dataVersion: -1, localChanges: -1, scope: null };
   private stampsByCollection = new Map<string, CollectionStamps>();
+  /** The greatest `changed` in `stampsByCollection` (the file's counter, while the copy is exact). */
+  private maxChanged = 0;
+  /**
+   * Set by `stamp` inside a transaction, applied to the copy in memory once it committed: the new
+   * stamps, or 'stale' when the copy was not exact (it is read again); null: nothing stamped.
+   */
+  private pendingStamps: { next: number; collections: string[]; rewritten: Set<string> } | 'stale' | null = null;
+  /**
+   * Per table: whether its last put replaced a document (then the next one tries UPDATE first) or
+   * inserted one (INSERT first). A view's puts are mostly one or the other (the check list
+   * inserts, rollups and checkpoints replace), so most puts cost one statement, not two.
+   */
+  private readonly putsReplace = new Map<string, boolean>();
   /**
    * Layouts of existing collections. A collection keeps its layout for its whole life (a new
    * generation is a new name); a statement that finds the table changed under it (dropped, or
@@ -164,7 +187,7 @@ export class SqliteReadStore implements ReadStore {
   /** Set while a burst of collection creations is followed by a WAL truncation (see ensureCollection). */
   private schemaCheckpoint: NodeJS.Timeout | null = null;
   private readonly busyTimeoutMs: number;
-  private readonly commitTransaction: Database.Transaction<(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[], expect: CommitPrecondition[]) => void>;
+  private readonly commitTransaction: Database.Transaction<(collections: string[], prepared: PreparedWrite[], expect: CommitPrecondition[]) => void>;
 
   /** Built by the first `offThread()`, closed with this store. */
   private offThreadReads: OffThreadReads | null = null;
@@ -196,6 +219,7 @@ export class SqliteReadStore implements ReadStore {
     const probe = CollectionLayout.json();
     for (const index of spec.indexes) index.fields.forEach((field) => probe.field(field));
     let created = false;
+    this.pendingStamps = null;
     this.db
       .transaction(() => {
         if (!this.tableExists(spec.name)) {
@@ -213,7 +237,7 @@ export class SqliteReadStore implements ReadStore {
         }
       })
       .immediate();
-    this.localChanges++;
+    this.afterLocalChange();
     if (created) this.truncateWalAfterSchemaBurst();
   }
 
@@ -300,6 +324,7 @@ export class SqliteReadStore implements ReadStore {
 
   async dropCollection(name: string): Promise<void> {
     const table = tableName(name);
+    this.pendingStamps = null;
     this.db
       .transaction(() => {
         this.db.exec(`DROP TABLE IF EXISTS ${table}`);
@@ -307,8 +332,8 @@ export class SqliteReadStore implements ReadStore {
         this.stamp([name], new Set([name]));
       })
       .immediate();
-    this.localChanges++;
-    this.statements.clear();
+    this.afterLocalChange();
+    this.clearStatements();
   }
 
   async stamps(collection: string, scope?: object): Promise<CollectionStamps> {
@@ -322,8 +347,30 @@ export class SqliteReadStore implements ReadStore {
     if (version !== this.stampsSeen.dataVersion || this.localChanges !== this.stampsSeen.localChanges) {
       const rows = this.statement(`SELECT collection, changed, rewritten FROM ${STAMPS_TABLE}`).all() as Array<CollectionStamps & { collection: string }>;
       this.stampsByCollection = new Map(rows.map((row) => [row.collection, { changed: row.changed, rewritten: row.rewritten }]));
+      this.maxChanged = rows.reduce((max, row) => Math.max(max, row.changed), 0);
     }
     this.stampsSeen = { dataVersion: version, localChanges: this.localChanges, scope };
+  }
+
+  /**
+   * After a transaction of this connection committed: counts the change, and applies its stamps
+   * to the copy in memory when `stamp` found the copy exact. The scope is forgotten either way,
+   * so the next `stamps` call looks at other connections' commits again.
+   */
+  private afterLocalChange(): void {
+    const pending = this.pendingStamps;
+    this.pendingStamps = null;
+    const exact = pending !== 'stale' && this.stampsSeen.localChanges === this.localChanges;
+    this.localChanges++;
+    if (!exact) return;
+    if (pending !== null) {
+      for (const collection of pending.collections) {
+        const rewritten = pending.rewritten.has(collection) ? pending.next : (this.stampsByCollection.get(collection)?.rewritten ?? 0);
+        this.stampsByCollection.set(collection, { changed: pending.next, rewritten });
+      }
+      this.maxChanged = pending.next;
+    }
+    this.stampsSeen = { dataVersion: this.stampsSeen.dataVersion, localChanges: this.localChanges, scope: null };
   }
 
   async listCollections(): Promise<string[]> {
@@ -417,22 +464,37 @@ export class SqliteReadStore implements ReadStore {
     return { collection, missing: () => rows.filled(), body: (layout, t) => aggregateRangesBody(layout, t, query, rows) };
   }
 
+  /**
+   * A collection is known to exist when its layout is (read from the table's schema, kept while
+   * statements find the table): one that does not is refused before the transaction starts. A
+   * table dropped by another process since its layout was read fails its statement inside the
+   * transaction (nothing is written); the commit then looks again, once, and is refused.
+   */
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
     for (let attempt = 0; ; attempt++) {
-      const layouts = new Map<string, CollectionLayout | null>();
-      const layoutOf = (collection: string): CollectionLayout | null => {
-        if (!layouts.has(collection)) layouts.set(collection, this.layout(collection));
-        return layouts.get(collection) ?? null;
-      };
-      const prepared = writes.map((write) => prepareWrite(write, layoutOf(write.collection)));
+      const layouts = new Map<string, CollectionLayout>();
+      const prepared: PreparedWrite[] = new Array(writes.length);
+      for (let i = 0; i < writes.length; i++) {
+        const { collection } = writes[i];
+        let layout = layouts.get(collection);
+        if (layout === undefined) {
+          const found = this.layout(collection);
+          if (found === null) throw new UnknownCollectionError(collection);
+          layouts.set(collection, (layout = found));
+        }
+        prepared[i] = prepareWrite(writes[i], layout);
+      }
+      this.pendingStamps = null;
       try {
-        this.commitPrepared(writes, prepared, options.expect ?? []);
+        this.commitTransaction.immediate([...layouts.keys()], prepared, options.expect ?? []);
+        this.afterLocalChange();
         return;
       } catch (error) {
         if (error instanceof PreconditionFailedError) throw error;
-        // A table recreated by another process since its layout was read: look again, once.
-        if (attempt === 0 && isStaleLayout(error)) {
+        // A table dropped, or recreated with another layout, by another process since its layout
+        // was read: look again, once.
+        if (attempt === 0 && (isStaleLayout(error) || isMissingTable(error))) {
           for (const collection of layouts.keys()) this.layouts.delete(collection);
           continue;
         }
@@ -441,31 +503,23 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
-  private commitPrepared(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[], expect: CommitPrecondition[]): void {
-    this.commitTransaction.immediate(writes, prepared, expect);
-    this.localChanges++;
-  }
-
-  private applyCommit(writes: ViewWrite[], prepared: ReturnType<typeof prepareWrite>[], expect: CommitPrecondition[]): void {
+  private applyCommit(collections: string[], prepared: PreparedWrite[], expect: CommitPrecondition[]): void {
     for (const precondition of expect) this.check(precondition);
-    const collections = [...new Set(writes.map((w) => w.collection))];
-    for (const collection of collections) this.assertExists(collection);
     const rewritten = new Set<string>();
-    // A batch's puts to one collection share their statements: looked up once per commit, not once per document.
-    const statements = new Map<string, Database.Statement>();
-    const statement = (sql: string) => {
-      let found = statements.get(sql);
-      if (!found) statements.set(sql, (found = this.statement(sql)));
-      return found;
-    };
     for (const w of prepared) {
       if (w.op === 'put') {
-        const inserted = statement(w.sql.insert).run(...w.values);
-        if (inserted.changes === 0) {
-          statement(w.sql.update).run(...w.values.slice(1), w.values[0]);
+        if (this.putsReplace.get(w.table) === true) {
+          if (this.statement(w.sql.update).run(...w.values).changes > 0) rewritten.add(w.collection);
+          else {
+            this.statement(w.sql.insert).run(...w.values);
+            this.putsReplace.set(w.table, false);
+          }
+        } else if (this.statement(w.sql.insert).run(...w.values).changes === 0) {
+          this.statement(w.sql.update).run(...w.values);
           rewritten.add(w.collection);
+          this.putsReplace.set(w.table, true);
         }
-      } else if (w.id !== null && statement(`DELETE FROM ${w.table} WHERE id = ?`).run(w.id).changes > 0) {
+      } else if (w.id !== null && this.statement(`DELETE FROM ${w.table} WHERE id = ?`).run(w.id).changes > 0) {
         rewritten.add(w.collection);
       }
     }
@@ -478,9 +532,20 @@ export class SqliteReadStore implements ReadStore {
     if (actual !== precondition.value) throw new PreconditionFailedError(precondition, actual);
   }
 
-  /** Gives each collection a new `changed` stamp, and the same new `rewritten` stamp to those in `rewritten`. */
+  /**
+   * Gives each collection a new `changed` stamp, and the same new `rewritten` stamp to those in
+   * `rewritten`. Inside the write transaction: when no other connection committed since the copy
+   * in memory was exact (data_version unmoved, no local change left unapplied), the counter is
+   * the copy's and the new stamps go into the copy once the transaction commits
+   * (`afterLocalChange`); otherwise the counter is read from the table and the copy is read again
+   * on the next `stamps` call.
+   */
   private stamp(collections: string[], rewritten: Set<string>): void {
-    const next = (this.statement(`SELECT coalesce(max(changed), 0) + 1 AS next FROM ${STAMPS_TABLE}`).get() as { next: number }).next;
+    const exact = this.stampsSeen.localChanges === this.localChanges && (this.dataVersion.get() as number) === this.stampsSeen.dataVersion;
+    const next = exact
+      ? this.maxChanged + 1
+      : (this.statement(`SELECT coalesce(max(changed), 0) + 1 AS next FROM ${STAMPS_TABLE}`).get() as { next: number }).next;
+    this.pendingStamps = exact ? { next, collections, rewritten } : 'stale';
     for (const collection of collections) {
       if (rewritten.has(collection)) {
         this.statement(
@@ -548,7 +613,7 @@ export class SqliteReadStore implements ReadStore {
   async close(): Promise<void> {
     if (this.schemaCheckpoint) clearTimeout(this.schemaCheckpoint);
     await Promise.all([this.walKeeper?.close(), this.offThreadReads?.thread.close()]);
-    this.statements.clear();
+    this.clearStatements();
     if (this.db.open) this.db.close();
   }
 
@@ -556,24 +621,31 @@ export class SqliteReadStore implements ReadStore {
     return this.statement(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(`${TABLE_PREFIX}${collection}`) !== undefined;
   }
 
-  private assertExists(collection: string): void {
-    if (!this.tableExists(collection)) throw new UnknownCollectionError(collection);
+  private clearStatements(): void {
+    for (const statements of Object.values(this.statements)) statements.clear();
+    this.statementCount = 0;
   }
 
-  /** A cached prepared statement; `pluck` ones return the first column's value, `raw` ones an array per row. */
+  /**
+   * A cached prepared statement; `pluck` ones return the first column's value, `raw` ones an array
+   * per row. Past STATEMENT_CACHE_SIZE, the least recently used of the mode's map goes.
+   */
   private statement(sql: string, mode: StatementMode = 'rows'): Database.Statement {
-    const key = `${mode}:${sql}`;
-    let stmt = this.statements.get(key);
+    const statements = this.statements[mode];
+    let stmt = statements.get(sql);
     if (stmt) {
       // Re-insert to keep the map in least-recently-used order.
-      this.statements.delete(key);
+      statements.delete(sql);
     } else {
       stmt = this.db.prepare(sql);
       if (mode === 'pluck') stmt.pluck();
       else if (mode === 'raw') stmt.raw();
-      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
+      if (this.statementCount >= STATEMENT_CACHE_SIZE) {
+        const fullest = Object.values(this.statements).reduce((a, b) => (b.size > a.size ? b : a));
+        fullest.delete(fullest.keys().next().value!);
+      } else this.statementCount++;
     }
-    this.statements.set(key, stmt);
+    statements.set(sql, stmt);
     return stmt;
   }
 }
@@ -667,41 +739,43 @@ interface WriteSql {
   update: string;
 }
 
-const writeSqlCache = new Map<string, WriteSql>();
-
-/** INSERT (ignored when the id exists) and UPDATE of a whole document, binding `layout.toRow`'s values. */
-function writeSql(table: string, layout: CollectionLayout): WriteSql {
-  const key = `${table}|${layout.typed ? layout.columns.map(([name]) => name).join(',') : ''}`;
-  let sql = writeSqlCache.get(key);
-  if (!sql) {
-    const columns = layout.typed ? [...layout.columns.map(([name]) => `"${name}"`), layout.docColumn] : ['doc'];
-    const values = columns.map((column) => (column === layout.docColumn ? 'jsonb(?)' : '?'));
-    sql = {
-      insert: `INSERT INTO ${table} (id, ${columns.join(', ')}) VALUES (?, ${values.join(', ')}) ON CONFLICT (id) DO NOTHING`,
-      update: `UPDATE ${table} SET ${columns.map((column, i) => `${column} = ${values[i]}`).join(', ')} WHERE id = ?`,
-    };
-    writeSqlCache.set(key, sql);
-  }
-  return sql;
-}
+/** Per layout (one per collection): its table's write statements and declared types. */
+const writeShapes = new WeakMap<CollectionLayout, { sql: WriteSql; declared: Record<string, ColumnType> | undefined }>();
 
 /**
- * Serialises every document before the transaction starts, so a bad one fails the whole commit.
- * A collection that does not exist yet is refused inside the transaction (assertExists).
+ * INSERT (ignored when the id exists) and UPDATE of a whole document, both binding `layout.toRow`'s
+ * values (the id last), and the types `assertDeclaredTypes` checks.
  */
-function prepareWrite(write: ViewWrite, layout: CollectionLayout | null): PreparedWrite {
-  const table = tableName(write.collection);
-  const shape = layout ?? CollectionLayout.json();
-  if (write.op === 'delete') return { op: 'delete', collection: write.collection, table, id: shape.storedId(write.id) };
-  assertDocId(write.doc.id);
-  if (shape.typed) {
-    const declared: Array<readonly [string, ColumnType]> = [['id', shape.integerId ? 'integer' : 'text'], ...shape.columns];
-    if (shape.idField !== null) declared.push([shape.idField, 'integer']);
-    assertDeclaredTypes(write.collection, write.doc, Object.fromEntries(declared), shape.idField ?? undefined);
+function writeShape(table: string, layout: CollectionLayout): { sql: WriteSql; declared: Record<string, ColumnType> | undefined } {
+  let shape = writeShapes.get(layout);
+  if (!shape) {
+    const columns = layout.typed ? [...layout.columns.map(([name]) => `"${name}"`), layout.docColumn] : ['doc'];
+    const values = columns.map((column) => (column === layout.docColumn ? 'jsonb(?)' : '?'));
+    const sql = {
+      insert: `INSERT INTO ${table} (${columns.join(', ')}, id) VALUES (${values.join(', ')}, ?) ON CONFLICT (id) DO NOTHING`,
+      update: `UPDATE ${table} SET ${columns.map((column, i) => `${column} = ${values[i]}`).join(', ')} WHERE id = ?`,
+    };
+    let declared: Record<string, ColumnType> | undefined;
+    if (layout.typed) {
+      const entries: Array<readonly [string, ColumnType]> = [['id', layout.integerId ? 'integer' : 'text'], ...layout.columns];
+      if (layout.idField !== null) entries.push([layout.idField, 'integer']);
+      declared = Object.fromEntries(entries);
+    }
+    writeShapes.set(layout, (shape = { sql, declared }));
   }
-  const values = shape.toRow(write.doc);
-  if (typeof values[values.length - 1] !== 'string' && !shape.typed) throw new Error(`Document ${write.doc.id} cannot be serialised`);
-  return { op: 'put', collection: write.collection, table, sql: writeSql(table, shape), values };
+  return shape;
+}
+
+/** Serialises every document before the transaction starts, so a bad one fails the whole commit. */
+function prepareWrite(write: ViewWrite, layout: CollectionLayout): PreparedWrite {
+  const table = tableName(write.collection);
+  if (write.op === 'delete') return { op: 'delete', collection: write.collection, table, id: layout.storedId(write.id) };
+  assertDocId(write.doc.id);
+  const { sql, declared } = writeShape(table, layout);
+  if (declared) assertDeclaredTypes(write.collection, write.doc, declared, layout.idField ?? undefined);
+  const values = layout.toRow(write.doc);
+  if (!layout.typed && typeof values[0] !== 'string') throw new Error(`Document ${write.doc.id} cannot be serialised`);
+  return { op: 'put', collection: write.collection, table, sql, values };
 }
 
 /** Count, sums, minimums and maximums, named as `toAggregateRow` reads them. */
