@@ -303,7 +303,9 @@ export const analyticsRollupsProjection = defineProjection({
   // project's cost no longer grows with its endpoint count).
   // 5: probe regions (issue 25): each endpoint's regions, and rows per region for endpoints
   // with checks from several.
-  version: 5,
+  // 6: raw and region rows keyed by their check id (`idField`: SQLite keeps it once, as the
+  // row's integer key, and the indexes end at checked_at_ms, their entries ending with the key).
+  version: 6,
   collections: [
     // Read and written by id only (see RollupKey).
     { name: ROLLUPS_COLLECTION, indexes: [], columns: ROLLUP_COLUMNS },
@@ -317,6 +319,7 @@ export const analyticsRollupsProjection = defineProjection({
         { fields: ['project_id', 'success', 'checked_at_ms', 'check_id'] },
         { fields: ['endpoint_id', 'success', 'checked_at_ms', 'check_id'] },
       ],
+      idField: 'check_id',
       columns: RAW_CHECK_COLUMNS,
     },
     { name: ROLLUP_MEMBERS_COLLECTION, indexes: [] },
@@ -324,6 +327,7 @@ export const analyticsRollupsProjection = defineProjection({
       name: REGION_CHECKS_COLLECTION,
       // A region's edges, p95 and consecutive failures, as the endpoint's raw rows are read.
       indexes: [{ fields: ['endpoint_id', 'region', 'success', 'checked_at_ms', 'check_id'] }],
+      idField: 'check_id',
       columns: REGION_CHECK_COLUMNS,
     },
   ],

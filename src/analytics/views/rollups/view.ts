@@ -87,7 +87,10 @@ export const ROLLUP_COLUMNS = {
   latency_max: 'integer',
 } as const satisfies Record<Exclude<keyof RollupRow, 'id'>, ColumnType>;
 
-/** One applicable check, kept for sub-minute range edges and for p95. */
+/**
+ * One applicable check, kept for sub-minute range edges and for p95. Its id is the check id's
+ * decimal string (`idField`: SQLite keeps the check id once, as the row's integer key).
+ */
 export interface RawCheckRow {
   id: string;
   check_id: number;
@@ -104,6 +107,7 @@ export interface RawCheckRow {
 }
 
 export const RAW_CHECK_COLUMNS = {
+  id: 'integer',
   check_id: 'integer',
   team_id: 'integer',
   project_id: 'integer',
@@ -112,7 +116,7 @@ export const RAW_CHECK_COLUMNS = {
   success: 'boolean',
   status_code: 'integer',
   latency_ms: 'integer',
-} as const satisfies Record<Exclude<keyof RawCheckRow, 'id'>, ColumnType>;
+} as const satisfies Record<keyof RawCheckRow, ColumnType>;
 
 /**
  * Probe regions (issue 25): the endpoint route answers `?region=` from rows of the endpoint's
@@ -127,7 +131,7 @@ export const RAW_CHECK_COLUMNS = {
  */
 export const REGION_CHECKS_COLLECTION = 'analytics_region_checks';
 
-/** One applicable check of an endpoint with checks from several regions, for its region's edges, p95 and `current`. */
+/** One applicable check of an endpoint with checks from several regions, for its region's edges, p95 and `current`; id as a raw row's. */
 export interface RegionCheckRow {
   id: string;
   check_id: number;
@@ -140,6 +144,7 @@ export interface RegionCheckRow {
 }
 
 export const REGION_CHECK_COLUMNS = {
+  id: 'integer',
   check_id: 'integer',
   endpoint_id: 'integer',
   region: 'text',
@@ -147,4 +152,4 @@ export const REGION_CHECK_COLUMNS = {
   success: 'boolean',
   status_code: 'integer',
   latency_ms: 'integer',
-} as const satisfies Record<Exclude<keyof RegionCheckRow, 'id'>, ColumnType>;
+} as const satisfies Record<keyof RegionCheckRow, ColumnType>;
