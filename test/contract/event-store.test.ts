@@ -180,6 +180,22 @@ describe('SQLite subscriptions sharing the recent events', () => {
     return seen;
   }
 
+  it('delivers another process\'s append to every waiting subscription, and to one busy with an earlier event when it appends nothing after', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const script = await childAppender(temp.path);
+    const reader = new SqliteEventStore(file, { pollIntervalMs: 20 });
+    await reader.append('local', [{ type: 'Local', data: {} }], { expectedRevision: 'no_stream' });
+    const waiting = [take(reader.subscribeToAll({ after: 1 }), 1), take(reader.subscribeToAll({ after: 1 }), 1)];
+    // This one holds the local event while the other process appends (several polls happen meanwhile).
+    const busy = take(reader.subscribeToAll({ after: null }), 2, async (event) => {
+      if (event.type === 'Local') await runNode(script, [file], { NODE_PATH: join(process.cwd(), 'node_modules') });
+    });
+
+    expect((await busy).map((e) => e.streamId)).toEqual(['local', 'from-child']);
+    for (const seen of await Promise.all(waiting)) expect(seen.map((e) => e.streamId)).toEqual(['from-child']);
+    await reader.close();
+  });
+
   it('delivers an append made while the subscriber is still busy with the previous event, without waiting for a poll', async () => {
     const store = new SqliteEventStore(join(temp.path, 'events.sqlite'), { pollIntervalMs: 600_000 });
     await store.append('busy', [{ type: 'First', data: {} }], { expectedRevision: 'no_stream' });
