@@ -8,8 +8,8 @@
  *   nothing. A crash between the two appends leaves the transition to the next counted check:
  *   the rules look at windows of checks, which still hold the condition.
  */
-import type { CheckJudge, RecordedEffect, UnjudgedCheck } from '../../checks/application/check-recorder.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../../checks/domain/check.js';
+import type { CheckJudge, CheckPlace, RecordedEffect } from '../../checks/application/check-recorder.js';
+import { CHECK_RECORDED, checksStream, type CheckRecordedData, type ProbeOutcome } from '../../checks/domain/check.js';
 import type { EndpointSnapshot } from '../../monitoring/domain/endpoint-snapshot.js';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import { runStreamCommand } from '../../platform/es/stream-command.js';
@@ -18,9 +18,10 @@ import {
   alertsStream,
   countsForAlerting,
   evolve,
-  judgeCheck,
+  judgeLatency,
   signalTransitions,
   type EndpointAlertsState,
+  type LatencyJudgment,
 } from '../domain/endpoint-alerts.js';
 import { checkWindowsAggregate, EndpointAlertsFold, signalsAggregate, withSignals } from './endpoint-alerts-fold.js';
 
@@ -41,10 +42,8 @@ export class AlertingCheckJudge implements CheckJudge<EndpointSnapshot, Endpoint
     return state.recentJobIds.includes(jobId);
   }
 
-  judge(state: EndpointAlertsState, check: UnjudgedCheck, endpoint: EndpointSnapshot): CheckRecordedData {
-    const { check_id, team_id, project_id, endpoint_id, configuration_version, source, job_id, imported, alert_suppressed, suppressed_by, ...outcome } = check;
-    const judged = judgeCheck(state, { outcome, check_id, team_id, project_id, endpoint_id, configuration_version, source, job_id, imported, alert_suppressed, settings: endpoint.configuration });
-    return suppressed_by === undefined ? judged : { ...judged, suppressed_by };
+  judge(state: EndpointAlertsState, outcome: ProbeOutcome, taken: CheckPlace, endpoint: EndpointSnapshot): LatencyJudgment {
+    return judgeLatency(state, outcome, taken, endpoint.configuration);
   }
 
   async afterRecorded(
@@ -55,7 +54,10 @@ export class AlertingCheckJudge implements CheckJudge<EndpointSnapshot, Endpoint
     context: CommandContext,
   ): Promise<{ events: RecordedEffect[]; append: AppendResult | null }> {
     if (!countsForAlerting(check)) return { events: [], append: null };
-    const after = evolve(state, { type: CHECK_RECORDED, data: check });
+    // The check stream's fold already holds the state after this check (runStreamCommand's
+    // foldOwnAppends): folding it again would copy every window a second time.
+    const folded = this.folds.checks.peek(checksStream(endpoint.endpoint_id));
+    const after = folded !== undefined && folded.revision === revision ? folded.state : evolve(state, { type: CHECK_RECORDED, data: check });
     const stream = alertsStream(endpoint.endpoint_id);
     const known = await this.folds.alerts.load(stream);
     if (known.revision !== -1 && signalTransitions(withSignals(after, known.state), check, endpoint.configuration).length === 0) return { events: [], append: null };

@@ -47,9 +47,15 @@ export type BaselineOptions = Pick<LatencySettings, 'latency_min_samples' | 'lat
 /** Median of a non-empty list; the mean of the two middle values for an even count. */
 export function median(values: ArrayLike<number>): number {
   if (values.length === 0) throw new RangeError('median of an empty list');
-  // A typed array sorts numerically in native code, several times faster than a comparator:
-  // the baseline is computed twice per recorded check (judging it and folding it).
-  const sorted = Float64Array.from(values).sort();
+  // A typed array sorts numerically in native code, several times faster than a comparator.
+  return medianInPlace(Float64Array.from(values).sort());
+}
+
+/** The baseline's working space: latencies are copied in, sorted, then replaced by their deviations. */
+const SCRATCH = new Float64Array(MAX_BASELINE_SAMPLES);
+
+/** Median of a sorted, non-empty typed array. */
+function medianInPlace(sorted: Float64Array): number {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
@@ -74,15 +80,19 @@ export function computeBaseline(
   computedAt: string,
 ): LatencyBaseline | null {
   if (latencies.length < effectiveMinSamples(options.latency_min_samples)) return null;
-  const window = latencies.slice(-baselineWindowSize(options.latency_min_samples));
-  const center = median(window);
-  const mad = median(Float64Array.from(window, (latency) => Math.abs(latency - center)));
+  // Computed once per recorded check: the window is sorted in a scratch buffer, not copied out.
+  const size = Math.min(latencies.length, baselineWindowSize(options.latency_min_samples));
+  const window = SCRATCH.subarray(0, size);
+  for (let i = 0, from = latencies.length - size; i < size; i++) window[i] = latencies[from + i];
+  const center = medianInPlace(window.sort());
+  for (let i = 0; i < size; i++) window[i] = Math.abs(window[i] - center);
+  const mad = medianInPlace(window.sort());
   const spread = Math.max(MAD_SCALE * mad, MIN_SPREAD_MS, MIN_SPREAD_RATIO * center);
   const { min_increase_ms: minIncreaseMs, min_increase_percent: minIncreasePercent } = materialityFloors(options);
   const statistical = center + options.latency_sensitivity * spread;
   const material = Math.max(center + minIncreaseMs, center * (1 + minIncreasePercent / 100));
   return {
-    samples: window.length,
+    samples: size,
     median_ms: center,
     mad_ms: mad,
     threshold_ms: Math.round(Math.max(statistical, material)),

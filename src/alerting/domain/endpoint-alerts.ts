@@ -439,12 +439,25 @@ export function alertStatusView(
   return view;
 }
 
+/** A check's latency as judged on the state before it. */
+export type LatencyJudgment = Pick<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms'>;
+
+/** The latency judgment of a probe outcome taken in `region` (for that region's windows when `regional`). */
+export function judgeLatency(
+  state: EndpointAlertsState,
+  outcome: Pick<ProbeOutcome, 'success' | 'latency_ms'>,
+  taken: { region?: string; regional?: boolean },
+  settings: LatencySettings,
+): LatencyJudgment {
+  // A regional check is judged against its region's baseline (a far region is not "slow").
+  const threshold = latencyThreshold(taken.regional === true ? regionView(state, taken.region ?? DEFAULT_REGION) : state, settings);
+  return { latency_anomaly: threshold !== null && outcome.success && outcome.latency_ms > threshold, latency_threshold_ms: threshold };
+}
+
 /** The check with its latency judged on the state before it. */
 export function judgeCheck(state: EndpointAlertsState, command: RecordCheckCommand): CheckRecordedData {
   const { outcome } = command;
-  // A regional check is judged against its region's baseline (a far region is not "slow").
-  const taken = outcome as Partial<Pick<CheckRecordedData, 'region' | 'regional'>>;
-  const threshold = latencyThreshold(taken.regional === true ? regionView(state, taken.region ?? DEFAULT_REGION) : state, command.settings);
+  const judgment = judgeLatency(state, outcome, outcome as Partial<Pick<CheckRecordedData, 'region' | 'regional'>>, command.settings);
   return {
     ...outcome,
     check_id: command.check_id,
@@ -455,8 +468,7 @@ export function judgeCheck(state: EndpointAlertsState, command: RecordCheckComma
     source: command.source,
     job_id: command.job_id,
     alert_suppressed: command.alert_suppressed,
-    latency_anomaly: threshold !== null && outcome.success && outcome.latency_ms > threshold,
-    latency_threshold_ms: threshold,
+    ...judgment,
     imported: command.imported,
   };
 }
@@ -509,7 +521,7 @@ function baselineAfter(state: EndpointAlertsState, check: CheckRecordedData) {
 function availabilityTransition(after: EndpointAlertsState, check: CheckRecordedData, rules: AlertRules): EndpointAlertsEvent[] {
   const signal = after.signals.availability;
   if (signal.state === 'ok' && !check.success) {
-    const failures = countTrue(lastN(after.availabilityFailures, rules.trigger_window));
+    const failures = countTrueInLast(after.availabilityFailures, rules.trigger_window);
     if (failures >= rules.trigger_count) return [triggered(check, 'availability')];
   }
   if (signal.state === 'triggered' && after.consecutiveSuccesses >= rules.recovery_count) {
@@ -522,7 +534,7 @@ function latencyTransition(after: EndpointAlertsState, check: CheckRecordedData,
   const signal = after.signals.latency;
   if (signal.state === 'triggered' && check.latency_threshold_ms === null) return [recovered(check, 'latency')];
   if (signal.state === 'ok' && check.latency_anomaly) {
-    const exceeded = countTrue(lastN(after.latencyExceeded, rules.trigger_window));
+    const exceeded = countTrueInLast(after.latencyExceeded, rules.trigger_window);
     if (exceeded >= rules.trigger_count) {
       return [triggered(check, 'latency', check.latency_threshold_ms ?? undefined)];
     }
@@ -562,14 +574,16 @@ export function daysLeft(expiresAt: string, at: string): number {
  * AlertSignalFlappingStopped once the signal has stayed recovered for a whole window.
  */
 function flapping(after: EndpointAlertsState, check: CheckRecordedData, transition: EndpointAlertsEvent[], settings: SignalSettings): EndpointAlertsEvent[] {
-  const { flap_threshold: threshold, flap_window_seconds: windowSeconds } = alertRelations(settings);
   const flap = flapOf(after);
+  // Most checks change nothing on an endpoint that is not flapping: nothing to parse or build.
+  if (transition.length === 0 && !flap.flapping) return transition;
+  const { flap_threshold: threshold, flap_window_seconds: windowSeconds } = alertRelations(settings);
   const at = Date.parse(check.checked_at);
   const base = { ...signalIds(check), signal: 'availability' as const, check_id: check.check_id, at: check.checked_at, window_seconds: windowSeconds };
   if (transition.length === 0) {
     const signal = after.signals.availability;
     const recoveredFor = signal.since === null ? 0 : at - Date.parse(signal.since);
-    if (flap.flapping && signal.state === 'ok' && recoveredFor >= windowSeconds * 1000) return [{ type: ALERT_SIGNAL_FLAPPING_STOPPED, data: base }];
+    if (signal.state === 'ok' && recoveredFor >= windowSeconds * 1000) return [{ type: ALERT_SIGNAL_FLAPPING_STOPPED, data: base }];
     return [];
   }
   const changes = [...flap.changes, check.checked_at].filter((change) => at - Date.parse(change) < windowSeconds * 1000).length;
@@ -686,15 +700,22 @@ function withSignal(state: EndpointAlertsState, signal: SignalState): EndpointAl
   return { ...state, signals: { ...state.signals, [signal.type]: signal } };
 }
 
+/**
+ * The newest `max` of `items` followed by `item`, in one new array (a check folds its windows
+ * twice per recording; the baseline holds up to MAX_BASELINE_SAMPLES, so no intermediate copy).
+ */
 function keepLast<T>(items: readonly T[], item: T, max: number): T[] {
-  const next = [...items, item];
-  return next.length > max ? next.slice(next.length - max) : next;
+  const from = Math.max(0, items.length + 1 - max);
+  const next = new Array<T>(items.length - from + 1);
+  for (let i = from; i < items.length; i++) next[i - from] = items[i];
+  next[next.length - 1] = item;
+  return next;
 }
 
-function lastN<T>(items: readonly T[], n: number): readonly T[] {
-  return n <= 0 ? [] : items.slice(-Math.min(n, MAX_SIGNAL_WINDOW));
-}
-
-function countTrue(items: readonly boolean[]): number {
-  return items.filter(Boolean).length;
+/** How many of the newest `n` (at most MAX_SIGNAL_WINDOW) are true, without copying them. */
+function countTrueInLast(items: readonly boolean[], n: number): number {
+  if (n <= 0) return 0;
+  let count = 0;
+  for (let i = Math.max(0, items.length - Math.min(n, MAX_SIGNAL_WINDOW)); i < items.length; i++) if (items[i]) count++;
+  return count;
 }

@@ -34,8 +34,11 @@ export interface CheckedEndpoint {
   configuration_version: number;
 }
 
-/** A check before its latency is judged. */
-export type UnjudgedCheck = Omit<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms'>;
+/** Where a check was taken: the prober's region, and whether for one of the endpoint's regions. */
+export interface CheckPlace {
+  region: string;
+  regional: boolean;
+}
 
 /** An event the recording caused (the check itself, or what the judge appended after it). */
 export interface RecordedEffect {
@@ -52,8 +55,8 @@ export interface CheckJudge<E extends CheckedEndpoint, S> {
   readonly fold: StreamFold<S>;
   /** Whether the folded stream already holds the check of this job (a redelivery). */
   hasJob(state: S, jobId: string): boolean;
-  /** The check with its latency judged on the state before it. */
-  judge(state: S, check: UnjudgedCheck, endpoint: E): CheckRecordedData;
+  /** The check's latency, judged on the state before it. */
+  judge(state: S, outcome: ProbeOutcome, taken: CheckPlace, endpoint: E): Pick<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms'>;
   /** After the check was appended at `revision` (state: the fold before it); the events it caused, and their append. */
   afterRecorded(state: S, check: CheckRecordedData, revision: number, endpoint: E, context: CommandContext): Promise<{ events: RecordedEffect[]; append: AppendResult | null }>;
 }
@@ -113,6 +116,7 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
     // What the check causes is correlated with its job; the check itself carries the job id in
     // its data, so its metadata names the actor alone (the SQLite log stores that text once).
     const context = systemContext('prober', input.jobId ?? randomUUID());
+    const taken: CheckPlace = { region: input.region ?? DEFAULT_REGION, regional: input.regional === true };
     let checkId: number | null = null;
     const recorded = await runStreamCommand(
       this.platform.events,
@@ -122,25 +126,36 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
       async (state) => {
         if (input.jobId !== null && this.judge.hasJob(state, input.jobId)) return { events: [], result: null };
         checkId ??= await this.nextCheckId();
-        const check = this.judge.judge(
-          state,
-          {
-            ...outcome,
-            check_id: checkId,
-            team_id: endpoint.team_id,
-            project_id: endpoint.project_id,
-            endpoint_id: endpoint.endpoint_id,
-            configuration_version: endpoint.configuration_version,
-            source: input.source,
-            job_id: input.jobId,
-            alert_suppressed: suppression !== null,
-            ...(suppression?.suppressed_by?.length ? { suppressed_by: suppression.suppressed_by } : {}),
-            imported: false,
-            region: input.region ?? DEFAULT_REGION,
-            ...(input.regional === true ? { regional: true as const } : {}),
-          },
-          endpoint,
-        );
+        const { latency_anomaly, latency_threshold_ms } = this.judge.judge(state, outcome, taken, endpoint);
+        // One literal of a fixed shape (the order a check's keys have always had), then the
+        // optional fields: spreading the outcome into a growing object cost more than the rest
+        // of the decision.
+        const check: CheckRecordedData = {
+          success: outcome.success,
+          status_code: outcome.status_code,
+          latency_ms: outcome.latency_ms,
+          time_to_first_byte_ms: outcome.time_to_first_byte_ms,
+          duration_ms: outcome.duration_ms,
+          body_complete: outcome.body_complete,
+          failure_reason: outcome.failure_reason,
+          response_excerpt: outcome.response_excerpt,
+          checked_at: outcome.checked_at,
+          region: taken.region,
+          check_id: checkId,
+          team_id: endpoint.team_id,
+          project_id: endpoint.project_id,
+          endpoint_id: endpoint.endpoint_id,
+          configuration_version: endpoint.configuration_version,
+          source: input.source,
+          job_id: input.jobId,
+          alert_suppressed: suppression !== null,
+          latency_anomaly,
+          latency_threshold_ms,
+          imported: false,
+        };
+        if (outcome.certificate_expires_at !== undefined) check.certificate_expires_at = outcome.certificate_expires_at;
+        if (taken.regional) check.regional = true;
+        if (suppression?.suppressed_by?.length) check.suppressed_by = suppression.suppressed_by;
         return { events: [{ type: CHECK_RECORDED, data: check, metadata: { occurred_at: outcome.checked_at } }], result: null };
       },
       { fold: this.judge.fold, attempts: MAX_ATTEMPTS, foldOwnAppends: true, groupCommit: true },
