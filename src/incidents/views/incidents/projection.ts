@@ -8,6 +8,7 @@ import {
   INCIDENT_CHECK_LINKED,
   INCIDENT_EVENT_TYPES,
   INCIDENT_MERGED_INTO,
+  INCIDENT_OPENED,
   INCIDENTS_ABSORBED,
   type IncidentEvent,
   type LinkedCheck,
@@ -45,7 +46,9 @@ import {
 const apply: ProjectionHandler = async (recorded: RecordedEvent, views) => {
   const event = { type: recorded.type, data: recorded.data } as IncidentEvent;
   const incidentId = event.data.incident_id;
-  const existing = (await views.get(INCIDENTS, String(incidentId))) as unknown as IncidentDoc | null;
+  // An incident's first event starts it from nothing (evolve ignores the state before it), so
+  // there is no document to read: a create's read-your-writes wait skips a point read.
+  const existing = event.type === INCIDENT_OPENED ? null : ((await views.get(INCIDENTS, String(incidentId))) as unknown as IncidentDoc | null);
   const touched = existing ? await touchedItems(views, incidentId, event) : { comments: [], checkpoints: [], checks: [] };
   const before: Incident | null = existing
     ? { ...existing.state, comments: IdList.of(touched.comments), checkpoints: IdList.of(touched.checkpoints), checks: IdList.of(touched.checks) }
@@ -71,6 +74,30 @@ const apply: ProjectionHandler = async (recorded: RecordedEvent, views) => {
   }
   views.put(INCIDENTS, asDoc(toIncidentDoc(after, checksTotal)));
 };
+
+/**
+ * The documents `apply` will read for an event, read ahead for a whole batch (one `getMany` per
+ * collection instead of a point read per event: 20 clients commenting on 20 incidents). An
+ * incident's first event reads nothing; a merge's and an absorption's reads are left to apply.
+ */
+function* readsOf(recorded: RecordedEvent): Iterable<readonly [string, string]> {
+  const event = { type: recorded.type, data: recorded.data } as IncidentEvent;
+  if (event.type === INCIDENT_OPENED) return;
+  const incidentId = event.data.incident_id;
+  yield [INCIDENTS, String(incidentId)];
+  switch (event.type) {
+    case COMMENT_UPDATED:
+    case COMMENT_DELETED:
+      yield [INCIDENT_COMMENTS, itemKey(incidentId, event.data.comment_id)];
+      break;
+    case CHECKPOINT_UPDATED:
+      yield [INCIDENT_CHECKPOINTS, itemKey(incidentId, event.data.checkpoint_id)];
+      break;
+    case INCIDENT_CHECK_LINKED:
+      yield [INCIDENT_CHECKS, itemKey(incidentId, event.data.check.id)];
+      break;
+  }
+}
 
 /** The stored items an event reads or changes; every other item of the incident stays unread. */
 async function touchedItems(views: ViewTransaction, incidentId: number, event: IncidentEvent) {
@@ -130,4 +157,5 @@ export const incidentsProjection = defineProjection({
     { name: INCIDENT_CHECKS, indexes: [{ fields: ['incident_id', 'checked_at', 'check_id'] }] },
   ],
   handlers: Object.fromEntries(INCIDENT_EVENT_TYPES.map((type) => [type, apply])),
+  prefetch: readsOf,
 });
