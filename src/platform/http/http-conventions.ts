@@ -245,10 +245,14 @@ function withoutSecrets(body: string, secretFields: string[] | undefined): strin
   return JSON.stringify(document);
 }
 
+/** A body whose resource starts with its id (as toward every created resource here): read without parsing the rest. */
+const LEADING_ID = /^\{"data":\{"id":(\d{1,16})[,}]/;
+
 /** `<collection path>/<data.id>` for a 201 whose body names the created resource's id. */
 function createdLocation(path: string, payload: unknown): string | null {
   if (typeof payload !== 'string' || !payload.startsWith('{"data":{')) return null;
-  const id = (JSON.parse(payload) as { data?: { id?: unknown } }).data?.id;
+  const leading = LEADING_ID.exec(payload);
+  const id = leading ? Number(leading[1]) : (JSON.parse(payload) as { data?: { id?: unknown } }).data?.id;
   return Number.isSafeInteger(id) ? `${path.replace(/\/+$/, '')}/${id as number}` : null;
 }
 
