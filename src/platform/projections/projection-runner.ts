@@ -6,7 +6,7 @@ import { PreconditionFailedError, type ReadStore, type ViewWrite } from '../read
 import type { Logger } from '../logging/logger.js';
 import { batches, type BatchDemand } from './batches.js';
 import { isReactor, type Projection, type Worker, type WorkerHost } from './projection.js';
-import { ProjectionRegistry, parsePhysicalCollection, physicalCollection } from './registry.js';
+import { ProjectionRegistry, parsePhysicalCollection, physicalCollection, type ProjectionPointer } from './registry.js';
 import { SharedCommits } from './shared-commits.js';
 import { BatchViewTransaction, wantedBy } from './view-transaction.js';
 
@@ -59,6 +59,16 @@ export interface RebuildProgress {
 
 class Stopped extends Error {}
 
+/** A live generation this process follows, as the runner's watch looks at it (see `watchAll`). */
+interface Watched {
+  projection: Projection;
+  generation: number;
+  leaseName: string | undefined;
+  watchPointer: boolean;
+  close: () => Promise<void>;
+  flushIdle: () => Promise<void>;
+}
+
 /**
  * The events of `source` that `handlers` take; each one passed over is reported (`passed`), and
  * each one handed on (`handed`), in log order.
@@ -109,6 +119,10 @@ export class ProjectionRunner {
   private appliedSignal: NodeJS.Immediate | null = null;
   /** Live batches' commits of one turn of the event loop, made as one transaction. */
   private readonly liveCommits: SharedCommits;
+  /** What the watch looks at (`watchAll`), by projection name; its one timer runs while any is followed. */
+  private readonly watched = new Map<string, Watched>();
+  private watchTimer: NodeJS.Timeout | null = null;
+  private watching: Promise<void> | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -349,7 +363,7 @@ export class ProjectionRunner {
         unflushed = null;
         this.checkpointedAt.set(`${name}#${generation}`, Date.now());
       });
-    const watcher = this.watch(projection, generation, options.leaseName, options.watchPointer ?? false, close, flushIdle);
+    const unwatch = this.watch({ projection, generation, leaseName: options.leaseName, watchPointer: options.watchPointer ?? false, close, flushIdle });
     /**
      * The projection is woken only by events it has a handler for: the others are passed over as
      * they are read, and count as applied once every handled event before them is (their
@@ -392,7 +406,7 @@ export class ProjectionRunner {
       }
     } finally {
       this.following.delete(name);
-      clearInterval(watcher);
+      unwatch();
       this.closers.delete(close);
       await subscription.close();
       // Stopping (or losing the lease) leaves the stored position where this process got, a
@@ -412,30 +426,57 @@ export class ProjectionRunner {
    * Every second or so: follow a swap made elsewhere, give up a lost lease, and write the
    * checkpoint of idle batches once the projection is quiet, so the stored position (what
    * `projections status` and other processes read) does not stay behind after the last event.
+   * One timer for every live generation this process follows (a dozen): their quiet-time
+   * checkpoints go out in the same turn (one shared commit) and their pointers are read at once.
+   * Returns the unwatch.
    */
-  private watch(
-    projection: Projection,
-    generation: number,
-    leaseName: string | undefined,
-    watchPointer: boolean,
-    close: () => Promise<void>,
-    flushIdle: () => Promise<void>,
-  ) {
-    const every = Math.min(this.options.pointerCheckMs ?? 1000, (this.options.leaseTtlMs ?? 10_000) / 3);
-    return setInterval(async () => {
-      try {
-        await flushIdle().catch(async (error) => {
-          if (!(error instanceof PreconditionFailedError)) throw error;
-          await close(); // applied elsewhere meanwhile: this process lost its lease
+  private watch(watched: Watched): () => void {
+    const key = watched.projection.name;
+    this.watched.set(key, watched);
+    if (!this.watchTimer) {
+      const every = Math.min(this.options.pointerCheckMs ?? 1000, (this.options.leaseTtlMs ?? 10_000) / 3);
+      this.watchTimer = setInterval(() => {
+        // A look still under way (a slow store) is not overtaken by the next.
+        this.watching ??= this.watchAll().finally(() => {
+          this.watching = null;
         });
-        const moved = watchPointer && (await this.registry.pointer(projection.name))?.generation !== generation;
-        const leaseLost = leaseName !== undefined && !(await this.holdLease(leaseName));
-        if (moved) this.options.logger.info({ projection: projection.name, from_generation: generation }, 'projection rebuilt elsewhere: following the new generation');
-        if (moved || leaseLost) await close();
-      } catch (error) {
-        this.options.logger.warn({ err: error, projection: projection.name }, 'projection watch check failed');
+      }, every);
+    }
+    return () => {
+      if (this.watched.get(key) !== watched) return;
+      this.watched.delete(key);
+      if (this.watched.size === 0 && this.watchTimer) {
+        clearInterval(this.watchTimer);
+        this.watchTimer = null;
       }
-    }, every);
+    };
+  }
+
+  private async watchAll(): Promise<void> {
+    const all = [...this.watched.values()];
+    let pointers: Map<string, ProjectionPointer> | null = null;
+    try {
+      pointers = await this.registry.pointers(all.filter((w) => w.watchPointer).map((w) => w.projection.name));
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'projection watch check failed');
+    }
+    // Each on its own (a slow flush holds up only its projection), started in the same turn.
+    await Promise.all(
+      all.map(async (w) => {
+        try {
+          await w.flushIdle().catch(async (error) => {
+            if (!(error instanceof PreconditionFailedError)) throw error;
+            await w.close(); // applied elsewhere meanwhile: this process lost its lease
+          });
+          const moved = w.watchPointer && pointers !== null && pointers.get(w.projection.name)?.generation !== w.generation;
+          const leaseLost = w.leaseName !== undefined && !(await this.holdLease(w.leaseName));
+          if (moved) this.options.logger.info({ projection: w.projection.name, from_generation: w.generation }, 'projection rebuilt elsewhere: following the new generation');
+          if (moved || leaseLost) await w.close();
+        } catch (error) {
+          this.options.logger.warn({ err: error, projection: w.projection.name }, 'projection watch check failed');
+        }
+      }),
+    );
   }
 
   private async applyBatch(

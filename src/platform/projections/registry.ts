@@ -39,6 +39,12 @@ export function parsePhysicalCollection(name: string): { projection: string; gen
   return match ? { projection: match[1], generation: Number(match[2]), collection: match[3] } : null;
 }
 
+function toPointer(doc: Doc): ProjectionPointer | null {
+  const id = String(doc.id);
+  if (!id.startsWith('pointer:')) return null;
+  return { name: id.slice('pointer:'.length), version: Number(doc.version), generation: Number(doc.generation), swappedAt: typeof doc.swapped_at === 'string' ? doc.swapped_at : null };
+}
+
 export class ProjectionRegistry {
   constructor(private readonly store: ReadStore) {}
 
@@ -48,7 +54,18 @@ export class ProjectionRegistry {
 
   async pointer(name: string): Promise<ProjectionPointer | null> {
     const doc = await this.store.get(REGISTRY_COLLECTION, pointerId(name));
-    return doc ? { name, version: Number(doc.version), generation: Number(doc.generation), swappedAt: typeof doc.swapped_at === 'string' ? doc.swapped_at : null } : null;
+    return doc ? toPointer(doc) : null;
+  }
+
+  /** The pointers of several projections in one read; a projection without one is left out. */
+  async pointers(names: string[]): Promise<Map<string, ProjectionPointer>> {
+    const found = new Map<string, ProjectionPointer>();
+    if (names.length === 0) return found;
+    for (const doc of await this.store.getMany(REGISTRY_COLLECTION, names.map(pointerId))) {
+      const pointer = toPointer(doc);
+      if (pointer) found.set(pointer.name, pointer);
+    }
+    return found;
   }
 
   async checkpoint(name: string, generation: number): Promise<Checkpoint> {
