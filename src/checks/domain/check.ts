@@ -109,31 +109,39 @@ const CHECK_DEFAULTS = {
 
 /** The v2 stored form of a check: fields at their default are left out. */
 export function compactCheck(check: CheckRecordedData, occurredAt: string | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(check)) {
-    if (value === undefined || value === null) continue;
-    if (key in CHECK_DEFAULTS && CHECK_DEFAULTS[key as keyof typeof CHECK_DEFAULTS] === value) continue;
-    if ((key === 'time_to_first_byte_ms' || key === 'duration_ms') && value === check.latency_ms) continue;
-    if (key === 'checked_at' && occurredAt !== undefined && value === occurredAt) continue;
-    out[key] = value;
-  }
-  return out;
+  return compacted(check, occurredAt, null, false);
 }
 
 /** The v3 stored form: v2 with a scheduled job's id kept as its due time's lag behind checked_at. */
 export function compactCheckV3(check: CheckRecordedData, occurredAt: string | undefined): Record<string, unknown> {
-  const out = compactCheck(check, occurredAt);
-  const lag = jobDueLag(check);
-  if (lag === null) return out;
-  delete out.job_id;
-  out.job_due_lag_ms = lag;
-  return out;
+  return compacted(check, occurredAt, jobDueLag(check), false);
 }
 
 /** The v4 stored form: v3 without the endpoint id when `streamId` is the endpoint's check stream. */
 export function compactCheckV4(check: CheckRecordedData, occurredAt: string | undefined, streamId: string | undefined): Record<string, unknown> {
-  const out = compactCheckV3(check, occurredAt);
-  if (streamId !== undefined && endpointOfStream(streamId) === check.endpoint_id) delete out.endpoint_id;
+  return compacted(check, occurredAt, jobDueLag(check), streamId !== undefined && endpointOfStream(streamId) === check.endpoint_id);
+}
+
+/**
+ * The stored forms in one pass (every probed check is compacted on its append): the fields at
+ * their default left out, `job_id` as `job_due_lag_ms` (last) when `lag` is not null, and the
+ * endpoint id left out when the stream names it. Keys keep the check's order; nothing is
+ * deleted afterwards (a deleted key turns the object into a slow dictionary).
+ */
+function compacted(check: CheckRecordedData, occurredAt: string | undefined, lag: number | null, streamNamesEndpoint: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const fields = check as unknown as Record<string, unknown>;
+  for (const key in fields) {
+    const value = fields[key];
+    if (value === undefined || value === null) continue;
+    if (Object.hasOwn(CHECK_DEFAULTS, key) && CHECK_DEFAULTS[key as keyof typeof CHECK_DEFAULTS] === value) continue;
+    if ((key === 'time_to_first_byte_ms' || key === 'duration_ms') && value === check.latency_ms) continue;
+    if (key === 'checked_at' && occurredAt !== undefined && value === occurredAt) continue;
+    if (key === 'job_id' && lag !== null) continue;
+    if (key === 'endpoint_id' && streamNamesEndpoint) continue;
+    out[key] = value;
+  }
+  if (lag !== null) out.job_due_lag_ms = lag;
   return out;
 }
 

@@ -60,13 +60,16 @@ export class UpcasterRegistry {
     if (steps.has(fromVersion)) throw new Error(`Upcaster for ${type} v${fromVersion} is already registered`);
     steps.set(fromVersion, fn);
     this.byType.set(type, steps);
+    this.latest.set(type, Math.max(this.latest.get(type) ?? 1, fromVersion + 1));
     return this;
   }
 
+  /** The newest version of each type with a registered step (every append asks). */
+  private readonly latest = new Map<string, number>();
+
   /** The newest schema version known for a type: 1 plus the highest registered step, else 1. */
   latestVersion(type: string): number {
-    const steps = this.byType.get(type);
-    return steps && steps.size > 0 ? Math.max(...steps.keys()) + 1 : 1;
+    return this.latest.get(type) ?? 1;
   }
 
   /** A copy of the event lifted step by step; the stored event itself is never changed. */
