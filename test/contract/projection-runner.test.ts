@@ -88,6 +88,34 @@ describe('projection runner', () => {
     expect(await totalOf('a')).toBe(7);
   });
 
+  it("answers a waiting writer with its write committed, without waiting for later turns of the event loop", async () => {
+    const live = runner(totals(1));
+    await live.start();
+    const freshness = new ReadYourWrites(new ViewReader(views, 0), live, [totals(1)], { timeoutMs: 5_000, pollMs: 20 });
+    const turnsOfWaits: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const write = await events.append(`w${i}`, [{ type: 'Added', data: { n: i + 1 } }], { expectedRevision: 'no_stream' });
+      let turns = 0;
+      let counting = true;
+      const count = () => {
+        if (!counting) return;
+        turns++;
+        setImmediate(count);
+      };
+      setImmediate(count);
+      await freshness.require({ append: write, appended: [{ type: 'Added' }] });
+      counting = false;
+      turnsOfWaits.push(turns);
+      // The guarantee: once the wait is over, another connection reads the write.
+      const other = new SqliteReadStore(join(dir.path, 'views.sqlite'));
+      expect((await new ViewReader(other, 0).get('totals', 'totals', `w${i}`))?.total).toBe(i + 1);
+      await other.close();
+    }
+    // The batch is cut at the next turn (events of the same turn join it); its commit and the
+    // 'applied' signal then each waited for one more turn (three in all), and now follow at once.
+    expect(Math.min(...turnsOfWaits)).toBeLessThanOrEqual(1);
+  });
+
   it('does not wake a projection for batches holding none of its event types, and still counts them applied', async () => {
     const other = defineProjection({ name: 'others', version: 1, collections: [{ name: 'others', indexes: [] }], handlers: { Other: (event, views) => views.put('others', { id: event.id }) } });
     // Every idle batch would commit its checkpoint (idleCheckpointMs 0); no quiet-time flush within the test.

@@ -123,6 +123,8 @@ export class ProjectionRunner {
   private readonly watched = new Map<string, Watched>();
   private watchTimer: NodeJS.Timeout | null = null;
   private watching: Promise<void> | null = null;
+  /** Projections whose live batch waits in `liveCommits` for its commit. */
+  private readonly committing = new Set<string>();
 
   constructor(
     private readonly events: EventStore,
@@ -505,9 +507,18 @@ export class ProjectionRunner {
     const position = batch[batch.length - 1].position;
     const writes = transaction.writes();
     if (live && writes.length === 0 && !this.idleCheckpointDue(projection.name, generation)) return { position, committed: false };
-    await (live ? this.liveCommits : this.views).commit([...writes, this.registry.checkpointWrite(projection.name, generation, position)], {
-      expect: [this.registry.checkpointUnchanged(projection.name, generation, stored)],
-    });
+    const commit = [...writes, this.registry.checkpointWrite(projection.name, generation, position)];
+    const fenced = { expect: [this.registry.checkpointUnchanged(projection.name, generation, stored)] };
+    if (!live) await this.views.commit(commit, fenced);
+    else {
+      const completes = this.completesWait(projection.name, position);
+      this.committing.add(projection.name);
+      try {
+        await this.liveCommits.commit(commit, fenced, completes);
+      } finally {
+        this.committing.delete(projection.name);
+      }
+    }
     this.checkpointedAt.set(`${projection.name}#${generation}`, Date.now());
     return { position, committed: true };
   }
@@ -539,14 +550,37 @@ export class ProjectionRunner {
     };
   }
 
+  /**
+   * Whether this batch of `name`, up to `position`, is the last piece a waiting writer of this
+   * process needs: every other view it waits on has applied its position, has its commit
+   * pending beside this one, or is applied by another process. Its commit is then made at once
+   * (SharedCommits, `awaited`); a writer waiting on several views still gets their batches in
+   * one transaction.
+   */
+  private completesWait(name: string, position: Position): boolean {
+    for (const wanted of this.wants) {
+      if (wanted.position > position || !wanted.names.has(name)) continue;
+      let complete = true;
+      for (const other of wanted.names) {
+        if (other === name || this.committing.has(other) || !this.following.has(other)) continue;
+        const applied = this.applied.get(other)?.position ?? null;
+        if (applied === null || applied < wanted.position) complete = false;
+      }
+      if (complete) return true;
+    }
+    return false;
+  }
+
+  /** Whether a writer of this process waits for `name` to apply `position` (or less). */
+  private awaited(name: string, position: Position): boolean {
+    if (this.wants.size === 0) return false;
+    for (const wanted of this.wants) if (wanted.position <= position && wanted.names.has(name)) return true;
+    return false;
+  }
+
   private demandOf(name: string): BatchDemand<RecordedEvent> {
     return {
-      met: (batch) => {
-        if (this.wants.size === 0) return false;
-        const last = batch[batch.length - 1].position;
-        for (const wanted of this.wants) if (wanted.position <= last && wanted.names.has(name)) return true;
-        return false;
-      },
+      met: (batch) => this.awaited(name, batch[batch.length - 1].position),
       onChange: (listener) => {
         this.progress.on('want', listener);
         return () => this.progress.off('want', listener);
@@ -562,6 +596,12 @@ export class ProjectionRunner {
    */
   private markApplied(name: string, generation: number, position: Position | null): void {
     this.applied.set(name, { generation, position });
+    // A writer waiting for this position hears it once the current task's promises have run,
+    // not at the next turn of the loop (read-your-writes: the turn held its answer back).
+    if (position !== null && this.awaited(name, position)) {
+      queueMicrotask(() => this.progress.emit('applied'));
+      return;
+    }
     this.appliedSignal ??= setImmediate(() => {
       this.appliedSignal = null;
       this.progress.emit('applied');

@@ -23,23 +23,37 @@ interface Pending {
  */
 export class SharedCommits {
   private pending: Pending[] = [];
-  private scheduled = false;
+  private scheduled: NodeJS.Immediate | null = null;
+  private flushingSoon = false;
 
   constructor(private readonly store: ReadStore) {}
 
-  commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
+  /**
+   * `awaited`: a writer of this process waits for this batch (read-your-writes). The commits
+   * pending then are made as soon as the current task's promises have run (a microtask), not at
+   * the next turn of the loop: waiting for the turn held the writer's answer behind whatever
+   * else the turn ran. Only batches of the same task share that commit; without a waiting
+   * writer the sharing per turn is as before.
+   */
+  commit(writes: ViewWrite[], options: CommitOptions = {}, awaited = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ writes, options, resolve, reject });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => void this.flush());
+      if (awaited && !this.flushingSoon) {
+        this.flushingSoon = true;
+        queueMicrotask(() => void this.flush());
+      } else if (this.scheduled === null && !this.flushingSoon) {
+        this.scheduled = setImmediate(() => void this.flush());
+      }
     });
   }
 
   private async flush(): Promise<void> {
     const group = this.pending;
     this.pending = [];
-    this.scheduled = false;
+    if (this.scheduled !== null) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    this.flushingSoon = false;
+    if (group.length === 0) return;
     if (group.length > 1) {
       try {
         await this.store.commit(
