@@ -8,7 +8,7 @@ import { Slices } from '../src/analytics/application/slices.js';
 import { ViewAnalyticsFacts } from '../src/analytics/views/endpoints/queries.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, type RollupRow } from '../src/analytics/views/rollups/view.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, teamProjectsId, type RollupRow } from '../src/analytics/views/rollups/view.js';
 import {
   ANALYTICS_ENDPOINTS_COLLECTION,
   ANALYTICS_PROJECT_HEALTH_COLLECTION,
@@ -113,6 +113,7 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
     const share = healthShareOf(doc);
     if (share) health = withHealthShare(health, share, 1);
   }
+  await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), { id: teamProjectsId(TEAM), team_id: TEAM, project_ids: [PROJECT] });
   if (health) await put(endpointsName(ANALYTICS_PROJECT_HEALTH_COLLECTION), health);
   await store.commit(writes);
 }

@@ -156,4 +156,28 @@ describe('project analytics follow the endpoint’s current project', () => {
     const team = await get(token, '/api/public/v2/analytics');
     expect(figures(team.projects[0])).toEqual(figures(analytics.totals));
   });
+
+  it('keeps a deleted project’s checks in the team’s totals, series and p95 (the raw edge minute included)', async () => {
+    const { teamId, token } = await w.team('Project deleters');
+    const gone = await w.project(teamId, 'Gone');
+    const stays = await w.project(teamId, 'Stays');
+    const doomed = await w.endpoint(teamId, gone, 'Doomed');
+    const kept = await w.endpoint(teamId, stays, 'Kept');
+    // 00:00:45 lies in the window's first, part minute: read from raw rows, not rollups.
+    await w.importChecks(teamId, doomed, [
+      { at: T0 + 45 * SEC, latency: 500 },
+      { at: T0 + 5 * MIN, latency: 400 },
+    ]);
+    await w.importChecks(teamId, kept, [{ at: T0 + 10 * MIN, latency: 10 }]);
+    const before = await get(token, '/api/public/v2/analytics');
+    expect(before.totals).toMatchObject({ checks: 3, p95_latency_ms: 500 });
+
+    expect((await t.admin('DELETE', `/api/v2/teams/${teamId}/endpoints/${doomed}`)).statusCode).toBe(204);
+    expect((await t.admin('DELETE', `/api/v2/teams/${teamId}/projects/${gone}`)).statusCode).toBe(204);
+
+    const after = await get(token, '/api/public/v2/analytics');
+    expect(after.projects.map((row: { project_id: number }) => row.project_id)).toEqual([stays]);
+    expect(after.totals).toEqual(before.totals);
+    expect(after.series).toEqual(before.series);
+  });
 });

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { p95, roundRatio } from '../../../src/analytics/domain/aggregate.js';
 import { makeWindow } from '../../../src/analytics/domain/window.js';
 import { check, noFacts, queryOver } from './support/checks.js';
+import { MemoryReadStore } from './support/memory-store.js';
+import { SqliteReadStore } from '../../../src/platform/read-store/sqlite/sqlite-read-store.js';
 
 const T = (iso: string) => Date.parse(iso);
 const TEAM = { kind: 'team', id: 1 } as const;
@@ -183,5 +185,27 @@ describe('p95', () => {
     const { query } = await queryOver([...older, ...newer, ...failures], undefined, 2000);
     // Over all 11,000 successes the answer would be 9450; over the newest 10,000 it is 9500.
     expect(await query.computeP95(TEAM, start, start + 3_600_000)).toBe(9500);
+  });
+
+  it.each([
+    ['memory', () => new MemoryReadStore()],
+    ['SQLite', () => new SqliteReadStore(':memory:')],
+  ])("takes a team's newest 10,000 successful checks across its projects, by time (%s store)", async (_name, makeStore) => {
+    // The team's raw rows are read through its projects': project 2 holds the older 6,000
+    // checks (slots 0-5,999), project 1 the newer 8,000 (slots 6,000-13,999); the latency is
+    // 14,000 - slot. The newest 10,000 are slots 4,000-13,999 (latencies 1-10,000: p95 9,500); an
+    // even share of 5,000 per project would give 12,500, every check 13,300, and each project's
+    // first page of 1,000 alone 8,900.
+    const start = T('2026-03-01T00:00:00Z');
+    const at = (slot: number) => new Date(start + slot * 100).toISOString();
+    const older = Array.from({ length: 6000 }, (_, slot) => check({ checked_at: at(slot), latency_ms: 14_000 - slot, endpoint_id: 3, project_id: 2 }));
+    const newer = Array.from({ length: 8000 }, (_, i) => check({ checked_at: at(6000 + i), latency_ms: 14_000 - (6000 + i) }));
+    const { store, query } = await queryOver([...older, ...newer], undefined, 2000, makeStore());
+    try {
+      expect(await query.computeP95(TEAM, start, start + 3_600_000)).toBe(9500);
+      expect(await query.computeP95({ kind: 'project', id: 2 }, start, start + 3_600_000)).toBe(13_700);
+    } finally {
+      await store.close();
+    }
   });
 });
