@@ -244,6 +244,8 @@ export class DeliveryWorker implements Worker {
     const cursor = await this.host.checkpoint();
     // Read first: every record up to it was committed before the records are read below.
     const recordedThrough = await reader.position(NOTIFICATIONS_VIEW);
+    // Already there: no record lies after it (the quiet service's case, every second).
+    if (cursor !== null && recordedThrough !== null && cursor >= recordedThrough) return;
     let to: Position | null = recordedThrough;
     let from = afterRecord(cursor);
     for (let page = 0; ; page++) {
