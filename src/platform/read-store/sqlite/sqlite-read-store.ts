@@ -181,6 +181,8 @@ export class SqliteReadStore implements ReadStore {
   private writer: SqliteThread | null = null;
   /** The last commit sent to the writer, settled: collection changes made here wait for it. */
   private writes: Promise<unknown> = Promise.resolve();
+  /** Commits sent to the writer and not yet settled. */
+  private writing = 0;
   /**
    * Layouts of existing collections. A collection keeps its layout for its whole life (a new
    * generation is a new name); a statement that finds the table changed under it (dropped, or
@@ -502,7 +504,7 @@ export class SqliteReadStore implements ReadStore {
       }
       let outcome: CommitOutcome;
       try {
-        outcome = await this.runCommit(plan);
+        outcome = await this.runCommit(plan, options.awaited === true);
       } catch (error) {
         // A table dropped, or recreated with another layout, by another process since its layout
         // was read: look again, once.
@@ -519,15 +521,29 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
-  /** On the writer thread for a file (in the order sent), on this connection for `:memory:`. */
-  private runCommit(plan: CommitPlan): Promise<CommitOutcome> {
-    if (this.file === ':memory:' || this.file === '') return Promise.resolve(this.commitTransaction.immediate(plan));
+  /**
+   * On the writer thread for a file (in the order sent), on this connection for `:memory:`. A
+   * commit a writer waits for (`awaited`) is made here while the writer thread has none in hand:
+   * the thread's round trip (a message each way, and the turns of the loop they take) would add
+   * to the writer's wait, and with nothing sent to it the thread holds no lock this commit could
+   * wait on. Commits of one projection never overlap (the runner makes them one at a time), so
+   * only commits that do not depend on each other's order can be in both places.
+   */
+  private runCommit(plan: CommitPlan, awaited: boolean): Promise<CommitOutcome> {
+    if (this.file === ':memory:' || this.file === '' || (awaited && this.writing === 0)) {
+      try {
+        return Promise.resolve(this.commitTransaction.immediate(plan));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     this.writer ??= new SqliteThread(this.file, {
       readonly: false,
       pragmas: [`busy_timeout = ${this.busyTimeoutMs}`, 'synchronous = NORMAL', ...walPragmas({ offThread: true }), `cache_size = ${-1024 * this.cacheSizeMb}`],
       procedures: { commit: runCommitPlan.toString() },
     });
-    const done = this.writer.call<CommitOutcome>('commit', plan);
+    this.writing++;
+    const done = this.writer.call<CommitOutcome>('commit', plan).finally(() => this.writing--);
     this.writes = done.catch(() => undefined);
     return done;
   }
