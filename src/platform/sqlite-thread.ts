@@ -1,7 +1,7 @@
 /**
  * A better-sqlite3 connection on a worker thread, for statements too long to run on the event
  * loop (better-sqlite3's docs recommend a worker for heavy queries): analytics' big reads, WAL
- * checkpoints, the read store's commits (`procedures`). The main thread only posts the statement and receives its rows; SQLite's work and
+ * checkpoints. The main thread only posts the statement and receives its rows; SQLite's work and
  * the row decoding run on the worker.
  *
  * The worker's code is a string evaluated by `new Worker(code, { eval: true })`, loading
@@ -34,14 +34,6 @@ export interface SqliteThreadOptions {
   pragmas?: string[];
   /** Prepared statements kept per connection (least recently used dropped first). Default 256. */
   statementCacheSize?: number;
-  /**
-   * Functions the thread runs by name (`call`), each in one IMMEDIATE transaction of its
-   * connection: the source text of a self-contained function `(statement, arg, state)`, where
-   * `statement(sql, pluck)` is a prepared statement from the connection's cache (`pluck`: `get`
-   * returns the first column) and `state` a Map kept between its calls. It returns the answer
-   * (structured-cloneable); a throw rolls the transaction back and rejects the call.
-   */
-  procedures?: Record<string, string>;
 }
 
 /** An error the worker's statement threw, re-raised here with its message and SQLite code. */
@@ -81,19 +73,6 @@ function statement(sql, mode) {
   statements.set(key, stmt);
   return stmt;
 }
-const procedures = {};
-for (const [name, source] of Object.entries(workerData.procedures)) {
-  const body = (0, eval)('(' + source + ')');
-  const state = new Map();
-  const prepared = (sql, pluck) => statement(sql, pluck ? 'pluck' : 'rows');
-  procedures[name] = db ? db.transaction((arg) => body(prepared, arg, state)) : null;
-}
-function call(name, arg) {
-  if (openError) throw openError;
-  const procedure = procedures[name];
-  if (!procedure) throw new Error('No procedure ' + name);
-  return procedure.immediate(arg);
-}
 function execute(sql, params, mode) {
   if (openError) throw openError;
   if (mode === 'exec') { db.exec(sql); return undefined; }
@@ -110,8 +89,7 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    const value = message.call === undefined ? execute(message.sql, message.params, message.mode) : call(message.call, message.arg);
-    parentPort.postMessage({ id: message.id, ok: true, value });
+    parentPort.postMessage({ id: message.id, ok: true, value: execute(message.sql, message.params, message.mode) });
   } catch (error) {
     parentPort.postMessage({ id: message.id, ok: false, message: String(error && error.message || error), code: error && error.code });
   }
@@ -147,7 +125,6 @@ export class SqliteThread {
         readonly,
         pragmas: options.pragmas ?? [],
         statementCacheSize: options.statementCacheSize ?? 256,
-        procedures: options.procedures ?? {},
         // Resolved here (the package's own entry), so the worker loads the copy this process uses.
         resolveFrom: import.meta.url,
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),
@@ -169,15 +146,6 @@ export class SqliteThread {
 
   /** Runs one statement on the worker's connection; see SqliteThreadMode for what it returns. */
   run<T = unknown>(sql: string, params: SqliteThreadParams = [], mode: SqliteThreadMode = 'rows'): Promise<T> {
-    return this.post<T>({ sql, params, mode });
-  }
-
-  /** Runs the procedure `name` (see SqliteThreadOptions.procedures) with `arg`, in order with statements. */
-  call<T = unknown>(name: string, arg: unknown): Promise<T> {
-    return this.post<T>({ call: name, arg });
-  }
-
-  private post<T>(message: Record<string, unknown>): Promise<T> {
     const refused = this.ended ?? this.closing;
     if (refused) return Promise.reject(refused);
     const id = this.nextId++;
@@ -185,7 +153,7 @@ export class SqliteThread {
       // Only a statement in flight keeps the process alive.
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, ...message });
+      this.worker.postMessage({ id, sql, params, mode });
     });
   }
 

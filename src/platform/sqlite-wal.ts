@@ -49,17 +49,9 @@ export interface WalKeeper {
  */
 export function boundWal(db: Database.Database, options: { offThread?: boolean } = {}): WalKeeper | null {
   const offThread = options.offThread === true && !db.memory && db.name !== '';
-  for (const pragma of walPragmas({ offThread })) db.pragma(pragma);
+  db.pragma(`wal_autocheckpoint = ${offThread ? 0 : WAL_AUTOCHECKPOINT_PAGES}`);
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   return offThread ? keepWalOffThread(db.name) : null;
-}
-
-/**
- * The settings `boundWal` gives a connection, for another connection that writes to the same
- * file (a writer thread's): with `offThread`, its commits leave checkpoints to the checkpoint
- * thread too; every writer truncates the WAL it starts over to the size limit.
- */
-export function walPragmas(options: { offThread: boolean }): string[] {
-  return [`wal_autocheckpoint = ${options.offThread ? 0 : WAL_AUTOCHECKPOINT_PAGES}`, `journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`];
 }
 
 /** PRAGMA wal_checkpoint's row. */

@@ -16,12 +16,6 @@ describe('SQLite read store', () => {
   readStoreContract('SQLite', async () => new SqliteReadStore(join(root, `views-${++n}.sqlite`)));
 });
 
-// A file's commits run on the store's writer thread; an in-memory database commits on its own
-// connection, on the event loop: the same rules either way.
-describe('SQLite read store in memory (commits on the event loop)', () => {
-  readStoreContract('SQLite in memory', async () => new SqliteReadStore(':memory:'));
-});
-
 // The same store with its reads on a worker thread's connection (what analytics read through).
 describe('SQLite read store, reads off the event loop', () => {
   const root = mkdtempSync(join(tmpdir(), 'read-store-off-thread-'));

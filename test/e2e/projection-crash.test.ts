@@ -63,7 +63,6 @@ describe('projection runner crash safety', () => {
           'src/platform/read-store/read-store.port.ts',
           'src/platform/read-store/read-store-rules.ts',
           'src/platform/read-store/sqlite/sqlite-read-store.ts',
-          'src/platform/read-store/sqlite/sqlite-commit.ts',
           'src/platform/read-store/sqlite/sqlite-query.ts',
           'src/platform/read-store/sqlite/sqlite-layout.ts',
           'src/platform/logging/logger.ts',

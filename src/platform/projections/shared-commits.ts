@@ -3,7 +3,6 @@ import type { CommitOptions, ReadStore, ViewWrite } from '../read-store/read-sto
 interface Pending {
   writes: ViewWrite[];
   options: CommitOptions;
-  awaited: boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -38,7 +37,7 @@ export class SharedCommits {
    */
   commit(writes: ViewWrite[], options: CommitOptions = {}, awaited = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ writes, options, awaited, resolve, reject });
+      this.pending.push({ writes, options, resolve, reject });
       if (awaited && !this.flushingSoon) {
         this.flushingSoon = true;
         queueMicrotask(() => void this.flush());
@@ -59,7 +58,7 @@ export class SharedCommits {
       try {
         await this.store.commit(
           group.flatMap((p) => p.writes),
-          { expect: group.flatMap((p) => p.options.expect ?? []), awaited: group.some((p) => p.awaited) },
+          { expect: group.flatMap((p) => p.options.expect ?? []) },
         );
         for (const p of group) p.resolve();
         return;
@@ -67,6 +66,6 @@ export class SharedCommits {
         // Each on its own below: the one refused or failing gets its own error.
       }
     }
-    for (const p of group) await this.store.commit(p.writes, { ...p.options, awaited: p.awaited }).then(p.resolve, p.reject);
+    for (const p of group) await this.store.commit(p.writes, p.options).then(p.resolve, p.reject);
   }
 }

@@ -140,12 +140,6 @@ export interface CommitPrecondition {
 export interface CommitOptions {
   /** When any fails, nothing is written and commit throws PreconditionFailedError. */
   expect?: CommitPrecondition[];
-  /**
-   * A writer waits for this commit (read-your-writes): a store that commits off the event loop
-   * to spare it (SQLite's writer thread) may commit this one on the loop, sooner, when that
-   * costs no wait. A hint: the commit's effects and guarantees are the same either way.
-   */
-  awaited?: boolean;
 }
 
 export class PreconditionFailedError extends Error {

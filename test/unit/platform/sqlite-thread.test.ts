@@ -118,26 +118,6 @@ describe('SqliteThread: a SQLite connection on a worker thread', () => {
     await thread.close();
   });
 
-  it('runs a named procedure in one transaction: all of it commits, or none of it when it throws', async () => {
-    // Self-contained: the thread receives its source text.
-    function rename(statement: (sql: string, pluck: boolean) => { run(...p: unknown[]): { changes: number }; get(...p: unknown[]): unknown }, arg: { names: string[]; fail: boolean }, state: Map<string, number>) {
-      state.set('calls', (state.get('calls') ?? 0) + 1);
-      arg.names.forEach((name, i) => statement('UPDATE t SET name = ? WHERE id = ?', false).run(name, i + 1));
-      if (arg.fail) throw new Error('refused after writing');
-      return { calls: state.get('calls'), count: statement('SELECT count(*) FROM t', true).get() };
-    }
-    const thread = open({ readonly: false, pragmas: ['busy_timeout = 5000'], procedures: { rename: rename.toString() } });
-    // In order with the thread's statements, and its state kept between calls.
-    const read = thread.run('SELECT name FROM t ORDER BY id', [], 'pluck');
-    expect(await thread.call('rename', { names: ['uno', 'dos'], fail: false })).toEqual({ calls: 1, count: 2 });
-    expect(await read).toEqual(['one', 'two']);
-    await expect(thread.call('rename', { names: ['eins', 'zwei'], fail: true })).rejects.toThrow(/refused after writing/);
-    expect(db.prepare('SELECT name FROM t ORDER BY id').pluck().all()).toEqual(['uno', 'dos']);
-    expect(await thread.call('rename', { names: ['un'], fail: false })).toEqual({ calls: 3, count: 2 });
-    expect(db.prepare('SELECT name FROM t ORDER BY id').pluck().all()).toEqual(['un', 'dos']);
-    await expect(thread.call('missing', {})).rejects.toThrow(/No procedure missing/);
-  });
-
   it('fails every statement when the file cannot be opened', async () => {
     const thread = open({ readonly: true });
     const missing = new SqliteThread(join(dir, 'missing.sqlite'));

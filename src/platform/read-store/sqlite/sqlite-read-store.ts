@@ -8,15 +8,9 @@
  * Stamps: every commit, creation and drop sets its collections' row in `view_stamps` to a new
  * number (one counter for the whole file, so a number is never reused). Reading them costs a
  * `PRAGMA data_version` (which moves when another connection commits) while nothing changed.
- * This store's own commits do not make it read the table again: a commit that finds (under its
- * write lock) the counter where the copy in memory left it applies its own stamps to the copy,
- * which therefore stays exact; the copy is read again when the counter moved otherwise.
- *
- * Commits to a file run on a writer thread (a second connection, `SqliteThread`): the statements,
- * the transaction and its write to the WAL leave the event loop, which only plans the commit
- * (layouts, serialised rows) and hears that it committed. Reads stay on this connection (WAL: a
- * read started after the commit settled sees it). Collection creations, drops and space
- * reclaiming run here, after the commits already sent. `:memory:` commits here (one connection).
+ * This connection's own commits do not make it read the table again: a commit that finds (under
+ * its write lock) that no other connection committed since the stamps were last read applies
+ * its own stamps to the copy in memory, which therefore stays exact.
  */
 import Database from 'better-sqlite3';
 import {
@@ -52,8 +46,7 @@ import {
 } from '../read-store-rules.js';
 import { and, filterClause, groupExprs, groupValue, numericExpr, planFind, type SqlFragment, type SqlParam } from './sqlite-query.js';
 import { CollectionLayout, type FieldRef } from './sqlite-layout.js';
-import { boundWal, walPragmas, type WalKeeper } from '../../sqlite-wal.js';
-import { DELETE, PUT, runCommitPlan, type CollectionStatements, type CommitOutcome, type CommitPlan, type PlannedPrecondition, type PreconditionRead } from './sqlite-commit.js';
+import { boundWal, type WalKeeper } from '../../sqlite-wal.js';
 import { SqliteThread } from '../../sqlite-thread.js';
 
 const TABLE_PREFIX = 'c_';
@@ -165,24 +158,25 @@ export class SqliteReadStore implements ReadStore {
   /** Commits, creations and drops through this connection (data_version only counts other connections'). */
   private localChanges = 0;
   /**
-   * When `stampsByCollection` was read (or last found exact): `data_version` then and this
-   * store's changes then. A local change whose stamps were applied to the copy moves
-   * `localChanges` here with it; any other change leaves the copy to be checked (`refreshStamps`).
+   * When `stampsByCollection` was read: `data_version` then and this connection's changes then. It
+   * is exact while neither moved; a local change that found data_version unmoved keeps it exact
+   * (see `stamp`) and moves `localChanges` here with it.
    */
   private stampsSeen: { dataVersion: number; localChanges: number; scope: object | null } = { dataVersion: -1, localChanges: -1, scope: null };
   private stampsByCollection = new Map<string, CollectionStamps>();
-  /** The greatest `changed` in `stampsByCollection`: the file's stamp counter when the copy was read. */
+  /** The greatest `changed` in `stampsByCollection` (the file's counter, while the copy is exact). */
   private maxChanged = 0;
-  /** Set by `stamp` inside a collection creation or drop, applied once it committed (null: nothing stamped). */
-  private pendingStamps: StampedChange | null = null;
-  /** See `runCommitPlan`: used by commits made on this connection. */
+  /**
+   * Set by `stamp` inside a transaction, applied to the copy in memory once it committed: the new
+   * stamps, or 'stale' when the copy was not exact (it is read again); null: nothing stamped.
+   */
+  private pendingStamps: { next: number; collections: string[]; rewritten: Set<string> } | 'stale' | null = null;
+  /**
+   * Per table: whether its last put replaced a document (then the next one tries UPDATE first) or
+   * inserted one (INSERT first). A view's puts are mostly one or the other (the check list
+   * inserts, rollups and checkpoints replace), so most puts cost one statement, not two.
+   */
   private readonly putsReplace = new Map<string, boolean>();
-  /** Commits to a file: made by the first commit, closed with this store. */
-  private writer: SqliteThread | null = null;
-  /** The last commit sent to the writer, settled: collection changes made here wait for it. */
-  private writes: Promise<unknown> = Promise.resolve();
-  /** Commits sent to the writer and not yet settled. */
-  private writing = 0;
   /**
    * Layouts of existing collections. A collection keeps its layout for its whole life (a new
    * generation is a new name); a statement that finds the table changed under it (dropped, or
@@ -193,7 +187,7 @@ export class SqliteReadStore implements ReadStore {
   /** Set while a burst of collection creations is followed by a WAL truncation (see ensureCollection). */
   private schemaCheckpoint: NodeJS.Timeout | null = null;
   private readonly busyTimeoutMs: number;
-  private readonly commitTransaction: Database.Transaction<(plan: CommitPlan) => CommitOutcome>;
+  private readonly commitTransaction: Database.Transaction<(collections: string[], prepared: PreparedWrite[], expect: CommitPrecondition[]) => void>;
 
   /** Built by the first `offThread()`, closed with this store. */
   private offThreadReads: OffThreadReads | null = null;
@@ -211,8 +205,7 @@ export class SqliteReadStore implements ReadStore {
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${STAMPS_TABLE} (collection TEXT PRIMARY KEY, changed INTEGER NOT NULL, rewritten INTEGER NOT NULL)`);
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     // Made once: better-sqlite3 builds a transaction's wrappers on every `db.transaction` call.
-    const statement = (sql: string, pluck: boolean) => this.statement(sql, pluck ? 'pluck' : 'rows');
-    this.commitTransaction = this.db.transaction((plan: CommitPlan) => runCommitPlan(statement, plan, this.putsReplace));
+    this.commitTransaction = this.db.transaction(this.applyCommit.bind(this));
   }
 
   /**
@@ -225,7 +218,6 @@ export class SqliteReadStore implements ReadStore {
     assertColumns(spec.columns, spec.idField);
     const probe = CollectionLayout.json();
     for (const index of spec.indexes) index.fields.forEach((field) => probe.field(field));
-    await this.writes;
     let created = false;
     this.pendingStamps = null;
     this.db
@@ -245,7 +237,7 @@ export class SqliteReadStore implements ReadStore {
         }
       })
       .immediate();
-    this.afterLocalChange(this.pendingStamps);
+    this.afterLocalChange();
     if (created) this.truncateWalAfterSchemaBurst();
   }
 
@@ -332,7 +324,6 @@ export class SqliteReadStore implements ReadStore {
 
   async dropCollection(name: string): Promise<void> {
     const table = tableName(name);
-    await this.writes;
     this.pendingStamps = null;
     this.db
       .transaction(() => {
@@ -341,7 +332,7 @@ export class SqliteReadStore implements ReadStore {
         this.stamp([name], new Set([name]));
       })
       .immediate();
-    this.afterLocalChange(this.pendingStamps);
+    this.afterLocalChange();
     this.clearStatements();
   }
 
@@ -351,43 +342,33 @@ export class SqliteReadStore implements ReadStore {
     return this.stampsByCollection.get(collection) ?? NO_STAMPS;
   }
 
-  /**
-   * Reads the stamps again when another connection may have changed them: data_version moved
-   * (another process, or this store's writer thread) and the counter is not where the copy has it.
-   */
   private refreshStamps(scope: object | null): void {
     const version = this.dataVersion.get() as number;
-    const seen = this.stampsSeen;
-    if (version !== seen.dataVersion || this.localChanges !== seen.localChanges) {
-      const exact = this.localChanges === seen.localChanges && (this.statement(`SELECT coalesce(max(changed), 0) FROM ${STAMPS_TABLE}`, 'pluck').get() as number) === this.maxChanged;
-      if (!exact) {
-        const rows = this.statement(`SELECT collection, changed, rewritten FROM ${STAMPS_TABLE}`).all() as Array<CollectionStamps & { collection: string }>;
-        this.stampsByCollection = new Map(rows.map((row) => [row.collection, { changed: row.changed, rewritten: row.rewritten }]));
-        this.maxChanged = rows.reduce((max, row) => Math.max(max, row.changed), 0);
-      }
+    if (version !== this.stampsSeen.dataVersion || this.localChanges !== this.stampsSeen.localChanges) {
+      const rows = this.statement(`SELECT collection, changed, rewritten FROM ${STAMPS_TABLE}`).all() as Array<CollectionStamps & { collection: string }>;
+      this.stampsByCollection = new Map(rows.map((row) => [row.collection, { changed: row.changed, rewritten: row.rewritten }]));
+      this.maxChanged = rows.reduce((max, row) => Math.max(max, row.changed), 0);
     }
     this.stampsSeen = { dataVersion: version, localChanges: this.localChanges, scope };
   }
 
   /**
-   * After a transaction of this store committed (here or on the writer), with what it stamped:
-   * counts the change, and keeps the copy of the stamps exact when it can. The copy takes the
-   * commit's stamps when the commit found the counter where the copy has it; a copy read after
-   * the commit already holds them. Otherwise the copy is read again on the next `stamps` call.
-   * The scope is forgotten either way, so that call looks at other connections' commits again.
+   * After a transaction of this connection committed: counts the change, and applies its stamps
+   * to the copy in memory when `stamp` found the copy exact. The scope is forgotten either way,
+   * so the next `stamps` call looks at other connections' commits again.
    */
-  private afterLocalChange(change: StampedChange | null): void {
-    const wasExact = this.stampsSeen.localChanges === this.localChanges;
+  private afterLocalChange(): void {
+    const pending = this.pendingStamps;
+    this.pendingStamps = null;
+    const exact = pending !== 'stale' && this.stampsSeen.localChanges === this.localChanges;
     this.localChanges++;
-    if (!wasExact) return;
-    if (change !== null) {
-      if (change.previous === this.maxChanged) {
-        for (const collection of change.collections) {
-          const rewritten = change.rewritten.includes(collection) ? change.next : (this.stampsByCollection.get(collection)?.rewritten ?? 0);
-          this.stampsByCollection.set(collection, { changed: change.next, rewritten });
-        }
-        this.maxChanged = change.next;
-      } else if (change.next > this.maxChanged) return;
+    if (!exact) return;
+    if (pending !== null) {
+      for (const collection of pending.collections) {
+        const rewritten = pending.rewritten.has(collection) ? pending.next : (this.stampsByCollection.get(collection)?.rewritten ?? 0);
+        this.stampsByCollection.set(collection, { changed: pending.next, rewritten });
+      }
+      this.maxChanged = pending.next;
     }
     this.stampsSeen = { dataVersion: this.stampsSeen.dataVersion, localChanges: this.localChanges, scope: null };
   }
@@ -401,6 +382,10 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async get(collection: string, id: string): Promise<Doc | null> {
+    return this.now(this.getRead(collection, id));
+  }
+
+  private getNow(collection: string, id: string): Doc | null {
     return this.now(this.getRead(collection, id));
   }
 
@@ -481,96 +466,86 @@ export class SqliteReadStore implements ReadStore {
 
   /**
    * A collection is known to exist when its layout is (read from the table's schema, kept while
-   * statements find the table): one that does not is refused before anything is sent. A table
-   * dropped by another process since its layout was read fails its statement inside the
+   * statements find the table): one that does not is refused before the transaction starts. A
+   * table dropped by another process since its layout was read fails its statement inside the
    * transaction (nothing is written); the commit then looks again, once, and is refused.
    */
   async commit(writes: ViewWrite[], options: CommitOptions = {}): Promise<void> {
     if (writes.length === 0) return;
-    const expect = options.expect ?? [];
     for (let attempt = 0; ; attempt++) {
-      const layouts = new Map<string, { index: number; layout: CollectionLayout }>();
-      const plan: CommitPlan = { expect: expect.map((p) => this.planPrecondition(p)), collections: [], statements: [], writes: [], stampsTable: STAMPS_TABLE };
-      for (const write of writes) {
-        let known = layouts.get(write.collection);
-        if (known === undefined) {
-          const layout = this.layout(write.collection);
-          if (layout === null) throw new UnknownCollectionError(write.collection);
-          layouts.set(write.collection, (known = { index: plan.collections.length, layout }));
-          plan.collections.push(write.collection);
-          plan.statements.push(writeShape(tableName(write.collection), layout).sql);
+      const layouts = new Map<string, CollectionLayout>();
+      const prepared: PreparedWrite[] = new Array(writes.length);
+      for (let i = 0; i < writes.length; i++) {
+        const { collection } = writes[i];
+        let layout = layouts.get(collection);
+        if (layout === undefined) {
+          const found = this.layout(collection);
+          if (found === null) throw new UnknownCollectionError(collection);
+          layouts.set(collection, (layout = found));
         }
-        planWrite(plan.writes, write, known.index, known.layout);
+        prepared[i] = prepareWrite(writes[i], layout);
       }
-      let outcome: CommitOutcome;
+      this.pendingStamps = null;
       try {
-        outcome = await this.runCommit(plan, options.awaited === true);
+        this.commitTransaction.immediate([...layouts.keys()], prepared, options.expect ?? []);
+        this.afterLocalChange();
+        return;
       } catch (error) {
+        if (error instanceof PreconditionFailedError) throw error;
         // A table dropped, or recreated with another layout, by another process since its layout
         // was read: look again, once.
         if (attempt === 0 && (isStaleLayout(error) || isMissingTable(error))) {
           for (const collection of layouts.keys()) this.layouts.delete(collection);
-          for (const precondition of expect) this.layouts.delete(precondition.collection);
           continue;
         }
         throw asLocalError(error);
       }
-      if (outcome.failed !== null) throw new PreconditionFailedError(expect[outcome.failed], outcome.actual);
-      this.afterLocalChange({ previous: outcome.previous, next: outcome.next, collections: plan.collections, rewritten: outcome.rewritten });
-      return;
     }
   }
 
-  /**
-   * On the writer thread for a file (in the order sent), on this connection for `:memory:`. A
-   * commit a writer waits for (`awaited`) is made here while the writer thread has none in hand:
-   * the thread's round trip (a message each way, and the turns of the loop they take) would add
-   * to the writer's wait, and with nothing sent to it the thread holds no lock this commit could
-   * wait on. Commits of one projection never overlap (the runner makes them one at a time), so
-   * only commits that do not depend on each other's order can be in both places.
-   */
-  private runCommit(plan: CommitPlan, awaited: boolean): Promise<CommitOutcome> {
-    if (this.file === ':memory:' || this.file === '' || (awaited && this.writing === 0)) {
-      try {
-        return Promise.resolve(this.commitTransaction.immediate(plan));
-      } catch (error) {
-        return Promise.reject(error);
+  private applyCommit(collections: string[], prepared: PreparedWrite[], expect: CommitPrecondition[]): void {
+    for (const precondition of expect) this.check(precondition);
+    const rewritten = new Set<string>();
+    for (const w of prepared) {
+      if (w.op === 'put') {
+        if (this.putsReplace.get(w.table) === true) {
+          if (this.statement(w.sql.update).run(...w.values).changes > 0) rewritten.add(w.collection);
+          else {
+            this.statement(w.sql.insert).run(...w.values);
+            this.putsReplace.set(w.table, false);
+          }
+        } else if (this.statement(w.sql.insert).run(...w.values).changes === 0) {
+          this.statement(w.sql.update).run(...w.values);
+          rewritten.add(w.collection);
+          this.putsReplace.set(w.table, true);
+        }
+      } else if (w.id !== null && this.statement(`DELETE FROM ${w.table} WHERE id = ?`).run(w.id).changes > 0) {
+        rewritten.add(w.collection);
       }
     }
-    this.writer ??= new SqliteThread(this.file, {
-      readonly: false,
-      pragmas: [`busy_timeout = ${this.busyTimeoutMs}`, 'synchronous = NORMAL', ...walPragmas({ offThread: true }), `cache_size = ${-1024 * this.cacheSizeMb}`],
-      procedures: { commit: runCommitPlan.toString() },
-    });
-    this.writing++;
-    const done = this.writer.call<CommitOutcome>('commit', plan).finally(() => this.writing--);
-    this.writes = done.catch(() => undefined);
-    return done;
+    this.stamp(collections, rewritten);
+  }
+
+  /** Inside the write transaction (IMMEDIATE), so no other process can change the answer before the commit. */
+  private check(precondition: CommitPrecondition): void {
+    const actual = this.getNow(precondition.collection, precondition.id)?.[precondition.field] ?? null;
+    if (actual !== precondition.value) throw new PreconditionFailedError(precondition, actual);
   }
 
   /**
-   * A precondition as the transaction checks it: the field's stored value of the document, read
-   * back as `get` would return the field (a missing document, collection or field reads as null).
-   */
-  private planPrecondition(precondition: CommitPrecondition): PlannedPrecondition {
-    const { collection, id, field, value } = precondition;
-    const layout = this.layout(collection);
-    const storedId = layout?.storedId(id) ?? null;
-    if (layout === null || storedId === null) return { sql: null, params: [], read: 'value', value };
-    const ref = layout.field(field);
-    const from = `FROM ${tableName(collection)} WHERE id = ?`;
-    if (ref.kind === 'json') return { sql: `SELECT ${ref.doc} -> ? ${from}`, params: [`$.${field}`, storedId], read: 'json', value };
-    const read: PreconditionRead = ref.kind === 'boolean' ? 'boolean' : ref.kind === 'timestamp' ? 'timestamp' : ref.kind === 'integer_id' ? 'id_string' : 'value';
-    return { sql: `SELECT ${ref.expr} ${from}`, params: [storedId], read, value };
-  }
-
-  /**
-   * Inside a collection's creation or drop: gives it a new `changed` stamp, and the same new
-   * `rewritten` stamp to those in `rewritten`, as a commit does (`runCommitPlan`).
+   * Gives each collection a new `changed` stamp, and the same new `rewritten` stamp to those in
+   * `rewritten`. Inside the write transaction: when no other connection committed since the copy
+   * in memory was exact (data_version unmoved, no local change left unapplied), the counter is
+   * the copy's and the new stamps go into the copy once the transaction commits
+   * (`afterLocalChange`); otherwise the counter is read from the table and the copy is read again
+   * on the next `stamps` call.
    */
   private stamp(collections: string[], rewritten: Set<string>): void {
-    const previous = this.statement(`SELECT coalesce(max(changed), 0) FROM ${STAMPS_TABLE}`, 'pluck').get() as number;
-    const next = previous + 1;
+    const exact = this.stampsSeen.localChanges === this.localChanges && (this.dataVersion.get() as number) === this.stampsSeen.dataVersion;
+    const next = exact
+      ? this.maxChanged + 1
+      : (this.statement(`SELECT coalesce(max(changed), 0) + 1 AS next FROM ${STAMPS_TABLE}`).get() as { next: number }).next;
+    this.pendingStamps = exact ? { next, collections, rewritten } : 'stale';
     for (const collection of collections) {
       if (rewritten.has(collection)) {
         this.statement(
@@ -584,7 +559,6 @@ export class SqliteReadStore implements ReadStore {
         ).run({ collection, next });
       }
     }
-    this.pendingStamps = { previous, next, collections, rewritten: [...rewritten] };
   }
 
   /**
@@ -599,7 +573,6 @@ export class SqliteReadStore implements ReadStore {
    * loop free between them, so requests and projection commits interleave.
    */
   async reclaimSpace(): Promise<void> {
-    await this.writes;
     const pragma = (sql: string) => this.db.pragma(sql, { simple: true }) as number;
     if (pragma('auto_vacuum') !== INCREMENTAL_AUTO_VACUUM) {
       const free = pragma('freelist_count');
@@ -614,10 +587,7 @@ export class SqliteReadStore implements ReadStore {
         if (!this.db.open) return;
       }
     }
-    // On the checkpoint thread, after its round in flight: a TRUNCATE here could find that round
-    // holding the WAL and leave the freed pages in it (the file then shrinks at a later round).
-    if (this.walKeeper) await this.walKeeper.truncate(this.busyTimeoutMs);
-    else this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   async ping(): Promise<void> {
@@ -642,8 +612,6 @@ export class SqliteReadStore implements ReadStore {
 
   async close(): Promise<void> {
     if (this.schemaCheckpoint) clearTimeout(this.schemaCheckpoint);
-    // Commits sent before close still land; the writer ends before the checkpoint thread.
-    await this.writer?.close();
     await Promise.all([this.walKeeper?.close(), this.offThreadReads?.thread.close()]);
     this.clearStatements();
     if (this.db.open) this.db.close();
@@ -762,23 +730,23 @@ class OffThreadReads implements ReadStore {
   }
 }
 
+type PreparedWrite =
+  | { op: 'put'; collection: string; table: string; sql: WriteSql; values: unknown[] }
+  | { op: 'delete'; collection: string; table: string; id: string | number | null };
 
-/** What a collection creation or drop (`stamp`) or a commit (`runCommitPlan`) stamped. */
-interface StampedChange {
-  previous: number;
-  next: number;
-  collections: string[];
-  rewritten: string[];
+interface WriteSql {
+  insert: string;
+  update: string;
 }
 
 /** Per layout (one per collection): its table's write statements and declared types. */
-const writeShapes = new WeakMap<CollectionLayout, { sql: CollectionStatements; declared: Record<string, ColumnType> | undefined }>();
+const writeShapes = new WeakMap<CollectionLayout, { sql: WriteSql; declared: Record<string, ColumnType> | undefined }>();
 
 /**
  * INSERT (ignored when the id exists) and UPDATE of a whole document, both binding `layout.toRow`'s
  * values (the id last), and the types `assertDeclaredTypes` checks.
  */
-function writeShape(table: string, layout: CollectionLayout): { sql: CollectionStatements; declared: Record<string, ColumnType> | undefined } {
+function writeShape(table: string, layout: CollectionLayout): { sql: WriteSql; declared: Record<string, ColumnType> | undefined } {
   let shape = writeShapes.get(layout);
   if (!shape) {
     const columns = layout.typed ? [...layout.columns.map(([name]) => `"${name}"`), layout.docColumn] : ['doc'];
@@ -786,7 +754,6 @@ function writeShape(table: string, layout: CollectionLayout): { sql: CollectionS
     const sql = {
       insert: `INSERT INTO ${table} (${columns.join(', ')}, id) VALUES (${values.join(', ')}, ?) ON CONFLICT (id) DO NOTHING`,
       update: `UPDATE ${table} SET ${columns.map((column, i) => `${column} = ${values[i]}`).join(', ')} WHERE id = ?`,
-      delete: `DELETE FROM ${table} WHERE id = ?`,
     };
     let declared: Record<string, ColumnType> | undefined;
     if (layout.typed) {
@@ -799,22 +766,16 @@ function writeShape(table: string, layout: CollectionLayout): { sql: CollectionS
   return shape;
 }
 
-/**
- * Adds a write to a plan's writes (see CommitPlan). Serialises every document before the
- * transaction starts, so a bad one fails the whole commit.
- */
-function planWrite(planned: unknown[], write: ViewWrite, index: number, layout: CollectionLayout): void {
-  if (write.op === 'delete') {
-    planned.push(DELETE, index, layout.storedId(write.id));
-    return;
-  }
+/** Serialises every document before the transaction starts, so a bad one fails the whole commit. */
+function prepareWrite(write: ViewWrite, layout: CollectionLayout): PreparedWrite {
+  const table = tableName(write.collection);
+  if (write.op === 'delete') return { op: 'delete', collection: write.collection, table, id: layout.storedId(write.id) };
   assertDocId(write.doc.id);
-  const { declared } = writeShape(tableName(write.collection), layout);
+  const { sql, declared } = writeShape(table, layout);
   if (declared) assertDeclaredTypes(write.collection, write.doc, declared, layout.idField ?? undefined);
   const values = layout.toRow(write.doc);
   if (!layout.typed && typeof values[0] !== 'string') throw new Error(`Document ${write.doc.id} cannot be serialised`);
-  planned.push(PUT, index, values.length);
-  for (const value of values) planned.push(value);
+  return { op: 'put', collection: write.collection, table, sql, values };
 }
 
 /** Count, sums, minimums and maximums, named as `toAggregateRow` reads them. */
