@@ -43,6 +43,8 @@ import { syntheticCheck, type CheckSpread } from './synthetic-checks.js';
  */
 const TEAM = 1;
 const PROJECT = 1;
+/** Projects the team's endpoints are split into (ANALYTICS_TEAM_PROJECTS, default 1), in equal consecutive runs; project 1 holds endpoint 1. */
+const PROJECTS = Math.max(1, Number(process.env.ANALYTICS_TEAM_PROJECTS ?? 1));
 const CHECKS_PER_ENDPOINT = 100;
 const DAY = 86_400_000;
 const SPAN = 7 * DAY;
@@ -66,7 +68,8 @@ const WINDOWS: Array<[string, number]> = [
  * health counts.
  */
 export async function build(store: SqliteReadStore, endpoints: number, to: number): Promise<void> {
-  const spread: CheckSpread = { team: TEAM, endpoints, spanMs: SPAN, projectOf: () => PROJECT };
+  const spread: CheckSpread = { team: TEAM, endpoints, spanMs: SPAN, projectOf: (e) => projectOfEndpoint(e, endpoints) };
+  const projectIds = Array.from({ length: PROJECTS }, (_, i) => PROJECT + i);
   const rollupsName = (c: string) => physicalCollection(analyticsRollupsProjection.name, 1, c);
   const endpointsName = (c: string) => physicalCollection(analyticsEndpointsProjection.name, 1, c);
   for (const spec of analyticsRollupsProjection.collections) await store.ensureCollection({ ...spec, name: rollupsName(spec.name) });
@@ -79,7 +82,7 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
       writes = [];
     }
   };
-  await put(endpointsName(ANALYTICS_PROJECTS_COLLECTION), { id: String(PROJECT), project_id: PROJECT, team_id: TEAM, name: 'Many' });
+  for (const p of projectIds) await put(endpointsName(ANALYTICS_PROJECTS_COLLECTION), { id: String(p), project_id: p, team_id: TEAM, name: `Many ${p}` });
   const total = endpoints * CHECKS_PER_ENDPOINT;
   const rollups = new Map<string, RollupRow>();
   const latest = new Map<number, CheckRecordedData>();
@@ -91,15 +94,15 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
     latest.set(data.endpoint_id, data);
   }
   for (const row of rollups.values()) await put(rollupsName(ROLLUPS_COLLECTION), row);
-  let health: AnalyticsProjectHealthDoc | null = null;
+  const health = new Map<number, AnalyticsProjectHealthDoc | null>();
   for (let e = 1; e <= endpoints; e++) {
     const last = latest.get(e)!;
-    await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), { id: String(e), endpoint_id: e, project_id: PROJECT });
+    await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), { id: String(e), endpoint_id: e, project_id: projectOfEndpoint(e, endpoints) });
     const doc: AnalyticsEndpointDoc = {
       id: String(e),
       endpoint_id: e,
       team_id: TEAM,
-      project_id: PROJECT,
+      project_id: projectOfEndpoint(e, endpoints),
       name: `endpoint ${e}`,
       enabled: true,
       latest_check_id: last.check_id,
@@ -111,11 +114,15 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
     };
     await put(endpointsName(ANALYTICS_ENDPOINTS_COLLECTION), doc);
     const share = healthShareOf(doc);
-    if (share) health = withHealthShare(health, share, 1);
+    if (share) health.set(doc.project_id, withHealthShare(health.get(doc.project_id) ?? null, share, 1));
   }
-  await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), { id: teamProjectsId(TEAM), team_id: TEAM, project_ids: [PROJECT] });
-  if (health) await put(endpointsName(ANALYTICS_PROJECT_HEALTH_COLLECTION), health);
+  await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), { id: teamProjectsId(TEAM), team_id: TEAM, project_ids: projectIds });
+  for (const h of health.values()) if (h) await put(endpointsName(ANALYTICS_PROJECT_HEALTH_COLLECTION), h);
   await store.commit(writes);
+}
+
+function projectOfEndpoint(endpointId: number, endpoints: number): number {
+  return PROJECT + Math.floor(((endpointId - 1) * PROJECTS) / endpoints);
 }
 
 /**
@@ -303,7 +310,7 @@ export async function manyEndpoints(
       const m = await measure(() => read(makeWindow(to - length, to, 48)));
       firstRequest ??= m.warmUpCpuStall;
       longest = Math.max(longest, m.cpuStall);
-      const expected = scope === 'endpoint' ? CHECKS_PER_ENDPOINT : endpoints * CHECKS_PER_ENDPOINT;
+      const expected = scope === 'endpoint' ? CHECKS_PER_ENDPOINT : scope === 'project' ? (endpoints / PROJECTS) * CHECKS_PER_ENDPOINT : endpoints * CHECKS_PER_ENDPOINT;
       if (name !== '24h' && m.checks !== expected) throw new Error(`${scope} ${name}: expected ${expected} checks, the query counted ${m.checks}`);
       log(
         `analytics ${size} endpoints: ${scope} ${name} p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, longest stall ${m.stall.toFixed(1)} ms; ` +
@@ -332,7 +339,7 @@ export async function manyEndpoints(
   return {
     figures,
     notes: [
-      `${size} endpoints: one team, one project, ${CHECKS_PER_ENDPOINT} applicable checks per endpoint over the 7 days before \`to\` (${(endpoints * CHECKS_PER_ENDPOINT).toLocaleString('en-US')} checks, 1 in 50 failed); windows end at \`to\` (off the minute grid), 48 buckets; endpoint analytics of endpoint 1. Views written directly with the projection's domain functions, in this process, then one full garbage collection of what the build left (see \`collectTheBuildsGarbage\`); queried through AnalyticsQuery over ViewAnalyticsFacts on SQLite (the store's off-thread connection, as the controller reads), one request at a time after one warm-up, ${MIN_RUNS} to ${MAX_RUNS} timed requests per figure within ${BUDGET_MS / 1000} s, or the warm-up alone when it took over ${BUDGET_MS / 3000} s (runs: ${runs.join(', ')}). p99 of so few runs is their maximum. Longest stall: perf_hooks.monitorEventLoopDelay (1 ms resolution) over the timed requests only: both stall monitors start after each figure's warm-up, because the first request after the views were built in this process pays for collecting the build's garbage and for first compilation (0.3-3 s in one stretch before this was split), which no later request does; that first stretch is reported on its own line. "Longest main-thread stretch of any window" is, per request kind, the largest CPU-time stall of its three windows. CPU time: process.cpuUsage around each request (every thread of the process, the read store's worker included); and the most CPU time the main thread spent between two turns of a 1 ms timer (the longest hold of the event loop without the descheduling a shared machine adds; ${perThread ? 'the main thread alone, from /proc/self/task/<pid>/schedstat' : 'process.cpuUsage, every thread: it can only overstate'}).`,
+      `${size} endpoints: one team, ${PROJECTS === 1 ? 'one project' : `${PROJECTS} projects of ${endpoints / PROJECTS} endpoints (project analytics of project 1)`}, ${CHECKS_PER_ENDPOINT} applicable checks per endpoint over the 7 days before \`to\` (${(endpoints * CHECKS_PER_ENDPOINT).toLocaleString('en-US')} checks, 1 in 50 failed); windows end at \`to\` (off the minute grid), 48 buckets; endpoint analytics of endpoint 1. Views written directly with the projection's domain functions, in this process, then one full garbage collection of what the build left (see \`collectTheBuildsGarbage\`); queried through AnalyticsQuery over ViewAnalyticsFacts on SQLite (the store's off-thread connection, as the controller reads), one request at a time after one warm-up, ${MIN_RUNS} to ${MAX_RUNS} timed requests per figure within ${BUDGET_MS / 1000} s, or the warm-up alone when it took over ${BUDGET_MS / 3000} s (runs: ${runs.join(', ')}). p99 of so few runs is their maximum. Longest stall: perf_hooks.monitorEventLoopDelay (1 ms resolution) over the timed requests only: both stall monitors start after each figure's warm-up, because the first request after the views were built in this process pays for collecting the build's garbage and for first compilation (0.3-3 s in one stretch before this was split), which no later request does; that first stretch is reported on its own line. "Longest main-thread stretch of any window" is, per request kind, the largest CPU-time stall of its three windows. CPU time: process.cpuUsage around each request (every thread of the process, the read store's worker included); and the most CPU time the main thread spent between two turns of a 1 ms timer (the longest hold of the event loop without the descheduling a shared machine adds; ${perThread ? 'the main thread alone, from /proc/self/task/<pid>/schedstat' : 'process.cpuUsage, every thread: it can only overstate'}).`,
     ],
   };
 }
