@@ -8,7 +8,7 @@ import { Slices } from '../src/analytics/application/slices.js';
 import { ViewAnalyticsFacts } from '../src/analytics/views/endpoints/queries.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, teamProjectsId, type RollupRow } from '../src/analytics/views/rollups/view.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, type RollupRow } from '../src/analytics/views/rollups/view.js';
 import {
   ANALYTICS_ENDPOINTS_COLLECTION,
   ANALYTICS_PROJECT_HEALTH_COLLECTION,
@@ -116,7 +116,6 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
     const share = healthShareOf(doc);
     if (share) health.set(doc.project_id, withHealthShare(health.get(doc.project_id) ?? null, share, 1));
   }
-  await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), { id: teamProjectsId(TEAM), team_id: TEAM, project_ids: projectIds });
   for (const h of health.values()) if (h) await put(endpointsName(ANALYTICS_PROJECT_HEALTH_COLLECTION), h);
   await store.commit(writes);
 }

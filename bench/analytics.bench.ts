@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { healthByProjectOf, type AnalyticsFacts, type EndpointFact } from '../src/analytics/application/analytics-facts.js';
 import { AnalyticsQuery } from '../src/analytics/views/rollups/queries.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, teamProjectsId, type RollupKey, type RollupRow } from '../src/analytics/views/rollups/view.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RollupKey, type RollupRow } from '../src/analytics/views/rollups/view.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
 import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-store.js';
@@ -67,8 +67,6 @@ export async function build(dir: string, total: number, to: number): Promise<{ s
       writes = [];
     }
   }
-  // The team's projects, as the projection keeps them (a team's raw rows are read through them).
-  writes.push({ op: 'put', collection: ROLLUP_MEMBERS_COLLECTION, doc: { id: teamProjectsId(TEAM), team_id: TEAM, project_ids: Array.from({ length: PROJECTS }, (_, i) => i + 1) } });
   await store.commit(writes);
   const ms = performance.now() - started;
   let bytes = 0;

@@ -21,8 +21,6 @@ import {
   type RollupMemberDoc,
   type RollupRow,
   type SummarizedRegion,
-  type TeamProjectsDoc,
-  teamProjectsId,
 } from './view.js';
 
 /**
@@ -37,7 +35,7 @@ import {
 export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, views: ViewTransaction): Promise<void> {
   // A check already counted (same check id) must never be added twice.
   if (!rawCheckRow(event.data) || (await views.get(RAW_CHECKS_COLLECTION, String(event.data.check_id)))) return;
-  const member = await memberOf(views, event.data.endpoint_id, event.data.project_id, event.data.team_id);
+  const member = await memberOf(views, event.data.endpoint_id, event.data.project_id);
   const row = rawCheckRow(event.data, member.project_id)!;
   const region = event.data.region ?? DEFAULT_REGION;
   // Before this check's sums are added: a split copies the endpoint's rows as they were.
@@ -62,25 +60,12 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
  * endpoint this view has not seen registered (a log that starts with its checks) counts for the
  * project its first check names until a monitoring event says otherwise.
  */
-async function memberOf(views: ViewTransaction, endpointId: number, recordedUnder: number, teamId: number): Promise<RollupMemberDoc> {
+async function memberOf(views: ViewTransaction, endpointId: number, recordedUnder: number): Promise<RollupMemberDoc> {
   const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, String(endpointId))) as RollupMemberDoc | null;
   if (member) return member;
   const created: RollupMemberDoc = { id: String(endpointId), endpoint_id: endpointId, project_id: recordedUnder };
   views.put(ROLLUP_MEMBERS_COLLECTION, { ...created });
-  await addTeamProject(views, teamId, recordedUnder);
   return created;
-}
-
-/**
- * The team's raw rows may name `projectId` from now on (`TeamProjectsDoc`): called wherever an
- * endpoint's project is set, so the list holds every project its rows are labelled with.
- */
-async function addTeamProject(views: ViewTransaction, teamId: number, projectId: number): Promise<void> {
-  const id = teamProjectsId(teamId);
-  const doc = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as TeamProjectsDoc | null;
-  if (doc?.project_ids.includes(projectId)) return;
-  const projectIds = [...(doc?.project_ids ?? []), projectId].sort((a, b) => a - b);
-  views.put(ROLLUP_MEMBERS_COLLECTION, { id, team_id: teamId, project_ids: projectIds });
 }
 
 /**
@@ -117,12 +102,12 @@ function regionCheckRow(row: RawCheckRow, region: string): RegionCheckRow {
 }
 
 async function onEndpointRegistered(event: RecordedEvent<EndpointRegisteredData>, views: ViewTransaction): Promise<void> {
-  await onEndpointMoved(event.data.endpoint_id, event.data.team_id, event.data.project_id, views);
+  await onEndpointMoved(event.data.endpoint_id, event.data.project_id, views);
 }
 
 async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredData>, views: ViewTransaction): Promise<void> {
   const projectId = event.data.changes.project_id;
-  if (projectId !== undefined) await onEndpointMoved(event.data.endpoint_id, event.data.team_id, projectId, views);
+  if (projectId !== undefined) await onEndpointMoved(event.data.endpoint_id, projectId, views);
 }
 
 /**
@@ -133,11 +118,10 @@ async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredD
  * that is already gone (a minute past the retention horizon, deleted with another endpoint's
  * summary; such minutes are never read) has nothing to take back.
  */
-async function onEndpointMoved(endpointId: number, teamId: number, projectId: number, views: ViewTransaction): Promise<void> {
+async function onEndpointMoved(endpointId: number, projectId: number, views: ViewTransaction): Promise<void> {
   const id = String(endpointId);
   const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as RollupMemberDoc | null;
   views.put(ROLLUP_MEMBERS_COLLECTION, { ...member, id, endpoint_id: endpointId, project_id: projectId });
-  await addTeamProject(views, teamId, projectId);
   if (!member || member.project_id === projectId) return;
   const from = member.project_id;
   for (const granularity of GRANULARITIES) {
@@ -173,7 +157,7 @@ async function onEndpointMoved(endpointId: number, teamId: number, projectId: nu
 export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedData>, views: ViewTransaction): Promise<void> {
   const summary = event.data;
   // Like a check, a summary counts for the endpoint's current project.
-  const member = await memberOf(views, summary.endpoint_id, summary.hours[0]?.[1] ?? 0, summary.team_id);
+  const member = await memberOf(views, summary.endpoint_id, summary.hours[0]?.[1] ?? 0);
   const projectId = member.project_id;
   const ids: Record<(typeof ROLLUP_SCOPE_KINDS)[number], number> = { endpoint: summary.endpoint_id, project: projectId, team: summary.team_id };
   // The summarized checks' regions count as seen (a rebuild after the prune sees no other trace of them).
@@ -321,9 +305,10 @@ export const analyticsRollupsProjection = defineProjection({
   // with checks from several.
   // 6: raw and region rows keyed by their check id (`idField`: SQLite keeps it once, as the
   // row's integer key, and the indexes end at checked_at_ms, their entries ending with the key).
-  // 7: no team index on the raw rows (a team's are read through the project index, over the
-  // projects each team's document lists).
-  version: 7,
+  // 7 (withdrawn): no team index on the raw rows, a team read through its projects' rows. A team
+  // of 100 projects then took 4-19 times the CPU per request (docs/benchmarks.md, "A team of 100
+  // projects"), so 8 is 6's shape again, under a new version so a v7 view is rebuilt.
+  version: 8,
   collections: [
     // Read and written by id only (see RollupKey).
     { name: ROLLUPS_COLLECTION, indexes: [], columns: ROLLUP_COLUMNS },
@@ -333,14 +318,13 @@ export const analyticsRollupsProjection = defineProjection({
         // p95 and consecutive failures: newest successful checks of a scope; range edges: a
         // scope's checks of a time range, read as two ranges (success 0 and 1), so no index of
         // their own (issue 12: ~35 B a check). An endpoint's rows are found by this one on a move.
-        // A team's rows are its projects' (`TeamProjectsDoc`): no index of their own (~19 B a check).
+        { fields: ['team_id', 'success', 'checked_at_ms', 'check_id'] },
         { fields: ['project_id', 'success', 'checked_at_ms', 'check_id'] },
         { fields: ['endpoint_id', 'success', 'checked_at_ms', 'check_id'] },
       ],
       idField: 'check_id',
       columns: RAW_CHECK_COLUMNS,
     },
-    // Members by endpoint id, and each team's projects (`TeamProjectsDoc`).
     { name: ROLLUP_MEMBERS_COLLECTION, indexes: [] },
     {
       name: REGION_CHECKS_COLLECTION,

@@ -19,8 +19,6 @@ import {
   type RegionCheckRow,
   type RollupMemberDoc,
   type RollupScopeKind,
-  type TeamProjectsDoc,
-  teamProjectsId,
 } from './view.js';
 import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type RollupRun } from '../../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../../domain/window.js';
@@ -34,10 +32,9 @@ import { consecutiveFailuresIn } from '../../application/consecutive-failures.js
  * number of checks. Proven equal to the brute-force reference in test/unit/analytics.
  *
  * A check counts for its team and for its endpoint's CURRENT project (docs/decisions.md,
- * "Analytics"): every scope has its own rollups, endpoints and projects their own raw-row index
- * (a team's raw rows are its projects': `rawOwners`), and the projection moves an endpoint's
- * share of them when the endpoint moves, so a project's totals, series and p95, and its row in
- * the team object, cost the same whatever its endpoint count. Only what lists or
+ * "Analytics"): every scope has its own rollups and raw-row index, and the projection moves an
+ * endpoint's share of them when the endpoint moves, so a project's totals, series and p95, and
+ * its row in the team object, cost the same whatever its endpoint count. Only what lists or
  * bounds every endpoint reads per endpoint: a project's endpoint rows, and its minimum and
  * maximum latency (project rollups keep none, see views.ts), taken from those same rows.
  *
@@ -147,8 +144,6 @@ const IN_CHUNK = 250;
 const PAGE = 1000;
 /** Raw rows per read of a p95 walk. */
 const P95_PAGE = 1000;
-/** Least rows per read of one of several merged p95 walks (a team's projects: about the sample over their number). */
-const P95_MIN_PAGE = 100;
 /** What a p95 walk reads of each raw row: its latency and its place in the walk (about a third of the row's cost). */
 const P95_FIELDS = ['latency_ms', 'checked_at_ms', 'check_id'];
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
@@ -234,72 +229,35 @@ export class AnalyticsQuery {
   }
 
   /**
-   * The sample is an indexed walk of the scope's raw rows, newest first (a project's rows carry
-   * its current project; a team's are its projects' walks merged), read in pages with a turn of
-   * the event loop between them.
+   * The sample is one indexed walk of the scope's raw rows, newest first (a project's rows carry
+   * its current project), read in pages with a turn of the event loop between them.
    */
   private async p95Of(scope: AnalyticsScope, from: number, to: number): Promise<number | null> {
     const { checks, regionChecks } = await this.names();
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
-    const owners = await this.rawOwners(scope.kind, [scope.id]);
-    const latencies = await this.newestLatencies(source, owners, { ...regionFilter, success: true, checked_at_ms: { gte: from, lt: to } });
+    const latencies: number[] = [];
+    let after: [number, number] | undefined;
+    while (latencies.length < P95_SAMPLE_LIMIT) {
+      const limit = Math.min(P95_PAGE, P95_SAMPLE_LIMIT - latencies.length);
+      const page = (await this.slices.run(() => this.store.find(source, {
+        filter: { [SCOPE_FIELD[scope.kind]]: scope.id, ...regionFilter, success: true, checked_at_ms: { gte: from, lt: to } },
+        sort: [
+          ['checked_at_ms', 'desc'],
+          ['check_id', 'desc'],
+        ],
+        after,
+        limit,
+        fields: P95_FIELDS,
+      }))) as unknown as RawCheckRow[];
+      for (const row of page) latencies.push(Number(row.latency_ms));
+      if (page.length < limit) break;
+      const last = page[page.length - 1];
+      after = [last.checked_at_ms, last.check_id];
+    }
     // The sample would have reached past the horizon, where raw checks may be gone: no figure.
     if (from < this.rawHorizon() && latencies.length < P95_SAMPLE_LIMIT) return null;
     return p95(latencies);
-  }
-
-  /**
-   * Latencies of the newest P95_SAMPLE_LIMIT rows matching `filter` among the owners' rows, newest
-   * first by (checked_at_ms, check_id): one indexed walk per owner in pages, merged by that order
-   * (a team's projects); one owner's walk reads exactly the sample.
-   */
-  private async newestLatencies(source: string, owners: RawOwners, filter: Filter): Promise<number[]> {
-    const pageSize = owners.ids.length <= 1 ? P95_PAGE : Math.max(P95_MIN_PAGE, Math.min(P95_PAGE, Math.ceil(P95_SAMPLE_LIMIT / owners.ids.length)));
-    const latencies: number[] = [];
-    const walks: Walk[] = owners.ids.map((id) => ({ id, rows: [], at: 0, more: true }));
-    const read = async (walk: Walk) => {
-      const limit = Math.min(pageSize, P95_SAMPLE_LIMIT - latencies.length);
-      walk.rows = (await this.slices.run(() =>
-        this.store.find(source, {
-          filter: { [owners.field]: walk.id, ...filter },
-          sort: [
-            ['checked_at_ms', 'desc'],
-            ['check_id', 'desc'],
-          ],
-          after: walk.after,
-          limit,
-          fields: P95_FIELDS,
-        }),
-      )) as unknown as RawCheckRow[];
-      walk.at = 0;
-      walk.more = walk.rows.length === limit;
-      const last = walk.rows[walk.rows.length - 1];
-      if (last) walk.after = [last.checked_at_ms, last.check_id];
-    };
-    await this.slices.map(walks, read);
-    const heap = new WalkHeap(walks.filter((walk) => walk.rows.length > 0));
-    while (latencies.length < P95_SAMPLE_LIMIT && heap.size > 0) {
-      const walk = heap.top();
-      latencies.push(Number(walk.rows[walk.at].latency_ms));
-      walk.at++;
-      if (walk.at === walk.rows.length && walk.more && latencies.length < P95_SAMPLE_LIMIT) await read(walk);
-      if (walk.at < walk.rows.length) heap.topChanged();
-      else heap.popTop();
-    }
-    return latencies;
-  }
-
-  /**
-   * Which index selects a scope's raw rows, for which ids: an endpoint's and a project's by their
-   * own; a team's through the project index, over every project its rows may name (the team's
-   * `TeamProjectsDoc`: the raw rows keep no team index).
-   */
-  private async rawOwners(kind: RollupScopeKind, ids: number[]): Promise<RawOwners> {
-    if (kind !== 'team') return { field: kind === 'endpoint' ? 'endpoint_id' : 'project_id', ids };
-    const { members } = await this.names();
-    const docs = (await this.slices.run(() => this.store.getMany(members, ids.map(teamProjectsId)))) as unknown as TeamProjectsDoc[];
-    return { field: 'project_id', ids: [...new Set(docs.flatMap((doc) => doc.project_ids))].sort((a, b) => a - b) };
   }
 
   /**
@@ -466,12 +424,10 @@ export class AnalyticsQuery {
     const { checks, regionChecks } = await this.names();
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
-    const owners = await this.rawOwners(scope.kind, [scope.id]);
-    if (owners.ids.length === 0) return sums;
-    const ownerFilter: Filter = { [owners.field]: owners.ids.length === 1 ? owners.ids[0] : { in: owners.ids } };
+    const field = SCOPE_FIELD[scope.kind];
     const rows = await this.slices.map(reads, ({ piece }) =>
       this.store.aggregate(source, {
-        filter: { ...ownerFilter, ...regionFilter, success: { in: [false, true] }, checked_at_ms: { gte: piece.from, lt: piece.to } },
+        filter: { [field]: scope.id, ...regionFilter, success: { in: [false, true] }, checked_at_ms: { gte: piece.from, lt: piece.to } },
         groupBy: 'success',
         sum: ['latency_ms'],
         min: ['latency_ms'],
@@ -585,14 +541,14 @@ export class AnalyticsQuery {
     const { checks, regionChecks } = await this.names();
     const source = region === undefined ? checks : regionChecks;
     const regionFilter: Filter = region === undefined ? {} : { region };
-    const owners = await this.rawOwners(kind, ids);
+    const field = SCOPE_FIELD[kind];
     const requests = await this.slices.map(
-      pairs(chunk(owners.ids, IN_CHUNK), minuteSpans(minutes)).flatMap(([idChunk, span]) => [false, true].map((success) => ({ idChunk, span, success }))),
+      pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).flatMap(([idChunk, span]) => [false, true].map((success) => ({ idChunk, span, success }))),
       ({ idChunk, span, success }) =>
         this.findAll(
           source,
           {
-            [owners.field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
+            [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
             ...regionFilter,
             success,
             checked_at_ms: { gte: span.from, lt: span.to },
@@ -642,71 +598,6 @@ export class AnalyticsQuery {
   private async names(): Promise<Required<AnalyticsCollections>> {
     const names = typeof this.collections === 'function' ? await this.collections() : this.collections;
     return { regionChecks: REGION_CHECKS_COLLECTION, members: ROLLUP_MEMBERS_COLLECTION, ...names };
-  }
-}
-
-/** The index (its leading field) and the ids that select a scope's raw rows. */
-interface RawOwners {
-  field: 'endpoint_id' | 'project_id';
-  ids: number[];
-}
-
-/** One owner's walk of a p95 sample: its current page, the next row to take, where the next page starts. */
-interface Walk {
-  id: number;
-  rows: RawCheckRow[];
-  at: number;
-  after?: Scalar[];
-  more: boolean;
-}
-
-/** Whether row `a` comes before `b` newest first (checked_at_ms, then check_id, both descending). */
-function newer(a: RawCheckRow, b: RawCheckRow): boolean {
-  return a.checked_at_ms > b.checked_at_ms || (a.checked_at_ms === b.checked_at_ms && a.check_id > b.check_id);
-}
-
-/** Walks ordered by their current row, newest on top (a binary heap: a team may have hundreds of projects). */
-class WalkHeap {
-  private readonly items: Walk[];
-
-  constructor(walks: Walk[]) {
-    this.items = walks;
-    for (let i = (walks.length >> 1) - 1; i >= 0; i--) this.down(i);
-  }
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  top(): Walk {
-    return this.items[0];
-  }
-
-  /** The top walk moved to its next row. */
-  topChanged(): void {
-    this.down(0);
-  }
-
-  /** The top walk has no rows left. */
-  popTop(): void {
-    const last = this.items.pop()!;
-    if (this.items.length > 0) {
-      this.items[0] = last;
-      this.down(0);
-    }
-  }
-
-  private down(i: number): void {
-    const { items } = this;
-    for (;;) {
-      let best = i;
-      for (const child of [2 * i + 1, 2 * i + 2]) {
-        if (child < items.length && newer(items[child].rows[items[child].at], items[best].rows[items[best].at])) best = child;
-      }
-      if (best === i) return;
-      [items[i], items[best]] = [items[best], items[i]];
-      i = best;
-    }
   }
 }
 

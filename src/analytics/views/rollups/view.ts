@@ -49,24 +49,6 @@ export interface RollupMemberDoc {
   summarized_regions?: Record<string, SummarizedRegion>;
 }
 
-/**
- * Every project a team's raw rows may name: its endpoints' projects as this projection applied
- * them, deleted projects included (a deleted endpoint's rows keep its last project). The raw rows
- * have no team index: a team's are read through the project index, over these projects. Kept in
- * `ROLLUP_MEMBERS_COLLECTION` under `teamProjectsId` (no endpoint's id: those are plain numbers).
- */
-export interface TeamProjectsDoc {
-  id: string;
-  team_id: number;
-  /** Ascending. */
-  project_ids: number[];
-}
-
-/** The id of a team's `TeamProjectsDoc`. */
-export function teamProjectsId(teamId: number): string {
-  return `t${teamId}`;
-}
-
 export interface SummarizedRegion {
   check_id: number;
   checked_at_ms: number;
