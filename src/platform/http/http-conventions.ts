@@ -245,7 +245,7 @@ function withoutSecrets(body: string, secretFields: string[] | undefined): strin
   return JSON.stringify(document);
 }
 
-/** A body whose resource starts with its id (as toward every created resource here): read without parsing the rest. */
+/** A body whose resource starts with its id (as every created resource here does): read without parsing the rest. */
 const LEADING_ID = /^\{"data":\{"id":(\d{1,16})[,}]/;
 
 /** `<collection path>/<data.id>` for a 201 whose body names the created resource's id. */

@@ -628,7 +628,8 @@ export class SqliteReadStore implements ReadStore {
 
   /**
    * A cached prepared statement; `pluck` ones return the first column's value, `raw` ones an array
-   * per row. Past STATEMENT_CACHE_SIZE, the least recently used of the mode's map goes.
+   * per row. Past STATEMENT_CACHE_SIZE statements in all, the least recently used of the fullest
+   * mode's map goes.
    */
   private statement(sql: string, mode: StatementMode = 'rows'): Database.Statement {
     const statements = this.statements[mode];
