@@ -91,11 +91,7 @@ describe('IdAllocator over the SQLite event store', () => {
 
   it('shares a sequence with a separate node process without duplicates or gaps', async () => {
     const out = join(temp.path, 'child');
-    await transpileForChildProcess(
-      process.cwd(),
-      ['src/platform/event-store/event-store.port.ts', 'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts', 'src/platform/deep-freeze.ts', 'src/platform/sqlite-wal.ts', 'src/platform/sqlite-thread.ts', 'src/platform/ids/id-allocator.ts', 'src/platform/es/idempotency-scope.ts', 'src/platform/es/stream-command.ts', 'src/platform/es/command-context.ts', 'src/platform/es/last-event-fold.ts'],
-      out,
-    );
+    await transpileForChildProcess(['src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/ids/id-allocator.ts'], out);
     const script = join(out, 'allocate.js');
     writeFileSync(
       script,

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runNode, type ChildResult } from '../support/child-process.js';
-import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -23,7 +23,7 @@ describe('npm run admin', () => {
     runNode(script, ['--url', url, ...args], { env: { ADMIN_TOKEN, ...env } });
 
   beforeAll(async () => {
-    await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
+    await transpileForChildProcess([CLI], compiled.path);
     t = await startTestApp();
     await t.app.listen(0, '127.0.0.1');
     url = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');

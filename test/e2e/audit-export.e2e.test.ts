@@ -17,7 +17,7 @@ import { checksStream } from '../../src/checks/domain/check.js';
 import { IDS_RESERVED, sequenceStream } from '../../src/platform/ids/id-allocator.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { runCommand, runNode, type ChildResult } from '../support/child-process.js';
-import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 
 const CLI = 'src/cli/history.ts';
 
@@ -62,7 +62,7 @@ describe('npm run history -- export / verify-export', () => {
   const lineOf = (stream: string, revision: number) => lines().findIndex((l) => l.startsWith(`{"stream":"${stream}","revision":${revision},`));
 
   beforeAll(async () => {
-    await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
+    await transpileForChildProcess([CLI], compiled.path);
     script = join(compiled.path, CLI.replace(/\.ts$/, '.js'));
     writeFileSync(signingPub, signing.publicPem);
     writeFileSync(otherPub, other.publicPem);

@@ -15,7 +15,7 @@ import { checkSummariesStream } from '../../src/checks/domain/check-summary.js';
 import { checksStream } from '../../src/checks/domain/check.js';
 import { IDS_RESERVED, sequenceStream } from '../../src/platform/ids/id-allocator.js';
 import { runNode, type ChildResult } from '../support/child-process.js';
-import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 
 const CLI = 'src/cli/history.ts';
 
@@ -46,7 +46,7 @@ describe('npm run history -- verify', () => {
     runNode(script, ['verify', ...args], { env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
 
   beforeAll(async () => {
-    await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
+    await transpileForChildProcess([CLI], compiled.path);
     script = join(compiled.path, CLI.replace(/\.ts$/, '.js'));
   }, 60_000);
   afterAll(() => compiled.remove());

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 import { runNode, type ChildResult } from '../support/child-process.js';
-import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject, INCIDENTS } from '../support/incident-fixtures.js';
 
 const CLI = 'src/cli/history.ts';
@@ -38,7 +38,7 @@ describe('npm run history -- incident <id>', () => {
   let afterUpdate: string;
 
   beforeAll(async () => {
-    await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
+    await transpileForChildProcess([CLI], compiled.path);
     script = join(compiled.path, CLI.replace(/\.ts$/, '.js'));
 
     t = await startTestApp();

@@ -3,7 +3,7 @@ import { jest } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { runNode } from '../support/child-process.js';
-import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually } from './support.js';
@@ -25,7 +25,7 @@ describe('npm run admin: notification channels', () => {
   };
 
   beforeAll(async () => {
-    await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
+    await transpileForChildProcess([CLI], compiled.path);
     script = join(compiled.path, CLI.replace(/\.ts$/, '.js'));
     receiver = await startReceiver();
     t = await startTestApp();

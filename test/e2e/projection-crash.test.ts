@@ -51,34 +51,7 @@ describe('projection runner crash safety', () => {
     try {
       const events = new SqliteEventStore(join(dir.path, 'events.sqlite'));
       const expected = await fillLog(events);
-      await transpileForChildProcess(
-        process.cwd(),
-        [
-          'src/platform/event-store/event-store.port.ts',
-          'src/platform/event-store/sqlite/sqlite-event-store.ts', 'src/platform/event-store/sqlite/recent-events.ts',
-          'src/platform/sqlite-wal.ts',
-          'src/platform/sqlite-thread.ts',
-          'src/platform/coordination/lease-keeper.ts',
-          'src/platform/coordination/lease-observation.ts',
-          'src/platform/read-store/read-store.port.ts',
-          'src/platform/read-store/read-store-rules.ts',
-          'src/platform/read-store/sqlite/sqlite-read-store.ts',
-          'src/platform/read-store/sqlite/sqlite-query.ts',
-          'src/platform/read-store/sqlite/sqlite-layout.ts',
-          'src/platform/logging/logger.ts',
-          'src/platform/projections/projection.ts',
-          'src/platform/projections/projection-runner.ts',
-          'src/platform/projections/registry.ts',
-          'src/platform/projections/batches.ts',
-          'src/platform/projections/shared-commits.ts',
-          'src/platform/projections/doc-matching.ts',
-          'src/platform/projections/view-transaction.ts',
-          'src/platform/deep-freeze.ts',
-          'test/support/fixtures/counting-projection.ts',
-          'test/support/fixtures/projector-process.ts',
-        ],
-        compiled.path,
-      );
+      await transpileForChildProcess(['test/support/fixtures/projector-process.ts'], compiled.path);
       const script = join(compiled.path, 'test/support/fixtures/projector-process.js');
 
       const crashed = await runProjector(script, dir.path, 5);

@@ -13,7 +13,7 @@ import { checksStream } from '../../src/checks/domain/check.js';
 import { CheckRetention, RetentionBusyError } from '../../src/checks/application/retention.js';
 import { SqliteCoordinationStore } from '../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
 import { childEnv } from '../support/child-process.js';
-import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject, importChecks } from '../support/monitoring-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -75,7 +75,7 @@ describe('check retention in separate processes', () => {
   };
 
   beforeAll(async () => {
-    await transpileForChildProcess(process.cwd(), runtimeSources(FIXTURE), compiled.path);
+    await transpileForChildProcess([FIXTURE], compiled.path);
     script = join(compiled.path, FIXTURE.replace(/\.ts$/, '.js'));
     t = await start();
     teamId = (await t.createTeam('Crash')).id;

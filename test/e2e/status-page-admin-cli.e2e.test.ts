@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { runNode, type ChildResult } from '../support/child-process.js';
-import { makeTempDir, runtimeSources, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { statusTeam, type StatusTeam } from '../support/status-page-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -20,7 +20,7 @@ describe('npm run admin -- *-status-page', () => {
   const run = (args: string[]): Promise<ChildResult> => runNode(join(compiled.path, 'src/cli/admin.js'), ['--url', base, ...args], { env: { ADMIN_TOKEN } });
 
   beforeAll(async () => {
-    await transpileForChildProcess(process.cwd(), runtimeSources(CLI), compiled.path);
+    await transpileForChildProcess([CLI], compiled.path);
     t = await startTestApp();
     const fastify = t.app.getHttpAdapter().getInstance();
     await fastify.listen({ port: 0, host: '127.0.0.1' });

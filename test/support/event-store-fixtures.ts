@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
-import { runNode as runChild } from './child-process.js';
+import { PROJECT_ROOT, runNode as runChild } from './child-process.js';
 
 /** A fresh directory per test; `remove()` deletes it with everything inside. */
 export function makeTempDir(prefix = 'event-store-'): { path: string; remove(): void } {
@@ -11,14 +11,16 @@ export function makeTempDir(prefix = 'event-store-'): { path: string; remove(): 
 }
 
 /**
- * Transpiles project sources to CommonJS under `outDir` so a plain `node` child process can run
- * them (jest's ts-jest transform only exists inside the test process). Relative imports already
- * end in `.js`, so the output tree resolves as is; packages resolve through NODE_PATH.
+ * Transpiles `entries` and every project source they import at run time to CommonJS under
+ * `outDir`, so a plain `node` child process can run them (jest's ts-jest transform only exists
+ * inside the test process). Relative imports already end in `.js`, so the output tree resolves as
+ * is; packages resolve through NODE_PATH. Following the imports means a new module on the path
+ * needs no test edit.
  */
-export async function transpileForChildProcess(projectRoot: string, sources: string[], outDir: string): Promise<void> {
+export async function transpileForChildProcess(entries: readonly string[], outDir: string): Promise<void> {
   const ts = (await import('typescript')).default;
-  for (const source of sources) {
-    const text = readFileSync(join(projectRoot, source), 'utf8');
+  for (const source of runtimeSources(entries)) {
+    const text = readFileSync(join(PROJECT_ROOT, source), 'utf8');
     const output = ts.transpileModule(text, {
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
     }).outputText
@@ -30,18 +32,18 @@ export async function transpileForChildProcess(projectRoot: string, sources: str
   }
 }
 
-/** An entry point and every source it imports at run time (type-only imports are erased), for `transpileForChildProcess`. */
-export function runtimeSources(entry: string): string[] {
+/** The entries and every source they import at run time (type-only imports are erased), relative to the project root. */
+function runtimeSources(entries: readonly string[]): string[] {
   const found = new Set<string>();
   const visit = (file: string) => {
     if (found.has(file)) return;
     found.add(file);
-    const text = readFileSync(join(process.cwd(), file), 'utf8');
+    const text = readFileSync(join(PROJECT_ROOT, file), 'utf8');
     for (const match of text.matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?from\s+'(\.{1,2}\/[^']+)\.js'/gms)) {
       visit(normalize(join(dirname(file), `${match[1]}.ts`)));
     }
   };
-  visit(entry);
+  for (const entry of entries) visit(entry);
   return [...found];
 }
 
