@@ -66,8 +66,9 @@
 import {
   CHECK_RECORDED,
   isApplicable,
+  recordedCheck,
+  type CheckFacts,
   type CheckRecordedData,
-  type CheckSource,
   type ProbeOutcome,
 } from '../../checks/domain/check.js';
 import { alertRelations, certificateExpiryDays, type AlertRelationSettings, type AlertRules, type EndpointConfiguration, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
@@ -252,18 +253,10 @@ export function flapOf(state: Pick<EndpointAlertsState, 'flap'>): FlapState {
   return state.flap ?? NOT_FLAPPING;
 }
 
-export interface RecordCheckCommand {
+/** Record one probe outcome: the check's facts (ids, region, suppression) and the settings in force. */
+export interface RecordCheckCommand extends CheckFacts {
   outcome: ProbeOutcome;
-  check_id: number;
-  team_id: number;
-  project_id: number;
-  endpoint_id: number;
-  configuration_version: number;
-  source: CheckSource;
-  job_id: string | null;
-  imported: boolean;
-  alert_suppressed: boolean;
-  settings: SignalSettings;
+  settings: AlertSettings;
 }
 
 /** A signal as alert status lists it; the certificate signal adds the expiry last seen. */
@@ -454,23 +447,9 @@ export function judgeLatency(
   return { latency_anomaly: threshold !== null && outcome.success && outcome.latency_ms > threshold, latency_threshold_ms: threshold };
 }
 
-/** The check with its latency judged on the state before it. */
+/** The check with its latency judged on the state before it, built as the recorder builds it. */
 export function judgeCheck(state: EndpointAlertsState, command: RecordCheckCommand): CheckRecordedData {
-  const { outcome } = command;
-  const judgment = judgeLatency(state, outcome, outcome as Partial<Pick<CheckRecordedData, 'region' | 'regional'>>, command.settings);
-  return {
-    ...outcome,
-    check_id: command.check_id,
-    team_id: command.team_id,
-    project_id: command.project_id,
-    endpoint_id: command.endpoint_id,
-    configuration_version: command.configuration_version,
-    source: command.source,
-    job_id: command.job_id,
-    alert_suppressed: command.alert_suppressed,
-    ...judgment,
-    imported: command.imported,
-  };
+  return recordedCheck(command.outcome, command, judgeLatency(state, command.outcome, command, command.settings));
 }
 
 function evolveCheckRecorded(state: EndpointAlertsState, check: CheckRecordedData): EndpointAlertsState {

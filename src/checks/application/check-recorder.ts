@@ -16,7 +16,7 @@
  *   revision protects the stream.
  */
 import { randomUUID } from 'node:crypto';
-import { CHECK_RECORDED, checksStream, type CheckRecordedData, type CheckSource, type ProbeOutcome } from '../domain/check.js';
+import { CHECK_RECORDED, checksStream, recordedCheck, type CheckLatencyJudgment, type CheckRecordedData, type CheckSource, type ProbeOutcome } from '../domain/check.js';
 import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { runStreamCommand, type Aggregate, type StreamFold } from '../../platform/es/stream-command.js';
@@ -56,7 +56,7 @@ export interface CheckJudge<E extends CheckedEndpoint, S> {
   /** Whether the folded stream already holds the check of this job (a redelivery). */
   hasJob(state: S, jobId: string): boolean;
   /** The check's latency, judged on the state before it. */
-  judge(state: S, outcome: ProbeOutcome, taken: CheckPlace, endpoint: E): Pick<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms'>;
+  judge(state: S, outcome: ProbeOutcome, taken: CheckPlace, endpoint: E): CheckLatencyJudgment;
   /** After the check was appended at `revision` (state: the fold before it); the events it caused, and their append. */
   afterRecorded(state: S, check: CheckRecordedData, revision: number, endpoint: E, context: CommandContext): Promise<{ events: RecordedEffect[]; append: AppendResult | null }>;
 }
@@ -126,36 +126,24 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
       async (state) => {
         if (input.jobId !== null && this.judge.hasJob(state, input.jobId)) return { events: [], result: null };
         checkId ??= await this.nextCheckId();
-        const { latency_anomaly, latency_threshold_ms } = this.judge.judge(state, outcome, taken, endpoint);
-        // One literal of a fixed shape (the order a check's keys have always had), then the
-        // optional fields: spreading the outcome into a growing object cost more than the rest
-        // of the decision.
-        const check: CheckRecordedData = {
-          success: outcome.success,
-          status_code: outcome.status_code,
-          latency_ms: outcome.latency_ms,
-          time_to_first_byte_ms: outcome.time_to_first_byte_ms,
-          duration_ms: outcome.duration_ms,
-          body_complete: outcome.body_complete,
-          failure_reason: outcome.failure_reason,
-          response_excerpt: outcome.response_excerpt,
-          checked_at: outcome.checked_at,
-          region: taken.region,
-          check_id: checkId,
-          team_id: endpoint.team_id,
-          project_id: endpoint.project_id,
-          endpoint_id: endpoint.endpoint_id,
-          configuration_version: endpoint.configuration_version,
-          source: input.source,
-          job_id: input.jobId,
-          alert_suppressed: suppression !== null,
-          latency_anomaly,
-          latency_threshold_ms,
-          imported: false,
-        };
-        if (outcome.certificate_expires_at !== undefined) check.certificate_expires_at = outcome.certificate_expires_at;
-        if (taken.regional) check.regional = true;
-        if (suppression?.suppressed_by?.length) check.suppressed_by = suppression.suppressed_by;
+        const check = recordedCheck(
+          outcome,
+          {
+            check_id: checkId,
+            team_id: endpoint.team_id,
+            project_id: endpoint.project_id,
+            endpoint_id: endpoint.endpoint_id,
+            configuration_version: endpoint.configuration_version,
+            source: input.source,
+            job_id: input.jobId,
+            alert_suppressed: suppression !== null,
+            suppressed_by: suppression?.suppressed_by,
+            imported: false,
+            region: taken.region,
+            regional: taken.regional,
+          },
+          this.judge.judge(state, outcome, taken, endpoint),
+        );
         return { events: [{ type: CHECK_RECORDED, data: check, metadata: { occurred_at: outcome.checked_at } }], result: null };
       },
       { fold: this.judge.fold, attempts: MAX_ATTEMPTS, foldOwnAppends: true, groupCommit: true },

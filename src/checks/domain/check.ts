@@ -69,6 +69,64 @@ export interface CheckRecordedData extends ProbeOutcome {
   regional?: true;
 }
 
+/** What a check is besides its probe outcome: its ids, how it was taken, and whether it is suppressed. */
+export interface CheckFacts {
+  check_id: number;
+  team_id: number;
+  project_id: number;
+  endpoint_id: number;
+  configuration_version: number;
+  source: CheckSource;
+  job_id: string | null;
+  alert_suppressed: boolean;
+  /** The endpoints whose outage suppresses it (dependencies); left out when empty. */
+  suppressed_by?: number[];
+  imported: boolean;
+  /** The prober's region; default `local`. */
+  region?: string;
+  /** Taken for one of the endpoint's regions. */
+  regional?: boolean;
+}
+
+/** The latency judgment a check carries (alerting's, on the state before the check). */
+export type CheckLatencyJudgment = Pick<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms'>;
+
+/**
+ * The one builder of a recorded check (the recorder's, and alerting's `decide` that the property
+ * tests drive). One literal of a fixed shape, then the optional fields: the key order is the
+ * stored form's (the compact form keeps it, and the SQLite log keeps each key list once), and
+ * spreading the outcome into a growing object cost more than the rest of the decision.
+ */
+export function recordedCheck(outcome: ProbeOutcome, facts: CheckFacts, judgment: CheckLatencyJudgment): CheckRecordedData {
+  const check: CheckRecordedData = {
+    success: outcome.success,
+    status_code: outcome.status_code,
+    latency_ms: outcome.latency_ms,
+    time_to_first_byte_ms: outcome.time_to_first_byte_ms,
+    duration_ms: outcome.duration_ms,
+    body_complete: outcome.body_complete,
+    failure_reason: outcome.failure_reason,
+    response_excerpt: outcome.response_excerpt,
+    checked_at: outcome.checked_at,
+    region: facts.region ?? DEFAULT_REGION,
+    check_id: facts.check_id,
+    team_id: facts.team_id,
+    project_id: facts.project_id,
+    endpoint_id: facts.endpoint_id,
+    configuration_version: facts.configuration_version,
+    source: facts.source,
+    job_id: facts.job_id,
+    alert_suppressed: facts.alert_suppressed,
+    latency_anomaly: judgment.latency_anomaly,
+    latency_threshold_ms: judgment.latency_threshold_ms,
+    imported: facts.imported,
+  };
+  if (outcome.certificate_expires_at !== undefined) check.certificate_expires_at = outcome.certificate_expires_at;
+  if (facts.regional === true) check.regional = true;
+  if (facts.suppressed_by !== undefined && facts.suppressed_by.length > 0) check.suppressed_by = facts.suppressed_by;
+  return check;
+}
+
 /** Scheduled and not suppressed: the only checks that feed analytics and alert signals. */
 export function isApplicable(check: Pick<CheckRecordedData, 'source' | 'alert_suppressed'>): boolean {
   return check.source === 'scheduled' && !check.alert_suppressed;

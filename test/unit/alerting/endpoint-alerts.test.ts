@@ -55,6 +55,8 @@ describe('latency threshold on each check', () => {
       type: 'CheckRecorded',
       data: {
         ...cmd.outcome,
+        // the prober's region (local by default), as the recorder writes it
+        region: 'local',
         check_id: cmd.check_id,
         team_id: 1,
         project_id: 3,

@@ -91,7 +91,7 @@ describe('flapping', () => {
     const settings: Partial<AlertSettings> = { ...SWIFT, regions: ['a', 'b', 'c'], region_quorum: 2, interval_seconds: 60, flap_threshold: 3, flap_window_seconds: 3_600 };
     const regional = (region: string, success: boolean): RecordCheckCommand => {
       const cmd = command({ success }, settings);
-      return { ...cmd, outcome: { ...cmd.outcome, region, regional: true } as RecordCheckCommand['outcome'] };
+      return { ...cmd, region, regional: true };
     };
     const rounds = [0, 1, 2, 3].flatMap((round) => [regional('a', false), regional('b', round % 2 === 1), regional('c', true)]);
     const steps = run(rounds);

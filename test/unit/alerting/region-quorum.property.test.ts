@@ -160,7 +160,9 @@ function regionalCommand(region: string, success: boolean, at: number, rules: { 
   const cmd = command({ success }, { latency_detection_mode: 'off', latency_trigger_count: rules.count, latency_trigger_window: rules.window, latency_recovery_count: rules.recovery });
   return {
     ...cmd,
-    outcome: { ...cmd.outcome, checked_at: new Date(at).toISOString(), region, regional: true } as RecordCheckCommand['outcome'],
-    settings: { ...cmd.settings, ...settings } as RecordCheckCommand['settings'],
+    outcome: { ...cmd.outcome, checked_at: new Date(at).toISOString() },
+    region,
+    regional: true,
+    settings: { ...cmd.settings, ...settings },
   };
 }

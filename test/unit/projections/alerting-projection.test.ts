@@ -100,7 +100,7 @@ describe('alerting projection: baseline samples out of the per-check document (i
     const regionSettings: Partial<AlertSettings> = { ...settings, regions: ['eu', 'us'], region_quorum: 1, interval_seconds: 60 };
     const regional = (i: number): RecordCheckCommand => {
       const cmd = command({ latency_ms: 40 + ((i * 13) % 70) }, regionSettings);
-      return { ...cmd, outcome: { ...cmd.outcome, region: i % 3 === 0 ? 'us' : 'eu', regional: true } as RecordCheckCommand['outcome'] };
+      return { ...cmd, region: i % 3 === 0 ? 'us' : 'eu', regional: true };
     };
     const steps = run(Array.from({ length: 700 }, (_, i) => regional(i)), undefined);
     const folded = steps[steps.length - 1].state;
