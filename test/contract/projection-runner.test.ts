@@ -306,6 +306,55 @@ describe('projection runner', () => {
 
     expect(await Promise.all(streams.map(totalOf))).toEqual([40, 40, 40]);
   });
+  it('applies each event once when two processes both own a projection that keeps its documents', async () => {
+    // As above, with the documents each runner read and committed kept in memory: a batch built
+    // on a document the other process has since replaced is refused by the fence, and the runner
+    // must not build the next one on it either.
+    const keeping = { ...totals(1), keepsDocuments: true };
+    const otherEvents = new SqliteEventStore(join(dir.path, 'events.sqlite'));
+    const otherViews = new SqliteReadStore(join(dir.path, 'views.sqlite'));
+    const first = runner(keeping);
+    const second = new ProjectionRunner(otherEvents, otherViews, [keeping], { owner: 'paused', logger: silentLogger });
+    closeAfter.push(() => second.stop(), () => otherViews.close(), () => otherEvents.close());
+    await first.start();
+    await second.start();
+
+    const streams = ['a', 'b', 'c'];
+    for (let round = 0; round < 40; round++) {
+      await Promise.all(streams.map((stream) => events.append(stream, [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'any' })));
+      if (round % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const head = (await events.headPosition())!;
+    await settled(async () => (await first.status())[0].position, (position) => position === head, { intervalMs: 20 });
+
+    expect(await Promise.all(streams.map(totalOf))).toEqual([40, 40, 40]);
+  });
+
+  it('reads a document it keeps from the store once while it follows, not once per batch', async () => {
+    const keeping = { ...totals(1), keepsDocuments: true };
+    const live = runner(keeping);
+    await live.start();
+    const reads: string[] = [];
+    const get = views.get.bind(views);
+    const getMany = views.getMany.bind(views);
+    views.get = (collection, id) => {
+      if (collection.endsWith('__totals')) reads.push(id);
+      return get(collection, id);
+    };
+    views.getMany = (collection, ids) => {
+      if (collection.endsWith('__totals')) reads.push(...ids);
+      return getMany(collection, ids);
+    };
+    const freshness = new ReadYourWrites(new ViewReader(views, 0), live, [keeping]);
+    for (let i = 0; i < 10; i++) {
+      const { position } = await events.append('a', [{ type: 'Added', data: { n: 2 } }], { expectedRevision: 'any' });
+      expect(await freshness.waitFor(position, ['totals'], 5_000)).toBe(true);
+    }
+    // Ten batches: the first reads the document (none stored yet), the others find it kept.
+    expect(reads).toEqual(['a']);
+    expect(await totalOf('a')).toBe(20);
+  });
+
   it("shows a writer whose runner stands by its write once the lease holder's runner applied it", async () => {
     // Two processes on one data dir: the first holds the projection's lease, the second stands by.
     const coordination = new SqliteCoordinationStore(join(dir.path, 'coordination.sqlite'));

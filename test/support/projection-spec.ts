@@ -4,11 +4,12 @@
  * applies the events twice, all in one batch and one batch per event, and the two results must
  * be the same: a projection may not depend on where the runner cuts its batches. A projection
  * that names its reads ahead (`prefetch`) is applied a third time with them read ahead, as the
- * runner does, and must give the same documents again.
+ * runner does, and must give the same documents again; one that lets the runner keep its
+ * documents (`keepsDocuments`) once more with them kept (frozen) from batch to batch.
  */
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
 import type { Projection } from '../../src/platform/projections/projection.js';
-import { BatchViewTransaction, wantedBy } from '../../src/platform/projections/view-transaction.js';
+import { BatchViewTransaction, KeptDocuments, wantedBy } from '../../src/platform/projections/view-transaction.js';
 import type { Doc } from '../../src/platform/read-store/read-store.port.js';
 import { MemoryReadStore } from '../unit/analytics/support/memory-store.js';
 
@@ -41,17 +42,21 @@ function recorded(events: GivenEvent[]): RecordedEvent[] {
   }));
 }
 
-async function apply(projection: Projection, batches: RecordedEvent[][], readAhead = false): Promise<MemoryReadStore> {
+async function apply(projection: Projection, batches: RecordedEvent[][], readAhead = false, keep = false): Promise<MemoryReadStore> {
   const store = new MemoryReadStore();
   for (const spec of projection.collections) await store.ensureCollection(spec);
+  // As the runner keeps them while it follows: read back frozen from the batches before.
+  const kept = keep ? new KeptDocuments() : null;
   for (const batch of batches) {
-    const transaction = new BatchViewTransaction(store, (collection) => {
+    const resolve = (collection: string) => {
       if (!projection.collections.some((spec) => spec.name === collection)) throw new Error(`${projection.name} writes undeclared collection "${collection}"`);
       return collection;
-    });
+    };
+    const transaction = new BatchViewTransaction(store, resolve, undefined, kept);
     if (readAhead) await transaction.prefetch(wantedBy(projection, batch));
     for (const event of batch) await projection.handlers[event.type]?.(event, transaction);
     await store.commit(transaction.writes());
+    transaction.committed();
   }
   return store;
 }
@@ -73,6 +78,15 @@ export async function given(projection: Projection, events: GivenEvent[]): Promi
     for (const batches of [[all], all.map((event) => [event])]) {
       if (JSON.stringify(snapshot(await apply(projection, batches, true))) !== JSON.stringify(together)) {
         throw new Error(`${projection.name} gives other documents when its reads are read ahead`);
+      }
+    }
+  }
+  if (projection.keepsDocuments) {
+    for (const batches of [[all], all.map((event) => [event])]) {
+      for (const readAhead of projection.prefetch ? [false, true] : [false]) {
+        if (JSON.stringify(snapshot(await apply(projection, batches, readAhead, true))) !== JSON.stringify(together)) {
+          throw new Error(`${projection.name} gives other documents when the runner keeps its documents${readAhead ? ' and reads ahead' : ''}`);
+        }
       }
     }
   }

@@ -8,7 +8,7 @@ import { batches, type BatchDemand } from './batches.js';
 import { isReactor, type Projection, type Worker, type WorkerHost } from './projection.js';
 import { ProjectionRegistry, parsePhysicalCollection, physicalCollection, type ProjectionPointer } from './registry.js';
 import { SharedCommits } from './shared-commits.js';
-import { BatchViewTransaction, wantedBy } from './view-transaction.js';
+import { BatchViewTransaction, KeptDocuments, wantedBy } from './view-transaction.js';
 
 export interface RunnerOptions {
   /** Identity of this process for leases. */
@@ -344,6 +344,8 @@ export class ProjectionRunner {
     this.following.add(name);
 
     const subscription = this.events.subscribeToAll({ after: checkpoint.position });
+    // Known while this process follows: a refused batch, a lost lease or a swap ends the loop, and the next follow starts afresh.
+    const kept = projection.keepsDocuments ? new KeptDocuments() : null;
     const close = () => subscription.close();
     this.closers.add(close);
     /** Applied by an idle batch whose checkpoint was skipped; written once the projection is quiet. */
@@ -389,7 +391,7 @@ export class ProjectionRunner {
     try {
       const gatherMs = this.options.liveGatherMs ?? 5;
       for await (const batch of batches(source, { max: this.batchSize, gatherMs, demand: this.demandOf(name) })) {
-        let { position, committed } = await serially(() => this.applyBatch(projection, generation, batch, true, stored));
+        let { position, committed } = await serially(() => this.applyBatch(projection, generation, batch, true, stored, undefined, kept));
         if (committed) stored = position;
         if (handedOver === position) {
           // Nothing handled is waiting: what was passed over meanwhile is applied too.
@@ -488,6 +490,7 @@ export class ProjectionRunner {
     live: boolean,
     stored: Position | null,
     beforeFind?: (collection: string) => Promise<void>,
+    kept: KeptDocuments | null = null,
   ): Promise<{ position: Position; committed: boolean }> {
     const transaction = new BatchViewTransaction(
       this.views,
@@ -498,6 +501,7 @@ export class ProjectionRunner {
         return physicalCollection(projection.name, generation, collection);
       },
       beforeFind,
+      kept,
     );
     if (projection.prefetch) await transaction.prefetch(wantedBy(projection, batch));
     for (const event of batch) {
@@ -519,6 +523,7 @@ export class ProjectionRunner {
         this.committing.delete(projection.name);
       }
     }
+    transaction.committed();
     this.checkpointedAt.set(`${projection.name}#${generation}`, Date.now());
     return { position, committed: true };
   }

@@ -62,6 +62,15 @@ export interface Projection {
    * named but never asked for costs its share of the read and nothing else.
    */
   prefetch?: (event: RecordedEvent<any>) => Iterable<readonly [collection: string, id: string]>;
+  /**
+   * The runner keeps the documents this projection's handlers read by id and its batches
+   * committed, while it follows the projection live (`KeptDocuments`), and answers later `get`s
+   * (and read-aheads) from them instead of the store: a probed check's views read back on every
+   * check the documents they wrote on the last one (alert status, analytics endpoint). Only for
+   * projections whose collections nobody else writes, and whose handlers treat what `get`
+   * returns as read-only (it is frozen, shared with later batches).
+   */
+  keepsDocuments?: boolean;
 }
 
 export function defineProjection(projection: Projection): Projection {

@@ -31,6 +31,8 @@ export class BatchViewTransaction implements ViewTransaction {
     private readonly resolve: (collection: string) => string,
     /** Called with the (logical) collection before each query of it (a rebuild builds the collection's indexes then). */
     private readonly beforeFind?: (collection: string) => Promise<void>,
+    /** The projection's committed documents this process knows (`Projection.keepsDocuments`). */
+    private readonly kept: KeptDocuments | null = null,
   ) {}
 
   private pendingOf(physical: string): Map<string, Doc | null> {
@@ -52,7 +54,11 @@ export class BatchViewTransaction implements ViewTransaction {
       ahead.delete(id);
       return doc;
     }
-    const stored = await this.store.get(physical, id);
+    if (this.kept === null) return this.store.get(physical, id);
+    const known = this.kept.lookup(physical, id);
+    if (known !== undefined) return known;
+    const stored = deepFreeze(await this.store.get(physical, id));
+    this.kept.keep(physical, id, stored);
     return stored;
   }
 
@@ -63,12 +69,15 @@ export class BatchViewTransaction implements ViewTransaction {
    */
   async prefetch(wanted: ReadonlyMap<string, ReadonlySet<string>>): Promise<void> {
     for (const [collection, ids] of wanted) {
-      if (ids.size === 0) continue;
       const physical = this.resolve(collection);
+      const kept = this.kept;
+      const unknown = kept === null ? [...ids] : [...ids].filter((id) => kept.lookup(physical, id) === undefined);
+      if (unknown.length === 0) continue;
       const found = new Map<string, Doc | null>();
-      for (const id of ids) found.set(id, null);
-      for (const doc of await this.store.getMany(physical, [...ids])) found.set(doc.id, doc);
-      this.prefetched.set(physical, found);
+      for (const id of unknown) found.set(id, null);
+      for (const doc of await this.store.getMany(physical, unknown)) found.set(doc.id, doc);
+      if (kept === null) this.prefetched.set(physical, found);
+      else for (const [id, doc] of found) kept.keep(physical, id, deepFreeze(doc));
     }
   }
 
@@ -108,6 +117,15 @@ export class BatchViewTransaction implements ViewTransaction {
     this.pendingOf(this.resolve(collection)).set(id, null);
   }
 
+  /**
+   * The batch's writes are committed: what it put and deleted is now what the store holds
+   * (`Projection.keepsDocuments`). Call only once the commit succeeded.
+   */
+  committed(): void {
+    if (this.kept === null) return;
+    for (const [collection, docs] of this.pending) for (const [id, doc] of docs) this.kept.keep(collection, id, doc);
+  }
+
   writes(): ViewWrite[] {
     const writes: ViewWrite[] = [];
     for (const [collection, docs] of this.pending) {
@@ -116,6 +134,34 @@ export class BatchViewTransaction implements ViewTransaction {
       }
     }
     return writes;
+  }
+}
+
+/**
+ * Committed documents of one projection, by physical collection and id (null: none stored), as
+ * its handlers read them and its batches committed them (`Projection.keepsDocuments`). Only the
+ * process applying the projection writes its collections, so while it follows the projection
+ * these are what the store holds; the runner makes a new one each time it starts following (a
+ * batch refused by the fence, a lost lease or a swap ends the old one). The documents are frozen
+ * and shared. Each collection keeps its most recently used `perCollection` documents.
+ */
+export class KeptDocuments {
+  private readonly byCollection = new Map<string, Map<string, Doc | null>>();
+
+  constructor(private readonly perCollection = 10_000) {}
+
+  /** The document as committed; null: none stored; undefined: not known here. */
+  lookup(physical: string, id: string): Doc | null | undefined {
+    return this.byCollection.get(physical)?.get(id);
+  }
+
+  keep(physical: string, id: string, doc: Doc | null): void {
+    let docs = this.byCollection.get(physical);
+    if (!docs) this.byCollection.set(physical, (docs = new Map()));
+    // Moved to the end, so the first entry is always the least recently kept.
+    docs.delete(id);
+    docs.set(id, doc);
+    if (docs.size > this.perCollection) docs.delete(docs.keys().next().value!);
   }
 }
 
