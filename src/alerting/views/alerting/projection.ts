@@ -94,6 +94,8 @@ export const alertingProjection = defineProjection({
     { name: ALERT_SAMPLES, indexes: [] },
   ],
   // Every event it takes reads its endpoint's document: a batch's are read at once.
+  // Nothing else writes its collections, and the handlers build new documents (KeptDocuments).
+  keepsDocuments: true,
   prefetch: (event) => [[ALERT_STATUS, String((event.data as { endpoint_id: number }).endpoint_id)]],
   handlers: {
     [ENDPOINT_REGISTERED]: async (event, views) => {

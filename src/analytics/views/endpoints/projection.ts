@@ -188,6 +188,8 @@ export const analyticsEndpointsProjection = defineProjection({
     },
     { name: ANALYTICS_PROJECT_HEALTH_COLLECTION, indexes: [{ fields: ['team_id', 'project_id'] }] },
   ],
+  // Nothing else writes its collections, and the handlers build new documents (KeptDocuments).
+  keepsDocuments: true,
   // A probed check reads its endpoint's document: a batch's are read at once. Other events are
   // rare, and each reads what it reads when asked.
   prefetch: (event) =>
