@@ -84,6 +84,25 @@ describe('incident writes', () => {
     expect((await t.request('GET', `${INCIDENTS}/abc`, { token: f.editor })).statusCode).toBe(404);
   });
 
+  it('creates an incident without reading its new stream, and the next GET shows it', async () => {
+    const events = t.platform.events;
+    const original = events.readStream.bind(events);
+    const read: string[] = [];
+    events.readStream = ((streamId, options) => {
+      read.push(streamId);
+      return original(streamId, options);
+    }) as typeof events.readStream;
+    try {
+      for (let round = 0; round < 3; round++) {
+        const created = await createIncident(t, f, { title: `Fresh ${round}` });
+        expect(read.filter((stream) => stream === `incident-${created.id}`)).toEqual([]);
+        expect(await get(created.id)).toEqual(created);
+      }
+    } finally {
+      events.readStream = original;
+    }
+  });
+
   it('keeps both of two concurrent PATCHes of different fields', async () => {
     for (let round = 0; round < 5; round++) {
       const incident = await createIncident(t, f);

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../platform/es/command-context.js';
 import type { StreamCache } from '../../platform/es/stream-cache.js';
+import { currentIdempotency } from '../../platform/es/idempotency-scope.js';
 import { runStreamCommand, type StreamFold } from '../../platform/es/stream-command.js';
 import type { NewEvent } from '../../platform/event-store/event-store.port.js';
 import type { CheckedBody } from '../../platform/http/validation.js';
@@ -9,7 +10,7 @@ import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { toIncidentDetail, type IncidentDetail } from '../domain/detail-view.js';
 import { IncidentMergedError, IncidentValidationError, UnknownIdError, type RuleViolation } from '../domain/errors.js';
 import { incidentStreamId, type JsonObject } from '../domain/events.js';
-import { decide, replay, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
+import { decide, initialState, replay, type Incident, type IncidentCommand, type IncidentState, type StatusRef } from '../domain/incident.js';
 import { createRules, statusRules, updateDetailsRules, type CreateIncidentInput, type IncidentDetailChanges, type StatusInput } from '../domain/validation.js';
 import { logIncidentChanges } from './incident-log.js';
 import { incidentAggregate, incidentStreams, loadTeamIncident, MonitoringFacts, statusFacts, teamStatuses } from './lookups.js';
@@ -43,9 +44,12 @@ const INCIDENT_ATTEMPTS = 8;
  * after the command is kept there, so the next command reads nothing back. `loaded`, the state
  * writableIncident returned for this command, is decided on as it is (or this process's fold,
  * when its own commands appended since): the command then reads its stream once; if another
- * process appended since, the append fails and the retry folds on.
+ * process appended since, the append fails and the retry folds on. `loaded` 'new': the stream is
+ * one no command has written yet (an id just taken from the incident sequence), decided on as
+ * empty without reading it; should it exist after all, the append expecting no stream fails and
+ * the retry reads it.
  */
-export async function runIncidentCommand(platform: Platform, incidentId: number, context: CommandContext, command: IncidentCommand, loaded?: Incident): Promise<Incident> {
+export async function runIncidentCommand(platform: Platform, incidentId: number, context: CommandContext, command: IncidentCommand, loaded?: Incident | 'new'): Promise<Incident> {
   const written = await runStreamCommand<IncidentState, IncidentState>(
     platform.events,
     incidentStreamId(incidentId),
@@ -69,15 +73,17 @@ export async function runIncidentCommand(platform: Platform, incidentId: number,
  * out, or by what this process folded since when that is newer (a command that waited its turn
  * behind others on the incident decides on their appends, not on the state it was checked on).
  */
-function startingFrom(fold: StreamCache<IncidentState>, loaded: Incident | undefined): StreamFold<IncidentState> {
-  let known = loaded === undefined ? undefined : loadedRevisions.get(loaded);
+function startingFrom(fold: StreamCache<IncidentState>, loaded: Incident | 'new' | undefined): StreamFold<IncidentState> {
+  // A keyed request reads the stream even when new: a retry may find its first attempt's append there.
+  let known = loaded === undefined ? undefined : loaded === 'new' ? (currentIdempotency() ? undefined : -1) : loadedRevisions.get(loaded);
   return {
     load: async (streamId) => {
       if (known === undefined) return fold.load(streamId);
       const revision = known;
       known = undefined;
       const since = fold.peek(streamId);
-      return since !== undefined && since.revision > revision ? since : { state: loaded as IncidentState, revision };
+      if (since !== undefined && since.revision > revision) return since;
+      return { state: loaded === 'new' ? initialState() : (loaded as IncidentState), revision };
     },
     remember: (streamId, entry) => fold.remember(streamId, entry),
   };
@@ -96,8 +102,9 @@ function failIfAny(...lists: RuleViolation[][]): void {
 
 // ---------------------------------------------------------------------------------------------
 
+/** `scope` (the HTTP request): the command's view lookups share one look at the read store (`ReadStore.stamps`). */
 export class CreateIncident extends Command<IncidentDetail> {
-  constructor(readonly teamId: number, readonly body: CheckedBody<CreateIncidentInput>, readonly context: CommandContext) {
+  constructor(readonly teamId: number, readonly body: CheckedBody<CreateIncidentInput>, readonly context: CommandContext, readonly scope?: object) {
     super();
   }
 }
@@ -109,14 +116,14 @@ export class CreateIncidentHandler implements ICommandHandler<CreateIncident> {
     this.monitoring = new MonitoringFacts(platform);
   }
 
-  async execute({ teamId, body, context }: CreateIncident): Promise<IncidentDetail> {
+  async execute({ teamId, body, context, scope }: CreateIncident): Promise<IncidentDetail> {
     const input = body.value;
-    const statuses = await teamStatuses(this.platform, teamId);
+    const statuses = await teamStatuses(this.platform, teamId, scope);
     const endpointIds = input.endpoint_ids ?? [];
     const facts = {
       statuses: statusFacts(statuses),
-      projectIds: await this.monitoring.projectIds(teamId, input.project_id === undefined ? [] : [input.project_id]),
-      endpointProjects: await this.monitoring.endpointProjects(teamId, endpointIds),
+      projectIds: await this.monitoring.projectIds(teamId, input.project_id === undefined ? [] : [input.project_id], scope),
+      endpointProjects: await this.monitoring.endpointProjects(teamId, endpointIds, scope),
       now: new Date().toISOString(),
     };
     failIfAny(body.errors, createRules(input, facts));
@@ -139,7 +146,7 @@ export class CreateIncidentHandler implements ICommandHandler<CreateIncident> {
       auto_resolve: input.auto_resolve,
       first_error_at: input.first_error_at,
       last_error_at: input.last_error_at,
-    });
+    }, 'new');
     return toIncidentDetail(state);
   }
 }
@@ -147,7 +154,7 @@ export class CreateIncidentHandler implements ICommandHandler<CreateIncident> {
 // ---------------------------------------------------------------------------------------------
 
 export class UpdateIncidentDetails extends Command<IncidentDetail> {
-  constructor(readonly teamId: number, readonly incidentId: number, readonly body: CheckedBody<IncidentDetailChanges>, readonly context: CommandContext) {
+  constructor(readonly teamId: number, readonly incidentId: number, readonly body: CheckedBody<IncidentDetailChanges>, readonly context: CommandContext, readonly scope?: object) {
     super();
   }
 }
@@ -159,12 +166,12 @@ export class UpdateIncidentDetailsHandler implements ICommandHandler<UpdateIncid
     this.monitoring = new MonitoringFacts(platform);
   }
 
-  async execute({ teamId, incidentId, body, context }: UpdateIncidentDetails): Promise<IncidentDetail> {
+  async execute({ teamId, incidentId, body, context, scope }: UpdateIncidentDetails): Promise<IncidentDetail> {
     const current = await writableIncident(this.platform, teamId, incidentId);
     const changes = body.value;
     const facts = {
-      projectIds: await this.monitoring.projectIds(teamId, changes.project_id === undefined ? [] : [changes.project_id]),
-      endpointProjects: await this.monitoring.endpointProjects(teamId, [...(changes.endpoint_ids ?? []), ...current.endpoint_ids]),
+      projectIds: await this.monitoring.projectIds(teamId, changes.project_id === undefined ? [] : [changes.project_id], scope),
+      endpointProjects: await this.monitoring.endpointProjects(teamId, [...(changes.endpoint_ids ?? []), ...current.endpoint_ids], scope),
     };
     failIfAny(body.errors, updateDetailsRules(changes, current, facts));
     const state = await runIncidentCommand(this.platform, incidentId, context, { kind: 'update_details', changes: { ...changes } }, current);
@@ -175,7 +182,7 @@ export class UpdateIncidentDetailsHandler implements ICommandHandler<UpdateIncid
 // ---------------------------------------------------------------------------------------------
 
 export class UpdateIncidentStatus extends Command<IncidentDetail> {
-  constructor(readonly teamId: number, readonly incidentId: number, readonly body: CheckedBody<StatusInput>, readonly context: CommandContext) {
+  constructor(readonly teamId: number, readonly incidentId: number, readonly body: CheckedBody<StatusInput>, readonly context: CommandContext, readonly scope?: object) {
     super();
   }
 }
@@ -184,9 +191,9 @@ export class UpdateIncidentStatus extends Command<IncidentDetail> {
 export class UpdateIncidentStatusHandler implements ICommandHandler<UpdateIncidentStatus> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
-  async execute({ teamId, incidentId, body, context }: UpdateIncidentStatus): Promise<IncidentDetail> {
+  async execute({ teamId, incidentId, body, context, scope }: UpdateIncidentStatus): Promise<IncidentDetail> {
     const current = await writableIncident(this.platform, teamId, incidentId);
-    const statuses = statusFacts(await teamStatuses(this.platform, teamId));
+    const statuses = statusFacts(await teamStatuses(this.platform, teamId, scope));
     const input = body.value;
     failIfAny(body.errors, statusRules(input, statuses));
     const state = await runIncidentCommand(this.platform, incidentId, context, {
