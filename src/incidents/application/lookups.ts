@@ -50,9 +50,9 @@ export interface IncidentStatusView {
   created_at: string;
 }
 
-/** The team's incident statuses (tenancy view), id ascending. */
-export async function teamStatuses(platform: Platform, teamId: number): Promise<IncidentStatusView[]> {
-  const docs = await teamIncidentStatuses(platform.reader, teamId);
+/** The team's incident statuses (tenancy view), id ascending. `scope`: see `ReadStore.stamps` (one per request). */
+export async function teamStatuses(platform: Platform, teamId: number, scope?: object): Promise<IncidentStatusView[]> {
+  const docs = await teamIncidentStatuses(platform.reader, teamId, scope);
   return docs.map((doc) => ({ id: doc.id_num, team_id: doc.team_id, name: doc.name, is_default: doc.is_default, created_at: doc.created_at }));
 }
 
@@ -64,15 +64,16 @@ export function statusFacts(statuses: IncidentStatusView[]): StatusFact[] {
  * Projects and endpoints of a team, for the lookup rules. The monitoring views answer first;
  * an id they do not know (a view still catching up, or the view not deployed) is confirmed
  * from the monitoring streams, which are the truth. So a project created a moment ago is
- * accepted, and an id that does not exist in the team is reported.
+ * accepted, and an id that does not exist in the team is reported. `scope`: see
+ * `ReadStore.stamps` (one per request, so a command's lookups share one look at the store).
  */
 export class MonitoringFacts {
   constructor(private readonly platform: Platform) {}
 
-  async projectIds(teamId: number, ids: number[]): Promise<number[]> {
+  async projectIds(teamId: number, ids: number[], scope?: object): Promise<number[]> {
     const found: number[] = [];
     for (const id of unique(ids)) {
-      const doc = await this.viewDoc(PROJECTS, id);
+      const doc = await this.viewDoc(PROJECTS, id, scope);
       const team = doc ? (doc.team_id as number) : await this.projectTeamFromStream(id);
       if (team === teamId) found.push(id);
     }
@@ -80,10 +81,10 @@ export class MonitoringFacts {
   }
 
   /** endpoint id -> project id, for the team's endpoints among `ids`. */
-  async endpointProjects(teamId: number, ids: number[]): Promise<Record<number, number>> {
+  async endpointProjects(teamId: number, ids: number[], scope?: object): Promise<Record<number, number>> {
     const result: Record<number, number> = {};
     for (const id of unique(ids)) {
-      const doc = await this.viewDoc(ENDPOINTS, id);
+      const doc = await this.viewDoc(ENDPOINTS, id, scope);
       const found = doc ? { team: doc.team_id as number, project: doc.project_id as number } : await this.endpointFromStream(id);
       if (found && found.team === teamId) result[id] = found.project;
     }
@@ -91,9 +92,9 @@ export class MonitoringFacts {
   }
 
   /** The row through monitoring's shared cache of its rows (read on every create, rarely changed). */
-  private async viewDoc(collection: typeof PROJECTS | typeof ENDPOINTS, id: number): Promise<Doc | null> {
+  private async viewDoc(collection: typeof PROJECTS | typeof ENDPOINTS, id: number, scope: object | undefined): Promise<Doc | null> {
     try {
-      return (await monitoringRow(this.platform.reader, collection, id)) as unknown as Doc | null;
+      return (await monitoringRow(this.platform.reader, collection, id, scope)) as unknown as Doc | null;
     } catch {
       return null;
     }

@@ -123,8 +123,8 @@ export class IncidentsController {
   @Get('incident-statuses')
   @ApiOperation({ summary: "The team's incident statuses, id ascending" })
   @ApiOkResponse({ type: IncidentStatusListResponse })
-  async statuses(@TokenTeam() team: number) {
-    return { data: await teamStatuses(this.platform, team) };
+  async statuses(@TokenTeam() team: number, @Req() request: FastifyRequest) {
+    return { data: await teamStatuses(this.platform, team, request) };
   }
 
   @WRITE()
@@ -136,7 +136,7 @@ export class IncidentsController {
   @ApiResponse({ status: 201, type: IncidentResponse, description: 'The complete incident detail.' })
   @ApiResponse({ status: 400, description: 'Also: a project, endpoint or status that is not the team\'s (not_found), endpoints of another project (conflict).' })
   async create(@TokenTeam() team: number, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new CreateIncident(team, checkBody(CreateIncidentBody, body), contextOf(request))) };
+    return { data: await this.commands.execute(new CreateIncident(team, checkBody(CreateIncidentBody, body), contextOf(request), request)) };
   }
 
   @WRITE()
@@ -147,7 +147,7 @@ export class IncidentsController {
   @ApiOkResponse({ type: IncidentResponse, description: 'The updated incident detail.' })
   @MERGED
   async update(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new UpdateIncidentDetails(team, incidentId(id), checkBody(UpdateIncidentBody, body), contextOf(request))) };
+    return { data: await this.commands.execute(new UpdateIncidentDetails(team, incidentId(id), checkBody(UpdateIncidentBody, body), contextOf(request), request)) };
   }
 
   @WRITE()
@@ -158,7 +158,7 @@ export class IncidentsController {
   @ApiOkResponse({ type: IncidentResponse, description: 'The updated incident detail.' })
   @MERGED
   async updateStatus(@TokenTeam() team: number, @Param('incidentID') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return { data: await this.commands.execute(new UpdateIncidentStatus(team, incidentId(id), checkBody(UpdateIncidentStatusBody, body), contextOf(request))) };
+    return { data: await this.commands.execute(new UpdateIncidentStatus(team, incidentId(id), checkBody(UpdateIncidentStatusBody, body), contextOf(request), request)) };
   }
 
   @WRITE()

@@ -20,11 +20,11 @@ const statusLists = new WeakMap<ViewReader, ViewCache<IncidentStatusDoc[]>>();
  * by a status edit, so kept per reader while the collection's stamp holds (a status written by
  * any process is seen by the next read). The list is shared: callers never mutate it.
  */
-export async function teamIncidentStatuses(reader: ViewReader, teamId: number): Promise<IncidentStatusDoc[]> {
+export async function teamIncidentStatuses(reader: ViewReader, teamId: number, scope?: object): Promise<IncidentStatusDoc[]> {
   let cache = statusLists.get(reader);
   if (!cache) statusLists.set(reader, (cache = new ViewCache(reader, TENANCY_VIEW, INCIDENT_STATUSES, { capacity: 1_000 })));
   const load = async () => (await reader.find(TENANCY_VIEW, INCIDENT_STATUSES, { filter: { team_id: teamId }, sort: [['id_num', 'asc']] })) as unknown as IncidentStatusDoc[];
-  return (await cache.get(String(teamId), load)) ?? [];
+  return (await cache.get(String(teamId), load, scope)) ?? [];
 }
 
 const TEAM_SORT: Array<[string, SortDirection]> = [['team_id', 'asc']];
