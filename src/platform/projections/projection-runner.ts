@@ -123,6 +123,8 @@ export class ProjectionRunner {
   private readonly watched = new Map<string, Watched>();
   private watchTimer: NodeJS.Timeout | null = null;
   private watching: Promise<void> | null = null;
+  /** Physical collection names by projection and generation (`physicalNames`). */
+  private readonly physicalByGeneration = new WeakMap<Projection, Map<number, ReadonlyMap<string, string>>>();
   /** Projections whose live batch waits in `liveCommits` for its commit. */
   private readonly committing = new Set<string>();
 
@@ -492,13 +494,13 @@ export class ProjectionRunner {
     beforeFind?: (collection: string) => Promise<void>,
     kept: KeptDocuments | null = null,
   ): Promise<{ position: Position; committed: boolean }> {
+    const physical = this.physicalNames(projection, generation);
     const transaction = new BatchViewTransaction(
       this.views,
       (collection) => {
-        if (!projection.collections.some((c) => c.name === collection)) {
-          throw new Error(`Projection ${projection.name} writes undeclared collection "${collection}"`);
-        }
-        return physicalCollection(projection.name, generation, collection);
+        const name = physical.get(collection);
+        if (name === undefined) throw new Error(`Projection ${projection.name} writes undeclared collection "${collection}"`);
+        return name;
       },
       beforeFind,
       kept,
@@ -526,6 +528,22 @@ export class ProjectionRunner {
     transaction.committed();
     this.checkpointedAt.set(`${projection.name}#${generation}`, Date.now());
     return { position, committed: true };
+  }
+
+  /**
+   * Each declared collection's physical name in a generation, made once: a batch resolves a name
+   * on every get and put (a probed check's rollups about twenty), and a new string each time
+   * was also a new hash for every map keyed by it.
+   */
+  private physicalNames(projection: Projection, generation: number): ReadonlyMap<string, string> {
+    let generations = this.physicalByGeneration.get(projection);
+    if (!generations) this.physicalByGeneration.set(projection, (generations = new Map()));
+    let names = generations.get(generation);
+    if (!names) {
+      names = new Map(projection.collections.map((c) => [c.name, physicalCollection(projection.name, generation, c.name)]));
+      generations.set(generation, names);
+    }
+    return names;
   }
 
   /**
