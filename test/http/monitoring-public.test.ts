@@ -106,6 +106,30 @@ describe('public monitoring API', () => {
     expect(bad.json().errors.map((e: any) => e.field).sort()).toEqual(['from', 'source']);
   });
 
+  it('combines the source and success filters, and pages each combination newest first', async () => {
+    const { teamId, token } = await readerTeam(t);
+    const project = await createProject(t, teamId);
+    const endpoint = await createEndpoint(t, teamId, project.id);
+    const failed = { success: false, status_code: 500, failure_reason: 'status: 500' };
+    await importChecks(t, teamId, endpoint.id, [
+      importedCheck('2030-01-01T00:00:00Z'),
+      importedCheck('2030-01-01T00:01:00Z', failed),
+      importedCheck('2030-01-01T00:02:00Z', { source: 'manual' }),
+      importedCheck('2030-01-01T00:03:00Z', { source: 'manual', ...failed }),
+      importedCheck('2030-01-01T00:04:00Z'),
+      importedCheck('2030-01-01T00:05:00Z', { source: 'manual', ...failed }),
+    ]);
+    const url = `/api/public/v2/endpoints/${endpoint.id}/checks`;
+    const minutes = async (query: Record<string, string>) => (await walk(token, url, { limit: '1', ...query })).map((c) => [c.checked_at.slice(14, 16), c.source, c.success]);
+    expect(await minutes({ source: 'scheduled', success: 'true' })).toEqual([['04', 'scheduled', true], ['00', 'scheduled', true]]);
+    expect(await minutes({ source: 'scheduled', success: 'false' })).toEqual([['01', 'scheduled', false]]);
+    expect(await minutes({ source: 'manual', success: 'true' })).toEqual([['02', 'manual', true]]);
+    expect(await minutes({ source: 'manual', success: 'false' })).toEqual([['05', 'manual', false], ['03', 'manual', false]]);
+    expect((await minutes({ success: 'false' })).map(([minute]) => minute)).toEqual(['05', '03', '01']);
+    expect((await minutes({ source: 'manual' })).map(([minute]) => minute)).toEqual(['05', '03', '02']);
+    expect((await minutes({})).map(([minute]) => minute)).toEqual(['05', '04', '03', '02', '01', '00']);
+  });
+
   it('returns a check only through its own endpoint and team', async () => {
     const { teamId, token } = await readerTeam(t);
     const other = await readerTeam(t);

@@ -2,7 +2,7 @@
 import { checksProjection } from '../../../src/monitoring/views/checks/projection.js';
 import { monitoringProjection } from '../../../src/monitoring/views/monitoring/projection.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
-import { CHECKS, type CheckDoc } from '../../../src/monitoring/views/checks/view.js';
+import { CHECK_FAILED, CHECK_NO_EXCERPT, CHECKS, type CheckDoc } from '../../../src/monitoring/views/checks/view.js';
 import { ENDPOINTS, type EndpointDoc, MAINTENANCE_WINDOWS, PROJECTS } from '../../../src/monitoring/views/monitoring/view.js';
 import { given } from '../../support/projection-spec.js';
 
@@ -138,19 +138,19 @@ describe('checks projection', () => {
       recorded(1),
       recorded(2, { success: false, status_code: 503, failure_reason: 'status: 503', response_excerpt: 'secret page', time_to_first_byte_ms: 20, latency_anomaly: true, latency_threshold_ms: 40 }),
     ]);
-    const plain: CheckDoc = { id: '1', check_id: 1, team_id: 1, endpoint_id: 5, configuration_version: 1, success: true, status_code: 200, latency_ms: 50, time_to_first_byte_ms: 50, duration_ms: 50, latency_threshold_ms: null, manual: false, checked_at: T0, response_excerpt_omitted: false };
+    // No team (the endpoint's); success, source and excerpt as bits: a scheduled success without an excerpt.
+    const plain: CheckDoc = { id: '1', check_id: 1, endpoint_id: 5, configuration_version: 1, flags: CHECK_NO_EXCERPT, status_code: 200, latency_ms: 50, time_to_first_byte_ms: 50, duration_ms: 50, latency_threshold_ms: null, checked_at: T0 };
     expect(views.document(CHECKS, '1')).toEqual(plain);
     expect(views.document(CHECKS, '2')).toEqual({
       ...plain,
       id: '2',
       check_id: 2,
-      success: false,
+      flags: CHECK_FAILED,
       status_code: 503,
       failure_reason: 'status: 503',
       time_to_first_byte_ms: 20,
       latency_anomaly: true,
       latency_threshold_ms: 40,
-      response_excerpt_omitted: true,
     });
     expect(JSON.stringify(views.documents(CHECKS))).not.toContain('secret page');
   });

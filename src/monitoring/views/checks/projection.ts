@@ -6,10 +6,11 @@ import type { Doc } from '../../../platform/read-store/read-store.port.js';
 
 /**
  * Every recorded check, compact: a field at its default is left out and put back by
- * `presentCheck` (queries.ts). Always present: id (string), check_id, team_id,
- * endpoint_id, configuration_version, success, status_code, latency_ms, time_to_first_byte_ms,
- * duration_ms, latency_threshold_ms (null while none applies), manual (the source: true for
- * `manual`), checked_at (the fields lists filter and sort on) and response_excerpt_omitted.
+ * `presentCheck` (queries.ts). Always present: id (string), check_id,
+ * endpoint_id, configuration_version, flags (success, source and response_excerpt_omitted as
+ * bits, view.ts), status_code, latency_ms, time_to_first_byte_ms, duration_ms,
+ * latency_threshold_ms (null while none applies) and checked_at (lists filter and sort on
+ * endpoint_id, flags and checked_at).
  * Only when they differ from the default: body_complete (true), latency_anomaly (false),
  * alert_suppressed (false), failure_reason (null), region (`local`; a `?region=local` list
  * filters on its absence).
@@ -32,10 +33,13 @@ import type { Doc } from '../../../platform/read-store/read-store.port.js';
  * v6: `check_id` is the id field (`idField`): SQLite keeps the check id once, as the row's key, and
  * the list's index ends at checked_at (its entries end with the key anyway), about 8 bytes a check
  * less (docs/benchmarks.md, "Disk per probed check, third step").
+ * v7: no `team_id` (the endpoint's team, which never changes; both reads go through the
+ * endpoint's monitoring row), and success, source and response_excerpt_omitted as the bits of
+ * one integer, `flags` (0 for a probed success with its excerpt): two to four bytes a check.
  */
 export const checksProjection = defineProjection({
   name: CHECKS_VIEW,
-  version: 6,
+  version: 7,
   collections: [
     {
       name: CHECKS,
@@ -44,18 +48,15 @@ export const checksProjection = defineProjection({
       columns: {
         id: 'integer',
         check_id: 'integer',
-        team_id: 'integer',
         endpoint_id: 'integer',
         configuration_version: 'integer',
-        success: 'boolean',
+        flags: 'integer',
         status_code: 'integer',
         latency_ms: 'real',
         time_to_first_byte_ms: 'real',
         duration_ms: 'real',
         latency_threshold_ms: 'real',
-        manual: 'boolean',
         checked_at: 'timestamp',
-        response_excerpt_omitted: 'boolean',
       },
     },
   ],

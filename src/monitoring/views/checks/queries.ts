@@ -5,8 +5,9 @@ import { PLATFORM, type Platform } from '../../../platform/platform.js';
 import { ViewListCache } from '../../../platform/projections/view-cache.js';
 import type { Filter, SortDirection } from '../../../platform/read-store/read-store.port.js';
 import { CheckNotFoundError } from '../../domain/errors.js';
-import { MonitoringReads } from '../monitoring/queries.js';
-import { type CheckDoc, CHECKS, CHECKS_VIEW } from './view.js';
+import { MonitoringReads, monitoringRow } from '../monitoring/queries.js';
+import { ENDPOINTS } from '../monitoring/view.js';
+import { CHECK_FAILED, CHECK_MANUAL, CHECK_NO_EXCERPT, type CheckDoc, CHECKS, CHECKS_VIEW, flagsMatching } from './view.js';
 
 const CHECK_SORT: Array<[string, SortDirection]> = [['checked_at', 'desc'], ['check_id', 'desc']];
 
@@ -17,18 +18,18 @@ export function presentCheck(row: CheckDoc) {
     id: row.check_id,
     endpoint_id: row.endpoint_id,
     configuration_version: row.configuration_version,
-    success: row.success,
+    success: (row.flags & CHECK_FAILED) === 0,
     status_code: row.status_code,
     latency_ms: row.latency_ms,
     time_to_first_byte_ms: row.time_to_first_byte_ms,
     duration_ms: row.duration_ms,
-    source: row.manual ? ('manual' as const) : ('scheduled' as const),
+    source: (row.flags & CHECK_MANUAL) !== 0 ? ('manual' as const) : ('scheduled' as const),
     body_complete: row.body_complete ?? true,
     latency_anomaly: row.latency_anomaly ?? false,
     latency_threshold_ms: row.latency_threshold_ms,
     alert_suppressed: row.alert_suppressed ?? false,
     failure_reason: row.failure_reason ?? null,
-    response_excerpt_omitted: row.response_excerpt_omitted === true,
+    response_excerpt_omitted: (row.flags & CHECK_NO_EXCERPT) === 0,
     region: row.region ?? DEFAULT_REGION,
     checked_at: row.checked_at,
   };
@@ -76,8 +77,9 @@ export class CheckReads {
     // Every check of the team's endpoint is the team's: no per-row team filter in the query.
     await this.monitoring.endpointRow(teamId, endpointId, scope);
     const filter: Filter = { endpoint_id: endpointId };
-    if (filters.source !== undefined) filter.manual = filters.source === 'manual';
-    if (filters.success !== undefined) filter.success = filters.success;
+    if (filters.source !== undefined || filters.success !== undefined) {
+      filter.flags = { in: flagsMatching(filters.success, filters.source === undefined ? undefined : filters.source === 'manual') };
+    }
     // The view leaves out the default region (`eq: null` matches a missing field).
     if (filters.region !== undefined) filter.region = filters.region === DEFAULT_REGION ? null : filters.region;
     if (filters.from !== undefined || filters.to !== undefined) {
@@ -94,9 +96,16 @@ export class CheckReads {
     return `{"data":[${page.rows.map((row) => row.json).join(',')}],"pagination":${JSON.stringify(page.pagination)}}`;
   }
 
+  /**
+   * The check when it is the endpoint's and the endpoint is the team's (a check's team is its
+   * endpoint's: endpoints never change team); a check of another team's endpoint is missing.
+   */
   async check(teamId: number, endpointId: number, checkId: number) {
-    const row = (await this.platform.reader.get(CHECKS_VIEW, CHECKS, checkId)) as unknown as CheckDoc | null;
-    if (!row || row.team_id !== teamId || row.endpoint_id !== endpointId) throw new CheckNotFoundError(checkId);
+    const [row, endpoint] = await Promise.all([
+      this.platform.reader.get(CHECKS_VIEW, CHECKS, checkId) as Promise<CheckDoc | null>,
+      monitoringRow(this.platform.reader, ENDPOINTS, endpointId),
+    ]);
+    if (!row || row.endpoint_id !== endpointId || !endpoint || endpoint.team_id !== teamId) throw new CheckNotFoundError(checkId);
     return presentCheck(row);
   }
 }
