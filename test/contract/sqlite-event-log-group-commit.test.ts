@@ -1,9 +1,10 @@
 /**
  * The SQLite event log writes the appends that may wait for a group commit (`groupCommit`, a
- * probed check's) made in one turn of the event loop in one transaction (a savepoint each); any
- * other append is written at once, with the grouped ones still waiting. A refused append fails
- * alone; when the transaction as a whole fails, every append in it fails and none of them is
- * kept, so no caller is told of an append a crash or an error could take back.
+ * probed check's) made in one turn of the event loop in one transaction; any other append is
+ * written at once, with the grouped ones still waiting. A refused append fails alone, and so does
+ * one whose write fails part-way; when the transaction as a whole fails, every append in it
+ * fails and none of them is kept, so no caller is told of an append a crash or an error could
+ * take back.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -90,6 +91,40 @@ describe('SQLite event log: appends of one turn share one commit', () => {
     const again = await store.append('before-boom', [event('Happened', 4)], { expectedRevision: 'no_stream' });
     expect(again.nextExpectedRevision).toBe(0);
     expect((await store.readStream('before-boom')).map((e) => e.data)).toEqual([{ n: 4 }]);
+  });
+
+  it('fails an append whose write SQLite refuses part-way alone: none of its events or its new stream kept, the others of its turn commit', async () => {
+    // Refuses the statement (not the transaction) when an event of type Refused is written: the
+    // append's first event is already written by then.
+    other.exec(`CREATE TRIGGER refuse BEFORE INSERT ON event_log WHEN NEW.type = (SELECT id FROM event_types WHERE name = 'Refused') BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    const outcomes = await Promise.allSettled([
+      store.append('kept-1', [event('Happened', 1)], grouped('no_stream')),
+      store.append('partly', [event('Happened', 2), event('Refused', 3)], grouped('no_stream')),
+      store.append('warm-up', [event('Happened', 4)], grouped(0)),
+      store.append('kept-2', [event('Happened', 5), event('Happened', 6)], grouped('no_stream')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).not.toBeInstanceOf(WrongExpectedRevisionError);
+    other.exec('DROP TRIGGER refuse');
+    expect(await store.readStream('partly')).toEqual([]);
+    expect(other.prepare(`SELECT count(*) FROM event_streams WHERE name = 'partly'`).pluck().get()).toBe(0);
+    expect((await store.readStream('kept-1')).map((e) => e.data)).toEqual([{ n: 1 }]);
+    expect((await store.readStream('warm-up')).map((e) => e.data)).toEqual([{ n: 0 }, { n: 4 }]);
+    expect((await store.readStream('kept-2')).map((e) => e.data)).toEqual([{ n: 5 }, { n: 6 }]);
+    const all = await store.readAll({ after: null, maxCount: 100 });
+    expect(all.map((e) => [e.streamId, e.revision])).toEqual([['warm-up', 0], ['kept-1', 0], ['warm-up', 1], ['kept-2', 0], ['kept-2', 1]]);
+    // The stream it would have started is still new.
+    expect((await store.append('partly', [event('Happened', 7)], { expectedRevision: 'no_stream' })).nextExpectedRevision).toBe(0);
+  });
+
+  it('refuses an append expecting a revision of a stream that does not exist without leaving the stream behind', async () => {
+    const [refused, kept] = await Promise.allSettled([
+      store.append('never', [event('Happened', 1)], grouped(3)),
+      store.append('kept', [event('Happened', 2)], grouped('no_stream')),
+    ]);
+    expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(kept.status).toBe('fulfilled');
+    expect(other.prepare(`SELECT count(*) FROM event_streams WHERE name = 'never'`).pluck().get()).toBe(0);
   });
 
   it('writes an append not marked for grouping at once: dependent appends to one stream take no turn of the event loop each', async () => {

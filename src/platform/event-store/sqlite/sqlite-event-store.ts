@@ -275,6 +275,32 @@ interface AppendedEvents {
   interned: Array<[kind: InternKind, name: string, id: number]>;
 }
 
+/** An event's stored columns, computed before the append writes anything. */
+interface PreparedRow {
+  type: number;
+  schemaVersion: number;
+  occurredAt: bigint | string | null;
+  metadata: string | null;
+  data: string;
+}
+
+/** An append checked and in its stored form, not written yet (`prepareAppend`). */
+interface PreparedAppend {
+  streamId: string;
+  /** Null: the stream is new to the compact layout; its row is written with its first event. */
+  stream: number | null;
+  current: number;
+  events: NewEvent[];
+  stored: SplitMetadata[];
+  rows: PreparedRow[];
+  storedEventId: bigint;
+  sharesCommit: boolean;
+  storedCommitMetadata: string;
+  nowMs: number;
+  recordedAt: string;
+  interned: AppendedEvents['interned'];
+}
+
 /**
  * How stale another process's append may be when a read to a stream's end is answered from the
  * known heads: a millisecond, less than the time the appending process takes to answer its own
@@ -367,7 +393,7 @@ export class SqliteEventStore implements EventStore {
 
   private readonly appendTx: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendedEvents;
   private readonly removeTx: (streamId: string, throughRevision: number, types: string[]) => number;
-  private readonly groupTx: (batch: PendingAppend[], outcomes: Array<AppendedEvents | { error: unknown }>) => void;
+  private readonly groupTx: (batch: PendingAppend[], outcomes: Array<AppendedEvents | { error: unknown }>, failed: ReadonlyMap<number, unknown>) => void;
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     const inMemory = filePath === ':memory:';
@@ -399,14 +425,17 @@ export class SqliteEventStore implements EventStore {
   /**
    * Group commit (issue 31), the caller's choice (`groupCommit`). Such appends made in one turn
    * of the event loop (the probes whose answers arrived in one poll phase) wait for the next
-   * `setImmediate` and are written in one SQLite transaction, each in a savepoint of its own.
-   * Any other append is written at once, together with the grouped ones still waiting (in the
-   * order they were made): a command's next command on its stream waits for it, so holding it
-   * to the end of the turn would bind a hot stream to one append per turn. A refused append
-   * (wrong revision) rolls back its savepoint and fails alone; the others commit. Each append
-   * resolves only after the COMMIT, so a caller never sees an append that a crash could take
-   * back; when the transaction as a whole fails, every append in it fails. One append alone is
-   * its own transaction, without a savepoint.
+   * `setImmediate` and are written in one SQLite transaction. Any other append is written at
+   * once, together with the grouped ones still waiting (in the order they were made): a
+   * command's next command on its stream waits for it, so holding it to the end of the turn
+   * would bind a hot stream to one append per turn. A refused append (wrong revision) fails
+   * alone and the others commit: every check comes before the append's first write, so it needs
+   * no savepoint (they cost about half of the log's share of a probed check). An append whose
+   * write fails part-way (a statement SQLite refused without ending the transaction) makes the
+   * transaction roll back; the group is then written again without it, so it still fails alone.
+   * Each append resolves only after the COMMIT, so a caller never sees an append that a crash
+   * could take back; when SQLite ends the transaction itself (disk full, I/O error), every
+   * append in it fails.
    */
   async append(
     streamId: string,
@@ -442,18 +471,27 @@ export class SqliteEventStore implements EventStore {
       return;
     }
     const outcomes: Array<AppendedEvents | { error: unknown }> = new Array(batch.length);
-    try {
-      this.groupTx(batch, outcomes);
-    } catch (error) {
-      // Nothing of the transaction was committed: names read back inside it may not exist.
-      this.shapeKeys.clear();
-      this.texts.clear();
-      const failure = toStoreError(error);
-      batch.forEach((item, i) => {
-        const outcome = outcomes[i];
-        item.reject(outcome !== undefined && 'error' in outcome ? outcome.error : failure);
-      });
-      return;
+    // Appends whose write failed part-way: left out when the group is written again.
+    const failed = new Map<number, unknown>();
+    for (;;) {
+      try {
+        this.groupTx(batch, outcomes, failed);
+        break;
+      } catch (error) {
+        // Nothing of the transaction was committed: names read back inside it may not exist.
+        this.shapeKeys.clear();
+        this.texts.clear();
+        if (error instanceof PartlyWritten) {
+          failed.set(error.index, appendError(error.cause, batch[error.index]));
+          continue;
+        }
+        const failure = toStoreError(error);
+        batch.forEach((item, i) => {
+          const outcome = outcomes[i];
+          item.reject(outcome !== undefined && 'error' in outcome ? outcome.error : failure);
+        });
+        return;
+      }
     }
     batch.forEach((item, i) => {
       const outcome = outcomes[i];
@@ -462,17 +500,35 @@ export class SqliteEventStore implements EventStore {
     });
   };
 
-  /** The appends of one turn, each a savepoint (a nested transaction) of one IMMEDIATE transaction. */
-  private groupInTransaction(batch: PendingAppend[], outcomes: Array<AppendedEvents | { error: unknown }>): void {
-    batch.forEach((item, i) => {
+  /**
+   * The appends of one turn in one IMMEDIATE transaction, one after another. An append refused
+   * while it is prepared has written no event and fails alone; one that fails while writing
+   * throws PartlyWritten, which rolls the transaction back (see `flushPending`).
+   */
+  private groupInTransaction(batch: PendingAppend[], outcomes: Array<AppendedEvents | { error: unknown }>, failed: ReadonlyMap<number, unknown>): void {
+    for (let i = 0; i < batch.length; i++) {
+      const item = batch[i];
+      if (failed.has(i)) {
+        outcomes[i] = { error: failed.get(i) };
+        continue;
+      }
+      let prepared: PreparedAppend;
       try {
-        outcomes[i] = this.appendTx(item.streamId, item.events, item.expected);
+        prepared = this.prepareAppend(item.streamId, item.events, item.expected);
       } catch (error) {
         outcomes[i] = { error: appendError(error, item) };
         // SQLite rolled the whole transaction back (disk full, I/O error): none of it commits.
         if (!this.db.inTransaction) throw error;
+        continue;
       }
-    });
+      try {
+        outcomes[i] = this.writeAppend(prepared);
+      } catch (error) {
+        outcomes[i] = { error: appendError(error, item) };
+        if (!this.db.inTransaction) throw error;
+        throw new PartlyWritten(i, error);
+      }
+    }
   }
 
   /** After the commit: what this connection remembers of an append, and the signal to subscribers. */
@@ -658,81 +714,120 @@ export class SqliteEventStore implements EventStore {
   }
 
   private appendInTransaction(streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendedEvents {
+    return this.writeAppend(this.prepareAppend(streamId, events, expected));
+  }
+
+  /**
+   * Everything an append decides before it writes an event: the revision check, the stored form
+   * of every value (JSON, packing, metadata, timestamps) and the commit it joins. What fails here
+   * (a wrong expected revision, data JSON cannot hold) leaves no event of the append written,
+   * only interned names, which any later append may use: so a group commit needs no savepoint
+   * per append (see `groupInTransaction`).
+   */
+  private prepareAppend(streamId: string, events: NewEvent[], expected: ExpectedRevision): PreparedAppend {
     const interned: AppendedEvents['interned'] = [];
-    const stream = this.intern('stream', streamId, interned);
-    const current = this.currentRevision(stream, streamId);
+    // A stream not interned yet is new (or holds only first-layout events): its row is written
+    // with its first event, and it has no compact revision to look up.
+    const stream = this.streamIds.get(streamId) ?? (this.statement('SELECT id FROM event_streams WHERE name = ?').pluck().get(streamId) as number | undefined) ?? null;
+    const current = stream === null ? this.legacyRevision(streamId) : this.currentRevision(stream, streamId);
     if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
     const now = new Date();
+    const nowMs = now.getTime();
     const recordedAt = now.toISOString();
     const stored = events.map((event) => splitMetadata(event.metadata, recordedAt, event.chainHashed === true));
     const commitMetadata = stored[0].shared;
-    const storeMetadata = (split: SplitMetadata) => this.storedMetadata(split, interned);
-    // A shape interned by this append is not cached for reads before it commits.
-    const formsInAppend: StoredForms = {
-      ...this.forms,
-      keysOfShape: (id: number): string[] => {
-        const mine = interned.find(([kind, , shape]) => kind === 'shape' && shape === id);
-        return mine ? (JSON.parse(mine[1]) as string[]) : this.keysOfShape(id);
-      },
-    };
-    const storedCommitMetadata = storeMetadata(stored[0]);
+    const storedCommitMetadata = this.storedMetadata(stored[0], interned);
     // Joins the log's last commit when it is recent enough and has the same metadata, or the
     // append is a single event (which then keeps its own metadata in its row; see the layout).
     const lastCommit = this.statement('SELECT recorded_at, metadata FROM event_commits ORDER BY id DESC LIMIT 1').get() as { recorded_at: number; metadata: string } | undefined;
-    const sinceLastCommit = lastCommit === undefined ? -1 : now.getTime() - lastCommit.recorded_at;
+    const sinceLastCommit = lastCommit === undefined ? -1 : nowMs - lastCommit.recorded_at;
     const sameMetadata = lastCommit !== undefined && lastCommit.metadata === storedCommitMetadata;
     const sharesCommit = lastCommit !== undefined && (sameMetadata || events.length === 1) && sinceLastCommit >= 0 && sinceLastCommit <= SHARED_COMMIT_MS;
     const ownMetadata = sharesCommit && !sameMetadata ? storedCommitMetadata : null;
     const storedEventId = sharesCommit ? BigInt(sinceLastCommit) : DERIVED_ID_STORED;
+    const rows: PreparedRow[] = new Array(events.length);
+    // The events of one append usually share occurred_at: converted once.
+    let lastOccurredAt: string | null = null;
+    let lastStoredOccurredAt: bigint | string | null = null;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i];
+      const split = stored[i];
+      if (split.occurredAt !== lastOccurredAt) lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = split.occurredAt), recordedAt, nowMs);
+      rows[i] = {
+        type: this.intern('type', event.type, interned),
+        schemaVersion: event.schemaVersion ?? 1,
+        occurredAt: lastStoredOccurredAt,
+        metadata: split.shared !== commitMetadata ? this.storedMetadata(split, interned) : ownMetadata,
+        data: (event.packed && this.packValue(event.data, interned)) || JSON.stringify(event.data ?? null),
+      };
+    }
+    return { streamId, stream, current, events, stored, rows, storedEventId, sharesCommit, storedCommitMetadata, nowMs, recordedAt, interned };
+  }
+
+  /**
+   * The writes of a prepared append: its stream's row when new, its events, its commit row. A
+   * failure here may leave part of the append written in the open transaction: the caller rolls
+   * the transaction back (see `groupInTransaction`).
+   */
+  private writeAppend(prepared: PreparedAppend): AppendedEvents {
+    const { streamId, events, stored, rows, storedEventId, recordedAt, interned } = prepared;
+    let stream = prepared.stream;
+    if (stream === null) {
+      stream = Number(this.statement('INSERT INTO event_streams (name) VALUES (?)').run(streamId).lastInsertRowid);
+      interned.push(['stream', streamId, stream]);
+    }
     const insert = this.statement(
       // The chain hash is bound as its hex text and stored as its 32 bytes: SQLite decodes it.
       `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, unhex(?))`,
     );
     const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
-    let revision = current;
-    // The events of one append usually share occurred_at: converted once.
-    let lastOccurredAt: string | null = null;
-    let lastStoredOccurredAt: bigint | string | null = null;
+    // A shape interned by this append is not cached for reads before it commits.
+    const formsInAppend: StoredForms | null =
+      recorded === null
+        ? null
+        : {
+            ...this.forms,
+            keysOfShape: (id: number): string[] => {
+              const mine = interned.find(([kind, , shape]) => kind === 'shape' && shape === id);
+              return mine ? (JSON.parse(mine[1]) as string[]) : this.keysOfShape(id);
+            },
+          };
+    let revision = prepared.current;
     let first = 0;
     let last = 0;
-    events.forEach((event, i) => {
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
       revision += 1;
-      const data = (event.packed && this.packValue(event.data, interned)) || JSON.stringify(event.data ?? null);
-      const { shared, fields, occurredAt, hash } = stored[i];
-      const info = insert.run(
-        stream,
-        revision,
-        this.intern('type', event.type, interned),
-        event.schemaVersion ?? 1,
-        storedEventId,
-        occurredAt === lastOccurredAt ? lastStoredOccurredAt : (lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = occurredAt), recordedAt, now.getTime())),
-        shared !== commitMetadata ? storeMetadata(stored[i]) : ownMetadata,
-        data,
-        hash,
-      );
+      const info = insert.run(stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash);
       last = Number(info.lastInsertRowid);
       if (i === 0) first = last;
       recorded?.push({
         id: derivedId(this.forms.idHead, last),
         streamId,
-        type: event.type,
-        schemaVersion: event.schemaVersion ?? 1,
-        data: parseStored(data, formsInAppend),
+        type: events[i].type,
+        schemaVersion: row.schemaVersion,
+        data: parseStored(row.data, formsInAppend!),
         // As a read gives it, from the fields the stored metadata was written from.
-        metadata: withHash(joinMetadata(fields, occurredAt), hash),
+        metadata: withHash(joinMetadata(stored[i].fields, stored[i].occurredAt), stored[i].hash),
         revision,
         position: last,
         recordedAt,
       });
-    });
-    if (!sharesCommit) this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(first, now.getTime(), storedCommitMetadata);
+    }
+    if (!prepared.sharesCommit) this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(first, prepared.nowMs, prepared.storedCommitMetadata);
     return { result: { nextExpectedRevision: revision, position: last }, events: recorded, interned };
   }
 
   /** The stream's last revision, -1 when it has none (its first-layout events count). */
   private currentRevision(stream: number, streamId: string): number {
     const compact = (this.statement('SELECT max(revision) AS revision FROM event_log WHERE stream = ?').get(stream) as { revision: number | null }).revision;
-    if (compact !== null || this.legacyHead === null) return compact ?? -1;
+    if (compact !== null) return compact;
+    return this.legacyRevision(streamId);
+  }
+
+  /** The last revision of a stream's first-layout events, -1 when it has none. */
+  private legacyRevision(streamId: string): number {
+    if (this.legacyHead === null) return -1;
     return (this.statement('SELECT max(revision) AS revision FROM events WHERE stream_id = ?').get(streamId) as { revision: number | null }).revision ?? -1;
   }
 
@@ -1111,6 +1206,16 @@ interface PendingAppend {
   expected: ExpectedRevision;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
+}
+
+/** An append of a group failed after its first write: the group's transaction is rolled back and written again without it. */
+class PartlyWritten extends Error {
+  constructor(
+    readonly index: number,
+    override readonly cause: unknown,
+  ) {
+    super('An append of the group failed part-way');
+  }
 }
 
 /** What the caller of a failed append is told: a taken revision is a wrong expected revision. */
