@@ -127,6 +127,22 @@ describe('SQLite event log: appends of one turn share one commit', () => {
     expect(other.prepare(`SELECT count(*) FROM event_streams WHERE name = 'never'`).pluck().get()).toBe(0);
   });
 
+  it('commits an append to a known stream in two pages of the WAL and a new stream\'s in four: no sequence row, no commit row of its own', async () => {
+    // The pages an append changes are what its commit writes: the event's row, its stream and
+    // revision's index entry, and for a new stream the stream's row and its name's index entry.
+    const framesPerAppend = async (append: (n: number) => Promise<unknown>): Promise<number> => {
+      other.pragma('wal_checkpoint(TRUNCATE)');
+      for (let n = 0; n < 100; n++) await append(n);
+      return walFrames() / 100;
+    };
+    for (let n = 0; n < 20; n++) await store.append(`known-${n}`, [event('Happened', n)], { expectedRevision: 'no_stream' });
+    const known = await framesPerAppend((n) => store.append(`known-${n % 20}`, [event('Happened', n)], { expectedRevision: Math.floor(n / 20) }));
+    const fresh = await framesPerAppend((n) => store.append(`new-${n}`, [event('Happened', n)], { expectedRevision: 'no_stream' }));
+    // A page split now and then adds a page to a commit.
+    expect(known).toBeLessThanOrEqual(2.1);
+    expect(fresh).toBeLessThanOrEqual(4.2);
+  });
+
   it('writes an append not marked for grouping at once: dependent appends to one stream take no turn of the event loop each', async () => {
     // A hot stream's commands append one after another, each expecting the previous revision.
     let turns = 0;

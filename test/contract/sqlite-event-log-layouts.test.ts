@@ -188,6 +188,26 @@ describe('SQLite event log in the compact layout', () => {
     await store.close();
   });
 
+  it('never gives a position twice, also after retention removed the newest events: in this process, another connection and after reopening', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    await store.append('kept', [{ type: 'Keep', data: { n: 0 } }], { expectedRevision: 'no_stream' });
+    await store.append('old', [0, 1, 2].map((n) => ({ type: 'Check', data: { n } })), { expectedRevision: 'no_stream' });
+    // A subscriber that has seen position 4 must be given every later event.
+    await store.removeEvents('old', { throughRevision: 2, types: ['Check'] });
+    expect((await store.append('next', [{ type: 'Keep', data: {} }], { expectedRevision: 'no_stream' })).position).toBe(5);
+    await store.removeEvents('next', { throughRevision: 0, types: ['Keep'] });
+    const another = new SqliteEventStore(file);
+    expect((await another.append('other', [{ type: 'Keep', data: {} }, { type: 'Keep', data: {} }], { expectedRevision: 'no_stream' })).position).toBe(7);
+    await another.removeEvents('other', { throughRevision: 1, types: ['Keep'] });
+    await another.close();
+    await store.close();
+    const reopened = new SqliteEventStore(file);
+    expect((await reopened.append('last', [{ type: 'Keep', data: {} }], { expectedRevision: 'no_stream' })).position).toBe(8);
+    expect((await reopened.readAll({ maxCount: 10 })).map((e) => [e.streamId, e.position])).toEqual([['kept', 1], ['last', 8]]);
+    await reopened.close();
+  });
+
   it('stores packed records with their key lists once and reads them back byte for byte, live, after reopening and after retention', async () => {
     const file = join(temp.path, 'events.sqlite');
     const store = new SqliteEventStore(file);

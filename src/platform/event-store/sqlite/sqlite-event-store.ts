@@ -94,6 +94,14 @@ export const SQLITE_EVENTS_SCHEMA = `
  * between checks no longer start commits of their own. Reads
  * give the same events as with a commit row per append (nothing reads commit boundaries). A
  * version that predates this fails on an `event_id` other than 0 ("unknown event id form").
+ *
+ * Positions without a sequence row (issue 31): `position` is a plain INTEGER PRIMARY KEY, not
+ * AUTOINCREMENT, whose sqlite_sequence row was one page more in every commit (about a fifth of
+ * a single-event append's CPU). SQLite gives a new row the newest position plus one, so a
+ * position could come back only after the newest event was removed: a removal that takes it
+ * records it as `event_log_file.position_floor`, and the next append starts after it. The
+ * newest position of a file of the first layout seeds the floor the same way. Files created
+ * before keep their AUTOINCREMENT table (and its sequence row).
  */
 const SQLITE_COMPACT_SCHEMA = `
   CREATE TABLE IF NOT EXISTS event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -101,9 +109,9 @@ const SQLITE_COMPACT_SCHEMA = `
   CREATE TABLE IF NOT EXISTS event_commits (id INTEGER PRIMARY KEY, recorded_at INTEGER NOT NULL, metadata TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS event_shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE);
   CREATE TABLE IF NOT EXISTS event_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
-  CREATE TABLE IF NOT EXISTS event_log_file (id INTEGER PRIMARY KEY CHECK (id = 1), event_id_prefix BLOB NOT NULL);
+  CREATE TABLE IF NOT EXISTS event_log_file (id INTEGER PRIMARY KEY CHECK (id = 1), event_id_prefix BLOB NOT NULL, position_floor INTEGER);
   CREATE TABLE IF NOT EXISTS event_log (
-    position       INTEGER PRIMARY KEY AUTOINCREMENT,
+    position       INTEGER PRIMARY KEY,
     stream         INTEGER NOT NULL,
     revision       INTEGER NOT NULL,
     type           INTEGER NOT NULL,
@@ -126,16 +134,19 @@ function newEventIdPrefix(): Buffer {
 
 /**
  * Creates the compact tables if missing. In a file of the first layout, its newest position
- * seeds event_log's sequence, so positions keep increasing across the two tables.
+ * seeds event_log's position floor, so positions keep increasing across the two tables.
+ * `keepsFloor`: event_log has no AUTOINCREMENT, so appends and removals keep the floor.
  */
-function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix: Buffer } {
+function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix: Buffer; keepsFloor: boolean } {
+  const keepsFloor = () => !/AUTOINCREMENT/i.test(db.prepare(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'event_log'`).pluck().get() as string);
   const exists = (name: string) => db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(name) !== undefined;
   const hasHash = () => (db.prepare(`SELECT 1 FROM pragma_table_info('event_log') WHERE name = 'hash'`).get() !== undefined);
+  const hasFloor = () => db.prepare(`SELECT 1 FROM pragma_table_info('event_log_file') WHERE name = 'position_floor'`).get() !== undefined;
   const idPrefix = () => db.prepare('SELECT event_id_prefix FROM event_log_file WHERE id = 1').pluck().get() as Buffer | undefined;
   // Only a file without the compact tables (or without the hash column, shapes, texts or prefix) takes the write lock (readers of a current file never wait).
-  if (exists('event_log') && hasHash() && exists('event_shapes') && exists('event_texts') && exists('event_log_file')) {
+  if (exists('event_log') && hasHash() && exists('event_shapes') && exists('event_texts') && exists('event_log_file') && (!keepsFloor() || hasFloor())) {
     const prefix = idPrefix();
-    if (prefix !== undefined) return { legacy: exists('events'), idPrefix: prefix };
+    if (prefix !== undefined) return { legacy: exists('events'), idPrefix: prefix, keepsFloor: keepsFloor() };
   }
   return db
     .transaction(() => {
@@ -145,15 +156,18 @@ function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix
         db.exec('CREATE TABLE IF NOT EXISTS event_shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE)');
         db.exec('CREATE TABLE IF NOT EXISTS event_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)');
         db.exec('CREATE TABLE IF NOT EXISTS event_log_file (id INTEGER PRIMARY KEY CHECK (id = 1), event_id_prefix BLOB NOT NULL)');
+        if (keepsFloor() && !hasFloor()) db.exec('ALTER TABLE event_log_file ADD COLUMN position_floor INTEGER');
       } else {
         db.exec(SQLITE_COMPACT_SCHEMA);
+        if (!hasFloor()) db.exec('ALTER TABLE event_log_file ADD COLUMN position_floor INTEGER');
+        db.prepare('INSERT OR IGNORE INTO event_log_file (id, event_id_prefix) VALUES (1, ?)').run(newEventIdPrefix());
         if (legacy) {
           const seq = db.prepare(`SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), coalesce((SELECT max(position) FROM events), 0)) AS seq`).get() as { seq: number };
-          if (seq.seq > 0) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('event_log', ?)`).run(seq.seq);
+          if (seq.seq > 0) db.prepare('UPDATE event_log_file SET position_floor = ? WHERE id = 1').run(seq.seq);
         }
       }
       db.prepare('INSERT OR IGNORE INTO event_log_file (id, event_id_prefix) VALUES (1, ?)').run(newEventIdPrefix());
-      return { legacy, idPrefix: idPrefix()! };
+      return { legacy, idPrefix: idPrefix()!, keepsFloor: keepsFloor() };
     })
     .immediate();
 }
@@ -341,6 +355,8 @@ export class SqliteEventStore implements EventStore {
    * (no process appends there any more; retention may remove some). Null: none to read.
    */
   private readonly legacyHead: number | null;
+  /** event_log has no sequence row: the position floor is kept (see the compact layout). */
+  private readonly keepsFloor: boolean;
   private readonly streamIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
   /** Shape ids by key list (JSON array text), and key lists by id for reads. */
@@ -405,7 +421,8 @@ export class SqliteEventStore implements EventStore {
     try {
       this.db = new Database(filePath);
       this.walKeeper = applySqliteEventLogPragmas(this.db, this.busyTimeoutMs, { walOffThread: true });
-      const { legacy, idPrefix } = ensureCompactSchema(this.db);
+      const { legacy, idPrefix, keepsFloor } = ensureCompactSchema(this.db);
+      this.keepsFloor = keepsFloor;
       const hex = idPrefix.toString('hex');
       this.forms = { keysOfShape: this.keysOfShape, textOf: this.textOf, idHead: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-` };
       this.legacyHead = legacy ? ((this.db.prepare('SELECT max(position) AS head FROM events').get() as { head: number | null }).head ?? null) : null;
@@ -669,6 +686,12 @@ export class SqliteEventStore implements EventStore {
          )`,
       ).run(JSON.stringify(positions));
     }
+    // The newest event removed: its position must not be given again (see the compact layout).
+    if (this.keepsFloor && positions.length > 0) {
+      const newestRemoved = positions.reduce((a, b) => (a > b ? a : b));
+      const head = (this.statement('SELECT max(position) FROM event_log').pluck().get() as number | null) ?? 0;
+      if (head < newestRemoved) this.statement('UPDATE event_log_file SET position_floor = max(coalesce(position_floor, 0), ?) WHERE id = 1').run(newestRemoved);
+    }
     let removed = positions.length;
     if (this.legacyHead !== null) {
       removed += this.statement(`DELETE FROM events WHERE stream_id = ? AND revision <= ? AND type IN (${marks})`).run(streamId, throughRevision, ...types).changes;
@@ -795,10 +818,15 @@ export class SqliteEventStore implements EventStore {
     let revision = prepared.current;
     let first = 0;
     let last = 0;
+    // After a removal took the newest event, the first event goes after the position it had.
+    const floor = this.keepsFloor ? (this.statement('SELECT position_floor FROM event_log_file WHERE id = 1').pluck().get() as number | null) : null;
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
       revision += 1;
-      const info = insert.run(stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash);
+      const info =
+        i === 0 && floor !== null
+          ? this.insertAfterFloor(floor, [stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash])
+          : insert.run(stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash);
       last = Number(info.lastInsertRowid);
       if (i === 0) first = last;
       recorded?.push({
@@ -816,6 +844,16 @@ export class SqliteEventStore implements EventStore {
     }
     if (!prepared.sharesCommit) this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(first, prepared.nowMs, prepared.storedCommitMetadata);
     return { result: { nextExpectedRevision: revision, position: last }, events: recorded, interned };
+  }
+
+  /** Inserts an event at the position after the floor (or after the newest event, if later) and clears the floor. */
+  private insertAfterFloor(floor: number, columns: unknown[]): Database.RunResult {
+    const head = (this.statement('SELECT max(position) FROM event_log').pluck().get() as number | null) ?? 0;
+    const info = this.statement(
+      `INSERT INTO event_log (position, stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, unhex(?))`,
+    ).run(Math.max(floor, head) + 1, ...columns);
+    this.statement('UPDATE event_log_file SET position_floor = NULL WHERE id = 1').run();
+    return info;
   }
 
   /** The stream's last revision, -1 when it has none (its first-layout events count). */
