@@ -7,7 +7,7 @@
  * crossed 1,000 WAL pages copied them into the database file and synced it on the event loop).
  */
 import { jest } from '@jest/globals';
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteCoordinationStore } from '../../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
@@ -15,6 +15,7 @@ import { SqliteReadStore } from '../../../src/platform/read-store/sqlite/sqlite-
 import Database from 'better-sqlite3';
 import { keepWalOffThread, WAL_AUTOCHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES, walIndexFrames } from '../../../src/platform/sqlite-wal.js';
 import { SqliteThread } from '../../../src/platform/sqlite-thread.js';
+import type { WalKeeper } from '../../../src/platform/sqlite-wal.js';
 import { makeTempDir } from '../../support/event-store-fixtures.js';
 import { eventually } from '../../support/eventually.js';
 
@@ -124,5 +125,33 @@ describe('SQLite WAL files stay bounded', () => {
       await keeper.close();
       db.close();
     }
+  });
+
+  it('read store: reclaimSpace empties the WAL even while the checkpoint thread is copying', async () => {
+    const file = join(dir.path, 'views-reclaim.sqlite');
+    const store = new SqliteReadStore(file);
+    const keeper = (store as unknown as { walKeeper: WalKeeper }).walKeeper;
+    await store.ensureCollection({ name: 'docs', indexes: [] });
+    await store.commit([{ op: 'put', collection: 'docs', doc: { id: 'small' } }]);
+    await keeper.checkpoint();
+    await store.commit([{ op: 'put', collection: 'docs', doc: { id: 'big', body: 'w'.repeat(16 * 1024 * 1024) } }]);
+    // A round (the timer's) starts; once its pass is copying frames (the wal-index's
+    // nBackfillAttempted ahead of nBackfill), it holds the checkpointer lock.
+    const round = keeper.checkpoint();
+    const shm = openSync(`${file}-shm`, 'r');
+    const header = Buffer.alloc(136);
+    const deadline = Date.now() + 20_000;
+    let copying = false;
+    while (!copying && Date.now() < deadline) {
+      readSync(shm, header, 0, header.length, 0);
+      copying = header.readUInt32LE(128) > header.readUInt32LE(96);
+    }
+    closeSync(shm);
+    expect(copying).toBe(true);
+    await store.reclaimSpace();
+    expect(walSize(file)).toBe(0);
+    await round;
+    expect((await store.get('docs', 'big'))?.body).toHaveLength(16 * 1024 * 1024);
+    await store.close();
   });
 });

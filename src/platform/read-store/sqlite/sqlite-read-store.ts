@@ -587,7 +587,10 @@ export class SqliteReadStore implements ReadStore {
         if (!this.db.open) return;
       }
     }
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    // On the checkpoint thread, after its round: a second checkpoint while the round's is in
+    // flight is refused at once (busy), and the WAL would keep its size until a later round.
+    if (this.walKeeper) await this.walKeeper.truncate(this.busyTimeoutMs);
+    else this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   async ping(): Promise<void> {
