@@ -68,7 +68,8 @@ export interface Projection {
    * (and read-aheads) from them instead of the store: a probed check's views read back on every
    * check the documents they wrote on the last one (alert status, analytics endpoint). Only for
    * projections whose collections nobody else writes, and whose handlers treat what `get`
-   * returns as read-only (it is frozen, shared with later batches).
+   * returns as read-only (it is frozen, shared with later batches); a document the batch itself
+   * put is then handed back as it is, not copied.
    */
   keepsDocuments?: boolean;
 }

@@ -47,7 +47,13 @@ export class BatchViewTransaction implements ViewTransaction {
   async get(collection: string, id: string): Promise<Doc | null> {
     const physical = this.resolve(collection);
     const docs = this.pendingOf(physical);
-    if (docs.has(id)) return structuredClone(docs.get(id) ?? null);
+    if (docs.has(id)) {
+      // A document this batch put is frozen: a projection that keeps its documents reads it as it
+      // is (read-only, see `Projection.keepsDocuments`); a copy (structuredClone) costs more than
+      // the rest of a rollup row's update.
+      const doc = docs.get(id) ?? null;
+      return this.kept === null ? structuredClone(doc) : doc;
+    }
     const ahead = this.prefetched.get(physical);
     if (ahead?.has(id)) {
       const doc = ahead.get(id)!;

@@ -1,5 +1,5 @@
 /** A batch's reads: what the store holds, merged with the batch's own writes, however often asked. */
-import { BatchViewTransaction } from '../../../src/platform/projections/view-transaction.js';
+import { BatchViewTransaction, KeptDocuments } from '../../../src/platform/projections/view-transaction.js';
 import type { Doc } from '../../../src/platform/read-store/read-store.port.js';
 import { MemoryReadStore } from '../analytics/support/memory-store.js';
 
@@ -30,6 +30,39 @@ describe('a projection batch reading its own collections', () => {
     views.put('channels', { id: '2', team_id: 8, name: 'b' });
     expect(await views.find('channels', { filter: { team_id: 7 } })).toEqual([]);
     expect(names(await views.find('channels', { filter: { team_id: 8 } }))).toEqual(['b']);
+  });
+
+  it('hands a document put earlier in the batch back frozen as it is when its documents are kept, and a copy otherwise', async () => {
+    const kept = new BatchViewTransaction(store, (collection) => collection, undefined, new KeptDocuments());
+    const doc = { id: '4', team_id: 7, name: 'd' };
+    kept.put('channels', doc);
+    expect(await kept.get('channels', '4')).toBe(doc);
+    expect(Object.isFrozen(doc)).toBe(true);
+    const copying = batch();
+    const other = { id: '5', team_id: 7, name: 'e' };
+    copying.put('channels', other);
+    const read = await copying.get('channels', '5');
+    expect(read).toEqual(other);
+    expect(read).not.toBe(other);
+  });
+
+  it('reads a kept document from the store once, and what a committed batch wrote not at all', async () => {
+    const documents = new KeptDocuments();
+    let reads = 0;
+    const get = store.get.bind(store);
+    store.get = (collection, id) => {
+      reads++;
+      return get(collection, id);
+    };
+    const first = new BatchViewTransaction(store, (collection) => collection, undefined, documents);
+    expect(await first.get('channels', '1')).toEqual({ id: '1', team_id: 7, name: 'a' });
+    first.put('channels', { id: '2', team_id: 7, name: 'b2' });
+    await store.commit(first.writes());
+    first.committed();
+    const second = new BatchViewTransaction(store, (collection) => collection, undefined, documents);
+    expect(await second.get('channels', '1')).toEqual({ id: '1', team_id: 7, name: 'a' });
+    expect(await second.get('channels', '2')).toEqual({ id: '2', team_id: 7, name: 'b2' });
+    expect(reads).toBe(1);
   });
 
   it('hands out stored documents that a handler cannot change in place for the next reader', async () => {
