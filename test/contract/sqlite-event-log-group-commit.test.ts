@@ -143,6 +143,31 @@ describe('SQLite event log: appends of one turn share one commit', () => {
     expect(fresh).toBeLessThanOrEqual(4.2);
   });
 
+  it('lets the appends of one turn share the commit an earlier append of that turn started, each reading back as it was appended', async () => {
+    const byA = (n: number): NewEvent => ({ type: 'Happened', data: { n }, metadata: { actor: 'a', request_id: 'r' } });
+    const subscription = store.subscribeToAll({ after: null });
+    const live: unknown[] = [];
+    const seen = (async () => {
+      for await (const e of subscription) if (live.push(JSON.stringify(e)) === 6) return;
+    })();
+    await Promise.all([
+      // Several events whose metadata the last commit does not have: a commit of its own.
+      store.append('shared-1', [byA(1), byA(2)], grouped('no_stream')),
+      // One event: joins it, keeping its own metadata.
+      store.append('shared-2', [event('Happened', 3)], grouped('no_stream')),
+      // The same metadata as that commit: joins it too.
+      store.append('shared-3', [byA(4), byA(5)], grouped('no_stream')),
+    ]);
+    await seen;
+    await subscription.close();
+    expect(other.prepare('SELECT count(*) FROM event_commits').pluck().get()).toBe(2);
+    const read = (await store.readAll({ after: null, maxCount: 10 })).map((e) => JSON.stringify(e));
+    expect(read).toEqual(live);
+    const reopened = new SqliteEventStore(join(dir.path, 'events.sqlite'));
+    expect((await reopened.readAll({ after: null, maxCount: 10 })).map((e) => JSON.stringify(e))).toEqual(live);
+    await reopened.close();
+  });
+
   it('writes an append not marked for grouping at once: dependent appends to one stream take no turn of the event loop each', async () => {
     // A hot stream's commands append one after another, each expecting the previous revision.
     let turns = 0;

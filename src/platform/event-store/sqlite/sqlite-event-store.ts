@@ -298,6 +298,22 @@ interface PreparedRow {
   data: string;
 }
 
+/** A commit row as an append compares itself with it. */
+interface StoredCommit {
+  recorded_at: number;
+  metadata: string;
+}
+
+/**
+ * What the appends of one group transaction learn from each other: the log's last commit and
+ * that the position floor is clear, which no other connection can change while it is open.
+ */
+interface GroupState {
+  /** null: not known yet in this transaction. */
+  lastCommit: StoredCommit | null;
+  floorClear: boolean;
+}
+
 /** An append checked and in its stored form, not written yet (`prepareAppend`). */
 interface PreparedAppend {
   streamId: string;
@@ -311,6 +327,8 @@ interface PreparedAppend {
   sharesCommit: boolean;
   storedCommitMetadata: string;
   nowMs: number;
+  /** The log's last commit before this append (undefined: none). */
+  lastCommit: StoredCommit | undefined;
   recordedAt: string;
   interned: AppendedEvents['interned'];
 }
@@ -468,6 +486,9 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /** Set while a group's transaction is open (`groupInTransaction`). */
+  private group: GroupState | null = null;
+
   /** Appends waiting for the next group commit, in the order they were made. */
   private pending: PendingAppend[] = [];
 
@@ -523,6 +544,15 @@ export class SqliteEventStore implements EventStore {
    * throws PartlyWritten, which rolls the transaction back (see `flushPending`).
    */
   private groupInTransaction(batch: PendingAppend[], outcomes: Array<AppendedEvents | { error: unknown }>, failed: ReadonlyMap<number, unknown>): void {
+    this.group = { lastCommit: null, floorClear: false };
+    try {
+      this.groupAppends(batch, outcomes, failed);
+    } finally {
+      this.group = null;
+    }
+  }
+
+  private groupAppends(batch: PendingAppend[], outcomes: Array<AppendedEvents | { error: unknown }>, failed: ReadonlyMap<number, unknown>): void {
     for (let i = 0; i < batch.length; i++) {
       const item = batch[i];
       if (failed.has(i)) {
@@ -762,7 +792,7 @@ export class SqliteEventStore implements EventStore {
     const storedCommitMetadata = this.storedMetadata(stored[0], interned);
     // Joins the log's last commit when it is recent enough and has the same metadata, or the
     // append is a single event (which then keeps its own metadata in its row; see the layout).
-    const lastCommit = this.statement('SELECT recorded_at, metadata FROM event_commits ORDER BY id DESC LIMIT 1').get() as { recorded_at: number; metadata: string } | undefined;
+    const lastCommit = this.group?.lastCommit ?? (this.statement('SELECT recorded_at, metadata FROM event_commits ORDER BY id DESC LIMIT 1').get() as StoredCommit | undefined);
     const sinceLastCommit = lastCommit === undefined ? -1 : nowMs - lastCommit.recorded_at;
     const sameMetadata = lastCommit !== undefined && lastCommit.metadata === storedCommitMetadata;
     const sharesCommit = lastCommit !== undefined && (sameMetadata || events.length === 1) && sinceLastCommit >= 0 && sinceLastCommit <= SHARED_COMMIT_MS;
@@ -784,7 +814,7 @@ export class SqliteEventStore implements EventStore {
         data: (event.packed && this.packValue(event.data, interned)) || JSON.stringify(event.data ?? null),
       };
     }
-    return { streamId, stream, current, events, stored, rows, storedEventId, sharesCommit, storedCommitMetadata, nowMs, recordedAt, interned };
+    return { streamId, stream, current, events, stored, rows, storedEventId, sharesCommit, storedCommitMetadata, nowMs, recordedAt, lastCommit, interned };
   }
 
   /**
@@ -819,7 +849,7 @@ export class SqliteEventStore implements EventStore {
     let first = 0;
     let last = 0;
     // After a removal took the newest event, the first event goes after the position it had.
-    const floor = this.keepsFloor ? (this.statement('SELECT position_floor FROM event_log_file WHERE id = 1').pluck().get() as number | null) : null;
+    const floor = this.keepsFloor && this.group?.floorClear !== true ? (this.statement('SELECT position_floor FROM event_log_file WHERE id = 1').pluck().get() as number | null) : null;
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
       revision += 1;
@@ -843,6 +873,10 @@ export class SqliteEventStore implements EventStore {
       });
     }
     if (!prepared.sharesCommit) this.statement('INSERT INTO event_commits (id, recorded_at, metadata) VALUES (?, ?, ?)').run(first, prepared.nowMs, prepared.storedCommitMetadata);
+    if (this.group !== null) {
+      this.group.lastCommit = prepared.sharesCommit ? prepared.lastCommit! : { recorded_at: prepared.nowMs, metadata: prepared.storedCommitMetadata };
+      this.group.floorClear = true;
+    }
     return { result: { nextExpectedRevision: revision, position: last }, events: recorded, interned };
   }
 
