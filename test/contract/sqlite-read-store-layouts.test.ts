@@ -16,6 +16,20 @@ describe('SQLite read store layouts across connections', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('answers reads and writes right while more distinct statements run than its cache holds', async () => {
+    const store = new SqliteReadStore(join(dir, 'views.sqlite'));
+    await store.ensureCollection({ name: 'many', indexes: [{ fields: ['n'] }] });
+    await store.commit(Array.from({ length: 20 }, (_, n) => ({ op: 'put' as const, collection: 'many', doc: { id: String(n), n } })));
+    // Each limit is its own statement: 300 of them, beside statements run all along.
+    for (let limit = 1; limit <= 300; limit++) {
+      const found = await store.find('many', { filter: { n: { gte: 0 } }, sort: [['n', 'asc']], limit });
+      expect(found.map((doc) => doc.n)).toEqual(Array.from({ length: Math.min(limit, 20) }, (_, n) => n));
+      await store.commit([{ op: 'put', collection: 'many', doc: { id: '0', n: 0, round: limit } }]);
+      expect(await store.get('many', '0')).toEqual({ id: '0', n: 0, round: limit });
+    }
+    await store.close();
+  });
+
   it('reads a collection another connection created after this one found it missing', async () => {
     const reader = new SqliteReadStore(join(dir, 'views.sqlite'));
     const writer = new SqliteReadStore(join(dir, 'views.sqlite'));
