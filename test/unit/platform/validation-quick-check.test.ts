@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, type ValidationError, validateSync } from 'class-validator';
 import '../../../src/app/http-app.js';
-import { RULES, rulesOf } from '../../../src/platform/http/validation.js';
+import { RULES, rulesOf, toInstance } from '../../../src/platform/http/validation.js';
 
 type Dto = new () => object;
 
@@ -37,6 +37,8 @@ const SOME_VALUES: unknown[] = [
   'GET', 'POST', 'HEAD', 'warning', 'critical', 'up', 'down', '#ff0000', 'UTC', 'Europe/Berlin', 'a@example.com',
   [], [1], [1, 2, 3], [1, 1], [0], ['a'], [{}], [{ a: 1 }], [null],
   {}, { a: 1 }, { 'x-custom': 'v' }, { nested: { deep: [1] } },
+  // Keys class-transformer leaves out of a plain object (methods of Object.prototype).
+  { toString: 'x', valueOf: 1, hasOwnProperty: [1], kept: true }, [{ isPrototypeOf: {}, name: 'n' }],
 ];
 
 const summary = (errors: ValidationError[]): unknown =>
@@ -72,5 +74,26 @@ describe('rulesOf: the errors class-validator finds, for every DTO of the servic
     }
     // Bodies that pass did occur, so the short path was taken as well as the long one.
     expect(valid).toBeGreaterThan(100);
+  });
+
+  it('builds each body into the very instance plainToInstance builds', () => {
+    for (const dto of dtos) {
+      const values = fc.constantFrom(...SOME_VALUES, ...namedValues(dto));
+      const field = fc.oneof({ arbitrary: fc.constant(undefined), weight: 1 }, { arbitrary: values, weight: 2 });
+      const body = fc
+        .record(Object.fromEntries(propertiesOf(dto).map((name) => [name, field])))
+        .map((drawn) => Object.fromEntries(Object.entries(drawn).filter(([, value]) => value !== undefined)));
+      fc.assert(
+        fc.property(body, (plain) => {
+          const expected = plainToInstance(dto, structuredClone(plain), { enableImplicitConversion: false }) as object;
+          const built = toInstance(dto, structuredClone(plain));
+          expect(Object.getPrototypeOf(built)).toBe(Object.getPrototypeOf(expected));
+          // Same keys in the same order, same values, nested instances of the same classes.
+          expect([dto.name, JSON.stringify(built)]).toEqual([dto.name, JSON.stringify(expected)]);
+          expect(built).toStrictEqual(expected);
+        }),
+        { numRuns: 200, seed: 31 },
+      );
+    }
   });
 });
