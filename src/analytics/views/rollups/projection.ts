@@ -334,6 +334,9 @@ export const analyticsRollupsProjection = defineProjection({
       columns: REGION_CHECK_COLUMNS,
     },
   ],
+  // Nothing else writes its collections (retention summarizes through the log), and the
+  // handlers build new documents (`withCheck` copies before adding): the runner keeps them.
+  keepsDocuments: true,
   prefetch: readsOfCheck,
   handlers: {
     [CHECK_RECORDED]: onCheckRecorded,

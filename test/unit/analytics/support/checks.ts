@@ -5,6 +5,7 @@ import type { AnalyticsFacts } from '../../../../src/analytics/application/analy
 import { AnalyticsQuery } from '../../../../src/analytics/views/rollups/queries.js';
 import { analyticsRollupsProjection } from '../../../../src/analytics/views/rollups/projection.js';
 import { MemoryReadStore, applyBatch } from './memory-store.js';
+import { KeptDocuments } from '../../../../src/platform/projections/view-transaction.js';
 import type { ReadStore } from '../../../../src/platform/read-store/read-store.port.js';
 
 let nextId = 1;
@@ -93,8 +94,10 @@ export async function queryOver<S extends ReadStore = MemoryReadStore>(
     for (const move of moves.filter((m) => Math.min(m.before, checks.length) === i)) events.push(moved(move.endpoint_id, move.team_id, move.project_id, events.length));
     if (i < checks.length) events.push(recorded(checks[i], events.length));
   }
+  // Kept from batch to batch, frozen, as a following runner keeps the projection's documents.
+  const kept = analyticsRollupsProjection.keepsDocuments ? new KeptDocuments() : null;
   for (let i = 0; i < events.length; i += batchSize) {
-    await applyBatch(store, analyticsRollupsProjection, events.slice(i, i + batchSize));
+    await applyBatch(store, analyticsRollupsProjection, events.slice(i, i + batchSize), kept);
   }
   return { store, query: new AnalyticsQuery(store, facts) };
 }

@@ -16,7 +16,7 @@ import {
   type ViewWrite,
 } from '../../../../src/platform/read-store/read-store.port.js';
 import type { Projection } from '../../../../src/platform/projections/projection.js';
-import { BatchViewTransaction, wantedBy } from '../../../../src/platform/projections/view-transaction.js';
+import { BatchViewTransaction, KeptDocuments, wantedBy } from '../../../../src/platform/projections/view-transaction.js';
 import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
 
 /**
@@ -162,9 +162,15 @@ export class MemoryReadStore implements ReadStore {
  * Applies events to a projection in one batch, through the runner's own unit of work: the reads
  * the projection names are read ahead, reads see the batch's writes; one commit at the end.
  */
-export async function applyBatch(store: ReadStore, projection: Projection, events: RecordedEvent[]): Promise<void> {
-  const views = new BatchViewTransaction(store, (collection) => collection);
+/**
+ * Applies one batch as the runner does: read-ahead, the handlers, one commit. Pass the same
+ * `kept` to every batch of a projection that keeps its documents (`Projection.keepsDocuments`)
+ * to have them read back frozen from the batches before, as a following runner hands them.
+ */
+export async function applyBatch(store: ReadStore, projection: Projection, events: RecordedEvent[], kept: KeptDocuments | null = null): Promise<void> {
+  const views = new BatchViewTransaction(store, (collection) => collection, undefined, kept);
   if (projection.prefetch) await views.prefetch(wantedBy(projection, events));
   for (const event of events) await projection.handlers[event.type]?.(event, views);
   await store.commit(views.writes());
+  views.committed();
 }
