@@ -69,33 +69,25 @@ export interface CheckRecordedData extends ProbeOutcome {
   regional?: true;
 }
 
-/** What a check is besides its probe outcome: its ids, how it was taken, and whether it is suppressed. */
-export interface CheckFacts {
-  check_id: number;
-  team_id: number;
-  project_id: number;
-  endpoint_id: number;
-  configuration_version: number;
-  source: CheckSource;
-  job_id: string | null;
-  alert_suppressed: boolean;
-  /** The endpoints whose outage suppresses it (dependencies); left out when empty. */
-  suppressed_by?: number[];
-  imported: boolean;
-  /** The prober's region; default `local`. */
-  region?: string;
-  /** Taken for one of the endpoint's regions. */
-  regional?: boolean;
-}
+/**
+ * What a check is besides its probe outcome and latency judgment: its ids, how it was taken, and
+ * whether it is suppressed (`suppressed_by` left out when empty; `region` defaults to `local`;
+ * `regional`: taken for one of the endpoint's regions).
+ */
+export type CheckFacts = Pick<
+  CheckRecordedData,
+  'check_id' | 'team_id' | 'project_id' | 'endpoint_id' | 'configuration_version' | 'source' | 'job_id' | 'alert_suppressed' | 'suppressed_by' | 'imported' | 'region'
+> & { regional?: boolean };
 
 /** The latency judgment a check carries (alerting's, on the state before the check). */
 export type CheckLatencyJudgment = Pick<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms'>;
 
 /**
- * The one builder of a recorded check (the recorder's, and alerting's `decide` that the property
- * tests drive). One literal of a fixed shape, then the optional fields: the key order is the
- * stored form's (the compact form keeps it, and the SQLite log keeps each key list once), and
- * spreading the outcome into a growing object cost more than the rest of the decision.
+ * The one builder of a recorded check: the recorder's, the check import's, and alerting's
+ * `decide` that the property tests drive. One literal of a fixed shape, then the optional
+ * fields: the key order is the stored form's (the compact form keeps it, and the SQLite log
+ * keeps each key list once), and spreading the outcome into a growing object cost more than the
+ * rest of the decision.
  */
 export function recordedCheck(outcome: ProbeOutcome, facts: CheckFacts, judgment: CheckLatencyJudgment): CheckRecordedData {
   const check: CheckRecordedData = {
