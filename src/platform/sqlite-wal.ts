@@ -1,6 +1,4 @@
 import type Database from 'better-sqlite3';
-import { closeSync, openSync, readSync } from 'node:fs';
-import { endianness } from 'node:os';
 import { SqliteThread } from './sqlite-thread.js';
 
 /** Pages in the WAL that trigger an automatic checkpoint (SQLite's default, stated so it cannot drift). */
@@ -21,7 +19,6 @@ export interface WalCheckpointRound {
   log: number;
   /** Of those, frames now copied into the database file. */
   checkpointed: number;
-  /** 0 when the wal-index showed every frame copied already: nothing was posted to the thread. */
   passes: number;
   restarted: boolean;
 }
@@ -105,72 +102,19 @@ async function checkpointRound(thread: SqliteThread, busyTimeoutMs: number): Pro
   }
 }
 
-/** Bytes of the wal-index (`-shm`) read: two copies of its header, then the checkpoint info. */
-const WAL_INDEX_READ_BYTES = 104;
-const WAL_INDEX_HEADER_BYTES = 48;
-const littleEndian = endianness() === 'LE';
-
-/** The wal-index format version SQLite has written since 3.7.0 (`WALINDEX_MAX_VERSION`). */
-const WAL_INDEX_VERSION = 3007000;
-
-/**
- * Frames in the WAL and frames already copied into the database file, read from the wal-index
- * (`<file>-shm`, https://www.sqlite.org/walformat.html: the header `WalIndexHdr` twice, iVersion
- * at byte 0, isInit at 12, mxFrame at 16; then `WalCkptInfo`, nBackfill at byte 96; native byte
- * order). Every connection to the file, in any process, works through this shared-memory file, so
- * it shows other processes' commits as well as ours; a read that races a writer sees the frames
- * before or after its commit, and at worst a round is skipped that the next tick runs. Null on any
- * doubt (no file, a short read, a header being rewritten so its two copies differ, not
- * initialised, another format version): the caller then runs the round as if it had not looked.
- */
-export function walIndexFrames(file: string, buffer: Buffer = Buffer.alloc(WAL_INDEX_READ_BYTES)): { frames: number; copied: number } | null {
-  let fd: number;
-  try {
-    fd = openSync(`${file}-shm`, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    if (readSync(fd, buffer, 0, WAL_INDEX_READ_BYTES, 0) < WAL_INDEX_READ_BYTES) return null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-  if (buffer.compare(buffer, 0, WAL_INDEX_HEADER_BYTES, WAL_INDEX_HEADER_BYTES, 2 * WAL_INDEX_HEADER_BYTES) !== 0) return null;
-  if (buffer[12] !== 1) return null;
-  const u32 = (offset: number) => (littleEndian ? buffer.readUInt32LE(offset) : buffer.readUInt32BE(offset));
-  if (u32(0) !== WAL_INDEX_VERSION) return null;
-  return { frames: u32(16), copied: u32(96) };
-}
-
 /**
  * The checkpoint thread of a WAL file (a read-write SqliteThread on it), with a round every
  * WAL_CHECKPOINT_INTERVAL_MS on an unref'd timer. The thread starts at the first round, so a
  * connection closed within a second (a CLI command, most tests) never starts one. A round that
  * fails (the file busy, or gone) is tried again on the next tick.
- *
- * Before posting a round the timer reads the wal-index: when every frame is already copied and
- * the WAL is under WAL_AUTOCHECKPOINT_PAGES (nothing to copy, nothing to truncate), the round is
- * skipped (`passes: 0`). An idle service's rounds were two thread round trips a second per file
- * that found nothing; a file never written since it was opened never starts the thread. The look
- * is a read of 104 bytes of the `-shm` file on the event loop, and it decides only what a PASSIVE
- * pass would have found: a header read mid-write reads as a doubt and the round runs.
  */
 export function keepWalOffThread(file: string, options: { intervalMs?: number; busyTimeoutMs?: number } = {}): WalKeeper {
   let thread: SqliteThread | null = null;
   let closed = false;
   let round: Promise<WalCheckpointRound | null> | null = null;
   const open = () => (thread ??= new SqliteThread(file, { readonly: false, pragmas: ['busy_timeout = 0', 'synchronous = NORMAL'] }));
-  const header = Buffer.alloc(WAL_INDEX_READ_BYTES);
   const checkpoint = (): Promise<WalCheckpointRound | null> => {
     if (closed) return Promise.resolve(null);
-    if (round === null) {
-      const index = walIndexFrames(file, header);
-      if (index !== null && index.copied === index.frames && index.frames < WAL_AUTOCHECKPOINT_PAGES) {
-        return Promise.resolve({ log: index.frames, checkpointed: index.copied, passes: 0, restarted: false });
-      }
-    }
     round ??= checkpointRound(open(), options.busyTimeoutMs ?? 1000)
       .catch(() => null)
       .finally(() => {

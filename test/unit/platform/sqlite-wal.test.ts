@@ -6,16 +6,12 @@
  * The event log and the views checkpoint on a thread of their own (issue 31: the commit that
  * crossed 1,000 WAL pages copied them into the database file and synced it on the event loop).
  */
-import { jest } from '@jest/globals';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteCoordinationStore } from '../../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { SqliteReadStore } from '../../../src/platform/read-store/sqlite/sqlite-read-store.js';
-import Database from 'better-sqlite3';
-import { keepWalOffThread, WAL_AUTOCHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES, walIndexFrames } from '../../../src/platform/sqlite-wal.js';
-import { SqliteThread } from '../../../src/platform/sqlite-thread.js';
-import type { WalKeeper } from '../../../src/platform/sqlite-wal.js';
+import { WAL_AUTOCHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES, type WalKeeper } from '../../../src/platform/sqlite-wal.js';
 import { makeTempDir } from '../../support/event-store-fixtures.js';
 import { eventually } from '../../support/eventually.js';
 
@@ -86,45 +82,6 @@ describe('SQLite WAL files stay bounded', () => {
     await eventually('the checkpoint thread to truncate the WAL', () => walSize(file) <= WAL_SIZE_LIMIT_BYTES, { timeoutMs: 20_000 });
     expect(((await store.readStream('s-1'))[0].data as { blob: string }).blob).toHaveLength(blob.length);
     await store.close();
-  });
-
-  it('checkpoint thread: a round while every frame is copied posts nothing; the next write is copied by the next round', async () => {
-    const file = join(dir.path, 'idle.sqlite');
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('wal_autocheckpoint = 0');
-    db.exec('CREATE TABLE t (n INTEGER)');
-    const keeper = keepWalOffThread(file, { intervalMs: 3_600_000 });
-    const posted = jest.spyOn(SqliteThread.prototype, 'run');
-    try {
-      db.prepare('INSERT INTO t VALUES (1)').run();
-      const first = await keeper.checkpoint();
-      expect(first).toMatchObject({ restarted: false });
-      expect(first!.passes).toBeGreaterThan(0);
-      expect(first!.checkpointed).toBe(first!.log);
-      expect(posted).toHaveBeenCalled();
-      // Nothing written since: the wal-index says every frame is in the database file, and the
-      // rounds of an idle file post no statement to the thread.
-      expect(walIndexFrames(file)).toEqual({ frames: first!.log, copied: first!.log });
-      posted.mockClear();
-      for (let round = 0; round < 5; round++) {
-        expect(await keeper.checkpoint()).toEqual({ log: first!.log, checkpointed: first!.log, passes: 0, restarted: false });
-      }
-      expect(posted).not.toHaveBeenCalled();
-      db.prepare('INSERT INTO t VALUES (2)').run();
-      const frames = walIndexFrames(file)!;
-      expect(frames.copied).toBeLessThan(frames.frames);
-      const next = await keeper.checkpoint();
-      expect(next!.passes).toBeGreaterThan(0);
-      expect(walIndexFrames(file)).toEqual({ frames: frames.frames, copied: frames.frames });
-      // What the thread copied is what a fresh connection reads from the database file alone.
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2);
-    } finally {
-      posted.mockRestore();
-      await keeper.close();
-      db.close();
-    }
   });
 
   it('read store: reclaimSpace empties the WAL even while the checkpoint thread is copying', async () => {
