@@ -99,7 +99,7 @@ export function eventStoreContract(
       const starter = stream('chain-start');
       const subscription = store.subscribeToAll({ after: await store.headPosition() });
       await store.append(starter, [{ type: 'Noted', data: {} }], { expectedRevision: 'no_stream' });
-      const seen = await take(subscription, (e) => e.streamId === id || e.streamId === starter, 4, async (events) => {
+      const seen = await take(subscription, (e) => e.streamId === id || e.streamId === starter, 5, async (events) => {
         if (events.length > 1) return;
         await store.append(
           id,
@@ -108,6 +108,8 @@ export function eventStoreContract(
             { type: 'Noted', data: { n: 1 }, metadata: { hash: hash(3) } },
             // Not 64 lowercase hex digits: still read back as given.
             { type: 'Noted', data: { n: 2 }, metadata: { hash: 'F'.repeat(64) } },
+            // The 16-digit prefix a chained event stores (docs/audit.md).
+            { type: 'Noted', data: { n: 3 }, metadata: { hash: '0123456789abcdef' } },
           ],
           { expectedRevision: 'no_stream' },
         );
@@ -120,14 +122,15 @@ export function eventStoreContract(
       expect(events[0].metadata).toMatchObject({ actor: 'admin', idempotency_key: 'team:1:k', idempotency_step: 0 });
       if (options.chained) {
         // The chained store computes the hashes itself; what a caller passes is ignored.
-        expect(events.map((e) => e.metadata.hash)).toEqual(Array(3).fill(expect.stringMatching(/^[0-9a-f]{64}$/)));
+        expect(events.map((e) => e.metadata.hash)).toEqual(Array(4).fill(expect.stringMatching(/^[0-9a-f]{64}$/)));
         expect(events.map((e) => e.metadata.hash)).not.toContain(hash(2));
-        expect(events.map((e) => e.metadata.prev_hash)).toEqual([undefined, undefined, undefined]);
+        expect(events.map((e) => e.metadata.prev_hash)).toEqual([undefined, undefined, undefined, undefined]);
       } else {
         expect(events.map((e) => [e.metadata.prev_hash, e.metadata.hash])).toEqual([
           [hash(1), hash(2)],
           [undefined, hash(3)],
           [undefined, 'F'.repeat(64)],
+          [undefined, '0123456789abcdef'],
         ]);
       }
     });

@@ -61,8 +61,9 @@ export const SQLITE_EVENTS_SCHEMA = `
  * occurred_at; its id is the position of the append's first event, so an event finds its commit
  * as the nearest commit at or below its position. `data`
  * stays JSON text. Positions continue those of the first layout (sqlite_sequence). `hash` is the
- * event's link in its stream's hash chain (metadata.hash, 32 bytes instead of 64 hex characters
- * in the metadata JSON; NULL for events appended before chaining, docs/audit.md).
+ * event's link in its stream's hash chain (metadata.hash as its bytes: 32 for a full hash, 8 for
+ * the 16-hex prefix most chained events store; NULL for events appended before chaining,
+ * docs/audit.md).
  *
  * Packed records (issue 31): a JSON object may be stored as U+0001 followed by the JSON array
  * `[shape, value, ...]`, its key list kept once in `event_shapes` (interned like streams and
@@ -1067,7 +1068,7 @@ function readMetadata(text: string): EventMetadata {
  * and hash; null fields left out, as checks are most of the log and most of their metadata is
  * null, and put back as null on read; `fields` is the object that JSON was written from),
  * occurred_at, and the chain hash for the `hash` column (its hex text, stored as its bytes; a hash
- * that is not 64 lowercase hex digits stays in the JSON, so it reads back as it was given). Built
+ * that is not 64 or 16 lowercase hex digits stays in the JSON, so it reads back as it was given). Built
  * field by field, in the order `joinMetadata` reads: it runs for every event.
  */
 interface SplitMetadata {
@@ -1093,7 +1094,8 @@ function splitMetadata(input: Partial<EventMetadata> | undefined, now: string, c
   const hash = input?.hash;
   // The chained store's own hashes are lowercase hex as computed; any other is checked (a
   // different form is kept as given in the metadata JSON, so it reads back unchanged).
-  const binary = hash != null && hash.length === 64 && (chainHashed || !NOT_HEX.test(hash));
+  // Full hashes (64 hex digits) and the 16-digit prefixes most chained events store (docs/audit.md).
+  const binary = hash != null && (hash.length === 64 || hash.length === 16) && (chainHashed || !NOT_HEX.test(hash));
   if (hash != null && !binary) shared.hash = hash;
   return { shared: JSON.stringify(shared), fields: shared, occurredAt: input?.occurred_at ?? now, hash: binary ? hash : null };
 }
