@@ -17,6 +17,7 @@ import {
   StoreUnavailableError,
   WrongExpectedRevisionError,
 } from '../event-store.port.js';
+import { decodeRecord, encodeRecord } from './record-codec.js';
 import { RecentEvents } from './recent-events.js';
 import { boundWal, type WalKeeper } from '../../sqlite-wal.js';
 
@@ -72,6 +73,13 @@ export const SQLITE_EVENTS_SCHEMA = `
  * its JSON reads back byte for byte and the hash chain, computed over the logical event above
  * this adapter, still verifies. The leading U+0001 makes a packed column fail loudly in a
  * version that predates this layout instead of reading as something else.
+ *
+ * Coded records (issue 31): packed `data` whose values are all scalars (a probed check's) is
+ * stored as U+0003 and `[shape, value, ...]` in the 7-bit code of `record-codec.ts` (15 bytes
+ * for a probed check's 35 as packed text); a record with any other value (nested, NaN, a lone
+ * surrogate) stays packed text. A version that predates this fails on the U+0003 (JSON.parse)
+ * instead of misreading it; this version refuses any other control character it does not know
+ * as a column's first character (a form of a later version).
  *
  * Interned metadata (issue 31): metadata naming nothing but its actor (a system component's
  * appends: every probed check) is stored as U+0002 followed by the id of its JSON text, kept
@@ -273,6 +281,8 @@ type InternKind = 'stream' | 'type' | 'shape' | 'text';
 const PACKED = '\u0001';
 /** Marks interned metadata: U+0002 and the id of its text in `event_texts`. */
 const INTERNED = '\u0002';
+/** Marks a coded record: U+0003 and the characters of `record-codec.ts`. */
+const CODED = '\u0003';
 
 /** What turning compact rows into events needs beside the rows: the file's interned names and its id prefix. */
 interface StoredForms {
@@ -812,7 +822,7 @@ export class SqliteEventStore implements EventStore {
         schemaVersion: event.schemaVersion ?? 1,
         occurredAt: lastStoredOccurredAt,
         metadata: split.shared !== commitMetadata ? this.storedMetadata(split, interned) : ownMetadata,
-        data: (event.packed && this.packValue(event.data, interned)) || JSON.stringify(event.data ?? null),
+        data: (event.packed && this.packData(event.data, interned)) || JSON.stringify(event.data ?? null),
       };
     }
     return { streamId, stream, current, events, stored, rows, storedEventId, sharesCommit, storedCommitMetadata, nowMs, recordedAt, lastCommit, interned };
@@ -931,12 +941,31 @@ export class SqliteEventStore implements EventStore {
     return this.packValue(fields, interned) ?? shared;
   }
 
-  /**
-   * The packed text of a plain object, null for anything else. Built straight from the value:
-   * its keys are those JSON.stringify keeps (not undefined, functions or symbols), so the
-   * rebuilt object's JSON is the object's JSON.
-   */
+  /** The packed text of a plain object, null for anything else (see `recordOf`). */
   private packValue(value: unknown, interned: AppendedEvents['interned']): string | null {
+    const values = this.recordOf(value, interned);
+    return values === null ? null : PACKED + JSON.stringify(values);
+  }
+
+  /**
+   * The stored form of `data` an append marks as packed: the coded record when every value is
+   * one `record-codec.ts` gives back exactly as JSON does (null, a boolean, a finite number, a
+   * string without a lone surrogate or U+0000), else the packed text, else null (not a plain
+   * object).
+   */
+  private packData(value: unknown, interned: AppendedEvents['interned']): string | null {
+    const values = this.recordOf(value, interned);
+    if (values === null) return null;
+    const coded = encodeRecord(values);
+    return coded === null ? PACKED + JSON.stringify(values) : CODED + coded;
+  }
+
+  /**
+   * `[shape, value, ...]` of a plain object, its key list interned; null for anything else.
+   * Built straight from the value: its keys are those JSON.stringify keeps (not undefined,
+   * functions or symbols), so the rebuilt object's JSON is the object's JSON.
+   */
+  private recordOf(value: unknown, interned: AppendedEvents['interned']): unknown[] | null {
     if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return null;
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record).filter((key) => {
@@ -948,7 +977,7 @@ export class SqliteEventStore implements EventStore {
     const values: unknown[] = new Array(keys.length + 1);
     values[0] = this.intern('shape', JSON.stringify(keys), interned);
     for (let i = 0; i < keys.length; i++) values[i + 1] = record[keys[i]];
-    return PACKED + JSON.stringify(values);
+    return values;
   }
 
   private remember(cache: Map<string, number>, name: string, id: number): void {
@@ -1257,13 +1286,28 @@ function compactEvents(forms: StoredForms) {
   };
 }
 
-/** A stored JSON column: packed records rebuilt with their keys in order, interned texts looked up, anything else parsed. */
-function parseStored(text: string, forms: StoredForms): unknown {
-  const mark = text.charCodeAt(0);
-  if (mark === 2) return JSON.parse(forms.textOf(Number(text.slice(1))));
-  if (mark !== 1) return JSON.parse(text);
-  const values = JSON.parse(text.slice(1)) as unknown[];
+/**
+ * A stored `data` or `metadata` column: packed and coded records rebuilt with their keys in
+ * order, interned texts looked up, anything else parsed. JSON.stringify never writes a control
+ * character first: one this version does not know is a later version's form, refused.
+ */
+function parseStored(stored: string, forms: StoredForms): unknown {
+  if (typeof stored !== 'string') throw new Error('The event log holds a value in a stored form this version does not know (a blob)');
+  const mark = stored.charCodeAt(0);
+  if (mark > 3) {
+    if (mark >= 0x20) return JSON.parse(stored);
+    throw new Error(`The event log holds a value in a stored form this version does not know (it starts with U+${mark.toString(16).padStart(4, '0')})`);
+  }
+  if (mark === 3) return recordFrom(decodeRecord(stored, 1), forms);
+  if (mark === 2) return JSON.parse(forms.textOf(Number(stored.slice(1))));
+  if (mark === 1) return recordFrom(JSON.parse(stored.slice(1)) as unknown[], forms);
+  throw new Error(`The event log holds a value in a stored form this version does not know (${stored.length === 0 ? 'an empty text' : 'it starts with U+0000'})`);
+}
+
+/** The object of a packed record `[shape, value, ...]`. */
+function recordFrom(values: unknown[], forms: StoredForms): Record<string, unknown> {
   const keys = forms.keysOfShape(values[0] as number);
+  if (values.length !== keys.length + 1) throw new Error(`The event log holds a record of ${values.length - 1} values for shape ${String(values[0])}, which has ${keys.length} keys`);
   const record: Record<string, unknown> = {};
   for (let i = 0; i < keys.length; i++) record[keys[i]] = values[i + 1];
   return record;

@@ -1,0 +1,168 @@
+/**
+ * Coded records (issue 31): the SQLite event log stores the `data` of a packed event whose
+ * values are all scalars (a probed check's) as U+0003 and `[shape, value, ...]` in a 7-bit code
+ * (src/platform/event-store/sqlite/record-codec.ts) instead of U+0001 and JSON text. Every event
+ * must read back byte for byte as appended (the hash chain is computed above the adapter over the
+ * logical event), records stored as packed JSON before must read as they did, and a stored form
+ * this version does not know must be refused, not read as something else.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
+import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { chainedEventStore } from '../../src/platform/event-store/chained-event-store.js';
+import { chainedFieldsOf, chainOf } from '../../src/platform/event-store/chain.js';
+import { makeTempDir } from '../support/event-store-fixtures.js';
+
+/** Byte for byte, key order included: what a projection or an API answer would serialise. */
+function serialised(events: RecordedEvent[]): string[] {
+  return events.map((event) => JSON.stringify(event));
+}
+
+/** A probed check's stored data as the checks context appends it (v4: defaults, endpoint id and timings left out). */
+const PROBED = { success: true, status_code: 200, latency_ms: 17, job_due_lag_ms: 79, response_excerpt: 'ok', region: 3, a: 1, b: 1, c: 1, d: 69 };
+
+/** Every kind of scalar at the edges of the code's forms, each as JSON would give it back. */
+const SCALARS: Array<Record<string, unknown>> = [
+  PROBED,
+  { success: false, status_code: 0, failure_reason: 'timeout: \u0001 "quoted" \\ \n', latency_ms: 1000, response_excerpt: null },
+  { '10': 'integer-like keys first', zero: 0, minus_zero: -0, one_char: 79, two_chars: 80, two_top: 2365, three: 2366, digit: 16128, digits: 16129, u32: 4294967295, ms: 1795699533568, safe: Number.MAX_SAFE_INTEGER, unsafe: 2 ** 53 + 2 },
+  { negative: -1, one_digit: -127, two_digits: -128, i32: -2147483648, below: -2147483649, min: Number.MIN_SAFE_INTEGER, far: -1e300 },
+  { half: 4.5, tenth: 0.1, big: 1e21, tiny: 5e-324, max: Number.MAX_VALUE, third: -1 / 3 },
+  { empty: '', seven: 'sevench', eight: 'eight ch', accent: 'é', emoji: '😀 and 🇫🇷', controls: '\u0001\u0002\u0003\u007f\t', long: 'x'.repeat(79), longer: 'y'.repeat(300), longest: 'z'.repeat(70_000) },
+  { only_null: null, f: false },
+];
+
+/** Values the code would not give back as JSON does: these records stay packed JSON text. */
+const NOT_SCALAR: Array<Record<string, unknown>> = [
+  { not_a_number: Number.NaN, status_code: 200 },
+  { infinite: Number.POSITIVE_INFINITY },
+  { lone: 'a\ud800b' },
+  { low: '\udc00' },
+  { nul: 'a\u0000b' },
+  { nested: { a: [1, null, { '2': 'x' }] } },
+  { list: [1, 'two'] },
+  { when: new Date('2026-01-01T00:00:00.000Z') },
+];
+
+describe('SQLite event log: coded records', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  beforeEach(() => {
+    temp = makeTempDir();
+  });
+  afterEach(() => temp.remove());
+
+  it("stores a probed check's record in 15 bytes (35 as packed JSON) and reads every record back byte for byte: live, by stream, in pages and after reopening", async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    const all = [...SCALARS, ...NOT_SCALAR];
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribeToAll({ after: null });
+    const reading = (async () => {
+      for await (const event of subscription) {
+        seen.push(event);
+        if (seen.length === all.length) break;
+      }
+    })();
+    // One append of several events, then one event per append (grouped, as probed checks are).
+    await store.append('checks-1', all.slice(0, 3).map((data) => ({ type: 'CheckRecorded', schemaVersion: 4, data, packed: true, metadata: { actor: 'system:prober' } })), { expectedRevision: 'no_stream' });
+    await Promise.all(
+      all.slice(3).map((data, i) =>
+        store.append('checks-1', [{ type: 'CheckRecorded', schemaVersion: 4, data, packed: true, metadata: { actor: 'system:prober' } }], { expectedRevision: 2 + i, groupCommit: true }),
+      ),
+    );
+    await reading;
+    const expected = all.map((data) => JSON.stringify(data));
+    const events = await store.readStream('checks-1');
+    expect(events.map((e) => JSON.stringify(e.data))).toEqual(expected);
+    // Each value is what JSON.parse gives (NaN and a Date as JSON turns them, -0 as 0).
+    expect(events.map((e) => e.data)).toEqual(expected.map((text) => JSON.parse(text)));
+    expect(serialised(seen)).toEqual(serialised(events));
+    const again = new SqliteEventStore(file);
+    expect(serialised(await again.readStream('checks-1'))).toEqual(serialised(events));
+    expect(serialised(await again.readAll({ maxCount: 100 }))).toEqual(serialised(events));
+    const pages: RecordedEvent[] = [];
+    for (let after: number | null = null; ; ) {
+      const page = await again.readAll({ after, maxCount: 3 });
+      if (page.length === 0) break;
+      pages.push(...page);
+      after = page[page.length - 1].position;
+    }
+    expect(serialised(pages)).toEqual(serialised(events));
+
+    const raw = new Database(file, { readonly: true });
+    const stored = raw.prepare('SELECT data, length(CAST(data AS BLOB)) AS bytes FROM event_log ORDER BY position').all() as Array<{ data: string; bytes: number }>;
+    raw.close();
+    expect(stored.map((row) => row.data.slice(0, 1))).toEqual([...SCALARS.map(() => '\u0003'), ...NOT_SCALAR.map(() => '\u0001')]);
+    // [shape, true, 200, 17, 79, "ok", 3, 1, 1, 1, 69]: against `\u0001[1,true,200,17,79,"ok",3,1,1,1,69]`.
+    expect(stored[0].bytes).toBe(15);
+    await Promise.all([store.close(), again.close()]);
+  });
+
+  it('keeps the hash chain verifying over coded records, read by stream and from the whole log', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = chainedEventStore(new SqliteEventStore(file));
+    for (let i = 0; i < SCALARS.length; i++) {
+      await store.append('checks-2', [{ type: 'CheckRecorded', schemaVersion: 4, data: SCALARS[i], packed: true, metadata: { actor: 'system:prober' } }], { expectedRevision: i - 1 === -1 ? 'no_stream' : i - 1 });
+    }
+    await store.close();
+    const reader = new SqliteEventStore(file);
+    for (const read of [await reader.readStream('checks-2'), await reader.readAll({ maxCount: 100 })]) {
+      expect(read).toHaveLength(SCALARS.length);
+      for (let i = 0; i < read.length; i++) expect(read[i].metadata.hash).toBe(chainOf(read.slice(0, i + 1).map(chainedFieldsOf)));
+    }
+    await reader.close();
+  });
+
+  it('reads records stored as packed JSON before coded records, and appends coded ones beside them', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const before = new SqliteEventStore(file);
+    await before.append('checks-1', [{ type: 'CheckRecorded', data: PROBED, packed: true }], { expectedRevision: 'no_stream' });
+    await before.close();
+    // As the version before stored it: U+0001 and the JSON array of the shape and the values.
+    const raw = new Database(file);
+    const shape = raw.prepare('SELECT id FROM event_shapes WHERE keys = ?').pluck().get(JSON.stringify(Object.keys(PROBED))) as number;
+    raw.prepare('UPDATE event_log SET data = ?').run(`\u0001${JSON.stringify([shape, ...Object.values(PROBED)])}`);
+    raw.close();
+    const store = new SqliteEventStore(file);
+    await store.append('checks-1', [{ type: 'CheckRecorded', data: { ...PROBED, latency_ms: 18 }, packed: true }], { expectedRevision: 0 });
+    const events = await store.readStream('checks-1');
+    expect(events.map((e) => JSON.stringify(e.data))).toEqual([JSON.stringify(PROBED), JSON.stringify({ ...PROBED, latency_ms: 18 })]);
+    expect(serialised(await store.readAll({ maxCount: 10 }))).toEqual(serialised(events));
+    const check = new Database(file, { readonly: true });
+    expect((check.prepare('SELECT data FROM event_log ORDER BY position').pluck().all() as string[]).map((data) => data.slice(0, 1))).toEqual(['\u0001', '\u0003']);
+    check.close();
+    await store.close();
+  });
+
+  it('refuses a stored form it does not know, or a coded record it cannot read, instead of reading something else', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const writer = new SqliteEventStore(file);
+    await writer.append('checks-1', [{ type: 'CheckRecorded', data: { a: 1, b: 'x' }, packed: true }], { expectedRevision: 'no_stream' });
+    await writer.close();
+    const check = new Database(file, { readonly: true });
+    const coded = check.prepare('SELECT data FROM event_log').pluck().get() as string;
+    check.close();
+    const cases: Array<[stored: string | Buffer, error: RegExp]> = [
+      // Forms a later version might write: another mark, or a blob.
+      ['\u0004[1,2]', /stored form this version does not know/],
+      ['\u001f', /stored form this version does not know/],
+      ['', /stored form this version does not know/],
+      [Buffer.from(coded.slice(1)), /stored form this version does not know/],
+      // Coded records cut short, with a character no value starts with, or a value too many.
+      [coded.slice(0, -1), /cannot read|values for shape/],
+      [`${coded.slice(0, 2)}\u0001`, /cannot read/],
+      [`${coded}\u0000`, /cannot read/],
+      [`${coded}\u0030`, /values for shape/],
+    ];
+    for (const [stored, error] of cases) {
+      const raw = new Database(file);
+      raw.prepare('UPDATE event_log SET data = ?').run(stored);
+      raw.close();
+      const store = new SqliteEventStore(file);
+      await expect(store.readStream('checks-1')).rejects.toThrow(error);
+      await expect(store.readAll({ maxCount: 10 })).rejects.toThrow(error);
+      await store.close();
+    }
+  });
+});
