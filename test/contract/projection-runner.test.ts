@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteCoordinationStore } from '../../src/platform/coordination/sqlite/sqlite-coordination-store.js';
+import { DelegatingEventStore } from '../../src/platform/event-store/delegating-event-store.js';
+import type { EventSubscription, Position, ReadAllOptions, RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { silentLogger } from '../../src/platform/logging/logger.js';
 import { defineProjection, type Projection } from '../../src/platform/projections/projection.js';
@@ -35,6 +37,46 @@ const seen = (version: number, startFrom: 'beginning' | 'end'): Projection =>
     collections: [{ name: 'seen', indexes: [] }],
     handlers: {
       Added: (event, views) => views.put('seen', { id: event.id, stream: event.streamId, version }),
+    },
+  });
+
+/** Counts the events read through the port: those every subscription yields and every page returns. */
+class CountingReads extends DelegatingEventStore {
+  read = 0;
+
+  override async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    const page = await this.inner.readAll(options);
+    this.read += page.length;
+    return page;
+  }
+
+  override subscribeToAll(options: { after?: Position | null }): EventSubscription {
+    const inner = this.inner.subscribeToAll(options);
+    const counted = () => this.read++;
+    return {
+      close: () => inner.close(),
+      async *[Symbol.asyncIterator]() {
+        for await (const event of inner) {
+          counted();
+          yield event;
+        }
+      },
+    };
+  }
+}
+
+/** Counts each event of `type` per stream; `gate` holds every handler call until it resolves. */
+const gatedCounts = (name: string, type: string, gate: () => Promise<void>): Projection =>
+  defineProjection({
+    name,
+    version: 1,
+    collections: [{ name, indexes: [] }],
+    handlers: {
+      [type]: async (event, views) => {
+        await gate();
+        const doc = (await views.get(name, event.streamId)) ?? { id: event.streamId, count: 0 };
+        views.put(name, { ...doc, count: Number(doc.count) + 1 });
+      },
     },
   });
 
@@ -140,6 +182,49 @@ describe('projection runner', () => {
     const mine = await events.append('o', [{ type: 'Other', data: {} }], { expectedRevision: 'no_stream' });
     expect(await freshness.waitFor(mine.position, ['others'], 5_000)).toBe(true);
     expect(woken.filter((name) => name === 'others').length).toBe(1);
+  });
+
+  it('reads each appended event once for all its processors, not once per processor', async () => {
+    const counting = new CountingReads(events);
+    const projections = [totals(1), ...['b', 'c', 'd', 'e', 'f'].map((n) => gatedCounts(`only_${n}`, `Only_${n}`, async () => undefined))];
+    const names = projections.map((p) => p.name);
+    const live = new ProjectionRunner(counting, views, projections, { owner: 'once', logger: silentLogger, pointerCheckMs: 600_000 });
+    runners.push(live);
+    await live.start();
+    const freshness = new ReadYourWrites(new ViewReader(views, 0), live, projections);
+    const warm = await events.append('warm', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    expect(await freshness.waitFor(warm.position, names, 5_000)).toBe(true);
+    counting.read = 0;
+    let last = 0;
+    for (let i = 0; i < 30; i++) last = (await events.append(`s${i}`, [{ type: i % 10 === 0 ? 'Added' : 'Ignored', data: { n: 1 } }], { expectedRevision: 'no_stream' })).position;
+    expect(await freshness.waitFor(last, names, 5_000)).toBe(true);
+    expect(counting.read).toBe(30);
+    expect(await totalOf('s20')).toBe(1);
+  });
+
+  it('keeps its other processors live while one applies far slower than the log grows, then catches that one up once', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    closeAfter.push(async () => release());
+    let holding = false;
+    const slow = gatedCounts('slow', 'Slow', () => (holding ? held : Promise.resolve()));
+    const live = new ProjectionRunner(events, views, [totals(1), slow], { owner: 'slow', logger: silentLogger, pointerCheckMs: 600_000, batchSize: 50 });
+    runners.push(live);
+    await live.start();
+    const freshness = new ReadYourWrites(new ViewReader(views, 0), live, [totals(1), slow]);
+    holding = true;
+    // Its first batch waits on the gate; many more of its events are appended meanwhile (more
+    // than the runner queues for one processor), and an event for the other projection.
+    await events.append('slow', [{ type: 'Slow', data: {} }], { expectedRevision: 'no_stream' });
+    let revision = 0;
+    for (let i = 0; i < 30; i++) revision = (await events.append('slow', Array.from({ length: 50 }, () => ({ type: 'Slow', data: {} })), { expectedRevision: revision })).nextExpectedRevision;
+    const added = await events.append('a', [{ type: 'Added', data: { n: 4 } }], { expectedRevision: 'no_stream' });
+    expect(await freshness.waitFor(added.position, ['totals'], 5_000)).toBe(true);
+    expect(await totalOf('a')).toBe(4);
+    expect(live.appliedPosition('slow') ?? 0).toBeLessThan(added.position);
+    release();
+    expect(await freshness.waitFor(added.position, ['slow'], 30_000)).toBe(true);
+    expect((await new ViewReader(views, 0).get('slow', 'slow', 'slow'))?.count).toBe(1501);
   });
 
   it('commits no checkpoint for live batches whose handlers wrote nothing, until one writes or its checkpoint is due', async () => {

@@ -5,6 +5,7 @@ import type { EventStore, Position, RecordedEvent } from '../event-store/event-s
 import { PreconditionFailedError, type ReadStore, type ViewWrite } from '../read-store/read-store.port.js';
 import type { Logger } from '../logging/logger.js';
 import { batches, type BatchDemand } from './batches.js';
+import { LogFanout } from './log-fanout.js';
 import { isReactor, type Projection, type Worker, type WorkerHost } from './projection.js';
 import { ProjectionRegistry, parsePhysicalCollection, physicalCollection, type ProjectionPointer } from './registry.js';
 import { SharedCommits } from './shared-commits.js';
@@ -70,25 +71,6 @@ interface Watched {
 }
 
 /**
- * The events of `source` that `handlers` take; each one passed over is reported (`passed`), and
- * each one handed on (`handed`), in log order.
- */
-async function* onlyHandled(
-  source: AsyncIterable<RecordedEvent>,
-  handlers: Projection['handlers'],
-  report: { handed: (position: Position) => void; passed: (position: Position) => void },
-): AsyncGenerator<RecordedEvent> {
-  for await (const event of source) {
-    if (Object.prototype.hasOwnProperty.call(handlers, event.type)) {
-      report.handed(event.position);
-      yield event;
-    } else {
-      report.passed(event.position);
-    }
-  }
-}
-
-/**
  * Owns subscriptions, batching, checkpoints and rebuilds; projections are just handler maps.
  * Each batch's view changes and its checkpoint commit atomically, so a crash neither loses nor
  * repeats an effect.
@@ -127,6 +109,8 @@ export class ProjectionRunner {
   private readonly physicalByGeneration = new WeakMap<Projection, Map<number, ReadonlyMap<string, string>>>();
   /** Projections whose live batch waits in `liveCommits` for its commit. */
   private readonly committing = new Set<string>();
+  /** The one read of the log that feeds every live processor of this runner. */
+  private readonly log: LogFanout;
 
   constructor(
     private readonly events: EventStore,
@@ -140,6 +124,7 @@ export class ProjectionRunner {
     this.batchSize = options.batchSize ?? 500;
     this.rebuildBatchSize = options.rebuildBatchSize ?? this.batchSize;
     this.progress.setMaxListeners(0);
+    this.log = new LogFanout(events, { pageSize: this.batchSize });
     this.leases = options.leases ?? (options.coordination ? new LeaseKeeper(options.coordination, options.owner, { ttlMs: options.leaseTtlMs, logger: options.logger }) : null);
   }
 
@@ -345,13 +330,38 @@ export class ProjectionRunner {
     this.markApplied(name, generation, checkpoint.position);
     this.following.add(name);
 
-    const subscription = this.events.subscribeToAll({ after: checkpoint.position });
-    // Known while this process follows: a refused batch, a lost lease or a swap ends the loop, and the next follow starts afresh.
-    const kept = projection.keepsDocuments ? new KeptDocuments() : null;
-    const close = () => subscription.close();
-    this.closers.add(close);
+    /**
+     * The projection is woken only by events it has a handler for: the runner's one read of the
+     * log passes the others over as it reads them, and they count as applied once every handled
+     * event before them is (their checkpoint is written when the projection is quiet, as an idle
+     * batch's was).
+     */
     /** Applied by an idle batch whose checkpoint was skipped; written once the projection is quiet. */
     let unflushed: Position | null = null;
+    let handedOver: Position | null = null;
+    let passedOver: Position | null = null;
+    const { handlers } = projection;
+    const source = this.log.open({
+      after: checkpoint.position,
+      takes: (type) => Object.prototype.hasOwnProperty.call(handlers, type),
+      report: {
+        handed: (position) => {
+          handedOver = position;
+        },
+        passed: (position) => {
+          if (handedOver !== null) {
+            passedOver = position;
+            return;
+          }
+          unflushed = position;
+          this.markApplied(name, generation, position);
+        },
+      },
+    });
+    // Known while this process follows: a refused batch, a lost lease or a swap ends the loop, and the next follow starts afresh.
+    const kept = projection.keepsDocuments ? new KeptDocuments() : null;
+    const close = () => source.close();
+    this.closers.add(close);
     /** Batch commits and the quiet-time flush run one at a time: each expects the checkpoint the other left. */
     let commits: Promise<unknown> = Promise.resolve();
     const serially = <T>(work: () => Promise<T>): Promise<T> => {
@@ -361,35 +371,17 @@ export class ProjectionRunner {
     };
     const flushIdle = () =>
       serially(async () => {
-        if (unflushed === null) return;
-        await this.liveCommits.commit([this.registry.checkpointWrite(name, generation, unflushed)], {
+        const flushing = unflushed;
+        if (flushing === null) return;
+        await this.liveCommits.commit([this.registry.checkpointWrite(name, generation, flushing)], {
           expect: [this.registry.checkpointUnchanged(name, generation, stored)],
         });
-        stored = unflushed;
-        unflushed = null;
+        stored = flushing;
+        // Events passed over while it committed stay to be flushed.
+        if (unflushed === flushing) unflushed = null;
         this.checkpointedAt.set(`${name}#${generation}`, Date.now());
       });
     const unwatch = this.watch({ projection, generation, leaseName: options.leaseName, watchPointer: options.watchPointer ?? false, close, flushIdle });
-    /**
-     * The projection is woken only by events it has a handler for: the others are passed over as
-     * they are read, and count as applied once every handled event before them is (their
-     * checkpoint is written when the projection is quiet, as an idle batch's was).
-     */
-    let handedOver: Position | null = null;
-    let passedOver: Position | null = null;
-    const source = onlyHandled(subscription, projection.handlers, {
-      handed: (position) => {
-        handedOver = position;
-      },
-      passed: (position) => {
-        if (handedOver !== null) {
-          passedOver = position;
-          return;
-        }
-        unflushed = position;
-        this.markApplied(name, generation, position);
-      },
-    });
     try {
       const gatherMs = this.options.liveGatherMs ?? 5;
       for await (const batch of batches(source, { max: this.batchSize, gatherMs, demand: this.demandOf(name) })) {
@@ -414,7 +406,7 @@ export class ProjectionRunner {
       this.following.delete(name);
       unwatch();
       this.closers.delete(close);
-      await subscription.close();
+      await source.close();
       // Stopping (or losing the lease) leaves the stored position where this process got, a
       // passed-over tail included, so `projections status` shows no lag that is not there. The
       // write is fenced like a batch's: another holder's progress is never overwritten.
