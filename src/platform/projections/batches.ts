@@ -11,6 +11,16 @@ export interface BatchDemand<T> {
   onChange(listener: () => void): () => void;
 }
 
+/**
+ * An iterator that can also hand over, synchronously, the items it already holds (the runner's
+ * taps of the log, `log-fanout.ts`): `batches` takes them at once instead of one promise and
+ * one race per item.
+ */
+export interface DrainableIterator<T> extends AsyncIterator<T> {
+  /** Up to `max` items available now, in order; an empty array when none is. */
+  drain(max: number): T[];
+}
+
 export interface BatchOptions<T = unknown> {
   /** At most this many events per batch. */
   max: number;
@@ -34,6 +44,7 @@ export interface BatchOptions<T = unknown> {
 export async function* batches<T>(source: AsyncIterable<T>, options: BatchOptions<T>): AsyncGenerator<T[]> {
   const { max, gatherMs = 0, demand } = options;
   const iterator = source[Symbol.asyncIterator]();
+  const drain = typeof (iterator as Partial<DrainableIterator<T>>).drain === 'function' ? (iterator as DrainableIterator<T>) : null;
   let pending: Promise<IteratorResult<T>> | null = null;
   let previousStart = -Infinity;
   const nextResult = () => {
@@ -52,6 +63,15 @@ export async function* batches<T>(source: AsyncIterable<T>, options: BatchOption
     const cut = cutAfter(demand?.met(batch) ? 0 : wait, demand ? () => demand.met(batch) : null, demand);
     try {
       while (batch.length < max) {
+        // No next() is outstanding here: what the source already holds comes first, in order.
+        if (drain !== null) {
+          const available = drain.drain(max - batch.length);
+          if (available.length > 0) {
+            for (const item of available) batch.push(item);
+            if (wait > 0 && demand?.met(batch)) cut.now();
+            continue;
+          }
+        }
         pending = iterator.next();
         const next = await Promise.race([pending, cut.promise]);
         if (next === CUT) break;

@@ -1,4 +1,5 @@
 import type { EventStore, Position, RecordedEvent } from '../event-store/event-store.port.js';
+import type { DrainableIterator } from './batches.js';
 
 /** What a tap tells its processor about each event it reads, in log order. */
 export interface TapReport {
@@ -173,9 +174,10 @@ class Tap implements LogTap {
     this.cursor = options.after;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+  [Symbol.asyncIterator](): DrainableIterator<RecordedEvent> {
     return {
       next: () => this.next(),
+      drain: (max) => this.drain(max),
       return: async () => {
         await this.close();
         return { value: undefined, done: true };
@@ -227,10 +229,7 @@ class Tap implements LogTap {
   private next(): Promise<IteratorResult<RecordedEvent>> {
     if (this.head < this.queue.length) {
       const value = this.queue[this.head++];
-      if (this.head === this.queue.length) {
-        this.queue.length = 0;
-        this.head = 0;
-      }
+      this.compact();
       return Promise.resolve({ value, done: false });
     }
     if (this.closed) return Promise.resolve({ value: undefined, done: true });
@@ -239,6 +238,28 @@ class Tap implements LogTap {
       this.waiting = { resolve, reject };
       if (!this.joined) this.catchUp();
     });
+  }
+
+  /** Drops the taken events from the front of the queue: at once when it is empty, else once they are many. */
+  private compact(): void {
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  /** The queued events, up to `max`, taken at once (see `batches`). */
+  private drain(max: number): RecordedEvent[] {
+    const available = this.queue.length - this.head;
+    if (available === 0) return [];
+    const end = this.head + Math.min(max, available);
+    const out = this.queue.slice(this.head, end);
+    this.head = end;
+    this.compact();
+    return out;
   }
 
   /** Queues or passes over one event; false when this tap had read it already. */
@@ -255,10 +276,7 @@ class Tap implements LogTap {
     if (waiting) {
       this.waiting = null;
       waiting.resolve({ value: this.queue[this.head++], done: false });
-      if (this.head === this.queue.length) {
-        this.queue.length = 0;
-        this.head = 0;
-      }
+      this.compact();
     }
     return true;
   }
