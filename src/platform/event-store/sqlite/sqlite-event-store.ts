@@ -61,7 +61,7 @@ export const SQLITE_EVENTS_SCHEMA = `
  * carries recorded_at (epoch ms) and the metadata the append's events share, without
  * occurred_at; its id is the position of the append's first event, so an event finds its commit
  * as the nearest commit at or below its position. `data`
- * stays JSON text. Positions continue those of the first layout (sqlite_sequence). `hash` is the
+ * is text: JSON, or a packed or coded record (below). Positions continue those of the first layout (sqlite_sequence). `hash` is the
  * event's link in its stream's hash chain (metadata.hash as its bytes: 32 for a full hash, 8 for
  * the 16-hex prefix most chained events store; NULL for events appended before chaining,
  * docs/audit.md).
