@@ -68,7 +68,7 @@ async function status(options: { now?: string }): Promise<void> {
   const now = nowFrom(options.now);
   const platform = await openPlatform(cliConfig(program.opts<DataDirOptions>()), false);
   try {
-    const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays });
+    const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays, storedEvents: platform.storedEvents });
     const report = await retention.status(now);
     const stores = new Table({ head: ['store', 'size'], ...TABLE_STYLE });
     for (const [store, bytes] of storeBytes(platform.config)) stores.push([store, formatBytes(bytes)]);
@@ -127,7 +127,7 @@ async function apply(options: { now?: string; vacuum?: boolean }): Promise<void>
   try {
     // Projections apply the summaries: here when no running service does (its leases win otherwise).
     await platform.runner!.start();
-    const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays });
+    const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays, storedEvents: platform.storedEvents });
     console.log(`Removing checks before ${new Date(retention.horizon(now)).toISOString()} (CHECK_RETENTION_DAYS=${platform.config.checkRetentionDays}).`);
     let started = false;
     let result;

@@ -7,6 +7,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../src/platform/event-store/event-store.port.js';
 import { UpcasterRegistry, withUpcasting } from '../../src/platform/event-store/upcasting.js';
+import { chainedFieldsOf, chainOf } from '../../src/platform/event-store/chain.js';
 
 export interface EventStoreContractOptions {
   /** False for shared servers, where other runs' events exist before ours. */
@@ -121,8 +122,9 @@ export function eventStoreContract(
       expect(live.map((e) => e.metadata)).toEqual(events.map((e) => e.metadata));
       expect(events[0].metadata).toMatchObject({ actor: 'admin', idempotency_key: 'team:1:k', idempotency_step: 0 });
       if (options.chained) {
-        // The chained store computes the hashes itself; what a caller passes is ignored.
-        expect(events.map((e) => e.metadata.hash)).toEqual(Array(4).fill(expect.stringMatching(/^[0-9a-f]{64}$/)));
+        // The chained store computes the hashes itself; what a caller passes is ignored. Revision
+        // 0 stores its whole hash, the others its 16-digit prefix.
+        expect(events.map((e) => e.metadata.hash)).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/), ...Array(3).fill(expect.stringMatching(/^[0-9a-f]{16}$/))]);
         expect(events.map((e) => e.metadata.hash)).not.toContain(hash(2));
         expect(events.map((e) => e.metadata.prev_hash)).toEqual([undefined, undefined, undefined, undefined]);
       } else {
@@ -133,6 +135,19 @@ export function eventStoreContract(
           [undefined, '0123456789abcdef'],
         ]);
       }
+    });
+
+    // The chained stores' form of the hash (docs/audit.md); a plain store keeps what it is given (above).
+    if (options.chained) it('stores whole hashes at revision 0 and every 64th revision and 16-digit prefixes between, each of its recomputed hash', async () => {
+      const id = stream('anchors');
+      await store.append(id, Array.from({ length: 100 }, (_, n) => ({ type: 'Noted', data: { n } })), { expectedRevision: 'no_stream' });
+      for (let n = 100; n < 140; n++) await store.append(id, [{ type: 'Noted', data: { n } }], { expectedRevision: n - 1 });
+      const events = await store.readStream(id);
+      expect(events).toHaveLength(140);
+      events.forEach((event, r) => {
+        const full = chainOf(events.slice(0, r + 1).map(chainedFieldsOf));
+        expect([r, event.metadata.hash]).toEqual([r, r % 64 === 0 ? full : full.slice(0, 16)]);
+      });
     });
 
     it('keeps the Idempotency-Key metadata of a keyed request\'s events, and adds none to the others', async () => {

@@ -16,6 +16,7 @@ import { checkSummariesStream } from '../../src/checks/domain/check-summary.js';
 import { checksStream } from '../../src/checks/domain/check.js';
 import { IDS_RESERVED, sequenceStream } from '../../src/platform/ids/id-allocator.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { chainHash } from '../../src/platform/event-store/chain.js';
 import { runCommand, runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 
@@ -212,6 +213,9 @@ describe('npm run history -- export / verify-export', () => {
   describe('history the chain covers in other ways', () => {
     const old = makeTempDir('audit-export-upgrade-');
     const pruned = makeTempDir('audit-export-prune-');
+    const whole = makeTempDir('audit-export-whole-');
+    /** When this version's second event was appended to the whole-hash log. */
+    let secondAppend = '';
     const at = (dataDir: string) => (args: string[]) => runNode(script, args, { env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
     beforeAll(async () => {
       // Written before chaining (no hash column), then appended to by this version: the anchor.
@@ -230,17 +234,63 @@ describe('npm run history -- export / verify-export', () => {
       const now = Date.now();
       const checks = createEventStore({ dataDir: pruned.path, eventStoreUrl: null });
       await checks.append(sequenceStream('endpoint'), [{ type: IDS_RESERVED, data: { first: 1, count: 1 } }], { expectedRevision: 'no_stream' });
-      for (const [n, age] of [40, 40, 40, 0, 0].entries()) {
-        const checkedAt = new Date(now - age * DAY - (10 - n) * 60_000).toISOString();
+      // 66 old checks and two new: retention removes revisions 0-63, just before the anchor at 64.
+      for (const [n, age] of [...Array(66).fill(40), 0, 0].entries()) {
+        const checkedAt = new Date(now - age * DAY - (100 - n) * 60_000).toISOString();
         const check = { check_id: n + 1, team_id: 1, project_id: 1, endpoint_id: 1, configuration_version: 1, source: 'scheduled', job_id: `job-${n}`, alert_suppressed: false, latency_anomaly: false, latency_threshold_ms: null, imported: false, checked_at: checkedAt, success: true, status_code: 200, latency_ms: 40 + n, failure_reason: null };
         await checks.append(checksStream(1), [{ type: 'CheckRecorded', data: check, metadata: { actor: 'system:prober', occurred_at: checkedAt } }], { expectedRevision: n === 0 ? 'no_stream' : n - 1 });
       }
-      expect(await new CheckRetention(checks, { days: 30 }).apply(now)).toMatchObject({ removed: 3 });
+      expect(await new CheckRetention(checks, { days: 30 }).apply(now)).toMatchObject({ removed: 64 });
       await checks.close();
+
+      // Written before hashes were stored as prefixes: every event stores its whole hash. This
+      // version appends to it (its events store prefixes from there on, anchors whole).
+      const wholeStore = new SqliteEventStore(join(whole.path, 'events.sqlite'));
+      let prev = '';
+      for (let n = 0; n < 70; n++) {
+        const event = { type: n === 0 ? 'IncidentCreated' : 'IncidentCommented', data: { team_id: 1, title: 'Checkout down', n } };
+        const occurredAt = new Date(now - (100 - n) * 1000).toISOString();
+        prev = chainHash(prev, { stream: 'incident-5', revision: n, type: event.type, data: event.data, occurred_at: occurredAt, actor: null, request_id: null });
+        await wholeStore.append('incident-5', [{ ...event, metadata: { occurred_at: occurredAt, hash: prev }, chainHashed: true }], { expectedRevision: n === 0 ? 'no_stream' : n - 1 });
+      }
+      await wholeStore.close();
+      const upgraded = createEventStore({ dataDir: whole.path, eventStoreUrl: null });
+      for (let n = 70; n < 73; n++) {
+        await nextMillisecond();
+        if (n === 71) secondAppend = new Date().toISOString();
+        await upgraded.append('incident-5', [{ type: 'IncidentCommented', data: { team_id: 1, n } }], { expectedRevision: n - 1 });
+      }
+      const stored = (await upgraded.readStream('incident-5')).map((e) => e.metadata.hash);
+      expect(stored.map((h) => h?.length)).toEqual([...Array(70).fill(64), 16, 16, 16]);
+      await upgraded.close();
     }, 60_000);
     afterAll(() => {
       old.remove();
       pruned.remove();
+      whole.remove();
+    });
+
+    it('verifies and exports a log whose events all store whole hashes, and the events this version adds to it', async () => {
+      expect(await at(whole.path)(['verify'])).toMatchObject({ code: 0, stdout: 'Intact: 1 streams, 73 events verified, 0 broken.\n' });
+      const file = join(files.path, 'whole.ndjson');
+      expect((await at(whole.path)(['export', '--stream', 'incident-5', '--out', file])).code).toBe(0);
+      const rows = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+      // Full hashes on every line, the appended ones recomputed.
+      expect(rows.slice(0, -1).every((r) => /^[0-9a-f]{64}$/.test(r.hash))).toBe(true);
+      expect(await verifyExport(file, null)).toMatchObject({ code: 0, stdout: expect.stringContaining('Verified: 73 events in 1 streams') });
+      // From the second appended event: its first line links to the full hash of revision 70, which stores a prefix.
+      const later = join(files.path, 'whole-later.ndjson');
+      expect((await at(whole.path)(['export', '--stream', 'incident-5', '--from', secondAppend, '--out', later])).code).toBe(0);
+      const laterRows = readFileSync(later, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+      expect(laterRows.slice(0, -1).map((r) => [r.revision, r.prev_hash, r.hash])).toEqual([
+        [71, rows[70].hash, rows[71].hash],
+        [72, rows[71].hash, rows[72].hash],
+      ]);
+      expect(await verifyExport(later, null)).toMatchObject({ code: 0, stdout: expect.stringContaining('Verified: 2 events in 1 streams') });
+      // An event this version appended, changed in the export: refused at its line.
+      const edited = join(files.path, 'whole-edited.ndjson');
+      writeFileSync(edited, readFileSync(file, 'utf8').replace('"n":71', '"n":7'));
+      expect(await verifyExport(edited, null)).toMatchObject({ code: 1, stdout: expect.stringMatching(/^BAD line \d+: incident-5 revision 71: its hash does not match its content \(altered\)\n$/) });
     });
 
     it('exports events written before chaining unhashed, checks them against the anchor, and catches an edit of one', async () => {
@@ -262,8 +312,9 @@ describe('npm run history -- export / verify-export', () => {
       const rows = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
       const summary = rows.find((r) => r.stream === checkSummariesStream(1));
       const first = rows.find((r) => r.stream === checksStream(1));
-      expect(first).toMatchObject({ revision: 3, prev_hash: summary.data.through_hash });
-      expect(rows.pop().manifest.streams[checksStream(1)]).toMatchObject({ first_revision: 3, last_revision: 4 });
+      expect(first).toMatchObject({ revision: 64, prev_hash: summary.data.through_hash, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(rows.find((r) => r.stream === checksStream(1) && r.revision === 65)).toMatchObject({ prev_hash: first.hash, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(rows.pop().manifest.streams[checksStream(1)]).toMatchObject({ first_revision: 64, last_revision: 67 });
       expect(await verifyExport(file, null)).toMatchObject({ code: 0 });
     });
   });

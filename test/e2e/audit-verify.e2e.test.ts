@@ -85,8 +85,8 @@ describe('npm run history -- verify', () => {
         'BROKEN incident-3 at revision 2: reordered',
         'Broken: 4 streams, 10 events verified, 3 broken.',
       ]);
-      // The altered event: the hash its content gives now, and the one stored.
-      expect(lines[0]).toMatch(/\(expected [0-9a-f]{64}, found [0-9a-f]{64}\)$/);
+      // The altered event: the hash its content gives now, and the 16-digit prefix stored.
+      expect(lines[0]).toMatch(/\(expected [0-9a-f]{64}, found [0-9a-f]{16}\)$/);
       expect(lines[1]).toContain('(expected revision 2, found revision 3)');
 
       // Scoped: team 2 owns only the untouched stream.
@@ -134,33 +134,33 @@ describe('npm run history -- verify', () => {
     beforeAll(async () => {
       const store = createEventStore({ dataDir: dir.path, eventStoreUrl: null });
       await store.append(sequenceStream('endpoint'), [{ type: IDS_RESERVED, data: { first: 1, count: 1 } }], { expectedRevision: 'no_stream' });
-      // Six checks from 40 days ago, four from today.
-      const ages = [40, 40, 40, 40, 40, 40, 0, 0, 0, 0];
+      // 70 checks from 40 days ago, four from today: retention cuts just before the anchor at 64.
+      const ages = [...Array(70).fill(40), 0, 0, 0, 0];
       for (const [n, age] of ages.entries()) {
-        const checkedAt = new Date(now - age * DAY - (10 - n) * 60_000).toISOString();
+        const checkedAt = new Date(now - age * DAY - (100 - n) * 60_000).toISOString();
         const check = { check_id: n + 1, team_id: 1, project_id: 1, endpoint_id: 1, configuration_version: 1, source: 'scheduled', job_id: `job-${n}`, alert_suppressed: false, latency_anomaly: false, latency_threshold_ms: null, imported: false, checked_at: checkedAt, success: true, status_code: 200, latency_ms: 40 + n, failure_reason: null };
         await store.append(checksStream(1), [{ type: 'CheckRecorded', data: check, metadata: { actor: 'system:prober', occurred_at: checkedAt } }], { expectedRevision: n === 0 ? 'no_stream' : n - 1 });
       }
       const result = await new CheckRetention(store, { days: 30 }).apply(now);
-      expect(result).toMatchObject({ summaries: 1, removed: 6 });
+      expect(result).toMatchObject({ summaries: 1, removed: 64 });
       const [summary] = await store.readStream(checkSummariesStream(1));
       expect((summary.data as { through_hash?: string }).through_hash).toMatch(/^[0-9a-f]{64}$/);
-      expect((await store.readStream(checksStream(1))).map((e) => e.revision)).toEqual([6, 7, 8, 9]);
+      expect((await store.readStream(checksStream(1))).map((e) => e.revision)).toEqual(Array.from({ length: 10 }, (_, i) => 64 + i));
       await store.close();
     });
     afterAll(() => dir.remove());
 
     it('verifies across the prune, links the first remaining check to the summary, and still sees a deletion', async () => {
-      expect(await verify(dir.path)).toMatchObject({ code: 0, stdout: 'Intact: 3 streams, 6 events verified, 0 broken.\n' });
+      expect(await verify(dir.path)).toMatchObject({ code: 0, stdout: 'Intact: 3 streams, 12 events verified, 0 broken.\n' });
 
       const cut = makeTempDir('audit-prune-cut-');
       try {
         // A remaining check deleted: the prune does not hide it.
         tamper(dir.path, `VACUUM INTO '${join(cut.path, 'events.sqlite')}'`);
-        tamper(cut.path, `DELETE FROM event_log WHERE ${streamRow('checks-1')} AND revision = 7`);
+        tamper(cut.path, `DELETE FROM event_log WHERE ${streamRow('checks-1')} AND revision = 65`);
         const missing = await verify(cut.path, ['--stream', 'checks-1']);
         expect(missing.code).toBe(1);
-        expect(missing.stdout).toContain('BROKEN checks-1 at revision 7: missing');
+        expect(missing.stdout).toContain('BROKEN checks-1 at revision 65: missing');
       } finally {
         cut.remove();
       }
@@ -169,7 +169,7 @@ describe('npm run history -- verify', () => {
       tamper(dir.path, `UPDATE event_log SET data = json_set(data, '$.through_hash', '${'0'.repeat(64)}') WHERE ${streamRow('check-summaries-1')}`);
       const relinked = await verify(dir.path, ['--stream', 'checks-1']);
       expect(relinked.code).toBe(1);
-      expect(relinked.stdout).toContain('BROKEN checks-1 at revision 6: altered');
+      expect(relinked.stdout).toContain('BROKEN checks-1 at revision 64: altered');
     }, 60_000);
   });
 });

@@ -2,10 +2,11 @@
  * The audit export (docs/audit.md, src/audit/domain/export-format.ts): a team's streams, or one
  * stream, as NDJSON in log order with each event's chain link and hash, then the manifest,
  * signed when a signing key is configured. Produced as it is read, a page of the log at a time,
- * so an export of any size holds only one page and a hash per stream in memory.
+ * so an export of any size holds only one page and a hash per stream in memory. Lines carry full
+ * hashes: an event that stores a prefix has its hash recomputed from the line before it.
  */
 import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
-import { GENESIS_HASH } from '../../platform/event-store/chain.js';
+import { chainedFieldsOf, chainHash, fullHashAt, GENESIS_HASH, isWholeHash, matchesStored } from '../../platform/event-store/chain.js';
 import { eventLine, manifestLine, signedManifestBytes, type Manifest, type ManifestStream } from '../domain/export-format.js';
 import type { AuditSigner } from '../domain/signing.js';
 import { prunedRanges, streamsOf } from './verify.js';
@@ -58,14 +59,15 @@ export async function* exportHistory(store: EventStore, scope: ExportScope, opti
     let chunk = '';
     for (const event of page) {
       if (!inRange(event)) continue;
-      const hash = event.metadata.hash ?? null;
+      const stored = event.metadata.hash ?? null;
       const before = streams.get(event.streamId);
       let prev: string | null;
-      if (hash === null) prev = null;
+      if (stored === null) prev = null;
       else if (event.metadata.prev_hash !== undefined) prev = event.metadata.prev_hash;
       else if (before && event.revision === before.last_revision + 1) prev = before.head_hash;
       else if (event.revision === 0) prev = GENESIS_HASH;
       else prev = await linkBefore(store, event.streamId, event.revision);
+      const hash = fullHash(stored, prev, event);
       if (!before) streams.set(event.streamId, { first_revision: event.revision, last_revision: event.revision, head_hash: hash });
       else {
         if (event.revision > before.last_revision + 1) (before.gaps ??= []).push([before.last_revision + 1, event.revision - 1]);
@@ -127,13 +129,25 @@ async function* teamPages(store: EventStore, teamId: number): AsyncGenerator<Rec
 }
 
 /**
+ * The hash a line carries: the stored one when whole, else the hash recomputed from the line's
+ * link when it agrees with the stored prefix. Otherwise the stored prefix as it is, so that
+ * `verify-export` fails at this line as it fails at an altered whole hash (the export never
+ * vouches for content the stored chain does not).
+ */
+function fullHash(stored: string | null, prev: string | null, event: RecordedEvent): string | null {
+  if (stored === null || isWholeHash(stored) || prev === null) return stored;
+  const computed = chainHash(prev, chainedFieldsOf(event));
+  return matchesStored(computed, stored) ? computed : stored;
+}
+
+/**
  * The hash the event at `revision` links to when the line before it is not in the export: the
- * stored previous event's, or, when retention removed it, its retention summary's `through_hash`.
- * null when neither is known.
+ * stored previous event's full hash (recomputed from its anchor when it stores a prefix), or,
+ * when retention removed it, its retention summary's `through_hash`. null when neither is known.
  */
 async function linkBefore(store: EventStore, stream: string, revision: number): Promise<string | null> {
   const [previous] = await store.readStream(stream, { fromRevision: revision - 1, direction: 'backwards', maxCount: 1 });
-  if (previous?.revision === revision - 1) return previous.metadata.hash ?? null;
+  if (previous?.revision === revision - 1) return previous.metadata.hash === undefined ? null : fullHashAt(store, stream, revision - 1);
   const pruned = (await prunedRanges(store, stream)).find((range) => range.through_revision === revision - 1);
   return pruned?.through_hash ?? null;
 }

@@ -1,12 +1,14 @@
 /**
  * Verification of one stream's chain (pure): its stored events in revision order, and what
  * retention says it removed. The first event that does not verify is reported; the rest of the
- * stream is not judged (every later link depends on it).
+ * stream is not judged (every later link depends on it). Every hash is recomputed from the
+ * events and compared with what each stores: a whole hash whole, a 16-hex prefix as a prefix;
+ * the next event links to the recomputed full hash.
  */
-import { chainHash, GENESIS_HASH, type ChainedFields } from '../../platform/event-store/chain.js';
+import { chainHash, GENESIS_HASH, isWholeHash, matchesStored, type ChainedFields } from '../../platform/event-store/chain.js';
 
 export interface StoredEvent extends ChainedFields {
-  /** metadata.hash; undefined for events appended before chaining. */
+  /** metadata.hash (whole, or its 16-hex prefix); undefined for events appended before chaining. */
   hash?: string;
   /** metadata.prev_hash, stored only on anchors and restarts. */
   prev_hash?: string;
@@ -55,6 +57,8 @@ export function verifyStream(stream: string, events: StoredEvent[], pruned: Prun
   /** The chain of the events before chaining began, as the anchor was computed. */
   let before = GENESIS_HASH;
   let beforeHadGap = false;
+  /** The full hashes of the events verified so far (the reorder search links to them). */
+  const fulls = new Map<number, string>();
   for (const [i, event] of events.entries()) {
     const r = event.revision;
     if (r < next) return fail(i, r, 'reordered', `revision ${next}`, `revision ${r} again`);
@@ -85,26 +89,55 @@ export function verifyStream(stream: string, events: StoredEvent[], pruned: Prun
       prev = event.prev_hash;
     }
     if (prev === null) {
-      // Nothing to link to: this event starts the chain that follows.
+      // Nothing to link to: this event starts the chain that follows; only a whole hash can
+      // (retention cuts a chained stream just before an anchor).
+      if (!isWholeHash(event.hash)) return fail(i, r, 'altered', 'a whole hash after removed events', event.hash);
       prev = event.hash;
+      fulls.set(i, prev);
       continue;
     }
     const computed = chainHash(prev, event);
-    if (computed !== event.hash) return fail(i, r, movedFrom(events, i, prev) ? 'reordered' : 'altered', computed, event.hash);
-    prev = event.hash;
+    if (!matchesStored(computed, event.hash)) return fail(i, r, movedFrom(events, i, prev, fulls) ? 'reordered' : 'altered', computed, event.hash);
+    prev = computed;
+    fulls.set(i, prev);
   }
   return ok(events.length);
 }
 
-/** Whether events[i] verifies at another place near it: its content is intact but was moved. */
-function movedFrom(events: StoredEvent[], i: number, prev: string): boolean {
+/**
+ * Whether events[i] verifies at another place near it: its content is intact but was moved. It
+ * may link to any full hash near it: those verified before it, the whole hashes stored near it,
+ * and the full hash of a near event that stores a prefix, found by linking it in turn.
+ */
+function movedFrom(events: StoredEvent[], i: number, prev: string, fulls: Map<number, string>): boolean {
   const event = events[i];
-  const near = events.slice(Math.max(0, i - REORDER_WINDOW), i + REORDER_WINDOW + 1);
-  const links = new Set([prev, GENESIS_HASH, ...near.map((e) => e.hash).filter((h): h is string => h !== undefined && h !== event.hash)]);
-  const revisions = new Set(near.map((e) => e.revision).concat(near.map((e) => e.revision + 1)));
+  const own = event.hash;
+  if (own === undefined) return false;
+  const start = Math.max(0, i - REORDER_WINDOW);
+  const near = events.slice(start, i + REORDER_WINDOW + 1);
+  const revisions = [...new Set(near.map((e) => e.revision).concat(near.map((e) => e.revision + 1)))];
+  const links = new Set([prev, GENESIS_HASH]);
+  near.forEach((e, k) => {
+    const full = fulls.get(start + k);
+    if (full !== undefined) links.add(full);
+    else if (e !== event && e.hash !== undefined && isWholeHash(e.hash)) links.add(e.hash);
+  });
+  // Two rounds find the full hashes of two moved events that store prefixes (a swapped pair).
+  for (let round = 0; round < 2; round++) {
+    for (const other of near) {
+      const stored = other.hash;
+      if (other === event || stored === undefined || isWholeHash(stored)) continue;
+      for (const link of [...links]) {
+        for (const revision of revisions) {
+          const full = chainHash(link, { ...other, revision });
+          if (matchesStored(full, stored)) links.add(full);
+        }
+      }
+    }
+  }
   for (const link of links) {
     for (const revision of revisions) {
-      if (revision !== event.revision && chainHash(link, { ...event, revision }) === event.hash) return true;
+      if (revision !== event.revision && matchesStored(chainHash(link, { ...event, revision }), own)) return true;
     }
   }
   return false;

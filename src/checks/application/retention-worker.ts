@@ -38,7 +38,7 @@ export class RetentionWorker implements OnApplicationBootstrap, OnApplicationShu
   /** One hourly pass; failures are logged and retried next hour. */
   async pass(now = Date.now()): Promise<void> {
     const { platform } = this;
-    const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays, carriedOver: this.carriedOver });
+    const retention = new CheckRetention(platform.events, { days: platform.config.checkRetentionDays, carriedOver: this.carriedOver, storedEvents: platform.storedEvents });
     try {
       await platform.views.reclaimSpace?.();
       const dropped = (await platform.runner?.dropStaleGenerations()) ?? [];

@@ -11,6 +11,9 @@
  *      age out); events of other types (alert signals a data dir from before `alerts-<id>`
  *      kept in the check stream) are skipped, and removed with the checks once their context
  *      says it carried them over (`carriedOver`);
+ *      A pass cuts a hash-chained stream only just before an event that stores its whole hash
+ *      (an anchor, docs/audit.md), so the first event left always does: up to 63 old checks
+ *      wait for the next anchor;
  *   3. append their summary to check-summaries-<endpoint> through the one write path
  *      (runStreamCommand, with the expected revision), and only then remove them. A second
  *      process doing the same loses the append and decides again from that process's summary.
@@ -22,6 +25,7 @@ import type { EventStore, RecordedEvent } from '../../platform/event-store/event
 import { systemContext } from '../../platform/es/command-context.js';
 import { LastEventFold } from '../../platform/es/last-event-fold.js';
 import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
+import { fullHashAt, isWholeHash } from '../../platform/event-store/chain.js';
 import { IDS_RESERVED, sequenceStream, type IdsReserved } from '../../platform/ids/id-allocator.js';
 import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../domain/check.js';
 import { CHECKS_SUMMARIZED, checkSummariesStream, retentionHorizon, summarizeChecks, type ChecksSummarizedData } from '../domain/check-summary.js';
@@ -43,6 +47,11 @@ export interface RetentionOptions {
   maxChecksPerSummary?: number;
   /** Stream page size when reading checks. */
   pageSize?: number;
+  /**
+   * The same log as stored, without upcasting (`Platform.storedEvents`): the summary's
+   * `through_hash` is recomputed over the events as stored. The event store given otherwise.
+   */
+  storedEvents?: EventStore;
 }
 
 export interface RetentionProgress {
@@ -184,8 +193,10 @@ export class CheckRetention {
           const old = await this.oldChecks(endpointId, after.through + 1, horizon, this.maxChecks);
           if (old.checks.length === 0) return { events: [], result: null };
           const summary = summarizeChecks(endpointId, old.checks[0].check.team_id, old.checks, new Date(horizon).toISOString());
-          const throughHash = old.checks[old.checks.length - 1].hash;
-          if (throughHash !== undefined) summary.through_hash = throughHash;
+          const last = old.checks[old.checks.length - 1];
+          // The full hash of the last removed check (it may store only a prefix).
+          const throughHash = last.hash === undefined ? null : await fullHashAt(this.options.storedEvents ?? this.events, checksStream(endpointId), last.revision);
+          if (throughHash !== null) summary.through_hash = throughHash;
           return { events: [{ type: CHECKS_SUMMARIZED, data: summary, metadata: { occurred_at: new Date(horizon).toISOString() } }], result: { summary, more: old.more } };
         },
         { fold: this.lastSummaries, attempts: SUMMARY_ATTEMPTS },
@@ -223,19 +234,40 @@ export class CheckRetention {
     }
   }
 
-  /** Checks from revision `from` on that are older than `horizon`, up to the first that is not. */
+  /**
+   * Checks from revision `from` on that are older than `horizon`, up to the first that is not,
+   * ending where a cut may end: just before an event that stores its whole hash or none (a
+   * chained stream's anchor, or any event of an unchained one), or at the head of an unchained
+   * stream.
+   */
   private async oldChecks(endpointId: number, from: number, horizon: number, max: number): Promise<{ checks: Array<{ revision: number; check: CheckRecordedData; hash?: string }>; more: boolean }> {
     const checks: Array<{ revision: number; check: CheckRecordedData; hash?: string }> = [];
+    /** Revisions a removal may end at. */
+    const cuts = new Set<number>();
+    const cutBefore = (event: RecordedEvent) => {
+      if (event.metadata.hash === undefined || isWholeHash(event.metadata.hash)) cuts.add(event.revision - 1);
+    };
+    const cutAt = (more: boolean) => {
+      while (checks.length > 0 && !cuts.has(checks[checks.length - 1].revision)) checks.pop();
+      return { checks, more: more && checks.length > 0 };
+    };
+    let head: RecordedEvent | undefined;
     for (let next = from; ; ) {
       const page: RecordedEvent[] = await this.events.readStream(checksStream(endpointId), { fromRevision: next, maxCount: this.pageSize });
       for (const event of page) {
-        if (event.revision < from || event.type !== CHECK_RECORDED) continue;
+        if (event.revision < from) continue;
+        head = event;
+        cutBefore(event);
+        if (event.type !== CHECK_RECORDED) continue;
         const check = event.data as CheckRecordedData;
-        if (Date.parse(check.checked_at) >= horizon) return { checks, more: false };
-        if (checks.length === max) return { checks, more: true };
+        if (Date.parse(check.checked_at) >= horizon) return cutAt(false);
+        if (checks.length === max) return cutAt(true);
         checks.push({ revision: event.revision, check, hash: event.metadata.hash });
       }
-      if (page.length < this.pageSize) return { checks, more: false };
+      if (page.length < this.pageSize) {
+        if (head !== undefined && head.metadata.hash === undefined) cuts.add(head.revision);
+        return cutAt(false);
+      }
       next = page[page.length - 1].revision + 1;
     }
   }

@@ -52,7 +52,8 @@ export interface ChecksSummarizedData {
   from_revision: number;
   through_revision: number;
   /**
-   * metadata.hash of the event at through_revision: the hash chain of the checks stream links
+   * The full hash of the event at through_revision (which may store only its prefix,
+   * docs/audit.md): the hash chain of the checks stream links
    * the first check that stays to it (docs/audit.md). Absent when that check predates chaining.
    */
   through_hash?: string;

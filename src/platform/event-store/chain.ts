@@ -11,9 +11,15 @@
  * derived: on the first chained event of a stream that had events before chaining began (the
  * anchor, the chain of those earlier events computed the same way from ''), and on an event
  * appended to a stream whose earlier events all left the log.
+ *
+ * Stored form (docs/decisions.md "The event row's chain hash"): an event stores the first 16 hex
+ * digits (8 bytes) of its hash, except an anchor, which stores the whole hash: revision 0, every
+ * 64th revision, and an event that stores `prev_hash`. The full hash of any event is recomputed
+ * from the newest anchor at or before it (at most 63 events). Files written before store whole
+ * hashes on every event; a whole hash is an anchor wherever it is.
  */
 import { hash } from 'node:crypto';
-import type { RecordedEvent } from './event-store.port.js';
+import type { EventStore, RecordedEvent } from './event-store.port.js';
 import { canonicalJson } from '../canonical-json.js';
 
 /** The prev_hash of a stream's first event. */
@@ -127,4 +133,55 @@ export function chainedFieldsOf(event: RecordedEvent): ChainedFields {
     actor: event.metadata.actor,
     request_id: event.metadata.request_id,
   };
+}
+
+/** Hex digits of the hash a chained event that is not an anchor stores. */
+export const PREFIX_LENGTH = 16;
+/** Every this many revisions an event stores its whole hash. */
+export const ANCHOR_INTERVAL = 64;
+
+/** Whether the event at `revision` stores its whole hash (it also does when it stores prev_hash). */
+export function isAnchorRevision(revision: number): boolean {
+  return revision % ANCHOR_INTERVAL === 0;
+}
+
+/** What an event stores of its full hash. */
+export function storedHash(full: string, anchor: boolean): string {
+  return anchor ? full : full.slice(0, PREFIX_LENGTH);
+}
+
+/** Whether a stored hash is a whole one (an anchor, or any event of a file written before prefixes). */
+export function isWholeHash(stored: string): boolean {
+  return stored.length === 64;
+}
+
+/** Whether a recomputed full hash agrees with what the event stores: a whole hash compares whole, a prefix as a prefix. */
+export function matchesStored(computed: string, stored: string): boolean {
+  return stored.length === 64 ? computed === stored : stored.length === PREFIX_LENGTH && computed.startsWith(stored);
+}
+
+/**
+ * The full hash of the stream's event at `revision`: its stored hash when whole, else recomputed
+ * from the newest event at or before it that stores a whole hash (read back, at most
+ * ANCHOR_INTERVAL events on a stream written by this version). Null when the event is not there,
+ * stores no hash, or no whole hash precedes it without a gap (the stream was cut off an anchor).
+ * A recomputed hash that disagrees with a stored prefix is still returned: verification, not
+ * this, reports where a chain is broken.
+ */
+export async function fullHashAt(store: EventStore, stream: string, revision: number): Promise<string | null> {
+  const back: RecordedEvent[] = [];
+  // The first read ends at the newest multiple of ANCHOR_INTERVAL, where the anchor usually is.
+  for (let from = revision, count = (revision % ANCHOR_INTERVAL) + 1; from >= 0; count = ANCHOR_INTERVAL) {
+    const page = await store.readStream(stream, { fromRevision: from, direction: 'backwards', maxCount: count });
+    for (const event of page) {
+      const expected = back.length === 0 ? revision : back[back.length - 1].revision - 1;
+      const stored = event.metadata.hash;
+      if (event.revision !== expected || stored === undefined) return null;
+      if (isWholeHash(stored)) return chainOf(back.reverse().map(chainedFieldsOf), stored);
+      back.push(event);
+    }
+    if (page.length < count) return null;
+    from = page[page.length - 1].revision - 1;
+  }
+  return null;
 }

@@ -1,4 +1,4 @@
-import { chainedFieldsOf, chainHash, chainOf, GENESIS_HASH, type ChainedFields } from './chain.js';
+import { chainedFieldsOf, chainHash, chainOf, fullHashAt, GENESIS_HASH, isAnchorRevision, isWholeHash, storedHash } from './chain.js';
 import { DelegatingEventStore } from './delegating-event-store.js';
 import { outsideIdempotency } from '../es/idempotency-scope.js';
 import { appendOnly, runStreamCommand, type StreamFold } from '../es/stream-command.js';
@@ -7,6 +7,7 @@ import { type AppendOptions, type AppendResult, type EventMetadata, type EventSt
 /** The head of a stream's chain as this process last wrote or read it. */
 interface ChainHead {
   revision: number;
+  /** The full hash (the event may store only its prefix). */
   hash: string;
   /** The hash must be stored as the next event's prev_hash (it is no stored event's hash). */
   explicit: boolean;
@@ -27,6 +28,10 @@ const ANY_ATTEMPTS = 20;
  * revision of the stream's head through runStreamCommand, which reads the head again when
  * another append got in between, so its link is always the real previous event. Reads pass through as they are: the chain is
  * verified over the stored events (src/audit/application/verify.ts), never on every read.
+ *
+ * Each event stores the 16-hex prefix of its hash, an anchor the whole hash (chain.ts); the heads
+ * kept here are full hashes, and a head this process does not know is recomputed from the
+ * stream's newest anchor (fullHashAt).
  */
 export function chainedEventStore(store: EventStore): EventStore {
   return new ChainedEventStore(store);
@@ -41,10 +46,10 @@ class ChainedEventStore extends DelegatingEventStore {
     const expectedRevision = options.expectedRevision;
     // A head this process knows is taken without an await: most appends follow this process's own.
     const head = this.knownHead(streamId, expectedRevision) ?? (await this.headFor(streamId, expectedRevision));
-    const stamped = this.stamp(streamId, typeof expectedRevision === 'number' ? expectedRevision : -1, head, events);
+    const { stamped, last } = this.stamp(streamId, typeof expectedRevision === 'number' ? expectedRevision : -1, head, events);
     try {
       const result = await this.inner.append(streamId, stamped, { expectedRevision, groupCommit: options.groupCommit });
-      this.remember(streamId, { revision: result.nextExpectedRevision, hash: stamped[stamped.length - 1].metadata!.hash!, explicit: false });
+      this.remember(streamId, { revision: result.nextExpectedRevision, hash: last, explicit: false });
       return result;
     } catch (error) {
       this.heads.delete(streamId);
@@ -81,13 +86,16 @@ class ChainedEventStore extends DelegatingEventStore {
     this.heads.set(streamId, head);
   }
 
-  /** Events as stored: occurred_at and the chain hash fixed here, so the hash covers what is stored. */
-  private stamp(streamId: string, base: number, head: ChainHead, events: NewEvent[]): NewEvent[] {
+  /**
+   * Events as stored: occurred_at and the chain hash fixed here, so the hash covers what is
+   * stored; each stores its hash's prefix, an anchor the whole hash. `last`: the last full hash.
+   */
+  private stamp(streamId: string, base: number, head: ChainHead, events: NewEvent[]): { stamped: NewEvent[]; last: string } {
     const now = new Date().toISOString();
     let prev = head.hash;
     // The hash covers what the adapter stores: data as its JSON reads back (canonicalJson treats
     // values as JSON.stringify does), occurred_at fixed here, actor and request_id null when absent.
-    return events.map((event, i) => {
+    const stamped = events.map((event, i): NewEvent => {
       const revision = base + 1 + i;
       const occurredAt = event.metadata?.occurred_at ?? now;
       const hash = chainHash(prev, {
@@ -100,16 +108,18 @@ class ChainedEventStore extends DelegatingEventStore {
         request_id: event.metadata?.request_id ?? null,
       });
       prev = hash;
+      const linked = i === 0 && head.explicit;
       // A literal of one shape, as stampedMetadata's (a spread of the caller's event is slower).
       return {
         type: event.type,
         schemaVersion: event.schemaVersion,
         data: event.data,
-        metadata: stampedMetadata(event.metadata, occurredAt, hash, i === 0 && head.explicit ? head.hash : undefined),
+        metadata: stampedMetadata(event.metadata, occurredAt, storedHash(hash, linked || isAnchorRevision(revision)), linked ? head.hash : undefined),
         packed: event.packed,
         chainHashed: true,
       };
     });
+    return { stamped, last: prev };
   }
 
   /** The head the append links to when it needs no read: a new stream, or this process's last append or read matching the expected revision. */
@@ -129,7 +139,15 @@ class ChainedEventStore extends DelegatingEventStore {
       // across the gap through the retention summary's hash when there is one.
       return typeof expected === 'number' && expected >= 0 ? { revision: expected, hash: GENESIS_HASH, explicit: true } : NEW_STREAM;
     }
-    if (last.metadata.hash !== undefined) return { revision: last.revision, hash: last.metadata.hash, explicit: false };
+    const stored = last.metadata.hash;
+    if (stored !== undefined && isWholeHash(stored)) return { revision: last.revision, hash: stored, explicit: false };
+    if (stored !== undefined) {
+      // A prefix: the full hash from the newest anchor. When no anchor can be reached (rows
+      // removed behind the store's back), the chain restarts from '' with prev_hash stored, as
+      // after a stream's events all left the log; verification reports the break before it.
+      const full = await fullHashAt(this.inner, streamId, last.revision);
+      return full !== null ? { revision: last.revision, hash: full, explicit: false } : { revision: last.revision, hash: GENESIS_HASH, explicit: true };
+    }
     return { revision: last.revision, hash: chainOf((await this.inner.readStream(streamId)).map(chainedFieldsOf)), explicit: true };
   }
 }

@@ -56,7 +56,8 @@ export interface NewEvent<T = unknown> {
   packed?: boolean;
   /**
    * `metadata.hash` was computed by the chained store (src/platform/event-store/chain.ts): 64
-   * lowercase hex digits, so an adapter may store it as its 32 bytes without checking its form.
+   * lowercase hex digits, or the first 16 of them, so an adapter may store it as its 32 or 8
+   * bytes without checking its form.
    */
   chainHashed?: boolean;
 }
