@@ -455,7 +455,7 @@ describe('SQLite event log in the compact layout', () => {
     expect(Date.parse(events[3].recordedAt)).toBe(commit3 + offset);
     await store.close();
   });
-  it("stores each chained event's hash as its 32 bytes, out of the metadata JSON, and reads it back as the chain computes it", async () => {
+  it("stores each chained event's hash as its bytes (32 at revision 0, an anchor; the 8 of its prefix otherwise), out of the metadata JSON, and reads it back as the chain computes it", async () => {
     const file = join(temp.path, 'events.sqlite');
     const store = chainedEventStore(new SqliteEventStore(file));
     const batch = [0, 1, 2].map((n) => ({ type: 'CheckRecorded', data: { status: 200, endpoint_id: n }, metadata: { actor: 'system:prober', request_id: `req-${n}` } }));
@@ -463,7 +463,7 @@ describe('SQLite event log in the compact layout', () => {
     await store.append('checks-1', batch.slice(0, 1), { expectedRevision: 2 });
     const read = await store.readStream('checks-1');
     expect(read).toHaveLength(4);
-    for (let i = 0; i < read.length; i++) expect(read[i].metadata.hash).toBe(chainOf(read.slice(0, i + 1).map(chainedFieldsOf)));
+    for (let i = 0; i < read.length; i++) expect(read[i].metadata.hash).toBe(chainOf(read.slice(0, i + 1).map(chainedFieldsOf)).slice(0, i === 0 ? 64 : 16));
     await store.close();
     const db = new Database(file, { readonly: true });
     const rows = db.prepare('SELECT typeof(hash) AS kind, hex(hash) AS hex, metadata FROM event_log ORDER BY position').all() as Array<{ kind: string; hex: string; metadata: string | null }>;
