@@ -224,14 +224,22 @@ interface CompactRow {
   occurred_at: number | string | null;
   metadata: string | null;
   data: string;
-  hash: Buffer | null;
+  /** Lowercase hex (`READ_HASH`). */
+  hash: string | null;
   recorded_at: number;
   commit_metadata: string;
 }
 
+/**
+ * The chain hash as read: its lowercase hex text, made by SQLite. better-sqlite3 hands a BLOB out
+ * as a new Buffer, about 1.2 us a row more than a string (see record-codec.ts), and the hash was
+ * turned into hex anyway. NULL stays NULL (hex gives '' for it; no stored hash is empty).
+ */
+const READ_HASH = `nullif(lower(hex(e.hash)), '')`;
+
 const COMPACT_SELECT = `
   SELECT e.position, s.name AS stream_id, e.revision, t.name AS type, e.schema_version, e.event_id,
-         e.occurred_at, e.metadata, e.data, e.hash, c.recorded_at, c.metadata AS commit_metadata
+         e.occurred_at, e.metadata, e.data, ${READ_HASH} AS hash, c.recorded_at, c.metadata AS commit_metadata
   FROM event_log e
   JOIN event_streams s ON s.id = e.stream
   JOIN event_types t ON t.id = e.type
@@ -239,12 +247,12 @@ const COMPACT_SELECT = `
 
 /** `readCompactPage`'s event rows: COMPACT_SELECT's columns up to `hash`, as arrays. */
 const PAGE_SELECT = `
-  SELECT e.position, s.name, e.revision, t.name, e.schema_version, e.event_id, e.occurred_at, e.metadata, e.data, e.hash
+  SELECT e.position, s.name, e.revision, t.name, e.schema_version, e.event_id, e.occurred_at, e.metadata, e.data, ${READ_HASH}
   FROM event_log e
   JOIN event_streams s ON s.id = e.stream
   JOIN event_types t ON t.id = e.type
   WHERE e.position > ? ORDER BY e.position LIMIT ?`;
-type PageRow = [position: number, streamId: string, revision: number, type: string, schemaVersion: number, eventId: Buffer | string | number, occurredAt: number | string | null, metadata: string | null, data: string, hash: Buffer | null];
+type PageRow = [position: number, streamId: string, revision: number, type: string, schemaVersion: number, eventId: Buffer | string | number, occurredAt: number | string | null, metadata: string | null, data: string, hash: string | null];
 
 /** The commits of the events from the first position to the last: the one at or below the first, and every later one up to the last. */
 const PAGE_COMMITS = `
@@ -1132,9 +1140,9 @@ function splitMetadata(input: Partial<EventMetadata> | undefined, now: string, c
 /** A hash of 64 characters none of which matches this is 64 lowercase hex digits (a search for one bad character costs about half an anchored /^[0-9a-f]{64}$/). */
 const NOT_HEX = /[^0-9a-f]/;
 
-/** The chain hash of the `hash` column (its bytes as read, or the hex text an append stored) back in the metadata. */
-function withHash(metadata: EventMetadata, hash: Buffer | string | null): EventMetadata {
-  if (hash !== null) metadata.hash = typeof hash === 'string' ? hash : hash.toString('hex');
+/** The chain hash of the `hash` column (its hex as read, `READ_HASH`, or the hex text an append stored) back in the metadata. */
+function withHash(metadata: EventMetadata, hash: string | null): EventMetadata {
+  if (hash !== null) metadata.hash = hash;
   return metadata;
 }
 
@@ -1259,7 +1267,7 @@ function compactEvents(forms: StoredForms) {
     occurredAt: number | string | null,
     metadataStored: string,
     data: string,
-    hash: Buffer | null,
+    hash: string | null,
     recordedAtMs: number,
   ): RecordedEvent => {
     if (metadataStored !== metadataText) {
