@@ -14,6 +14,8 @@ import type { EventStore, ReadStreamOptions, RecordedEvent } from '../../src/pla
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { chainedFieldsOf, chainHash, chainOf } from '../../src/platform/event-store/chain.js';
 import { verifyHistory } from '../../src/audit/application/verify.js';
+import { exportHistory } from '../../src/audit/application/export.js';
+import { verifyExport } from '../../src/audit/domain/verify-export.js';
 import { CheckRetention } from '../../src/checks/application/retention.js';
 import { checkSummariesStream } from '../../src/checks/domain/check-summary.js';
 import { checksStream } from '../../src/checks/domain/check.js';
@@ -116,6 +118,29 @@ describe('the chain hash stored as a prefix, whole at anchors', () => {
     await reopened.close();
   });
 
+  it('exports full hashes, but an event whose content no longer gives its stored prefix with that prefix, which verify-export refuses at its line', async () => {
+    const file = join(dir.path, 'export.sqlite');
+    const store = chainedEventStore(new SqliteEventStore(file));
+    await appendNoted(store, 's', 0, 6);
+    await store.close();
+    const exported = async () => {
+      const plain = new SqliteEventStore(file);
+      let text = '';
+      for await (const chunk of exportHistory(plain, { stream: 's' })) text += chunk;
+      await plain.close();
+      const lines = text.trimEnd().split('\n');
+      return { lines, verified: await verifyExport(lines, { text: lines[lines.length - 1], number: lines.length }, null) };
+    };
+    const intact = await exported();
+    expect(intact.lines.slice(0, 6).map((l) => JSON.parse(l).hash)).toEqual(Array(6).fill(expect.stringMatching(/^[0-9a-f]{64}$/)));
+    expect(intact.verified).toMatchObject({ ok: true });
+
+    tamper(file, `UPDATE event_log SET data = replace(data, '"n":3', '"n":9') WHERE ${streamRow('s')} AND revision = 3`);
+    const edited = await exported();
+    expect(JSON.parse(edited.lines[3])).toMatchObject({ revision: 3, hash: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(edited.verified).toMatchObject({ ok: false, line: 4 });
+  });
+
   it('reads back to the newest anchor in a new process, and links its appends to the full hash', async () => {
     const file = join(dir.path, 'restart.sqlite');
     const first = chainedEventStore(new SqliteEventStore(file));
@@ -132,6 +157,22 @@ describe('the chain hash stored as a prefix, whole at anchors', () => {
     const full = chainOf(events.map(chainedFieldsOf));
     expect(events[104].metadata.hash).toBe(full.slice(0, 16));
     expect(await verifyHistory(second)).toMatchObject({ intact: true, events_checked: 105 });
+    await second.close();
+  });
+
+  it('still appends to a stream whose anchor was deleted behind its back, and verification names the deleted revision', async () => {
+    const file = join(dir.path, 'no-anchor.sqlite');
+    const first = chainedEventStore(new SqliteEventStore(file));
+    await appendNoted(first, 's', 0, 100);
+    await first.close();
+    tamper(file, `DELETE FROM event_log WHERE ${streamRow('s')} AND revision = 64`);
+
+    const second = chainedEventStore(new SqliteEventStore(file));
+    await appendNoted(second, 's', 100, 2);
+    // No full hash to link to: the chain restarts from '' with prev_hash stored (an anchor).
+    const [restart] = await second.readStream('s', { fromRevision: 100, maxCount: 1 });
+    expect(restart.metadata).toMatchObject({ prev_hash: '', hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect((await verifyHistory(second)).broken).toEqual([expect.objectContaining({ stream: 's', revision: 64, problem: 'missing' })]);
     await second.close();
   });
 
