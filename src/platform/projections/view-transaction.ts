@@ -124,12 +124,13 @@ export class BatchViewTransaction implements ViewTransaction {
   }
 
   /**
-   * The batch's writes are committed: what it put and deleted is now what the store holds
-   * (`Projection.keepsDocuments`). Call only once the commit succeeded.
+   * The batch's writes are committed (`Projection.keepsDocuments`): a document the set knew as
+   * stored now holds what the batch put; any other written id is forgotten, read from the store
+   * if it is asked for again (see `KeptDocuments`). Call only once the commit succeeded.
    */
   committed(): void {
     if (this.kept === null) return;
-    for (const [collection, docs] of this.pending) for (const [id, doc] of docs) this.kept.keep(collection, id, doc);
+    for (const [collection, docs] of this.pending) for (const [id, doc] of docs) this.kept.written(collection, id, doc);
   }
 
   writes(): ViewWrite[] {
@@ -150,6 +151,14 @@ export class BatchViewTransaction implements ViewTransaction {
  * these are what the store holds; the runner makes a new one each time it starts following (a
  * batch refused by the fence, a lost lease or a swap ends the old one). The documents are frozen
  * and shared. Each collection keeps its most recently used `perCollection` documents.
+ *
+ * A committed write is kept only over a document already known as stored (one a handler read
+ * and found, or wrote over such a one): those are the documents read back batch after batch
+ * (an alert status, an endpoint's rollup rows). A document written where none was known (a new
+ * raw check row, whose dedupe read found nothing) is forgotten; if it is read again, that read
+ * goes to the store once and keeps it. Kept instead, write-only rows filled each collection's
+ * 10,000 places with documents nobody read, retained until pushed out: old-generation garbage.
+ * A deleted document is forgotten too.
  */
 export class KeptDocuments {
   private readonly byCollection = new Map<string, Map<string, Doc | null>>();
@@ -168,6 +177,15 @@ export class KeptDocuments {
     docs.delete(id);
     docs.set(id, doc);
     if (docs.size > this.perCollection) docs.delete(docs.keys().next().value!);
+  }
+
+  /** A committed write (doc null: a delete): kept over a known stored document, forgotten otherwise. */
+  written(physical: string, id: string, doc: Doc | null): void {
+    const docs = this.byCollection.get(physical);
+    const known = docs?.get(id);
+    if (known === undefined) return;
+    if (doc === null || known === null) docs!.delete(id);
+    else this.keep(physical, id, doc);
   }
 }
 

@@ -46,7 +46,7 @@ describe('a projection batch reading its own collections', () => {
     expect(read).not.toBe(other);
   });
 
-  it('reads a kept document from the store once, and what a committed batch wrote not at all', async () => {
+  it('reads a kept document from the store once, and what a committed batch wrote over it not at all', async () => {
     const documents = new KeptDocuments();
     let reads = 0;
     const get = store.get.bind(store);
@@ -56,13 +56,41 @@ describe('a projection batch reading its own collections', () => {
     };
     const first = new BatchViewTransaction(store, (collection) => collection, undefined, documents);
     expect(await first.get('channels', '1')).toEqual({ id: '1', team_id: 7, name: 'a' });
+    expect(await first.get('channels', '2')).toEqual({ id: '2', team_id: 7, name: 'b' });
     first.put('channels', { id: '2', team_id: 7, name: 'b2' });
     await store.commit(first.writes());
     first.committed();
     const second = new BatchViewTransaction(store, (collection) => collection, undefined, documents);
     expect(await second.get('channels', '1')).toEqual({ id: '1', team_id: 7, name: 'a' });
     expect(await second.get('channels', '2')).toEqual({ id: '2', team_id: 7, name: 'b2' });
-    expect(reads).toBe(1);
+    expect(reads).toBe(2);
+  });
+
+  it('keeps only documents known as stored: a row written where none was, or deleted, is not held after its commit', async () => {
+    // A raw check row: its dedupe read finds nothing, then it is written and never read again.
+    await store.ensureCollection({ name: 'rows', indexes: [] });
+    const documents = new KeptDocuments();
+    const first = new BatchViewTransaction(store, (collection) => collection, undefined, documents);
+    await first.prefetch(new Map([['rows', new Set(['r1'])]]));
+    expect(await first.get('rows', 'r1')).toBeNull();
+    first.put('rows', { id: 'r1', team_id: 7 });
+    expect(await first.get('rows', 'r2')).toBeNull();
+    first.put('rows', { id: 'r2', team_id: 7 });
+    first.put('rows', { id: 'r3', team_id: 7 });
+    expect(await first.get('channels', '1')).toEqual({ id: '1', team_id: 7, name: 'a' });
+    first.delete('channels', '1');
+    expect(await first.get('channels', '2')).toEqual({ id: '2', team_id: 7, name: 'b' });
+    first.put('channels', { id: '2', team_id: 7, name: 'b2' });
+    await store.commit(first.writes());
+    first.committed();
+    expect(['r1', 'r2', 'r3'].map((id) => documents.lookup('rows', id))).toEqual([undefined, undefined, undefined]);
+    expect(documents.lookup('channels', '1')).toBeUndefined();
+    expect(documents.lookup('channels', '2')).toEqual({ id: '2', team_id: 7, name: 'b2' });
+    // Asked for again, a forgotten row is read from the store (once) and kept from then on.
+    const second = new BatchViewTransaction(store, (collection) => collection, undefined, documents);
+    expect(await second.get('rows', 'r1')).toEqual({ id: 'r1', team_id: 7 });
+    expect(await second.get('channels', '1')).toBeNull();
+    expect(documents.lookup('rows', 'r1')).toEqual({ id: 'r1', team_id: 7 });
   });
 
   it('hands out stored documents that a handler cannot change in place for the next reader', async () => {
