@@ -216,6 +216,38 @@ for (const adapter of adapters) {
       expect((await quick.iterator.next()).value).toMatchObject({ position: next });
     });
 
+    it('joins a tap whose events up to the shared read were removed meanwhile (retention), and hands it what follows', async () => {
+      const start = await store.headPosition();
+      const fanout = new LogFanout(store, { pageSize: 10 });
+      const live = open(fanout, start, ['X', 'Y']);
+      const first = live.iterator.next();
+      await append('cut', ['X', 'X', 'X', 'X', 'X']);
+      await take(live.iterator, 4);
+      await first;
+      // Every event after the late tap's position is gone before it reads a page.
+      await store.removeEvents(`${run}-cut`, { throughRevision: 4, types: [type('X')] });
+      const late = open(fanout, start, ['Y']);
+      const lateNext = late.iterator.next();
+      // Before anything new is appended it has joined, the removed stretch passed over: its
+      // processor counts it applied (no lag that is not there) and it does not read empty pages on.
+      const reach = live.log.handed[live.log.handed.length - 1];
+      await eventually('the late tap passed over what was removed', () => late.log.passed.includes(reach), 5_000);
+      const fresh = await append('fresh', ['Y']);
+      expect((await lateNext).value).toMatchObject({ position: fresh, type: type('Y') });
+      expect((await live.iterator.next()).value).toMatchObject({ position: fresh });
+    });
+
+    it('answers several next() calls made before any event, in order (the iterator protocol allows them)', async () => {
+      const start = await store.headPosition();
+      const fanout = new LogFanout(store, { pageSize: 10 });
+      const tap = open(fanout, start, ['A']);
+      const calls = [tap.iterator.next(), tap.iterator.next(), tap.iterator.next()];
+      const last = await append('three', ['A', 'A', 'A']);
+      const got = await Promise.all(calls);
+      expect(got.map((r) => r.value?.position)).toEqual((await raw.readAll({ after: start, maxCount: 10 })).filter((e) => e.type.endsWith(run)).map((e) => e.position));
+      expect(got[2].value?.position).toBe(last);
+    });
+
     it('ends a tap that is closed while it waits, and closes the shared read once no tap is left', async () => {
       const start = await store.headPosition();
       const fanout = new LogFanout(store, { pageSize: 10 });

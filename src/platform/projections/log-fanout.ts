@@ -163,7 +163,8 @@ class Tap implements LogTap {
   private joined = false;
   private closed = false;
   private error: unknown = null;
-  private waiting: { resolve: (result: IteratorResult<RecordedEvent>) => void; reject: (error: unknown) => void } | null = null;
+  /** Calls of next() not answered yet, oldest first (the iterator protocol lets a caller make several). */
+  private readonly waiting: Array<{ resolve: (result: IteratorResult<RecordedEvent>) => void; reject: (error: unknown) => void }> = [];
   private reading = false;
 
   constructor(
@@ -194,9 +195,7 @@ class Tap implements LogTap {
       this.joined = false;
       this.fanout.leave(this);
     }
-    const waiting = this.waiting;
-    this.waiting = null;
-    waiting?.resolve({ value: undefined, done: true });
+    for (const waiter of this.waiting.splice(0)) waiter.resolve({ value: undefined, done: true });
   }
 
   /** The shared read's next event (called while joined, in log order). */
@@ -213,17 +212,14 @@ class Tap implements LogTap {
   fail(error: unknown): void {
     this.joined = false;
     this.error = error;
-    const waiting = this.waiting;
-    if (waiting && this.head === this.queue.length) {
-      this.waiting = null;
-      waiting.reject(error);
-    }
+    // Queued events are handed out first (the queue is empty whenever a call waits).
+    for (const waiter of this.waiting.splice(0)) waiter.reject(error);
   }
 
   /** The shared read ended under this tap: it reads on by itself. */
   detached(): void {
     this.joined = false;
-    if (this.waiting) this.catchUp();
+    if (this.waiting.length > 0) this.catchUp();
   }
 
   private next(): Promise<IteratorResult<RecordedEvent>> {
@@ -235,7 +231,7 @@ class Tap implements LogTap {
     if (this.closed) return Promise.resolve({ value: undefined, done: true });
     if (this.error !== null) return Promise.reject(this.error);
     return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
+      this.waiting.push({ resolve, reject });
       if (!this.joined) this.catchUp();
     });
   }
@@ -272,10 +268,9 @@ class Tap implements LogTap {
     }
     this.options.report.handed(event.position);
     this.queue.push(event);
-    const waiting = this.waiting;
-    if (waiting) {
-      this.waiting = null;
-      waiting.resolve({ value: this.queue[this.head++], done: false });
+    const waiter = this.waiting.shift();
+    if (waiter) {
+      waiter.resolve({ value: this.queue[this.head++], done: false });
       this.compact();
     }
     return true;
@@ -296,7 +291,7 @@ class Tap implements LogTap {
 
   private async readPages(): Promise<void> {
     let pages = 0;
-    while (!this.closed && !this.joined && this.error === null && this.waiting !== null) {
+    while (!this.closed && !this.joined && this.error === null && this.waiting.length > 0) {
       // A long stretch of events this processor passes over: a turn of the event loop between pages.
       if (pages++ > 0) await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return;
