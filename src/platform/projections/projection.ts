@@ -63,10 +63,12 @@ export interface Projection {
    */
   prefetch?: (event: RecordedEvent<any>) => Iterable<readonly [collection: string, id: string]>;
   /**
-   * The runner keeps the documents this projection's handlers read by id and its batches
-   * committed, while it follows the projection live (`KeptDocuments`), and answers later `get`s
-   * (and read-aheads) from them instead of the store: a probed check's views read back on every
-   * check the documents they wrote on the last one (alert status, analytics endpoint). Only for
+   * The runner keeps the documents this projection's handlers read by id, and what its batches
+   * committed over a document known as stored, while it follows the projection live
+   * (`KeptDocuments`), and answers later `get`s (and read-aheads) from them instead of the
+   * store: a probed check's views read back on every check the documents they wrote on the
+   * last one (alert status, analytics endpoint). A new document written and never read again
+   * (a raw check row) is not kept; read later, it is read from the store once. Only for
    * projections whose collections nobody else writes, and whose handlers treat what `get`
    * returns as read-only (it is frozen, shared with later batches); a document the batch itself
    * put is then handed back as it is, not copied.
