@@ -88,7 +88,7 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
   const latest = new Map<number, CheckRecordedData>();
   for (let n = 0; n < total; n++) {
     const data = syntheticCheck(spread, n, total, to);
-    const row = rawCheckRow(data)!;
+    const row = rawCheckRow(data);
     await put(rollupsName(RAW_CHECKS_COLLECTION), row);
     for (const key of rollupKeysOf(row)) rollups.set(key.id, withCheck(rollups.get(key.id) ?? null, key.id, row, key.scope));
     latest.set(data.endpoint_id, data);

@@ -311,7 +311,7 @@ export async function probedBytes(workDir: string, endpoints: number, wanted: nu
   }
 }
 
-const VIEWS = ['checks', 'analytics_rollups', 'analytics_endpoints'];
+const VIEWS = ['analytics_rollups', 'analytics_endpoints'];
 
 async function settle(service: Service): Promise<void> {
   const head = await service.platform.events.headPosition();

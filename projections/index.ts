@@ -10,7 +10,6 @@ import type { Projection } from '../src/platform/projections/projection.js';
 import { alertingProjection } from '../src/alerting/views/alerting/projection.js';
 import { analyticsEndpointsProjection } from '../src/analytics/views/endpoints/projection.js';
 import { analyticsRollupsProjection } from '../src/analytics/views/rollups/projection.js';
-import { checksProjection } from '../src/monitoring/views/checks/projection.js';
 import { incidentsProjection } from '../src/incidents/views/incidents/projection.js';
 import { monitoringProjection } from '../src/monitoring/views/monitoring/projection.js';
 import { notificationsReactor } from '../src/notifications/reactors/notifications/reactor.js';
@@ -22,7 +21,6 @@ import { tenancyProjection } from '../src/tenancy/views/tenancy/projection.js';
 export const PROCESSORS: Projection[] = [
   tenancyProjection,
   monitoringProjection,
-  checksProjection,
   incidentsProjection,
   alertingProjection,
   analyticsRollupsProjection,

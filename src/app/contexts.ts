@@ -1,4 +1,4 @@
-import type { DynamicModule, Type } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import type { Projection } from '../platform/projections/projection.js';
 import { AlertingModule } from '../alerting/alerting.module.js';
 import { AnalyticsModule } from '../analytics/analytics.module.js';
@@ -23,13 +23,32 @@ import { tenancyProblems } from '../tenancy/http/tenancy-errors.js';
 import { slosProblems } from '../slos/http/slos-errors.js';
 import { registerCheckUpcasters } from '../checks/domain/check.js';
 import { registerSummaryUpcasters } from '../checks/domain/check-summary.js';
+import { CHECK_LIST_SOURCE } from '../monitoring/application/check-list-source.js';
+import { RollupCheckList } from '../analytics/views/rollups/queries.js';
+import { PLATFORM, type Platform } from '../platform/platform.js';
 
 /**
  * The bounded contexts. Every role loads them all (HTTP routes are only served by roles all and
  * api; background workers check `platform.config.role` before they start).
  */
 export function contextModules(): Array<Type | DynamicModule> {
-  return [TenancyModule, MonitoringModule, checksModule(), IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule, AuditModule, SlosModule];
+  return [checkListModule(), TenancyModule, MonitoringModule, checksModule(), IncidentsModule, AlertingModule, AnalyticsModule, ProbingModule, NotificationsModule, StatusPagesModule, AuditModule, SlosModule];
+}
+
+/**
+ * Monitoring's checks list and `GET` of one check read analytics' raw rows (one row per retained
+ * check) through monitoring's `CheckListSource` port, so monitoring imports nothing of analytics.
+ */
+@Module({})
+class CheckListBinding {}
+
+function checkListModule(): DynamicModule {
+  return {
+    module: CheckListBinding,
+    global: true,
+    providers: [{ provide: CHECK_LIST_SOURCE, inject: [PLATFORM], useFactory: (platform: Platform) => new RollupCheckList(platform.reader) }],
+    exports: [CHECK_LIST_SOURCE],
+  };
 }
 
 /** Checks, told that alerting's old signal events in a check stream go with the checks once carried over. */

@@ -15,7 +15,6 @@ import { projections, upcasters } from '../app/contexts.js';
 import { CheckRetention, RetentionBusyError } from '../checks/application/retention.js';
 import { ROLLUPS_PROJECTION } from '../analytics/views/rollups/view.js';
 import { ANALYTICS_ENDPOINTS_PROJECTION } from '../analytics/views/endpoints/view.js';
-import { CHECKS_VIEW } from '../monitoring/views/checks/view.js';
 import type { AppConfig } from '../platform/config/config.js';
 import { createLogger } from '../platform/logging/logger.js';
 import { parseRfc3339 } from '../platform/time/rfc3339.js';
@@ -26,8 +25,8 @@ import { cliProgram, runCli } from './usage.js';
 /** Plain tables when the output is not a terminal (no colour codes in files and pipes). */
 const TABLE_STYLE = process.stdout.isTTY ? {} : { style: { head: [], border: [] } };
 
-/** The views that drop summarized checks; apply waits for them before giving space back. */
-const RETENTION_VIEWS = [CHECKS_VIEW, ROLLUPS_PROJECTION, ANALYTICS_ENDPOINTS_PROJECTION];
+/** The views that drop summarized checks (the rollups' raw rows are every check's list row too); apply waits for them before giving space back. */
+const RETENTION_VIEWS = [ROLLUPS_PROJECTION, ANALYTICS_ENDPOINTS_PROJECTION];
 const CATCH_UP_MS = 120_000;
 
 function nowFrom(option: string | undefined): number {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { monitoringCommandHandlers } from './application/monitoring.commands.js';
-import { CheckReads } from './views/checks/queries.js';
+import { CheckReads } from './application/check-reads.js';
 import { MonitoringReads } from './views/monitoring/queries.js';
 import { MonitoringAdminController } from './http/monitoring-admin.controller.js';
 import { MonitoringPublicController } from './http/monitoring-public.controller.js';

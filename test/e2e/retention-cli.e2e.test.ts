@@ -7,7 +7,6 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLLUPS_PROJECTION } from '../../src/analytics/views/rollups/view.js';
 import { ANALYTICS_ENDPOINTS_PROJECTION } from '../../src/analytics/views/endpoints/view.js';
-import { CHECKS_VIEW } from '../../src/monitoring/views/checks/view.js';
 import { createEndpoint, createProject, importChecks } from '../support/monitoring-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
@@ -96,7 +95,7 @@ describe('npm run retention', () => {
       }
       const head = await s.platform.events.headPosition();
       const deadline = Date.now() + 180_000;
-      while (!(await s.platform.freshness.waitFor(head!, [CHECKS_VIEW, ROLLUPS_PROJECTION, ANALYTICS_ENDPOINTS_PROJECTION]))) {
+      while (!(await s.platform.freshness.waitFor(head!, [ROLLUPS_PROJECTION, ANALYTICS_ENDPOINTS_PROJECTION]))) {
         if (Date.now() > deadline) throw new Error('the views did not catch up with the import');
       }
       await s.close();

@@ -21,7 +21,7 @@ const FIXTURE = 'test/support/fixtures/pruner-process.ts';
 const DAY = 86_400_000;
 const MIN = 60_000;
 const DAYS = 30;
-const VIEWS = ['checks', 'analytics_rollups', 'analytics_endpoints'];
+const VIEWS = ['analytics_rollups', 'analytics_endpoints'];
 const LEASE_MS = 4000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

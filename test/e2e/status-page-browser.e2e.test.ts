@@ -50,7 +50,7 @@ describe('status page in a real browser', () => {
       for (let i = 0; i < 4; i++) checks.push({ checked_at: new Date(Math.floor(now / day) * day - d * day + i * 60_000).toISOString(), success: !(d === 3 && i < 2), status_code: 200, latency_ms: 90 });
     }
     expect((await t.admin('POST', `/api/v2/teams/${team.teamId}/endpoints/${team.endpoints[1]}/checks/import`, { checks })).statusCode).toBe(201);
-    await t.platform.freshness.waitFor((await t.platform.reader.position('checks'))!, ['analytics_rollups']);
+    await t.platform.freshness.waitFor((await t.platform.events.headPosition())!, ['analytics_rollups']);
     if (CHROMIUM) {
       browser = await puppeteer.launch({
         executablePath: CHROMIUM,

@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const MIN = 60_000;
 const DAY = 86_400_000;
 const DAYS = 30;
-const VIEWS = ['checks', 'analytics_rollups', 'analytics_endpoints'];
+const VIEWS = ['analytics_rollups', 'analytics_endpoints'];
 const iso = (ms: number) => new Date(ms).toISOString();
 const REGIONS = ['local', 'eu-west', 'us-east'];
 

@@ -284,8 +284,8 @@ describe('status pages: public routes', () => {
       const checks = Array.from({ length: 4 }, (_, i) => ({ checked_at: iso(yesterday.getTime() + i * 60_000), success: i !== 0, status_code: i !== 0 ? 200 : 500, latency_ms: 100 }));
       const imported = await t.admin('POST', `/api/v2/teams/${team.teamId}/endpoints/${team.endpoints[0]}/checks/import`, { checks });
       expect(imported.statusCode).toBe(201);
-      // The import answers once the checks view has them; the rollups follow within moments.
-      await t.platform.freshness.waitFor((await t.platform.reader.position('checks'))!, ['analytics_rollups']);
+      // The import answers once the views that show its checks have them (the rollups among them).
+      await t.platform.freshness.waitFor((await t.platform.events.headPosition())!, ['analytics_rollups']);
       const html = (await t.request('GET', '/status/uptime')).body;
       const cells = [...html.matchAll(/<span class="day (d-[a-z]+)" title="([^"]+)"><\/span>/g)].map((m) => [m[1], m[2]]);
       expect(cells).toHaveLength(7);

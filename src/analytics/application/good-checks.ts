@@ -1,6 +1,6 @@
 import type { Filter, ReadStore } from '../../platform/read-store/read-store.port.js';
 import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../views/rollups/view.js';
+import { OUTCOME_FAILURE, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../views/rollups/view.js';
 import { planRange, rollupRuns, type RangePiece } from '../domain/range-plan.js';
 import { chunk, type AnalyticsCollections, type TimeRange } from '../views/rollups/queries.js';
 import { Slices } from './slices.js';
@@ -78,7 +78,7 @@ export class GoodChecks {
     await this.slices.map(
       edges.flatMap((piece) => chunks.flatMap((ids) => [false, true].map((success) => ({ piece, ids, success })))),
       async ({ piece, ids, success }) => {
-        const n = await this.store.count(names.checks, { ...scopeFilter(ids), success, checked_at_ms: { gte: piece.from, lt: piece.to } });
+        const n = await this.store.count(names.checks, { ...scopeFilter(ids), outcome: success ? OUTCOME_SUCCESS : OUTCOME_FAILURE, checked_at_ms: { gte: piece.from, lt: piece.to } });
         total += n;
         if (!success) failures += n;
       },
@@ -94,7 +94,7 @@ export class GoodChecks {
           await this.slices.pause();
           slow += await this.store.count(names.checks, {
             ...scopeFilter(ids),
-            success: true,
+            outcome: OUTCOME_SUCCESS,
             checked_at_ms: { gte: spanFrom, lt: spanTo },
             latency_ms: { gt: latencyThresholdMs },
           });

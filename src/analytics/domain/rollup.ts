@@ -1,7 +1,8 @@
 import { isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from './aggregate.js';
 import { floorTo, GRANULARITY_MS, type Granularity, type RollupRun } from './range-plan.js';
-import type { RawCheckRow, RollupKey, RollupRow, RollupScopeKind } from '../views/rollups/view.js';
+import { DEFAULT_REGION } from '../../platform/config/region.js';
+import { CHECK_MANUAL, CHECK_NO_EXCERPT, OUTCOME_FAILURE, OUTCOME_OTHER_FAILURE, OUTCOME_SUCCESS, type RawCheckRow, type RollupKey, type RollupRow, type RollupScopeKind } from '../views/rollups/view.js';
 
 /** How one check (or a retention summary) updates the rollup views (names and shapes: views.ts). */
 export const ROLLUP_SCOPE_KINDS: RollupScopeKind[] = ['endpoint', 'project', 'team'];
@@ -86,23 +87,44 @@ export function regionRollupRange(endpointId: number, region: string, granularit
 }
 
 /**
- * The raw row of an applicable check; null when the check does not feed analytics. `projectId`:
- * the endpoint's current project (the check counts for it), by default the one it was recorded under.
+ * The raw row of a check (every check has one; `outcome` says whether analytics counts it).
+ * `projectId`: the endpoint's current project (the check counts for it), by default the one it
+ * was recorded under. Fields at their default are left out (`RawCheckRow`).
  */
-export function rawCheckRow(check: CheckRecordedData, projectId = check.project_id): RawCheckRow | null {
-  if (!isApplicable(check)) return null;
-  const checkedAtMs = Date.parse(check.checked_at);
-  return {
+export function rawCheckRow(check: CheckRecordedData, projectId = check.project_id): RawCheckRow {
+  const manual = check.source === 'manual';
+  const row: RawCheckRow = {
     id: String(check.check_id),
     check_id: check.check_id,
     team_id: check.team_id,
     project_id: projectId,
     endpoint_id: check.endpoint_id,
-    checked_at_ms: checkedAtMs,
-    success: check.success,
+    outcome: (isApplicable(check) ? OUTCOME_FAILURE : OUTCOME_OTHER_FAILURE) + (check.success ? 1 : 0),
+    checked_at_ms: Date.parse(check.checked_at),
     status_code: check.status_code,
     latency_ms: check.latency_ms,
+    configuration_version: check.configuration_version,
+    flags: (manual ? CHECK_MANUAL : 0) | (check.response_excerpt !== null && check.response_excerpt !== undefined ? 0 : CHECK_NO_EXCERPT),
+    time_to_first_byte_ms: check.time_to_first_byte_ms,
+    duration_ms: check.duration_ms,
+    latency_threshold_ms: check.latency_threshold_ms ?? null,
   };
+  if (check.body_complete !== true) row.body_complete = check.body_complete;
+  if (check.latency_anomaly) row.latency_anomaly = true;
+  if (check.alert_suppressed) row.alert_suppressed = true;
+  if (check.failure_reason !== null && check.failure_reason !== undefined) row.failure_reason = check.failure_reason;
+  if (check.region !== undefined && check.region !== DEFAULT_REGION) row.region = check.region;
+  return row;
+}
+
+/** Whether analytics counts the row's check (applicable: scheduled and unsuppressed). */
+export function counted(row: Pick<RawCheckRow, 'outcome'>): boolean {
+  return row.outcome === OUTCOME_FAILURE || row.outcome === OUTCOME_SUCCESS;
+}
+
+/** What a counted raw row adds to sums: its success and latency. */
+export function checkOfRow(row: Pick<RawCheckRow, 'outcome' | 'latency_ms'>): { success: boolean; latency_ms: number } {
+  return { success: row.outcome === OUTCOME_SUCCESS, latency_ms: row.latency_ms };
 }
 
 /** Keys of the nine rollup rows (3 scopes x 3 granularities) a check adds to. */
@@ -122,9 +144,9 @@ export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'project_id' | '
  * The rollup row after adding the check; `existing` is null for a new period. A project row keeps
  * no minimum or maximum (`withoutExtremes`).
  */
-export function withCheck(existing: RollupRow | null, id: string, row: RawCheckRow, scope: RollupScopeKind = 'endpoint'): RollupRow {
+export function withCheck(existing: RollupRow | null, id: string, row: Pick<RawCheckRow, 'outcome' | 'latency_ms'>, scope: RollupScopeKind = 'endpoint'): RollupRow {
   const base: RollupRow = existing ? { ...existing } : { id, ...emptyAccumulator() };
-  addCheck(base, row);
+  addCheck(base, checkOfRow(row));
   return scope === 'project' ? withoutExtremes(base) : base;
 }
 

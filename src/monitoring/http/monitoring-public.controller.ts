@@ -6,7 +6,7 @@ import { PathResources } from '../../platform/http/path-resources.js';
 import { QueryReader } from '../../platform/http/query.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
-import { CheckReads } from '../views/checks/queries.js';
+import { CheckReads } from '../application/check-reads.js';
 import { MonitoringReads } from '../views/monitoring/queries.js';
 import { ENDPOINT_PATH, PROJECT_PATH } from './monitoring-paths.js';
 import { CheckListResponse, CheckResponse, EndpointListResponse, EndpointResponse, ProjectListResponse, ProjectResponse } from './public.dto.js';

@@ -18,8 +18,8 @@ describe('the views that show a write', () => {
     // analytics_rollups moves an endpoint's share of its project's rollups when it changes project
     expect(showing(ENDPOINT_RECONFIGURED)).toEqual(['alerting', 'analytics_endpoints', 'analytics_rollups', 'monitoring', 'probing']);
     expect(showing(PROJECT_CREATED)).toEqual(['analytics_endpoints', 'monitoring']);
-    expect(showing(CHECK_RECORDED)).toEqual(['alerting', 'analytics_endpoints', 'analytics_rollups', 'checks']);
-    expect(showing(PROJECT_CREATED, CHECK_RECORDED)).toEqual(['alerting', 'analytics_endpoints', 'analytics_rollups', 'checks', 'monitoring']);
+    expect(showing(CHECK_RECORDED)).toEqual(['alerting', 'analytics_endpoints', 'analytics_rollups']);
+    expect(showing(PROJECT_CREATED, CHECK_RECORDED)).toEqual(['alerting', 'analytics_endpoints', 'analytics_rollups', 'monitoring']);
   });
 
   it('leave the notifications reactor out, even for events it handles', () => {

@@ -1,8 +1,8 @@
-/** The monitoring and checks views, given events: what the project, endpoint, window and check routes read. */
-import { checksProjection } from '../../../src/monitoring/views/checks/projection.js';
+/** The monitoring view and the per-check rows, given events: what the project, endpoint, window and check routes read. */
+import { analyticsRollupsProjection } from '../../../src/analytics/views/rollups/projection.js';
 import { monitoringProjection } from '../../../src/monitoring/views/monitoring/projection.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
-import { CHECK_FAILED, CHECK_NO_EXCERPT, CHECKS, type CheckDoc } from '../../../src/monitoring/views/checks/view.js';
+import { CHECK_MANUAL, CHECK_NO_EXCERPT, OUTCOME_FAILURE, OUTCOME_OTHER_FAILURE, OUTCOME_OTHER_SUCCESS, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, type RawCheckRow } from '../../../src/analytics/views/rollups/view.js';
 import { ENDPOINTS, type EndpointDoc, MAINTENANCE_WINDOWS, PROJECTS } from '../../../src/monitoring/views/monitoring/view.js';
 import { given } from '../../support/projection-spec.js';
 
@@ -132,32 +132,41 @@ const recorded = (check_id: number, fields: Record<string, unknown> = {}) => ({
   },
 });
 
-describe('checks projection', () => {
-  it('keeps each check compact: the fields at their default are left out, the response excerpt never stored', async () => {
-    const views = await given(checksProjection, [
+describe('the per-check rows the checks list reads (analytics rollups, analytics_checks)', () => {
+  it('keeps every check compact: the fields at their default are left out, the response excerpt never stored', async () => {
+    const views = await given(analyticsRollupsProjection, [
       recorded(1),
       recorded(2, { success: false, status_code: 503, failure_reason: 'status: 503', response_excerpt: 'secret page', time_to_first_byte_ms: 20, latency_anomaly: true, latency_threshold_ms: 40 }),
+      recorded(3, { source: 'manual', response_excerpt: 'secret page', region: 'eu-west' }),
+      recorded(4, { success: false, alert_suppressed: true, body_complete: false }),
     ]);
-    // No team (the endpoint's); success, source and excerpt as bits: a scheduled success without an excerpt.
-    const plain: CheckDoc = { id: '1', check_id: 1, endpoint_id: 5, configuration_version: 1, flags: CHECK_NO_EXCERPT, status_code: 200, latency_ms: 50, time_to_first_byte_ms: 50, duration_ms: 50, latency_threshold_ms: null, checked_at: T0 };
-    expect(views.document(CHECKS, '1')).toEqual(plain);
-    expect(views.document(CHECKS, '2')).toEqual({
+    // A scheduled success without an excerpt: outcome 1 (counted success), the no-excerpt bit.
+    const plain: RawCheckRow = {
+      id: '1', check_id: 1, team_id: 1, project_id: 2, endpoint_id: 5, outcome: OUTCOME_SUCCESS, checked_at_ms: Date.parse(T0), status_code: 200, latency_ms: 50,
+      configuration_version: 1, flags: CHECK_NO_EXCERPT, time_to_first_byte_ms: 50, duration_ms: 50, latency_threshold_ms: null,
+    };
+    expect(views.document(RAW_CHECKS_COLLECTION, '1')).toEqual(plain);
+    expect(views.document(RAW_CHECKS_COLLECTION, '2')).toEqual({
       ...plain,
       id: '2',
       check_id: 2,
-      flags: CHECK_FAILED,
+      outcome: OUTCOME_FAILURE,
+      flags: 0,
       status_code: 503,
       failure_reason: 'status: 503',
       time_to_first_byte_ms: 20,
       latency_anomaly: true,
       latency_threshold_ms: 40,
     });
-    expect(JSON.stringify(views.documents(CHECKS))).not.toContain('secret page');
+    // Manual and suppressed checks are listed, never counted: outcomes of their own.
+    expect(views.document(RAW_CHECKS_COLLECTION, '3')).toEqual({ ...plain, id: '3', check_id: 3, outcome: OUTCOME_OTHER_SUCCESS, flags: CHECK_MANUAL, region: 'eu-west' });
+    expect(views.document(RAW_CHECKS_COLLECTION, '4')).toEqual({ ...plain, id: '4', check_id: 4, outcome: OUTCOME_OTHER_FAILURE, alert_suppressed: true, body_complete: false });
+    expect(JSON.stringify(views.documents(RAW_CHECKS_COLLECTION))).not.toContain('secret page');
   });
 
-  it('drops the checks a retention summary stands for and keeps the newer ones', async () => {
-    const summary = { type: 'ChecksSummarized', data: { endpoint_id: 5, team_id: 1, from_revision: 0, through_revision: 1, horizon: T1, check_ids: [1, 2], hours: [], latest_applicable: null } };
-    const views = await given(checksProjection, [recorded(1), recorded(2), recorded(3), summary]);
-    expect(views.documents(CHECKS).map((doc) => doc.check_id)).toEqual([3]);
+  it('drops the checks a retention summary stands for, counted or not, and keeps the newer ones', async () => {
+    const summary = { type: 'ChecksSummarized', data: { endpoint_id: 5, team_id: 1, from_revision: 0, through_revision: 2, horizon: T1, check_ids: [1, 2, 3], hours: [], latest_applicable: null } };
+    const views = await given(analyticsRollupsProjection, [recorded(1), recorded(2, { source: 'manual' }), recorded(3, { alert_suppressed: true }), recorded(4), recorded(5, { source: 'manual' }), summary]);
+    expect(views.documents(RAW_CHECKS_COLLECTION).map((doc) => doc.check_id)).toEqual([4, 5]);
   });
 });

@@ -11,7 +11,7 @@ import {
   type AnalyticsProjectHealthDoc,
 } from './view.js';
 import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION } from '../rollups/view.js';
-import { consecutiveFailuresIn } from '../../application/consecutive-failures.js';
+import { RAW_OUTCOMES, consecutiveFailuresIn } from '../../application/consecutive-failures.js';
 import { INCIDENTS, INCIDENTS_VIEW } from '../../../incidents/views/incidents/view.js';
 import type { AnalyticsCollections } from '../rollups/queries.js';
 import { healthByProjectOf, type AnalyticsFacts, type AnalyticsScope, type EndpointFact, type Health, type IncidentCounts, type ProjectFact, type ProjectMember } from '../../application/analytics-facts.js';
@@ -167,7 +167,7 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
    */
   async consecutiveFailures(endpointId: number, summarized = 0): Promise<number> {
     const checks = await this.reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION);
-    return consecutiveFailuresIn(this.store, checks, { endpoint_id: endpointId }, summarized);
+    return consecutiveFailuresIn(this.store, checks, { endpoint_id: endpointId }, RAW_OUTCOMES, summarized);
   }
 
   async incidentCounts(teamId: number, scope: AnalyticsScope, range: { from: number; to: number }): Promise<IncidentCounts> {

@@ -1,13 +1,16 @@
 import type { RecordedEvent } from '../../../platform/event-store/event-store.port.js';
+import type { Doc } from '../../../platform/read-store/read-store.port.js';
 import { defineProjection, type ViewTransaction } from '../../../platform/projections/projection.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../../../checks/domain/check.js';
+import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../../checks/domain/check.js';
 import { CHECKS_SUMMARIZED, hourRegion, type ChecksSummarizedData } from '../../../checks/domain/check-summary.js';
 import { DEFAULT_REGION } from '../../../platform/config/region.js';
 import { ENDPOINT_RECONFIGURED, ENDPOINT_REGISTERED, type EndpointReconfiguredData, type EndpointRegisteredData } from '../../../monitoring/domain/events.js';
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from '../../domain/aggregate.js';
-import { GRANULARITIES, ROLLUP_SCOPE_KINDS, rawCheckRow, regionRollupId, regionRollupRangeAll, rollupId, rollupKeysOf, rollupRangeAll, withCheck, withSums, withoutSums } from '../../domain/rollup.js';
+import { GRANULARITIES, ROLLUP_SCOPE_KINDS, checkOfRow, counted as isCounted, rawCheckRow, regionRollupId, regionRollupRangeAll, rollupId, rollupKeysOf, rollupRangeAll, withCheck, withSums, withoutSums } from '../../domain/rollup.js';
 import { GRANULARITY_MS, floorTo } from '../../domain/range-plan.js';
 import {
+  APPLICABLE_OUTCOMES,
+  OUTCOME_SUCCESS,
   RAW_CHECKS_COLLECTION,
   RAW_CHECK_COLUMNS,
   REGION_CHECKS_COLLECTION,
@@ -25,22 +28,30 @@ import {
 
 /**
  * Analytics rollups: per endpoint, project and team, minute/hour/day sums of applicable checks,
- * plus the applicable checks themselves (for sub-minute range edges and p95). Manual and
- * suppressed checks are left out here, so no query has to filter them. A check counts for its
+ * plus a raw row of every retained check (for sub-minute range edges and p95, and for monitoring's
+ * checks list). Manual and suppressed checks are left out of the rollups and have raw rows of
+ * their own outcomes, which no analytics read asks for. A check counts for its
  * endpoint's CURRENT project: the endpoint's project is kept here (`analytics_members`, from the
  * monitoring events, in log order with the checks), and a move takes the endpoint's share of
  * the project rows and its raw rows to the new project (`onEndpointMoved`). An endpoint with
  * checks from several probe regions also has rows per region (views.ts, "Probe regions").
  */
 export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, views: ViewTransaction): Promise<void> {
-  // A check already counted (same check id) must never be added twice.
-  if (!rawCheckRow(event.data) || (await views.get(RAW_CHECKS_COLLECTION, String(event.data.check_id)))) return;
+  // A check already recorded (same check id) must never be added twice.
+  if (await views.get(RAW_CHECKS_COLLECTION, String(event.data.check_id))) return;
+  if (!isApplicable(event.data)) {
+    // Listed, never counted: its row only, labelled with the endpoint's current project (moves
+    // relabel every row of the endpoint), without making a member (only counted checks do).
+    const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, String(event.data.endpoint_id))) as RollupMemberDoc | null;
+    views.put(RAW_CHECKS_COLLECTION, rawCheckRow(event.data, member?.project_id) as unknown as Doc);
+    return;
+  }
   const member = await memberOf(views, event.data.endpoint_id, event.data.project_id);
-  const row = rawCheckRow(event.data, member.project_id)!;
+  const row = rawCheckRow(event.data, member.project_id);
   const region = event.data.region ?? DEFAULT_REGION;
   // Before this check's sums are added: a split copies the endpoint's rows as they were.
   const perRegion = await addRegions(views, member, [region]);
-  views.put(RAW_CHECKS_COLLECTION, { ...row });
+  views.put(RAW_CHECKS_COLLECTION, row as unknown as Doc);
   for (const key of rollupKeysOf(row)) {
     const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
     views.put(ROLLUPS_COLLECTION, { ...withCheck(existing, key.id, row, key.scope) });
@@ -93,12 +104,13 @@ async function splitByRegion(views: ViewTransaction, endpointId: number, region:
     const rows = (await views.find(ROLLUPS_COLLECTION, { filter: { id: range } })) as unknown as RollupRow[];
     for (const row of rows) views.put(ROLLUPS_COLLECTION, { ...row, id: `${target}${row.id.slice(range.gte.length)}` });
   }
-  const raw = (await views.find(RAW_CHECKS_COLLECTION, { filter: { endpoint_id: endpointId } })) as unknown as RawCheckRow[];
+  // Counted checks only: region rows serve analytics alone.
+  const raw = (await views.find(RAW_CHECKS_COLLECTION, { filter: { endpoint_id: endpointId, outcome: { in: APPLICABLE_OUTCOMES } } })) as unknown as RawCheckRow[];
   for (const row of raw) views.put(REGION_CHECKS_COLLECTION, { ...regionCheckRow(row, region) });
 }
 
 function regionCheckRow(row: RawCheckRow, region: string): RegionCheckRow {
-  return { id: row.id, check_id: row.check_id, endpoint_id: row.endpoint_id, region, checked_at_ms: row.checked_at_ms, success: row.success, status_code: row.status_code, latency_ms: row.latency_ms };
+  return { id: row.id, check_id: row.check_id, endpoint_id: row.endpoint_id, region, checked_at_ms: row.checked_at_ms, success: row.outcome === OUTCOME_SUCCESS, status_code: row.status_code, latency_ms: row.latency_ms };
 }
 
 async function onEndpointRegistered(event: RecordedEvent<EndpointRegisteredData>, views: ViewTransaction): Promise<void> {
@@ -113,7 +125,7 @@ async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredD
 /**
  * The endpoint is in `projectId` now. When it was counted for another project, every rollup row
  * of the endpoint is taken out of that project's row of the same period and added to the new
- * project's, and its raw rows are relabelled (p95 and range edges read them by project). Costs
+ * project's, and its raw rows (every outcome) are relabelled (p95 and range edges read them by project). Costs
  * the endpoint's own row count, once per move; reads never pay for membership. A project row
  * that is already gone (a minute past the retention horizon, deleted with another endpoint's
  * summary; such minutes are never read) has nothing to take back.
@@ -146,9 +158,10 @@ async function onEndpointMoved(endpointId: number, projectId: number, views: Vie
 }
 
 /**
- * Retention: the summarized checks leave the raw rows, and so do the minute rollups they were
- * in (past the horizon analytics counts whole hours); hour and day rollups keep their sums. Rows
- * this view still holds were counted when their CheckRecorded was applied; the summary adds only
+ * Retention: the summarized checks leave the raw rows (every outcome: the list no longer shows
+ * them), and so do the minute rollups they were in (past the horizon analytics counts whole
+ * hours); hour and day rollups keep their sums. Counted rows (outcomes 0 and 1) this view still
+ * holds were counted when their CheckRecorded was applied; the summary adds only
  * the rest of each hour (its checks, failures and latency sum minus those rows'; its minimum and
  * maximum cover every check of the hour, so combining them is exact either way). So the rollups
  * are the same whether the raw events were applied before (live, or a rebuild of a log a crash
@@ -170,8 +183,10 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
   for (const checkId of summary.check_ids) {
     const row = (await views.get(RAW_CHECKS_COLLECTION, String(checkId))) as RawCheckRow | null;
     if (row) {
-      const hour = Math.floor(row.checked_at_ms / 3_600_000) * 3600;
-      counted.set(hour, addCheck(counted.get(hour) ?? emptyAccumulator(), row));
+      if (isCounted(row)) {
+        const hour = Math.floor(row.checked_at_ms / 3_600_000) * 3600;
+        counted.set(hour, addCheck(counted.get(hour) ?? emptyAccumulator(), checkOfRow(row)));
+      }
       views.delete(RAW_CHECKS_COLLECTION, row.id);
     }
     const regional = perRegion ? ((await views.get(REGION_CHECKS_COLLECTION, String(checkId))) as RegionCheckRow | null) : null;
@@ -276,19 +291,20 @@ function hoursOf(summary: ChecksSummarizedData): Array<{ hour: number; sums: Acc
 
 /**
  * What `onCheckRecorded` reads by id, for the runner to read a batch's at once: the raw row (a
- * check counted already), the member, and the nine rollup rows of the project the check was
- * recorded under (its endpoint's current one unless it moved since; then the rows it really
- * reads are read when asked for, as are a regional endpoint's).
+ * check recorded already), the member, and, for a counted check, the nine rollup rows of the
+ * project the check was recorded under (its endpoint's current one unless it moved since; then
+ * the rows it really reads are read when asked for, as are a regional endpoint's).
  */
 function readsOfCheck(event: RecordedEvent): Array<[string, string]> {
   if (event.type !== CHECK_RECORDED) return [];
-  const row = rawCheckRow(event.data as CheckRecordedData);
-  if (!row) return [];
+  const check = event.data as CheckRecordedData;
   const reads: Array<[string, string]> = [
-    [RAW_CHECKS_COLLECTION, row.id],
-    [ROLLUP_MEMBERS_COLLECTION, String(row.endpoint_id)],
+    [RAW_CHECKS_COLLECTION, String(check.check_id)],
+    [ROLLUP_MEMBERS_COLLECTION, String(check.endpoint_id)],
   ];
-  for (const key of rollupKeysOf(row)) reads.push([ROLLUPS_COLLECTION, key.id]);
+  if (!isApplicable(check)) return reads;
+  const at = { team_id: check.team_id, project_id: check.project_id, endpoint_id: check.endpoint_id, checked_at_ms: Date.parse(check.checked_at) };
+  for (const key of rollupKeysOf(at)) reads.push([ROLLUPS_COLLECTION, key.id]);
   return reads;
 }
 
@@ -308,19 +324,25 @@ export const analyticsRollupsProjection = defineProjection({
   // 7 (withdrawn): no team index on the raw rows, a team read through its projects' rows. A team
   // of 100 projects then took 4-19 times the CPU per request (docs/benchmarks.md, "A team of 100
   // projects"), so 8 is 6's shape again, under a new version so a v7 view is rebuilt.
-  version: 8,
+  // 9 (issue 31): the raw rows hold every retained check, `outcome` (0/1 applicable failure or
+  // success, 2/3 manual or suppressed) in place of `success` in the row and its indexes, and
+  // the fields monitoring's checks list shows: one row and one insert a check instead of a row
+  // here and another in monitoring's checks view (docs/architecture.md, "One per-check table").
+  version: 9,
   collections: [
     // Read and written by id only (see RollupKey).
     { name: ROLLUPS_COLLECTION, indexes: [], columns: ROLLUP_COLUMNS },
     {
       name: RAW_CHECKS_COLLECTION,
       indexes: [
-        // p95 and consecutive failures: newest successful checks of a scope; range edges: a
-        // scope's checks of a time range, read as two ranges (success 0 and 1), so no index of
-        // their own (issue 12: ~35 B a check). An endpoint's rows are found by this one on a move.
-        { fields: ['team_id', 'success', 'checked_at_ms', 'check_id'] },
-        { fields: ['project_id', 'success', 'checked_at_ms', 'check_id'] },
-        { fields: ['endpoint_id', 'success', 'checked_at_ms', 'check_id'] },
+        // p95 and consecutive failures: newest successful checks of a scope (outcome 1); range
+        // edges: a scope's checks of a time range, read as two ranges (outcomes 0 and 1), so no
+        // index of their own (issue 12: ~35 B a check). Manual and suppressed checks (2, 3) lie
+        // in ranges no analytics read touches. An endpoint's rows are found by this one on a
+        // move, and its checks list walks it as one range per outcome, merged.
+        { fields: ['team_id', 'outcome', 'checked_at_ms', 'check_id'] },
+        { fields: ['project_id', 'outcome', 'checked_at_ms', 'check_id'] },
+        { fields: ['endpoint_id', 'outcome', 'checked_at_ms', 'check_id'] },
       ],
       idField: 'check_id',
       columns: RAW_CHECK_COLUMNS,

@@ -1,4 +1,8 @@
-import type { AggregateRow, Doc, Filter, ReadStore, Scalar } from '../../../platform/read-store/read-store.port.js';
+import type { AggregateRow, Doc, Filter, ReadStore, Scalar, SortDirection } from '../../../platform/read-store/read-store.port.js';
+import type { CheckListFilters, CheckListSource, ListedCheck } from '../../../monitoring/application/check-list-source.js';
+import { DEFAULT_REGION } from '../../../platform/config/region.js';
+import { ViewListCache } from '../../../platform/projections/view-cache.js';
+import type { ViewReader } from '../../../platform/projections/views.js';
 import {
   P95_SAMPLE_LIMIT,
   addAccumulator,
@@ -11,10 +15,18 @@ import {
 } from '../../domain/aggregate.js';
 import { SCOPE_FIELD, regionRollupRange, rollupRange, rollupRangeSuffixes } from '../../domain/rollup.js';
 import {
+  APPLICABLE_OUTCOMES,
+  CHECK_MANUAL,
+  CHECK_NO_EXCERPT,
+  OUTCOME_FAILURE,
+  OUTCOME_OTHER_FAILURE,
+  OUTCOME_OTHER_SUCCESS,
+  OUTCOME_SUCCESS,
   RAW_CHECKS_COLLECTION,
   REGION_CHECKS_COLLECTION,
   ROLLUPS_COLLECTION,
   ROLLUP_MEMBERS_COLLECTION,
+  ROLLUPS_PROJECTION,
   type RawCheckRow,
   type RegionCheckRow,
   type RollupMemberDoc,
@@ -24,7 +36,7 @@ import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type R
 import { bucketRange, type AnalyticsWindow } from '../../domain/window.js';
 import { healthOf, sumHealth, type AnalyticsFacts, type AnalyticsScope, type EndpointFact, type Health, type ProjectMember } from '../../application/analytics-facts.js';
 import { Slices } from '../../application/slices.js';
-import { consecutiveFailuresIn } from '../../application/consecutive-failures.js';
+import { REGION_OUTCOMES, consecutiveFailuresIn } from '../../application/consecutive-failures.js';
 
 /**
  * Analytics figures from time rollups: each range is planned into day/hour/minute rollup rows
@@ -148,7 +160,7 @@ const P95_PAGE = 1000;
 const P95_FIELDS = ['latency_ms', 'checked_at_ms', 'check_id'];
 const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
 /** What the sums read of a raw edge row besides its scope's id: its place in the walk and what a check adds (SQLite then reads typed columns only). */
-const EDGE_FIELDS = ['checked_at_ms', 'check_id', 'success', 'latency_ms'];
+const EDGE_FIELDS = ['checked_at_ms', 'check_id', 'latency_ms'];
 /** Endpoint rows of a project object made between two looks at the slice clock. */
 const ROWS_PER_PAUSE = 500;
 /** Rollup id ranges per read (one SQLite statement). */
@@ -236,12 +248,13 @@ export class AnalyticsQuery {
     const { checks, regionChecks } = await this.names();
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
+    const succeeded = outcomeFilter(scope.region, true);
     const latencies: number[] = [];
     let after: [number, number] | undefined;
     while (latencies.length < P95_SAMPLE_LIMIT) {
       const limit = Math.min(P95_PAGE, P95_SAMPLE_LIMIT - latencies.length);
       const page = (await this.slices.run(() => this.store.find(source, {
-        filter: { [SCOPE_FIELD[scope.kind]]: scope.id, ...regionFilter, success: true, checked_at_ms: { gte: from, lt: to } },
+        filter: { [SCOPE_FIELD[scope.kind]]: scope.id, ...regionFilter, ...succeeded, checked_at_ms: { gte: from, lt: to } },
         sort: [
           ['checked_at_ms', 'desc'],
           ['check_id', 'desc'],
@@ -368,7 +381,7 @@ export class AnalyticsQuery {
     const summarized = member?.summarized_regions && Object.hasOwn(member.summarized_regions, region) ? member.summarized_regions[region] : undefined;
     const latest = later<LatestOfRegion>(later<LatestOfRegion>(up, down), summarized);
     if (!latest) return { up: null, last_check_at: null, last_status_code: null, last_latency_ms: null, consecutive_failures: 0 };
-    const failures = latest.success ? 0 : await this.slices.run(() => consecutiveFailuresIn(this.store, regionChecks, scope, summarized?.trailing_failures ?? 0));
+    const failures = latest.success ? 0 : await this.slices.run(() => consecutiveFailuresIn(this.store, regionChecks, scope, REGION_OUTCOMES, summarized?.trailing_failures ?? 0));
     return { up: latest.success, last_check_at: iso(latest.checked_at_ms), last_status_code: latest.status_code, last_latency_ms: latest.latency_ms, consecutive_failures: failures };
   }
 
@@ -410,8 +423,8 @@ export class AnalyticsQuery {
 
   /**
    * For each plan (a bucket), the sums of the scope's raw checks in its sub-minute pieces inside
-   * the horizon, summed by the store: one aggregate per piece, grouped by outcome (`success` in
-   * both values: two ranges of the scope's (scope, success, checked_at_ms, check_id) index), so
+   * the horizon, summed by the store: one aggregate per piece, grouped by outcome (outcomes 0
+   * and 1: two ranges of the scope's (scope, outcome, checked_at_ms, check_id) index), so
    * the main thread gets at most two rows per piece, not a row per check. With `to` off the
    * minute grid every bucket boundary is such a piece, and a team's boundary minutes hold every
    * endpoint's checks of those minutes.
@@ -425,10 +438,11 @@ export class AnalyticsQuery {
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
     const field = SCOPE_FIELD[scope.kind];
+    const outcome = outcomeField(scope.region);
     const rows = await this.slices.map(reads, ({ piece }) =>
       this.store.aggregate(source, {
-        filter: { [field]: scope.id, ...regionFilter, success: { in: [false, true] }, checked_at_ms: { gte: piece.from, lt: piece.to } },
-        groupBy: 'success',
+        filter: { [field]: scope.id, ...regionFilter, ...outcomeFilter(scope.region, 'both'), checked_at_ms: { gte: piece.from, lt: piece.to } },
+        groupBy: outcome,
         sum: ['latency_ms'],
         min: ['latency_ms'],
         max: ['latency_ms'],
@@ -439,7 +453,7 @@ export class AnalyticsQuery {
         if (row.count === 0) continue;
         addAccumulator(sums[owner], {
           checks: row.count,
-          failures: row.group === true ? 0 : row.count,
+          failures: row.group === true || row.group === OUTCOME_SUCCESS ? 0 : row.count,
           latency_sum: row.sum.latency_ms,
           latency_min: row.min.latency_ms,
           latency_max: row.max.latency_ms,
@@ -466,8 +480,13 @@ export class AnalyticsQuery {
     const edges = rawEdges.then((byMinute) => {
       for (const piece of pieces) {
         if (piece.kind !== 'raw' || piece.from < horizon) continue;
-        for (const check of byMinute.get(floorTo(piece.from, GRANULARITY_MS.minute)) ?? []) {
-          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(check[field], check);
+        const lists = byMinute.get(floorTo(piece.from, GRANULARITY_MS.minute));
+        if (!lists) continue;
+        for (const check of lists.failed) {
+          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(check[field] as number, false, check.latency_ms);
+        }
+        for (const check of lists.succeeded) {
+          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(check[field] as number, true, check.latency_ms);
         }
       }
     });
@@ -529,46 +548,50 @@ export class AnalyticsQuery {
 
   /**
    * Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms). Read by
-   * time range through the (scope, success, checked_at_ms, check_id) indexes that p95 uses too
+   * time range through the (scope, outcome, checked_at_ms, check_id) indexes that p95 uses too
    * (failed and successful ones apart: one index range each), so the raw rows need no minute
    * index of their own; adjacent minutes are read as one range. Rows hold `idField` (by default
    * the scope's id field; the caller's own when it shares a parent's rows out) and EDGE_FIELDS.
    */
-  private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[], region?: string, idField: string = SCOPE_FIELD[kind]): Promise<Map<number, RawCheckRow[]>> {
+  private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[], region?: string, idField: string = SCOPE_FIELD[kind]): Promise<Map<number, EdgeChecks>> {
     const minutes = [...new Set(pieces.flatMap((p) => (p.kind === 'raw' ? [floorTo(p.from, GRANULARITY_MS.minute)] : [])))];
-    const byMinute = new Map<number, RawCheckRow[]>();
+    const byMinute = new Map<number, EdgeChecks>();
     if (minutes.length === 0 || ids.length === 0) return byMinute;
     const { checks, regionChecks } = await this.names();
     const source = region === undefined ? checks : regionChecks;
     const regionFilter: Filter = region === undefined ? {} : { region };
     const field = SCOPE_FIELD[kind];
+    const items = pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).flatMap(([idChunk, span]) => [false, true].map((success) => ({ idChunk, span, success })));
     const requests = await this.slices.map(
-      pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).flatMap(([idChunk, span]) => [false, true].map((success) => ({ idChunk, span, success }))),
+      items,
       ({ idChunk, span, success }) =>
         this.findAll(
           source,
           {
             [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
             ...regionFilter,
-            success,
+            ...outcomeFilter(region, success),
             checked_at_ms: { gte: span.from, lt: span.to },
           },
           [idField, ...EDGE_FIELDS],
         ),
     );
-    for (const row of requests.flat() as unknown as RawCheckRow[]) {
-      const key = floorTo(row.checked_at_ms, GRANULARITY_MS.minute);
-      const list = byMinute.get(key) ?? [];
-      list.push(row);
-      byMinute.set(key, list);
-    }
+    requests.forEach((rows, i) => {
+      const succeeded = items[i].success;
+      for (const row of rows as unknown as EdgeCheck[]) {
+        const key = floorTo(row.checked_at_ms, GRANULARITY_MS.minute);
+        let lists = byMinute.get(key);
+        if (!lists) byMinute.set(key, (lists = { failed: [], succeeded: [] }));
+        (succeeded ? lists.succeeded : lists.failed).push(row);
+      }
+    });
     return byMinute;
   }
 
   /** Every matching row, paged by id so that no adapter page limit can cut the result. */
   /**
    * Every matching raw row, paged so that no adapter page limit can cut the result. Paged in the
-   * order of the scope's (scope, success, checked_at_ms, check_id) index, so each page is one
+   * order of the scope's (scope, outcome, checked_at_ms, check_id) index, so each page is one
    * index range: ordered by id, SQLite may walk the whole table in id order instead (a team's
    * or a large project's edges took one statement of hundreds of milliseconds).
    */
@@ -602,6 +625,25 @@ export class AnalyticsQuery {
 }
 
 type LatestOfRegion = Pick<RegionCheckRow, 'check_id' | 'checked_at_ms' | 'success' | 'status_code' | 'latency_ms'>;
+
+/** A raw edge row as the sums read it: its scope's id (under the field asked for), its place and latency. */
+type EdgeCheck = { checked_at_ms: number; check_id: number; latency_ms: number } & Record<string, unknown>;
+/** A minute's raw edge rows, failed and successful ones apart (each read from its own index range). */
+type EdgeChecks = { failed: EdgeCheck[]; succeeded: EdgeCheck[] };
+
+/**
+ * Raw rows keep `outcome` (counted failures 0, successes 1; the other outcomes are manual or
+ * suppressed checks no analytics read asks for), region rows `success` (counted checks only).
+ */
+function outcomeField(region: string | undefined): 'outcome' | 'success' {
+  return region === undefined ? 'outcome' : 'success';
+}
+
+/** The filter of counted checks that succeeded (true), failed (false) or either, in the raw or the region rows. */
+function outcomeFilter(region: string | undefined, success: boolean | 'both'): Filter {
+  if (region !== undefined) return { success: success === 'both' ? { in: [false, true] } : success };
+  return { outcome: success === 'both' ? { in: APPLICABLE_OUTCOMES } : success ? OUTCOME_SUCCESS : OUTCOME_FAILURE };
+}
 
 /** The newer of two checks, by checked_at, then id. */
 function later<T extends { checked_at_ms: number; check_id: number }>(a: T | undefined, b: T | undefined): T | undefined {
@@ -699,9 +741,9 @@ export class ScopeSums {
   }
 
   /** Adds one applicable check to its scope's sums; an id not among those given is ignored. */
-  addCheck(id: number, check: { success: boolean; latency_ms: number }): void {
+  addCheck(id: number, success: boolean, latencyMs: number): void {
     const slot = this.slot(id);
-    if (slot >= 0) this.add(slot, 1, check.success ? 0 : 1, check.latency_ms, check.latency_ms, check.latency_ms);
+    if (slot >= 0) this.add(slot, 1, success ? 0 : 1, latencyMs, latencyMs, latencyMs);
   }
 
   private add(slot: number, checks: number, failures: number, latencySum: number, min: number | null, max: number | null): void {
@@ -758,4 +800,99 @@ function current(endpoint: EndpointFact): Current {
     last_latency_ms: latest?.latency_ms ?? null,
     consecutive_failures: latest?.consecutive_failures ?? 0,
   };
+}
+
+const NEWEST_FIRST: Array<[string, SortDirection]> = [
+  ['checked_at_ms', 'desc'],
+  ['check_id', 'desc'],
+];
+/** What a walk reads of each row: its place in the list. */
+const PLACE = ['checked_at_ms', 'check_id'];
+
+/**
+ * Monitoring's checks list and `GET` of one check (its `CheckListSource` port), from the raw
+ * rows, which hold every retained check. The list is newest first (checked_at, then id); the
+ * endpoint's (endpoint_id, outcome, checked_at_ms, check_id) index puts each outcome in a range
+ * of its own, so a page is up to four keyset walks, one per outcome the `success` filter allows
+ * (each reading at most `limit` rows from the cursor's keyset), merged by (checked_at, id)
+ * descending. `source` is a filter on `flags` while walking, `region` one on the row's JSON
+ * (the default region is stored as no region), `from`/`to` bounds on checked_at_ms. A page's
+ * ids are kept per query while the collection is unchanged, and each check while its row is
+ * not rewritten (a check only inserts; moves and retention rewrite or delete), so new checks show
+ * at once and known ones are not read again.
+ */
+export class RollupCheckList implements CheckListSource {
+  private readonly lists: ViewListCache<ListedCheck>;
+
+  constructor(private readonly reader: ViewReader) {
+    this.lists = new ViewListCache(reader, ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION, { lists: 1_000, values: 20_000 });
+  }
+
+  async list(endpointId: number, filters: CheckListFilters, after: [string, number] | undefined, limit: number, scope?: object): Promise<ListedCheck[]> {
+    const walks = walksOf(endpointId, filters);
+    const keyset = after === undefined ? undefined : [Date.parse(after[0]), after[1]];
+    const ids = async () => {
+      const pages = await Promise.all(
+        walks.map((filter) => this.reader.find(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION, { filter, sort: NEWEST_FIRST, after: keyset, limit, fields: PLACE })),
+      );
+      const rows = (pages.length === 1 ? pages[0] : pages.flat().sort(newestFirst)) as unknown as Array<Pick<RawCheckRow, 'checked_at_ms' | 'check_id'>>;
+      return rows.slice(0, limit).map((row) => String(row.check_id));
+    };
+    return this.lists.list(
+      JSON.stringify([endpointId, filters, after ?? null, limit]),
+      ids,
+      async (missing) => ((await this.reader.getMany(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION, missing)) as unknown as RawCheckRow[]).map((row) => [row.id, listedCheck(row)]),
+      scope,
+    );
+  }
+
+  async check(checkId: number): Promise<ListedCheck | null> {
+    const row = (await this.reader.get(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION, checkId)) as RawCheckRow | null;
+    return row ? listedCheck(row) : null;
+  }
+}
+
+/** One filter per outcome the filters allow (manual checks are never counted: outcomes 2 and 3 only). */
+function walksOf(endpointId: number, filters: CheckListFilters): Filter[] {
+  let outcomes = filters.success === undefined ? [OUTCOME_FAILURE, OUTCOME_SUCCESS, OUTCOME_OTHER_FAILURE, OUTCOME_OTHER_SUCCESS] : filters.success ? [OUTCOME_SUCCESS, OUTCOME_OTHER_SUCCESS] : [OUTCOME_FAILURE, OUTCOME_OTHER_FAILURE];
+  const common: Filter = {};
+  if (filters.source !== undefined) {
+    const manual = filters.source === 'manual';
+    if (manual) outcomes = outcomes.filter((outcome) => outcome === OUTCOME_OTHER_FAILURE || outcome === OUTCOME_OTHER_SUCCESS);
+    common.flags = { in: manual ? [CHECK_MANUAL, CHECK_MANUAL | CHECK_NO_EXCERPT] : [0, CHECK_NO_EXCERPT] };
+  }
+  // The rows leave out the default region (`eq: null` matches a missing field).
+  if (filters.region !== undefined) common.region = filters.region === DEFAULT_REGION ? null : filters.region;
+  if (filters.from !== undefined || filters.to !== undefined) {
+    common.checked_at_ms = { ...(filters.from !== undefined ? { gte: Date.parse(filters.from) } : {}), ...(filters.to !== undefined ? { lt: Date.parse(filters.to) } : {}) };
+  }
+  return outcomes.map((outcome) => ({ endpoint_id: endpointId, outcome, ...common }));
+}
+
+function newestFirst(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  return (b.checked_at_ms as number) - (a.checked_at_ms as number) || (b.check_id as number) - (a.check_id as number);
+}
+
+/** The row as monitoring's port gives it. */
+function listedCheck(row: RawCheckRow): ListedCheck {
+  const check: ListedCheck = {
+    check_id: row.check_id,
+    endpoint_id: row.endpoint_id,
+    configuration_version: row.configuration_version,
+    success: row.outcome === OUTCOME_SUCCESS || row.outcome === OUTCOME_OTHER_SUCCESS,
+    manual: (row.flags & CHECK_MANUAL) !== 0,
+    has_excerpt: (row.flags & CHECK_NO_EXCERPT) === 0,
+    status_code: row.status_code,
+    latency_ms: row.latency_ms,
+    time_to_first_byte_ms: row.time_to_first_byte_ms,
+    duration_ms: row.duration_ms,
+    latency_threshold_ms: row.latency_threshold_ms,
+    checked_at: new Date(row.checked_at_ms).toISOString(),
+  };
+  if (row.body_complete !== undefined) check.body_complete = row.body_complete;
+  if (row.latency_anomaly !== undefined) check.latency_anomaly = row.latency_anomaly;
+  if (row.alert_suppressed !== undefined) check.alert_suppressed = row.alert_suppressed;
+  if (row.failure_reason !== undefined) check.failure_reason = row.failure_reason;
+  if (row.region !== undefined) check.region = row.region;
+  return check;
 }

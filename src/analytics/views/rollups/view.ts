@@ -10,8 +10,9 @@ import type { Accumulator } from '../../domain/aggregate.js';
 import type { Granularity } from '../../domain/range-plan.js';
 
 /**
- * Rollup rows and raw rows, written by `projection.ts` and read by the query service. Both hold
- * APPLICABLE checks only (scheduled, unsuppressed).
+ * Rollup rows and raw rows, written by `projection.ts` and read by the query service. Rollups
+ * count APPLICABLE checks only (scheduled, unsuppressed); raw rows hold every retained check,
+ * the applicable ones apart by `outcome`.
  *
  * Rollups exist per endpoint, project and team. A check counts for its endpoint's CURRENT
  * project (docs/decisions.md, "Analytics"): the projection keeps each endpoint's current project
@@ -88,8 +89,17 @@ export const ROLLUP_COLUMNS = {
 } as const satisfies Record<Exclude<keyof RollupRow, 'id'>, ColumnType>;
 
 /**
- * One applicable check, kept for sub-minute range edges and for p95. Its id is the check id's
- * decimal string (`idField`: SQLite keeps the check id once, as the row's integer key).
+ * One retained check (every source, applicable or not: v9, issue 31), kept for sub-minute range
+ * edges, p95 and consecutive failures, and for monitoring's checks list and `GET` of one check
+ * (`RollupCheckList` in `queries.ts`, behind monitoring's `CheckListSource` port). Its id is the check id's decimal
+ * string (`idField`: SQLite keeps the check id once, as the row's integer key).
+ *
+ * `outcome` puts applicable checks (scheduled, unsuppressed: the only ones analytics counts)
+ * and the others in index ranges of their own, so every analytics read asks for outcome 1
+ * (`success: true` before v9) or outcomes 0 and 1 and reads exactly the rows it read when the
+ * table held applicable checks only. The list's fields follow; the rarely set ones
+ * (`body_complete` false, `latency_anomaly`, `alert_suppressed`, `failure_reason`, a region
+ * other than `local`) are present only when set, as JSON beside the columns.
  */
 export interface RawCheckRow {
   id: string;
@@ -98,13 +108,46 @@ export interface RawCheckRow {
   /** The endpoint's current project (rewritten when it moves), not the one it was recorded under. */
   project_id: number;
   endpoint_id: number;
+  /** OUTCOME_*: applicable failure 0, success 1; manual or suppressed failure 2, success 3. */
+  outcome: number;
   /** Epoch milliseconds of `checked_at`. */
   checked_at_ms: number;
-  success: boolean;
-  /** For a region's `current` once the endpoint has rows per region (its newest check's status). */
+  /** Also for a region's `current` once the endpoint has rows per region. */
   status_code: number;
   latency_ms: number;
+  configuration_version: number;
+  /** Bits: CHECK_MANUAL, CHECK_NO_EXCERPT (0: a probed check with its response excerpt). */
+  flags: number;
+  time_to_first_byte_ms: number;
+  duration_ms: number;
+  latency_threshold_ms: number | null;
+  /** [true] */
+  body_complete?: boolean;
+  /** [false] */
+  latency_anomaly?: true;
+  /** [false] */
+  alert_suppressed?: true;
+  /** [null] */
+  failure_reason?: string;
+  /** [`local`] */
+  region?: string;
 }
+
+/** An applicable check (scheduled, unsuppressed) that failed: analytics counts it. */
+export const OUTCOME_FAILURE = 0;
+/** An applicable check that succeeded. */
+export const OUTCOME_SUCCESS = 1;
+/** A manual or alert-suppressed check that failed: listed, never counted by analytics. */
+export const OUTCOME_OTHER_FAILURE = 2;
+/** A manual or alert-suppressed check that succeeded. */
+export const OUTCOME_OTHER_SUCCESS = 3;
+/** The outcomes analytics counts (failures and successes of applicable checks). */
+export const APPLICABLE_OUTCOMES = [OUTCOME_FAILURE, OUTCOME_SUCCESS];
+
+/** `flags`: source `manual` (otherwise `scheduled`). */
+export const CHECK_MANUAL = 1;
+/** `flags`: no response excerpt was taken (`response_excerpt_omitted` false). */
+export const CHECK_NO_EXCERPT = 2;
 
 export const RAW_CHECK_COLUMNS = {
   id: 'integer',
@@ -112,11 +155,16 @@ export const RAW_CHECK_COLUMNS = {
   team_id: 'integer',
   project_id: 'integer',
   endpoint_id: 'integer',
+  outcome: 'integer',
   checked_at_ms: 'integer',
-  success: 'boolean',
   status_code: 'integer',
   latency_ms: 'integer',
-} as const satisfies Record<keyof RawCheckRow, ColumnType>;
+  configuration_version: 'integer',
+  flags: 'integer',
+  time_to_first_byte_ms: 'real',
+  duration_ms: 'real',
+  latency_threshold_ms: 'real',
+} as const satisfies Record<Exclude<keyof RawCheckRow, 'body_complete' | 'latency_anomaly' | 'alert_suppressed' | 'failure_reason' | 'region'>, ColumnType>;
 
 /**
  * Probe regions (issue 25): the endpoint route answers `?region=` from rows of the endpoint's
