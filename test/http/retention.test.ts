@@ -62,7 +62,8 @@ describe('check retention through the public API', () => {
       { checked_at: iso(now - 43 * DAY), success: false, status_code: 502, latency_ms: 900 },
     ]);
     await settled(t);
-  });
+    // Thousands of imported checks applied by every view: a minute on a loaded 2-core machine.
+  }, 120_000);
 
   afterAll(async () => {
     await t?.close();
