@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from './app/http-app.js';
-import { projections, upcasters } from './app/contexts.js';
+import { projections, retiredProjections, upcasters } from './app/contexts.js';
 import { ConfigError, loadConfig } from './platform/config/config.js';
 import { createPlatform } from './platform/platform.js';
 
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   }
   const platform = await createPlatform(config, {
     projections: projections(),
+    retiredProjections: retiredProjections(),
     upcasters: upcasters(),
     withRunner: PROJECTOR_ROLES.includes(config.role),
     withTransport: TRANSPORT_ROLES.includes(config.role),

@@ -12,7 +12,7 @@ import { ProbingModule } from '../probing/probing.module.js';
 import { SlosModule } from '../slos/slos.module.js';
 import { StatusPagesModule } from '../statuspages/statuspages.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
-import { PROCESSORS } from '../../projections/index.js';
+import { PROCESSORS, RETIRED_PROCESSORS } from '../../projections/index.js';
 import { UpcasterRegistry } from '../platform/event-store/upcasting.js';
 import type { DomainErrorMapping } from '../platform/http/domain-errors.js';
 import { incidentsProblems } from '../incidents/http/incidents-errors.js';
@@ -66,6 +66,11 @@ function checksModule(): DynamicModule {
  */
 export function projections(): Projection[] {
   return PROCESSORS;
+}
+
+/** Projections that left the catalogue, whose views an earlier version left behind (`projections/index.ts`). */
+export function retiredProjections(): readonly string[] {
+  return RETIRED_PROCESSORS;
 }
 
 /** Every context's upcasters: old schema versions of stored events are lifted on read. */

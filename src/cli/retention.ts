@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import { Command } from 'commander';
-import { projections, upcasters } from '../app/contexts.js';
+import { projections, retiredProjections, upcasters } from '../app/contexts.js';
 import { CheckRetention, RetentionBusyError } from '../checks/application/retention.js';
 import { ROLLUPS_PROJECTION } from '../analytics/views/rollups/view.js';
 import { ANALYTICS_ENDPOINTS_PROJECTION } from '../analytics/views/endpoints/view.js';
@@ -37,7 +37,7 @@ function nowFrom(option: string | undefined): number {
 }
 
 async function openPlatform(config: AppConfig, withRunner: boolean): Promise<Platform> {
-  return createPlatform(config, { projections: projections(), upcasters: upcasters(), withRunner, withTransport: false, logger: createLogger('warn'), mintAdminToken: false });
+  return createPlatform(config, { projections: projections(), retiredProjections: retiredProjections(), upcasters: upcasters(), withRunner, withTransport: false, logger: createLogger('warn'), mintAdminToken: false });
 }
 
 /** Bytes of each embedded store's files (database and write-ahead log); null for a server store. */

@@ -57,6 +57,8 @@ export interface PlatformOptions {
   /** Build a runner (it is started by the caller). */
   withRunner: boolean;
   logger?: Logger;
+  /** Projections that left the catalogue: their collections are dropped with the stale generations (`RunnerOptions.retired`). */
+  retiredProjections?: readonly string[];
   /** False in operator CLIs: no admin token is generated into DATA_DIR (default true). */
   mintAdminToken?: boolean;
 }
@@ -90,7 +92,7 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
       })
     : null;
   const runner = options.withRunner
-    ? new ProjectionRunner(events, views, options.projections, { owner: instanceId, logger, coordination, leases })
+    ? new ProjectionRunner(events, views, options.projections, { owner: instanceId, logger, coordination, leases, retired: options.retiredProjections })
     : null;
   if (runner) metrics.watchProjections(runner, events, logger);
   if (transport) metrics.watchQueue(transport, logger);

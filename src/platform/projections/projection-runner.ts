@@ -37,6 +37,12 @@ export interface RunnerOptions {
    * 5 ms), so its commit is shared by every event of the interval. See `batches`.
    */
   liveGatherMs?: number;
+  /**
+   * Names of projections that left the catalogue: `dropStaleGenerations` drops every collection,
+   * the pointer and the checkpoints such a projection left in the views (a database written by
+   * an earlier version), since no processor of this version reads or writes them.
+   */
+  retired?: readonly string[];
 }
 
 export interface ProjectionStatus {
@@ -760,6 +766,18 @@ export class ProjectionRunner {
         if (generation > pointer.generation) await this.options.coordination?.releaseLease(`projection-rebuild:${projection.name}`, this.options.owner).catch(() => undefined);
         dropped.push(...projection.collections.map((spec) => physicalCollection(projection.name, generation, spec.name)));
       }
+    }
+    for (const name of this.options.retired ?? []) {
+      if (this.byName.has(name)) continue;
+      const left = collections.filter((c) => c.parsed?.projection === name);
+      for (const { name: physical } of left) await this.views.dropCollection(physical);
+      const generations = new Set(left.map((c) => c.parsed!.generation));
+      const pointer = await this.registry.pointer(name);
+      if (pointer) generations.add(pointer.generation);
+      if (pointer || generations.size > 0) {
+        await this.views.commit([...[...generations].map((generation) => this.registry.checkpointDelete(name, generation)), this.registry.pointerDelete(name)]);
+      }
+      dropped.push(...left.map((c) => c.name));
     }
     return dropped;
   }

@@ -91,4 +91,8 @@ export class ProjectionRegistry {
   checkpointDelete(name: string, generation: number): ViewWrite {
     return { op: 'delete', collection: REGISTRY_COLLECTION, id: checkpointId(name, generation) };
   }
+
+  pointerDelete(name: string): ViewWrite {
+    return { op: 'delete', collection: REGISTRY_COLLECTION, id: pointerId(name) };
+  }
 }
