@@ -237,6 +237,23 @@ for (const adapter of adapters) {
       expect((await live.iterator.next()).value).toMatchObject({ position: fresh });
     });
 
+    it('reads page after page for a tap drained as the runner drains it (its queue emptied in one step)', async () => {
+      const start = await store.headPosition();
+      for (let i = 0; i < 5; i++) await append(`page${i}`, Array(10).fill('A'));
+      const fanout = new LogFanout(store, { pageSize: 10 });
+      const behind = open(fanout, start, ['A']);
+      const iterator = behind.iterator as AsyncIterator<RecordedEvent> & { drain(max: number): RecordedEvent[] };
+      // As `batches` does: one next(), then what the tap holds taken at once, then next() again.
+      const got: RecordedEvent[] = [];
+      while (got.length < 50) {
+        const next = await Promise.race([iterator.next(), new Promise<'stalled'>((resolve) => setTimeout(() => resolve('stalled'), 10_000))]);
+        if (next === 'stalled') throw new Error(`the tap stalled after ${got.length} of 50 events`);
+        if (next.done) throw new Error('the tap ended');
+        got.push(next.value, ...iterator.drain(100));
+      }
+      expect(new Set(got.map((e) => e.position)).size).toBe(50);
+    });
+
     it('answers several next() calls made before any event, in order (the iterator protocol allows them)', async () => {
       const start = await store.headPosition();
       const fanout = new LogFanout(store, { pageSize: 10 });

@@ -286,6 +286,9 @@ class Tap implements LogTap {
       })
       .finally(() => {
         this.reading = false;
+        // A consumer that drained the queue in one step may have asked again before this read
+        // ended (its next() found `reading` still set): read on for it.
+        if (this.waiting !== null && !this.joined && !this.closed && this.error === null) this.catchUp();
       });
   }
 
