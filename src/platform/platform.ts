@@ -11,7 +11,7 @@ import { IdAllocator } from './ids/id-allocator.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import type { Projection } from './projections/projection.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
-import { ReadYourWrites, ViewReader } from './projections/views.js';
+import { ReadYourWrites, ViewReader, readableVersions } from './projections/views.js';
 import type { ProbeTransport } from './transport/probe-transport.port.js';
 import { createProbeTransport } from './transport/create-probe-transport.js';
 import { createReadStore } from './read-store/create-read-store.js';
@@ -96,7 +96,7 @@ export async function createPlatform(config: AppConfig, options: PlatformOptions
     : null;
   if (runner) metrics.watchProjections(runner, events, logger);
   if (transport) metrics.watchQueue(transport, logger);
-  const reader = new ViewReader(views);
+  const reader = new ViewReader(views, undefined, readableVersions(options.projections));
   return {
     config,
     logger,

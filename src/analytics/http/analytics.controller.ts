@@ -57,7 +57,7 @@ export class AnalyticsController {
     // Analytics read through the store's off-thread connection where it has one (a SQLite file),
     // so their long statements run on a worker while the event loop serves other requests.
     const views = platform.views.offThread?.() ?? platform.views;
-    const reader = new ViewReader(views);
+    const reader = new ViewReader(views, undefined, platform.reader.readableFrom);
     // One Slices for the query and its facts: all analytics work shares the same turns of the loop.
     const slices = new Slices();
     this.facts = new ViewAnalyticsFacts(reader, views, slices);

@@ -5,6 +5,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordination.port.js';
 import { StoreUnavailableError } from '../event-store/event-store.port.js';
+import { ViewRebuildingError } from '../projections/views.js';
 import type { Logger } from '../logging/logger.js';
 import { canonicalJson } from '../canonical-json.js';
 import { lingerBeforeClose } from './lingering-close.js';
@@ -95,6 +96,10 @@ export function toProblem(error: unknown, logger: Logger, requestId: string, req
   if (fromDomain) return fromDomain;
   if (error instanceof ConcurrencyError) {
     return Problems.conflict('concurrent_update', 'The resource was changed by concurrent requests; retry.').problem;
+  }
+  if (error instanceof ViewRebuildingError) {
+    logger.warn({ projection: error.projection, reqId: requestId }, error.message);
+    return Problems.unavailable('A view this route reads is being rebuilt after an upgrade. Retry shortly.', 30).problem;
   }
   if (error instanceof StoreUnavailableError) {
     logger.error({ err: error, reqId: requestId }, 'backing store unavailable');

@@ -90,8 +90,8 @@ export const Problems = {
   rateLimited: (retryAfterSeconds: number) =>
     problem(429, 'rate_limited', 'Too many requests', `Rate limit reached; retry in ${retryAfterSeconds} s.`, { headers: { 'retry-after': String(retryAfterSeconds) } }),
   internal: () => problem(500, 'internal_error', 'Internal error', 'Something went wrong on our side. Quote the request id when reporting it.'),
-  unavailable: () =>
-    problem(503, 'unavailable', 'Service unavailable', 'A backing store is unreachable. Retry shortly.', { headers: { 'retry-after': '5' } }),
+  unavailable: (detail = 'A backing store is unreachable. Retry shortly.', retryAfterSeconds = 5) =>
+    problem(503, 'unavailable', 'Service unavailable', detail, { headers: { 'retry-after': String(retryAfterSeconds) } }),
 };
 
 /**

@@ -74,6 +74,16 @@ export interface Projection {
    * put is then handed back as it is, not copied.
    */
   keepsDocuments?: boolean;
+  /**
+   * Per collection, the oldest stored version of this projection whose rows this code's readers
+   * understand. After an upgrade that changes what readers rely on (a column renamed, rows of a
+   * new kind), the old generation keeps the pointer until the rebuild swaps in, and reading
+   * those rows would give wrong answers: `ViewReader` refuses them instead
+   * (`ViewRebuildingError`, HTTP 503 `unavailable` with Retry-After). A collection not named
+   * (and every collection after a bump that keeps the readers' fields, such as a new index) is
+   * served from the old generation as before.
+   */
+  readableFrom?: Readonly<Record<string, number>>;
 }
 
 export function defineProjection(projection: Projection): Projection {

@@ -1,4 +1,4 @@
-import type { Position } from '../event-store/event-store.port.js';
+import { StoreUnavailableError, type Position } from '../event-store/event-store.port.js';
 import { findIds, type AggregateQuery, type AggregateRow, type CollectionStamps, type Doc, type Filter, type FindQuery, type ReadStore } from '../read-store/read-store.port.js';
 import { isReactor, type Projection } from './projection.js';
 import type { ProjectionRunner } from './projection-runner.js';
@@ -15,16 +15,43 @@ function nameIn(generation: { generation: number; names: Map<string, string> }, 
 }
 
 /**
+ * The generation serving a view is older than this code can read (`Projection.readableFrom`):
+ * an upgrade's rebuild has not swapped in yet. A kind of store unavailability: HTTP answers 503
+ * `unavailable` with Retry-After, never an answer read from rows of another shape.
+ */
+export class ViewRebuildingError extends StoreUnavailableError {
+  constructor(
+    readonly projection: string,
+    readonly servingVersion: number,
+    readonly readableFrom: number,
+  ) {
+    super(`view ${projection} is being rebuilt: its serving generation is version ${servingVersion}, this version reads ${readableFrom} and later`);
+    this.name = 'ViewRebuildingError';
+  }
+}
+
+/** Each projection's `readableFrom`, for the reader (projections without one are left out). */
+export function readableVersions(projections: readonly Projection[]): ReadableVersions {
+  return new Map(projections.flatMap((p) => (p.readableFrom === undefined ? [] : [[p.name, new Map(Object.entries(p.readableFrom))] as const])));
+}
+
+/** Per projection, per collection: the oldest stored version this code reads. */
+export type ReadableVersions = ReadonlyMap<string, ReadonlyMap<string, number>>;
+
+/**
  * Query-side access to projection views by logical name. The active generation is looked up
  * through the registry (cached briefly), so an operator's rebuild swaps under running readers.
+ * A generation older than its projection's `readableFrom` is refused (`ViewRebuildingError`).
  */
 export class ViewReader {
   private readonly registry: ProjectionRegistry;
-  private readonly generations = new Map<string, { generation: number; until: number; names: Map<string, string> }>();
+  private readonly generations = new Map<string, { generation: number; version: number | null; until: number; names: Map<string, string> }>();
 
   constructor(
     private readonly store: ReadStore,
     private readonly cacheMs = 250,
+    /** The oldest stored version of each collection this code reads (see `readableVersions`). */
+    readonly readableFrom: ReadableVersions = new Map(),
   ) {
     this.registry = new ProjectionRegistry(store);
   }
@@ -36,7 +63,9 @@ export class ViewReader {
   /** The physical name while the generation looked up last is fresh; undefined once it must be looked up again. */
   private knownCollection(projection: string, collection: string, now: number): string | undefined {
     const cached = this.generations.get(projection);
-    return cached && cached.until > now ? nameIn(cached, projection, collection) : undefined;
+    if (!cached || cached.until <= now) return undefined;
+    this.refuseUnreadable(projection, collection, cached.version);
+    return nameIn(cached, projection, collection);
   }
 
   /** Looks the active generation up again (kept for `cacheMs`), then names the collection in it. */
@@ -45,9 +74,17 @@ export class ViewReader {
     const pointer = await this.registry.pointer(projection);
     const generation = pointer?.generation ?? 1;
     const names = previous?.generation === generation ? previous.names : new Map<string, string>();
-    const looked = { generation, until: Date.now() + this.cacheMs, names };
+    const looked = { generation, version: pointer?.version ?? null, until: Date.now() + this.cacheMs, names };
     this.generations.set(projection, looked);
+    this.refuseUnreadable(projection, collection, looked.version);
     return nameIn(looked, projection, collection);
+  }
+
+  /** Throws when the serving generation's rows of `collection` are older than this code reads. */
+  private refuseUnreadable(projection: string, collection: string, version: number | null): void {
+    if (version === null) return;
+    const oldest = this.readableFrom.get(projection)?.get(collection);
+    if (oldest !== undefined && version < oldest) throw new ViewRebuildingError(projection, version, oldest);
   }
 
   async get(projection: string, collection: string, id: string | number): Promise<Doc | null> {

@@ -329,6 +329,9 @@ export const analyticsRollupsProjection = defineProjection({
   // the fields monitoring's checks list shows: one row and one insert a check instead of a row
   // here and another in monitoring's checks view (docs/architecture.md, "One per-check table").
   version: 9,
+  // v8's raw rows have `success`, not `outcome`, and no manual or suppressed checks: this code
+  // cannot read them, so until v9 swaps in, what reads them answers 503 (the rollups still serve).
+  readableFrom: { [RAW_CHECKS_COLLECTION]: 9 },
   collections: [
     // Read and written by id only (see RollupKey).
     { name: ROLLUPS_COLLECTION, indexes: [], columns: ROLLUP_COLUMNS },
