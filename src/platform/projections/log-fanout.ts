@@ -288,7 +288,7 @@ class Tap implements LogTap {
         this.reading = false;
         // A consumer that drained the queue in one step may have asked again before this read
         // ended (its next() found `reading` still set): read on for it.
-        if (this.waiting !== null && !this.joined && !this.closed && this.error === null) this.catchUp();
+        if (this.waiting.length > 0 && !this.joined && !this.closed && this.error === null) this.catchUp();
       });
   }
 
