@@ -45,6 +45,11 @@ describe('a view whose serving generation this version cannot read', () => {
     expect(refused.headers['retry-after']).toBe('30');
     const one = await t.request('GET', `${list}/${checks[0].id}`, { token });
     expect(one.statusCode).toBe(503);
+    // Analytics read the raw rows through their own (off-thread) reader: refused the same way.
+    const edges = `from=${encodeURIComponent('2029-12-31T23:59:30Z')}&to=${encodeURIComponent('2030-01-01T00:20:30Z')}&buckets=1`;
+    const analyst = await t.issueToken(teamId, ['analytics:read'], 'viewer');
+    const analytics = await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/analytics?${edges}`, { token: analyst.token });
+    expect(analytics.statusCode).toBe(503);
 
     await t.platform.views.commit([registry.pointerWrite(current!)]);
     const after = await eventually('the list served again', async () => {

@@ -2,7 +2,6 @@ import { applyDecorators, Controller, Get, Inject, Param, Query, Res } from '@ne
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { ViewReader } from '../../platform/projections/views.js';
 import { Problems } from '../../platform/http/problem.js';
 import { TokenTeam } from '../../platform/http/token-team.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
@@ -57,7 +56,7 @@ export class AnalyticsController {
     // Analytics read through the store's off-thread connection where it has one (a SQLite file),
     // so their long statements run on a worker while the event loop serves other requests.
     const views = platform.views.offThread?.() ?? platform.views;
-    const reader = new ViewReader(views, undefined, platform.reader.readableFrom);
+    const reader = platform.reader.over(views);
     // One Slices for the query and its facts: all analytics work shares the same turns of the loop.
     const slices = new Slices();
     this.facts = new ViewAnalyticsFacts(reader, views, slices);

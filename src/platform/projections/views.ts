@@ -56,6 +56,14 @@ export class ViewReader {
     this.registry = new ProjectionRegistry(store);
   }
 
+  /**
+   * A reader of the same views through another connection to them (e.g. the store's off-thread
+   * one), refusing the same unreadable generations: one place builds a reader's upgrade guard.
+   */
+  over(store: ReadStore): ViewReader {
+    return new ViewReader(store, this.cacheMs, this.readableFrom);
+  }
+
   async collection(projection: string, collection: string): Promise<string> {
     return this.knownCollection(projection, collection, Date.now()) ?? this.lookUpCollection(projection, collection);
   }
