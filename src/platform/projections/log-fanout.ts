@@ -288,13 +288,18 @@ class Tap implements LogTap {
         this.reading = false;
         // A consumer that drained the queue in one step may have asked again before this read
         // ended (its next() found `reading` still set): read on for it.
-        if (this.waiting.length > 0 && !this.joined && !this.closed && this.error === null) this.catchUp();
+        if (this.mustReadOn()) this.catchUp();
       });
+  }
+
+  /** Someone waits for an event and only this tap's own pages can bring it. */
+  private mustReadOn(): boolean {
+    return this.waiting.length > 0 && !this.joined && !this.closed && this.error === null;
   }
 
   private async readPages(): Promise<void> {
     let pages = 0;
-    while (!this.closed && !this.joined && this.error === null && this.waiting.length > 0) {
+    while (this.mustReadOn()) {
       // A long stretch of events this processor passes over: a turn of the event loop between pages.
       if (pages++ > 0) await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return;
