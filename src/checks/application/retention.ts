@@ -17,8 +17,8 @@
  *   3. append their summary to check-summaries-<endpoint> through the one write path
  *      (runStreamCommand, with the expected revision), and only then remove them. A second
  *      process doing the same loses the append and decides again from that process's summary.
- * Projections apply the summaries: the checks view and the raw analytics rows drop the
- * summarized checks, and rollups keep their sums.
+ * Projections apply the summaries: analytics' per-check rows (which monitoring's checks list
+ * reads) drop the summarized checks, and rollups keep their sums.
  */
 import type { CoordinationStore } from '../../platform/coordination/coordination.port.js';
 import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';

@@ -1,7 +1,7 @@
 /**
  * Retention: raw checks older than the horizon leave the log, and a `ChecksSummarized` event
  * takes their place first, carrying what the views still need of them:
- * - every summarized check id (the checks view drops them; ~8 bytes a check instead of ~300),
+ * - every summarized check id (the per-check rows drop them; ~8 bytes a check instead of ~300),
  * - per UTC hour, project and probe region, the sums of the APPLICABLE checks (scheduled,
  *   unsuppressed) that analytics rollups are made of: count, failures, latency sum, minimum and
  *   maximum (past the horizon analytics counts whole hours: minute rollups leave with the raw
