@@ -1,5 +1,5 @@
 import { upcasters } from '../../../src/app/contexts.js';
-import { CHECK_RECORDED, type CheckRecordedData } from '../../../src/checks/domain/check.js';
+import { CHECK_RECORDED, recordedCheck, type CheckRecordedData } from '../../../src/checks/domain/check.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { withUpcasting } from '../../../src/platform/event-store/upcasting.js';
 
@@ -163,5 +163,16 @@ describe('CheckRecorded stored shapes', () => {
     const [read] = await withUpcasting(raw, upcasters()).readStream('checks-3');
     expect(read.schemaVersion).toBe(4);
     expect(read.data).toEqual(check);
+  });
+
+  it("reads the optional fields and a stored key it does not know back as they were, in the recorder's key order", async () => {
+    const check = fullCheck({ certificate_expires_at: '2027-01-01T00:00:00.000Z', regional: true, suppressed_by: [9], success: false, alert_suppressed: true });
+    const { checked_at: _omitted, endpoint_id: _stream, ...stored } = check;
+    await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 4, data: { ...stored, legacy_note: 'kept' }, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
+    const [read] = await withUpcasting(raw, upcasters()).readStream('checks-3');
+    expect(read.data).toEqual({ ...check, legacy_note: 'kept' });
+    // One shape for every check read: the key order of a check the recorder builds.
+    const built = recordedCheck(check, check, check);
+    expect(Object.keys(read.data as object)).toEqual([...Object.keys(built), 'legacy_note']);
   });
 });
