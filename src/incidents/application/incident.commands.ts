@@ -59,8 +59,10 @@ export async function runIncidentCommand(platform: Platform, incidentId: number,
       const events = decide(state, command, { now: new Date().toISOString() });
       return { events: events as NewEvent[], result: replay(events, state) };
     },
-    // A retry of a keyed request answers the incident as the first attempt left it.
-    { resultAfter: (state) => state, fold: startingFrom(incidentStreams(platform), loaded), foldOwnAppends: true, attempts: INCIDENT_ATTEMPTS },
+    // A retry of a keyed request answers the incident as the first attempt left it. Commands
+    // given their ids by one reservation append in the same turn: grouped, they share a commit
+    // (unless another command waits in line on the incident; see `groupCommit`).
+    { resultAfter: (state) => state, fold: startingFrom(incidentStreams(platform), loaded), foldOwnAppends: true, attempts: INCIDENT_ATTEMPTS, groupCommit: true },
   );
   const result = written.result as Incident | null;
   logIncidentChanges(platform.logger, written.appended, result?.team_id);

@@ -101,7 +101,10 @@ export interface StreamCommandOptions<S, R = unknown> {
   /**
    * The append may wait to share a commit with the other appends of this turn of the event loop
    * (`AppendOptions.groupCommit`): for work arriving many at once on many streams (probed
-   * checks). Commands leave it off: their next command on the stream waits for this append.
+   * checks, incidents created or commented on by many clients). With `fold`, an append another
+   * command of this process waits in line behind is written at once instead: a hot stream's
+   * next command waits for it, and holding each to the end of a turn would bind the stream to
+   * one append per turn of the loop.
    */
   groupCommit?: boolean;
 }
@@ -140,7 +143,7 @@ export async function runStreamCommand<S, R = void>(
   // away while it keeps its revision (EventStoreDB $tb).
   let reported: number | null = null;
   /** One load-decide-append; REFUSED when the append lost to a concurrent one. */
-  const attempt = async (): Promise<StreamCommandResult<S, R> | typeof REFUSED> => {
+  const attempt = async (turn?: Turn): Promise<StreamCommandResult<S, R> | typeof REFUSED> => {
     const loaded: Loaded<S> = options.fold
       ? { ...(await options.fold.load(streamId)), events: [] }
       : onlyHead
@@ -159,7 +162,7 @@ export async function runStreamCommand<S, R = void>(
       if (keyed) await markAttempt(store, keyed.key, { stream: streamId, step, after_revision: loaded.revision });
       const append = await store.append(streamId, withMetadata, {
         expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision,
-        groupCommit: options.groupCommit,
+        groupCommit: options.groupCommit === true && !turn?.followed,
       });
       if (options.foldOwnAppends) options.fold?.remember?.(streamId, { state: foldAppended(aggregate, loaded.state, withMetadata, loaded.revision), revision: append.nextExpectedRevision });
       return { state: loaded.state, appended: withMetadata, append, result };
@@ -190,6 +193,8 @@ class Turn {
   /** When the turn began (performance.now()); -1 while it waits in line. */
   startedAt = -1;
   over = false;
+  /** Another command of this process waits in line behind this one. */
+  followed = false;
   private begin!: () => void;
   private end!: () => void;
   readonly begun = new Promise<void>((resolve) => (this.begin = resolve));
@@ -236,16 +241,19 @@ const streamLines = new WeakMap<EventStore, Map<string, Turn>>();
  * command from a concurrent one would take an AsyncLocalStorage, whose promise hooks cost every
  * promise of the process a few percent of its CPU once any store is entered.
  */
-async function inTurn<T>(store: EventStore, streamId: string, work: () => Promise<T>): Promise<T> {
+async function inTurn<T>(store: EventStore, streamId: string, work: (turn: Turn) => Promise<T>): Promise<T> {
   let lines = streamLines.get(store);
   if (!lines) streamLines.set(store, (lines = new Map()));
   const previous = lines.get(streamId);
   const turn = new Turn();
   lines.set(streamId, turn);
-  if (previous) await previous.passed();
+  if (previous) {
+    previous.followed = true;
+    await previous.passed();
+  }
   turn.start();
   try {
-    return await work();
+    return await work(turn);
   } finally {
     if (lines.get(streamId) === turn) lines.delete(streamId);
     turn.finish();

@@ -119,6 +119,25 @@ describe('runStreamCommand through a fold', () => {
     expect(result.state).toBe(2);
     expect((await store.readStream('count')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 1 }, { n: 1 }]);
   });
+
+  it('groups an append with its turn\'s others, but writes at once one that a command waits in line behind', async () => {
+    const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
+    const grouped: Array<[string, boolean | undefined]> = [];
+    const append = store.append.bind(store);
+    store.append = (streamId, events, options) => {
+      grouped.push([streamId, options.groupCommit]);
+      return append(streamId, events, options);
+    };
+    const add = (stream: string) => runStreamCommand(store, stream, counter, systemContext('test'), addUpTo(100), { fold, foldOwnAppends: true, groupCommit: true });
+
+    // Two streams, one command each: both wait for the turn's shared commit.
+    await Promise.all([add('alone-1'), add('alone-2')]);
+    // Three commands on one stream: the first two have a follower in line, the last has none.
+    await Promise.all([add('hot'), add('hot'), add('hot')]);
+
+    expect(grouped).toEqual([['alone-1', true], ['alone-2', true], ['hot', false], ['hot', false], ['hot', true]]);
+    expect((await store.readStream('hot')).length).toBe(3);
+  });
 });
 
 describe('runStreamCommand inside a keyed request', () => {
