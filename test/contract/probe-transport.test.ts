@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AckPolicy, RetentionPolicy, StorageType, connect, nanos } from 'nats';
 import { InProcessTransport } from '../../src/platform/transport/in-process/in-process-transport.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
+import { AckedPublisher, PublishRefusedError } from '../../src/platform/transport/nats/acked-publisher.js';
 import { createProbeTransport } from '../../src/platform/transport/create-probe-transport.js';
 import { StoreUnavailableError } from '../../src/platform/event-store/event-store.port.js';
 import type { JobDelivery, ProbeTransport } from '../../src/platform/transport/probe-transport.port.js';
@@ -101,6 +102,54 @@ if (nats) {
     it('refuses settings it cannot use before connecting', async () => {
       await expect(NatsTransport.connect({ url, ...natsNames(), maxAckPending: 0 })).rejects.toThrow('maxAckPending must be a positive integer');
       await expect(NatsTransport.connect({ url, ...natsNames(), maxDeliver: 0 })).rejects.toThrow('maxDeliver must be a positive integer');
+    });
+  });
+
+  describe('NATS adapter, publishing', () => {
+    it('resolves each of many concurrent publishes once its job is stored', async () => {
+      const names = natsNames();
+      const transport = await NatsTransport.connect({ url, ...names });
+      try {
+        const scheduledAt = new Date().toISOString();
+        await Promise.all(Array.from({ length: 500 }, (_, i) => transport.publish(job(`many-${i}`, { endpointId: 5000 + i, scheduledAt }))));
+        expect(await transport.pending()).toBe(500);
+      } finally {
+        await transport.close();
+      }
+    });
+
+    it('fails a publish with StoreUnavailableError when no stream takes the subject', async () => {
+      const names = natsNames();
+      const transport = await NatsTransport.connect({ url, ...names });
+      try {
+        await deleteStreams(url, [names.stream]);
+        await expect(transport.publish(job('no-stream'))).rejects.toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        await transport.close();
+      }
+    });
+
+    it('fails a publish whose acknowledgement never comes with StoreUnavailableError, and one refused by the stream with PublishRefusedError', async () => {
+      const nc = await connect({ servers: url });
+      const subject = `test.${randomUUID()}`;
+      // A plain subscriber: the publish has a responder, but it is no stream and never acknowledges.
+      const silent = nc.subscribe(`${subject}.silent`, { callback: () => undefined });
+      const refusing = nc.subscribe(`${subject}.refused`, {
+        callback: (_error, msg) => msg.respond(JSON.stringify({ error: { code: 400, description: 'refused for the test' } })),
+      });
+      const publisher = new AckedPublisher(nc, 200);
+      try {
+        const data = new TextEncoder().encode('{}');
+        await expect(publisher.publish(`${subject}.silent`, data, 'silent-1', 'silent')).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(publisher.publish(`${subject}.refused`, data, 'refused-1', 'refused')).rejects.toThrow(PublishRefusedError);
+        const waiting = publisher.publish(`${subject}.silent`, data, 'silent-2', 'closing');
+        publisher.close();
+        await expect(waiting).rejects.toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        silent.unsubscribe();
+        refusing.unsubscribe();
+        await nc.close();
+      }
     });
   });
 

@@ -37,6 +37,7 @@ import {
   type StreamConfig,
 } from 'nats';
 import { StoreUnavailableError } from '../../event-store/event-store.port.js';
+import { AckedPublisher } from './acked-publisher.js';
 import { DEFAULT_REGION } from '../../config/region.js';
 import { assertConsumeOptions, assertQueueLimits } from '../consume-options.js';
 import {
@@ -97,6 +98,7 @@ function unavailable(error: unknown, what: string): unknown {
 
 export class NatsTransport implements ProbeTransport {
   private readonly consumers = new Set<NatsJobConsumer>();
+  private readonly publisher: AckedPublisher;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -105,7 +107,9 @@ export class NatsTransport implements ProbeTransport {
     private readonly names: TransportNames,
     private readonly pullExpiresMs: number,
     private readonly consumerLimits: { maxDeliver: number; maxAckPending: number },
-  ) {}
+  ) {
+    this.publisher = new AckedPublisher(nc);
+  }
 
   /**
    * Connects (NATS_URL may list a cluster's servers, comma-separated) and makes sure the stream
@@ -150,12 +154,14 @@ export class NatsTransport implements ProbeTransport {
     }
   }
 
-  async publish(job: ProbeJob): Promise<void> {
+  /** Resolves once the stream stored the job (see AckedPublisher: no request per job). */
+  publish(job: ProbeJob): Promise<void> {
+    const prefix = job.region === undefined ? this.names.subject : `${this.names.regionalSubject}.${job.region}`;
+    const what = `cannot publish job ${job.jobId}`;
     try {
-      const prefix = job.region === undefined ? this.names.subject : `${this.names.regionalSubject}.${job.region}`;
-      await this.js.publish(jobSubject(prefix, job), encode(job), { msgID: job.jobId });
+      return this.publisher.publish(jobSubject(prefix, job), encode(job), job.jobId, what);
     } catch (error) {
-      throw unavailable(error, `cannot publish job ${job.jobId}`);
+      return Promise.reject(unavailable(error, what));
     }
   }
 
@@ -223,6 +229,7 @@ export class NatsTransport implements ProbeTransport {
     if (this.nc.isClosed()) return;
     await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
     await flushAtMost(this.nc, CLOSE_FLUSH_MS);
+    this.publisher.close();
     await this.nc.close();
   }
 }
@@ -480,13 +487,16 @@ class NatsJobConsumer implements JobConsumer {
 
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 function encode(job: ProbeJob): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify(job));
+  return encoder.encode(JSON.stringify(job));
 }
 
 function decode(msg: JsMsg): ProbeJob | null {
   try {
-    const job = JSON.parse(new TextDecoder().decode(msg.data)) as ProbeJob;
+    const job = JSON.parse(decoder.decode(msg.data)) as ProbeJob;
     return typeof job?.jobId === 'string' ? job : null;
   } catch {
     return null;
