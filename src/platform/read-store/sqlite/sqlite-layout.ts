@@ -43,6 +43,8 @@ export class CollectionLayout {
   private readonly refs = new Map<string, FieldRef>();
   readonly typed: boolean;
   readonly docColumn: string;
+  /** The id, the id field and every column: what `toRow` keeps out of `"$rest"` (built once, not per row). */
+  private readonly declared: ReadonlySet<string>;
 
   constructor(
     /** Declared fields other than id, in table order; empty for the JSON layout. */
@@ -56,6 +58,7 @@ export class CollectionLayout {
   ) {
     this.typed = typed;
     this.docColumn = typed ? REST_COLUMN : 'doc';
+    this.declared = new Set(['id', ...(idField === null ? [] : [idField]), ...columns.map(([name]) => name)]);
   }
 
   static json(): CollectionLayout {
@@ -160,10 +163,8 @@ export class CollectionLayout {
     if (id === null) throw new Error(`Document ${doc.id}: the id of this collection is an integer`);
     const values: unknown[] = [];
     const absent: string[] = [];
-    const declared = new Set<string>(['id']);
-    if (this.idField !== null) declared.add(this.idField);
+    const declared = this.declared;
     for (const [name, type] of this.columns) {
-      declared.add(name);
       const value = doc[name];
       if (value === undefined) absent.push(name);
       values.push(value === undefined || value === null ? null : toColumn(type, value));
