@@ -103,6 +103,24 @@ describe('incident writes', () => {
     }
   });
 
+  it('creates 20 incidents at once with appends that may share a commit, and each GET shows its 201', async () => {
+    const events = t.platform.events;
+    const original = events.append.bind(events);
+    const grouped: Array<boolean | undefined> = [];
+    events.append = ((streamId, appended, options) => {
+      if (streamId.startsWith('incident-')) grouped.push(options.groupCommit);
+      return original(streamId, appended, options);
+    }) as typeof events.append;
+    try {
+      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => t.request('POST', INCIDENTS, { token: f.editor, body: { project_id: f.projectId, title: `At once ${i}` } })));
+      expect(responses.map((r) => r.statusCode)).toEqual(Array(20).fill(201));
+      expect(grouped).toEqual(Array(20).fill(true));
+      for (const response of responses) expect(await get(response.json().data.id)).toEqual(response.json().data);
+    } finally {
+      events.append = original;
+    }
+  });
+
   it('keeps both of two concurrent PATCHes of different fields', async () => {
     for (let round = 0; round < 5; round++) {
       const incident = await createIncident(t, f);
