@@ -16,12 +16,19 @@
  *   without stamps: every second): with thousands of endpoints the re-read was most of an idle
  *   process's CPU and its longest event-loop stall.
  * - Due endpoints are kept in a min-heap by due time, and one timer is set for the earliest, on a
- *   50 ms grid (TICK_MS): jobs due within the same 50 ms go out together. The grouping is on
- *   purpose: their checks are then recorded in one group commit and applied to the views in one
- *   batch per projection. Publishing each job at its own slot (one check per event-loop turn at
- *   100 checks/s) cost 18-27 % more CPU per check at 2,000 endpoints (60 % more view commits) and
- *   did not shorten the loop's stretches under load. Nothing is walked per tick, and an idle
- *   scheduler sets no timer.
+ *   grid of ticks: jobs due within the same tick go out together. The grouping is on purpose:
+ *   their checks are then recorded in one group commit and applied to the views in one batch per
+ *   projection, and every per-batch cost (a view commit, each projection's checkpoint, a group
+ *   commit) is shared by the tick's checks. The tick is as long as it takes about JOBS_PER_TICK
+ *   jobs to fall due at the schedule's rate (`tickFor`), from 50 ms (a busy schedule: the batch
+ *   is large already) to 200 ms (a slot is never published more than that after it is due).
+ *   Publishing each job at its own slot (one check per event-loop turn at 100 checks/s) cost
+ *   18-27 % more CPU per check at 2,000 endpoints (60 % more view commits) and did not shorten
+ *   the loop's stretches under load. The other way, at 50 checks/s a 200 ms tick (10 checks)
+ *   cut the CPU per check by about a third against 50 ms; at 100 checks/s 100 ms (10 checks)
+ *   cut it by about a sixth with the main thread's long turns as before, while 200 ms (20
+ *   checks) made them longer (docs/benchmarks.md, "Probing, steady"). Nothing is walked per
+ *   tick, and an idle scheduler sets no timer.
  * - Missed slots (process paused) are not replayed: the next job is the next slot after now.
  *   A job nobody took is replaced by its endpoint's next one and dropped once older than the
  *   interval (`maxAgeMs`; see the probe transport port), so probers coming back after an outage
@@ -35,8 +42,10 @@ import { PROBING_VIEW, SCHEDULE } from '../views/probing/view.js';
 
 export const SCHEDULER_SHARDS = 16;
 const REFRESH_MS = 1_000;
-/** Jobs due within one tick go out together (see the file comment). */
-const TICK_MS = 50;
+/** Jobs due within one tick go out together (see the file comment): the tick's bounds and what it aims to gather. */
+const MIN_TICK_MS = 50;
+const MAX_TICK_MS = 200;
+const JOBS_PER_TICK = 10;
 /** A due endpoint whose shard is not held (a renewal pending) is looked at again this much later. */
 const NOT_HELD_RETRY_MS = 50;
 /** The tick timer is never set further ahead than this (a wall-clock step is then noticed within it). */
@@ -112,6 +121,15 @@ class DueQueue {
   }
 }
 
+/**
+ * The scheduler's tick for a schedule that publishes `jobsPerSecond`: long enough for about
+ * JOBS_PER_TICK jobs to fall due in it, a multiple of MIN_TICK_MS, at most MAX_TICK_MS.
+ */
+export function tickFor(jobsPerSecond: number): number {
+  const gathering = jobsPerSecond > 0 ? (JOBS_PER_TICK / jobsPerSecond) * 1000 : MAX_TICK_MS;
+  return Math.min(MAX_TICK_MS, Math.max(MIN_TICK_MS, Math.ceil(gathering / MIN_TICK_MS) * MIN_TICK_MS));
+}
+
 export function spreadOffset(endpointId: number, intervalMs: number): number {
   const digest = createHash('sha256').update(`endpoint:${endpointId}`).digest();
   return digest.readUInt32BE(0) % intervalMs;
@@ -147,6 +165,8 @@ export class Scheduler {
   private refreshing: Promise<void> | null = null;
   private ticking = false;
   private stopped = true;
+  /** The grid the due jobs go out on (`tickFor` the endpoints scheduled here). */
+  private tickMs = MIN_TICK_MS;
   /** What the endpoint list was last read from: the schedule's stamp and the shards held. */
   private readFrom: string | null = null;
 
@@ -185,13 +205,13 @@ export class Scheduler {
     this.readFrom = null;
   }
 
-  /** Sets the tick timer for the earliest due endpoint (the first tick of the 50 ms grid at or after it), unless one is set as early. */
+  /** Sets the tick timer for the earliest due endpoint (the first tick of the grid at or after it), unless one is set as early. */
   private arm(): void {
     if (this.stopped) return;
     const top = this.due.peek();
     if (!top) return;
     const now = Date.now();
-    const at = Math.ceil(Math.max(top.at, now + 1) / TICK_MS) * TICK_MS;
+    const at = Math.ceil(Math.max(top.at, now + 1) / this.tickMs) * this.tickMs;
     if (at >= this.armedFor) return;
     this.disarm();
     const wait = Math.min(at - now, MAX_WAIT_MS);
@@ -270,6 +290,9 @@ export class Scheduler {
     }
     // Their queued items go stale: skipped when popped.
     for (const endpointId of this.endpoints.keys()) if (!seen.has(endpointId)) this.endpoints.delete(endpointId);
+    let jobsPerSecond = 0;
+    for (const entry of this.endpoints.values()) jobsPerSecond += (Math.max(1, entry.regions.length) * 1000) / entry.intervalMs;
+    this.tickMs = tickFor(jobsPerSecond);
     this.arm();
   }
 

@@ -1,15 +1,15 @@
 import { jest } from '@jest/globals';
 import type { Platform } from '../../../src/platform/platform.js';
 import type { ProbeJob } from '../../../src/platform/transport/probe-transport.port.js';
-import { nextSlot, Scheduler } from '../../../src/probing/application/scheduler.js';
+import { nextSlot, Scheduler, tickFor } from '../../../src/probing/application/scheduler.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const INTERVAL_MS = 20_000;
 
-/** The least a scheduler needs: a schedule of `ids` at 20 s, every shard held, publishes recorded with the (fake) time they happened. */
-function fakePlatform(ids: number[], holds: () => boolean = () => true) {
+/** The least a scheduler needs: a schedule of `ids` (at 20 s unless said), every shard held, publishes recorded with the (fake) time they happened. */
+function fakePlatform(ids: number[], holds: () => boolean = () => true, intervalMs = INTERVAL_MS) {
   const published: Array<{ job: ProbeJob; at: number }> = [];
-  const rows = ids.map((id) => ({ endpoint_id: id, team_id: 1, interval_seconds: INTERVAL_MS / 1000, configuration_version: 1, schedulable: true, snapshot: null }));
+  const rows = ids.map((id) => ({ endpoint_id: id, team_id: 1, interval_seconds: intervalMs / 1000, configuration_version: 1, schedulable: true, snapshot: null }));
   const platform = {
     transport: { publish: async (job: ProbeJob) => void published.push({ job, at: Date.now() }) },
     leases: { want: async () => undefined, holds, release: async () => undefined },
@@ -20,11 +20,21 @@ function fakePlatform(ids: number[], holds: () => boolean = () => true) {
   return { platform, published };
 }
 
-describe('scheduler: due jobs go out on a 50 ms grid', () => {
+describe('scheduler: due jobs go out together on a grid of ticks', () => {
   beforeEach(() => jest.useFakeTimers({ now: T0 }));
   afterEach(() => jest.useRealTimers());
 
-  it('publishes every slot once, never early, at the first 50 ms tick at or after it, with the other jobs of that tick', async () => {
+  it('ticks long enough to gather about 10 jobs, from 50 ms to 200 ms', () => {
+    expect(tickFor(0)).toBe(200);
+    expect(tickFor(2)).toBe(200);
+    expect(tickFor(50)).toBe(200);
+    expect(tickFor(80)).toBe(150);
+    expect(tickFor(100)).toBe(100);
+    expect(tickFor(200)).toBe(50);
+    expect(tickFor(1000)).toBe(50);
+  });
+
+  it('publishes every slot once, never early, at the first tick at or after it, with the other jobs of that tick (a quiet schedule: 200 ms)', async () => {
     const ids = Array.from({ length: 40 }, (_, i) => i + 1);
     const { platform, published } = fakePlatform(ids);
     const scheduler = new Scheduler(platform);
@@ -39,7 +49,30 @@ describe('scheduler: due jobs go out on a 50 ms grid', () => {
     expect(published.map((p) => p.job.jobId).sort()).toEqual(expected.map((e) => `${e.id}:${e.due}`).sort());
     for (const { job, at } of published) {
       const due = Number(job.jobId.split(':')[1]);
-      expect(at).toBe(Math.ceil(due / 50) * 50);
+      expect(at).toBe(Math.ceil(due / 200) * 200);
+    }
+  });
+
+  it('ticks every 50 ms on a busy schedule, so no slot waits longer than that (400 endpoints at 1 s)', async () => {
+    const intervalMs = 1000;
+    const ids = Array.from({ length: 400 }, (_, i) => i + 1);
+    const { platform, published } = fakePlatform(ids, () => true, intervalMs);
+    const scheduler = new Scheduler(platform);
+    scheduler.start();
+    await jest.advanceTimersByTimeAsync(3 * intervalMs);
+    await scheduler.stop();
+
+    // Every slot after the first read of the list (at T0) up to the end, each once.
+    const expected = ids.flatMap((id) => {
+      const slots: string[] = [];
+      for (let due = nextSlot(id, intervalMs, T0); due <= T0 + 3 * intervalMs; due += intervalMs) slots.push(`${id}:${due}`);
+      return slots;
+    });
+    expect(published.map((p) => p.job.jobId).sort()).toEqual(expected.sort());
+    for (const { job, at } of published) {
+      const due = Number(job.jobId.split(':')[1]);
+      // A slot due at the very start goes out at the first tick after it.
+      expect(at).toBe(Math.ceil(Math.max(due, T0 + 1) / 50) * 50);
     }
   });
 
@@ -56,10 +89,11 @@ describe('scheduler: due jobs go out on a 50 ms grid', () => {
     scheduler.start();
     await jest.advanceTimersByTimeAsync(slot - T0 - 100);
     held = false;
-    await jest.advanceTimersByTimeAsync(150);
+    // Past the slot's tick (one endpoint: a 200 ms grid), which finds the shard not held.
+    await jest.advanceTimersByTimeAsync(300);
     expect(published).toEqual([]);
     held = true;
-    await jest.advanceTimersByTimeAsync(100);
+    await jest.advanceTimersByTimeAsync(250);
     await scheduler.stop();
     expect(published.map((p) => p.job.jobId)).toEqual([`${id}:${slot}`]);
   });
