@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import { Agent } from 'undici';
-import { spreadOffset } from '../src/probing/application/scheduler.js';
+import { spreadOffset, tickFor } from '../src/probing/application/scheduler.js';
 import { type BenchFigure, type BenchModule, ratio } from './bench.js';
 import {
   eventsBetween,
@@ -28,8 +28,6 @@ import {
 
 const INTERVAL_SECONDS = 20;
 const STEPS = [1000, 2000];
-/** The scheduler's tick: the baseline fires its due slots on the same beat. */
-const TICK_MS = 50;
 /** monitorEventLoopDelay's sampling timer (Node's default). */
 const LOOP_RESOLUTION_MS = 10;
 
@@ -123,7 +121,8 @@ async function sample(work: () => Promise<void>): Promise<Sample> {
 
 /**
  * Raw undici on the service's schedule: `endpoints` slots per interval, each at the scheduler's
- * spread offset, fired on a 50 ms tick over one keep-alive Agent. Returns the measured window.
+ * spread offset, fired on the scheduler's tick for that schedule (`tickFor`) over one keep-alive
+ * Agent. Returns the measured window.
  */
 async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, measureMs: number, stretchMs: number): Promise<Sample & { requests: number; stretch: Stretches | null }> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
@@ -146,6 +145,7 @@ async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, m
       })
       .catch(() => failures++);
   };
+  const tickMs = tickFor(endpoints / INTERVAL_SECONDS);
   const timer = setInterval(() => {
     const now = Date.now();
     for (let i = 0; i < endpoints; i++) {
@@ -153,7 +153,7 @@ async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, m
       next[i] += intervalMs;
       fire(i);
     }
-  }, TICK_MS);
+  }, tickMs);
   try {
     await sleep(warmupMs);
     counting = true;
@@ -291,7 +291,7 @@ const steadyBench: BenchModule = {
           `Event-loop delay: perf_hooks monitorEventLoopDelay, resolution ${LOOP_RESOLUTION_MS} ms, over the same window; its histogram holds the time between runs of its ${LOOP_RESOLUTION_MS} ms timer, so ${LOOP_RESOLUTION_MS} ms is subtracted from each figure (an idle loop reads 0).`,
           `Garbage collection: perf_hooks 'gc' entries over the CPU window, on the main thread (wall-clock pauses: on a shared machine they include descheduling). A scavenge collects the young generation; its count per minute falls as the semi-space grows (\`--max-semi-space-size\`, in MB: pass it with NODE_OPTIONS to compare; the bench reports the flags it ran with: ${JSON.stringify(process.execArgv.concat(process.env.NODE_OPTIONS ? [`NODE_OPTIONS=${process.env.NODE_OPTIONS}`] : []))}).`,
           `Main-thread CPU between event-loop turns: the main thread's own CPU time (Linux /proc/self/task/<pid>/schedstat) between two runs of a 1 ms interval timer, in a window of ${stretchMs / 1000} s right after the CPU window (reading the statistics a thousand times a second costs CPU, kept out of the CPU figures). On a shared machine the wall-clock delay mostly measures descheduling; this figure is what the process's own work holds the loop for (work on worker threads, such as the WAL checkpoints of the event log and the views, does not count).`,
-          `Baseline: raw undici (one keep-alive Agent) in the same process before the service starts, firing the same number of slots at the scheduler's spread offsets on the scheduler's ${TICK_MS} ms tick, ${measureMs / 1000} s: ${raw.map((r, i) => `${STEPS[i]} slots, ${r.requests} requests, ${fixed(r.cpuMs / Math.max(1, r.requests), 3)} ms CPU each`).join('; ')}.`,
+          `Baseline: raw undici (one keep-alive Agent) in the same process before the service starts, firing the same number of slots at the scheduler's spread offsets on the scheduler's tick for that schedule (${STEPS.map((n) => `${tickFor(n / INTERVAL_SECONDS)} ms`).join(', ')}), ${measureMs / 1000} s: ${raw.map((r, i) => `${STEPS[i]} slots, ${r.requests} requests, ${fixed(r.cpuMs / Math.max(1, r.requests), 3)} ms CPU each`).join('; ')}.`,
           `Service idle: ${fixed(idleCpuPerSecond)} ms CPU per s, loop delay p99 ${fixed(idle.loopP99)} ms over ${idleMs / 1000} s. ${steps.map((s) => `${s.endpoints}: ${s.failures} failed checks, projection lag after the window ${s.projectionLag} events`).join('; ')}.`,
         ];
         return { title: `Probing, steady: 1,000 and 2,000 endpoints at ${INTERVAL_SECONDS} s, all-in-one`, figures, notes };
