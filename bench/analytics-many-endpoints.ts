@@ -8,7 +8,7 @@ import { Slices } from '../src/analytics/application/slices.js';
 import { ViewAnalyticsFacts } from '../src/analytics/views/endpoints/queries.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, teamProjectsId, type RollupRow, type TeamProjectsDoc } from '../src/analytics/views/rollups/view.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, type RollupRow } from '../src/analytics/views/rollups/view.js';
 import {
   ANALYTICS_ENDPOINTS_COLLECTION,
   ANALYTICS_PROJECT_HEALTH_COLLECTION,
@@ -83,16 +83,13 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
     }
   };
   for (const p of projectIds) await put(endpointsName(ANALYTICS_PROJECTS_COLLECTION), { id: String(p), project_id: p, team_id: TEAM, name: `Many ${p}` });
-  // As the projection keeps them: a team of one project has its rows without their team id (read
-  // through the project index), a team of several with it (the sparse team index).
-  await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), { id: teamProjectsId(TEAM), team_id: TEAM, project_ids: projectIds } satisfies TeamProjectsDoc);
   const total = endpoints * CHECKS_PER_ENDPOINT;
   const rollups = new Map<string, RollupRow>();
   const latest = new Map<number, CheckRecordedData>();
   for (let n = 0; n < total; n++) {
     const data = syntheticCheck(spread, n, total, to);
     const row = rawCheckRow(data);
-    await put(rollupsName(RAW_CHECKS_COLLECTION), PROJECTS === 1 ? { ...row, team_id: null } : row);
+    await put(rollupsName(RAW_CHECKS_COLLECTION), row);
     for (const key of rollupKeysOf(row)) rollups.set(key.id, withCheck(rollups.get(key.id) ?? null, key.id, row, key.scope));
     latest.set(data.endpoint_id, data);
   }

@@ -24,8 +24,6 @@ import {
   type RollupMemberDoc,
   type RollupRow,
   type SummarizedRegion,
-  type TeamProjectsDoc,
-  teamProjectsId,
 } from './view.js';
 
 /**
@@ -45,15 +43,15 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
     // Listed, never counted: its row only, labelled with the endpoint's current project (moves
     // relabel every row of the endpoint), without making a member (only counted checks do).
     const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, String(event.data.endpoint_id))) as RollupMemberDoc | null;
-    views.put(RAW_CHECKS_COLLECTION, (await stored(views, rawCheckRow(event.data, member?.project_id))) as unknown as Doc);
+    views.put(RAW_CHECKS_COLLECTION, rawCheckRow(event.data, member?.project_id) as unknown as Doc);
     return;
   }
-  const member = await memberOf(views, event.data.endpoint_id, event.data.project_id, event.data.team_id);
+  const member = await memberOf(views, event.data.endpoint_id, event.data.project_id);
   const row = rawCheckRow(event.data, member.project_id);
   const region = event.data.region ?? DEFAULT_REGION;
   // Before this check's sums are added: a split copies the endpoint's rows as they were.
   const perRegion = await addRegions(views, member, [region]);
-  views.put(RAW_CHECKS_COLLECTION, (await stored(views, row)) as unknown as Doc);
+  views.put(RAW_CHECKS_COLLECTION, row as unknown as Doc);
   for (const key of rollupKeysOf(row)) {
     const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
     views.put(ROLLUPS_COLLECTION, { ...withCheck(existing, key.id, row, key.scope) });
@@ -73,38 +71,12 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
  * endpoint this view has not seen registered (a log that starts with its checks) counts for the
  * project its first check names until a monitoring event says otherwise.
  */
-async function memberOf(views: ViewTransaction, endpointId: number, recordedUnder: number, teamId: number): Promise<RollupMemberDoc> {
+async function memberOf(views: ViewTransaction, endpointId: number, recordedUnder: number): Promise<RollupMemberDoc> {
   const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, String(endpointId))) as RollupMemberDoc | null;
   if (member) return member;
   const created: RollupMemberDoc = { id: String(endpointId), endpoint_id: endpointId, project_id: recordedUnder };
   views.put(ROLLUP_MEMBERS_COLLECTION, { ...created });
-  await addTeamProject(views, teamId, recordedUnder);
   return created;
-}
-
-/** The raw row as it is stored: without its team id while the team's rows name one project (`TeamProjectsDoc`). */
-async function stored(views: ViewTransaction, row: RawCheckRow & { team_id: number }): Promise<RawCheckRow> {
-  return (await addTeamProject(views, row.team_id, row.project_id)) ? row : { ...row, team_id: null };
-}
-
-/**
- * The team's raw rows may name `projectId` from now on (`TeamProjectsDoc`): called wherever an
- * endpoint's project is set or a row is written, so the list holds every project its rows are
- * labelled with. True when the rows name two projects or more, so that each carries its team id.
- * The second project gives every earlier row of the team (all of the first project's) its team
- * id, once per team: the rows of one team are then all in the team index, or none is.
- */
-async function addTeamProject(views: ViewTransaction, teamId: number, projectId: number): Promise<boolean> {
-  const id = teamProjectsId(teamId);
-  const doc = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as TeamProjectsDoc | null;
-  if (doc?.project_ids.includes(projectId)) return doc.project_ids.length > 1;
-  const projectIds = [...(doc?.project_ids ?? []), projectId].sort((a, b) => a - b);
-  views.put(ROLLUP_MEMBERS_COLLECTION, { id, team_id: teamId, project_ids: projectIds } satisfies TeamProjectsDoc);
-  if (doc?.project_ids.length === 1) {
-    const earlier = (await views.find(RAW_CHECKS_COLLECTION, { filter: { project_id: doc.project_ids[0] } })) as unknown as RawCheckRow[];
-    for (const row of earlier) views.put(RAW_CHECKS_COLLECTION, { ...row, team_id: teamId });
-  }
-  return projectIds.length > 1;
 }
 
 /**
@@ -142,12 +114,12 @@ function regionCheckRow(row: RawCheckRow, region: string): RegionCheckRow {
 }
 
 async function onEndpointRegistered(event: RecordedEvent<EndpointRegisteredData>, views: ViewTransaction): Promise<void> {
-  await onEndpointMoved(event.data.endpoint_id, event.data.team_id, event.data.project_id, views);
+  await onEndpointMoved(event.data.endpoint_id, event.data.project_id, views);
 }
 
 async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredData>, views: ViewTransaction): Promise<void> {
   const projectId = event.data.changes.project_id;
-  if (projectId !== undefined) await onEndpointMoved(event.data.endpoint_id, event.data.team_id, projectId, views);
+  if (projectId !== undefined) await onEndpointMoved(event.data.endpoint_id, projectId, views);
 }
 
 /**
@@ -158,12 +130,10 @@ async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredD
  * that is already gone (a minute past the retention horizon, deleted with another endpoint's
  * summary; such minutes are never read) has nothing to take back.
  */
-async function onEndpointMoved(endpointId: number, teamId: number, projectId: number, views: ViewTransaction): Promise<void> {
+async function onEndpointMoved(endpointId: number, projectId: number, views: ViewTransaction): Promise<void> {
   const id = String(endpointId);
   const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as RollupMemberDoc | null;
   views.put(ROLLUP_MEMBERS_COLLECTION, { ...member, id, endpoint_id: endpointId, project_id: projectId });
-  // Before the relabelling below: a second project gives the team's rows their team id first.
-  await addTeamProject(views, teamId, projectId);
   if (!member || member.project_id === projectId) return;
   const from = member.project_id;
   for (const granularity of GRANULARITIES) {
@@ -200,7 +170,7 @@ async function onEndpointMoved(endpointId: number, teamId: number, projectId: nu
 export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedData>, views: ViewTransaction): Promise<void> {
   const summary = event.data;
   // Like a check, a summary counts for the endpoint's current project.
-  const member = await memberOf(views, summary.endpoint_id, summary.hours[0]?.[1] ?? 0, summary.team_id);
+  const member = await memberOf(views, summary.endpoint_id, summary.hours[0]?.[1] ?? 0);
   const projectId = member.project_id;
   const ids: Record<(typeof ROLLUP_SCOPE_KINDS)[number], number> = { endpoint: summary.endpoint_id, project: projectId, team: summary.team_id };
   // The summarized checks' regions count as seen (a rebuild after the prune sees no other trace of them).
@@ -331,7 +301,6 @@ function readsOfCheck(event: RecordedEvent): Array<[string, string]> {
   const reads: Array<[string, string]> = [
     [RAW_CHECKS_COLLECTION, String(check.check_id)],
     [ROLLUP_MEMBERS_COLLECTION, String(check.endpoint_id)],
-    [ROLLUP_MEMBERS_COLLECTION, teamProjectsId(check.team_id)],
   ];
   if (!isApplicable(check)) return reads;
   const at = { team_id: check.team_id, project_id: check.project_id, endpoint_id: check.endpoint_id, checked_at_ms: Date.parse(check.checked_at) };
@@ -359,15 +328,9 @@ export const analyticsRollupsProjection = defineProjection({
   // success, 2/3 manual or suppressed) in place of `success` in the row and its indexes, and
   // the fields monitoring's checks list shows: one row and one insert a check instead of a row
   // here and another in monitoring's checks view (docs/architecture.md, "One per-check table").
-  // 10 (issue 31): a sparse team index: the rows of a team whose rows name one project leave
-  // `team_id` null, and its reads take the project index (`TeamProjectsDoc`, about 19 B a check);
-  // a team of several projects keeps v9's team index (v7's walks of every project cost a team of
-  // 100 projects 4-19 times the CPU).
-  version: 10,
+  version: 9,
   // v8's raw rows have `success`, not `outcome`, and no manual or suppressed checks: this code
   // cannot read them, so until v9 swaps in, what reads them answers 503 (the rollups still serve).
-  // v9's raw rows are read as v10's through the team index (v9 has no team documents: see
-  // `rawRowsOf`), so they stay readable.
   readableFrom: { [RAW_CHECKS_COLLECTION]: 9 },
   collections: [
     // Read and written by id only (see RollupKey).
@@ -380,15 +343,13 @@ export const analyticsRollupsProjection = defineProjection({
         // index of their own (issue 12: ~35 B a check). Manual and suppressed checks (2, 3) lie
         // in ranges no analytics read touches. An endpoint's rows are found by this one on a
         // move, and its checks list walks it as one range per outcome, merged.
-        // Sparse: only rows of a team split into several projects (`TeamProjectsDoc`).
-        { fields: ['team_id', 'outcome', 'checked_at_ms', 'check_id'], sparse: true },
+        { fields: ['team_id', 'outcome', 'checked_at_ms', 'check_id'] },
         { fields: ['project_id', 'outcome', 'checked_at_ms', 'check_id'] },
         { fields: ['endpoint_id', 'outcome', 'checked_at_ms', 'check_id'] },
       ],
       idField: 'check_id',
       columns: RAW_CHECK_COLUMNS,
     },
-    // Members by endpoint id, and each team's projects (`TeamProjectsDoc`).
     { name: ROLLUP_MEMBERS_COLLECTION, indexes: [] },
     {
       name: REGION_CHECKS_COLLECTION,

@@ -31,8 +31,6 @@ import {
   type RegionCheckRow,
   type RollupMemberDoc,
   type RollupScopeKind,
-  type TeamProjectsDoc,
-  teamProjectsId,
 } from './view.js';
 import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type RollupRun } from '../../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../../domain/window.js';
@@ -251,13 +249,12 @@ export class AnalyticsQuery {
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
     const succeeded = outcomeFilter(scope.region, true);
-    const raw = await this.rawRowsOf(scope.kind, scope.id);
     const latencies: number[] = [];
     let after: [number, number] | undefined;
     while (latencies.length < P95_SAMPLE_LIMIT) {
       const limit = Math.min(P95_PAGE, P95_SAMPLE_LIMIT - latencies.length);
       const page = (await this.slices.run(() => this.store.find(source, {
-        filter: { [raw.field]: raw.id, ...regionFilter, ...succeeded, checked_at_ms: { gte: from, lt: to } },
+        filter: { [SCOPE_FIELD[scope.kind]]: scope.id, ...regionFilter, ...succeeded, checked_at_ms: { gte: from, lt: to } },
         sort: [
           ['checked_at_ms', 'desc'],
           ['check_id', 'desc'],
@@ -440,11 +437,11 @@ export class AnalyticsQuery {
     const { checks, regionChecks } = await this.names();
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
-    const raw = await this.rawRowsOf(scope.kind, scope.id);
+    const field = SCOPE_FIELD[scope.kind];
     const outcome = outcomeField(scope.region);
     const rows = await this.slices.map(reads, ({ piece }) =>
       this.store.aggregate(source, {
-        filter: { [raw.field]: raw.id, ...regionFilter, ...outcomeFilter(scope.region, 'both'), checked_at_ms: { gte: piece.from, lt: piece.to } },
+        filter: { [field]: scope.id, ...regionFilter, ...outcomeFilter(scope.region, 'both'), checked_at_ms: { gte: piece.from, lt: piece.to } },
         groupBy: outcome,
         sum: ['latency_ms'],
         min: ['latency_ms'],
@@ -479,9 +476,6 @@ export class AnalyticsQuery {
     const queries = this.sumOwners(kind, ids, rollupRuns(pieces), sums);
     const field = SCOPE_FIELD[kind];
     const horizon = this.rawHorizon();
-    // A team's rows may leave team_id null (read through its one project): the team owns them all.
-    if (kind === 'team' && !parent && ids.length !== 1) throw new Error('Sums of raw rows are per team, one team at a time');
-    const owner = kind === 'team' && !parent ? () => ids[0] : (check: EdgeCheck) => check[field] as number;
     const rawEdges = parent ? this.fetchRawEdges(parent.kind, [parent.id], pieces, undefined, field) : this.fetchRawEdges(kind, ids, pieces);
     const edges = rawEdges.then((byMinute) => {
       for (const piece of pieces) {
@@ -489,10 +483,10 @@ export class AnalyticsQuery {
         const lists = byMinute.get(floorTo(piece.from, GRANULARITY_MS.minute));
         if (!lists) continue;
         for (const check of lists.failed) {
-          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(owner(check), false, check.latency_ms);
+          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(check[field] as number, false, check.latency_ms);
         }
         for (const check of lists.succeeded) {
-          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(owner(check), true, check.latency_ms);
+          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(check[field] as number, true, check.latency_ms);
         }
       }
     });
@@ -566,13 +560,7 @@ export class AnalyticsQuery {
     const { checks, regionChecks } = await this.names();
     const source = region === undefined ? checks : regionChecks;
     const regionFilter: Filter = region === undefined ? {} : { region };
-    let field: string = SCOPE_FIELD[kind];
-    if (kind === 'team') {
-      if (ids.length !== 1) throw new Error('Raw edges of teams are read one team at a time');
-      const raw = await this.rawRowsOf(kind, ids[0]);
-      field = raw.field;
-      ids = [raw.id];
-    }
+    const field = SCOPE_FIELD[kind];
     const items = pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).flatMap(([idChunk, span]) => [false, true].map((success) => ({ idChunk, span, success })));
     const requests = await this.slices.map(
       items,
@@ -628,19 +616,6 @@ export class AnalyticsQuery {
       const last = page[page.length - 1];
       after = [last.checked_at_ms as number, last.check_id as number];
     }
-  }
-
-  /**
-   * Where a scope's raw rows are found: a team whose rows name one project (`TeamProjectsDoc`)
-   * has them under that project, through the project index (they leave `team_id` null, which the
-   * sparse team index skips); any other team under its id, as rows written without the
-   * projection's team document (v9's, the benches') are too.
-   */
-  private async rawRowsOf(kind: RollupScopeKind, id: number): Promise<{ field: string; id: number }> {
-    if (kind !== 'team') return { field: SCOPE_FIELD[kind], id };
-    const { members } = await this.names();
-    const doc = (await this.slices.run(() => this.store.get(members, teamProjectsId(id)))) as TeamProjectsDoc | null;
-    return doc?.project_ids.length === 1 ? { field: SCOPE_FIELD.project, id: doc.project_ids[0] } : { field: SCOPE_FIELD.team, id };
   }
 
   private async names(): Promise<Required<AnalyticsCollections>> {

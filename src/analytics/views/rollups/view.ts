@@ -50,27 +50,6 @@ export interface RollupMemberDoc {
   summarized_regions?: Record<string, SummarizedRegion>;
 }
 
-/**
- * Every project a team's raw rows may name: its endpoints' projects as this projection applied
- * them, deleted projects included (a deleted endpoint's rows keep its last project). While it
- * lists one project, the team's raw rows are that project's, and they leave `team_id` null: the
- * team index is sparse (no entry for them, about 19 B a check) and team reads take the project
- * index (`rawRowsOf`). When a second project appears, the team's rows get their `team_id` in the
- * same transaction, once, and from then on every row of the team has it. Kept in
- * `ROLLUP_MEMBERS_COLLECTION` under `teamProjectsId` (no endpoint's id: those are plain numbers).
- */
-export interface TeamProjectsDoc {
-  id: string;
-  team_id: number;
-  /** Ascending. */
-  project_ids: number[];
-}
-
-/** The id of a team's `TeamProjectsDoc`. */
-export function teamProjectsId(teamId: number): string {
-  return `t${teamId}`;
-}
-
 export interface SummarizedRegion {
   check_id: number;
   checked_at_ms: number;
@@ -125,8 +104,7 @@ export const ROLLUP_COLUMNS = {
 export interface RawCheckRow {
   id: string;
   check_id: number;
-  /** Null while the team's rows name one project (`TeamProjectsDoc`: the team index skips them). */
-  team_id: number | null;
+  team_id: number;
   /** The endpoint's current project (rewritten when it moves), not the one it was recorded under. */
   project_id: number;
   endpoint_id: number;
