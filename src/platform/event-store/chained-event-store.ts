@@ -1,5 +1,6 @@
 import { chainedFieldsOf, chainHash, chainOf, fullHashAt, GENESIS_HASH, isAnchorRevision, isWholeHash, storedHash } from './chain.js';
 import { DelegatingEventStore } from './delegating-event-store.js';
+import { isoNow } from '../time/iso-now.js';
 import { outsideIdempotency } from '../es/idempotency-scope.js';
 import { appendOnly, runStreamCommand, type StreamFold } from '../es/stream-command.js';
 import { type AppendOptions, type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent } from './event-store.port.js';
@@ -91,7 +92,7 @@ class ChainedEventStore extends DelegatingEventStore {
    * stored; each stores its hash's prefix, an anchor the whole hash. `last`: the last full hash.
    */
   private stamp(streamId: string, base: number, head: ChainHead, events: NewEvent[]): { stamped: NewEvent[]; last: string } {
-    const now = new Date().toISOString();
+    const now = isoNow();
     let prev = head.hash;
     // The hash covers what the adapter stores: data as its JSON reads back (canonicalJson treats
     // values as JSON.stringify does), occurred_at fixed here, actor and request_id null when absent.
