@@ -81,21 +81,32 @@ class Around {
   }
 }
 
-/** The last two members, stream and type, for the last pair met. */
+/**
+ * The last two members, stream and type, for the last pair met, else for the stream's last type
+ * met: single-event appends move from stream to stream (a probed check's, a command's), and
+ * writing the text anew took two JSON.stringify calls per append. At most MAX_TAILS streams kept.
+ */
 class Tail {
   private stream: string | null = null;
   private type: string | null = null;
   private text = '';
+  private readonly byStream = new Map<string, { type: string; text: string }>();
 
   of(stream: string, type: string): string {
-    if (stream !== this.stream || type !== this.type || this.stream === null) {
-      this.text = `,"stream":${quoted(stream)},"type":${quoted(type)}}`;
-      this.stream = stream;
-      this.type = type;
+    if (stream === this.stream && type === this.type) return this.text;
+    let kept = this.byStream.get(stream);
+    if (kept === undefined || kept.type !== type) {
+      kept = { type, text: `,"stream":${quoted(stream)},"type":${quoted(type)}}` };
+      if (this.byStream.size >= MAX_TAILS) this.byStream.clear();
+      this.byStream.set(stream, kept);
     }
-    return this.text;
+    this.stream = stream;
+    this.type = type;
+    return (this.text = kept.text);
   }
 }
+
+const MAX_TAILS = 10_000;
 
 const heads = new Around('{"actor":', ',"data":');
 const middles = new Around(',"occurred_at":', ',"request_id":');
