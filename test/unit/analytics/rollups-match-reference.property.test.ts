@@ -8,6 +8,12 @@ import { CURRENT_PROJECTS_AFTER_MOVE, MOVED_TOPOLOGY, T0, expectObjectMatchesRef
  * checks, the range (aligned or not, to the millisecond) and the bucket count.
  */
 
+/**
+ * Each property builds 100-150 stores: about 5 s on an idle 2-core machine, over jest's 30 s on a
+ * loaded one (CI once). The cases are the point, so the deadline is long, not the runs few.
+ */
+const PROPERTY_TIMEOUT_MS = 180_000;
+
 describe('analytics from rollups equals brute force', () => {
   it('for totals, p95, series and comparison rows of team, project and endpoint analytics', async () => {
     await fc.assert(
@@ -20,7 +26,7 @@ describe('analytics from rollups equals brute force', () => {
       }),
       { numRuns: 150 },
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('after an endpoint moved: every figure of a project counts its endpoints’ checks where they are now', async () => {
     await fc.assert(
@@ -39,7 +45,7 @@ describe('analytics from rollups equals brute force', () => {
       }),
       { numRuns: 100 },
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('for computeTotals over any sub-range of any scope', async () => {
     await fc.assert(
@@ -55,5 +61,5 @@ describe('analytics from rollups equals brute force', () => {
       }),
       { numRuns: 150 },
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 });
