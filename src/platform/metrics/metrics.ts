@@ -24,8 +24,6 @@ export interface MetricsOptions {
 
 const SECONDS_FAST = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const SECONDS_HTTP = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-/** prom-client's event-loop delay sampling interval (see the constructor). */
-export const EVENT_LOOP_SAMPLE_MS = 100;
 const SECONDS_SCHEDULING = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const SECONDS_PROBE = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -113,12 +111,7 @@ export class Metrics {
 
   constructor(options: MetricsOptions) {
     this.registry.setDefaultLabels({ role: options.role });
-    // The event-loop delay histogram behind nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds
-    // samples every 100 ms, not prom-client's default 10 ms: a hundred wake-ups a second were about a
-    // fifth of an idle process's CPU (10-11 ms/s against 8 at 100 ms). It is reset at every scrape,
-    // so a 15 s scrape still holds about 150 samples. Each sample is the time between two runs of
-    // its timer, the 100 ms included: at rest p50 reads about 0.1 s (docs/operations.md).
-    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+    collectDefaultMetrics({ register: this.registry });
     this.endpointUp = options.perEndpoint
       ? new Gauge({
           name: 'monitor_endpoint_up',
