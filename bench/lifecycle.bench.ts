@@ -201,16 +201,47 @@ function pagesByKind(file: string): Map<string, number> {
   }
 }
 
-function checkCount(file: string): number {
+/** The fewest CheckRecorded events any endpoint's check stream holds (0 before every endpoint has one). */
+function fewestChecksPerEndpoint(file: string, endpoints: number): number {
+  // A read-only connection of the same SQLite library as the service's (so its locks are kept).
   const db = new Database(file, { readonly: true });
   try {
-    return (db.prepare(`SELECT count(*) AS n FROM event_log WHERE type = (SELECT id FROM event_types WHERE name = 'CheckRecorded')`).get() as { n: number }).n;
+    const rows = db
+      .prepare(`SELECT count(*) AS n FROM event_log WHERE type = (SELECT id FROM event_types WHERE name = 'CheckRecorded') GROUP BY stream`)
+      .pluck()
+      .all() as number[];
+    return rows.length < endpoints ? 0 : Math.min(...rows);
   } finally {
     db.close();
   }
 }
 
-export interface ProbedBytes {
+/** The log's newest position in a stopped service's file. */
+function headOf(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare('SELECT coalesce(max(position), 0) FROM event_log').pluck().get() as number);
+  } finally {
+    db.close();
+  }
+}
+
+/** Everything the bench measures of a stopped service's DATA_DIR. */
+interface DiskSnapshot {
+  files: Record<string, number>;
+  objects: Map<string, number>;
+  content: ReturnType<typeof eventContent>;
+}
+
+function snapshot(dataDir: string): DiskSnapshot {
+  const objects = new Map<string, number>();
+  for (const name of ['events.sqlite', 'views.sqlite']) {
+    for (const [object, bytes] of pagesByKind(join(dataDir, name))) objects.set(`${name}:${object}`, bytes);
+  }
+  return { files: filesBytes(dataDir), objects, content: eventContent(join(dataDir, 'events.sqlite'), 'CheckRecorded') };
+}
+
+export interface ProbedGrowth {
   checks: number;
   perCheck: number;
   /** Growth of each file of DATA_DIR (the WAL files included), per check. */
@@ -219,17 +250,56 @@ export interface ProbedBytes {
   objects: Array<[string, number]>;
   /** What the CheckRecorded rows hold, per check (content bytes). */
   content: { data: number; metadata: number; eventId: number; hash: number; commitRowsPerCheck: number; commitMetadata: number };
+}
+
+/** Growth from one snapshot to a later one, per CheckRecorded event added between them. */
+function growth(from: DiskSnapshot, to: DiskSnapshot): ProbedGrowth {
+  const checks = to.content.rows - from.content.rows;
+  const files = Object.keys(to.files)
+    .map((name): [string, number] => [name, (to.files[name] - (from.files[name] ?? 0)) / checks])
+    .filter(([, b]) => Math.abs(b) >= 0.5)
+    .sort((a, b) => b[1] - a[1]);
+  const objects = [...to.objects]
+    .map(([name, bytes]): [string, number] => [name, (bytes - (from.objects.get(name) ?? 0)) / checks])
+    .filter(([, b]) => Math.abs(b) >= 1)
+    .sort((a, b) => b[1] - a[1]);
+  const per = (key: 'data' | 'metadata' | 'eventId' | 'hash' | 'commits' | 'commitMetadata') => (to.content[key] - from.content[key]) / checks;
+  return {
+    checks,
+    perCheck: (total(to.files) - total(from.files)) / checks,
+    files,
+    objects,
+    content: { data: per('data'), metadata: per('metadata'), eventId: per('eventId'), hash: per('hash'), commitRowsPerCheck: per('commits'), commitMetadata: per('commitMetadata') },
+  };
+}
+
+/** From provisioning (the figure earlier sessions measured), with the steady-state window inside it. */
+export interface ProbedBytes extends ProbedGrowth {
+  /**
+   * The same growth over the window after the warm-up: every endpoint had recorded
+   * `warmupChecks` checks and every view had applied them, so each endpoint's one-offs (its
+   * first alert signals event and alerts stream, its alert_status and analytics_endpoints
+   * documents, the hour's first rollup rows, the shm file) are behind it.
+   */
+  steady: ProbedGrowth & { warmupChecks: number };
   seconds: number;
 }
 
+/** How many checks each endpoint records before the steady-state window opens (LIFECYCLE_WARMUP_CHECKS). */
+const WARMUP_CHECKS = Number(process.env.LIFECYCLE_WARMUP_CHECKS ?? 3);
+
 /**
  * Disk per probed check: `endpoints` endpoints at PROBE_INTERVAL_SECONDS against a local target, scheduled and
- * probed by the whole service (ROLE=all) until `wanted` checks are recorded; the service then
- * stopped cleanly and the growth of every file, table and index since provisioning divided by
- * the checks recorded. Enabling the endpoints (one event each) counts as provisioning.
+ * probed by the whole service (ROLE=all). Three stops, each measured (files, dbstat, the
+ * CheckRecorded rows' content): after provisioning (enabling the endpoints, one event each,
+ * counts as provisioning); after the warm-up (every endpoint has recorded WARMUP_CHECKS checks
+ * and the views applied them); after the log's head has moved `wanted` events since
+ * provisioning. Growth per CheckRecorded event from the first stop (what earlier sessions
+ * measured, with each endpoint's one-offs) and from the second (steady state).
  */
 export async function probedBytes(workDir: string, endpoints: number, wanted: number, log: (line: string) => void): Promise<ProbedBytes> {
   const dataDir = join(workDir, 'probed');
+  const file = join(dataDir, 'events.sqlite');
   const target = await startTarget();
   const env = { ROLE: 'all', RATE_LIMIT_PER_MINUTE: '1000000' };
   try {
@@ -259,53 +329,27 @@ export async function probedBytes(workDir: string, endpoints: number, wanted: nu
     }
     // Stopped right away: the few checks of this moment count as provisioning.
     await service.close();
-    const emptyFiles = filesBytes(dataDir);
-    const emptyObjects = new Map([...pagesByKind(join(dataDir, 'events.sqlite'))].map(([k, v]) => [`events.sqlite:${k}`, v]));
-    for (const [k, v] of pagesByKind(join(dataDir, 'views.sqlite'))) emptyObjects.set(`views.sqlite:${k}`, v);
-    const emptyContent = eventContent(join(dataDir, 'events.sqlite'), 'CheckRecorded');
+    const provisioned = snapshot(dataDir);
+    const provisionedHead = headOf(file);
 
     service = await startService(dataDir, env);
     const started = performance.now();
-    log(`probing ${endpoints} endpoints at ${PROBE_INTERVAL_SECONDS} s until ${wanted} checks are recorded`);
+    log(`probing ${endpoints} endpoints at ${PROBE_INTERVAL_SECONDS} s until each has recorded ${WARMUP_CHECKS} checks (warm-up)`);
+    while (fewestChecksPerEndpoint(file, endpoints) < WARMUP_CHECKS) await new Promise((resolve) => setTimeout(resolve, 250));
+    await settle(service);
+    await service.close();
+    const warm = snapshot(dataDir);
+
+    service = await startService(dataDir, env);
+    log(`probing until the log's head has moved ${wanted} events since provisioning`);
     const events = service.platform.events;
-    const startHead = (await events.headPosition()) ?? 0;
     // Checks are most of what is appended: wait on the head, then count exactly once stopped.
-    while (((await events.headPosition()) ?? 0) - startHead < wanted) await new Promise((resolve) => setTimeout(resolve, 250));
+    while (((await events.headPosition()) ?? 0) - provisionedHead < wanted) await new Promise((resolve) => setTimeout(resolve, 250));
     await settle(service);
     const seconds = (performance.now() - started) / 1000;
     await service.close();
-
-    const file = join(dataDir, 'events.sqlite');
-    const after = eventContent(file, 'CheckRecorded');
-    const checks = after.rows - emptyContent.rows;
-    const sizes = filesBytes(dataDir);
-    const files = Object.keys(sizes)
-      .map((name): [string, number] => [name, (sizes[name] - (emptyFiles[name] ?? 0)) / checks])
-      .filter(([, b]) => Math.abs(b) >= 0.5)
-      .sort((a, b) => b[1] - a[1]);
-    const objects: Array<[string, number]> = [];
-    for (const name of ['events.sqlite', 'views.sqlite']) {
-      for (const [object, bytes] of pagesByKind(join(dataDir, name))) {
-        const grown = (bytes - (emptyObjects.get(`${name}:${object}`) ?? 0)) / checks;
-        if (Math.abs(grown) >= 1) objects.push([`${name}:${object}`, grown]);
-      }
-    }
-    objects.sort((a, b) => b[1] - a[1]);
-    return {
-      checks,
-      perCheck: (total(sizes) - total(emptyFiles)) / checks,
-      files,
-      objects,
-      content: {
-        data: (after.data - emptyContent.data) / checks,
-        metadata: (after.metadata - emptyContent.metadata) / checks,
-        eventId: (after.eventId - emptyContent.eventId) / checks,
-        hash: (after.hash - emptyContent.hash) / checks,
-        commitRowsPerCheck: (after.commits - emptyContent.commits) / checks,
-        commitMetadata: (after.commitMetadata - emptyContent.commitMetadata) / checks,
-      },
-      seconds,
-    };
+    const done = snapshot(dataDir);
+    return { ...growth(provisioned, done), steady: { ...growth(warm, done), warmupChecks: WARMUP_CHECKS }, seconds };
   } finally {
     await target.close();
   }
@@ -400,19 +444,27 @@ const bench: BenchModule = {
     // LIFECYCLE_PROBED_EVENTS: how far the log's head must move (before/after pairs of runs on a loaded machine use 3,000).
     const probedWanted = Number(process.env.LIFECYCLE_PROBED_EVENTS ?? (quick ? 6_000 : 30_000));
     const probed = await probedBytes(workDir, probedEndpoints, probedWanted, log);
-    figures.push({ name: `bytes per probed check on disk (${probed.checks} checks, ${probedEndpoints} endpoints at ${PROBE_INTERVAL_SECONDS} s against a local target, all files of DATA_DIR)`, value: probed.perCheck, unit: 'B', aim: '<= 120' });
+    const probedSteady = probed.steady;
+    const window = `${probedEndpoints} endpoints at ${PROBE_INTERVAL_SECONDS} s against a local target, all files of DATA_DIR`;
+    figures.push({ name: `bytes per probed check on disk at steady state (${probedSteady.checks} checks after each endpoint's first ${probedSteady.warmupChecks}, ${window})`, value: probedSteady.perCheck, unit: 'B', aim: '<= 120' });
+    for (const [name, bytes] of probedSteady.files) figures.push({ name: `of which ${name}`, value: bytes, unit: 'B' });
+    figures.push({ name: `bytes per probed check on disk from provisioning (${probed.checks} checks, the same run; the figure of sessions before 17)`, value: probed.perCheck, unit: 'B' });
     for (const [name, bytes] of probed.files) figures.push({ name: `of which ${name}`, value: bytes, unit: 'B' });
+    const objectsNote = (growth: ProbedGrowth) => growth.objects.map(([name, bytes]) => `${name} ${bytes.toFixed(1)}`).join(', ');
+    const contentNote = (growth: ProbedGrowth) =>
+      `data ${growth.content.data.toFixed(1)}, event id ${growth.content.eventId.toFixed(1)}, own metadata ${growth.content.metadata.toFixed(1)}, hash ${growth.content.hash.toFixed(1)}; commit rows per check ${growth.content.commitRowsPerCheck.toFixed(2)} holding ${growth.content.commitMetadata.toFixed(1)} B of metadata JSON per check`;
     notes.push(
-      `Probed checks, per table and index (dbstat pages grown per check): ${probed.objects.map(([name, bytes]) => `${name} ${Math.round(bytes)}`).join(', ')}.`,
-      `Probed checks, what a CheckRecorded row holds (content bytes per check): data ${probed.content.data.toFixed(1)}, event id ${probed.content.eventId.toFixed(1)}, own metadata ${probed.content.metadata.toFixed(1)}, hash ${probed.content.hash.toFixed(1)}; commit rows per check ${probed.content.commitRowsPerCheck.toFixed(2)} holding ${probed.content.commitMetadata.toFixed(1)} B of metadata JSON per check.`,
+      `Probed checks: a fresh DATA_DIR; a team, a project and ${probedEndpoints} endpoints registered, verified and enabled over the admin routes (ROLE=all, in this process, against a node:http target in this process), the service stopped and everything measured (files, dbstat, the CheckRecorded rows); started again, probing until every endpoint had recorded ${probedSteady.warmupChecks} checks (LIFECYCLE_WARMUP_CHECKS) and every view applied them, stopped and measured again; started again, probing until the log's head had moved ${probedWanted} events since provisioning and every view applied them (${probed.seconds.toFixed(0)} s in all), stopped cleanly and measured. Each figure is the growth between two stops divided by the CheckRecorded events added between them: steady state from the second stop, so each endpoint's one-offs (its first AlertSignalsCarriedOver event and its alerts stream, its alert_status and analytics_endpoints documents, the hour's first rollup rows) and the shm file (a fixed 32 KB) are behind it; from provisioning, from the first, as sessions before 17 measured. WAL files are what a clean stop leaves. Not behind it: alert_status's fill (it grows with an endpoint's first 100 checks, then stays the same size), and a window that crosses an hour counts that hour's first rollup rows.`,
+      `Probed checks at steady state, per table and index (dbstat pages grown per check): ${objectsNote(probedSteady)}.`,
+      `Probed checks at steady state, what a CheckRecorded row holds (content bytes per check): ${contentNote(probedSteady)}.`,
+      `Probed checks from provisioning, per table and index (dbstat pages grown per check): ${objectsNote(probed)}.`,
+      `Probed checks from provisioning, what a CheckRecorded row holds (content bytes per check): ${contentNote(probed)}.`,
       'Packed records (issue 31): the SQLite log stores a CheckRecorded\'s data and every commit\'s metadata as a JSON array of values under a key list kept once (event_shapes), read back byte for byte: data 194 -> 55 B and commit metadata 62 -> 41 B per probed check; 616 -> 467 and 639 -> 492 B per probed check in two alternating pairs of builds (docs/benchmarks.md, "Write path before and after").',
       'Issue 31, second step (docs/benchmarks.md, "Disk per probed check, second step"): event ids derived from the position (no bytes per event), metadata naming only its actor interned once (a check\'s commit metadata 40 -> 2 B; the check append no longer repeats the job id as its correlation id), occurred_at offsets as integers (8 -> 2 B), CheckRecorded v3 keeping a scheduled job id as its due time\'s lag (about 19 -> 3 B), and the checks view v4 (source and response_excerpt_omitted as boolean columns: about 35 B less a row).',
       'Issue 31, third step (docs/benchmarks.md, "Disk per probed check, third step"): appends with the same metadata share a commit row (a check\'s 18-byte commit row becomes a one- or two-byte recorded_at offset in event_id), the checks view v6 keeps the check id once (the row key; the list index ends at checked_at), CheckRecorded v4 leaves out the endpoint id its stream names, and alert_status keeps no recent job ids.',
       'Issue 31, fourth step (docs/benchmarks.md, "Disk per probed check, fourth step"): analytics\' raw rows keyed by their check id (the rowid; their indexes end at checked_at_ms), and no team index on them (a team\'s raw rows are read through its projects\'): raw rows with their indexes 105 -> 62 B a probed check.',
-      'alerting\'s alert_status document grows with an endpoint\'s first 100 checks (two windows of 100 outcomes, the latency baseline; no longer the 100 job ids) and then stays the same size: a run of a few dozen checks per endpoint counts that fill as growth per check; at steady state it adds nothing per check.',
-      `Probed checks: a fresh DATA_DIR; a team, a project and ${probedEndpoints} endpoints registered, verified and enabled over the admin routes (ROLE=all, in this process, against a node:http target in this process), the service stopped and the files measured; started again, probing until the log's head moved by ${probedWanted} events and every view applied it (${probed.seconds.toFixed(0)} s), stopped cleanly, and every file's growth divided by the CheckRecorded events added. WAL files are what a clean stop leaves.`,
     );
-    probed.objects.forEach(([name, bytes]) => log(`${name} ${bytes.toFixed(1)} B per check`));
+    probedSteady.objects.forEach(([name, bytes]) => log(`steady state: ${name} ${bytes.toFixed(1)} B per check`));
     if (!parts.includes('imported')) return { title: 'Check life cycle: bytes per check, retention, rebuild', figures, notes };
 
     const checks = quick ? 10_000 : 100_000;
