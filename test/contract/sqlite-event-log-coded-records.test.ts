@@ -1,7 +1,8 @@
 /**
  * Coded records (issue 31): the SQLite event log stores the `data` of a packed event whose
  * values are all scalars (a probed check's) as U+0003 and `[shape, value, ...]` in a 7-bit code
- * (src/platform/event-store/sqlite/record-codec.ts) instead of U+0001 and JSON text. Every event
+ * (src/platform/event-store/sqlite/record-codec.ts) instead of U+0001 and JSON text; for shapes
+ * 1-20, the mark U+0003 + shape and the values alone. Every event
  * must read back byte for byte as appended (the hash chain is computed above the adapter over the
  * logical event), records stored as packed JSON before must read as they did, and a stored form
  * this version does not know must be refused, not read as something else.
@@ -52,7 +53,7 @@ describe('SQLite event log: coded records', () => {
   });
   afterEach(() => temp.remove());
 
-  it("stores a probed check's record in 15 bytes (35 as packed JSON) and reads every record back byte for byte: live, by stream, in pages and after reopening", async () => {
+  it("stores a probed check's record in 14 bytes (35 as packed JSON) and reads every record back byte for byte: live, by stream, in pages and after reopening", async () => {
     const file = join(temp.path, 'events.sqlite');
     const store = new SqliteEventStore(file);
     const all = [...SCALARS, ...NOT_SCALAR];
@@ -92,10 +93,13 @@ describe('SQLite event log: coded records', () => {
 
     const raw = new Database(file, { readonly: true });
     const stored = raw.prepare('SELECT data, length(CAST(data AS BLOB)) AS bytes FROM event_log ORDER BY position').all() as Array<{ data: string; bytes: number }>;
+    // Shapes 1-20 go in the mark (U+0003 + shape), the record's values after it.
+    const shapes = raw.prepare('SELECT id FROM event_shapes ORDER BY id').pluck().all() as number[];
     raw.close();
-    expect(stored.map((row) => row.data.slice(0, 1))).toEqual([...SCALARS.map(() => '\u0003'), ...NOT_SCALAR.map(() => '\u0001')]);
-    // [shape, true, 200, 17, 79, "ok", 3, 1, 1, 1, 69]: against `\u0001[1,true,200,17,79,"ok",3,1,1,1,69]`.
-    expect(stored[0].bytes).toBe(15);
+    expect(shapes.length).toBeLessThanOrEqual(20);
+    expect(stored.map((row) => row.data.slice(0, 1))).toEqual([...SCALARS.map((_, i) => String.fromCharCode(3 + shapes[i])), ...NOT_SCALAR.map(() => '\u0001')]);
+    // The mark holding shape 1, then true, 200, 17, 79, "ok", 3, 1, 1, 1, 69: against `\u0001[1,true,200,17,79,"ok",3,1,1,1,69]`.
+    expect(stored[0].bytes).toBe(14);
     await Promise.all([store.close(), again.close()]);
   });
 
@@ -115,6 +119,30 @@ describe('SQLite event log: coded records', () => {
     await reader.close();
   });
 
+  it('codes the shape as a value after U+0003 from shape 21 on, and reads records of either form', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    // 21 key lists, one record of each: the 21st shape no longer fits in a mark.
+    const records = Array.from({ length: 21 }, (_, i) => ({ [`key${i}`]: i, ok: true }));
+    await store.append('checks-1', records.map((data) => ({ type: 'CheckRecorded', data, packed: true })), { expectedRevision: 'no_stream' });
+    const raw = new Database(file, { readonly: true });
+    const stored = raw.prepare('SELECT data FROM event_log ORDER BY position').pluck().all() as string[];
+    raw.close();
+    expect(stored.slice(0, 20).map((data) => data.charCodeAt(0))).toEqual(records.slice(0, 20).map((_, i) => 4 + i));
+    expect(stored[20].slice(0, 1)).toBe('\u0003');
+    const events = await store.readStream('checks-1');
+    expect(events.map((e) => JSON.stringify(e.data))).toEqual(records.map((data) => JSON.stringify(data)));
+    await store.close();
+    // A shape 1-20 record stored as U+0003 and the shape as a value (as the session before wrote it) reads the same.
+    const rewrite = new Database(file);
+    expect(rewrite.prepare('UPDATE event_log SET data = char(3) || char(48 + unicode(data) - 3) || substr(data, 2) WHERE unicode(data) BETWEEN 4 AND 23').run().changes).toBe(20);
+    rewrite.close();
+    const again = new SqliteEventStore(file);
+    expect(serialised(await again.readStream('checks-1'))).toEqual(serialised(events));
+    expect(serialised(await again.readAll({ maxCount: 100 }))).toEqual(serialised(events));
+    await again.close();
+  });
+
   it('reads records stored as packed JSON before coded records, and appends coded ones beside them', async () => {
     const file = join(temp.path, 'events.sqlite');
     const before = new SqliteEventStore(file);
@@ -131,7 +159,7 @@ describe('SQLite event log: coded records', () => {
     expect(events.map((e) => JSON.stringify(e.data))).toEqual([JSON.stringify(PROBED), JSON.stringify({ ...PROBED, latency_ms: 18 })]);
     expect(serialised(await store.readAll({ maxCount: 10 }))).toEqual(serialised(events));
     const check = new Database(file, { readonly: true });
-    expect((check.prepare('SELECT data FROM event_log ORDER BY position').pluck().all() as string[]).map((data) => data.slice(0, 1))).toEqual(['\u0001', '\u0003']);
+    expect((check.prepare('SELECT data FROM event_log ORDER BY position').pluck().all() as string[]).map((data) => data.slice(0, 1))).toEqual(['\u0001', String.fromCharCode(3 + shape)]);
     check.close();
     await store.close();
   });
@@ -146,8 +174,11 @@ describe('SQLite event log: coded records', () => {
     check.close();
     const cases: Array<[stored: string | Buffer, error: RegExp]> = [
       // Forms a later version might write: another mark, or a blob.
-      ['\u0004[1,2]', /stored form this version does not know/],
+      ['\u0018[1,2]', /stored form this version does not know/],
       ['\u001f', /stored form this version does not know/],
+      // A shape in the mark that the log does not hold, or a record not of its shape.
+      [`\u0017${coded.slice(1)}`, /does not hold/],
+      [`${coded}\u0030`, /values for shape/],
       ['', /stored form this version does not know/],
       [Buffer.from(coded.slice(1)), /stored form this version does not know/],
       // Coded records cut short, with a character no value starts with, or a value too many.

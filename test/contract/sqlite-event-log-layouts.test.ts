@@ -240,8 +240,9 @@ describe('SQLite event log in the compact layout', () => {
 
     const raw = new Database(file, { readonly: true });
     const rows = raw.prepare('SELECT data FROM event_log ORDER BY position').pluck().all() as string[];
-    // Records of scalars only are coded (sqlite-event-log-coded-records.test.ts); nested ones packed JSON.
-    expect(rows.slice(0, 4).map((data) => data.slice(0, 1))).toEqual(['\u0001', '\u0003', '\u0003', '\u0001']);
+    // Records of scalars only are coded (sqlite-event-log-coded-records.test.ts), their shapes (3
+    // and 4: the metadata's is 1) in the mark; nested ones packed JSON.
+    expect(rows.slice(0, 4).map((data) => data.slice(0, 1))).toEqual(['\u0001', '\u0006', '\u0007', '\u0001']);
     expect(rows[4]).toBe('[1,2]');
     // Records 0 and 3 share a key list: three shapes for the data, and the metadata's.
     expect(raw.prepare('SELECT count(*) FROM event_shapes').pluck().get()).toBe(4);

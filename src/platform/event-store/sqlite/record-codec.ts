@@ -1,7 +1,8 @@
 /**
  * Coded records (issue 31): the values of a packed record whose values are all scalars (a probed
  * check's) as one short text of 7-bit characters, stored in the event log's TEXT `data` column
- * after the mark U+0003.
+ * after the mark U+0003 (or, for shapes 1-20, after a mark that names the shape, the shape's
+ * own value left out: sqlite-event-store.ts).
  *
  * Why a code of our own and not a well-kept library such as msgpackr (MessagePack is as small:
  * 15 bytes for a probed check's `[2,true,200,17,79,"ok",3,1,1,1,69]`): a binary format must be

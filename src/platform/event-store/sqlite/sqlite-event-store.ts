@@ -79,7 +79,10 @@ export const SQLITE_EVENTS_SCHEMA = `
  * for a probed check's 35 as packed text); a record with any other value (nested, NaN, a lone
  * surrogate) stays packed text. A version that predates this fails on the U+0003 (JSON.parse)
  * instead of misreading it; this version refuses any other control character it does not know
- * as a column's first character (a form of a later version).
+ * as a column's first character (a form of a later version). A coded record of shape 1-20 (a
+ * probed check's: its key lists are among a log's first) is stored as the one character
+ * U+0003 + shape, then its values (session 17: a byte less a check); versions before refuse
+ * these marks as a later version's. U+0018-U+001F stay free.
  *
  * Interned metadata (issue 31): metadata naming nothing but its actor (a system component's
  * appends: every probed check) is stored as U+0002 followed by the id of its JSON text, kept
@@ -291,6 +294,13 @@ const PACKED = '\u0001';
 const INTERNED = '\u0002';
 /** Marks a coded record: U+0003 and the characters of `record-codec.ts`. */
 const CODED = '\u0003';
+/**
+ * Marks a coded record whose shape is 1-20 (a probed check's, whose key lists are among the
+ * first a log interns): U+0003 plus the shape, then the characters of its values, one character
+ * less than U+0003 and the shape as a value. U+0018-U+001F stay free for later forms.
+ */
+const SHAPED_CODED_BASE = 0x03;
+const SHAPED_CODED_LAST = 0x17;
 
 /** What turning compact rows into events needs beside the rows: the file's interned names and its id prefix. */
 interface StoredForms {
@@ -965,7 +975,10 @@ export class SqliteEventStore implements EventStore {
     const values = this.recordOf(value, interned);
     if (values === null) return null;
     const coded = encodeRecord(values);
-    return coded === null ? PACKED + JSON.stringify(values) : CODED + coded;
+    if (coded === null) return PACKED + JSON.stringify(values);
+    const shape = values[0] as number;
+    // A shape of 1-20 is coded as one character (record-codec.ts: 0-79 are), which the mark replaces.
+    return shape <= SHAPED_CODED_LAST - SHAPED_CODED_BASE ? String.fromCharCode(SHAPED_CODED_BASE + shape) + coded.slice(1) : CODED + coded;
   }
 
   /**
@@ -1304,20 +1317,25 @@ function parseStored(stored: string, forms: StoredForms): unknown {
   const mark = stored.charCodeAt(0);
   if (mark > 3) {
     if (mark >= 0x20) return JSON.parse(stored);
+    if (mark <= SHAPED_CODED_LAST) return recordOfShape(mark - SHAPED_CODED_BASE, decodeRecord(stored, 1), 0, forms);
     throw new Error(`The event log holds a value in a stored form this version does not know (it starts with U+${mark.toString(16).padStart(4, '0')})`);
   }
-  if (mark === 3) return recordFrom(decodeRecord(stored, 1), forms);
+  if (mark === 3) return recordOfShape(null, decodeRecord(stored, 1), 1, forms);
   if (mark === 2) return JSON.parse(forms.textOf(Number(stored.slice(1))));
-  if (mark === 1) return recordFrom(JSON.parse(stored.slice(1)) as unknown[], forms);
+  if (mark === 1) return recordOfShape(null, JSON.parse(stored.slice(1)) as unknown[], 1, forms);
   throw new Error(`The event log holds a value in a stored form this version does not know (${stored.length === 0 ? 'an empty text' : 'it starts with U+0000'})`);
 }
 
-/** The object of a packed record `[shape, value, ...]`. */
-function recordFrom(values: unknown[], forms: StoredForms): Record<string, unknown> {
-  const keys = forms.keysOfShape(values[0] as number);
-  if (values.length !== keys.length + 1) throw new Error(`The event log holds a record of ${values.length - 1} values for shape ${String(values[0])}, which has ${keys.length} keys`);
+/**
+ * The object of a packed record: `values` from `first` on under the keys of `shape`, or, when
+ * `shape` is null, of `values[0]` (`[shape, value, ...]`).
+ */
+function recordOfShape(shape: number | null, values: unknown[], first: number, forms: StoredForms): Record<string, unknown> {
+  const id = shape ?? (values[0] as number);
+  const keys = forms.keysOfShape(id);
+  if (values.length - first !== keys.length) throw new Error(`The event log holds a record of ${values.length - first} values for shape ${String(id)}, which has ${keys.length} keys`);
   const record: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) record[keys[i]] = values[i + 1];
+  for (let i = 0; i < keys.length; i++) record[keys[i]] = values[i + first];
   return record;
 }
 
