@@ -147,14 +147,16 @@ export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'project_id' | '
 export function withCheck(existing: RollupRow | null, id: string, row: Pick<RawCheckRow, 'outcome' | 'latency_ms'>, scope: RollupScopeKind = 'endpoint'): RollupRow {
   const base: RollupRow = existing ? { ...existing } : { id, ...emptyAccumulator() };
   addCheck(base, checkOfRow(row));
-  return scope === 'project' ? withoutExtremes(base) : base;
+  if (scope === 'project') dropExtremes(base);
+  return base;
 }
 
 /** The rollup row after adding partial sums (a retention summary's hour, an endpoint that moved in). */
 export function withSums(existing: RollupRow | null, id: string, sums: Accumulator, scope: RollupScopeKind = 'endpoint'): RollupRow {
   const base: RollupRow = existing ? { ...existing } : { id, ...emptyAccumulator() };
   addAccumulator(base, sums);
-  return scope === 'project' ? withoutExtremes(base) : base;
+  if (scope === 'project') dropExtremes(base);
+  return base;
 }
 
 /**
@@ -170,8 +172,11 @@ export function withoutSums(existing: RollupRow, sums: Accumulator): RollupRow |
 
 /**
  * Project rows hold counts and sums only: an endpoint moving out of the project takes its share
- * away exactly, which a minimum or maximum cannot do.
+ * away exactly, which a minimum or maximum cannot do. Set on the row being built rather than
+ * spread into another copy: V8 freezes an object spread from an unfrozen one about ten times
+ * slower than a literal or a copy of a frozen one, and the batch freezes every put document.
  */
-function withoutExtremes(row: RollupRow): RollupRow {
-  return { ...row, latency_min: null, latency_max: null };
+function dropExtremes(row: RollupRow): void {
+  row.latency_min = null;
+  row.latency_max = null;
 }

@@ -54,14 +54,17 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
   views.put(RAW_CHECKS_COLLECTION, row as unknown as Doc);
   for (const key of rollupKeysOf(row)) {
     const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
-    views.put(ROLLUPS_COLLECTION, { ...withCheck(existing, key.id, row, key.scope) });
+    // withCheck and withSums build a new row: it is put as it is. A spread copy of it cost a
+    // copy and, since V8 freezes a spread of an unfrozen object about ten times slower than a
+    // literal, the larger part of this handler's time (the batch freezes each put document).
+    views.put(ROLLUPS_COLLECTION, withCheck(existing, key.id, row, key.scope) as unknown as Doc);
   }
   if (perRegion) {
     views.put(REGION_CHECKS_COLLECTION, { ...regionCheckRow(row, region) });
     for (const granularity of GRANULARITIES) {
       const id = regionRollupId(row.endpoint_id, region, granularity, floorTo(row.checked_at_ms, GRANULARITY_MS[granularity]) / 1000);
       const existing = (await views.get(ROLLUPS_COLLECTION, id)) as RollupRow | null;
-      views.put(ROLLUPS_COLLECTION, { ...withCheck(existing, id, row) });
+      views.put(ROLLUPS_COLLECTION, withCheck(existing, id, row) as unknown as Doc);
     }
   }
 }
@@ -150,7 +153,7 @@ async function onEndpointMoved(endpointId: number, projectId: number, views: Vie
         else views.delete(ROLLUPS_COLLECTION, oldId);
       }
       const existing = (await views.get(ROLLUPS_COLLECTION, newId)) as RollupRow | null;
-      views.put(ROLLUPS_COLLECTION, { ...withSums(existing, newId, row, 'project') });
+      views.put(ROLLUPS_COLLECTION, withSums(existing, newId, row, 'project') as unknown as Doc);
     }
   }
   const raw = (await views.find(RAW_CHECKS_COLLECTION, { filter: { endpoint_id: endpointId } })) as unknown as RawCheckRow[];
@@ -215,7 +218,7 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
         for (const granularity of ['hour', 'day'] as const) {
           const id = regionRollupId(summary.endpoint_id, region, granularity, floorTo(hour * 1000, GRANULARITY_MS[granularity]) / 1000);
           const existing = (await views.get(ROLLUPS_COLLECTION, id)) as RollupRow | null;
-          views.put(ROLLUPS_COLLECTION, { ...withSums(existing, id, rest) });
+          views.put(ROLLUPS_COLLECTION, withSums(existing, id, rest) as unknown as Doc);
         }
       }
     }
@@ -225,7 +228,7 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
     for (const key of rollupKeysOf(at)) {
       if (key.granularity === 'minute') continue;
       const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
-      views.put(ROLLUPS_COLLECTION, { ...withSums(existing, key.id, rest, key.scope) });
+      views.put(ROLLUPS_COLLECTION, withSums(existing, key.id, rest, key.scope) as unknown as Doc);
     }
   }
 }
