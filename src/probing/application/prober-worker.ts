@@ -26,6 +26,9 @@ export type JobResult = 'recorded' | 'duplicate' | 'skipped';
 
 export class ProberWorker {
   private consumer: JobConsumer | null = null;
+  /** The deliveries being handled: one sweep keeps them all alive (see keepAliveEveryMs). */
+  private readonly running = new Set<JobDelivery>();
+  private keepAlive: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly platform: Platform,
@@ -42,19 +45,28 @@ export class ProberWorker {
     await this.removeGoneAnnouncements();
     // Both reasons show as 0 from the start, so a rate over them works before the first drop.
     for (const reason of DROP_REASONS) this.platform.metrics.probeJobsDropped.inc({ reason }, 0);
-    this.consumer = await transport.consume((delivery) => this.handleDelivery(delivery), {
-      ...this.options,
-      onDropped: (job, reason) => {
-        this.platform.metrics.probeJobsDropped.inc({ reason });
-        this.platform.logger.debug({ job_id: job.jobId, reason }, 'probe job dropped, not probed');
-      },
-    });
+    const keepAlive = setInterval(() => this.running.forEach((delivery) => delivery.inProgress()), this.keepAliveEveryMs());
+    try {
+      this.consumer = await transport.consume((delivery) => this.handleDelivery(delivery), {
+        ...this.options,
+        onDropped: (job, reason) => {
+          this.platform.metrics.probeJobsDropped.inc({ reason });
+          this.platform.logger.debug({ job_id: job.jobId, reason }, 'probe job dropped, not probed');
+        },
+      });
+    } catch (error) {
+      clearInterval(keepAlive);
+      throw error;
+    }
+    this.keepAlive = keepAlive;
   }
 
   async stop(): Promise<void> {
-    const consumer = this.consumer;
+    const [consumer, keepAlive] = [this.consumer, this.keepAlive];
     this.consumer = null;
+    this.keepAlive = null;
     await consumer?.stop();
+    if (keepAlive !== null) clearInterval(keepAlive);
     if (consumer) await this.platform.leases.release(this.announcement()).catch(() => undefined);
   }
 
@@ -77,8 +89,17 @@ export class ProberWorker {
     return announcementLease(this.platform.config.probeRegion, this.platform.instanceId);
   }
 
+  /**
+   * A job's ack deadline is extended at most this long after it was delivered or last extended,
+   * half its ack wait: one interval for every running job, where a timer per job cost a timer's
+   * setup and teardown on every check.
+   */
+  private keepAliveEveryMs(): number {
+    return Math.max(100, Math.floor(this.options.ackWaitMs / 2));
+  }
+
   private async handleDelivery(delivery: JobDelivery): Promise<void> {
-    const keepAlive = setInterval(() => delivery.inProgress(), Math.max(100, Math.floor(this.options.ackWaitMs / 2)));
+    this.running.add(delivery);
     this.platform.metrics.probeJobsInFlight.inc();
     try {
       await this.handle(delivery.job);
@@ -86,7 +107,7 @@ export class ProberWorker {
       this.platform.logger.warn({ err: error, job_id: delivery.job.jobId }, 'probe job failed; it will be redelivered');
       throw error;
     } finally {
-      clearInterval(keepAlive);
+      this.running.delete(delivery);
       this.platform.metrics.probeJobsInFlight.dec();
     }
   }

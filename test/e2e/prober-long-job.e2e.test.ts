@@ -1,0 +1,91 @@
+/**
+ * A probe that runs longer than the job's ack wait: the prober worker keeps the job in progress
+ * while it runs, so the transport does not hand it out again, and it is delivered once.
+ */
+import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { ProbeRecorder } from '../../src/probing/application/probe-recorder.js';
+import { ProberWorker } from '../../src/probing/application/prober-worker.js';
+import { createHttpProber } from '../../src/probing/prober/http-prober.js';
+import { InProcessTransport } from '../../src/platform/transport/in-process/in-process-transport.js';
+import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
+import type { ProbeTransport } from '../../src/platform/transport/probe-transport.port.js';
+import { startNatsServer, type TestNatsServer } from '../support/nats-server.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
+
+jest.setTimeout(60_000);
+
+/** The ack wait the job would be redelivered after; the probe takes more than twice as long. */
+const ACK_WAIT_MS = 2000;
+const PROBE_MS = 5000;
+
+/** The transport as the worker sees it, with every delivery's count written down. */
+function countingDeliveries(transport: ProbeTransport, counts: number[]): ProbeTransport {
+  return {
+    publish: (job) => transport.publish(job),
+    consume: (handler, options) =>
+      transport.consume((delivery) => {
+        counts.push(delivery.deliveryCount);
+        return handler(delivery);
+      }, options),
+    pending: () => transport.pending(),
+    ping: () => transport.ping(),
+    close: () => transport.close(),
+  };
+}
+
+describe('a probe longer than the ack wait', () => {
+  let nats: TestNatsServer | null = null;
+  let t: TestApp;
+  let target: Target;
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    target = await startTarget();
+    target.mode.delayMs = PROBE_MS;
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await target?.close();
+    await nats?.stop();
+  });
+
+  const transports: Array<[string, () => Promise<ProbeTransport>]> = [
+    ['in-process', async () => new InProcessTransport()],
+    ['NATS', async () => {
+      const id = randomUUID().replaceAll('-', '');
+      return NatsTransport.connect({ url: nats!.url, stream: `LONG_${id}`, subject: `long.${id}.jobs` });
+    }],
+  ];
+
+  it.each(transports)('is delivered once and recorded once (%s)', async (name, connect) => {
+    if (name === 'NATS' && !nats) return; // no nats-server here: the in-process case still runs
+    const team = await t.createTeam(`Long ${name}`);
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/ok`, { interval_seconds: 30, timeout_seconds: 30 }));
+    target.tokens.set(endpoint.id, endpoint.token);
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+
+    const transport = await connect();
+    const deliveries: number[] = [];
+    const prober = createHttpProber({ blockPrivate: false });
+    const worker = new ProberWorker({ ...t.platform, transport: countingDeliveries(transport, deliveries) }, new ProbeRecorder(t.platform), prober, {
+      maxInFlight: 4,
+      ackWaitMs: ACK_WAIT_MS,
+    });
+    const job = manualJob(team.id, endpoint.id);
+    try {
+      await worker.start();
+      await transport.publish(job);
+      await eventually('the job to be acknowledged', async () => deliveries.length > 0 && (await transport.pending()) === 0, 30_000);
+      await worker.stop();
+      expect(deliveries).toEqual([1]);
+      const checks = (await allEvents(t)).filter((e) => e.type === 'CheckRecorded' && e.data.job_id === job.jobId);
+      expect(checks).toHaveLength(1);
+    } finally {
+      await worker.stop();
+      await transport.close();
+      await prober.close();
+    }
+  });
+});
