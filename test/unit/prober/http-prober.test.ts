@@ -83,6 +83,27 @@ describe('HTTP prober against local servers', () => {
       });
     });
 
+    it.each([
+      // 'abc' then the first byte of the 3-byte '€': the cut character is left out, not replaced.
+      ['a character cut at the excerpt\'s end', Buffer.from('abc€def'), 'abc'],
+      ['ASCII', Buffer.from('abcdef'), 'abcd'],
+      ['an invalid byte inside', Buffer.from([0x61, 0xff, 0x62, 0x63]), 'a\uFFFDbc'],
+      ['a stray continuation byte at the end', Buffer.from([0x61, 0x62, 0x63, 0x80]), 'abc\uFFFD'],
+      ['two excerpts in a row share nothing', Buffer.from('€€'), '€'],
+    ])('keeps the excerpt whole UTF-8: %s', async (_name, body, expected) => {
+      const { origin } = await serve((_req, res) => {
+        res.writeHead(200);
+        res.end(body);
+      });
+      const small = createHttpProber({ blockPrivate: false, successExcerptBytes: 4 });
+      try {
+        expect((await small.probe(endpoint(origin))).response_excerpt).toBe(expected);
+        expect((await small.probe(endpoint(origin))).response_excerpt).toBe(expected);
+      } finally {
+        await small.close();
+      }
+    });
+
     it('succeeds when a non-200 status is the expected one', async () => {
       const { origin } = await serve(reply(204));
 
