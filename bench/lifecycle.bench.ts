@@ -176,7 +176,7 @@ function eventContent(file: string, type: string): { rows: number; data: number;
                 coalesce(sum(CASE typeof(event_id) WHEN 'blob' THEN length(event_id) WHEN 'text' THEN length(CAST(event_id AS BLOB))
                   WHEN 'integer' THEN (CASE WHEN event_id = 0 THEN 0 WHEN abs(event_id) < 128 THEN 1 WHEN abs(event_id) < 32768 THEN 2 ELSE 4 END) ELSE 0 END), 0) AS eventId,
                 coalesce(sum(length(hash)), 0) AS hash
-         FROM event_log WHERE type = (SELECT id FROM event_types WHERE name = ?)`,
+         FROM event_log WHERE type IN (SELECT id FROM event_types WHERE name = ?)`,
       )
       .get(type) as { rows: number; data: number; metadata: number; eventId: number; hash: number };
     const commits = db.prepare(`SELECT count(*) AS n, coalesce(sum(length(metadata)), 0) AS bytes FROM event_commits`).get() as { n: number; bytes: number };
@@ -207,7 +207,7 @@ function fewestChecksPerEndpoint(file: string, endpoints: number): number {
   const db = new Database(file, { readonly: true });
   try {
     const rows = db
-      .prepare(`SELECT count(*) AS n FROM event_log WHERE type = (SELECT id FROM event_types WHERE name = 'CheckRecorded') GROUP BY stream`)
+      .prepare(`SELECT count(*) AS n FROM event_log WHERE type IN (SELECT id FROM event_types WHERE name = 'CheckRecorded') GROUP BY stream`)
       .pluck()
       .all() as number[];
     return rows.length < endpoints ? 0 : Math.min(...rows);

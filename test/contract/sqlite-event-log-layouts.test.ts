@@ -337,6 +337,81 @@ describe('SQLite event log in the compact layout', () => {
     await store.close();
   });
 
+  it('interns a type with its schema version as one kind, with no schema_version column, and reads every version back', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    await store.append('checks-1', [{ type: 'CheckRecorded', schemaVersion: 3, data: { n: 1 } }, { type: 'CheckRecorded', schemaVersion: 4, data: { n: 2 } }, { type: 'ChecksSummarized', data: { through: 1 } }], { expectedRevision: 'no_stream' });
+    await store.append('checks-1', [{ type: 'CheckRecorded', schemaVersion: 4, data: { n: 3 } }], { expectedRevision: 2, groupCommit: true });
+    const events = await store.readStream('checks-1');
+    expect(events.map((e) => [e.type, e.schemaVersion, e.data])).toEqual([
+      ['CheckRecorded', 3, { n: 1 }],
+      ['CheckRecorded', 4, { n: 2 }],
+      ['ChecksSummarized', 1, { through: 1 }],
+      ['CheckRecorded', 4, { n: 3 }],
+    ]);
+    const again = new SqliteEventStore(file);
+    expect(serialised(await again.readStream('checks-1'))).toEqual(serialised(events));
+    expect(serialised(await again.readAll({ maxCount: 10 }))).toEqual(serialised(events));
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare(`SELECT name FROM pragma_table_info('event_log')`).pluck().all()).not.toContain('schema_version');
+    expect(raw.prepare('SELECT name, schema_version FROM event_types ORDER BY id').raw().all()).toEqual([['CheckRecorded', 3], ['CheckRecorded', 4], ['ChecksSummarized', 1]]);
+    raw.close();
+    // Retention by type takes every version of it.
+    expect(await again.removeEvents('checks-1', { throughRevision: 3, types: ['CheckRecorded'] })).toEqual({ removed: 3 });
+    expect((await again.readStream('checks-1')).map((e) => e.type)).toEqual(['ChecksSummarized']);
+    await Promise.all([store.close(), again.close()]);
+  });
+
+  it('opens a compact file written before kinds (a schema_version column, a type row per name), and reads and appends in it as before', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    // The compact layout as the version before created it, with one event of type A at version 2.
+    const raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
+    raw.exec(`
+      CREATE TABLE event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+      CREATE TABLE event_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+      CREATE TABLE event_commits (id INTEGER PRIMARY KEY, recorded_at INTEGER NOT NULL, metadata TEXT NOT NULL);
+      CREATE TABLE event_shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE);
+      CREATE TABLE event_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+      CREATE TABLE event_log_file (id INTEGER PRIMARY KEY CHECK (id = 1), event_id_prefix BLOB NOT NULL, position_floor INTEGER);
+      CREATE TABLE event_log (
+        position       INTEGER PRIMARY KEY,
+        stream         INTEGER NOT NULL,
+        revision       INTEGER NOT NULL,
+        type           INTEGER NOT NULL,
+        schema_version INTEGER NOT NULL,
+        event_id       BLOB    NOT NULL,
+        occurred_at,
+        metadata       TEXT,
+        data           TEXT    NOT NULL,
+        hash           BLOB,
+        UNIQUE (stream, revision)
+      );
+      INSERT INTO event_log_file (id, event_id_prefix) VALUES (1, X'0b7c6a528f0e8d1a9c3e');
+      INSERT INTO event_streams (id, name) VALUES (1, 's');
+      INSERT INTO event_types (id, name) VALUES (1, 'A');
+      INSERT INTO event_commits (id, recorded_at, metadata) VALUES (1, 1767225600000, '{}');
+      INSERT INTO event_log (position, stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (1, 1, 0, 1, 2, 0, NULL, NULL, '{"n":1}', NULL);
+    `);
+    raw.close();
+    const store = new SqliteEventStore(file);
+    await store.append('s', [{ type: 'A', schemaVersion: 3, data: { n: 2 } }, { type: 'B', data: { n: 3 } }], { expectedRevision: 0 });
+    const events = await store.readStream('s');
+    expect(events.map((e) => [e.type, e.schemaVersion, e.data, e.id])).toEqual([
+      ['A', 2, { n: 1 }, '0b7c6a52-8f0e-8d1a-9c3e-000000000001'],
+      ['A', 3, { n: 2 }, expect.stringMatching(/-000000000002$/)],
+      ['B', 1, { n: 3 }, expect.stringMatching(/-000000000003$/)],
+    ]);
+    expect(events[0].recordedAt).toBe('2026-01-01T00:00:00.000Z');
+    const again = new SqliteEventStore(file);
+    expect(serialised(await again.readAll({ maxCount: 10 }))).toEqual(serialised(events));
+    const check = new Database(file, { readonly: true });
+    expect(check.prepare('SELECT type, schema_version FROM event_log ORDER BY position').raw().all()).toEqual([[1, 2], [1, 3], [2, 1]]);
+    expect(check.prepare('SELECT id, name FROM event_types ORDER BY id').raw().all()).toEqual([[1, 'A'], [2, 'B']]);
+    check.close();
+    await Promise.all([store.close(), again.close()]);
+  });
+
   it('keeps metadata that names only its actor once for the whole log, and reads it back in every process', async () => {
     const file = join(temp.path, 'events.sqlite');
     const store = new SqliteEventStore(file);

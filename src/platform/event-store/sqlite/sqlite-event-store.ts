@@ -114,10 +114,17 @@ export const SQLITE_EVENTS_SCHEMA = `
  * records it as `event_log_file.position_floor`, and the next append starts after it. The
  * newest position of a file of the first layout seeds the floor the same way. Files created
  * before keep their AUTOINCREMENT table (and its sequence row).
+ *
+ * Kinds (issue 31, session 17): `type` names a type and a schema version together, each pair
+ * interned once in `event_types` (a type appended at two versions has two rows), and event_log
+ * has no `schema_version` column: a row holds one integer and one header byte less (2 bytes a
+ * probed check). Files created before keep their `schema_version` column and a `type` that
+ * names the type alone (`SqliteEventStore.kinds` is false for them). A version that predates
+ * this fails on such a file (no `schema_version` column) instead of misreading it.
  */
 const SQLITE_COMPACT_SCHEMA = `
   CREATE TABLE IF NOT EXISTS event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-  CREATE TABLE IF NOT EXISTS event_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS event_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL, schema_version INTEGER NOT NULL, UNIQUE (name, schema_version));
   CREATE TABLE IF NOT EXISTS event_commits (id INTEGER PRIMARY KEY, recorded_at INTEGER NOT NULL, metadata TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS event_shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE);
   CREATE TABLE IF NOT EXISTS event_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
@@ -127,7 +134,6 @@ const SQLITE_COMPACT_SCHEMA = `
     stream         INTEGER NOT NULL,
     revision       INTEGER NOT NULL,
     type           INTEGER NOT NULL,
-    schema_version INTEGER NOT NULL,
     event_id       BLOB    NOT NULL,
     occurred_at,
     metadata       TEXT,
@@ -149,7 +155,8 @@ function newEventIdPrefix(): Buffer {
  * seeds event_log's position floor, so positions keep increasing across the two tables.
  * `keepsFloor`: event_log has no AUTOINCREMENT, so appends and removals keep the floor.
  */
-function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix: Buffer; keepsFloor: boolean } {
+function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix: Buffer; keepsFloor: boolean; kinds: boolean } {
+  const kinds = () => db.prepare(`SELECT 1 FROM pragma_table_info('event_log') WHERE name = 'schema_version'`).get() === undefined;
   const keepsFloor = () => !/AUTOINCREMENT/i.test(db.prepare(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'event_log'`).pluck().get() as string);
   const exists = (name: string) => db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(name) !== undefined;
   const hasHash = () => (db.prepare(`SELECT 1 FROM pragma_table_info('event_log') WHERE name = 'hash'`).get() !== undefined);
@@ -158,7 +165,7 @@ function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix
   // Only a file without the compact tables (or without the hash column, shapes, texts or prefix) takes the write lock (readers of a current file never wait).
   if (exists('event_log') && hasHash() && exists('event_shapes') && exists('event_texts') && exists('event_log_file') && (!keepsFloor() || hasFloor())) {
     const prefix = idPrefix();
-    if (prefix !== undefined) return { legacy: exists('events'), idPrefix: prefix, keepsFloor: keepsFloor() };
+    if (prefix !== undefined) return { legacy: exists('events'), idPrefix: prefix, keepsFloor: keepsFloor(), kinds: kinds() };
   }
   return db
     .transaction(() => {
@@ -179,7 +186,7 @@ function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix
         }
       }
       db.prepare('INSERT OR IGNORE INTO event_log_file (id, event_id_prefix) VALUES (1, ?)').run(newEventIdPrefix());
-      return { legacy, idPrefix: idPrefix()!, keepsFloor: keepsFloor() };
+      return { legacy, idPrefix: idPrefix()!, keepsFloor: keepsFloor(), kinds: kinds() };
     })
     .immediate();
 }
@@ -240,17 +247,20 @@ interface CompactRow {
  */
 const READ_HASH = `nullif(lower(hex(e.hash)), '')`;
 
-const COMPACT_SELECT = `
-  SELECT e.position, s.name AS stream_id, e.revision, t.name AS type, e.schema_version, e.event_id,
+/** The schema version's column: the kind's (`t`) in a file of kinds, else the row's (see the layout). */
+const schemaVersionOf = (kinds: boolean) => (kinds ? 't.schema_version' : 'e.schema_version');
+
+const compactSelect = (kinds: boolean) => `
+  SELECT e.position, s.name AS stream_id, e.revision, t.name AS type, ${schemaVersionOf(kinds)} AS schema_version, e.event_id,
          e.occurred_at, e.metadata, e.data, ${READ_HASH} AS hash, c.recorded_at, c.metadata AS commit_metadata
   FROM event_log e
   JOIN event_streams s ON s.id = e.stream
   JOIN event_types t ON t.id = e.type
   JOIN event_commits c ON c.id = (SELECT id FROM event_commits WHERE id <= e.position ORDER BY id DESC LIMIT 1)`;
 
-/** `readCompactPage`'s event rows: COMPACT_SELECT's columns up to `hash`, as arrays. */
-const PAGE_SELECT = `
-  SELECT e.position, s.name, e.revision, t.name, e.schema_version, e.event_id, e.occurred_at, e.metadata, e.data, ${READ_HASH}
+/** `readCompactPage`'s event rows: `compactSelect`'s columns up to `hash`, as arrays. */
+const pageSelect = (kinds: boolean) => `
+  SELECT e.position, s.name, e.revision, t.name, ${schemaVersionOf(kinds)}, e.event_id, e.occurred_at, e.metadata, e.data, ${READ_HASH}
   FROM event_log e
   JOIN event_streams s ON s.id = e.stream
   JOIN event_types t ON t.id = e.type
@@ -404,8 +414,14 @@ export class SqliteEventStore implements EventStore {
   private readonly legacyHead: number | null;
   /** event_log has no sequence row: the position floor is kept (see the compact layout). */
   private readonly keepsFloor: boolean;
+  /** event_log's `type` names a kind (type and schema version) and the row has no schema_version (see the layout). */
+  private readonly kinds: boolean;
+  /** The statements that differ between files of kinds and files before them, made once. */
+  private readonly sql: { insert: string; insertAt: string; compactSelect: string; pageSelect: string };
   private readonly streamIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
+  /** In a file of kinds (see the layout), the kind ids by type name and schema version. */
+  private readonly kindIds = new Map<string, Map<number, number>>();
   /** Shape ids by key list (JSON array text), and key lists by id for reads. */
   private readonly shapeIds = new Map<string, number>();
   private readonly shapeKeys = new Map<number, string[]>();
@@ -468,8 +484,18 @@ export class SqliteEventStore implements EventStore {
     try {
       this.db = new Database(filePath);
       this.walKeeper = applySqliteEventLogPragmas(this.db, this.busyTimeoutMs, { walOffThread: true });
-      const { legacy, idPrefix, keepsFloor } = ensureCompactSchema(this.db);
+      const { legacy, idPrefix, keepsFloor, kinds } = ensureCompactSchema(this.db);
       this.keepsFloor = keepsFloor;
+      this.kinds = kinds;
+      const columns = `stream, revision, type, ${kinds ? '' : 'schema_version, '}event_id, occurred_at, metadata, data, hash`;
+      // One parameter per column, the last (the chain hash) bound as its hex text and stored as its bytes: SQLite decodes it.
+      const values = `${'?, '.repeat(columns.split(',').length - 1)}unhex(?)`;
+      this.sql = {
+        insert: `INSERT INTO event_log (${columns}) VALUES (${values})`,
+        insertAt: `INSERT INTO event_log (position, ${columns}) VALUES (?, ${values})`,
+        compactSelect: compactSelect(kinds),
+        pageSelect: pageSelect(kinds),
+      };
       const hex = idPrefix.toString('hex');
       this.forms = { keysOfShape: this.keysOfShape, textOf: this.textOf, idHead: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-` };
       this.legacyHead = legacy ? ((this.db.prepare('SELECT max(position) AS head FROM events').get() as { head: number | null }).head ?? null) : null;
@@ -609,7 +635,10 @@ export class SqliteEventStore implements EventStore {
 
   /** After the commit: what this connection remembers of an append, and the signal to subscribers. */
   private committed(streamId: string, appended: AppendedEvents): AppendResult {
-    for (const [kind, name, id] of appended.interned) this.remember(this.internCache(kind), name, id);
+    for (const [kind, name, id] of appended.interned) {
+      if (kind === 'type' && this.kinds) this.rememberKind(name, id);
+      else this.remember(this.internCache(kind), name, id);
+    }
     // Our own commits leave data_version as it is: the heads we know stay valid, this one moves.
     if (this.knownHeads.has(streamId)) this.knownHeads.set(streamId, appended.result.nextExpectedRevision);
     if (appended.events) this.rememberAppended(appended.events);
@@ -644,7 +673,7 @@ export class SqliteEventStore implements EventStore {
       ].join(' ');
     const params = [streamId, ...(from === undefined ? [] : [from]), ...(limit === undefined ? [] : [limit])];
     const rows = () => {
-      const compact = fromCompactRows(this.statement(part(COMPACT_SELECT, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[], this.forms);
+      const compact = fromCompactRows(this.statement(part(this.sql.compactSelect, 'e.stream = (SELECT id FROM event_streams WHERE name = ?)')).all(...params) as CompactRow[], this.forms);
       if (this.legacyHead === null || (limit !== undefined && backwards && compact.length >= limit)) return compact;
       const old = (this.statement(part('SELECT * FROM events', 'stream_id = ?')).all(...params) as LegacyRow[]).map(fromLegacyRow);
       // Every stream's first-layout events come before its compact ones.
@@ -836,7 +865,7 @@ export class SqliteEventStore implements EventStore {
       const split = stored[i];
       if (split.occurredAt !== lastOccurredAt) lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = split.occurredAt), recordedAt, nowMs);
       rows[i] = {
-        type: this.intern('type', event.type, interned),
+        type: this.typeId(event.type, event.schemaVersion ?? 1, interned),
         schemaVersion: event.schemaVersion ?? 1,
         occurredAt: lastStoredOccurredAt,
         metadata: split.shared !== commitMetadata ? this.storedMetadata(split, interned) : ownMetadata,
@@ -858,10 +887,7 @@ export class SqliteEventStore implements EventStore {
       stream = Number(this.statement('INSERT INTO event_streams (name) VALUES (?)').run(streamId).lastInsertRowid);
       interned.push(['stream', streamId, stream]);
     }
-    const insert = this.statement(
-      // The chain hash is bound as its hex text and stored as its 32 bytes: SQLite decodes it.
-      `INSERT INTO event_log (stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, unhex(?))`,
-    );
+    const insert = this.statement(this.sql.insert);
     const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
     // A shape interned by this append is not cached for reads before it commits.
     const formsInAppend: StoredForms | null =
@@ -884,8 +910,10 @@ export class SqliteEventStore implements EventStore {
       revision += 1;
       const info =
         i === 0 && floor !== null
-          ? this.insertAfterFloor(floor, [stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash])
-          : insert.run(stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash);
+          ? this.insertAfterFloor(floor, this.kinds ? [stream, revision, row.type, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash] : [stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash])
+          : this.kinds
+            ? insert.run(stream, revision, row.type, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash)
+            : insert.run(stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash);
       last = Number(info.lastInsertRowid);
       if (i === 0) first = last;
       recorded?.push({
@@ -912,9 +940,7 @@ export class SqliteEventStore implements EventStore {
   /** Inserts an event at the position after the floor (or after the newest event, if later) and clears the floor. */
   private insertAfterFloor(floor: number, columns: unknown[]): Database.RunResult {
     const head = (this.statement('SELECT max(position) FROM event_log').pluck().get() as number | null) ?? 0;
-    const info = this.statement(
-      `INSERT INTO event_log (position, stream, revision, type, schema_version, event_id, occurred_at, metadata, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, unhex(?))`,
-    ).run(Math.max(floor, head) + 1, ...columns);
+    const info = this.statement(this.sql.insertAt).run(Math.max(floor, head) + 1, ...columns);
     this.statement('UPDATE event_log_file SET position_floor = NULL WHERE id = 1').run();
     return info;
   }
@@ -941,6 +967,24 @@ export class SqliteEventStore implements EventStore {
     const found = this.statement(`SELECT id FROM ${table} WHERE ${column} = ?`).pluck().get(name) as number | undefined;
     const id = found ?? Number(this.statement(`INSERT INTO ${table} (${column}) VALUES (?)`).run(name).lastInsertRowid);
     interned.push([kind, name, id]);
+    return id;
+  }
+
+  /**
+   * The id `type` stores: of the type's name, or in a file of kinds (see the layout) of the name
+   * and the schema version together, interned under `version name`.
+   */
+  private typeId(name: string, schemaVersion: number, interned: AppendedEvents['interned']): number {
+    if (!this.kinds) return this.intern('type', name, interned);
+    // Committed kinds by name, then version: no key string made per event.
+    const committed = this.kindIds.get(name)?.get(schemaVersion);
+    if (committed !== undefined) return committed;
+    const key = `${schemaVersion} ${name}`;
+    const known = interned.find(([k, n]) => k === 'type' && n === key)?.[2];
+    if (known !== undefined) return known;
+    const found = this.statement('SELECT id FROM event_types WHERE name = ? AND schema_version = ?').pluck().get(name, schemaVersion) as number | undefined;
+    const id = found ?? Number(this.statement('INSERT INTO event_types (name, schema_version) VALUES (?, ?)').run(name, schemaVersion).lastInsertRowid);
+    interned.push(['type', key, id]);
     return id;
   }
 
@@ -1006,6 +1050,16 @@ export class SqliteEventStore implements EventStore {
     cache.set(name, id);
   }
 
+  /** A committed kind, interned as `version name` (see `typeId`). */
+  private rememberKind(key: string, id: number): void {
+    const space = key.indexOf(' ');
+    const name = key.slice(space + 1);
+    if (this.kindIds.size >= MAX_INTERNED) this.kindIds.clear();
+    let versions = this.kindIds.get(name);
+    if (versions === undefined) this.kindIds.set(name, (versions = new Map()));
+    versions.set(Number(key.slice(0, space)), id);
+  }
+
   private readAllSync(after: Position | null, maxCount: number): RecordedEvent[] {
     const from = after ?? 0;
     const old = this.legacyHead !== null && from < this.legacyHead ? (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(from, maxCount) as LegacyRow[]).map(fromLegacyRow) : [];
@@ -1018,10 +1072,10 @@ export class SqliteEventStore implements EventStore {
    * A page of the compact layout: the event rows, then the commits they belong to in one query
    * (the commit at or below the first position, and every one up to the last), walked beside the
    * rows. Rows come as arrays: better-sqlite3 builds an object per row otherwise, which cost
-   * about as much as the query. The same events as COMPACT_SELECT gives, at about half the CPU.
+   * about as much as the query. The same events as `compactSelect` gives, at about half the CPU.
    */
   private readCompactPage(after: Position, maxCount: number): RecordedEvent[] {
-    const rows = this.rawStatement(PAGE_SELECT).all(after, maxCount) as PageRow[];
+    const rows = this.rawStatement(this.sql.pageSelect).all(after, maxCount) as PageRow[];
     if (rows.length === 0) return [];
     const commits = this.rawStatement(PAGE_COMMITS).all(rows[0][0], rows[rows.length - 1][0]) as CommitRow[];
     const toEvent = compactEvents(this.forms);
