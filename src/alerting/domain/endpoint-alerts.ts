@@ -25,6 +25,11 @@
  *   last trigger_window judged checks exceeded; recovers after recovery_count consecutive judged
  *   checks at or under the threshold. Failed checks are not judged and do not break a streak.
  *   Judgments keep the threshold in force when they were made.
+ * - The monitor's own busy time is not the target's (`judgeLatency`): a check over the
+ *   threshold only with the time the monitor's event loop was busy during its request
+ *   (`loop_busy_ms`) is recorded `latency_unjudged` and, like a failed check, moves no latency
+ *   window and recovers nothing; one whose busy time exceeds the materiality floor
+ *   (`latency_inflated`) is judged but does not join the baseline.
  * - The check being judged is compared to the baseline before its own latency joins it, so a
  *   slow check cannot raise the bar it is measured against.
  * - When no threshold applies to a counted check (mode `off`, `fixed` without a value, or an
@@ -71,7 +76,7 @@ import {
   type CheckRecordedData,
   type ProbeOutcome,
 } from '../../checks/domain/check.js';
-import { alertRelations, certificateExpiryDays, type AlertRelationSettings, type AlertRules, type EndpointConfiguration, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
+import { alertRelations, certificateExpiryDays, DEFAULT_LATENCY_SETTINGS, type AlertRelationSettings, type AlertRules, type EndpointConfiguration, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
 import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { computeBaseline, MAX_BASELINE_SAMPLES, type LatencyBaseline } from './baseline.js';
 import { quorumDecision, type RegionEvidence, type RegionObservation } from './regions.js';
@@ -433,18 +438,46 @@ export function alertStatusView(
 }
 
 /** A check's latency as judged on the state before it. */
-export type LatencyJudgment = Pick<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms'>;
+export type LatencyJudgment = Pick<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms' | 'latency_unjudged' | 'latency_inflated'>;
 
-/** The latency judgment of a probe outcome taken in `region` (for that region's windows when `regional`). */
+/**
+ * The latency judgment of a probe outcome taken in `region` (for that region's windows when
+ * `regional`). A response that waited in the socket while the monitor's own event loop was busy
+ * reads as target latency (at saturation tens to hundreds of ms against a target answering in
+ * one), so `latency_ms - loop_busy_ms` is what is certainly the target's:
+ * - at or under the threshold: judged within, as ever;
+ * - over it even without the busy time: judged exceeding (the target is slow whatever we did);
+ * - over it only with the busy time in it: not judged (`latency_unjudged`), like a failed check.
+ * A check whose busy time is above the materiality floor (`latency_min_increase_ms`) stays out
+ * of the baseline either way (`latency_inflated`): its latency is partly the monitor's.
+ */
 export function judgeLatency(
   state: EndpointAlertsState,
-  outcome: Pick<ProbeOutcome, 'success' | 'latency_ms'>,
+  outcome: Pick<ProbeOutcome, 'success' | 'latency_ms' | 'loop_busy_ms'>,
   taken: { region?: string; regional?: boolean },
   settings: LatencySettings,
 ): LatencyJudgment {
   // A regional check is judged against its region's baseline (a far region is not "slow").
   const threshold = latencyThreshold(taken.regional === true ? regionView(state, taken.region ?? DEFAULT_REGION) : state, settings);
-  return { latency_anomaly: threshold !== null && outcome.success && outcome.latency_ms > threshold, latency_threshold_ms: threshold };
+  if (!outcome.success) return { latency_anomaly: false, latency_threshold_ms: threshold };
+  const busy = outcome.loop_busy_ms ?? 0;
+  if (threshold !== null && outcome.latency_ms > threshold && outcome.latency_ms - busy <= threshold) {
+    return { latency_anomaly: false, latency_threshold_ms: threshold, latency_unjudged: true };
+  }
+  const anomaly = threshold !== null && outcome.latency_ms > threshold;
+  return busy > materialityFloorMs(settings)
+    ? { latency_anomaly: anomaly, latency_threshold_ms: threshold, latency_inflated: true }
+    : { latency_anomaly: anomaly, latency_threshold_ms: threshold };
+}
+
+/** The smallest latency increase that counts (a configuration from before the floor has its default). */
+function materialityFloorMs(settings: Partial<Pick<LatencySettings, 'latency_min_increase_ms'>>): number {
+  return settings.latency_min_increase_ms ?? DEFAULT_LATENCY_SETTINGS.latency_min_increase_ms;
+}
+
+/** Whether the check's latency was judged: a success not left unjudged. It moves the latency windows. */
+function latencyJudged(check: Pick<CheckRecordedData, 'success' | 'latency_unjudged'>): boolean {
+  return check.success && check.latency_unjudged !== true;
 }
 
 /** The check with its latency judged on the state before it, built as the recorder builds it. */
@@ -481,7 +514,7 @@ function availabilityAfter(state: EndpointAlertsState, check: CheckRecordedData)
 
 function latencyAfter(state: EndpointAlertsState, check: CheckRecordedData) {
   if (check.latency_threshold_ms === null) return { latencyExceeded: [], consecutiveUnder: 0 };
-  if (!check.success) return {};
+  if (!latencyJudged(check)) return {};
   return {
     latencyExceeded: keepLast(state.latencyExceeded, check.latency_anomaly, MAX_SIGNAL_WINDOW),
     consecutiveUnder: check.latency_anomaly ? 0 : state.consecutiveUnder + 1,
@@ -489,7 +522,7 @@ function latencyAfter(state: EndpointAlertsState, check: CheckRecordedData) {
 }
 
 function baselineAfter(state: EndpointAlertsState, check: CheckRecordedData) {
-  if (!check.success) return {};
+  if (!latencyJudged(check) || check.latency_inflated === true) return {};
   return {
     baselineSamples: keepLast(state.baselineSamples, check.latency_ms, MAX_BASELINE_SAMPLES),
     baselineUpdatedAt: check.checked_at,
@@ -518,7 +551,7 @@ function latencyTransition(after: EndpointAlertsState, check: CheckRecordedData,
       return [triggered(check, 'latency', check.latency_threshold_ms ?? undefined)];
     }
   }
-  if (signal.state === 'triggered' && check.success && after.consecutiveUnder >= rules.recovery_count) {
+  if (signal.state === 'triggered' && latencyJudged(check) && after.consecutiveUnder >= rules.recovery_count) {
     return [recovered(check, 'latency')];
   }
   return [];

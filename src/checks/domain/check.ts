@@ -33,6 +33,12 @@ export interface ProbeOutcome {
    * public Check.
    */
   certificate_expires_at?: string;
+  /**
+   * How long this process's event loop was busy while the request was in flight (ms): a
+   * response that waits in the socket for a busy loop reads as target latency, so up to this
+   * much of `latency_ms` may be the monitor's own. Read by the latency judgment; never stored.
+   */
+  loop_busy_ms?: number;
 }
 
 /** Data of the CheckRecorded event (schema version 1). */
@@ -55,6 +61,17 @@ export interface CheckRecordedData extends ProbeOutcome {
   latency_anomaly: boolean;
   /** Latency threshold applied to this check; null while none applies (detection off, or baseline not ready). */
   latency_threshold_ms: number | null;
+  /**
+   * The latency was not judged: it exceeds the threshold only with the time the monitor's own
+   * event loop was busy during the request in it (alerting's `judgeLatency`). Like a failed
+   * check it moves no latency window and joins no baseline. Absent otherwise.
+   */
+  latency_unjudged?: true;
+  /**
+   * The monitor's loop was busy longer than the materiality floor during the request: judged,
+   * but its latency is partly the monitor's, so it does not join the baseline. Absent otherwise.
+   */
+  latency_inflated?: true;
   /** Imported by an operator: never raises alerts. */
   imported: boolean;
   /**
@@ -80,7 +97,7 @@ export type CheckFacts = Pick<
 > & { regional?: boolean };
 
 /** The latency judgment a check carries (alerting's, on the state before the check). */
-export type CheckLatencyJudgment = Pick<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms'>;
+export type CheckLatencyJudgment = Pick<CheckRecordedData, 'latency_anomaly' | 'latency_threshold_ms' | 'latency_unjudged' | 'latency_inflated'>;
 
 /**
  * The one builder of a recorded check: the recorder's, the check import's, and alerting's
@@ -114,6 +131,8 @@ export function recordedCheck(outcome: ProbeOutcome, facts: CheckFacts, judgment
     imported: facts.imported,
   };
   if (outcome.certificate_expires_at !== undefined) check.certificate_expires_at = outcome.certificate_expires_at;
+  if (judgment.latency_unjudged === true) check.latency_unjudged = true;
+  if (judgment.latency_inflated === true) check.latency_inflated = true;
   if (facts.regional === true) check.regional = true;
   if (facts.suppressed_by !== undefined && facts.suppressed_by.length > 0) check.suppressed_by = facts.suppressed_by;
   return check;

@@ -6,7 +6,7 @@
  * - reading stops at a byte limit without buffering the rest;
  * - one deadline covers everything (connect, headers, body). Redirects are never followed.
  */
-import { performance } from 'node:perf_hooks';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 
 export interface ExchangeRequest {
@@ -32,6 +32,8 @@ export interface Exchange {
   requestStartedAt: number | null;
   headersAt: number | null;
   finishedAt: number;
+  /** How long this process's event loop was busy while the request was in flight (ms); null when none was sent. */
+  loopBusyMs: number | null;
 }
 
 class ExchangeStopped extends Error {}
@@ -42,7 +44,7 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest): Prom
     let received = 0;
     let settled = false;
     let controller: Dispatcher.DispatchController | null = null;
-    const result: Omit<Exchange, 'body' | 'finishedAt'> = {
+    const result: Omit<Exchange, 'body' | 'finishedAt' | 'loopBusyMs'> = {
       statusCode: 0,
       bodyComplete: false,
       cutBy: null,
@@ -52,11 +54,13 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest): Prom
       headersAt: null,
     };
 
+    let loopAtStart: EventLoopUtilization | null = null;
     const finish = () => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...result, body: Buffer.concat(chunks), finishedAt: performance.now() });
+      const loopBusyMs = loopAtStart === null ? null : performance.eventLoopUtilization(loopAtStart).active;
+      resolve({ ...result, body: Buffer.concat(chunks), finishedAt: performance.now(), loopBusyMs });
     };
     const stop = (c: Dispatcher.DispatchController | null) => c?.abort(new ExchangeStopped());
 
@@ -73,6 +77,7 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest): Prom
         if (settled) return stop(c);
         controller = c;
         result.requestStartedAt = performance.now();
+        loopAtStart = performance.eventLoopUtilization();
       },
       onResponseStart(_c, statusCode) {
         if (statusCode < 200) return; // informational; the final response follows

@@ -174,6 +174,7 @@ function judgeProbe(
     failure_reason: failure,
     response_excerpt: excerpt(result, failure === null ? clock.successExcerptBytes : clock.excerptBytes),
     checked_at: clock.checkedAt,
+    loop_busy_ms: result.loopBusyMs === null ? undefined : ms(result.loopBusyMs),
   };
 }
 

@@ -3,7 +3,7 @@
  * maintenance coverage and alerting's parent signals) over an in-memory SQLite log. Parents are
  * given as events on their own streams (`endpoint-<id>`, `alerts-<id>`), as the service writes them.
  */
-import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../../../src/checks/domain/check.js';
+import { CHECK_RECORDED, checksStream, type CheckRecordedData, type ProbeOutcome } from '../../../src/checks/domain/check.js';
 import { alertsStream } from '../../../src/alerting/domain/endpoint-alerts.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
 import type { EndpointConfiguration } from '../../../src/monitoring/domain/endpoint-configuration.js';
@@ -50,24 +50,24 @@ export class DependencyWorld {
   }
 
   /** When: a scheduled check of the endpoint is recorded. */
-  async check(endpointId: number, success: boolean): Promise<CheckRecordedData> {
-    const endpoint = (await this.recorder.loadEndpoint(endpointId)) as EndpointSnapshot;
-    const result = await this.recorder.record({
-      jobId: `${this.name}-job-${++this.jobs}`,
-      source: 'scheduled',
-      endpoint,
-      outcome: {
-        success,
-        status_code: success ? 200 : 503,
-        latency_ms: 20,
-        time_to_first_byte_ms: 20,
-        duration_ms: 20,
-        body_complete: true,
-        failure_reason: success ? null : 'status: 503',
-        response_excerpt: null,
-        checked_at: this.at(),
-      },
+  check(endpointId: number, success: boolean): Promise<CheckRecordedData> {
+    return this.record(endpointId, {
+      success,
+      status_code: success ? 200 : 503,
+      latency_ms: 20,
+      time_to_first_byte_ms: 20,
+      duration_ms: 20,
+      body_complete: true,
+      failure_reason: success ? null : 'status: 503',
+      response_excerpt: null,
+      checked_at: this.at(),
     });
+  }
+
+  /** When: a scheduled check with this probe outcome is recorded. */
+  async record(endpointId: number, outcome: ProbeOutcome): Promise<CheckRecordedData> {
+    const endpoint = (await this.recorder.loadEndpoint(endpointId)) as EndpointSnapshot;
+    const result = await this.recorder.record({ jobId: `${this.name}-job-${++this.jobs}`, source: 'scheduled', endpoint, outcome });
     return result.check as CheckRecordedData;
   }
 

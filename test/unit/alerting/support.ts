@@ -16,6 +16,8 @@ export interface CheckSpec {
   alert_suppressed?: boolean;
   imported?: boolean;
   job_id?: string | null;
+  /** How long the monitor's loop was busy while the request was in flight (ProbeOutcome.loop_busy_ms). */
+  loop_busy_ms?: number;
   settings?: Partial<SignalSettings>;
 }
 
@@ -36,6 +38,7 @@ export function command(spec: CheckSpec = {}, base: Partial<SignalSettings> = {}
       failure_reason: success ? null : 'status: 503',
       response_excerpt: null,
       checked_at: new Date(Date.UTC(2026, 10, 21) + check_id * 60_000).toISOString(),
+      ...(spec.loop_busy_ms === undefined ? {} : { loop_busy_ms: spec.loop_busy_ms }),
     },
     check_id,
     team_id: 1,
