@@ -19,16 +19,19 @@
  *   grid of ticks: jobs due within the same tick go out together. The grouping is on purpose:
  *   their checks are then recorded in one group commit and applied to the views in one batch per
  *   projection, and every per-batch cost (a view commit, each projection's checkpoint, a group
- *   commit) is shared by the tick's checks. The tick is as long as it takes about JOBS_PER_TICK
- *   jobs to fall due at the schedule's rate (`tickFor`), from 50 ms (a busy schedule: the batch
- *   is large already) to 200 ms (a slot is never published more than that after it is due).
- *   Publishing each job at its own slot (one check per event-loop turn at 100 checks/s) cost
- *   18-27 % more CPU per check at 2,000 endpoints (60 % more view commits) and did not shorten
- *   the loop's stretches under load. The other way, at 50 checks/s a 200 ms tick (10 checks)
- *   cut the CPU per check by about a third against 50 ms; at 100 checks/s 100 ms (10 checks)
- *   cut it by about a sixth with the main thread's long turns as before, while 200 ms (20
- *   checks) made them longer (docs/benchmarks.md, "Probing, steady"). Nothing is walked per
- *   tick, and an idle scheduler sets no timer.
+ *   commit) is shared by the tick's checks. Each endpoint's slots stay exactly one interval
+ *   apart: a slot goes out at the first tick at or after it, the same offset into its tick every
+ *   interval. The tick (`tickFor`) is as long as it takes a batch to fall due at the schedule's
+ *   rate, from 50 ms to 500 ms and at most a tenth of the shortest interval (a job is worth
+ *   nothing once its interval has passed: `maxAgeMs`). The batch is 25 jobs on a quiet schedule
+ *   (up to 60 jobs a second): its turns hold the event loop a few ms each, but only about twice
+ *   a second, under 1 % of the time. On a busier schedule it is 10 jobs, whose turns stay under
+ *   2 ms: 25 there held the loop past 5 ms two to six times as often. Measured (docs/benchmarks.md,
+ *   "Probing, steady"): at 50 checks/s 10 jobs (200 ms) cost about a third less CPU per check than
+ *   2-3 (50 ms), and 25 (500 ms) about a tenth less again; at 100 checks/s 10 jobs (100 ms) cost
+ *   a sixth less than 5. Publishing each job at its own slot (one check per event-loop turn)
+ *   cost 18-27 % more CPU per check at 2,000 endpoints and did not shorten the loop's stretches.
+ *   Nothing is walked per tick, and an idle scheduler sets no timer.
  * - Missed slots (process paused) are not replayed: the next job is the next slot after now.
  *   A job nobody took is replaced by its endpoint's next one and dropped once older than the
  *   interval (`maxAgeMs`; see the probe transport port), so probers coming back after an outage
@@ -44,8 +47,13 @@ export const SCHEDULER_SHARDS = 16;
 const REFRESH_MS = 1_000;
 /** Jobs due within one tick go out together (see the file comment): the tick's bounds and what it aims to gather. */
 const MIN_TICK_MS = 50;
-const MAX_TICK_MS = 200;
-const JOBS_PER_TICK = 10;
+const MAX_TICK_MS = 500;
+/** Jobs a tick gathers on a quiet schedule (up to QUIET_JOBS_PER_SECOND), and on a busier one (see the file comment). */
+const JOBS_PER_QUIET_TICK = 25;
+const JOBS_PER_BUSY_TICK = 10;
+const QUIET_JOBS_PER_SECOND = 60;
+/** The tick is at most this share of the shortest interval scheduled, so a job keeps most of its age (its interval) for the prober. */
+const MAX_TICK_SHARE_OF_INTERVAL = 1 / 10;
 /** A due endpoint whose shard is not held (a renewal pending) is looked at again this much later. */
 const NOT_HELD_RETRY_MS = 50;
 /** The tick timer is never set further ahead than this (a wall-clock step is then noticed within it). */
@@ -122,12 +130,16 @@ class DueQueue {
 }
 
 /**
- * The scheduler's tick for a schedule that publishes `jobsPerSecond`: long enough for about
- * JOBS_PER_TICK jobs to fall due in it, a multiple of MIN_TICK_MS, at most MAX_TICK_MS.
+ * The scheduler's tick for a schedule that publishes `jobsPerSecond` and whose shortest interval
+ * is `shortestIntervalMs`: long enough for a batch (25 jobs on a quiet schedule, 10 on a busy one)
+ * to fall due in it, a multiple of MIN_TICK_MS, at most MAX_TICK_MS and at most a tenth of the
+ * shortest interval (rounded down to the grid; never under MIN_TICK_MS).
  */
-export function tickFor(jobsPerSecond: number): number {
-  const gathering = jobsPerSecond > 0 ? (JOBS_PER_TICK / jobsPerSecond) * 1000 : MAX_TICK_MS;
-  return Math.min(MAX_TICK_MS, Math.max(MIN_TICK_MS, Math.ceil(gathering / MIN_TICK_MS) * MIN_TICK_MS));
+export function tickFor(jobsPerSecond: number, shortestIntervalMs = Infinity): number {
+  const batch = jobsPerSecond <= QUIET_JOBS_PER_SECOND ? JOBS_PER_QUIET_TICK : JOBS_PER_BUSY_TICK;
+  const gathering = jobsPerSecond > 0 ? (batch / jobsPerSecond) * 1000 : MAX_TICK_MS;
+  const ceiling = Math.min(MAX_TICK_MS, Math.floor((shortestIntervalMs * MAX_TICK_SHARE_OF_INTERVAL) / MIN_TICK_MS) * MIN_TICK_MS);
+  return Math.max(MIN_TICK_MS, Math.min(ceiling, Math.ceil(gathering / MIN_TICK_MS) * MIN_TICK_MS));
 }
 
 export function spreadOffset(endpointId: number, intervalMs: number): number {
@@ -291,8 +303,12 @@ export class Scheduler {
     // Their queued items go stale: skipped when popped.
     for (const endpointId of this.endpoints.keys()) if (!seen.has(endpointId)) this.endpoints.delete(endpointId);
     let jobsPerSecond = 0;
-    for (const entry of this.endpoints.values()) jobsPerSecond += (Math.max(1, entry.regions.length) * 1000) / entry.intervalMs;
-    this.tickMs = tickFor(jobsPerSecond);
+    let shortestIntervalMs = Infinity;
+    for (const entry of this.endpoints.values()) {
+      jobsPerSecond += (Math.max(1, entry.regions.length) * 1000) / entry.intervalMs;
+      shortestIntervalMs = Math.min(shortestIntervalMs, entry.intervalMs);
+    }
+    this.tickMs = tickFor(jobsPerSecond, shortestIntervalMs);
     this.arm();
   }
 

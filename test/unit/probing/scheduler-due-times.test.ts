@@ -24,17 +24,27 @@ describe('scheduler: due jobs go out together on a grid of ticks', () => {
   beforeEach(() => jest.useFakeTimers({ now: T0 }));
   afterEach(() => jest.useRealTimers());
 
-  it('ticks long enough to gather about 10 jobs, from 50 ms to 200 ms', () => {
-    expect(tickFor(0)).toBe(200);
-    expect(tickFor(2)).toBe(200);
-    expect(tickFor(50)).toBe(200);
+  it('ticks long enough to gather about 25 jobs on a quiet schedule (to 60 a second), 10 on a busier one, from 50 ms to 500 ms', () => {
+    expect(tickFor(0)).toBe(500);
+    expect(tickFor(2)).toBe(500);
+    expect(tickFor(50)).toBe(500);
+    expect(tickFor(60)).toBe(450);
+    expect(tickFor(61)).toBe(200);
     expect(tickFor(80)).toBe(150);
     expect(tickFor(100)).toBe(100);
     expect(tickFor(200)).toBe(50);
     expect(tickFor(1000)).toBe(50);
   });
 
-  it('publishes every slot once, never early, at the first tick at or after it, with the other jobs of that tick (a quiet schedule: 200 ms)', async () => {
+  it('ticks at most a tenth of the shortest interval, and never under 50 ms', () => {
+    expect(tickFor(2, 20_000)).toBe(500);
+    expect(tickFor(2, 3_000)).toBe(300);
+    expect(tickFor(2, 1_000)).toBe(100);
+    expect(tickFor(10, 1_000)).toBe(100);
+    expect(tickFor(2, 250)).toBe(50);
+  });
+
+  it('publishes every slot once, never early, at the first tick at or after it, with the other jobs of that tick (a quiet schedule: 500 ms)', async () => {
     const ids = Array.from({ length: 40 }, (_, i) => i + 1);
     const { platform, published } = fakePlatform(ids);
     const scheduler = new Scheduler(platform);
@@ -49,7 +59,7 @@ describe('scheduler: due jobs go out together on a grid of ticks', () => {
     expect(published.map((p) => p.job.jobId).sort()).toEqual(expected.map((e) => `${e.id}:${e.due}`).sort());
     for (const { job, at } of published) {
       const due = Number(job.jobId.split(':')[1]);
-      expect(at).toBe(Math.ceil(due / 200) * 200);
+      expect(at).toBe(Math.ceil(due / 500) * 500);
     }
   });
 
@@ -77,23 +87,26 @@ describe('scheduler: due jobs go out together on a grid of ticks', () => {
   });
 
   it('holds back a due job while its shard is not held and publishes it once the shard is held again', async () => {
-    // An endpoint whose slot falls between two of the scheduler's once-a-second reads of the list.
+    // An endpoint whose slot and the slot's tick (one endpoint at 20 s: a 500 ms grid) fall between
+    // two of the scheduler's once-a-second reads of the list.
     const id = Array.from({ length: 100 }, (_, i) => i + 1).find((n) => {
       const intoSecond = (nextSlot(n, INTERVAL_MS, T0) - T0) % 1000;
-      return intoSecond > 200 && intoSecond < 700;
+      return intoSecond > 100 && intoSecond < 450;
     })!;
     const slot = nextSlot(id, INTERVAL_MS, T0);
+    const slotTick = Math.ceil(slot / 500) * 500;
     let held = true;
     const { platform, published } = fakePlatform([id], () => held);
     const scheduler = new Scheduler(platform);
     scheduler.start();
-    await jest.advanceTimersByTimeAsync(slot - T0 - 100);
+    await jest.advanceTimersByTimeAsync(slot - T0 - 50);
     held = false;
-    // Past the slot's tick (one endpoint: a 200 ms grid), which finds the shard not held.
-    await jest.advanceTimersByTimeAsync(300);
+    // Past the slot's tick, which finds the shard not held.
+    await jest.advanceTimersByTimeAsync(slotTick + 10 - (slot - 50));
     expect(published).toEqual([]);
     held = true;
-    await jest.advanceTimersByTimeAsync(250);
+    // The next tick of the grid looks at it again.
+    await jest.advanceTimersByTimeAsync(600);
     await scheduler.stop();
     expect(published.map((p) => p.job.jobId)).toEqual([`${id}:${slot}`]);
   });
