@@ -275,6 +275,8 @@ export function expandCheck(stored: Record<string, unknown>, occurredAt: string,
     imported: form.imported ?? CHECK_DEFAULTS.imported,
   };
   if (form.certificate_expires_at !== undefined) check.certificate_expires_at = form.certificate_expires_at;
+  if (form.latency_unjudged !== undefined) check.latency_unjudged = form.latency_unjudged;
+  if (form.latency_inflated !== undefined) check.latency_inflated = form.latency_inflated;
   if (form.regional !== undefined) check.regional = form.regional;
   if (form.suppressed_by !== undefined) check.suppressed_by = form.suppressed_by;
   const fields = check as unknown as Record<string, unknown>;

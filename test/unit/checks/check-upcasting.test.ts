@@ -166,7 +166,7 @@ describe('CheckRecorded stored shapes', () => {
   });
 
   it("reads the optional fields and a stored key it does not know back as they were, in the recorder's key order", async () => {
-    const check = fullCheck({ certificate_expires_at: '2027-01-01T00:00:00.000Z', regional: true, suppressed_by: [9], success: false, alert_suppressed: true });
+    const check = fullCheck({ certificate_expires_at: '2027-01-01T00:00:00.000Z', latency_unjudged: true, latency_inflated: true, regional: true, suppressed_by: [9], success: false, alert_suppressed: true });
     const { checked_at: _omitted, endpoint_id: _stream, ...stored } = check;
     await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 4, data: { ...stored, legacy_note: 'kept' }, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
     const [read] = await withUpcasting(raw, upcasters()).readStream('checks-3');
