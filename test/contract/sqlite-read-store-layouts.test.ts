@@ -69,6 +69,29 @@ describe('SQLite read store layouts across connections', () => {
     await Promise.all([reader.close(), writer.close()]);
   });
 
+  it('leaves documents whose first field is null out of a sparse index, which still serves a filter on that field', async () => {
+    const file = join(dir, 'views.sqlite');
+    const store = new SqliteReadStore(file);
+    await store.ensureCollection({ name: 'rows', indexes: [{ fields: ['team', 'at', 'check_id'], sparse: true }], columns: { id: 'integer', check_id: 'integer', team: 'integer', at: 'integer' }, idField: 'check_id' });
+    const docs = [
+      { id: '1', check_id: 1, team: null, at: 10 },
+      { id: '2', check_id: 2, team: 7, at: 20 },
+      { id: '3', check_id: 3, team: 7, at: 30 },
+      { id: '4', check_id: 4, team: null, at: 40 },
+    ];
+    await store.commit(docs.map((doc) => ({ op: 'put' as const, collection: 'rows', doc })));
+    expect(await store.find('rows', { filter: { team: 7, at: { gte: 15 } }, sort: [['at', 'desc']] })).toStrictEqual([docs[2], docs[1]]);
+    expect(await store.find('rows', { filter: { team: null } })).toStrictEqual([docs[0], docs[3]]);
+
+    const raw = new Database(file, { readonly: true });
+    const index = 'ix_rows__team__at__check_id__s';
+    expect(raw.prepare(`SELECT sum(ncell) FROM dbstat WHERE name = ? AND pagetype = 'leaf'`).pluck().get(index)).toBe(2);
+    const plan = raw.prepare(`EXPLAIN QUERY PLAN SELECT id FROM c_rows WHERE team = ? AND at >= ? ORDER BY at DESC`).all(7, 15) as Array<{ detail: string }>;
+    expect(plan.map((step) => step.detail).join('; ')).toMatch(new RegExp(`USING (COVERING )?INDEX ${index} `));
+    raw.close();
+    await store.close();
+  });
+
   it('follows a collection dropped and created again with another layout by another connection, for reads and writes', async () => {
     const first = new SqliteReadStore(join(dir, 'views.sqlite'));
     const second = new SqliteReadStore(join(dir, 'views.sqlite'));

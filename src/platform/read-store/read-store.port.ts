@@ -15,6 +15,12 @@ export interface IndexSpec {
   /** Top-level fields, in index order. */
   fields: string[];
   unique?: boolean;
+  /**
+   * Documents whose first field is null (or missing) are left out of the index (SQLite: a partial
+   * index `WHERE <first field> IS NOT NULL`), so they cost it nothing; a filter of that field on a
+   * value still finds every document that has one. MongoDB indexes every document.
+   */
+  sparse?: boolean;
 }
 
 export interface CollectionSpec {

@@ -105,7 +105,7 @@ function indexColumns(layout: CollectionLayout, index: IndexSpec): string[] {
 }
 
 function indexName(collection: string, index: IndexSpec): string {
-  return `"ix_${collection}__${index.fields.join('__')}${index.unique ? '__u' : ''}"`;
+  return `"ix_${collection}__${index.fields.join('__')}${index.unique ? '__u' : ''}${index.sparse ? '__s' : ''}"`;
 }
 
 /** By message, not `instanceof`: better-sqlite3's error class can come from another realm (jest workers). */
@@ -244,8 +244,10 @@ export class SqliteReadStore implements ReadStore {
         const layout = this.layout(spec.name)!;
         for (const index of spec.indexes) {
           const unique = index.unique ? 'UNIQUE ' : '';
-          const columns = indexColumns(layout, index).join(', ');
-          this.db.exec(`CREATE ${unique}INDEX IF NOT EXISTS ${indexName(spec.name, index)} ON ${table} (${columns})`);
+          const columns = indexColumns(layout, index);
+          // `x = ?` implies `x IS NOT NULL`, so the planner takes a sparse index for such filters.
+          const where = index.sparse ? ` WHERE ${columns[0]} IS NOT NULL` : '';
+          this.db.exec(`CREATE ${unique}INDEX IF NOT EXISTS ${indexName(spec.name, index)} ON ${table} (${columns.join(', ')})${where}`);
         }
       })
       .immediate();
