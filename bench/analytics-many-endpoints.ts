@@ -8,7 +8,7 @@ import { Slices } from '../src/analytics/application/slices.js';
 import { ViewAnalyticsFacts } from '../src/analytics/views/endpoints/queries.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, type RollupRow } from '../src/analytics/views/rollups/view.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, storedTeamId, teamDocId, type RollupRow, type TeamDoc } from '../src/analytics/views/rollups/view.js';
 import {
   ANALYTICS_ENDPOINTS_COLLECTION,
   ANALYTICS_PROJECT_HEALTH_COLLECTION,
@@ -83,13 +83,17 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
     }
   };
   for (const p of projectIds) await put(endpointsName(ANALYTICS_PROJECTS_COLLECTION), { id: String(p), project_id: p, team_id: TEAM, name: `Many ${p}` });
+  // As the projection keeps them: the team's primary project (its first check's, project 1's)
+  // has its rows without their team id (read through the project index), the others with it.
+  const team: TeamDoc = { id: teamDocId(TEAM), team_id: TEAM, primary_project_id: PROJECT };
+  await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), team);
   const total = endpoints * CHECKS_PER_ENDPOINT;
   const rollups = new Map<string, RollupRow>();
   const latest = new Map<number, CheckRecordedData>();
   for (let n = 0; n < total; n++) {
     const data = syntheticCheck(spread, n, total, to);
     const row = rawCheckRow(data);
-    await put(rollupsName(RAW_CHECKS_COLLECTION), row);
+    await put(rollupsName(RAW_CHECKS_COLLECTION), { ...row, team_id: storedTeamId(team, row.project_id) });
     for (const key of rollupKeysOf(row)) rollups.set(key.id, withCheck(rollups.get(key.id) ?? null, key.id, row, key.scope));
     latest.set(data.endpoint_id, data);
   }

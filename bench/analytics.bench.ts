@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { healthByProjectOf, type AnalyticsFacts, type EndpointFact } from '../src/analytics/application/analytics-facts.js';
 import { AnalyticsQuery } from '../src/analytics/views/rollups/queries.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, type RollupKey, type RollupRow } from '../src/analytics/views/rollups/view.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, storedTeamId, teamDocId, type RollupKey, type RollupRow, type TeamDoc } from '../src/analytics/views/rollups/view.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
 import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-store.js';
@@ -40,7 +40,10 @@ export async function build(dir: string, total: number, to: number): Promise<{ s
   for (const spec of analyticsRollupsProjection.collections) await store.ensureCollection(spec);
   const started = performance.now();
   const rollups = new Map<string, { key: RollupKey; row: RollupRow }>();
-  let writes: ViewWrite[] = [];
+  // As the projection keeps them: the first check's project is the team's primary project, whose
+  // rows leave their team id out (the sparse team index).
+  const team: TeamDoc = { id: teamDocId(TEAM), team_id: TEAM, primary_project_id: checkAt(0, total, to).project_id };
+  let writes: ViewWrite[] = [{ op: 'put', collection: ROLLUP_MEMBERS_COLLECTION, doc: { ...team } }];
   // Checks come in time order (within a second), so a rollup whose period ended more than a
   // second ago is final: write it and forget it, which keeps memory flat at 10M checks.
   const flushEnded = async (before: number) => {
@@ -52,7 +55,7 @@ export async function build(dir: string, total: number, to: number): Promise<{ s
   };
   for (let n = 0; n < total; n++) {
     const row = rawCheckRow(checkAt(n, total, to));
-    writes.push({ op: 'put', collection: RAW_CHECKS_COLLECTION, doc: row as unknown as Doc });
+    writes.push({ op: 'put', collection: RAW_CHECKS_COLLECTION, doc: { ...row, team_id: storedTeamId(team, row.project_id) } as unknown as Doc });
     for (const key of rollupKeysOf(row)) rollups.set(key.id, { key, row: withCheck(rollups.get(key.id)?.row ?? null, key.id, row) });
     if (writes.length >= COMMIT_ROWS) {
       await flushEnded(row.checked_at_ms - 1000);

@@ -89,11 +89,12 @@ export function regionRollupRange(endpointId: number, region: string, granularit
 /**
  * The raw row of a check (every check has one; `outcome` says whether analytics counts it).
  * `projectId`: the endpoint's current project (the check counts for it), by default the one it
- * was recorded under. Fields at their default are left out (`RawCheckRow`).
+ * was recorded under. Fields at their default are left out (`RawCheckRow`). With its team id: the
+ * view stores none in the team's primary project (`storedTeamId`).
  */
-export function rawCheckRow(check: CheckRecordedData, projectId = check.project_id): RawCheckRow {
+export function rawCheckRow(check: CheckRecordedData, projectId = check.project_id): RawCheckRow & { team_id: number } {
   const manual = check.source === 'manual';
-  const row: RawCheckRow = {
+  const row: RawCheckRow & { team_id: number } = {
     id: String(check.check_id),
     check_id: check.check_id,
     team_id: check.team_id,
@@ -128,7 +129,7 @@ export function checkOfRow(row: Pick<RawCheckRow, 'outcome' | 'latency_ms'>): { 
 }
 
 /** Keys of the nine rollup rows (3 scopes x 3 granularities) a check adds to. */
-export function rollupKeysOf(row: Pick<RawCheckRow, 'team_id' | 'project_id' | 'endpoint_id' | 'checked_at_ms'>): RollupKey[] {
+export function rollupKeysOf(row: { team_id: number } & Pick<RawCheckRow, 'project_id' | 'endpoint_id' | 'checked_at_ms'>): RollupKey[] {
   const keys: RollupKey[] = [];
   for (const scope of ROLLUP_SCOPE_KINDS) {
     const scopeId = row[SCOPE_FIELD[scope]];

@@ -1,5 +1,6 @@
 import { rollupId } from '../../../src/analytics/domain/rollup.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/views/rollups/view.js';
+import { SqliteReadStore } from '../../../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { check, queryOver } from './support/checks.js';
 
 const MINUTE = (iso: string) => rollupId('project', 1, 'minute', seconds(iso));
@@ -50,5 +51,59 @@ describe('analytics rollups projection', () => {
       [1, 7],
       [2, 1],
     ]);
+  });
+});
+
+describe('a team’s raw rows, its primary project and the sparse team index', () => {
+  // From and to off the minute grid: the edge minutes are read from raw rows.
+  const RANGE = { from: Date.parse('2026-03-01T10:15:10.000Z'), to: Date.parse('2026-03-01T10:47:50.000Z') };
+  const TEAM = { kind: 'team', id: 1 } as const;
+  const inProjectOne = () => [
+    check({ checked_at: '2026-03-01T10:15:30.000Z', latency_ms: 120 }),
+    check({ checked_at: '2026-03-01T10:30:00.000Z', success: false, latency_ms: 80 }),
+    check({ checked_at: '2026-03-01T10:47:20.000Z', latency_ms: 200 }),
+  ];
+  const teamIds = async (store: SqliteReadStore) => (await store.find(RAW_CHECKS_COLLECTION, {})).map((row) => [row.endpoint_id, row.project_id, row.team_id]);
+
+  it('leaves the team id out of the rows of the team’s first project, and the team reads them through the project', async () => {
+    const { store, query } = await queryOver(inProjectOne(), undefined, 2, new SqliteReadStore(':memory:'));
+    expect(await teamIds(store)).toEqual([
+      [1, 1, null],
+      [1, 1, null],
+      [1, 1, null],
+    ]);
+    expect(await query.computeTotals(TEAM, RANGE)).toMatchObject({ checks: 3, failures: 1, avg_latency_ms: 133.33, min_latency_ms: 80, max_latency_ms: 200, p95_latency_ms: 200 });
+  });
+
+  it('rewrites no row when a second project appears: its rows carry the team id, the first project’s keep none', async () => {
+    const checks = [...inProjectOne(), check({ checked_at: '2026-03-01T10:47:30.000Z', endpoint_id: 2, project_id: 2, latency_ms: 300 })];
+    // One batch and one check at a time.
+    for (const batchSize of [50, 1]) {
+      const { store, query } = await queryOver(checks, undefined, batchSize, new SqliteReadStore(':memory:'));
+      expect(await teamIds(store)).toEqual([
+        [1, 1, null],
+        [1, 1, null],
+        [1, 1, null],
+        [2, 2, 1],
+      ]);
+      expect(await query.computeTotals(TEAM, RANGE)).toMatchObject({ checks: 4, failures: 1, avg_latency_ms: 175, min_latency_ms: 80, max_latency_ms: 300, p95_latency_ms: 300 });
+    }
+  });
+
+  it('gives an endpoint moved out of the primary project the team id on its rows, and takes it from one moved in', async () => {
+    const checks = [...inProjectOne(), check({ checked_at: '2026-03-01T10:47:30.000Z', endpoint_id: 2, project_id: 2, latency_ms: 300 })];
+    // After every check: each endpoint has rows to relabel.
+    const moves = [
+      { before: 4, endpoint_id: 1, team_id: 1, project_id: 3 },
+      { before: 4, endpoint_id: 2, team_id: 1, project_id: 1 },
+    ];
+    const { store, query } = await queryOver(checks, undefined, 50, new SqliteReadStore(':memory:'), moves);
+    expect(await teamIds(store)).toEqual([
+      [1, 3, 1],
+      [1, 3, 1],
+      [1, 3, 1],
+      [2, 1, null],
+    ]);
+    expect(await query.computeTotals(TEAM, RANGE)).toMatchObject({ checks: 4, failures: 1, avg_latency_ms: 175, min_latency_ms: 80, max_latency_ms: 300, p95_latency_ms: 300 });
   });
 });

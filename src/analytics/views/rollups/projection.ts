@@ -24,6 +24,9 @@ import {
   type RollupMemberDoc,
   type RollupRow,
   type SummarizedRegion,
+  type TeamDoc,
+  storedTeamId,
+  teamDocId,
 } from './view.js';
 
 /**
@@ -43,7 +46,7 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
     // Listed, never counted: its row only, labelled with the endpoint's current project (moves
     // relabel every row of the endpoint), without making a member (only counted checks do).
     const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, String(event.data.endpoint_id))) as RollupMemberDoc | null;
-    views.put(RAW_CHECKS_COLLECTION, rawCheckRow(event.data, member?.project_id) as unknown as Doc);
+    views.put(RAW_CHECKS_COLLECTION, (await stored(views, rawCheckRow(event.data, member?.project_id))) as unknown as Doc);
     return;
   }
   const member = await memberOf(views, event.data.endpoint_id, event.data.project_id);
@@ -51,7 +54,7 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
   const region = event.data.region ?? DEFAULT_REGION;
   // Before this check's sums are added: a split copies the endpoint's rows as they were.
   const perRegion = await addRegions(views, member, [region]);
-  views.put(RAW_CHECKS_COLLECTION, row as unknown as Doc);
+  views.put(RAW_CHECKS_COLLECTION, (await stored(views, row)) as unknown as Doc);
   for (const key of rollupKeysOf(row)) {
     const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
     // withCheck and withSums build a new row: it is put as it is. A spread copy of it cost a
@@ -80,6 +83,20 @@ async function memberOf(views: ViewTransaction, endpointId: number, recordedUnde
   const created: RollupMemberDoc = { id: String(endpointId), endpoint_id: endpointId, project_id: recordedUnder };
   views.put(ROLLUP_MEMBERS_COLLECTION, { ...created });
   return created;
+}
+
+/**
+ * The raw row as it is stored: without its team id in the team's primary project (`TeamDoc`).
+ * The team's first row makes its project the primary one.
+ */
+async function stored(views: ViewTransaction, row: RawCheckRow & { team_id: number }): Promise<RawCheckRow> {
+  const id = teamDocId(row.team_id);
+  let team = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as TeamDoc | null;
+  if (!team) {
+    team = { id, team_id: row.team_id, primary_project_id: row.project_id };
+    views.put(ROLLUP_MEMBERS_COLLECTION, { ...team });
+  }
+  return { ...row, team_id: storedTeamId(team, row.project_id) };
 }
 
 /**
@@ -117,12 +134,12 @@ function regionCheckRow(row: RawCheckRow, region: string): RegionCheckRow {
 }
 
 async function onEndpointRegistered(event: RecordedEvent<EndpointRegisteredData>, views: ViewTransaction): Promise<void> {
-  await onEndpointMoved(event.data.endpoint_id, event.data.project_id, views);
+  await onEndpointMoved(event.data.endpoint_id, event.data.team_id, event.data.project_id, views);
 }
 
 async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredData>, views: ViewTransaction): Promise<void> {
   const projectId = event.data.changes.project_id;
-  if (projectId !== undefined) await onEndpointMoved(event.data.endpoint_id, projectId, views);
+  if (projectId !== undefined) await onEndpointMoved(event.data.endpoint_id, event.data.team_id, projectId, views);
 }
 
 /**
@@ -133,7 +150,7 @@ async function onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredD
  * that is already gone (a minute past the retention horizon, deleted with another endpoint's
  * summary; such minutes are never read) has nothing to take back.
  */
-async function onEndpointMoved(endpointId: number, projectId: number, views: ViewTransaction): Promise<void> {
+async function onEndpointMoved(endpointId: number, teamId: number, projectId: number, views: ViewTransaction): Promise<void> {
   const id = String(endpointId);
   const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as RollupMemberDoc | null;
   views.put(ROLLUP_MEMBERS_COLLECTION, { ...member, id, endpoint_id: endpointId, project_id: projectId });
@@ -156,8 +173,12 @@ async function onEndpointMoved(endpointId: number, projectId: number, views: Vie
       views.put(ROLLUPS_COLLECTION, withSums(existing, newId, row, 'project') as unknown as Doc);
     }
   }
+  // The endpoint has raw rows only if its team has a primary project (its first row made it).
+  const team = (await views.get(ROLLUP_MEMBERS_COLLECTION, teamDocId(teamId))) as TeamDoc | null;
+  if (!team) return;
+  const teamIdOfRows = storedTeamId(team, projectId);
   const raw = (await views.find(RAW_CHECKS_COLLECTION, { filter: { endpoint_id: endpointId } })) as unknown as RawCheckRow[];
-  for (const row of raw) views.put(RAW_CHECKS_COLLECTION, { ...row, project_id: projectId });
+  for (const row of raw) views.put(RAW_CHECKS_COLLECTION, { ...row, project_id: projectId, team_id: teamIdOfRows });
 }
 
 /**
@@ -304,6 +325,7 @@ function readsOfCheck(event: RecordedEvent): Array<[string, string]> {
   const reads: Array<[string, string]> = [
     [RAW_CHECKS_COLLECTION, String(check.check_id)],
     [ROLLUP_MEMBERS_COLLECTION, String(check.endpoint_id)],
+    [ROLLUP_MEMBERS_COLLECTION, teamDocId(check.team_id)],
   ];
   if (!isApplicable(check)) return reads;
   const at = { team_id: check.team_id, project_id: check.project_id, endpoint_id: check.endpoint_id, checked_at_ms: Date.parse(check.checked_at) };
@@ -331,9 +353,17 @@ export const analyticsRollupsProjection = defineProjection({
   // success, 2/3 manual or suppressed) in place of `success` in the row and its indexes, and
   // the fields monitoring's checks list shows: one row and one insert a check instead of a row
   // here and another in monitoring's checks view (docs/architecture.md, "One per-check table").
-  version: 9,
+  // 10 (withdrawn): 11's sparse team index, but the rows of a one-project team left `team_id`
+  // null and a second project rewrote every row of the team in one transaction (unbounded).
+  // 11 (issue 31): each team's primary project (`TeamDoc`, the first its rows name) keeps
+  // `team_id` null on its rows for ever; the team index is sparse (about 19 B a check less for a
+  // one-project team), a team read merges the primary project's range of the project index with
+  // the team index's (`rawScopesOf`); no step rewrites more than a move's own endpoint's rows.
+  version: 11,
   // v8's raw rows have `success`, not `outcome`, and no manual or suppressed checks: this code
   // cannot read them, so until v9 swaps in, what reads them answers 503 (the rollups still serve).
+  // v9's raw rows all carry their team id and v9 has no team documents, so 11's reads take the
+  // team index alone for them (`rawScopesOf`): they stay readable while 11 is rebuilt.
   readableFrom: { [RAW_CHECKS_COLLECTION]: 9 },
   collections: [
     // Read and written by id only (see RollupKey).
@@ -346,13 +376,15 @@ export const analyticsRollupsProjection = defineProjection({
         // index of their own (issue 12: ~35 B a check). Manual and suppressed checks (2, 3) lie
         // in ranges no analytics read touches. An endpoint's rows are found by this one on a
         // move, and its checks list walks it as one range per outcome, merged.
-        { fields: ['team_id', 'outcome', 'checked_at_ms', 'check_id'] },
+        // Sparse: no entry for the rows of a team's primary project (`TeamDoc`).
+        { fields: ['team_id', 'outcome', 'checked_at_ms', 'check_id'], sparse: true },
         { fields: ['project_id', 'outcome', 'checked_at_ms', 'check_id'] },
         { fields: ['endpoint_id', 'outcome', 'checked_at_ms', 'check_id'] },
       ],
       idField: 'check_id',
       columns: RAW_CHECK_COLUMNS,
     },
+    // Members by endpoint id, and each team's primary project (`TeamDoc`).
     { name: ROLLUP_MEMBERS_COLLECTION, indexes: [] },
     {
       name: REGION_CHECKS_COLLECTION,

@@ -31,6 +31,8 @@ import {
   type RegionCheckRow,
   type RollupMemberDoc,
   type RollupScopeKind,
+  type TeamDoc,
+  teamDocId,
 } from './view.js';
 import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type RollupRun } from '../../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../../domain/window.js';
@@ -241,33 +243,23 @@ export class AnalyticsQuery {
   }
 
   /**
-   * The sample is one indexed walk of the scope's raw rows, newest first (a project's rows carry
-   * its current project), read in pages with a turn of the event loop between them.
+   * The sample is an indexed walk of the scope's raw rows, newest first (a project's rows carry
+   * its current project; a team's are two walks, merged: `rawScopesOf`), read in pages with a
+   * turn of the event loop between them.
    */
   private async p95Of(scope: AnalyticsScope, from: number, to: number): Promise<number | null> {
     const { checks, regionChecks } = await this.names();
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
     const succeeded = outcomeFilter(scope.region, true);
-    const latencies: number[] = [];
-    let after: [number, number] | undefined;
-    while (latencies.length < P95_SAMPLE_LIMIT) {
-      const limit = Math.min(P95_PAGE, P95_SAMPLE_LIMIT - latencies.length);
-      const page = (await this.slices.run(() => this.store.find(source, {
-        filter: { [SCOPE_FIELD[scope.kind]]: scope.id, ...regionFilter, ...succeeded, checked_at_ms: { gte: from, lt: to } },
-        sort: [
-          ['checked_at_ms', 'desc'],
-          ['check_id', 'desc'],
-        ],
-        after,
-        limit,
-        fields: P95_FIELDS,
-      }))) as unknown as RawCheckRow[];
-      for (const row of page) latencies.push(Number(row.latency_ms));
-      if (page.length < limit) break;
-      const last = page[page.length - 1];
-      after = [last.checked_at_ms, last.check_id];
-    }
+    const walks = (await this.rawScopesOf(scope.kind, scope.id)).map(
+      (scopeFilter): NewestFirstWalk =>
+        (after, limit) =>
+          this.slices.run(() =>
+            this.store.find(source, { filter: { ...scopeFilter, ...regionFilter, ...succeeded, checked_at_ms: { gte: from, lt: to } }, sort: NEWEST_FIRST, after, limit, fields: P95_FIELDS }),
+          ) as unknown as Promise<Placed[]>,
+    );
+    const latencies = (await newestOf(walks, P95_SAMPLE_LIMIT, P95_PAGE)).map((row) => Number(row.latency_ms));
     // The sample would have reached past the horizon, where raw checks may be gone: no figure.
     if (from < this.rawHorizon() && latencies.length < P95_SAMPLE_LIMIT) return null;
     return p95(latencies);
@@ -432,16 +424,18 @@ export class AnalyticsQuery {
   private async sumRawPieces(scope: AnalyticsScope, plans: RangePiece[][]): Promise<Accumulator[]> {
     const sums = plans.map(() => emptyAccumulator());
     const horizon = this.rawHorizon();
-    const reads = plans.flatMap((plan, owner) => plan.flatMap((piece) => (piece.kind === 'raw' && piece.from >= horizon ? [{ owner, piece }] : [])));
-    if (reads.length === 0) return sums;
+    const pieces = plans.flatMap((plan, owner) => plan.flatMap((piece) => (piece.kind === 'raw' && piece.from >= horizon ? [{ owner, piece }] : [])));
+    if (pieces.length === 0) return sums;
     const { checks, regionChecks } = await this.names();
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
-    const field = SCOPE_FIELD[scope.kind];
+    // A team's rows lie in two ranges (`rawScopesOf`): their sums add.
+    const scopes = await this.rawScopesOf(scope.kind, scope.id);
+    const reads = pieces.flatMap((read) => scopes.map((scopeFilter) => ({ ...read, scopeFilter })));
     const outcome = outcomeField(scope.region);
-    const rows = await this.slices.map(reads, ({ piece }) =>
+    const rows = await this.slices.map(reads, ({ piece, scopeFilter }) =>
       this.store.aggregate(source, {
-        filter: { [field]: scope.id, ...regionFilter, ...outcomeFilter(scope.region, 'both'), checked_at_ms: { gte: piece.from, lt: piece.to } },
+        filter: { ...scopeFilter, ...regionFilter, ...outcomeFilter(scope.region, 'both'), checked_at_ms: { gte: piece.from, lt: piece.to } },
         groupBy: outcome,
         sum: ['latency_ms'],
         min: ['latency_ms'],
@@ -476,6 +470,9 @@ export class AnalyticsQuery {
     const queries = this.sumOwners(kind, ids, rollupRuns(pieces), sums);
     const field = SCOPE_FIELD[kind];
     const horizon = this.rawHorizon();
+    // The rows of a team's primary project leave team_id null (`TeamDoc`): the team owns them all.
+    if (kind === 'team' && !parent && ids.length !== 1) throw new Error('Sums of raw rows are per team, one team at a time');
+    const owner = kind === 'team' && !parent ? () => ids[0] : (check: EdgeCheck) => check[field] as number;
     const rawEdges = parent ? this.fetchRawEdges(parent.kind, [parent.id], pieces, undefined, field) : this.fetchRawEdges(kind, ids, pieces);
     const edges = rawEdges.then((byMinute) => {
       for (const piece of pieces) {
@@ -483,10 +480,10 @@ export class AnalyticsQuery {
         const lists = byMinute.get(floorTo(piece.from, GRANULARITY_MS.minute));
         if (!lists) continue;
         for (const check of lists.failed) {
-          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(check[field] as number, false, check.latency_ms);
+          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(owner(check), false, check.latency_ms);
         }
         for (const check of lists.succeeded) {
-          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(check[field] as number, true, check.latency_ms);
+          if (piece.from <= check.checked_at_ms && check.checked_at_ms < piece.to) sums.addCheck(owner(check), true, check.latency_ms);
         }
       }
     });
@@ -561,14 +558,18 @@ export class AnalyticsQuery {
     const source = region === undefined ? checks : regionChecks;
     const regionFilter: Filter = region === undefined ? {} : { region };
     const field = SCOPE_FIELD[kind];
-    const items = pairs(chunk(ids, IN_CHUNK), minuteSpans(minutes)).flatMap(([idChunk, span]) => [false, true].map((success) => ({ idChunk, span, success })));
+    const scopes: Filter[] =
+      kind === 'team'
+        ? (await Promise.all(ids.map((id) => this.rawScopesOf(kind, id)))).flat()
+        : chunk(ids, IN_CHUNK).map((idChunk) => ({ [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk } }));
+    const items = pairs(scopes, minuteSpans(minutes)).flatMap(([scopeFilter, span]) => [false, true].map((success) => ({ scopeFilter, span, success })));
     const requests = await this.slices.map(
       items,
-      ({ idChunk, span, success }) =>
+      ({ scopeFilter, span, success }) =>
         this.findAll(
           source,
           {
-            [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk },
+            ...scopeFilter,
             ...regionFilter,
             ...outcomeFilter(region, success),
             checked_at_ms: { gte: span.from, lt: span.to },
@@ -618,6 +619,21 @@ export class AnalyticsQuery {
     }
   }
 
+  /**
+   * Filters of the scope's raw rows, each one index range (with an outcome and a time range),
+   * disjoint, together all of them. A team's are its primary project's rows (`TeamDoc`: they
+   * leave `team_id` null, and the sparse team index skips them) and the rest of its rows, under
+   * its id; a team without a team document (none of its rows written yet, or v9's rows, which
+   * all carry their team id) has the second only.
+   */
+  private async rawScopesOf(kind: RollupScopeKind, id: number): Promise<Filter[]> {
+    const own: Filter = { [SCOPE_FIELD[kind]]: id };
+    if (kind !== 'team') return [own];
+    const { members } = await this.names();
+    const team = (await this.slices.run(() => this.store.get(members, teamDocId(id)))) as TeamDoc | null;
+    return team ? [{ project_id: team.primary_project_id }, own] : [own];
+  }
+
   private async names(): Promise<Required<AnalyticsCollections>> {
     const names = typeof this.collections === 'function' ? await this.collections() : this.collections;
     return { regionChecks: REGION_CHECKS_COLLECTION, members: ROLLUP_MEMBERS_COLLECTION, ...names };
@@ -649,6 +665,40 @@ function outcomeFilter(region: string | undefined, success: boolean | 'both'): F
 function later<T extends { checked_at_ms: number; check_id: number }>(a: T | undefined, b: T | undefined): T | undefined {
   if (!a || !b) return a ?? b;
   return b.checked_at_ms > a.checked_at_ms || (b.checked_at_ms === a.checked_at_ms && b.check_id > a.check_id) ? b : a;
+}
+
+/** A row's place in a newest-first walk. */
+export type Placed = { checked_at_ms: number; check_id: number } & Record<string, unknown>;
+/** The next (at most) `limit` rows of a keyset walk, newest first, after `after` ([checked_at_ms, check_id]). */
+export type NewestFirstWalk = (after: [number, number] | undefined, limit: number) => Promise<Placed[]>;
+
+/**
+ * The `limit` newest rows of disjoint walks, merged newest first (checked_at, then id). Each
+ * walk is read in pages of at most `page` rows, the next one when the merge has taken its last,
+ * so it reads at most `limit` rows and a page per walk; one walk reads as a walk alone would.
+ */
+export async function newestOf(walks: NewestFirstWalk[], limit: number, page: number): Promise<Placed[]> {
+  const heads = walks.map(() => ({ rows: [] as Placed[], next: 0, after: undefined as [number, number] | undefined, done: false }));
+  const merged: Placed[] = [];
+  while (merged.length < limit) {
+    for (let i = 0; i < walks.length; i++) {
+      const head = heads[i];
+      if (head.done || head.next < head.rows.length) continue;
+      const want = Math.min(page, limit - merged.length);
+      head.rows = await walks[i](head.after, want);
+      head.next = 0;
+      head.done = head.rows.length < want;
+      const last = head.rows[head.rows.length - 1];
+      if (last) head.after = [last.checked_at_ms, last.check_id];
+    }
+    let newest: (typeof heads)[number] | undefined;
+    for (const head of heads) {
+      if (head.next < head.rows.length && (!newest || newestFirst(head.rows[head.next], newest.rows[newest.next]) < 0)) newest = head;
+    }
+    if (!newest) break;
+    merged.push(newest.rows[newest.next++]);
+  }
+  return merged;
 }
 
 /** Minute starts (epoch ms) as spans [from, to) of adjacent minutes, in time order. */

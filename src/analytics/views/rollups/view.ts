@@ -50,6 +50,31 @@ export interface RollupMemberDoc {
   summarized_regions?: Record<string, SummarizedRegion>;
 }
 
+/**
+ * A team's primary project: the project of the first raw row this view wrote for the team. Its
+ * raw rows leave `team_id` null for ever, whatever other projects the team has (a row moved into
+ * it loses its team id, one moved out gets it, in the move's relabelling): the team index is
+ * sparse and has no entry for them (about 19 B a check), and a team read takes the primary
+ * project's range of the project index beside the team index's range (`rawScopesOf`). Never
+ * changes, so no step ever rewrites a team's rows. Kept in `ROLLUP_MEMBERS_COLLECTION` under
+ * `teamDocId` (no endpoint's id: those are plain numbers).
+ */
+export interface TeamDoc {
+  id: string;
+  team_id: number;
+  primary_project_id: number;
+}
+
+/** The id of a team's `TeamDoc`. */
+export function teamDocId(teamId: number): string {
+  return `t${teamId}`;
+}
+
+/** The team id a raw row of `projectId` stores: none in its team's primary project (`TeamDoc`). */
+export function storedTeamId(team: TeamDoc, projectId: number): number | null {
+  return projectId === team.primary_project_id ? null : team.team_id;
+}
+
 export interface SummarizedRegion {
   check_id: number;
   checked_at_ms: number;
@@ -104,7 +129,8 @@ export const ROLLUP_COLUMNS = {
 export interface RawCheckRow {
   id: string;
   check_id: number;
-  team_id: number;
+  /** Null in the team's primary project (`TeamDoc`: the sparse team index skips those rows). */
+  team_id: number | null;
   /** The endpoint's current project (rewritten when it moves), not the one it was recorded under. */
   project_id: number;
   endpoint_id: number;
