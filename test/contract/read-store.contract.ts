@@ -368,6 +368,25 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         expect(rows.reduce((n, r) => n + r.count, 0)).toBeGreaterThan(300);
       });
 
+      it('counts only the documents matching a filter in each range, for any number of ranges, ids or not', async () => {
+        const withLabel: Filter = { label: 'x', ms: { lt: 30 } };
+        const byFilter = async (field: string, ranges: Array<{ gte: Scalar; lt: Scalar }>) => {
+          const rows = [];
+          for (const [i, range] of ranges.entries()) {
+            const [row] = await store.aggregate('ranges', { filter: { ...withLabel, [field]: range }, sum: ['ms'], min: ['ms'], max: ['ms'] });
+            rows.push({ ...row, group: i });
+          }
+          return rows;
+        };
+        // 97 ranges: more than one statement's worth of a power of two, none read twice.
+        const numeric = Array.from({ length: 97 }, (_, i) => ({ gte: 100 + i * 12, lt: 100 + i * 12 + 1 + (i % 9) }));
+        const rows = await store.aggregateRanges('ranges', { field: 'n', ranges: numeric, filter: withLabel, sum: ['ms'], min: ['ms'], max: ['ms'] });
+        expect(rows).toEqual(await byFilter('n', numeric));
+        expect(rows.reduce((n, r) => n + r.count, 0)).toBeGreaterThan(20);
+        const ids = [{ gte: key(1, 0), lt: key(1, 999) }, { gte: key(4, 10), lt: key(4, 20) }];
+        expect(await store.aggregateRanges('ranges', { field: 'id', ranges: ids, filter: withLabel, sum: ['ms'], min: ['ms'], max: ['ms'] })).toEqual(await byFilter('id', ids));
+      });
+
       /** Per-range rows folded by hand: what `prefixes` must answer for one prefix's ranges. */
       function folded(rows: Array<{ count: number; sum: Record<string, number>; min: Record<string, number | null>; max: Record<string, number | null> }>, group: number) {
         const pick = (values: Array<number | null>, better: (a: number, b: number) => boolean) =>

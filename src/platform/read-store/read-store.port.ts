@@ -114,6 +114,12 @@ export interface RangesAggregateQuery {
    * and receives one row per owner, not one per range.
    */
   prefixes?: string[];
+  /**
+   * Optional: only the documents matching it count in any range (a filter on other fields than
+   * `field`). For many small ranges of one scope (a team's sub-minute edges: its index's scope
+   * and outcome, then the ranges of checked_at_ms): one read instead of an `aggregate` per range.
+   */
+  filter?: Filter;
   sum?: string[];
   min?: string[];
   max?: string[];

@@ -197,11 +197,11 @@ export class MongoReadStore implements ReadStore {
       const { prefixes, ...whole } = query;
       return rowsPerPrefix(await this.aggregateRanges(collection, { ...whole, ranges: prefixedRanges({ ...query, prefixes }) }), { ...query, prefixes });
     }
-    const { ranges, field, prefixes: _, ...figures } = query;
+    const { ranges, field, prefixes: _, filter, ...figures } = query;
     const rows: AggregateRow[] = [];
     for (let start = 0; start < ranges.length; start += RANGES_IN_FLIGHT) {
       const part = ranges.slice(start, start + RANGES_IN_FLIGHT);
-      const results = await Promise.all(part.map((range) => this.aggregate(collection, { ...figures, filter: { [field]: { gte: range.gte, lt: range.lt } } })));
+      const results = await Promise.all(part.map((range) => this.aggregate(collection, { ...figures, filter: { ...filter, [field]: { gte: range.gte, lt: range.lt } } })));
       results.forEach(([row], i) => rows.push({ ...row, group: start + i }));
     }
     return rows;

@@ -106,10 +106,10 @@ export class MemoryReadStore implements ReadStore {
       const { prefixes, ...whole } = query;
       return rowsPerPrefix(await this.aggregateRanges(collection, { ...whole, ranges: prefixedRanges({ ...query, prefixes }) }), { ...query, prefixes });
     }
-    const { ranges, field, prefixes: _, ...figures } = query;
+    const { ranges, field, prefixes: _, filter, ...figures } = query;
     const rows: AggregateRow[] = [];
     for (const [i, range] of ranges.entries()) {
-      const [row] = await this.aggregate(collection, { ...figures, filter: { [field]: { gte: range.gte, lt: range.lt } } });
+      const [row] = await this.aggregate(collection, { ...figures, filter: { ...filter, [field]: { gte: range.gte, lt: range.lt } } });
       rows.push({ ...row, group: i });
     }
     return rows;
