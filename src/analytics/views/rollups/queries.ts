@@ -165,6 +165,11 @@ const ROLLUP_SUMS = ['checks', 'failures', 'latency_sum'];
 const EDGE_FIELDS = ['checked_at_ms', 'check_id', 'latency_ms'];
 /** Endpoint rows of a project object made between two looks at the slice clock. */
 const ROWS_PER_PAUSE = 500;
+/**
+ * Sub-minute raw pieces per read of their sums (one SQLite statement of an index range each): a
+ * team's 48-bucket series has about 100, each up to a minute of every endpoint's checks.
+ */
+const RAW_PIECES_PER_READ = 16;
 /** Rollup id ranges per read (one SQLite statement). */
 const RANGES_PER_READ = 256;
 /** Owners per read of `sumOwners` (one SQLite statement of about five index ranges per owner). */
@@ -415,11 +420,13 @@ export class AnalyticsQuery {
 
   /**
    * For each plan (a bucket), the sums of the scope's raw checks in its sub-minute pieces inside
-   * the horizon, summed by the store: one aggregate per piece, grouped by outcome (outcomes 0
-   * and 1: two ranges of the scope's (scope, outcome, checked_at_ms, check_id) index), so
-   * the main thread gets at most two rows per piece, not a row per check. With `to` off the
-   * minute grid every bucket boundary is such a piece, and a team's boundary minutes hold every
-   * endpoint's checks of those minutes.
+   * the horizon, summed by the store: failed and successful checks apart (outcome 0 or 1, each
+   * piece one range of the scope's (scope, outcome, checked_at_ms, check_id) index), the pieces
+   * RAW_PIECES_PER_READ to a read (`aggregateRanges` with the scope's filter), so the main thread
+   * gets one row per piece, not a row per check, and a few reads, not one per piece. With `to`
+   * off the minute grid every bucket boundary is such a piece, and a team's boundary minutes hold
+   * every endpoint's checks of those minutes. A team's rows lie in two ranges (`rawScopesOf`):
+   * their sums add.
    */
   private async sumRawPieces(scope: AnalyticsScope, plans: RangePiece[][]): Promise<Accumulator[]> {
     const sums = plans.map(() => emptyAccumulator());
@@ -429,25 +436,26 @@ export class AnalyticsQuery {
     const { checks, regionChecks } = await this.names();
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
-    // A team's rows lie in two ranges (`rawScopesOf`): their sums add.
-    const scopes = await this.rawScopesOf(scope.kind, scope.id);
-    const reads = pieces.flatMap((read) => scopes.map((scopeFilter) => ({ ...read, scopeFilter })));
-    const outcome = outcomeField(scope.region);
-    const rows = await this.slices.map(reads, ({ piece, scopeFilter }) =>
-      this.store.aggregate(source, {
-        filter: { ...scopeFilter, ...regionFilter, ...outcomeFilter(scope.region, 'both'), checked_at_ms: { gte: piece.from, lt: piece.to } },
-        groupBy: outcome,
+    const starts = pieces.flatMap((_, i) => (i % RAW_PIECES_PER_READ === 0 ? [i] : []));
+    const reads = (await this.rawScopesOf(scope.kind, scope.id)).flatMap((scopeFilter) =>
+      [false, true].flatMap((success) => starts.map((start) => ({ filter: { ...scopeFilter, ...regionFilter, ...outcomeFilter(scope.region, success) }, success, start }))),
+    );
+    const rows = await this.slices.map(reads, ({ filter, start }) =>
+      this.store.aggregateRanges(source, {
+        field: 'checked_at_ms',
+        ranges: pieces.slice(start, start + RAW_PIECES_PER_READ).map(({ piece }) => ({ gte: piece.from, lt: piece.to })),
+        filter,
         sum: ['latency_ms'],
         min: ['latency_ms'],
         max: ['latency_ms'],
       }),
     );
-    reads.forEach(({ owner }, i) => {
+    reads.forEach(({ success, start }, i) => {
       for (const row of rows[i]) {
         if (row.count === 0) continue;
-        addAccumulator(sums[owner], {
+        addAccumulator(sums[pieces[start + (row.group as number)].owner], {
           checks: row.count,
-          failures: row.group === true || row.group === OUTCOME_SUCCESS ? 0 : row.count,
+          failures: success ? 0 : row.count,
           latency_sum: row.sum.latency_ms,
           latency_min: row.min.latency_ms,
           latency_max: row.max.latency_ms,
@@ -648,14 +656,10 @@ type EdgeCheck = { checked_at_ms: number; check_id: number; latency_ms: number }
 type EdgeChecks = { failed: EdgeCheck[]; succeeded: EdgeCheck[] };
 
 /**
- * Raw rows keep `outcome` (counted failures 0, successes 1; the other outcomes are manual or
- * suppressed checks no analytics read asks for), region rows `success` (counted checks only).
+ * The filter of counted checks that succeeded (true), failed (false) or either: raw rows keep
+ * `outcome` (counted failures 0, successes 1; the other outcomes are manual or suppressed checks
+ * no analytics read asks for), region rows `success` (counted checks only).
  */
-function outcomeField(region: string | undefined): 'outcome' | 'success' {
-  return region === undefined ? 'outcome' : 'success';
-}
-
-/** The filter of counted checks that succeeded (true), failed (false) or either, in the raw or the region rows. */
 function outcomeFilter(region: string | undefined, success: boolean | 'both'): Filter {
   if (region !== undefined) return { success: success === 'both' ? { in: [false, true] } : success };
   return { outcome: success === 'both' ? { in: APPLICABLE_OUTCOMES } : success ? OUTCOME_SUCCESS : OUTCOME_FAILURE };
@@ -674,17 +678,21 @@ export type NewestFirstWalk = (after: [number, number] | undefined, limit: numbe
 
 /**
  * The `limit` newest rows of disjoint walks, merged newest first (checked_at, then id). Each
- * walk is read in pages of at most `page` rows, the next one when the merge has taken its last,
- * so it reads at most `limit` rows and a page per walk; one walk reads as a walk alone would.
+ * walk is read in pages, the next one when the merge has taken its last, so it reads at most
+ * `limit` rows and a page per walk; one walk reads as a walk alone would (pages of `page`).
+ * With several, each starts at an eighth of `page` and doubles up to it: a team's primary
+ * project may hold a few of the newest rows, and its walk then reads about as many.
  */
 export async function newestOf(walks: NewestFirstWalk[], limit: number, page: number): Promise<Placed[]> {
-  const heads = walks.map(() => ({ rows: [] as Placed[], next: 0, after: undefined as [number, number] | undefined, done: false }));
+  const first = walks.length === 1 ? page : Math.max(1, Math.ceil(page / 8));
+  const heads = walks.map(() => ({ rows: [] as Placed[], next: 0, after: undefined as [number, number] | undefined, done: false, size: first }));
   const merged: Placed[] = [];
   while (merged.length < limit) {
     for (let i = 0; i < walks.length; i++) {
       const head = heads[i];
       if (head.done || head.next < head.rows.length) continue;
-      const want = Math.min(page, limit - merged.length);
+      const want = Math.min(head.size, limit - merged.length);
+      head.size = Math.min(page, head.size * 2);
       head.rows = await walks[i](head.after, want);
       head.next = 0;
       head.done = head.rows.length < want;
