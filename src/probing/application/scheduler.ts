@@ -26,7 +26,7 @@
  *   nothing once its interval has passed: `maxAgeMs`). The batch is 25 jobs on a quiet schedule
  *   (up to 60 jobs a second): its turns hold the event loop a few ms each, but only about twice
  *   a second, under 1 % of the time. On a busier schedule it is 10 jobs, whose turns stay under
- *   2 ms: 25 there held the loop past 5 ms two to six times as often. Measured (docs/benchmarks.md,
+ *   2 ms: 25 there held the loop past 5 ms two to four times as often. Measured (docs/benchmarks.md,
  *   "Probing, steady"): at 50 checks/s 10 jobs (200 ms) cost about a third less CPU per check than
  *   2-3 (50 ms), and 25 (500 ms) about a tenth less again; at 100 checks/s 10 jobs (100 ms) cost
  *   a sixth less than 5. Publishing each job at its own slot (one check per event-loop turn)
