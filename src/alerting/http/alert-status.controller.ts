@@ -33,8 +33,8 @@ export class AlertStatusController {
     const endpointId = pathId(endpointParam, 'The endpoint');
     const doc = await alertStatusDoc(this.platform.reader, teamId, endpointId);
     if (!doc) throw Problems.notFound('The endpoint');
-    // The view keeps no recent job ids (the status does not use them).
-    const state = doc.state ? { recentJobIds: [], ...doc.state } : initialState();
+    // The view keeps no recent job ids and no windows of the endpoint's own (the status uses neither).
+    const state = doc.state ? { recentJobIds: [], availabilityFailures: [], latencyExceeded: [], ...doc.state } : initialState();
     const settings = doc.settings ?? DEFAULT_LATENCY_SETTINGS;
     const suppressedBy = await this.parents.suppressingNow(endpointId);
     return { data: { ...alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings), suppressed_by: suppressedBy } };

@@ -28,11 +28,11 @@ describe('alerting projection (alert status)', () => {
     expect(doc).toMatchObject({ endpoint_id: 7, team_id: 1 });
     expect(doc.settings).toMatchObject({ latency_sensitivity: 5, latency_min_increase_ms: 40 });
     expect(doc.state.signals.availability).toMatchObject({ type: 'availability', state: 'triggered' });
-    const { recentJobIds: _jobs, ...state } = steps[steps.length - 1].state;
+    const { recentJobIds: _jobs, availabilityFailures: _failures, latencyExceeded: _exceeded, ...state } = steps[steps.length - 1].state;
     expect(doc.state).toEqual(state);
   });
 
-  it('keeps no job ids in the view, and the alert status it answers is the aggregate\'s', async () => {
+  it('keeps no job ids nor the endpoint\'s own windows in the view, and the alert status it answers is the aggregate\'s', async () => {
     // 120 probed checks, each of its own job, one in ten failing, some slow.
     const commands = Array.from({ length: 120 }, (_, i) => command({ success: i % 10 !== 9, latency_ms: i % 7 === 0 ? 900 : 80 + (i % 5) }));
     const steps = run(commands, undefined);
@@ -44,6 +44,8 @@ describe('alerting projection (alert status)', () => {
     ]);
     const doc = views.document(ALERT_STATUS, '7') as any;
     expect(JSON.stringify(doc)).not.toContain('job-');
+    expect(Object.keys(doc.state)).not.toEqual(expect.arrayContaining(['availabilityFailures']));
+    expect(Object.keys(doc.state)).not.toEqual(expect.arrayContaining(['latencyExceeded']));
     const read = readBack(views, '7') as any;
     const now = new Date(T);
     const ids = { team_id: 1, endpoint_id: 7 };

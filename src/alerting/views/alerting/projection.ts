@@ -30,26 +30,33 @@ import { defineProjection, type ProjectionHandler, type ViewTransaction } from '
 /** The latency settings, and what the region quorum needs (absent from documents written before regions). */
 const LATENCY_KEYS = [...Object.keys(DEFAULT_LATENCY_SETTINGS), 'regions', 'region_quorum', 'interval_seconds'] as Array<keyof LatencySettings>;
 
+/** What the view does not keep of the state (`viewState`), empty for the aggregate's evolve. */
+const NOT_KEPT = { recentJobIds: [], availabilityFailures: [], latencyExceeded: [] } as const satisfies Partial<EndpointAlertsState>;
+
 async function current(views: ViewTransaction, endpointId: number, teamId: number): Promise<AlertStatusDoc> {
   const doc = (await views.get(ALERT_STATUS, String(endpointId))) as AlertStatusDoc | null;
   return doc ?? { id: String(endpointId), endpoint_id: endpointId, team_id: teamId, settings: { ...DEFAULT_LATENCY_SETTINGS }, state: viewState(initialState()) };
 }
 
 /**
- * The state as the view keeps it: without the aggregate's recent job ids. They are what a command
- * checks a redelivered probe job against (folded from the log, never from this view), and no read
- * of the view uses them; kept, they were most of the document (100 ids of about 17 bytes, issue
- * 31), rewritten on every check. A document written with them reads the same.
+ * The state as the view keeps it: without the aggregate's recent job ids, nor the endpoint's own
+ * availability and latency windows. The job ids are what a command checks a redelivered probe
+ * job against, and the windows what the judge decides signal transitions on: both are folded
+ * from the log by the command side, never from this view, and no read of the view uses them (the
+ * signals themselves come from the signal events; a region's windows, which the status shows,
+ * stay). Kept, they were most of the document (100 ids of about 17 bytes; up to 100 booleans
+ * each window, about 1.2 KB), rewritten on every check (issue 31). A document written with them
+ * reads the same.
  */
 function viewState(state: EndpointAlertsState): AlertStatusDoc['state'] {
-  const { recentJobIds: _unused, ...kept } = state;
+  const { recentJobIds: _jobs, availabilityFailures: _failures, latencyExceeded: _exceeded, ...kept } = state;
   return kept;
 }
 
 const onSignalEvent: ProjectionHandler = async (event, views) => {
   const data = event.data as { endpoint_id: number; team_id?: number };
   const doc = await current(views, data.endpoint_id, data.team_id ?? 0);
-  const state = evolve({ ...doc.state, recentJobIds: [] }, event as unknown as EndpointAlertsEvent);
+  const state = evolve({ ...doc.state, ...NOT_KEPT }, event as unknown as EndpointAlertsEvent);
   views.put(ALERT_STATUS, moveFullChunks({ ...doc, state: viewState(state) }, views) as unknown as Doc);
 };
 

@@ -13,17 +13,21 @@ export const ALERTING_VIEW = 'alerting';
  */
 export const ALERT_STATUS = 'alert_status';
 
+/** What of the aggregate's state the view does not keep (projection.ts, `viewState`). */
+type NotKept = 'recentJobIds' | 'availabilityFailures' | 'latencyExceeded';
+
 export interface AlertStatusDoc {
   id: string;
   endpoint_id: number;
   team_id: number;
   settings: AlertSettings;
   /**
-   * Without the recent job ids (projection.ts); documents written before keep theirs. Each
-   * window's `baselineSamples` holds only the samples after its last full chunk (see
-   * ALERT_SAMPLES); documents written before chunks existed hold them all, and read the same.
+   * Without the recent job ids and the endpoint's own availability and latency windows
+   * (projection.ts, `viewState`); documents written before keep theirs. Each window's
+   * `baselineSamples` holds only the samples after its last full chunk (see ALERT_SAMPLES);
+   * documents written before chunks existed hold them all, and read the same.
    */
-  state: Omit<EndpointAlertsState, 'recentJobIds'> & { recentJobIds?: readonly string[] };
+  state: Omit<EndpointAlertsState, NotKept> & Partial<Pick<EndpointAlertsState, NotKept>>;
   /**
    * Chunks of baseline samples moved to ALERT_SAMPLES so far, per window: `''` for the
    * endpoint's own, a region's name for its regional window. Absent: none yet.
