@@ -92,9 +92,9 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
   const latest = new Map<number, CheckRecordedData>();
   for (let n = 0; n < total; n++) {
     const data = syntheticCheck(spread, n, total, to);
-    const row = rawCheckRow(data);
-    await put(rollupsName(RAW_CHECKS_COLLECTION), { ...row, team_id: storedTeamId(team, row.project_id) });
-    for (const key of rollupKeysOf(row)) rollups.set(key.id, withCheck(rollups.get(key.id) ?? null, key.id, row, key.scope));
+    const row = rawCheckRow(data, data.project_id, storedTeamId(team, data.project_id));
+    await put(rollupsName(RAW_CHECKS_COLLECTION), row);
+    for (const key of rollupKeysOf({ ...row, team_id: data.team_id })) rollups.set(key.id, withCheck(rollups.get(key.id) ?? null, key.id, row, key.scope));
     latest.set(data.endpoint_id, data);
   }
   for (const row of rollups.values()) await put(rollupsName(ROLLUPS_COLLECTION), row);

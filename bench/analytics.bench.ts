@@ -54,9 +54,10 @@ export async function build(dir: string, total: number, to: number): Promise<{ s
     }
   };
   for (let n = 0; n < total; n++) {
-    const row = rawCheckRow(checkAt(n, total, to));
-    writes.push({ op: 'put', collection: RAW_CHECKS_COLLECTION, doc: { ...row, team_id: storedTeamId(team, row.project_id) } as unknown as Doc });
-    for (const key of rollupKeysOf(row)) rollups.set(key.id, { key, row: withCheck(rollups.get(key.id)?.row ?? null, key.id, row) });
+    const check = checkAt(n, total, to);
+    const row = rawCheckRow(check, check.project_id, storedTeamId(team, check.project_id));
+    writes.push({ op: 'put', collection: RAW_CHECKS_COLLECTION, doc: row as unknown as Doc });
+    for (const key of rollupKeysOf({ ...row, team_id: check.team_id })) rollups.set(key.id, { key, row: withCheck(rollups.get(key.id)?.row ?? null, key.id, row) });
     if (writes.length >= COMMIT_ROWS) {
       await flushEnded(row.checked_at_ms - 1000);
       await store.commit(writes);

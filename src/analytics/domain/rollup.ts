@@ -89,15 +89,15 @@ export function regionRollupRange(endpointId: number, region: string, granularit
 /**
  * The raw row of a check (every check has one; `outcome` says whether analytics counts it).
  * `projectId`: the endpoint's current project (the check counts for it), by default the one it
- * was recorded under. Fields at their default are left out (`RawCheckRow`). With its team id: the
- * view stores none in the team's primary project (`storedTeamId`).
+ * was recorded under. `teamId`: none in the team's primary project (`storedTeamId`), by default
+ * the check's team. Fields at their default are left out (`RawCheckRow`).
  */
-export function rawCheckRow(check: CheckRecordedData, projectId = check.project_id): RawCheckRow & { team_id: number } {
+export function rawCheckRow(check: CheckRecordedData, projectId = check.project_id, teamId: number | null = check.team_id): RawCheckRow {
   const manual = check.source === 'manual';
-  const row: RawCheckRow & { team_id: number } = {
+  const row: RawCheckRow = {
     id: String(check.check_id),
     check_id: check.check_id,
-    team_id: check.team_id,
+    team_id: teamId,
     project_id: projectId,
     endpoint_id: check.endpoint_id,
     outcome: (isApplicable(check) ? OUTCOME_FAILURE : OUTCOME_OTHER_FAILURE) + (check.success ? 1 : 0),

@@ -46,16 +46,18 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
     // Listed, never counted: its row only, labelled with the endpoint's current project (moves
     // relabel every row of the endpoint), without making a member (only counted checks do).
     const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, String(event.data.endpoint_id))) as RollupMemberDoc | null;
-    views.put(RAW_CHECKS_COLLECTION, (await stored(views, rawCheckRow(event.data, member?.project_id))) as unknown as Doc);
+    const projectId = member?.project_id ?? event.data.project_id;
+    views.put(RAW_CHECKS_COLLECTION, rawCheckRow(event.data, projectId, await rowTeamId(views, event.data.team_id, projectId)) as unknown as Doc);
     return;
   }
   const member = await memberOf(views, event.data.endpoint_id, event.data.project_id);
-  const row = rawCheckRow(event.data, member.project_id);
+  // Put as it is made, like the rollup rows below (no spread copy: see there).
+  const row = rawCheckRow(event.data, member.project_id, await rowTeamId(views, event.data.team_id, member.project_id));
   const region = event.data.region ?? DEFAULT_REGION;
   // Before this check's sums are added: a split copies the endpoint's rows as they were.
   const perRegion = await addRegions(views, member, [region]);
-  views.put(RAW_CHECKS_COLLECTION, (await stored(views, row)) as unknown as Doc);
-  for (const key of rollupKeysOf(row)) {
+  views.put(RAW_CHECKS_COLLECTION, row as unknown as Doc);
+  for (const key of rollupKeysOf({ team_id: event.data.team_id, project_id: row.project_id, endpoint_id: row.endpoint_id, checked_at_ms: row.checked_at_ms })) {
     const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
     // withCheck and withSums build a new row: it is put as it is. A spread copy of it cost a
     // copy and, since V8 freezes a spread of an unfrozen object about ten times slower than a
@@ -86,17 +88,17 @@ async function memberOf(views: ViewTransaction, endpointId: number, recordedUnde
 }
 
 /**
- * The raw row as it is stored: without its team id in the team's primary project (`TeamDoc`).
- * The team's first row makes its project the primary one.
+ * The team id a raw row of the team in `projectId` stores: none in the team's primary project
+ * (`TeamDoc`). The team's first row makes its project the primary one.
  */
-async function stored(views: ViewTransaction, row: RawCheckRow & { team_id: number }): Promise<RawCheckRow> {
-  const id = teamDocId(row.team_id);
+async function rowTeamId(views: ViewTransaction, teamId: number, projectId: number): Promise<number | null> {
+  const id = teamDocId(teamId);
   let team = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as TeamDoc | null;
   if (!team) {
-    team = { id, team_id: row.team_id, primary_project_id: row.project_id };
-    views.put(ROLLUP_MEMBERS_COLLECTION, { ...team });
+    team = { id, team_id: teamId, primary_project_id: projectId };
+    views.put(ROLLUP_MEMBERS_COLLECTION, team as unknown as Doc);
   }
-  return { ...row, team_id: storedTeamId(team, row.project_id) };
+  return storedTeamId(team, projectId);
 }
 
 /**
