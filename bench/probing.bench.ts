@@ -509,6 +509,13 @@ async function measureScheduled(service: Service, timing: Timing): Promise<Sched
   };
 }
 
+/**
+ * Saturation jobs published by this process, so that a job id is never used twice: NATS stores a
+ * re-published id once within its duplicate window (2 min), and the feeder counts every publish
+ * as queued (the projections-stopped window right after the first read as 3 checks/s).
+ */
+let saturationJobs = 0;
+
 /** How often the saturation feeder reads the transport's own backlog instead of its count. */
 const BACKLOG_READ_MS = 1000;
 
@@ -561,7 +568,6 @@ export async function measureSaturation(service: Service, timing: Timing, option
   const endpoints = rows.map((row) => ({ endpointId: Number(row.endpoint_id), teamId: Number(row.team_id), configurationVersion: Number(row.configuration_version) }));
   const transport = platform.transport!;
   let feeding = true;
-  let n = 0;
   const backlog = new CountedBacklog(transport, () => checksRecorded(platform));
   const feeder = (async () => {
     while (feeding) {
@@ -569,7 +575,8 @@ export async function measureSaturation(service: Service, timing: Timing, option
       const scheduledAt = new Date().toISOString();
       await Promise.all(
         Array.from({ length: Math.max(0, missing) }, () => {
-          const endpoint = endpoints[n++ % endpoints.length];
+          const n = saturationJobs++;
+          const endpoint = endpoints[n % endpoints.length];
           const job: ProbeJob = { ...endpoint, jobId: `${endpoint.endpointId}:saturation-${n}`, source: 'scheduled', scheduledAt };
           backlog.published++;
           return transport.publish(job);
