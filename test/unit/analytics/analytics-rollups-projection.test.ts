@@ -1,5 +1,5 @@
 import { rollupId } from '../../../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../../../src/analytics/views/rollups/view.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, teamDocId } from '../../../src/analytics/views/rollups/view.js';
 import { SqliteReadStore } from '../../../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { check, queryOver } from './support/checks.js';
 
@@ -105,5 +105,23 @@ describe('a team’s raw rows, its primary project and the sparse team index', (
       [2, 1, null],
     ]);
     expect(await query.computeTotals(TEAM, RANGE)).toMatchObject({ checks: 4, failures: 1, avg_latency_ms: 175, min_latency_ms: 80, max_latency_ms: 300, p95_latency_ms: 300 });
+  });
+
+  it('reads v9’s rows (every row with its team id, no team document) as the same team, so v9 stays readable while v11 is rebuilt', async () => {
+    const checks = [...inProjectOne(), check({ checked_at: '2026-03-01T10:47:30.000Z', endpoint_id: 2, project_id: 2, latency_ms: 300 })];
+    const { store, query } = await queryOver(checks, undefined, 50, new SqliteReadStore(':memory:'));
+    const v11 = await query.computeTotals(TEAM, RANGE);
+    const rows = await store.find(RAW_CHECKS_COLLECTION, {});
+    await store.commit([
+      ...rows.map((row) => ({ op: 'put' as const, collection: RAW_CHECKS_COLLECTION, doc: { ...row, team_id: 1 } })),
+      { op: 'delete' as const, collection: ROLLUP_MEMBERS_COLLECTION, id: teamDocId(1) },
+    ]);
+    expect(await teamIds(store)).toEqual([
+      [1, 1, 1],
+      [1, 1, 1],
+      [1, 1, 1],
+      [2, 2, 1],
+    ]);
+    expect(await query.computeTotals(TEAM, RANGE)).toEqual(v11);
   });
 });
