@@ -83,7 +83,7 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
     }
   };
   for (const p of projectIds) await put(endpointsName(ANALYTICS_PROJECTS_COLLECTION), { id: String(p), project_id: p, team_id: TEAM, name: `Many ${p}` });
-  // As the projection keeps them: the team's primary project (its first check's, project 1's)
+  // As the projection keeps them: the team's primary project (its first endpoint's, project 1's)
   // has its rows without their team id (read through the project index), the others with it.
   const team: TeamDoc = { id: teamDocId(TEAM), team_id: TEAM, primary_project_id: PROJECT };
   await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), team);

@@ -40,7 +40,7 @@ export async function build(dir: string, total: number, to: number): Promise<{ s
   for (const spec of analyticsRollupsProjection.collections) await store.ensureCollection(spec);
   const started = performance.now();
   const rollups = new Map<string, { key: RollupKey; row: RollupRow }>();
-  // As the projection keeps them: the first check's project is the team's primary project, whose
+  // As the projection keeps them: the first endpoint's project is the team's primary project, whose
   // rows leave their team id out (the sparse team index).
   const team: TeamDoc = { id: teamDocId(TEAM), team_id: TEAM, primary_project_id: checkAt(0, total, to).project_id };
   let writes: ViewWrite[] = [{ op: 'put', collection: ROLLUP_MEMBERS_COLLECTION, doc: { ...team } }];

@@ -193,13 +193,13 @@ describe('a team’s primary project (rollups v11: its raw rows leave their team
   const { w, t } = analyticsWorld();
   const get = getter(t);
 
-  it('answers a team of several projects as the reference, across moves into and out of its primary project (its first check’s), and the same after a rebuild', async () => {
+  it('answers a team of several projects as the reference, across moves into and out of its primary project (its first endpoint’s), and the same after a rebuild', async () => {
     const team = await w.team('Primary project');
     const { teamId, token } = team;
     const a = await w.project(teamId, 'A');
     const b = await w.project(teamId, 'B');
     const c = await w.project(teamId, 'C');
-    // The team's first check is in B: B is its primary project (rollups v11), not the first made.
+    // The team's first endpoint (and check) is in B: B is its primary project (rollups v11), not the first made.
     const first = await w.endpoint(teamId, b, 'First');
     const inA = await w.endpoint(teamId, a, 'In A');
     const inC = await w.endpoint(teamId, c, 'In C');
@@ -248,7 +248,7 @@ describe('a team’s primary project (rollups v11: its raw rows leave their team
     const listsBefore = await lists();
 
     // Rebuilt from the log, the view holds the same raw rows and team documents (team ids as
-    // they were: the primary project is the first check's again) and answers the same.
+    // they were: the primary project is the first endpoint's again) and answers the same.
     const stored = async (generation: number) =>
       Promise.all([RAW_CHECKS_COLLECTION, ROLLUP_MEMBERS_COLLECTION].map((collection) => t.platform.views.find(physicalCollection(ROLLUPS_PROJECTION, generation, collection), {})));
     const live = await new ProjectionRegistry(t.platform.views).pointer(ROLLUPS_PROJECTION);

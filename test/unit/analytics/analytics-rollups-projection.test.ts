@@ -107,6 +107,24 @@ describe('a team’s raw rows, its primary project and the sparse team index', (
     expect(await query.computeTotals(TEAM, RANGE)).toMatchObject({ checks: 4, failures: 1, avg_latency_ms: 175, min_latency_ms: 80, max_latency_ms: 300, p95_latency_ms: 300 });
   });
 
+  it('takes the project of the team’s first endpoint registered as its primary one, whichever project checks first (retention may prune those)', async () => {
+    const checks = [
+      check({ checked_at: '2026-03-01T10:15:30.000Z', endpoint_id: 2, project_id: 1, latency_ms: 120 }),
+      check({ checked_at: '2026-03-01T10:30:00.000Z', endpoint_id: 1, project_id: 2, latency_ms: 80 }),
+    ];
+    // Monitoring events before any check (a registration is applied as a move to its project).
+    const registered = [
+      { before: 0, endpoint_id: 1, team_id: 1, project_id: 2 },
+      { before: 0, endpoint_id: 2, team_id: 1, project_id: 1 },
+    ];
+    const { store, query } = await queryOver(checks, undefined, 50, new SqliteReadStore(':memory:'), registered);
+    expect(await teamIds(store)).toEqual([
+      [2, 1, 1],
+      [1, 2, null],
+    ]);
+    expect(await query.computeTotals(TEAM, RANGE)).toMatchObject({ checks: 2, failures: 0, min_latency_ms: 80, max_latency_ms: 120 });
+  });
+
   it('reads v9’s rows (every row with its team id, no team document) as the same team, so v9 stays readable while v11 is rebuilt', async () => {
     const checks = [...inProjectOne(), check({ checked_at: '2026-03-01T10:47:30.000Z', endpoint_id: 2, project_id: 2, latency_ms: 300 })];
     const { store, query } = await queryOver(checks, undefined, 50, new SqliteReadStore(':memory:'));

@@ -141,7 +141,8 @@ describe('the per-check rows the checks list reads (analytics rollups, analytics
       recorded(4, { success: false, alert_suppressed: true, body_complete: false }),
     ]);
     // A scheduled success without an excerpt: outcome 1 (counted success), the no-excerpt bit;
-    // no team id in the team's primary project, its first check's (the sparse team index).
+    // no team id in the team's primary project, its first check's here (no registration: the
+    // sparse team index).
     const plain: RawCheckRow = {
       id: '1', check_id: 1, team_id: null, project_id: 2, endpoint_id: 5, outcome: OUTCOME_SUCCESS, checked_at_ms: Date.parse(T0), status_code: 200, latency_ms: 50,
       configuration_version: 1, flags: CHECK_NO_EXCERPT, time_to_first_byte_ms: 50, duration_ms: 50, latency_threshold_ms: null,

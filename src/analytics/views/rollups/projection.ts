@@ -87,18 +87,23 @@ async function memberOf(views: ViewTransaction, endpointId: number, recordedUnde
   return created;
 }
 
-/**
- * The team id a raw row of the team in `projectId` stores: none in the team's primary project
- * (`TeamDoc`). The team's first row makes its project the primary one.
- */
+/** The team id a raw row of the team in `projectId` stores: none in the team's primary project (`TeamDoc`). */
 async function rowTeamId(views: ViewTransaction, teamId: number, projectId: number): Promise<number | null> {
+  return storedTeamId(await teamOf(views, teamId, projectId), projectId);
+}
+
+/**
+ * The team's document (`TeamDoc`). The first event of the team that names a project makes it
+ * the primary one: an endpoint's registration (or move), or a check of a log that starts with
+ * its checks. Registrations are never pruned, so a rebuild after retention picks the same one.
+ */
+async function teamOf(views: ViewTransaction, teamId: number, projectId: number): Promise<TeamDoc> {
   const id = teamDocId(teamId);
-  let team = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as TeamDoc | null;
-  if (!team) {
-    team = { id, team_id: teamId, primary_project_id: projectId };
-    views.put(ROLLUP_MEMBERS_COLLECTION, team as unknown as Doc);
-  }
-  return storedTeamId(team, projectId);
+  const team = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as TeamDoc | null;
+  if (team) return team;
+  const created: TeamDoc = { id, team_id: teamId, primary_project_id: projectId };
+  views.put(ROLLUP_MEMBERS_COLLECTION, created as unknown as Doc);
+  return created;
 }
 
 /**
@@ -156,6 +161,7 @@ async function onEndpointMoved(endpointId: number, teamId: number, projectId: nu
   const id = String(endpointId);
   const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, id)) as RollupMemberDoc | null;
   views.put(ROLLUP_MEMBERS_COLLECTION, { ...member, id, endpoint_id: endpointId, project_id: projectId });
+  const team = await teamOf(views, teamId, projectId);
   if (!member || member.project_id === projectId) return;
   const from = member.project_id;
   for (const granularity of GRANULARITIES) {
@@ -175,9 +181,6 @@ async function onEndpointMoved(endpointId: number, teamId: number, projectId: nu
       views.put(ROLLUPS_COLLECTION, withSums(existing, newId, row, 'project') as unknown as Doc);
     }
   }
-  // The endpoint has raw rows only if its team has a primary project (its first row made it).
-  const team = (await views.get(ROLLUP_MEMBERS_COLLECTION, teamDocId(teamId))) as TeamDoc | null;
-  if (!team) return;
   const teamIdOfRows = storedTeamId(team, projectId);
   const raw = (await views.find(RAW_CHECKS_COLLECTION, { filter: { endpoint_id: endpointId } })) as unknown as RawCheckRow[];
   for (const row of raw) views.put(RAW_CHECKS_COLLECTION, { ...row, project_id: projectId, team_id: teamIdOfRows });

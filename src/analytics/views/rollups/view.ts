@@ -51,7 +51,8 @@ export interface RollupMemberDoc {
 }
 
 /**
- * A team's primary project: the project of the first raw row this view wrote for the team. Its
+ * A team's primary project: the project of the team's first endpoint registered (or, in a log
+ * that starts with its checks, of its first check) as this view applied them. Its
  * raw rows leave `team_id` null for ever, whatever other projects the team has (a row moved into
  * it loses its team id, one moved out gets it, in the move's relabelling): the team index is
  * sparse and has no entry for them (about 19 B a check), and a team read takes the primary
