@@ -503,7 +503,7 @@ export class ProjectionRunner {
       beforeFind,
       kept,
     );
-    if (projection.prefetch) await transaction.prefetch(wantedBy(projection, batch));
+    if (projection.prefetch) await transaction.prefetch(wantedBy(projection, batch, (collection, id) => transaction.knows(collection, id)));
     for (const event of batch) {
       const handler = projection.handlers[event.type];
       if (handler) await handler(event, transaction);

@@ -87,6 +87,11 @@ export class BatchViewTransaction implements ViewTransaction {
     }
   }
 
+  /** Whether a `get` of the document is answered without the store: kept (`Projection.keepsDocuments`). */
+  knows(collection: string, id: string): boolean {
+    return this.kept !== null && this.kept.lookup(this.resolve(collection), id) !== undefined;
+  }
+
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
     const physical = this.resolve(collection);
     await this.beforeFind?.(collection);
@@ -189,12 +194,18 @@ export class KeptDocuments {
   }
 }
 
-/** What `projection.prefetch` names for the events of the batch it handles, by collection. */
-export function wantedBy(projection: Projection, batch: readonly RecordedEvent[]): Map<string, Set<string>> {
+/**
+ * What `projection.prefetch` names for the events of the batch it handles, by collection, less
+ * what `known` says is answered without the store (`BatchViewTransaction.knows`): at saturation
+ * nearly every rollup row a check names is kept, and gathering them only to filter them out
+ * later was a set entry per row.
+ */
+export function wantedBy(projection: Projection, batch: readonly RecordedEvent[], known?: (collection: string, id: string) => boolean): Map<string, Set<string>> {
   const wanted = new Map<string, Set<string>>();
   for (const event of batch) {
     if (!Object.prototype.hasOwnProperty.call(projection.handlers, event.type)) continue;
     for (const [collection, id] of projection.prefetch!(event)) {
+      if (known?.(collection, id)) continue;
       let ids = wanted.get(collection);
       if (!ids) wanted.set(collection, (ids = new Set()));
       ids.add(id);
