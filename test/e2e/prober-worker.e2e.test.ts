@@ -1,6 +1,9 @@
 /**
- * A probe that runs longer than the job's ack wait: the prober worker keeps the job in progress
- * while it runs, so the transport does not hand it out again, and it is delivered once.
+ * The prober worker over each transport (in-process, NATS):
+ * - a probe that runs longer than the job's ack wait: the worker keeps the job in progress while
+ *   it runs, so the transport does not hand it out again, and it is delivered once;
+ * - a worker stopped and started again (a lease or role change, the bench's drain) takes jobs
+ *   again.
  */
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
@@ -35,14 +38,13 @@ function countingDeliveries(transport: ProbeTransport, counts: number[]): ProbeT
   };
 }
 
-describe('a probe longer than the ack wait', () => {
+describe('the prober worker', () => {
   let nats: TestNatsServer | null = null;
   let t: TestApp;
   let target: Target;
   beforeAll(async () => {
     nats = await startNatsServer();
     target = await startTarget();
-    target.mode.delayMs = PROBE_MS;
     t = await startTestApp();
   });
   afterAll(async () => {
@@ -55,16 +57,25 @@ describe('a probe longer than the ack wait', () => {
     ['in-process', async () => new InProcessTransport()],
     ['NATS', async () => {
       const id = randomUUID().replaceAll('-', '');
-      return NatsTransport.connect({ url: nats!.url, stream: `LONG_${id}`, subject: `long.${id}.jobs` });
+      return NatsTransport.connect({ url: nats!.url, stream: `WORKER_${id}`, subject: `worker.${id}.jobs` });
     }],
   ];
 
-  it.each(transports)('is delivered once and recorded once (%s)', async (name, connect) => {
-    if (name === 'NATS' && !nats) return; // no nats-server here: the in-process case still runs
-    const team = await t.createTeam(`Long ${name}`);
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/ok`, { interval_seconds: 30, timeout_seconds: 30 }));
+  /** A verified endpoint of a new team, probing the target. */
+  async function verifiedEndpoint(teamName: string, overrides: Parameters<typeof configuration>[1] = {}) {
+    const team = await t.createTeam(teamName);
+    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/ok`, overrides));
     target.tokens.set(endpoint.id, endpoint.token);
     expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    return { teamId: team.id, endpointId: endpoint.id };
+  }
+
+  const recorded = async (jobId: string) => (await allEvents(t)).filter((e) => e.type === 'CheckRecorded' && e.data.job_id === jobId);
+
+  it.each(transports)('delivers a probe longer than the ack wait once and records it once (%s)', async (name, connect) => {
+    if (name === 'NATS' && !nats) return; // no nats-server here: the in-process case still runs
+    const { teamId, endpointId } = await verifiedEndpoint(`Long ${name}`, { interval_seconds: 30, timeout_seconds: 30 });
+    target.mode.delayMs = PROBE_MS;
 
     const transport = await connect();
     const deliveries: number[] = [];
@@ -73,15 +84,38 @@ describe('a probe longer than the ack wait', () => {
       maxInFlight: 4,
       ackWaitMs: ACK_WAIT_MS,
     });
-    const job = manualJob(team.id, endpoint.id);
+    const job = manualJob(teamId, endpointId);
     try {
       await worker.start();
       await transport.publish(job);
       await eventually('the job to be acknowledged', async () => deliveries.length > 0 && (await transport.pending()) === 0, 30_000);
       await worker.stop();
       expect(deliveries).toEqual([1]);
-      const checks = (await allEvents(t)).filter((e) => e.type === 'CheckRecorded' && e.data.job_id === job.jobId);
-      expect(checks).toHaveLength(1);
+      expect(await recorded(job.jobId)).toHaveLength(1);
+    } finally {
+      target.mode.delayMs = 0;
+      await worker.stop();
+      await transport.close();
+      await prober.close();
+    }
+  });
+
+  it.each(transports)('probes and records a job published after a stop and a start (%s)', async (name, connect) => {
+    if (name === 'NATS' && !nats) return;
+    const { teamId, endpointId } = await verifiedEndpoint(`Restart ${name}`);
+    const transport = await connect();
+    const prober = createHttpProber({ blockPrivate: false });
+    const worker = new ProberWorker({ ...t.platform, transport }, new ProbeRecorder(t.platform), prober, { maxInFlight: 4, ackWaitMs: ACK_WAIT_MS });
+    try {
+      await worker.start();
+      const before = manualJob(teamId, endpointId);
+      await transport.publish(before);
+      await eventually('the first job to be recorded', async () => (await recorded(before.jobId)).length === 1, 30_000);
+      await worker.stop();
+      await worker.start();
+      const after = { ...manualJob(teamId, endpointId), jobId: `${endpointId}:after-restart` };
+      await transport.publish(after);
+      await eventually('the job after the restart to be recorded and acknowledged', async () => (await recorded(after.jobId)).length === 1 && (await transport.pending()) === 0, 30_000);
     } finally {
       await worker.stop();
       await transport.close();
