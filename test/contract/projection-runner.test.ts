@@ -370,6 +370,23 @@ describe('projection runner', () => {
     expect(await reader.position('totals')).toBe(after.position);
   });
 
+  it('stays live after a rebuild it ran itself: it reports running, follows the swap and answers a writer', async () => {
+    await events.append('a', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'any' });
+    const live = runner(totals(1));
+    await live.start();
+    const reader = new ViewReader(views, 0);
+    const writes = new ReadYourWrites(reader, live);
+    await writes.waitFor((await events.headPosition())!, ['totals']);
+
+    expect((await live.rebuild('totals')).generation).toBe(2);
+    expect((await live.status())[0].state).toBe('running');
+    expect(live.liveness()).toEqual({ live: true, behind: [] });
+
+    const after = await events.append('a', [{ type: 'Added', data: { n: 4 } }], { expectedRevision: 'any' });
+    expect(await writes.waitFor(after.position, ['totals'])).toBe(true);
+    expect(await totalOf('a')).toBe(5);
+  });
+
   // No coordination store: both runners apply, as two processes do when one resumes after its
   // lease expired. Each has its own connections, as another process would. With documents kept
   // in memory, a batch built on a document the other process has since replaced is refused by

@@ -85,6 +85,12 @@ export class ProjectionRunner {
   private readonly registry: ProjectionRegistry;
   private readonly byName: Map<string, Projection>;
   private readonly applied = new Map<string, { generation: number; position: Position | null }>();
+  /**
+   * The generation this process swapped in by its own rebuild, per projection, until its live
+   * loop follows it: what the loop applies to the generation before is no longer what readers
+   * see, so it answers no writer's wait (`appliedPosition`, `applies`).
+   */
+  private readonly swappedIn = new Map<string, number>();
   private readonly states = new Map<string, ProjectionStatus['state']>();
   private readonly progress = new EventEmitter();
   private readonly closers = new Set<() => Promise<void>>();
@@ -640,6 +646,10 @@ export class ProjectionRunner {
     if (!(await this.holdLease(`projection-rebuild:${name}`))) {
       throw new Error(`A rebuild of "${name}" is already running elsewhere`);
     }
+    // A live runner that rebuilds in its own process goes back to what it was doing (its live
+    // loop follows the swap by watching the pointer): left 'rebuilding', it read as behind for
+    // ever (liveness, status) and its writers' read-your-writes waits never ended.
+    const stateBefore = this.states.get(name);
     this.states.set(name, 'rebuilding');
     const previous = await this.registry.pointer(name);
     const generation = (await this.highestGeneration(name)) + 1;
@@ -663,10 +673,15 @@ export class ProjectionRunner {
       });
       for (const collection of [...unindexed]) await index(collection);
       await this.views.commit([this.registry.pointerWrite({ name, version: projection.version, generation })]);
+      this.swappedIn.set(name, generation);
       this.options.logger.info({ projection: name, generation, applied }, 'projection rebuilt and swapped in');
       if (previous) this.scheduleDrop(projection, previous.generation);
       return { generation, applied };
     } finally {
+      if (this.states.get(name) === 'rebuilding') {
+        if (stateBefore === undefined) this.states.delete(name);
+        else this.states.set(name, stateBefore);
+      }
       await this.leases?.release(`projection-rebuild:${name}`).catch(() => undefined);
     }
   }
@@ -839,12 +854,25 @@ export class ProjectionRunner {
    * lost the lease stops following within a lease check).
    */
   applies(name: string): boolean {
-    return this.following.has(name);
+    return this.following.has(name) && !this.behindOwnSwap(name);
   }
 
   /** Position this process has applied for a projection (in its current generation). */
   appliedPosition(name: string): Position | null {
+    if (this.behindOwnSwap(name)) return null;
     return this.applied.get(name)?.position ?? null;
+  }
+
+  /** Whether the live loop still applies a generation older than the one this process's rebuild swapped in. */
+  private behindOwnSwap(name: string): boolean {
+    const swapped = this.swappedIn.get(name);
+    if (swapped === undefined) return false;
+    const applied = this.applied.get(name)?.generation;
+    if (applied !== undefined && applied >= swapped) {
+      this.swappedIn.delete(name);
+      return false;
+    }
+    return true;
   }
 
   onApplied(listener: () => void): () => void {
