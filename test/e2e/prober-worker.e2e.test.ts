@@ -13,7 +13,7 @@ import { createHttpProber } from '../../src/probing/prober/http-prober.js';
 import { InProcessTransport } from '../../src/platform/transport/in-process/in-process-transport.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
 import type { ProbeTransport } from '../../src/platform/transport/probe-transport.port.js';
-import { startNatsServer, type TestNatsServer } from '../support/nats-server.js';
+import { NATS_SKIP_REASON, natsAvailable, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
 
@@ -61,6 +61,14 @@ describe('the prober worker', () => {
     }],
   ];
 
+  /** `test` once per transport; the NATS case is reported as skipped, with the reason, where there is no NATS. */
+  function eachTransport(title: string, test: (name: string, connect: () => Promise<ProbeTransport>) => Promise<void>): void {
+    for (const [name, connect] of transports) {
+      if (name === 'NATS' && !natsAvailable()) it.skip(`${title} (${name}; skipped: ${NATS_SKIP_REASON})`, () => undefined);
+      else it(`${title} (${name})`, () => test(name, connect));
+    }
+  }
+
   /** A verified endpoint of a new team, probing the target. */
   async function verifiedEndpoint(teamName: string, overrides: Parameters<typeof configuration>[1] = {}) {
     const team = await t.createTeam(teamName);
@@ -72,8 +80,7 @@ describe('the prober worker', () => {
 
   const recorded = async (jobId: string) => (await allEvents(t)).filter((e) => e.type === 'CheckRecorded' && e.data.job_id === jobId);
 
-  it.each(transports)('delivers a probe longer than the ack wait once and records it once (%s)', async (name, connect) => {
-    if (name === 'NATS' && !nats) return; // no nats-server here: the in-process case still runs
+  eachTransport('delivers a probe longer than the ack wait once and records it once', async (name, connect) => {
     const { teamId, endpointId } = await verifiedEndpoint(`Long ${name}`, { interval_seconds: 30, timeout_seconds: 30 });
     target.mode.delayMs = PROBE_MS;
 
@@ -100,8 +107,7 @@ describe('the prober worker', () => {
     }
   });
 
-  it.each(transports)('probes and records a job published after a stop and a start (%s)', async (name, connect) => {
-    if (name === 'NATS' && !nats) return;
+  eachTransport('probes and records a job published after a stop and a start', async (name, connect) => {
     const { teamId, endpointId } = await verifiedEndpoint(`Restart ${name}`);
     const transport = await connect();
     const prober = createHttpProber({ blockPrivate: false });

@@ -22,9 +22,13 @@ export const NATS_SKIP_REASON = 'no NATS_URL and no nats-server binary';
  * that cannot run is reported as skipped, never as passed.
  */
 export function describeWithNats(title: string, suite: () => void): void {
-  const available = Boolean(process.env.NATS_URL) || findNatsServerBinary() !== null;
-  if (available) describe(title, suite);
+  if (natsAvailable()) describe(title, suite);
   else describe.skip(`${title} (skipped: ${NATS_SKIP_REASON})`, suite);
+}
+
+/** Whether tests can have a NATS server here: NATS_URL, or a `nats-server` binary to start. */
+export function natsAvailable(): boolean {
+  return Boolean(process.env.NATS_URL) || findNatsServerBinary() !== null;
 }
 
 const READY_TIMEOUT_MS = 10_000;
