@@ -10,8 +10,8 @@
  *
  * A summary stands for an exact set of events: the CheckRecorded events of `checks-<endpoint>`
  * at revisions from_revision..through_revision (other event types there are never removed).
- * Stored compact (schema v2, see `compactSummary`): check ids and each hour's minutes as runs of
- * consecutive numbers; readers get the full shape back through the upcasters.
+ * Stored compact (schema v3, see `compactSummary`): check ids as runs of consecutive numbers and
+ * the hour sums as columns; readers get the full shape back through the upcasters.
  *
  * Summaries of an endpoint go to their own stream, `check-summaries-<endpoint>`, appended with
  * the expected revision, and each starts where the previous one ended, so a set is summarized
@@ -166,7 +166,7 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export const CHECKS_SUMMARIZED_STORED_VERSION = 2;
+export const CHECKS_SUMMARIZED_STORED_VERSION = 3;
 
 /** A run of consecutive integers: `[first, last]`, or the number alone when first === last. */
 export type Run = number | [first: number, last: number];
@@ -194,19 +194,102 @@ export function fromRuns(runs: Run[]): number[] {
   return numbers;
 }
 
+/** A value and how many times in a row it comes. */
+export type Repeat<T> = [value: T, count: number];
+
+/** Values in their order as repeats of equal ones (equal JSON); `fromRepeats` gives them back. */
+export function toRepeats<T>(values: T[]): Array<Repeat<T>> {
+  const repeats: Array<Repeat<T>> = [];
+  let lastKey: string | undefined;
+  for (const value of values) {
+    const key = JSON.stringify(value);
+    if (key === lastKey) repeats[repeats.length - 1][1] += 1;
+    else repeats.push([value, 1]);
+    lastKey = key;
+  }
+  return repeats;
+}
+
+export function fromRepeats<T>(repeats: Array<Repeat<T>>): T[] {
+  const values: T[] = [];
+  for (const [value, count] of repeats) for (let n = 0; n < count; n += 1) values.push(value);
+  return values;
+}
+
 type StoredHourSums = [hour: number, project_id: number, checks: number, failures: number, latency_sum: number, latency_min: number, latency_max: number, minutes: Run[], region?: string];
 
 /**
- * The stored v2 form: `check_ids` becomes `check_id_runs` (an endpoint's ids come in consecutive
+ * v3's hour sums, a column per field (the hours in the same order as v2's rows). What repeats
+ * from hour to hour (the hour itself, one after the other; the project; the check count; the
+ * minutes of a regular schedule; the region) is kept as runs or repeats, so an hour costs its
+ * failures and three latency figures: about 14 bytes where a v2 row took about 45, and the
+ * summaries are most of what a check leaves behind past the horizon (docs/benchmarks.md).
+ */
+interface StoredHourColumns {
+  /** Hour starts in hours since the epoch (epoch seconds / 3600), as runs. */
+  hour_runs: Run[];
+  project_ids: Array<Repeat<number>>;
+  checks: Array<Repeat<number>>;
+  failures: number[];
+  latency_sums: number[];
+  latency_mins: number[];
+  latency_maxes: number[];
+  /** Each hour's minutes as runs (v2's), repeated. */
+  minutes: Array<Repeat<Run[]>>;
+  /** Each hour's region, null for `local`; absent when every hour is `local`'s. */
+  regions?: Array<Repeat<string | null>>;
+}
+
+function hourColumns(hours: HourSums[]): StoredHourColumns {
+  const columns: StoredHourColumns = {
+    hour_runs: toRuns(hours.map((h) => h[0] / 3600)),
+    project_ids: toRepeats(hours.map((h) => h[1])),
+    checks: toRepeats(hours.map((h) => h[2])),
+    failures: hours.map((h) => h[3]),
+    latency_sums: hours.map((h) => h[4]),
+    latency_mins: hours.map((h) => h[5]),
+    latency_maxes: hours.map((h) => h[6]),
+    minutes: toRepeats(hours.map((h) => toRuns(h[7]))),
+  };
+  if (hours.some((h) => h[8] !== undefined)) columns.regions = toRepeats(hours.map((h) => h[8] ?? null));
+  return columns;
+}
+
+function hoursOfColumns(columns: StoredHourColumns): HourSums[] {
+  const starts = fromRuns(columns.hour_runs);
+  const projects = fromRepeats(columns.project_ids);
+  const checks = fromRepeats(columns.checks);
+  const minutes = fromRepeats(columns.minutes);
+  const regions = columns.regions ? fromRepeats(columns.regions) : null;
+  const lengths = [projects, checks, columns.failures, columns.latency_sums, columns.latency_mins, columns.latency_maxes, minutes, ...(regions ? [regions] : [])].map((c) => c.length);
+  if (lengths.some((length) => length !== starts.length)) throw new Error(`ChecksSummarized v3: hour columns of ${lengths.join('/')} values for ${starts.length} hours`);
+  return starts.map((hour, i) =>
+    withRegion([hour * 3600, projects[i], checks[i], columns.failures[i], columns.latency_sums[i], columns.latency_mins[i], columns.latency_maxes[i], fromRuns(minutes[i])], regions?.[i] ?? undefined),
+  );
+}
+
+/**
+ * The stored v3 form: `check_ids` becomes `check_id_runs` (an endpoint's ids come in consecutive
  * blocks, so a summary of days of checks keeps a handful of runs instead of ~8 bytes a check) and
- * each hour's minutes become runs (a check every 30 s: `[[0,59]]`). Still readable JSON.
+ * the hour sums become columns (`StoredHourColumns`). Still readable JSON.
  */
 export function compactSummary(data: ChecksSummarizedData): Record<string, unknown> {
+  const { check_ids, hours, ...rest } = data;
+  return { ...rest, check_id_runs: toRuns(check_ids), hours: hourColumns(hours) };
+}
+
+export function expandSummary(stored: Record<string, unknown>): ChecksSummarizedData {
+  const { check_id_runs, hours, ...rest } = stored as { check_id_runs: Run[]; hours: StoredHourColumns } & Record<string, unknown>;
+  return { ...(rest as Omit<ChecksSummarizedData, 'check_ids' | 'hours'>), check_ids: fromRuns(check_id_runs), hours: hoursOfColumns(hours) };
+}
+
+/** Stored v2: check ids as runs, an array per hour with its minutes as runs (v1's lift makes it). */
+function compactSummaryV2(data: ChecksSummarizedData): Record<string, unknown> {
   const { check_ids, hours, ...rest } = data;
   return { ...rest, check_id_runs: toRuns(check_ids), hours: hours.map((h) => [...h.slice(0, 7), toRuns(h[7]), ...h.slice(8)]) };
 }
 
-export function expandSummary(stored: Record<string, unknown>): ChecksSummarizedData {
+function expandSummaryV2(stored: Record<string, unknown>): ChecksSummarizedData {
   const { check_id_runs, hours, ...rest } = stored as { check_id_runs: Run[]; hours: StoredHourSums[] } & Record<string, unknown>;
   return {
     ...(rest as Omit<ChecksSummarizedData, 'check_ids' | 'hours'>),
@@ -220,9 +303,14 @@ interface SummaryUpcasterRegistry {
   registerStoredShape(type: string, shape: { version: number; compact(data: unknown): unknown; expand(data: unknown): unknown }): unknown;
 }
 
-/** Registers the lift of stored v1 summaries (every id and minute listed) and the compact v2 stored shape. */
+/**
+ * Registers the lifts of stored v1 summaries (every id and minute listed) and v2 ones (an array
+ * per hour) to the stored v3 shape, and that shape. Stored events are never rewritten: the hash
+ * chain covers each as it was stored.
+ */
 export function registerSummaryUpcasters(registry: SummaryUpcasterRegistry): void {
-  registry.register(CHECKS_SUMMARIZED, 1, (data) => compactSummary(data as ChecksSummarizedData));
+  registry.register(CHECKS_SUMMARIZED, 1, (data) => compactSummaryV2(data as ChecksSummarizedData));
+  registry.register(CHECKS_SUMMARIZED, 2, (data) => compactSummary(expandSummaryV2(data as Record<string, unknown>)));
   registry.registerStoredShape(CHECKS_SUMMARIZED, {
     version: CHECKS_SUMMARIZED_STORED_VERSION,
     compact: (data) => compactSummary(data as ChecksSummarizedData),
