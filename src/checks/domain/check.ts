@@ -293,6 +293,7 @@ interface CheckUpcasterRegistry {
       compact(data: unknown, metadata: { occurred_at?: string } | undefined, streamId?: string): unknown;
       expand(data: unknown, event: { streamId: string; metadata: { occurred_at: string } }): unknown;
       packed?: boolean;
+      streamConstants?: readonly string[];
     },
   ): unknown;
 }
@@ -311,5 +312,9 @@ export function registerCheckUpcasters(registry: CheckUpcasterRegistry): void {
     expand: (data, event) => expandCheck(data as Record<string, unknown>, event.metadata.occurred_at, event.streamId),
     // Checks are most of the log: the SQLite log keeps their key lists once (NewEvent.packed).
     packed: true,
+    // An endpoint's checks repeat its team, project and configuration version: the SQLite log
+    // keeps them once per check stream (NewEvent.streamConstants). A check that differs in one
+    // (a move, a configuration change) still leaves out those before it in its key order.
+    streamConstants: ['team_id', 'project_id', 'configuration_version'],
   });
 }

@@ -133,6 +133,7 @@ class ChainedEventStore extends DelegatingEventStore {
         data: event.data,
         metadata: stampedMetadata(event.metadata, occurredAt, storedHash(hash, linked || isAnchorRevision(revision)), linked ? head.hash : undefined),
         packed: event.packed,
+        streamConstants: event.streamConstants,
         chainHashed: true,
       };
     });

@@ -55,6 +55,12 @@ export interface NewEvent<T = unknown> {
    */
   packed?: boolean;
   /**
+   * Keys of a packed record whose values seldom change within its stream (a check's team,
+   * project and configuration version): an adapter may keep their values once per stream and
+   * leave them out of each event that repeats them. Reads return the same data.
+   */
+  streamConstants?: readonly string[];
+  /**
    * `metadata.hash` was computed by the chained store (src/platform/event-store/chain.ts): 64
    * lowercase hex digits, or the first 16 of them, so an adapter may store it as its 32 or 8
    * bytes without checking its form.

@@ -28,6 +28,8 @@ export interface StoredShape {
   expand(data: unknown, event: RecordedEvent): unknown;
   /** Appended often enough that adapters should store it packed (`NewEvent.packed`). */
   packed?: boolean;
+  /** Keys whose values seldom change within a stream (`NewEvent.streamConstants`); with `packed`. */
+  streamConstants?: readonly string[];
 }
 
 export class UpcasterRegistry {
@@ -48,6 +50,7 @@ export class UpcasterRegistry {
     if (!shape || shape.version !== version) return { ...event, schemaVersion: version };
     const stored: NewEvent = { ...event, data: shape.compact(event.data, event.metadata, streamId), schemaVersion: version };
     if (shape.packed) stored.packed = true;
+    if (shape.streamConstants) stored.streamConstants = shape.streamConstants;
     return stored;
   }
 

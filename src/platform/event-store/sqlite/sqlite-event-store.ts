@@ -121,9 +121,22 @@ export const SQLITE_EVENTS_SCHEMA = `
  * probed check). Files created before keep their `schema_version` column and a `type` that
  * names the type alone (`SqliteEventStore.kinds` is false for them). A version that predates
  * this fails on such a file (no `schema_version` column) instead of misreading it.
+ *
+ * Stream constants (issue 31, session 18): an append may name keys of its packed records whose
+ * values seldom change within the stream (`NewEvent.streamConstants`: a check's team, project
+ * and configuration version). The stream's first such record fixes their values once, as a JSON
+ * object in `event_streams.constants`, never changed afterwards; a coded record then leaves out
+ * the first m of those keys (in its shape's key order) whose values equal the stream's, and
+ * reads take them back from the stream: a record of k keys holding k - m values has its first m
+ * constant keys left out. A record that differs in one (its endpoint moved, its configuration
+ * changed) still leaves out those before it, and a record of a shape without them is whole.
+ * About a byte a key a probed check (3 in the bench, more for ids of two or three characters).
+ * Files created before get the column when opened (NULL: no constants yet). A version that
+ * predates this refuses a shortened record (its values do not match its shape's keys) instead of
+ * misreading it.
  */
 const SQLITE_COMPACT_SCHEMA = `
-  CREATE TABLE IF NOT EXISTS event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS event_streams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, constants TEXT);
   CREATE TABLE IF NOT EXISTS event_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL, schema_version INTEGER NOT NULL, UNIQUE (name, schema_version));
   CREATE TABLE IF NOT EXISTS event_commits (id INTEGER PRIMARY KEY, recorded_at INTEGER NOT NULL, metadata TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS event_shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE);
@@ -162,8 +175,9 @@ function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix
   const hasHash = () => (db.prepare(`SELECT 1 FROM pragma_table_info('event_log') WHERE name = 'hash'`).get() !== undefined);
   const hasFloor = () => db.prepare(`SELECT 1 FROM pragma_table_info('event_log_file') WHERE name = 'position_floor'`).get() !== undefined;
   const idPrefix = () => db.prepare('SELECT event_id_prefix FROM event_log_file WHERE id = 1').pluck().get() as Buffer | undefined;
-  // Only a file without the compact tables (or without the hash column, shapes, texts or prefix) takes the write lock (readers of a current file never wait).
-  if (exists('event_log') && hasHash() && exists('event_shapes') && exists('event_texts') && exists('event_log_file') && (!keepsFloor() || hasFloor())) {
+  const hasConstants = () => db.prepare(`SELECT 1 FROM pragma_table_info('event_streams') WHERE name = 'constants'`).get() !== undefined;
+  // Only a file without the compact tables (or without the hash column, shapes, texts, prefix or stream constants) takes the write lock (readers of a current file never wait).
+  if (exists('event_log') && hasHash() && exists('event_shapes') && exists('event_texts') && exists('event_log_file') && (!keepsFloor() || hasFloor()) && hasConstants()) {
     const prefix = idPrefix();
     if (prefix !== undefined) return { legacy: exists('events'), idPrefix: prefix, keepsFloor: keepsFloor(), kinds: kinds() };
   }
@@ -176,6 +190,7 @@ function ensureCompactSchema(db: Database.Database): { legacy: boolean; idPrefix
         db.exec('CREATE TABLE IF NOT EXISTS event_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)');
         db.exec('CREATE TABLE IF NOT EXISTS event_log_file (id INTEGER PRIMARY KEY CHECK (id = 1), event_id_prefix BLOB NOT NULL)');
         if (keepsFloor() && !hasFloor()) db.exec('ALTER TABLE event_log_file ADD COLUMN position_floor INTEGER');
+        if (!hasConstants()) db.exec('ALTER TABLE event_streams ADD COLUMN constants TEXT');
       } else {
         db.exec(SQLITE_COMPACT_SCHEMA);
         if (!hasFloor()) db.exec('ALTER TABLE event_log_file ADD COLUMN position_floor INTEGER');
@@ -238,6 +253,8 @@ interface CompactRow {
   hash: string | null;
   recorded_at: number;
   commit_metadata: string;
+  /** The stream's id in `event_streams` (its constants: see the layout). */
+  stream: number;
 }
 
 /**
@@ -252,20 +269,20 @@ const schemaVersionOf = (kinds: boolean) => (kinds ? 't.schema_version' : 'e.sch
 
 const compactSelect = (kinds: boolean) => `
   SELECT e.position, s.name AS stream_id, e.revision, t.name AS type, ${schemaVersionOf(kinds)} AS schema_version, e.event_id,
-         e.occurred_at, e.metadata, e.data, ${READ_HASH} AS hash, c.recorded_at, c.metadata AS commit_metadata
+         e.occurred_at, e.metadata, e.data, ${READ_HASH} AS hash, c.recorded_at, c.metadata AS commit_metadata, e.stream
   FROM event_log e
   JOIN event_streams s ON s.id = e.stream
   JOIN event_types t ON t.id = e.type
   JOIN event_commits c ON c.id = (SELECT id FROM event_commits WHERE id <= e.position ORDER BY id DESC LIMIT 1)`;
 
-/** `readCompactPage`'s event rows: `compactSelect`'s columns up to `hash`, as arrays. */
+/** `readCompactPage`'s event rows: `compactSelect`'s columns up to `hash`, and the stream's id, as arrays. */
 const pageSelect = (kinds: boolean) => `
-  SELECT e.position, s.name, e.revision, t.name, ${schemaVersionOf(kinds)}, e.event_id, e.occurred_at, e.metadata, e.data, ${READ_HASH}
+  SELECT e.position, s.name, e.revision, t.name, ${schemaVersionOf(kinds)}, e.event_id, e.occurred_at, e.metadata, e.data, ${READ_HASH}, e.stream
   FROM event_log e
   JOIN event_streams s ON s.id = e.stream
   JOIN event_types t ON t.id = e.type
   WHERE e.position > ? ORDER BY e.position LIMIT ?`;
-type PageRow = [position: number, streamId: string, revision: number, type: string, schemaVersion: number, eventId: Buffer | string | number, occurredAt: number | string | null, metadata: string | null, data: string, hash: string | null];
+type PageRow = [position: number, streamId: string, revision: number, type: string, schemaVersion: number, eventId: Buffer | string | number, occurredAt: number | string | null, metadata: string | null, data: string, hash: string | null, stream: number];
 
 /** The commits of the events from the first position to the last: the one at or below the first, and every later one up to the last. */
 const PAGE_COMMITS = `
@@ -316,6 +333,8 @@ const SHAPED_CODED_LAST = 0x17;
 interface StoredForms {
   keysOfShape(id: number): string[];
   textOf(id: number): string;
+  /** The constants of the stream of id `stream` (see the layout); null when it has none. */
+  constantsOf(stream: number): Readonly<Record<string, unknown>> | null;
   /** The first four groups of a derived event id (`xxxxxxxx-xxxx-xxxx-xxxx-`), from the file's prefix. */
   readonly idHead: string;
 }
@@ -326,6 +345,15 @@ interface AppendedEvents {
   events: RecordedEvent[] | null;
   /** Names interned by this append, remembered once it committed. */
   interned: Array<[kind: InternKind, name: string, id: number]>;
+  /** The stream's constants this append used (fixed by it, or read in its transaction), remembered once it committed. */
+  constants: StreamConstants | null;
+}
+
+/** A stream's constants (see the layout): as stored, and read. */
+interface StreamConstants {
+  stream: number;
+  text: string;
+  values: Readonly<Record<string, unknown>>;
 }
 
 /** An event's stored columns, computed before the append writes anything. */
@@ -370,6 +398,8 @@ interface PreparedAppend {
   lastCommit: StoredCommit | undefined;
   recordedAt: string;
   interned: AppendedEvents['interned'];
+  /** The stream's constants the append's records use (null: none); `fixes`: this append stores them. */
+  constants: { text: string; values: Readonly<Record<string, unknown>>; fixes: boolean } | null;
 }
 
 /**
@@ -449,6 +479,18 @@ export class SqliteEventStore implements EventStore {
     }
     return text;
   };
+  /** Streams' constants (see the layout) by stream id, remembered once committed: they never change. */
+  private readonly constantsByStream = new Map<number, StreamConstants>();
+  /** A stream's committed constants (outside an append's transaction; see `constantsFor` inside one). */
+  private readonly constantsOf = (stream: number): Readonly<Record<string, unknown>> | null => {
+    const known = this.constantsByStream.get(stream);
+    if (known !== undefined) return known.values;
+    const text = this.statement('SELECT constants FROM event_streams WHERE id = ?').pluck().get(stream) as string | null | undefined;
+    if (typeof text !== 'string') return null;
+    const constants: StreamConstants = { stream, text, values: JSON.parse(text) as Record<string, unknown> };
+    this.rememberConstants(constants);
+    return constants.values;
+  };
   private readonly forms: StoredForms;
   /**
    * For each stream, a revision no event after which reads back, as this connection last saw it
@@ -497,7 +539,7 @@ export class SqliteEventStore implements EventStore {
         pageSelect: pageSelect(kinds),
       };
       const hex = idPrefix.toString('hex');
-      this.forms = { keysOfShape: this.keysOfShape, textOf: this.textOf, idHead: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-` };
+      this.forms = { keysOfShape: this.keysOfShape, textOf: this.textOf, constantsOf: this.constantsOf, idHead: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-` };
       this.legacyHead = legacy ? ((this.db.prepare('SELECT max(position) AS head FROM events').get() as { head: number | null }).head ?? null) : null;
     } catch (error) {
       void this.walKeeper?.close();
@@ -639,12 +681,18 @@ export class SqliteEventStore implements EventStore {
       if (kind === 'type' && this.kinds) this.rememberKind(name, id);
       else this.remember(this.internCache(kind), name, id);
     }
+    if (appended.constants !== null) this.rememberConstants(appended.constants);
     // Our own commits leave data_version as it is: the heads we know stay valid, this one moves.
     if (this.knownHeads.has(streamId)) this.knownHeads.set(streamId, appended.result.nextExpectedRevision);
     if (appended.events) this.rememberAppended(appended.events);
     else this.recent.clear();
     this.signal.emit('append', appended.result.position, this);
     return appended.result;
+  }
+
+  private rememberConstants(constants: StreamConstants): void {
+    if (this.constantsByStream.size >= MAX_INTERNED) this.constantsByStream.clear();
+    this.constantsByStream.set(constants.stream, constants);
   }
 
   /**
@@ -860,19 +908,44 @@ export class SqliteEventStore implements EventStore {
     // The events of one append usually share occurred_at: converted once.
     let lastOccurredAt: string | null = null;
     let lastStoredOccurredAt: bigint | string | null = null;
+    // The stream's constants, looked up for the first event that names keys for them.
+    let constants: PreparedAppend['constants'] | undefined;
     for (let i = 0; i < events.length; i++) {
       const event = events[i];
       const split = stored[i];
       if (split.occurredAt !== lastOccurredAt) lastStoredOccurredAt = storedOccurredAt((lastOccurredAt = split.occurredAt), recordedAt, nowMs);
+      let data: string | null = null;
+      if (event.packed) {
+        const named = event.streamConstants !== undefined && event.streamConstants.length > 0;
+        if (named && constants === undefined) constants = this.constantsFor(stream, event.data, event.streamConstants!);
+        data = this.packData(event.data, interned, named ? (constants?.values ?? null) : null);
+      }
       rows[i] = {
         type: this.typeId(event.type, event.schemaVersion ?? 1, interned),
         schemaVersion: event.schemaVersion ?? 1,
         occurredAt: lastStoredOccurredAt,
         metadata: split.shared !== commitMetadata ? this.storedMetadata(split, interned) : ownMetadata,
-        data: (event.packed && this.packData(event.data, interned)) || JSON.stringify(event.data ?? null),
+        data: data || JSON.stringify(event.data ?? null),
       };
     }
-    return { streamId, stream, current, events, stored, rows, storedEventId, sharesCommit, storedCommitMetadata, nowMs, recordedAt, lastCommit, interned };
+    return { streamId, stream, current, events, stored, rows, storedEventId, sharesCommit, storedCommitMetadata, nowMs, recordedAt, lastCommit, interned, constants: constants ?? null };
+  }
+
+  /**
+   * The constants an append's records of `stream` leave out (see the layout): the stream's, or,
+   * when it has none yet, the values `data` holds under `keys`, which the append then stores
+   * (null: it holds none that JSON gives back exactly).
+   */
+  private constantsFor(stream: number | null, data: unknown, keys: readonly string[]): PreparedAppend['constants'] {
+    if (stream !== null) {
+      const known = this.constantsByStream.get(stream);
+      if (known !== undefined) return { text: known.text, values: known.values, fixes: false };
+      // Read in the append's transaction: remembered only once it commits (AppendedEvents.constants).
+      const text = this.statement('SELECT constants FROM event_streams WHERE id = ?').pluck().get(stream) as string | null | undefined;
+      if (typeof text === 'string') return { text, values: JSON.parse(text) as Record<string, unknown>, fixes: false };
+    }
+    const values = constantValues(data, keys);
+    return values === null ? null : { text: JSON.stringify(values), values, fixes: true };
   }
 
   /**
@@ -883,13 +956,18 @@ export class SqliteEventStore implements EventStore {
   private writeAppend(prepared: PreparedAppend): AppendedEvents {
     const { streamId, events, stored, rows, storedEventId, recordedAt, interned } = prepared;
     let stream = prepared.stream;
+    const constants = prepared.constants;
     if (stream === null) {
-      stream = Number(this.statement('INSERT INTO event_streams (name) VALUES (?)').run(streamId).lastInsertRowid);
+      stream = Number(this.statement('INSERT INTO event_streams (name, constants) VALUES (?, ?)').run(streamId, constants?.fixes ? constants.text : null).lastInsertRowid);
       interned.push(['stream', streamId, stream]);
+    } else if (constants?.fixes && this.statement('UPDATE event_streams SET constants = ? WHERE id = ? AND constants IS NULL').run(constants.text, stream).changes !== 1) {
+      // Read as NULL in this same transaction: no other connection can have set them since.
+      throw new Error(`The constants of stream ${streamId} changed during its append`);
     }
     const insert = this.statement(this.sql.insert);
     const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
-    // A shape interned by this append is not cached for reads before it commits.
+    // A shape interned by this append, or the constants it fixed, are not cached for reads before it commits.
+    const appendedStream = stream;
     const formsInAppend: StoredForms | null =
       recorded === null
         ? null
@@ -899,6 +977,7 @@ export class SqliteEventStore implements EventStore {
               const mine = interned.find(([kind, , shape]) => kind === 'shape' && shape === id);
               return mine ? (JSON.parse(mine[1]) as string[]) : this.keysOfShape(id);
             },
+            constantsOf: (id: number) => (id === appendedStream ? (constants?.values ?? null) : this.constantsOf(id)),
           };
     let revision = prepared.current;
     let first = 0;
@@ -921,7 +1000,7 @@ export class SqliteEventStore implements EventStore {
         streamId,
         type: events[i].type,
         schemaVersion: row.schemaVersion,
-        data: parseStored(row.data, formsInAppend!),
+        data: parseStored(row.data, formsInAppend!, stream),
         // As a read gives it, from the fields the stored metadata was written from.
         metadata: withHash(joinMetadata(stored[i].fields, stored[i].occurredAt), stored[i].hash),
         revision,
@@ -934,7 +1013,12 @@ export class SqliteEventStore implements EventStore {
       this.group.lastCommit = prepared.sharesCommit ? prepared.lastCommit! : { recorded_at: prepared.nowMs, metadata: prepared.storedCommitMetadata };
       this.group.floorClear = true;
     }
-    return { result: { nextExpectedRevision: revision, position: last }, events: recorded, interned };
+    return {
+      result: { nextExpectedRevision: revision, position: last },
+      events: recorded,
+      interned,
+      constants: constants === null ? null : { stream, text: constants.text, values: constants.values },
+    };
   }
 
   /** Inserts an event at the position after the floor (or after the newest event, if later) and clears the floor. */
@@ -1015,11 +1099,12 @@ export class SqliteEventStore implements EventStore {
    * string without a lone surrogate or U+0000), else the packed text, else null (not a plain
    * object).
    */
-  private packData(value: unknown, interned: AppendedEvents['interned']): string | null {
-    const values = this.recordOf(value, interned);
+  private packData(value: unknown, interned: AppendedEvents['interned'], constants: Readonly<Record<string, unknown>> | null): string | null {
+    const values = this.recordOf(value, interned, constants);
     if (values === null) return null;
     const coded = encodeRecord(values);
-    if (coded === null) return PACKED + JSON.stringify(values);
+    // Packed text keeps every value (only coded records leave the stream's constants out).
+    if (coded === null) return PACKED + JSON.stringify(constants === null ? values : this.recordOf(value, interned, null));
     const shape = values[0] as number;
     // A shape of 1-20 is coded as one character (record-codec.ts: 0-79 are), which the mark replaces.
     return shape <= SHAPED_CODED_LAST - SHAPED_CODED_BASE ? String.fromCharCode(SHAPED_CODED_BASE + shape) + coded.slice(1) : CODED + coded;
@@ -1030,7 +1115,7 @@ export class SqliteEventStore implements EventStore {
    * Built straight from the value: its keys are those JSON.stringify keeps (not undefined,
    * functions or symbols), so the rebuilt object's JSON is the object's JSON.
    */
-  private recordOf(value: unknown, interned: AppendedEvents['interned']): unknown[] | null {
+  private recordOf(value: unknown, interned: AppendedEvents['interned'], constants: Readonly<Record<string, unknown>> | null = null): unknown[] | null {
     if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return null;
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record).filter((key) => {
@@ -1039,8 +1124,10 @@ export class SqliteEventStore implements EventStore {
     });
     // `__proto__` would not come back as an own key when the object is rebuilt.
     if (keys.length === 0 || keys.includes('__proto__')) return null;
+    const shape = this.intern('shape', JSON.stringify(keys), interned);
+    if (constants !== null) return valuesBesideConstants(shape, record, keys, constants);
     const values: unknown[] = new Array(keys.length + 1);
-    values[0] = this.intern('shape', JSON.stringify(keys), interned);
+    values[0] = shape;
     for (let i = 0; i < keys.length; i++) values[i + 1] = record[keys[i]];
     return values;
   }
@@ -1079,7 +1166,7 @@ export class SqliteEventStore implements EventStore {
     if (rows.length === 0) return [];
     const commits = this.rawStatement(PAGE_COMMITS).all(rows[0][0], rows[rows.length - 1][0]) as CommitRow[];
     const toEvent = compactEvents(this.forms);
-    return withCommits(rows, commits, (row, commit) => toEvent(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] ?? commit[2], row[8], row[9], commit[1]));
+    return withCommits(rows, commits, (row, commit) => toEvent(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] ?? commit[2], row[8], row[9], commit[1], row[10]));
   }
 
   /** A cached statement returning each row as an array of its columns. */
@@ -1294,7 +1381,7 @@ function fromLegacyRow(row: LegacyRow): RecordedEvent {
 function fromCompactRows(rows: CompactRow[], forms: StoredForms): RecordedEvent[] {
   const toEvent = compactEvents(forms);
   return rows.map((row) =>
-    toEvent(row.position, row.stream_id, row.revision, row.type, row.schema_version, row.event_id, row.occurred_at, row.metadata ?? row.commit_metadata, row.data, row.hash, row.recorded_at),
+    toEvent(row.position, row.stream_id, row.revision, row.type, row.schema_version, row.event_id, row.occurred_at, row.metadata ?? row.commit_metadata, row.data, row.hash, row.recorded_at, row.stream),
   );
 }
 
@@ -1336,6 +1423,7 @@ function compactEvents(forms: StoredForms) {
     data: string,
     hash: string | null,
     recordedAtMs: number,
+    stream: number,
   ): RecordedEvent => {
     if (metadataStored !== metadataText) {
       metadataText = metadataStored;
@@ -1352,7 +1440,7 @@ function compactEvents(forms: StoredForms) {
       streamId,
       type,
       schemaVersion,
-      data: parseStored(data, forms),
+      data: parseStored(data, forms, stream),
       metadata: withHash(joinMetadata(metadata, readOccurredAt(occurredAt, recordedMs, recordedAt)), hash),
       revision,
       position,
@@ -1363,34 +1451,91 @@ function compactEvents(forms: StoredForms) {
 
 /**
  * A stored `data` or `metadata` column: packed and coded records rebuilt with their keys in
- * order, interned texts looked up, anything else parsed. JSON.stringify never writes a control
+ * order (a coded record's left-out keys from the constants of its stream, `stream`: see the layout),
+ * interned texts looked up, anything else parsed. JSON.stringify never writes a control
  * character first: one this version does not know is a later version's form, refused.
  */
-function parseStored(stored: string, forms: StoredForms): unknown {
+function parseStored(stored: string, forms: StoredForms, stream: number | null = null): unknown {
   if (typeof stored !== 'string') throw new Error('The event log holds a value in a stored form this version does not know (a blob)');
   const mark = stored.charCodeAt(0);
   if (mark > 3) {
     if (mark >= 0x20) return JSON.parse(stored);
-    if (mark <= SHAPED_CODED_LAST) return recordOfShape(mark - SHAPED_CODED_BASE, decodeRecord(stored, 1), 0, forms);
+    if (mark <= SHAPED_CODED_LAST) return recordOfShape(mark - SHAPED_CODED_BASE, decodeRecord(stored, 1), 0, forms, stream);
     throw new Error(`The event log holds a value in a stored form this version does not know (it starts with U+${mark.toString(16).padStart(4, '0')})`);
   }
-  if (mark === 3) return recordOfShape(null, decodeRecord(stored, 1), 1, forms);
+  if (mark === 3) return recordOfShape(null, decodeRecord(stored, 1), 1, forms, stream);
   if (mark === 2) return JSON.parse(forms.textOf(Number(stored.slice(1))));
-  if (mark === 1) return recordOfShape(null, JSON.parse(stored.slice(1)) as unknown[], 1, forms);
+  if (mark === 1) return recordOfShape(null, JSON.parse(stored.slice(1)) as unknown[], 1, forms, null);
   throw new Error(`The event log holds a value in a stored form this version does not know (${stored.length === 0 ? 'an empty text' : 'it starts with U+0000'})`);
 }
 
 /**
  * The object of a packed record: `values` from `first` on under the keys of `shape`, or, when
- * `shape` is null, of `values[0]` (`[shape, value, ...]`).
+ * `shape` is null, of `values[0]` (`[shape, value, ...]`). A record short of m values left out
+ * the first m of the constant keys of its stream (`stream`; see the layout).
  */
-function recordOfShape(shape: number | null, values: unknown[], first: number, forms: StoredForms): Record<string, unknown> {
+function recordOfShape(shape: number | null, values: unknown[], first: number, forms: StoredForms, stream: number | null): Record<string, unknown> {
   const id = shape ?? (values[0] as number);
   const keys = forms.keysOfShape(id);
-  if (values.length - first !== keys.length) throw new Error(`The event log holds a record of ${values.length - first} values for shape ${String(id)}, which has ${keys.length} keys`);
   const record: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) record[keys[i]] = values[i + first];
+  let leftOut = keys.length - (values.length - first);
+  if (leftOut === 0) {
+    for (let i = 0; i < keys.length; i++) record[keys[i]] = values[i + first];
+    return record;
+  }
+  const constants = leftOut > 0 && stream !== null ? forms.constantsOf(stream) : null;
+  let at = first;
+  if (constants !== null) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (leftOut > 0 && Object.hasOwn(constants, key)) {
+        record[key] = constants[key];
+        leftOut--;
+      } else record[key] = values[at++];
+    }
+  }
+  if (constants === null || leftOut !== 0 || at !== values.length) throw new Error(`The event log holds a record of ${values.length - first} values for shape ${String(id)}, which has ${keys.length} keys`);
   return record;
+}
+
+/**
+ * `[shape, value, ...]` of a record whose stream has `constants` (see the layout): the values of
+ * its keys in order, without those of the first constant keys whose values equal the stream's.
+ */
+function valuesBesideConstants(shape: number, record: Record<string, unknown>, keys: string[], constants: Readonly<Record<string, unknown>>): unknown[] {
+  const values: unknown[] = [shape];
+  let leaving = true;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const value = record[key];
+    if (leaving && Object.hasOwn(constants, key)) {
+      if (constants[key] === value) continue;
+      leaving = false;
+    }
+    values.push(value);
+  }
+  return values;
+}
+
+/**
+ * A stream's constants from its first record that names them: the values `record` holds under
+ * `keys` that JSON gives back as they are (null, booleans, finite numbers, strings); null when
+ * it holds none.
+ */
+function constantValues(record: unknown, keys: readonly string[]): Record<string, unknown> | null {
+  if (record === null || typeof record !== 'object') return null;
+  const fields = record as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  let any = false;
+  for (const key of keys) {
+    if (key === '__proto__' || !Object.hasOwn(fields, key)) continue;
+    const value = fields[key];
+    if (value === null || typeof value === 'boolean' || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) {
+      values[key] = value;
+      any = true;
+    }
+  }
+  return any ? values : null;
 }
 
 function isSqliteCode(error: unknown, code: string): boolean {
