@@ -1,4 +1,5 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
+import { trimOldest } from '../lru.js';
 
 export interface CachedStream<S> {
   state: S;
@@ -14,7 +15,7 @@ const EXTEND_PAGE = 32;
 /**
  * Per-process fold of streams: the first read loads the whole stream (or starts from what `seed`
  * gives, e.g. a fold of the stream's tail), later reads only the events after the cached
- * revision. Bounded by `maxEntries` (least recently used dropped).
+ * revision. Bounded by `maxEntries` (the least recently used dropped, a few at a time: lru.ts).
  */
 export class StreamCache<S> {
   private readonly entries = new Map<string, CachedStream<S>>();
@@ -86,10 +87,7 @@ export class StreamCache<S> {
     if (kept.length > KEPT_PER_STREAM) kept.shift();
     this.kept.delete(streamId);
     this.kept.set(streamId, kept);
-    if (this.kept.size > this.maxEntries) {
-      const oldest = this.kept.keys().next().value;
-      if (oldest !== undefined) this.kept.delete(oldest);
-    }
+    trimOldest(this.kept, this.maxEntries);
     return { state, revision: through };
   }
 
@@ -104,10 +102,7 @@ export class StreamCache<S> {
     if (current && current.revision > entry.revision) return;
     this.entries.delete(streamId);
     this.entries.set(streamId, entry);
-    if (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
+    trimOldest(this.entries, this.maxEntries);
   }
 
   forget(streamId: string): void {
