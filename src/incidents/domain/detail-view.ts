@@ -59,16 +59,22 @@ export function toIncidentSummary(state: IncidentState): IncidentSummary {
   };
 }
 
-export function toIncidentDetail(state: IncidentState): IncidentDetail {
+/**
+ * `checksTotal`: every linked check, when `state` holds only the newest (the view's assembled
+ * detail). The summary is extended in place: spreading it into a literal with the detail's fields took
+ * 7 us, and left an object in V8's dictionary mode whose JSON took 10 us more (against 2 us
+ * for both here), in every command's answer.
+ */
+export function toIncidentDetail(state: IncidentState, checksTotal?: number): IncidentDetail {
   if (state === null) throw new IncidentNotFoundError(null);
-  return {
-    ...toIncidentSummary(state),
+  const detail: Omit<IncidentDetail, keyof IncidentSummary> = {
     comments: oldestFirst(state.comments.toArray(), (c) => c.created_at).map(toComment),
     checkpoints: oldestFirst(state.checkpoints.toArray(), (c) => c.created_at).map(toCheckpoint),
     checks: newestChecks(state.checks, DETAIL_CHECKS).map(toCheck),
-    checks_total: state.checks.size,
+    checks_total: checksTotal ?? state.checks.size,
     merged_incidents: oldestFirst(state.merged_incidents, (m) => m.merged_at).map(({ id, title, merged_at }) => ({ id, title, merged_at })),
   };
+  return Object.assign(toIncidentSummary(state), detail);
 }
 
 export function toComment({ id, body, pinned, created_at, updated_at }: Comment): Comment {

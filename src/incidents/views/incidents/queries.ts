@@ -65,7 +65,7 @@ export class IncidentQueries {
       checkpoints: IdList.of(checkpoints.map((d) => d.checkpoint)),
       checks: IdList.of(newestChecks.map((d) => d.check)),
     };
-    return { ...toIncidentDetail(state), checks_total: doc.checks_total };
+    return toIncidentDetail(state, doc.checks_total);
   }
 
   /** Every check linked to the incident, newest first, a page at a time. */
