@@ -119,6 +119,14 @@ describe('ChecksSummarized stored shapes', () => {
     expect(read.data).toEqual(written);
   });
 
+  it('gives back a summary with no applicable check (no hours) as it was written', async () => {
+    const store = withUpcasting(raw, upcasters());
+    const written = summary({ hours: [], latest_applicable: null, any_success: false });
+    await store.append('check-summaries-3', [{ type: CHECKS_SUMMARIZED, data: written }], { expectedRevision: 'any' });
+    const [read] = await store.readStream('check-summaries-3');
+    expect(read.data).toEqual(written);
+  });
+
   it('keeps a summary of a long run of checks a few bytes long', async () => {
     const store = withUpcasting(raw, upcasters());
     const ids = Array.from({ length: 10_000 }, (_, i) => 5_000 + i);
