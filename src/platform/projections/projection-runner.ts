@@ -87,7 +87,7 @@ export class ProjectionRunner {
   private readonly applied = new Map<string, { generation: number; position: Position | null }>();
   /**
    * The generation this process swapped in by its own rebuild, per projection, until its live
-   * loop follows it: what the loop applies to the generation before is no longer what readers
+   * loop follows it (`markApplied` removes the entry): what the loop applies to the generation before is no longer what readers
    * see, so it answers no writer's wait (`appliedPosition`, `applies`).
    */
   private readonly swappedIn = new Map<string, number>();
@@ -623,6 +623,8 @@ export class ProjectionRunner {
    */
   private markApplied(name: string, generation: number, position: Position | null): void {
     this.applied.set(name, { generation, position });
+    const swapped = this.swappedIn.get(name);
+    if (swapped !== undefined && generation >= swapped) this.swappedIn.delete(name);
     // A writer waiting for this position hears it once the current task's promises have run,
     // not at the next turn of the loop (read-your-writes: the turn held its answer back).
     if (position !== null && this.awaited(name, position)) {
@@ -673,7 +675,8 @@ export class ProjectionRunner {
       });
       for (const collection of [...unindexed]) await index(collection);
       await this.views.commit([this.registry.pointerWrite({ name, version: projection.version, generation })]);
-      this.swappedIn.set(name, generation);
+      // A live loop already on the new generation (it followed the pointer meanwhile) is not behind it.
+      if ((this.applied.get(name)?.generation ?? 0) < generation) this.swappedIn.set(name, generation);
       this.options.logger.info({ projection: name, generation, applied }, 'projection rebuilt and swapped in');
       if (previous) this.scheduleDrop(projection, previous.generation);
       return { generation, applied };
@@ -863,16 +866,12 @@ export class ProjectionRunner {
     return this.applied.get(name)?.position ?? null;
   }
 
-  /** Whether the live loop still applies a generation older than the one this process's rebuild swapped in. */
+  /**
+   * Whether the live loop still applies a generation older than the one this process's rebuild
+   * swapped in (the entry goes once it applies that generation: `markApplied`).
+   */
   private behindOwnSwap(name: string): boolean {
-    const swapped = this.swappedIn.get(name);
-    if (swapped === undefined) return false;
-    const applied = this.applied.get(name)?.generation;
-    if (applied !== undefined && applied >= swapped) {
-      this.swappedIn.delete(name);
-      return false;
-    }
-    return true;
+    return this.swappedIn.has(name);
   }
 
   onApplied(listener: () => void): () => void {
