@@ -57,7 +57,9 @@ export async function runIncidentCommand(platform: Platform, incidentId: number,
     context,
     (state) => {
       const events = decide(state, command, { now: new Date().toISOString() });
-      return { events: events as NewEvent[], result: replay(events, state) };
+      // The state after the command is both its result and what the fold keeps (one fold, not two).
+      const after = replay(events, state);
+      return { events: events as NewEvent[], result: after, after };
     },
     // A retry of a keyed request answers the incident as the first attempt left it. Commands
     // given their ids by one reservation append in the same turn: grouped, they share a commit

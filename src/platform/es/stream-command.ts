@@ -109,6 +109,18 @@ export interface StreamCommandOptions<S, R = unknown> {
   groupCommit?: boolean;
 }
 
+/** What a command's `decide` answers: the events to append and the command's result. */
+export interface Decision<S, R> {
+  events: NewEvent[];
+  result: R;
+  /**
+   * The state after `events`, when deciding folded them already (the result is that state):
+   * `foldOwnAppends` keeps it instead of folding the events a second time. The aggregate's
+   * evolve must read nothing of an event but its type and data, as `foldOwnAppends` requires.
+   */
+  after?: S;
+}
+
 const DEFAULT_ATTEMPTS = 4;
 
 /**
@@ -131,7 +143,7 @@ export async function runStreamCommand<S, R = void>(
   streamId: string,
   aggregate: Aggregate<S>,
   context: CommandContext | null,
-  decide: (state: S, loaded: Loaded<S>) => Promise<{ events: NewEvent[]; result: R }> | { events: NewEvent[]; result: R },
+  decide: (state: S, loaded: Loaded<S>) => Promise<Decision<S, R>> | Decision<S, R>,
   options: StreamCommandOptions<S, R> = {},
 ): Promise<StreamCommandResult<S, R>> {
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
@@ -154,7 +166,7 @@ export async function runStreamCommand<S, R = void>(
       const done = await alreadyApplied(store, streamId, aggregate, keyed.key, step, loaded.revision, decide, options.resultAfter);
       if (done) return done;
     }
-    const { events, result } = await decide(loaded.state, loaded);
+    const { events, result, after } = await decide(loaded.state, loaded);
     if (events.length === 0) return { state: loaded.state, appended: [], append: null, result };
     const idempotency = keyed ? { idempotency_key: keyed.key, idempotency_step: step } : {};
     const withMetadata = context || keyed ? events.map((event) => ({ ...event, metadata: { ...(context ? metadataOf(context) : {}), ...event.metadata, ...idempotency } })) : events;
@@ -164,7 +176,10 @@ export async function runStreamCommand<S, R = void>(
         expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision,
         groupCommit: options.groupCommit === true && !turn?.followed,
       });
-      if (options.foldOwnAppends) options.fold?.remember?.(streamId, { state: foldAppended(aggregate, loaded.state, withMetadata, loaded.revision), revision: append.nextExpectedRevision });
+      if (options.foldOwnAppends) {
+        const state = after !== undefined ? after : foldAppended(aggregate, loaded.state, withMetadata, loaded.revision);
+        options.fold?.remember?.(streamId, { state, revision: append.nextExpectedRevision });
+      }
       return { state: loaded.state, appended: withMetadata, append, result };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

@@ -83,6 +83,20 @@ describe('runStreamCommand through a fold', () => {
     expect(refused).toBe(0);
   });
 
+  it("keeps the state a decision folded already, without folding its events again", async () => {
+    let evolved = 0;
+    const counting: Aggregate<number> = { initial: counter.initial, evolve: (total, event) => (evolved++, counter.evolve(total, event)) };
+    const fold = new StreamCache<number>(store, counting.initial, counting.evolve);
+    const decided = await runStreamCommand(store, 'count', counting, systemContext('test'), (total) => ({ events: [{ type: 'Added', data: { n: 2 } }], result: total + 2, after: total + 2 }), { fold, foldOwnAppends: true });
+    expect(decided.result).toBe(2);
+    expect(evolved).toBe(0);
+    expect(fold.peek('count')).toEqual({ state: 2, revision: 0 });
+    // Without `after`, the fold folds the appended events itself.
+    await runStreamCommand(store, 'count', counting, systemContext('test'), addUpTo(10), { fold, foldOwnAppends: true });
+    expect(evolved).toBe(1);
+    expect(fold.peek('count')).toEqual({ state: 3, revision: 1 });
+  });
+
   it('lets the next command go while a refused one pauses before its retry', async () => {
     const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
     await runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(10), { fold, foldOwnAppends: true });
