@@ -1,5 +1,6 @@
 import type { CollectionStamps } from '../read-store/read-store.port.js';
 import type { ViewReader } from './views.js';
+import { trimOldest } from '../lru.js';
 
 export interface ViewCacheOptions {
   /**
@@ -7,7 +8,7 @@ export interface ViewCacheOptions {
    * `rewritten`: valid until a document is replaced or deleted, for documents read by id.
    */
   validUntil?: keyof CollectionStamps;
-  /** Entries kept; beyond it the least recently stored is dropped. */
+  /** Entries kept; beyond it the least recently stored are dropped (a sixteenth at once: `trimOldest`). */
   capacity?: number;
 }
 
@@ -26,8 +27,8 @@ class StampedEntries<V> {
 
   remember(key: string, collection: string, stamp: number, value: V): void {
     this.entries.delete(key);
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { collection, stamp, value });
+    trimOldest(this.entries, this.capacity);
   }
 }
 
@@ -198,8 +199,8 @@ export class DerivedViewCache<V> {
     const loaded = await pending;
     if (loaded === null) return null;
     this.entries.delete(key);
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { ...loaded, stamps, loadedAt: now });
+    trimOldest(this.entries, this.capacity);
     return loaded.value;
   }
 

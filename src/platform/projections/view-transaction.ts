@@ -1,5 +1,6 @@
 import type { Doc, FindQuery, ReadStore, ViewWrite } from '../read-store/read-store.port.js';
 import { deepFreeze } from '../deep-freeze.js';
+import { trimOldest } from '../lru.js';
 import { compareBySort, isAfterKeyset, matchesFilter } from './doc-matching.js';
 import type { RecordedEvent } from '../event-store/event-store.port.js';
 import type { Projection, ViewTransaction } from './projection.js';
@@ -155,7 +156,8 @@ export class BatchViewTransaction implements ViewTransaction {
  * process applying the projection writes its collections, so while it follows the projection
  * these are what the store holds; the runner makes a new one each time it starts following (a
  * batch refused by the fence, a lost lease or a swap ends the old one). The documents are frozen
- * and shared. Each collection keeps its most recently used `perCollection` documents.
+ * and shared. Each collection keeps at most `perCollection` documents, the least recently used
+ * leaving first (a sixteenth at once when full: `trimOldest`).
  *
  * A committed write is kept only over a document already known as stored (one a handler read
  * and found, or wrote over such a one): those are the documents read back batch after batch
@@ -181,7 +183,7 @@ export class KeptDocuments {
     // Moved to the end, so the first entry is always the least recently kept.
     docs.delete(id);
     docs.set(id, doc);
-    if (docs.size > this.perCollection) docs.delete(docs.keys().next().value!);
+    trimOldest(docs, this.perCollection);
   }
 
   /** A committed write (doc null: a delete): kept over a known stored document, forgotten otherwise. */

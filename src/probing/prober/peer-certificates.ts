@@ -13,6 +13,7 @@
  */
 import type { TLSSocket } from 'node:tls';
 import type { buildConnector } from 'undici';
+import { trimOldest } from '../../platform/lru.js';
 
 /** Origins remembered at once; the oldest is forgotten first. */
 const MAX_ORIGINS = 10_000;
@@ -48,7 +49,7 @@ export class PeerCertificates {
     }
     this.expiries.delete(key);
     this.expiries.set(key, expiry.toISOString());
-    if (this.expiries.size > MAX_ORIGINS) this.expiries.delete(this.expiries.keys().next().value as string);
+    trimOldest(this.expiries, MAX_ORIGINS);
   }
 }
 

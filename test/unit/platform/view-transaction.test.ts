@@ -93,6 +93,27 @@ describe('a projection batch reading its own collections', () => {
     expect(documents.lookup('rows', 'r1')).toEqual({ id: 'r1', team_id: 7 });
   });
 
+  it('keeps at most its bound of documents per collection, the least recently used going first', () => {
+    const documents = new KeptDocuments(16);
+    const used: string[] = [];
+    const keep = (id: string) => {
+      documents.keep('rows', id, { id });
+      const at = used.indexOf(id);
+      if (at >= 0) used.splice(at, 1);
+      used.push(id);
+    };
+    for (let i = 0; i < 16; i++) keep(`r${i}`);
+    for (let i = 16; i < 30; i++) {
+      keep('r0'); // read batch after batch, as an endpoint's rollup row is
+      keep(`r${i}`);
+    }
+    const kept = used.filter((id) => documents.lookup('rows', id) !== undefined);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThanOrEqual(16);
+    expect(kept).toEqual(used.slice(used.length - kept.length));
+    expect(kept).toContain('r0');
+  });
+
   it('hands out stored documents that a handler cannot change in place for the next reader', async () => {
     const views = batch();
     const [first] = await views.find('channels', { filter: { team_id: 7 }, sort: [['name', 'asc']] });
