@@ -72,6 +72,26 @@ describe('notifications reactor', () => {
     expect(views.document(CHANNELS, '7')).toBeUndefined();
   });
 
+  it("reads a team's channels once per batch, but sees a channel created or deleted between two incidents of it", async () => {
+    // `given` applies these in one batch and in one batch per event: both must agree.
+    const views = await given(notificationsReactor, [
+      webhook(3, null),
+      opened(10, 2),
+      opened(11, 2),
+      webhook(4, null),
+      opened(12, 2),
+      { type: 'NotificationChannelDeleted', data: { channel_id: 3, team_id: 1, deleted_at: T0 } },
+      opened(13, 2),
+    ]);
+    expect(deliveries(views).sort()).toEqual([
+      [3, 'incident.opened', 10],
+      [3, 'incident.opened', 11],
+      [3, 'incident.opened', 12],
+      [4, 'incident.opened', 12],
+      [4, 'incident.opened', 13],
+    ]);
+  });
+
   it('follows an incident moved to another project, and a test request records a ping', async () => {
     const views = await given(notificationsReactor, [
       webhook(4, [2]),
