@@ -987,12 +987,11 @@ export class SqliteEventStore implements EventStore {
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
       revision += 1;
-      const info =
-        i === 0 && floor !== null
-          ? this.insertAfterFloor(floor, this.kinds ? [stream, revision, row.type, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash] : [stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash])
-          : this.kinds
-            ? insert.run(stream, revision, row.type, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash)
-            : insert.run(stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash);
+      // The row's values in the insert's column order (a file before kinds has schema_version).
+      const values = this.kinds
+        ? [stream, revision, row.type, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash]
+        : [stream, revision, row.type, row.schemaVersion, storedEventId, row.occurredAt, row.metadata, row.data, stored[i].hash];
+      const info = i === 0 && floor !== null ? this.insertAfterFloor(floor, values) : insert.run(...values);
       last = Number(info.lastInsertRowid);
       if (i === 0) first = last;
       recorded?.push({
