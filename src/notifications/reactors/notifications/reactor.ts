@@ -44,24 +44,7 @@ import type { RecordedEvent } from '../../../platform/event-store/event-store.po
 import type { Doc } from '../../../platform/read-store/read-store.port.js';
 import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../../../platform/projections/projection.js';
 
-/**
- * A team's channels as `fanOut` read them, kept for the rest of the batch: the runner applies a
- * batch's events in order on one transaction, and only this reactor's channel events change
- * the channels, so a batch of incidents opened by many clients (or of alerts) reads them once
- * instead of once per event. A channel event forgets them.
- */
-const channelsOfBatch = new WeakMap<ViewTransaction, Map<number, StoredChannel[]>>();
-
-async function teamChannels(views: ViewTransaction, teamId: number): Promise<StoredChannel[]> {
-  let byTeam = channelsOfBatch.get(views);
-  if (!byTeam) channelsOfBatch.set(views, (byTeam = new Map()));
-  let channels = byTeam.get(teamId);
-  if (!channels) byTeam.set(teamId, (channels = (await views.find(CHANNELS, { filter: { team_id: teamId } })) as unknown as StoredChannel[]));
-  return channels;
-}
-
 const onChannelEvent: ProjectionHandler = async (event, views) => {
-  channelsOfBatch.delete(views);
   const { channel_id } = event.data as { channel_id: number };
   const stored = (await views.get(CHANNELS, String(channel_id))) as StoredChannel | null;
   const folded = evolveChannel(stored?.folded ?? null, event);
@@ -108,7 +91,8 @@ async function fanOut(
   projectId: number | null,
   fields: Parameters<typeof record>[3],
 ): Promise<void> {
-  for (const channel of await teamChannels(views, teamId)) {
+  const channels = (await views.find(CHANNELS, { filter: { team_id: teamId } })) as unknown as StoredChannel[];
+  for (const channel of channels) {
     if (channelWants(channel, type, projectId)) views.put(DELIVERIES, record(event, type, channel.folded, fields) as unknown as Doc);
   }
 }
