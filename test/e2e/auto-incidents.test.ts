@@ -9,8 +9,8 @@ import { loadConfig } from '../../src/platform/config/config.js';
 import { silentLogger } from '../../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../../src/platform/platform.js';
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner.js';
-import { ADMIN_TOKEN, ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+import { ADMIN_TOKEN, ALL_SCOPES, type TestApp } from '../support/test-app.js';
+import { allEvents, eventually, monitorTarget, startHarness, type Harness, type Target } from './support.js';
 
 jest.setTimeout(120_000);
 
@@ -26,10 +26,7 @@ interface Outage {
 async function outage(t: TestApp, target: Target, failing: number): Promise<Outage> {
   const team = await t.createTeam('Outage');
   const { token } = await t.issueToken(team.id, ALL_SCOPES);
-  const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/health`, { latency_detection_mode: 'off', ...TRIGGER }));
-  target.tokens.set(endpoint.id, endpoint.token);
-  expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-  await enableEndpoint(t, team.id, endpoint.id);
+  const endpoint = await monitorTarget(t, team.id, target, 'health', { latency_detection_mode: 'off', ...TRIGGER });
   const checks = async () =>
     (await allEvents(t)).filter((e) => e.type === 'CheckRecorded' && e.data.endpoint_id === endpoint.id && e.data.source === 'scheduled').map((e) => e.data);
   await eventually('a successful scheduled check', async () => (await checks()).some((c) => c.success));
@@ -50,14 +47,11 @@ async function outage(t: TestApp, target: Target, failing: number): Promise<Outa
 describe('automatic incidents of a real outage', () => {
   let t: TestApp;
   let target: Target;
+  let harness: Harness<{}> | undefined;
   beforeAll(async () => {
-    target = await startTarget();
-    t = await startTestApp();
+    ({ t, target } = harness = await startHarness({}));
   });
-  afterAll(async () => {
-    await t?.close();
-    await target?.close();
-  });
+  afterAll(() => harness?.close());
 
   it('start at the first failure of the run and count every failing check of the outage', async () => {
     const { incidentId, failures, token } = await outage(t, target, 5);
@@ -80,9 +74,9 @@ describe('automatic incidents with two reactors and no coordination', () => {
   let target: Target;
   let rogue: Platform;
   let rogueRunner: ProjectionRunner;
+  let harness: Harness<{}> | undefined;
   beforeAll(async () => {
-    target = await startTarget();
-    t = await startTestApp();
+    ({ t, target } = harness = await startHarness({}));
     // A second process's reactor over the same stores that never asks for the lease: it handles
     // every event the first one handles, as a paused process that lost its lease would.
     rogue = await createPlatform(loadConfig({ DATA_DIR: t.dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent' }), {
@@ -97,8 +91,7 @@ describe('automatic incidents with two reactors and no coordination', () => {
   afterAll(async () => {
     await rogueRunner?.stop();
     await rogue?.close();
-    await t?.close();
-    await target?.close();
+    await harness?.close();
   });
 
   it('open one incident and link each failing check once', async () => {

@@ -6,7 +6,7 @@
  */
 import { jest } from '@jest/globals';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+import { allEvents, eventually, monitorTarget, startTarget, type Target } from './support.js';
 
 jest.setTimeout(120_000);
 
@@ -31,13 +31,7 @@ describe('dependencies end to end', () => {
   it('a parent and three dependents failing open one incident, the parent’s, naming the three; after the parent recovers they trigger on their own', async () => {
     const team = await t.createTeam('Deps');
     const { token } = await t.issueToken(team.id, ALL_SCOPES);
-    const start = async (target: Target, path: string, settings: Record<string, unknown>) => {
-      const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/${path}`, settings));
-      target.tokens.set(endpoint.id, endpoint.token);
-      expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-      await enableEndpoint(t, team.id, endpoint.id);
-      return endpoint.id;
-    };
+    const start = async (target: Target, path: string, settings: Record<string, unknown>) => (await monitorTarget(t, team.id, target, path, settings)).id;
     const parent = await start(gateway, 'gateway', PARENT_RULES);
     const dependents = [
       await start(services, 'a', { ...DEPENDENT_RULES, depends_on: [parent] }),

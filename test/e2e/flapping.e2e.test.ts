@@ -6,9 +6,9 @@
  * after the target stayed up for a whole flap window.
  */
 import { jest } from '@jest/globals';
-import { startReceiver, type Receiver } from '../support/notification-receiver.js';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+import type { Receiver } from '../support/notification-receiver.js';
+import { ALL_SCOPES, type TestApp } from '../support/test-app.js';
+import { allEvents, eventually, monitorTarget, startHarness, type Harness, type Target } from './support.js';
 
 jest.setTimeout(300_000);
 
@@ -26,24 +26,16 @@ describe('flapping end to end', () => {
   let t: TestApp;
   let target: Target;
   let receiver: Receiver;
+  let harness: Harness<{ receiver: true }> | undefined;
   beforeAll(async () => {
-    target = await startTarget();
-    receiver = await startReceiver();
-    t = await startTestApp();
+    ({ t, target, receiver } = harness = await startHarness({ receiver: true }));
   });
-  afterAll(async () => {
-    await t?.close();
-    await target?.close();
-    await receiver?.close();
-  });
+  afterAll(() => harness?.close());
 
   async function flakyEndpoint(settings: Record<string, unknown>) {
     const team = await t.createTeam('Flap');
     const { token } = await t.issueToken(team.id, ALL_SCOPES);
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/flaky`, settings));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-    await enableEndpoint(t, team.id, endpoint.id);
+    const endpoint = await monitorTarget(t, team.id, target, 'flaky', settings);
     return { team, token, endpoint };
   }
 

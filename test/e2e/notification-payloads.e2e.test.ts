@@ -5,9 +5,9 @@
  * endpoint's alert-status.
  */
 import { jest } from '@jest/globals';
-import { startReceiver, type Receiver } from '../support/notification-receiver.js';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+import type { Receiver } from '../support/notification-receiver.js';
+import { ALL_SCOPES, type TestApp } from '../support/test-app.js';
+import { eventually, monitorTarget, startHarness, type Harness, type Target } from './support.js';
 
 jest.setTimeout(120_000);
 
@@ -23,26 +23,18 @@ describe('notification payloads agree with the public API', () => {
   let t: TestApp;
   let target: Target;
   let receiver: Receiver;
+  let harness: Harness<{ receiver: true }> | undefined;
   beforeAll(async () => {
-    target = await startTarget();
-    receiver = await startReceiver();
-    t = await startTestApp();
+    ({ t, target, receiver } = harness = await startHarness({ receiver: true }));
   });
-  afterAll(async () => {
-    await t?.close();
-    await target?.close();
-    await receiver?.close();
-  });
+  afterAll(() => harness?.close());
 
   it('alert.triggered names the incident it opened; incident.opened, .checkpoint_added and .resolved show the incident as the API does', async () => {
     const team = await t.createTeam('Payloads');
     const { token } = await t.issueToken(team.id, ALL_SCOPES);
     await t.admin('POST', `/api/v2/teams/${team.id}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ops` } });
     target.script = [503, 503, 503];
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/health`, RULES));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-    await enableEndpoint(t, team.id, endpoint.id);
+    const endpoint = await monitorTarget(t, team.id, target, 'health', RULES);
 
     await eventually('alert.triggered and incident.opened', async () => receiver.of('alert.triggered').length > 0 && receiver.of('incident.opened').length > 0);
     const opened = receiver.of('incident.opened')[0].json.data.incident;

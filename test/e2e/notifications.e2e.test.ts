@@ -7,35 +7,26 @@
 import { jest } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+import { ALL_SCOPES, type TestApp } from '../support/test-app.js';
+import { allEvents, eventually, monitorTarget, startHarness, startTarget, type Harness, type Target } from './support.js';
 
 jest.setTimeout(120_000);
 
 const RULES = { latency_detection_mode: 'off' as const, latency_trigger_count: 2, latency_trigger_window: 3, latency_recovery_count: 2 };
 
-async function monitoredEndpoint(t: TestApp, teamId: number, target: Target) {
-  const endpoint = await registerEndpoint(t, teamId, configuration(`${target.url}/health`, RULES));
-  target.tokens.set(endpoint.id, endpoint.token);
-  expect((await t.admin('POST', `/api/v2/teams/${teamId}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-  await enableEndpoint(t, teamId, endpoint.id);
-  return endpoint;
+function monitoredEndpoint(t: TestApp, teamId: number, target: Target) {
+  return monitorTarget(t, teamId, target, 'health', RULES);
 }
 
 describe('notifications end to end', () => {
   let t: TestApp;
   let target: Target;
   let receiver: Receiver;
+  let harness: Harness<{ receiver: true }> | undefined;
   beforeAll(async () => {
-    target = await startTarget();
-    receiver = await startReceiver();
-    t = await startTestApp();
+    ({ t, target, receiver } = harness = await startHarness({ receiver: true }));
   });
-  afterAll(async () => {
-    await t?.close();
-    await target?.close();
-    await receiver?.close();
-  });
+  afterAll(() => harness?.close());
 
   it('an outage notifies alert.triggered and incident.opened; recovery alert.recovered and incident.resolved', async () => {
     const team = await t.createTeam('Outage');

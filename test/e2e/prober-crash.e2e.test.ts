@@ -11,9 +11,9 @@ import { ProbeRecorder } from '../../src/probing/application/probe-recorder.js';
 import { ProberWorker } from '../../src/probing/application/prober-worker.js';
 import { createHttpProber } from '../../src/probing/prober/http-prober.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
-import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
+import { describeWithNats, type TestNatsServer } from '../support/nats-server.js';
+import type { TestApp } from '../support/test-app.js';
+import { allEvents, eventually, manualJob, monitorTarget, startHarness, type Harness, type Target } from './support.js';
 
 jest.setTimeout(60_000);
 
@@ -21,22 +21,15 @@ describeWithNats('prober crash over NATS', () => {
   let nats: TestNatsServer | null = null;
   let t: TestApp;
   let target: Target;
+  let harness: Harness<{ nats: true }> | undefined;
   beforeAll(async () => {
-    nats = await startNatsServer();
-    target = await startTarget();
-    t = await startTestApp();
+    ({ t, target, nats } = harness = await startHarness({ nats: true }));
   });
-  afterAll(async () => {
-    await t?.close();
-    await target?.close();
-    await nats?.stop();
-  });
+  afterAll(() => harness?.close());
 
   it('redelivers the job of a prober killed mid-job and records exactly one check for it', async () => {
     const team = await t.createTeam('Crash');
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/ok`));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const endpoint = await monitorTarget(t, team.id, target, 'ok', {}, { enabled: false });
 
     const id = randomUUID().replaceAll('-', '');
     const names = { stream: `CRASH_${id}`, subject: `crash.${id}.jobs`, durable: 'probers' };

@@ -11,7 +11,7 @@ import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.
 import { describeWithNats, NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 import { compileProberProcess, startProberProcess, type ProberProcess } from '../support/fixtures/start-prober-process.js';
-import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
+import { allEvents, eventually, manualJob, monitorTarget, startTarget, type Target } from './support.js';
 
 jest.setTimeout(60_000);
 
@@ -43,9 +43,7 @@ describeWithNats('prober process crash over NATS', () => {
 
   it('redelivers the job of a prober killed mid-request; the target sees it again and one check is recorded', async () => {
     const team = await t.createTeam('Process crash');
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/slow`, { interval_seconds: 60, timeout_seconds: 60 }));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const endpoint = await monitorTarget(t, team.id, target, 'slow', { interval_seconds: 60, timeout_seconds: 60 }, { enabled: false });
 
     const id = randomUUID().replaceAll('-', '');
     const names = { stream: `PROCESS_CRASH_${id}`, subject: `process-crash.${id}.jobs`, durable: 'probers' };

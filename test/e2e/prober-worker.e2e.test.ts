@@ -13,9 +13,9 @@ import { createHttpProber } from '../../src/probing/prober/http-prober.js';
 import { InProcessTransport } from '../../src/platform/transport/in-process/in-process-transport.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
 import type { ProbeTransport } from '../../src/platform/transport/probe-transport.port.js';
-import { NATS_SKIP_REASON, natsAvailable, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, eventually, manualJob, registerEndpoint, startTarget, type Target } from './support.js';
+import { NATS_SKIP_REASON, natsAvailable, type TestNatsServer } from '../support/nats-server.js';
+import type { TestApp } from '../support/test-app.js';
+import { allEvents, configuration, eventually, manualJob, monitorTarget, startHarness, type Harness, type Target } from './support.js';
 
 jest.setTimeout(60_000);
 
@@ -42,16 +42,11 @@ describe('the prober worker', () => {
   let nats: TestNatsServer | null = null;
   let t: TestApp;
   let target: Target;
+  let harness: Harness<{ nats: true }> | undefined;
   beforeAll(async () => {
-    nats = await startNatsServer();
-    target = await startTarget();
-    t = await startTestApp();
+    ({ t, target, nats } = harness = await startHarness({ nats: true }));
   });
-  afterAll(async () => {
-    await t?.close();
-    await target?.close();
-    await nats?.stop();
-  });
+  afterAll(() => harness?.close());
 
   const transports: Array<[string, () => Promise<ProbeTransport>]> = [
     ['in-process', async () => new InProcessTransport()],
@@ -72,9 +67,7 @@ describe('the prober worker', () => {
   /** A verified endpoint of a new team, probing the target. */
   async function verifiedEndpoint(teamName: string, overrides: Parameters<typeof configuration>[1] = {}) {
     const team = await t.createTeam(teamName);
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/ok`, overrides));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const endpoint = await monitorTarget(t, team.id, target, 'ok', overrides, { enabled: false });
     return { teamId: team.id, endpointId: endpoint.id };
   }
 

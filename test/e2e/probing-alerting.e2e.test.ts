@@ -5,9 +5,9 @@
  */
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { describeWithNats, NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
-import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+import { ALL_SCOPES, type TestApp } from '../support/test-app.js';
+import { describeWithNats } from '../support/nats-server.js';
+import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startHarness, type Harness, type Target } from './support.js';
 
 jest.setTimeout(120_000);
 
@@ -91,14 +91,11 @@ async function scenario(t: TestApp, target: Target): Promise<void> {
 describe('probing and alerting end to end, embedded', () => {
   let t: TestApp;
   let target: Target;
+  let harness: Harness<{}> | undefined;
   beforeAll(async () => {
-    target = await startTarget();
-    t = await startTestApp();
+    ({ t, target } = harness = await startHarness({}));
   });
-  afterAll(async () => {
-    await t?.close();
-    await target?.close();
-  });
+  afterAll(() => harness?.close());
 
   it('opens an automatic incident when the target goes down, resolves it on recovery, and raises latency when slow', async () => {
     await scenario(t, target);
@@ -106,22 +103,15 @@ describe('probing and alerting end to end, embedded', () => {
 });
 
 describeWithNats('probing and alerting end to end, over NATS JetStream', () => {
-  let nats: TestNatsServer | null = null;
-  let t: TestApp | null = null;
+  let t: TestApp;
   let target: Target;
+  let harness: Harness<{ appOverNats: true }> | undefined;
   beforeAll(async () => {
-    nats = await startNatsServer();
-    target = await startTarget();
-    if (!nats) throw new Error(`describeWithNats ran this suite, yet: ${NATS_SKIP_REASON}`);
-    t = await startTestApp({ NATS_URL: nats.url });
+    ({ t, target } = harness = await startHarness({ appOverNats: true }));
   });
-  afterAll(async () => {
-    await t?.close();
-    await target?.close();
-    await nats?.stop();
-  });
+  afterAll(() => harness?.close());
 
   it('runs the same scenario with jobs going through NATS', async () => {
-    await scenario(t!, target);
+    await scenario(t, target);
   });
 });

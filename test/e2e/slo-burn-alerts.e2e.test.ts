@@ -5,9 +5,9 @@
  * the incident resolves. The SLO's figures and gauges show it all along.
  */
 import { jest } from '@jest/globals';
-import { startReceiver, type Receiver } from '../support/notification-receiver.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from './support.js';
+import type { Receiver } from '../support/notification-receiver.js';
+import type { TestApp } from '../support/test-app.js';
+import { allEvents, eventually, monitorTarget, startHarness, type Harness, type Target } from './support.js';
 
 jest.setTimeout(180_000);
 
@@ -15,25 +15,17 @@ describe('SLO burn-rate alerts end to end', () => {
   let t: TestApp;
   let target: Target;
   let receiver: Receiver;
+  let harness: Harness<{ receiver: true }> | undefined;
   beforeAll(async () => {
-    target = await startTarget();
-    receiver = await startReceiver();
-    t = await startTestApp();
+    ({ t, target, receiver } = harness = await startHarness({ receiver: true }));
   });
-  afterAll(async () => {
-    await t?.close();
-    await target?.close();
-    await receiver?.close();
-  });
+  afterAll(() => harness?.close());
 
   it('a failing target pages within a minute through a critical slo_burn incident; healthy again, the alert recovers', async () => {
     const team = await t.createTeam('SLO');
     const { token } = await t.issueToken(team.id, ['analytics:read'], 'viewer');
     expect((await t.admin('POST', `/api/v2/teams/${team.id}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ops` } })).statusCode).toBe(201);
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/health`));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-    await enableEndpoint(t, team.id, endpoint.id);
+    const endpoint = await monitorTarget(t, team.id, target, 'health');
     const created = await t.admin('POST', `/api/v2/teams/${team.id}/slos`, { name: 'Checkout', endpoint_ids: [endpoint.id], objective_percent: 99 });
     expect(created.statusCode).toBe(201);
     const sloId: number = created.json().data.id;

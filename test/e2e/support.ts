@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
-import type { TestApp } from '../support/test-app.js';
+import { startReceiver, type Receiver } from '../support/notification-receiver.js';
+import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import type { ProbeJob } from '../../src/platform/transport/probe-transport.port.js';
 
 /** A local HTTP target whose answer (status, delay) the test controls. */
@@ -87,6 +89,71 @@ export async function registerEndpoint(t: TestApp, teamId: number, config: Endpo
 export async function enableEndpoint(t: TestApp, teamId: number, endpointId: number): Promise<void> {
   const response = await t.admin('PATCH', `/api/v2/teams/${teamId}/endpoints/${endpointId}`, { enabled: true });
   if (response.statusCode !== 200) throw new Error(`enable endpoint: ${response.statusCode} ${response.body}`);
+}
+
+/**
+ * An endpoint probing `target` at `path`: registered (a project of its own), its verification
+ * token handed to the target, its destination verified, and enabled unless `enabled: false`
+ * (suites that hand jobs to a prober themselves and want no scheduled checks).
+ */
+export async function monitorTarget(
+  t: TestApp,
+  teamId: number,
+  target: Target,
+  path: string,
+  overrides: Partial<EndpointConfiguration> = {},
+  { enabled = true }: { enabled?: boolean } = {},
+): Promise<{ id: number; token: string }> {
+  const endpoint = await registerEndpoint(t, teamId, configuration(`${target.url}/${path}`, overrides));
+  target.tokens.set(endpoint.id, endpoint.token);
+  const verified = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints/${endpoint.id}/verify-destination`);
+  if (verified.statusCode !== 200) throw new Error(`verify destination: ${verified.statusCode} ${verified.body}`);
+  if (enabled) await enableEndpoint(t, teamId, endpoint.id);
+  return endpoint;
+}
+
+interface HarnessOptions {
+  /** A webhook receiver on a real socket. */
+  receiver?: boolean;
+  /** A NATS server for the suite's own transports (null when there is none: the suite decides). */
+  nats?: boolean;
+  /** A NATS server the test app probes over (NATS_URL); its absence fails the start. */
+  appOverNats?: boolean;
+}
+
+export type Harness<O extends HarnessOptions> = {
+  t: TestApp;
+  target: Target;
+  /** Stops what started, in reverse order. */
+  close(): Promise<void>;
+} & (O['receiver'] extends true ? { receiver: Receiver } : unknown) &
+  (O['nats'] extends true ? { nats: TestNatsServer | null } : O['appOverNats'] extends true ? { nats: TestNatsServer } : unknown);
+
+/**
+ * What the suites that run the whole service in this process share: a NATS server when asked,
+ * a local target, a webhook receiver when asked, and the test app, started in that order and
+ * closed in reverse. A start that fails part way closes what had started before it throws.
+ */
+export async function startHarness<O extends HarnessOptions>(options: O): Promise<Harness<O>> {
+  const stops: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
+  try {
+    const nats = options.nats || options.appOverNats ? await startNatsServer() : null;
+    if (nats) stops.push(() => nats.stop());
+    const target = await startTarget();
+    stops.push(() => target.close());
+    if (options.appOverNats && !nats) throw new Error(`describeWithNats ran this suite, yet: ${NATS_SKIP_REASON}`);
+    const receiver = options.receiver ? await startReceiver() : undefined;
+    if (receiver) stops.push(() => receiver.close());
+    const t = await startTestApp(options.appOverNats ? { NATS_URL: nats!.url } : {});
+    stops.push(() => t.close());
+    return { t, target, receiver, nats, close } as unknown as Harness<O>;
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 export async function allEvents(t: TestApp): Promise<RecordedEvent<any>[]> {
