@@ -158,10 +158,13 @@ export function isApplicable(check: Pick<CheckRecordedData, 'source' | 'alert_su
  *   v4: v3 without `endpoint_id` when the check is in its endpoint's stream (`checks-<id>`, where
  *       every recorder appends it): the stream's name says it (issue 31). A v3 stored form is a
  *       v4 one.
- * Reads always hand out the full CheckRecordedData: v1 is lifted to v2, v2 and v3 read as v4, v4
+ *   v5: v4 without `success` when true and `status_code` when 200, what most checks hold: three
+ *       characters less a successful check in the SQLite log (issue 31, session 18). A v4 stored
+ *       form is a v5 one (it always holds both).
+ * Reads always hand out the full CheckRecordedData: v1 is lifted to v2, v2 to v4 read as v5, v5
  * expanded.
  */
-export const CHECK_RECORDED_STORED_VERSION = 4;
+export const CHECK_RECORDED_STORED_VERSION = 5;
 
 const CHECK_DEFAULTS = {
   source: 'scheduled',
@@ -191,13 +194,21 @@ export function compactCheckV4(check: CheckRecordedData, occurredAt: string | un
   return compacted(check, occurredAt, jobDueLag(check), streamId !== undefined && endpointOfStream(streamId) === check.endpoint_id);
 }
 
+/** The v5 stored form: v4 without `success` when true and `status_code` when 200. */
+export function compactCheckV5(check: CheckRecordedData, occurredAt: string | undefined, streamId: string | undefined): Record<string, unknown> {
+  return compacted(check, occurredAt, jobDueLag(check), streamId !== undefined && endpointOfStream(streamId) === check.endpoint_id, true);
+}
+
+/** What v5 leaves out besides CHECK_DEFAULTS (a v2-v4 form always holds them). */
+const V5_DEFAULTS = { success: true, status_code: 200 } as const;
+
 /**
  * The stored forms in one pass (every probed check is compacted on its append): the fields at
  * their default left out, `job_id` as `job_due_lag_ms` (last) when `lag` is not null, and the
  * endpoint id left out when the stream names it. Keys keep the check's order; nothing is
  * deleted afterwards (a deleted key turns the object into a slow dictionary).
  */
-function compacted(check: CheckRecordedData, occurredAt: string | undefined, lag: number | null, streamNamesEndpoint: boolean): Record<string, unknown> {
+function compacted(check: CheckRecordedData, occurredAt: string | undefined, lag: number | null, streamNamesEndpoint: boolean, v5 = false): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const fields = check as unknown as Record<string, unknown>;
   for (const key in fields) {
@@ -208,6 +219,7 @@ function compacted(check: CheckRecordedData, occurredAt: string | undefined, lag
     if (key === 'checked_at' && occurredAt !== undefined && value === occurredAt) continue;
     if (key === 'job_id' && lag !== null) continue;
     if (key === 'endpoint_id' && streamNamesEndpoint) continue;
+    if (v5 && Object.hasOwn(V5_DEFAULTS, key) && V5_DEFAULTS[key as keyof typeof V5_DEFAULTS] === value) continue;
     out[key] = value;
   }
   if (lag !== null) out.job_due_lag_ms = lag;
@@ -235,7 +247,7 @@ function endpointOfStream(streamId: string): number | undefined {
 }
 
 /**
- * The full check from its v4 (or v3, v2) stored form; `occurredAt` is the envelope's
+ * The full check from its v5 (or v4, v3, v2) stored form; `occurredAt` is the envelope's
  * `metadata.occurred_at`, `streamId` the stream it was read from.
  *
  * Every check the views apply comes through here once, so it builds one literal in
@@ -252,8 +264,8 @@ export function expandCheck(stored: Record<string, unknown>, occurredAt: string,
   const checkedAt = form.checked_at ?? occurredAt;
   const lag = form.job_due_lag_ms;
   const check: CheckRecordedData = {
-    success: form.success as boolean,
-    status_code: form.status_code as number,
+    success: form.success ?? V5_DEFAULTS.success,
+    status_code: form.status_code ?? V5_DEFAULTS.status_code,
     latency_ms: latency,
     time_to_first_byte_ms: form.time_to_first_byte_ms ?? latency,
     duration_ms: form.duration_ms ?? latency,
@@ -303,12 +315,14 @@ export function registerCheckUpcasters(registry: CheckUpcasterRegistry): void {
   // A v1 check is a v2 check with every default written out: nothing to drop but the nulls,
   // and `checked_at` stays (the envelope of a v1 check need not carry it).
   registry.register(CHECK_RECORDED, 1, (data) => compactCheck(data as CheckRecordedData, undefined));
-  // A v2 stored form is a v3 one (its job id written out), a v3 one a v4 one (its endpoint id written out).
+  // A v2 stored form is a v3 one (its job id written out), a v3 one a v4 one (its endpoint id
+  // written out), a v4 one a v5 one (its success and status code written out).
   registry.register(CHECK_RECORDED, 2, (data) => data);
   registry.register(CHECK_RECORDED, 3, (data) => data);
+  registry.register(CHECK_RECORDED, 4, (data) => data);
   registry.registerStoredShape(CHECK_RECORDED, {
     version: CHECK_RECORDED_STORED_VERSION,
-    compact: (data, metadata, streamId) => compactCheckV4(data as CheckRecordedData, metadata?.occurred_at, streamId),
+    compact: (data, metadata, streamId) => compactCheckV5(data as CheckRecordedData, metadata?.occurred_at, streamId),
     expand: (data, event) => expandCheck(data as Record<string, unknown>, event.metadata.occurred_at, event.streamId),
     // Checks are most of the log: the SQLite log keeps their key lists once (NewEvent.packed).
     packed: true,

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { decide, evolve, initialState, type EndpointAlertsState, type RecordCheckCommand } from '../../../src/alerting/domain/endpoint-alerts.js';
 import { upcasters } from '../../../src/app/contexts.js';
-import { CHECK_RECORDED, checksStream, compactCheckV4, type CheckRecordedData, type ProbeOutcome } from '../../../src/checks/domain/check.js';
+import { CHECK_RECORDED, checksStream, compactCheckV5, type CheckRecordedData, type ProbeOutcome } from '../../../src/checks/domain/check.js';
 import type { EndpointSnapshot } from '../../../src/monitoring/domain/endpoint-snapshot.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { withUpcasting } from '../../../src/platform/event-store/upcasting.js';
@@ -109,7 +109,7 @@ describe('a recorded check, built once', () => {
             expect(JSON.stringify(check)).toBe(JSON.stringify(result.check));
             // The stored form the log holds is the compact form of decide's check.
             const stored = (await raw.readStream(checksStream(ENDPOINT))).at(-1)!;
-            expect(JSON.stringify(stored.data)).toBe(JSON.stringify(compactCheckV4(check, checkedAt, checksStream(ENDPOINT))));
+            expect(JSON.stringify(stored.data)).toBe(JSON.stringify(compactCheckV5(check, checkedAt, checksStream(ENDPOINT))));
             expect(signalsOf(decided)).toEqual(signalsOf(result.events));
           }
         } finally {

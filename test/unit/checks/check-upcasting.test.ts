@@ -46,7 +46,7 @@ describe('CheckRecorded stored shapes', () => {
     await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 1, data: v1, metadata: { occurred_at: '2026-11-20T10:00:05.000Z' } }], { expectedRevision: 'any' });
     const store = withUpcasting(raw, upcasters());
     const [read] = await store.readStream('checks-3');
-    expect(read.schemaVersion).toBe(4);
+    expect(read.schemaVersion).toBe(5);
     expect(read.data).toEqual({ ...v1, region: 'local' });
     const [stored] = await raw.readStream('checks-3');
     expect(stored.schemaVersion).toBe(1);
@@ -79,9 +79,9 @@ describe('CheckRecorded stored shapes', () => {
       { expectedRevision: 'any' },
     );
     const stored = await raw.readStream('checks-3');
-    expect(stored.map((e) => e.schemaVersion)).toEqual([4, 4]);
-    // The endpoint id is the stream's (checks-3).
-    expect(stored[0].data).toEqual({ check_id: 7, team_id: 1, project_id: 2, configuration_version: 1, success: true, status_code: 200, latency_ms: 120 });
+    expect(stored.map((e) => e.schemaVersion)).toEqual([5, 5]);
+    // The endpoint id is the stream's (checks-3); success true and status 200 are v5's defaults.
+    expect(stored[0].data).toEqual({ check_id: 7, team_id: 1, project_id: 2, configuration_version: 1, latency_ms: 120 });
     expect(JSON.stringify(stored.map((e) => e.data))).not.toContain('null');
     const { checked_at: _omitted, endpoint_id: _stream, ...unusualStored } = unusual;
     expect(stored[1].data).toEqual(unusualStored);
@@ -138,7 +138,7 @@ describe('CheckRecorded stored shapes', () => {
     const { checked_at: _omitted, ...v2 } = Object.fromEntries(Object.entries(check).filter(([key, value]) => value !== null && !['source', 'body_complete', 'alert_suppressed', 'latency_anomaly', 'imported', 'region', 'time_to_first_byte_ms', 'duration_ms'].includes(key)));
     await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 2, data: v2, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
     const [read] = await withUpcasting(raw, upcasters()).readStream('checks-3');
-    expect(read.schemaVersion).toBe(4);
+    expect(read.schemaVersion).toBe(5);
     expect(read.data).toEqual(check);
   });
 
@@ -161,8 +161,36 @@ describe('CheckRecorded stored shapes', () => {
     const { checked_at: _omitted, job_id: _job, ...v3 } = Object.fromEntries(Object.entries(check).filter(([key, value]) => value !== null && !['source', 'body_complete', 'alert_suppressed', 'latency_anomaly', 'imported', 'region', 'time_to_first_byte_ms', 'duration_ms'].includes(key)));
     await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 3, data: { ...v3, job_due_lag_ms: 5 }, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
     const [read] = await withUpcasting(raw, upcasters()).readStream('checks-3');
-    expect(read.schemaVersion).toBe(4);
+    expect(read.schemaVersion).toBe(5);
     expect(read.data).toEqual(check);
+  });
+
+  it('reads a check stored as v4 (success and status code written out) as the same full check', async () => {
+    const check = fullCheck({ job_id: `3:${Date.parse(CHECKED_AT) - 5}` });
+    const { checked_at: _omitted, job_id: _job, endpoint_id: _stream, ...v4 } = Object.fromEntries(Object.entries(check).filter(([key, value]) => value !== null && !['source', 'body_complete', 'alert_suppressed', 'latency_anomaly', 'imported', 'region', 'time_to_first_byte_ms', 'duration_ms'].includes(key)));
+    await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: 4, data: { ...v4, job_due_lag_ms: 5 }, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
+    const [read] = await withUpcasting(raw, upcasters()).readStream('checks-3');
+    expect(read.schemaVersion).toBe(5);
+    expect(read.data).toEqual(check);
+  });
+
+  it("leaves out a check's success only when true and its status code only when 200, and reads each back", async () => {
+    const store = withUpcasting(raw, upcasters());
+    const checks = [
+      fullCheck({ check_id: 1 }),
+      fullCheck({ check_id: 2, success: false, failure_reason: 'body: too short' }), // status 200, failed
+      fullCheck({ check_id: 3, status_code: 204 }), // succeeded, another status
+      fullCheck({ check_id: 4, success: false, status_code: 503, failure_reason: 'status: 503' }),
+    ];
+    await store.append('checks-3', checks.map((data) => ({ type: CHECK_RECORDED, data, metadata: { occurred_at: data.checked_at } })), { expectedRevision: 'any' });
+    const stored = (await raw.readStream('checks-3')).map((e) => e.data as Record<string, unknown>);
+    expect(stored.map((data) => [data.success, data.status_code])).toEqual([
+      [undefined, undefined],
+      [false, undefined],
+      [undefined, 204],
+      [false, 503],
+    ]);
+    expect((await store.readStream('checks-3')).map((e) => e.data)).toEqual(checks);
   });
 
   it("reads the optional fields and a stored key it does not know back as they were, in the recorder's key order", async () => {
