@@ -38,12 +38,13 @@ describeWithNats('prober crash over NATS', () => {
     const first = await NatsTransport.connect({ url: nats!.url, ...names });
     const second = await NatsTransport.connect({ url: nats!.url, ...names });
     const job = manualJob(team.id, endpoint.id);
+    let dyingConsumer: { stop(): Promise<void> } | undefined;
     try {
       // The first prober records the check, then dies before acknowledging.
       const dying = new ProberWorker({ ...t.platform, transport: first }, new ProbeRecorder(t.platform), prober, options);
       let recorded!: () => void;
       const recordedOnce = new Promise<void>((resolve) => (recorded = resolve));
-      await first.consume(async (delivery) => {
+      dyingConsumer = await first.consume(async (delivery) => {
         await dying.handle(delivery.job);
         recorded();
         await new Promise(() => {}); // never acknowledges
@@ -65,6 +66,9 @@ describeWithNats('prober crash over NATS', () => {
       const checks = (await allEvents(t)).filter((e) => e.type === 'CheckRecorded' && e.data.job_id === job.jobId);
       expect(checks).toHaveLength(1);
     } finally {
+      // The dead prober's pull (and its idle-heartbeat timer) outlives its closed connection:
+      // stop it, unawaited, since its handler never returns.
+      void dyingConsumer?.stop();
       await second.close();
       await prober.close();
     }
