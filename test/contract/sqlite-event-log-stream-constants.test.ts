@@ -110,6 +110,36 @@ describe('SQLite event log: stream constants', () => {
     await Promise.all([store.close(), again.close()]);
   });
 
+  it('leaves the constant keys out in the order the append named them, not the record\'s: a later one that differs keeps the earlier ones out', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    // The excerpt comes before the ids in a check's keys, but last among its constants.
+    const named = (data: Record<string, unknown>): NewEvent => ({ ...hinted(data), streamConstants: [...CONSTANT_KEYS, 'response_excerpt'] });
+    const answered = (latency: number, excerpt: string | undefined, ids: { project?: number } = {}) => {
+      const { success, status_code, latency_ms, ...rest } = check(latency, ids);
+      return excerpt === undefined ? { success, status_code, latency_ms, ...rest } : { success, status_code, latency_ms, response_excerpt: excerpt, ...rest };
+    };
+    const records = [
+      answered(10, '<!doctype html>'),
+      answered(11, '<!doctype html>'), // everything left out
+      answered(12, '{"now":1}'), // another answer: the ids still left out
+      answered(13, undefined), // no excerpt (its shape has none): the ids left out
+      answered(14, '<!doctype html>', { project: 301 }), // moved: only the team left out
+    ];
+    for (let i = 0; i < records.length; i++) await store.append('checks-1', [named(records[i])], { expectedRevision: i === 0 ? 'no_stream' : i - 1, groupCommit: true });
+    const expected = records.map((data) => JSON.stringify(data));
+    expect((await store.readStream('checks-1')).map((e) => JSON.stringify(e.data))).toEqual(expected);
+    const again = new SqliteEventStore(file);
+    expect((await again.readAll({ maxCount: 10 })).map((e) => JSON.stringify(e.data))).toEqual(expected);
+    const { bytes, constants } = storedRows(file);
+    expect(Object.keys(constants['checks-1'])).toEqual([...CONSTANT_KEYS, 'response_excerpt']);
+    // Against the first: the other excerpt written (a string of 8 or more units: 2 characters
+    // of length, then its 9 units); the moved check's project (2 characters), version (1) and
+    // excerpt (2 + 15) written.
+    expect(bytes).toEqual([bytes[0], bytes[0], bytes[0] + 11, bytes[0], bytes[0] + 20]);
+    await Promise.all([store.close(), again.close()]);
+  });
+
   it('keeps the hash chain verifying, and CheckRecorded appended through the upcasting registry names its constants', async () => {
     const file = join(temp.path, 'events.sqlite');
     const registry = new UpcasterRegistry();

@@ -326,9 +326,10 @@ export function registerCheckUpcasters(registry: CheckUpcasterRegistry): void {
     expand: (data, event) => expandCheck(data as Record<string, unknown>, event.metadata.occurred_at, event.streamId),
     // Checks are most of the log: the SQLite log keeps their key lists once (NewEvent.packed).
     packed: true,
-    // An endpoint's checks repeat its team, project and configuration version: the SQLite log
-    // keeps them once per check stream (NewEvent.streamConstants). A check that differs in one
-    // (a move, a configuration change) still leaves out those before it in its key order.
-    streamConstants: ['team_id', 'project_id', 'configuration_version'],
+    // An endpoint's checks repeat its team, project and configuration version, and a healthy
+    // endpoint's checks the same excerpt of its answer: the SQLite log keeps them once per check
+    // stream (NewEvent.streamConstants). In this order: a check that differs in one (a move, a
+    // configuration change, another answer) still leaves out those before it.
+    streamConstants: ['team_id', 'project_id', 'configuration_version', 'response_excerpt'],
   });
 }

@@ -125,11 +125,13 @@ export const SQLITE_EVENTS_SCHEMA = `
  * Stream constants (issue 31, session 18): an append may name keys of its packed records whose
  * values seldom change within the stream (`NewEvent.streamConstants`: a check's team, project
  * and configuration version). The stream's first such record fixes their values once, as a JSON
- * object in `event_streams.constants`, never changed afterwards; a coded record then leaves out
- * the first m of those keys (in its shape's key order) whose values equal the stream's, and
- * reads take them back from the stream: a record of k keys holding k - m values has its first m
- * constant keys left out. A record that differs in one (its endpoint moved, its configuration
- * changed) still leaves out those before it, and a record of a shape without them is whole.
+ * object in `event_streams.constants` (its keys in the order the append named them), never
+ * changed afterwards; a coded record then leaves out the first m of those keys, in that order,
+ * whose values equal the stream's (a key its shape does not hold is passed over), and reads take
+ * them back from the stream: a record of k keys holding k - m values has the first m constant
+ * keys its shape holds left out. A record that differs in one (its endpoint moved, its
+ * configuration changed) still leaves out those before it, and a record of a shape without them
+ * is whole.
  * About a byte a key a probed check (3 in the bench, more for ids of two or three characters).
  * Files created before get the column when opened (NULL: no constants yet). A version that
  * predates this refuses a shortened record (its values do not match its shape's keys) instead of
@@ -1485,12 +1487,18 @@ function recordOfShape(shape: number | null, values: unknown[], first: number, f
   const constants = leftOut > 0 && stream !== null ? forms.constantsOf(stream) : null;
   let at = first;
   if (constants !== null) {
+    // The first m of the stream's constant keys, in their stored order, that the shape holds.
+    const omitted: string[] = [];
+    for (const key in constants) {
+      if (leftOut === 0) break;
+      if (keys.includes(key)) {
+        omitted.push(key);
+        leftOut--;
+      }
+    }
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
-      if (leftOut > 0 && Object.hasOwn(constants, key)) {
-        record[key] = constants[key];
-        leftOut--;
-      } else record[key] = values[at++];
+      record[key] = omitted.includes(key) ? constants[key] : values[at++];
     }
   }
   if (constants === null || leftOut !== 0 || at !== values.length) throw new Error(`The event log holds a record of ${values.length - first} values for shape ${String(id)}, which has ${keys.length} keys`);
@@ -1499,20 +1507,20 @@ function recordOfShape(shape: number | null, values: unknown[], first: number, f
 
 /**
  * `[shape, value, ...]` of a record whose stream has `constants` (see the layout): the values of
- * its keys in order, without those of the first constant keys whose values equal the stream's.
+ * its keys in order, without those of the first constant keys (in the constants' order) whose
+ * values equal the stream's.
  */
 function valuesBesideConstants(shape: number, record: Record<string, unknown>, keys: string[], constants: Readonly<Record<string, unknown>>): unknown[] {
-  const values: unknown[] = [shape];
-  let leaving = true;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const value = record[key];
-    if (leaving && Object.hasOwn(constants, key)) {
-      if (constants[key] === value) continue;
-      leaving = false;
-    }
-    values.push(value);
+  // The stream's constant keys in their stored order, up to the first the record holds with
+  // another value (one its shape does not hold is passed over).
+  const omitted: string[] = [];
+  for (const key in constants) {
+    if (!keys.includes(key)) continue;
+    if (record[key] !== constants[key]) break;
+    omitted.push(key);
   }
+  const values: unknown[] = [shape];
+  for (let i = 0; i < keys.length; i++) if (!omitted.includes(keys[i])) values.push(record[keys[i]]);
   return values;
 }
 
