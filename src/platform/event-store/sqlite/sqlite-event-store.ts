@@ -132,7 +132,8 @@ export const SQLITE_EVENTS_SCHEMA = `
  * keys its shape holds left out. A record that differs in one (its endpoint moved, its
  * configuration changed) still leaves out those before it, and a record of a shape without them
  * is whole.
- * About a byte a key a probed check (3 in the bench, more for ids of two or three characters).
+ * A probed check's ids take a character or more each, its success excerpt (up to 16 bytes of
+ * the answer) up to 18: 6 characters in the bench, whose target answers `ok`.
  * Files created before get the column when opened (NULL: no constants yet). A version that
  * predates this refuses a shortened record (its values do not match its shape's keys) instead of
  * misreading it.
