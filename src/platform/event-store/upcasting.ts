@@ -79,6 +79,11 @@ export class UpcasterRegistry {
   upcast<T = unknown>(event: RecordedEvent): RecordedEvent<T> {
     const steps = this.byType.get(event.type);
     if (!steps) return event as RecordedEvent<T>;
+    // An event a newer version of the service wrote (a rolling upgrade, or a rollback after one):
+    // its stored form may leave out what this version expects (CheckRecorded v5 leaves out a
+    // check's success), so it is refused, loudly, rather than read as something else.
+    const latest = this.latestVersion(event.type);
+    if (event.schemaVersion > latest) throw new NewerSchemaVersionError(event, latest);
     let current = event;
     for (let step = steps.get(current.schemaVersion); step; step = steps.get(current.schemaVersion)) {
       current = { ...current, data: step(current.data, current), schemaVersion: current.schemaVersion + 1 };
@@ -86,6 +91,14 @@ export class UpcasterRegistry {
     const shape = this.shapes.get(current.type);
     if (shape && shape.version === current.schemaVersion) current = { ...current, data: shape.expand(current.data, current) };
     return current as RecordedEvent<T>;
+  }
+}
+
+/** An event of a schema version newer than this process knows: upgrade the process (docs/operations.md, "Upgrades"). */
+export class NewerSchemaVersionError extends Error {
+  constructor(event: RecordedEvent, known: number) {
+    super(`${event.type} v${event.schemaVersion} at ${event.streamId}@${event.revision} was written by a newer version of the service (this one reads up to v${known}): upgrade this process`);
+    this.name = 'NewerSchemaVersionError';
   }
 }
 

@@ -1,7 +1,7 @@
 import { upcasters } from '../../../src/app/contexts.js';
 import { CHECK_RECORDED, recordedCheck, type CheckRecordedData } from '../../../src/checks/domain/check.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
-import { withUpcasting } from '../../../src/platform/event-store/upcasting.js';
+import { NewerSchemaVersionError, withUpcasting } from '../../../src/platform/event-store/upcasting.js';
 
 const CHECKED_AT = '2026-11-20T10:00:00.000Z';
 
@@ -38,6 +38,16 @@ describe('CheckRecorded stored shapes', () => {
     raw = new SqliteEventStore(':memory:');
   });
   afterEach(() => raw.close());
+
+  it('refuses a check written by a newer version of the service instead of reading it as a failure', async () => {
+    // A newer stored form may leave out fields this version expects (v5 leaves out `success`
+    // when true): read as this version's form, a successful check would read as failed.
+    const newer = upcasters().latestVersion(CHECK_RECORDED) + 1;
+    await raw.append('checks-3', [{ type: CHECK_RECORDED, schemaVersion: newer, data: { check_id: 7, latency_ms: 120 }, metadata: { occurred_at: CHECKED_AT } }], { expectedRevision: 'any' });
+    const store = withUpcasting(raw, upcasters());
+    await expect(store.readStream('checks-3')).rejects.toThrow(NewerSchemaVersionError);
+    await expect(store.readStream('checks-3')).rejects.toThrow(`CheckRecorded v${newer} at checks-3@0 was written by a newer version`);
+  });
 
   it('reads a stored v1 check (every field, nulls included) as the full check, leaving the stored event as it was', async () => {
     // Written before regions existed: no region field; read back as region `local`.
