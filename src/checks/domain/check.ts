@@ -184,17 +184,12 @@ export function compactCheck(check: CheckRecordedData, occurredAt: string | unde
   return compacted(check, occurredAt, null, false);
 }
 
-/** The v3 stored form: v2 with a scheduled job's id kept as its due time's lag behind checked_at. */
-export function compactCheckV3(check: CheckRecordedData, occurredAt: string | undefined): Record<string, unknown> {
-  return compacted(check, occurredAt, jobDueLag(check), false);
-}
-
-/** The v4 stored form: v3 without the endpoint id when `streamId` is the endpoint's check stream. */
-export function compactCheckV4(check: CheckRecordedData, occurredAt: string | undefined, streamId: string | undefined): Record<string, unknown> {
-  return compacted(check, occurredAt, jobDueLag(check), streamId !== undefined && endpointOfStream(streamId) === check.endpoint_id);
-}
-
-/** The v5 stored form: v4 without `success` when true and `status_code` when 200. */
+/**
+ * The v5 stored form (what appends store; the v3 and v4 forms are only read): v2 with a
+ * scheduled job's id kept as its due time's lag behind checked_at (v3), without the endpoint id
+ * when `streamId` is the endpoint's check stream (v4), and without `success` when true and
+ * `status_code` when 200.
+ */
 export function compactCheckV5(check: CheckRecordedData, occurredAt: string | undefined, streamId: string | undefined): Record<string, unknown> {
   return compacted(check, occurredAt, jobDueLag(check), streamId !== undefined && endpointOfStream(streamId) === check.endpoint_id, true);
 }

@@ -87,8 +87,9 @@ export class ProjectionRunner {
   private readonly applied = new Map<string, { generation: number; position: Position | null }>();
   /**
    * The generation this process swapped in by its own rebuild, per projection, until its live
-   * loop follows it (`markApplied` removes the entry): what the loop applies to the generation before is no longer what readers
-   * see, so it answers no writer's wait (`appliedPosition`, `applies`).
+   * loop follows it (`markApplied` removes the entry): what the loop applies to the generation
+   * before is no longer what readers see, so it answers no writer's wait (`appliedPosition`,
+   * `applies`).
    */
   private readonly swappedIn = new Map<string, number>();
   private readonly states = new Map<string, ProjectionStatus['state']>();

@@ -488,12 +488,17 @@ export class SqliteEventStore implements EventStore {
   private readonly constantsOf = (stream: number): Readonly<Record<string, unknown>> | null => {
     const known = this.constantsByStream.get(stream);
     if (known !== undefined) return known.values;
-    const text = this.statement('SELECT constants FROM event_streams WHERE id = ?').pluck().get(stream) as string | null | undefined;
-    if (typeof text !== 'string') return null;
-    const constants: StreamConstants = { stream, text, values: JSON.parse(text) as Record<string, unknown> };
-    this.rememberConstants(constants);
-    return constants.values;
+    const stored = this.storedConstants(stream);
+    if (stored === null) return null;
+    this.rememberConstants(stored);
+    return stored.values;
   };
+
+  /** A stream's constants as the file holds them (null: none yet); remembering them is the caller's choice. */
+  private storedConstants(stream: number): StreamConstants | null {
+    const text = this.statement('SELECT constants FROM event_streams WHERE id = ?').pluck().get(stream) as string | null | undefined;
+    return typeof text === 'string' ? { stream, text, values: JSON.parse(text) as Record<string, unknown> } : null;
+  }
   private readonly forms: StoredForms;
   /**
    * For each stream, a revision no event after which reads back, as this connection last saw it
@@ -944,8 +949,8 @@ export class SqliteEventStore implements EventStore {
       const known = this.constantsByStream.get(stream);
       if (known !== undefined) return { text: known.text, values: known.values, fixes: false };
       // Read in the append's transaction: remembered only once it commits (AppendedEvents.constants).
-      const text = this.statement('SELECT constants FROM event_streams WHERE id = ?').pluck().get(stream) as string | null | undefined;
-      if (typeof text === 'string') return { text, values: JSON.parse(text) as Record<string, unknown>, fixes: false };
+      const stored = this.storedConstants(stream);
+      if (stored !== null) return { text: stored.text, values: stored.values, fixes: false };
     }
     const values = constantValues(data, keys);
     return values === null ? null : { text: JSON.stringify(values), values, fixes: true };
