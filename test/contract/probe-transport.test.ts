@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AckPolicy, RetentionPolicy, StorageType, connect, nanos } from 'nats';
+import { AckPolicy, RetentionPolicy, StorageType, connect, nanos, type NatsConnection } from 'nats';
 import { InProcessTransport } from '../../src/platform/transport/in-process/in-process-transport.js';
 import { NatsTransport } from '../../src/platform/transport/nats/nats-transport.js';
 import { AckedPublisher, PublishRefusedError } from '../../src/platform/transport/nats/acked-publisher.js';
@@ -7,7 +7,7 @@ import { createProbeTransport } from '../../src/platform/transport/create-probe-
 import { StoreUnavailableError } from '../../src/platform/event-store/event-store.port.js';
 import type { JobDelivery, ProbeTransport } from '../../src/platform/transport/probe-transport.port.js';
 import { NATS_SKIP_REASON, startNatsServer } from '../support/nats-server.js';
-import { startTransportWorker } from '../support/fixtures/start-transport-worker.js';
+import { runClosedConnectionProber, startTransportWorker } from '../support/fixtures/start-transport-worker.js';
 import { job, probeTransportContract, waitFor, waitForAsync } from './probe-transport.contract.js';
 
 probeTransportContract('in-process adapter', async (limits, region) => new InProcessTransport(limits, region));
@@ -178,6 +178,34 @@ if (nats) {
       } finally {
         await transport.close();
       }
+    });
+  });
+
+  describe('NATS adapter, a connection closed underneath', () => {
+    it('close() still stops its consumers, waiting for the job in hand', async () => {
+      const transport = await NatsTransport.connect({ url, ...natsNames(), pullExpiresMs: 1000 });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let taken!: () => void;
+      const jobTaken = new Promise<void>((resolve) => (taken = resolve));
+      await transport.consume(async () => {
+        taken();
+        await held;
+      }, { maxInFlight: 1, ackWaitMs: 5_000 });
+      await transport.publish(job('held-1'));
+      await jobTaken;
+      await (transport as unknown as { nc: NatsConnection }).nc.close();
+
+      const closing = transport.close();
+      const settled = await Promise.race([closing.then(() => true), new Promise<false>((resolve) => setImmediate(() => resolve(false)))]);
+      expect(settled).toBe(false); // the handler still holds its job
+      release(); // its ack cannot reach the server; close() must not fail on it
+      await closing;
+    });
+
+    it('leaves nothing running: the process exits once close() returns', async () => {
+      const result = await runClosedConnectionProber({ url, ...natsNames(), pullExpiresMs: 1000 }, 15_000);
+      expect(result).toMatchObject({ code: 0, stdout: 'closed\n' });
     });
   });
 } else {

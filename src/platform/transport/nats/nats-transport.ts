@@ -224,13 +224,16 @@ export class NatsTransport implements ProbeTransport {
     }
   }
 
-  /** Stops the consumers (waiting for their handlers), flushes their acks, then closes the connection. */
+  /**
+   * Stops the consumers (waiting for their handlers), flushes their acks, then closes the
+   * connection. The consumers are stopped whatever the connection's state: on a connection
+   * closed underneath, their pull loops would otherwise retry (and keep the process alive) for ever.
+   */
   async close(): Promise<void> {
-    if (this.nc.isClosed()) return;
     await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
-    await flushAtMost(this.nc, CLOSE_FLUSH_MS);
+    if (!this.nc.isClosed()) await flushAtMost(this.nc, CLOSE_FLUSH_MS);
     this.publisher.close();
-    await this.nc.close();
+    if (!this.nc.isClosed()) await this.nc.close();
   }
 }
 
