@@ -38,16 +38,17 @@ describeWithNats('prober crash over NATS', () => {
     const first = await NatsTransport.connect({ url: nats!.url, ...names });
     const second = await NatsTransport.connect({ url: nats!.url, ...names });
     const job = manualJob(team.id, endpoint.id);
-    let dyingConsumer: { stop(): Promise<void> } | undefined;
+    let releaseDead!: () => void;
+    const deadForNow = new Promise<void>((resolve) => (releaseDead = resolve));
     try {
       // The first prober records the check, then dies before acknowledging.
       const dying = new ProberWorker({ ...t.platform, transport: first }, new ProbeRecorder(t.platform), prober, options);
       let recorded!: () => void;
       const recordedOnce = new Promise<void>((resolve) => (recorded = resolve));
-      dyingConsumer = await first.consume(async (delivery) => {
+      await first.consume(async (delivery) => {
         await dying.handle(delivery.job);
         recorded();
-        await new Promise(() => {}); // never acknowledges
+        await deadForNow; // acknowledges nothing while the test runs
       }, options);
       await first.publish(job);
       await recordedOnce;
@@ -66,9 +67,10 @@ describeWithNats('prober crash over NATS', () => {
       const checks = (await allEvents(t)).filter((e) => e.type === 'CheckRecorded' && e.data.job_id === job.jobId);
       expect(checks).toHaveLength(1);
     } finally {
-      // The dead prober's pull (and its idle-heartbeat timer) outlives its closed connection:
-      // stop it, unawaited, since its handler never returns.
-      void dyingConsumer?.stop();
+      // The dead prober's handler returns (its ack goes nowhere: its connection is closed), so
+      // close() can stop its pull like any other.
+      releaseDead();
+      await first.close();
       await second.close();
       await prober.close();
     }
