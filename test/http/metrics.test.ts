@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample } from 'parse-prometheus-text-format';
-import { configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
+import { eventually, monitorTarget, startTarget, type Target } from '../e2e/support.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 jest.setTimeout(60_000);
@@ -46,10 +46,7 @@ function total(families: Map<string, PrometheusFamily>, name: string, labels: Re
 /** A verified, enabled endpoint on the local target, checked every second by the scheduler. */
 async function monitoredEndpoint(t: TestApp, target: Target): Promise<{ teamId: number; endpointId: number }> {
   const team = await t.createTeam();
-  const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/health`));
-  target.tokens.set(endpoint.id, endpoint.token);
-  expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-  await enableEndpoint(t, team.id, endpoint.id);
+  const endpoint = await monitorTarget(t, team.id, target, 'health');
   return { teamId: team.id, endpointId: endpoint.id };
 }
 

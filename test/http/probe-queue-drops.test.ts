@@ -4,7 +4,7 @@
  */
 import { jest } from '@jest/globals';
 import { ProbingWorkers } from '../../src/probing/application/probing-workers.js';
-import { configuration, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
+import { monitorTarget, startTarget, type Target } from '../e2e/support.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitForAsync } from '../contract/probe-transport.contract.js';
 
@@ -31,9 +31,7 @@ describe('stale probe jobs', () => {
 
   it('drops a job older than its maxAgeMs without probing and counts it in /metrics', async () => {
     const team = await t.createTeam('Stale');
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/ok`));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const endpoint = await monitorTarget(t, team.id, target, 'ok', {}, { enabled: false });
     const hitsBefore = target.hits;
     expect(await dropped(t, 'stale')).toBe(0); // shown from the start, so rate() works before the first drop
     expect(await dropped(t, 'max_deliver')).toBe(0);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { configuration, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
+import { configuration, monitorTarget, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
 
 jest.setTimeout(60_000);
 
@@ -24,9 +24,7 @@ describe('the region a check was taken from (PROBE_REGION)', () => {
   async function verifiedEndpoint(overrides: Parameters<typeof configuration>[1] = {}) {
     const team = await t.createTeam();
     const { token } = await t.issueToken(team.id, ['monitoring:read']);
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/regions`, overrides));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const endpoint = await monitorTarget(t, team.id, target, 'regions', overrides, { enabled: false });
     return { team, token, endpoint };
   }
 
@@ -96,9 +94,7 @@ describe('a process without PROBE_REGION', () => {
   it('probes as region local, and ?region=local lists its checks', async () => {
     const team = await t.createTeam();
     const { token } = await t.issueToken(team.id, ['monitoring:read']);
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/local`));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const endpoint = await monitorTarget(t, team.id, target, 'local', {}, { enabled: false });
     const before = target.regions.length;
     expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`)).statusCode).toBe(201);
     expect(target.regions.slice(before)).toEqual(['local']);

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
+import { allEvents, configuration, monitorTarget, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../src/monitoring/views/monitoring/view.js';
 
 jest.setTimeout(30_000);
@@ -41,9 +41,7 @@ describe('manual checks, destination verification and alert status', () => {
 
   it('marks a check taken under a project maintenance window alert_suppressed, and one outside it not', async () => {
     const team = await t.createTeam();
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/maintained`));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const endpoint = await monitorTarget(t, team.id, target, 'maintained', {}, { enabled: false });
     const checkNow = async () => (await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`)).json().data;
     expect((await checkNow()).alert_suppressed).toBe(false);
 
@@ -100,9 +98,7 @@ describe('manual checks, destination verification and alert status', () => {
   it('lists each check exactly as its check answered it: the source and whether an excerpt was kept', async () => {
     const team = await t.createTeam();
     const { token } = await t.issueToken(team.id, ['monitoring:read']);
-    const endpoint = await registerEndpoint(t, team.id, configuration(`${target.url}/listed`));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
+    const endpoint = await monitorTarget(t, team.id, target, 'listed', {}, { enabled: false });
     const checkNow = async () => {
       const response = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks`);
       expect(response.statusCode).toBe(201);

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
+import { eventually, monitorTarget, startTarget, type Target } from '../e2e/support.js';
 import type { ProbeJob } from '../../src/platform/transport/probe-transport.port.js';
 
 jest.setTimeout(90_000);
@@ -28,10 +28,7 @@ describe('scheduling an endpoint with regions', () => {
   async function scheduled(regions: string[] | undefined) {
     const team = await t.createTeam();
     const { token } = await t.issueToken(team.id, ['monitoring:read']);
-    const endpoint = await registerEndpoint(t, team.id, { ...configuration(`${target.url}/r`), ...(regions ? { regions } : {}) });
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-    await enableEndpoint(t, team.id, endpoint.id);
+    const endpoint = await monitorTarget(t, team.id, target, 'r', regions ? { regions } : {});
     return { endpointId: endpoint.id, token };
   }
 

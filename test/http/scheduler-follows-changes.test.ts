@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, configuration, enableEndpoint, eventually, registerEndpoint, startTarget, type Target } from '../e2e/support.js';
+import { allEvents, eventually, monitorTarget, startTarget, type Target } from '../e2e/support.js';
 
 jest.setTimeout(60_000);
 
@@ -25,22 +25,19 @@ describe('the scheduler, probing the same endpoints for a while', () => {
   });
 
   async function probedEndpoint(teamId: number, path: string): Promise<number> {
-    const endpoint = await registerEndpoint(t, teamId, configuration(`${target.url}${path}`, { interval_seconds: 1 }));
-    target.tokens.set(endpoint.id, endpoint.token);
-    expect((await t.admin('POST', `/api/v2/teams/${teamId}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-    await enableEndpoint(t, teamId, endpoint.id);
+    const endpoint = await monitorTarget(t, teamId, target, path, { interval_seconds: 1 });
     return endpoint.id;
   }
 
   it('follows an interval change and a new endpoint made after seconds with no change', async () => {
     const team = await t.createTeam();
-    const first = await probedEndpoint(team.id, '/first');
+    const first = await probedEndpoint(team.id, 'first');
     // Three slots of 1 s: the scheduler has looked at an unchanged list several times.
     await eventually('three scheduled checks of the first endpoint', async () => (await scheduledDues(t, first)).length >= 3);
 
     const patched = await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${first}`, { interval_seconds: 3600 });
     expect(patched.statusCode).toBe(200);
-    const second = await probedEndpoint(team.id, '/second');
+    const second = await probedEndpoint(team.id, 'second');
 
     // The new endpoint is scheduled, so the list was read again after the changes...
     const dues = await eventually('five scheduled checks of the second endpoint', async () => {
