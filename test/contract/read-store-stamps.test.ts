@@ -97,7 +97,7 @@ describe('SQLite read store stamps', () => {
     expect(await b.stamps('docs')).toEqual(before);
   });
 
-  it('lets calls in one scope share a look at other connections taken at its first call, and looks again for another scope', async () => {
+  it('lets calls in one scope share a look at other connections taken after its first call, and looks again for another scope', async () => {
     await put(a, { id: '1', n: 1 });
     const request = {};
     const first = await a.stamps('docs', request);
@@ -112,6 +112,35 @@ describe('SQLite read store stamps', () => {
     await put(b, { id: '4', n: 4 });
     expect(await a.stamps('docs', nextRequest)).toEqual(afterOwnCommit);
     expect((await a.stamps('docs')).changed).not.toBe(afterOwnCommit.changed);
+  });
+
+  it('looks again for a scope that begins after another connection committed, even in the turn that took an earlier look', async () => {
+    await put(a, { id: '1', n: 1 });
+    const early = {};
+    const seenEarly = await a.stamps('docs', early);
+    // Still the turn of the event loop that took the look (its microtasks): another process
+    // commits, and then a request arrives. A look kept for the turn would miss the commit.
+    const committed = put(b, { id: '2', n: 2 });
+    const late = {};
+    const seenLate = await a.stamps('docs', late);
+    await committed;
+    expect(seenLate.changed).not.toBe(seenEarly.changed);
+    expect(await a.get('docs', '2')).toEqual({ id: '2', n: 2 });
+    // The earlier scope may keep its look; a later look only adds commits, so it may see it too.
+    expect([seenEarly.changed, seenLate.changed]).toContain((await a.stamps('docs', early)).changed);
+  });
+
+  it('takes one look for the scopes that ask in the same turn, after the last of them asked', async () => {
+    await put(a, { id: '1', n: 1 });
+    const before = await a.stamps('docs');
+    const first = a.stamps('docs', {});
+    // Another process commits between two requests arriving in the same turn: the look they
+    // share is taken after both arrived, so both see it.
+    await put(b, { id: '2', n: 2 });
+    const second = a.stamps('docs', {});
+    const [seenFirst, seenSecond] = await Promise.all([first, second]);
+    expect(seenFirst).toEqual(seenSecond);
+    expect(seenFirst.changed).not.toBe(before.changed);
   });
 
   it('answers from its own commits exactly what a fresh connection reads, whoever wrote in between', async () => {

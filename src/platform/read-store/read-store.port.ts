@@ -196,8 +196,10 @@ export interface ReadStore {
    * Optional: the collection's stamps, as of now, for writes made through any process sharing the
    * store; cheap enough to validate a cache on every request. Adapters without it: do not cache.
    * Calls passing the same `scope` object may share one look at other processes' commits, taken
-   * at the first of them: pass an object created when the work began (one per HTTP request),
-   * and none after a write the work waited for (its reads must look again).
+   * after the first of them (the SQLite adapter shares it with every scope that asks in the same
+   * turn of the event loop, taking it in the next check phase): pass an object created when the
+   * work began (one per HTTP request), and none after a write the work waited for (its reads
+   * must look again).
    */
   stamps?(collection: string, scope?: object): Promise<CollectionStamps>;
   /**

@@ -10,7 +10,9 @@
  * `PRAGMA data_version` (which moves when another connection commits) while nothing changed.
  * This connection's own commits do not make it read the table again: a commit that finds (under
  * its write lock) that no other connection committed since the stamps were last read applies
- * its own stamps to the copy in memory, which therefore stays exact.
+ * its own stamps to the copy in memory, which therefore stays exact. Scopes (HTTP requests)
+ * that ask in the same turn of the event loop share one look, taken after all of them asked
+ * (see `stamps`).
  */
 import Database from 'better-sqlite3';
 import {
@@ -174,7 +176,11 @@ export class SqliteReadStore implements ReadStore {
    * is exact while neither moved; a local change that found data_version unmoved keeps it exact
    * (see `stamp`) and moves `localChanges` here with it.
    */
-  private stampsSeen: { dataVersion: number; localChanges: number; scope: object | null } = { dataVersion: -1, localChanges: -1, scope: null };
+  private stampsSeen: { dataVersion: number; localChanges: number } = { dataVersion: -1, localChanges: -1 };
+  /** Scopes whose look at other connections' commits has been taken (see `stamps`). */
+  private readonly lookedScopes = new WeakSet<object>();
+  /** The look that scopes asking now will share, taken at the event loop's next check phase. */
+  private nextSharedLook: Promise<void> | null = null;
   private stampsByCollection = new Map<string, CollectionStamps>();
   /** The greatest `changed` in `stampsByCollection` (the file's counter, while the copy is exact). */
   private maxChanged = 0;
@@ -350,26 +356,55 @@ export class SqliteReadStore implements ReadStore {
     this.clearStatements();
   }
 
+  /**
+   * Without a scope, a look now. A scope (one per HTTP request, made when it arrived) has one look
+   * at other connections' commits for all its calls: its first call waits for the look that every
+   * scope asking before the event loop's next check phase shares, taken in that phase, so after
+   * each of them began (a request sees every commit acknowledged before it was sent), and a burst
+   * of requests read in one poll phase pays for one `PRAGMA data_version` (a read transaction and
+   * its `-shm` locks) instead of one each. Any later look only adds commits, and this connection's
+   * own are applied to the copy exactly (or make the next call read the table again), so the
+   * scope's later calls look no more.
+   */
   async stamps(collection: string, scope?: object): Promise<CollectionStamps> {
-    const seen = this.stampsSeen;
-    if (scope === undefined || scope !== seen.scope || this.localChanges !== seen.localChanges) this.refreshStamps(scope ?? null);
+    if (scope === undefined) this.refreshStamps();
+    else {
+      if (!this.lookedScopes.has(scope)) await this.lookTogether(scope);
+      if (this.localChanges !== this.stampsSeen.localChanges) this.refreshStamps();
+    }
     return this.stampsByCollection.get(collection) ?? NO_STAMPS;
   }
 
-  private refreshStamps(scope: object | null): void {
+  private async lookTogether(scope: object): Promise<void> {
+    this.nextSharedLook ??= new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        this.nextSharedLook = null;
+        try {
+          this.refreshStamps();
+          resolve();
+        } catch (error) {
+          reject(asLocalError(error));
+        }
+      }),
+    );
+    await this.nextSharedLook;
+    this.lookedScopes.add(scope);
+  }
+
+  private refreshStamps(): void {
     const version = this.dataVersion.get() as number;
     if (version !== this.stampsSeen.dataVersion || this.localChanges !== this.stampsSeen.localChanges) {
       const rows = this.statement(`SELECT collection, changed, rewritten FROM ${STAMPS_TABLE}`).all() as Array<CollectionStamps & { collection: string }>;
       this.stampsByCollection = new Map(rows.map((row) => [row.collection, { changed: row.changed, rewritten: row.rewritten }]));
       this.maxChanged = rows.reduce((max, row) => Math.max(max, row.changed), 0);
     }
-    this.stampsSeen = { dataVersion: version, localChanges: this.localChanges, scope };
+    this.stampsSeen = { dataVersion: version, localChanges: this.localChanges };
   }
 
   /**
    * After a transaction of this connection committed: counts the change, and applies its stamps
-   * to the copy in memory when `stamp` found the copy exact. The scope is forgotten either way,
-   * so the next `stamps` call looks at other connections' commits again.
+   * to the copy in memory when `stamp` found the copy exact; otherwise the next `stamps` call
+   * reads the table again.
    */
   private afterLocalChange(): void {
     const pending = this.pendingStamps;
@@ -384,7 +419,7 @@ export class SqliteReadStore implements ReadStore {
       }
       this.maxChanged = pending.next;
     }
-    this.stampsSeen = { dataVersion: this.stampsSeen.dataVersion, localChanges: this.localChanges, scope: null };
+    this.stampsSeen = { dataVersion: this.stampsSeen.dataVersion, localChanges: this.localChanges };
   }
 
   async listCollections(): Promise<string[]> {
