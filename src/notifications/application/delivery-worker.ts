@@ -165,16 +165,20 @@ export class DeliveryWorker implements Worker {
   }
 
   private async pass(): Promise<void> {
-    await this.scan();
+    // One look at other processes' commits for the pass's stamps, taken after it began and shared
+    // with requests arriving meanwhile (`ReadStore.stamps`): a pass runs after every batch the
+    // notifications reactor applies, and a look each for its two stamps was most of its cost.
+    const scope = {};
+    await this.scan(scope);
     if (!this.stopped) await this.advanceCursor();
-    if (!this.stopped) await this.dispatch();
+    if (!this.stopped) await this.dispatch(scope);
   }
 
   /** Reads the delivery records after the last it read into `fresh` (they may have states already: lanes look under their claim). */
-  private async scan(): Promise<void> {
+  private async scan(scope: object): Promise<void> {
     const { reader } = this.platform;
     // Taken before the read: a record committed after it changes the stamp, so it is looked for.
-    const stamps = await reader.stamps(NOTIFICATIONS_VIEW, DELIVERIES);
+    const stamps = await reader.stamps(NOTIFICATIONS_VIEW, DELIVERIES, scope);
     if (stamps && this.scanDrainedAt?.collection === stamps.collection && this.scanDrainedAt.changed === stamps.changed) return;
     if (this.scanned === undefined) this.scanned = await this.host.checkpoint();
     while (!this.stopped) {
@@ -273,10 +277,10 @@ export class DeliveryWorker implements Worker {
    * found none, the next retry's due time is noted with the retries' stamp, and until that time
    * passes or the collection changes (any process's write) nothing is read.
    */
-  private async channelsWithDueRetries(due: () => Filter): Promise<number[]> {
+  private async channelsWithDueRetries(due: () => Filter, scope: object): Promise<number[]> {
     const { views } = this.platform;
     // Taken before the reads: a retry written after them changes the stamp, so it is looked for.
-    const stamps = views.stamps ? await views.stamps(this.retries) : null;
+    const stamps = views.stamps ? await views.stamps(this.retries, scope) : null;
     const quiet = this.retriesQuiet;
     if (stamps && quiet && quiet.changed === stamps.changed && Date.now() < quiet.until) return [];
     const rows = await views.aggregate(this.retries, { filter: due(), groupBy: 'channel_id' });
@@ -293,10 +297,10 @@ export class DeliveryWorker implements Worker {
    * oldest due attempts (a page of them) and sends them one after another, then looks again; the
    * channel's page is read once per lane rather than once per attempt.
    */
-  private async dispatch(): Promise<void> {
+  private async dispatch(scope: object): Promise<void> {
     const maxLanes = this.options.maxInFlight ?? 32;
     const due = (): Filter => ({ next_attempt_ms: { lte: Date.now() } });
-    const channels = new Set([...this.fresh.keys(), ...(await this.channelsWithDueRetries(due))]);
+    const channels = new Set([...this.fresh.keys(), ...(await this.channelsWithDueRetries(due, scope))]);
     for (const channelId of channels) {
       if (this.lanes.has(channelId) || this.lanes.size >= maxLanes || this.stopped) continue;
       const lane = this.lane(channelId, due)
