@@ -168,8 +168,8 @@ export class DerivedViewCache<V> {
   private readonly loading = new Map<string, Promise<{ value: V; validUntil: number } | null>>();
   private readonly capacity: number;
   /**
-   * The stamps read under the last scope: gets passing the same scope (one request's, or the one
-   * requests arriving together share, see `SharedLook`) compare against one read of them.
+   * The stamps read under the last scope: gets passing the same scope (one request's, see
+   * `ReadStore.stamps`) compare against one read of them.
    */
   private lastLook: { scope: object; stamps: Promise<string[] | null> } | null = null;
 

@@ -5,7 +5,6 @@ import { sendProblem } from '../../platform/http/http-conventions.js';
 import { Problems } from '../../platform/http/problem.js';
 import type { RouteOptions } from '../../platform/http/route-auth.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
-import { SharedLook } from '../../platform/projections/shared-look.js';
 import { MAX_LISTED_INCIDENTS } from '../domain/public-status.js';
 import { SLUG_PATTERN } from '../domain/status-page.js';
 import { PublicStatusReads, type PageView, type Rendered, type RenderKind } from '../application/public-status.js';
@@ -62,12 +61,12 @@ function notFound(kind: RenderKind, reply: FastifyReply): FastifyReply {
  * (as `/metrics` is) rather than Nest controllers: the platform's conventions are Fastify hooks
  * and apply all the same (request id, public auth, metrics, request log, problem details for
  * anything thrown), without Nest's per-request guard, interceptor and parameter machinery.
- * Concurrent requests share one look at the views' stamps (`SharedLook`).
+ * Requests read in one turn of the event loop share one look at the views' stamps (the read
+ * store's `stamps`, each request its own scope).
  */
 @Injectable()
 export class StatusPagesPublicRoutes implements OnModuleInit {
   private readonly limit: AddressRateLimit;
-  private readonly look = new SharedLook();
 
   constructor(
     @Inject(PLATFORM) platform: Platform,
@@ -89,7 +88,7 @@ export class StatusPagesPublicRoutes implements OnModuleInit {
     const refused = await this.limit.refusal(request, reply);
     if (refused) return sendProblem(reply, refused);
     const slug = request.params.slug;
-    const rendered = SLUG_PATTERN.test(slug) ? await this.reads.render(slug, kind, RENDERERS[kind], await this.look.scope()) : null;
+    const rendered = SLUG_PATTERN.test(slug) ? await this.reads.render(slug, kind, RENDERERS[kind], request) : null;
     return rendered ? send(request, reply, rendered) : notFound(kind, reply);
   }
 }
