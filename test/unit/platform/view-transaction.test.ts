@@ -46,6 +46,14 @@ describe('a projection batch reading its own collections', () => {
     expect(read).not.toBe(other);
   });
 
+  it('answers a get of a collection the projection did not declare with a rejected promise, not a throw', async () => {
+    const undeclared = new BatchViewTransaction(store, (collection) => {
+      throw new Error(`undeclared collection "${collection}"`);
+    }, undefined, new KeptDocuments());
+    const read = undeclared.get('other', '1');
+    await expect(read).rejects.toThrow('undeclared collection "other"');
+  });
+
   it('reads a kept document from the store once, and what a committed batch wrote over it not at all', async () => {
     const documents = new KeptDocuments();
     let reads = 0;
