@@ -161,27 +161,25 @@ export class CollectionLayout {
     if (!this.typed) return [JSON.stringify(doc), doc.id];
     const id = this.storedId(doc.id);
     if (id === null) throw new Error(`Document ${doc.id}: the id of this collection is an integer`);
+    // The rest and the absent names are made only when there are some, and the document's keys
+    // walked without an array: this runs for every written document (about ten a probed check),
+    // most of which have neither.
     const values: unknown[] = [];
-    const absent: string[] = [];
+    let absent: string[] | null = null;
     const declared = this.declared;
     for (const [name, type] of this.columns) {
       const value = doc[name];
-      if (value === undefined) absent.push(name);
+      if (value === undefined) (absent ??= []).push(name);
       values.push(value === undefined || value === null ? null : toColumn(type, value));
     }
-    const rest: Record<string, unknown> = {};
-    let hasRest = false;
-    for (const key of Object.keys(doc)) {
+    let rest: Record<string, unknown> | null = null;
+    for (const key in doc) {
       if (declared.has(key) || doc[key] === undefined) continue;
-      rest[key] = doc[key];
-      hasRest = true;
+      (rest ??= {})[key] = doc[key];
     }
-    if (absent.length > 0) {
-      rest[ABSENT] = absent;
-      hasRest = true;
-    }
-    const json = hasRest ? JSON.stringify(rest) : null;
-    if (hasRest && typeof json !== 'string') throw new Error(`Document ${doc.id} cannot be serialised`);
+    if (absent !== null) (rest ??= {})[ABSENT] = absent;
+    const json = rest === null ? null : JSON.stringify(rest);
+    if (rest !== null && typeof json !== 'string') throw new Error(`Document ${doc.id} cannot be serialised`);
     values.push(json, id);
     return values;
   }
