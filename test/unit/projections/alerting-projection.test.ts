@@ -1,5 +1,6 @@
 import { alertingProjection } from '../../../src/alerting/views/alerting/projection.js';
-import { ALERT_SAMPLES, ALERT_STATUS, type AlertSampleChunkDoc, type AlertStatusDoc } from '../../../src/alerting/views/alerting/view.js';
+import fc from 'fast-check';
+import { ALERT_SAMPLES, ALERT_STATUS, decodeSamples, encodeSamples, type AlertSampleChunkDoc, type AlertStatusDoc } from '../../../src/alerting/views/alerting/view.js';
 import { sampleChunkIds, withSampleChunks } from '../../../src/alerting/views/alerting/queries.js';
 import { alertStatusView, type AlertSettings, type EndpointAlertsState, type RecordCheckCommand } from '../../../src/alerting/domain/endpoint-alerts.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
@@ -136,5 +137,95 @@ describe('alerting projection: baseline samples out of the per-check document (i
     expect(doc.sample_chunks).toEqual({ '': 10 });
     const chunks = (await store.getMany(ALERT_SAMPLES, sampleChunkIds(doc))) as unknown as AlertSampleChunkDoc[];
     expect(withSampleChunks(doc, chunks).state!.baselineSamples).toEqual(steps[steps.length - 1].state.baselineSamples);
+  });
+});
+
+describe('alerting projection: baseline samples coded (issue 31)', () => {
+  const settings = { latency_min_samples: 1000 };
+
+  it('codes any whole, non-negative latencies and reads them back exactly', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })), { maxLength: 300 }), (samples) => {
+        const code = encodeSamples(samples);
+        expect(code).toMatch(/^[0-9A-Za-z_-]*$/);
+        expect(decodeSamples(code!)).toEqual(samples);
+        // What the projection does with a window's new samples: their code follows the code it had.
+        const cut = Math.floor(samples.length / 3);
+        expect(encodeSamples(samples.slice(0, cut))! + encodeSamples(samples.slice(cut), cut === 0 ? 0 : samples[cut - 1])!).toBe(code);
+      }),
+    );
+  });
+
+  it('takes a character for a sample within 15 ms of the one before, two within 511 ms', () => {
+    expect(encodeSamples([])).toBe('');
+    expect(encodeSamples([0, 15, 0, 8, 1])!.length).toBe(1 + 1 + 1 + 1 + 1);
+    expect(encodeSamples([120, 131, 118, 620])!.length).toBe(2 + 1 + 1 + 2);
+    expect(decodeSamples(encodeSamples([120, 131, 118, 620, 2 ** 31 - 1, 0])!)).toEqual([120, 131, 118, 620, 2 ** 31 - 1, 0]);
+  });
+
+  it('leaves a sample the code cannot hold to the plain array, and refuses a code it did not write', () => {
+    for (const odd of [1.5, -1, 2 ** 31, Number.NaN]) expect(encodeSamples([100, odd])).toBeNull();
+    expect(() => decodeSamples('1"')).toThrow(/unexpected character/);
+    expect(() => decodeSamples('1W')).toThrow(/ends inside a sample/);
+  });
+
+  it('stores the document\'s tail and each chunk coded, about half the bytes of the arrays, and reads back the aggregate\'s samples', async () => {
+    const commands = Array.from({ length: 1_250 }, (_, i) => command({ latency_ms: 120 + ((i * 37) % 90) }, settings));
+    const steps = run(commands, undefined);
+    const folded = steps[steps.length - 1].state;
+    const views = await given(alertingProjection, [registered(settings), ...eventsOf(steps)]);
+    const doc = views.document(ALERT_STATUS, '7') as unknown as AlertStatusDoc;
+    expect(doc.state.baselineSamples).toEqual([]);
+    expect(decodeSamples(doc.sample_tails!['']!)).toEqual(folded.baselineSamples.slice(-50));
+    const chunks = views.documents(ALERT_SAMPLES) as unknown as AlertSampleChunkDoc[];
+    expect(chunks).toHaveLength(10);
+    for (const chunk of chunks) {
+      expect(chunk.samples).toBeUndefined();
+      expect(chunk.code!.length).toBeLessThan(JSON.stringify(decodeSamples(chunk.code!)).length / 2);
+    }
+    expect(readBack(views, '7').state!.baselineSamples).toEqual(folded.baselineSamples);
+  });
+
+  it('reads a document and chunks written as arrays (before codes), and codes them from its next check on', async () => {
+    // 1,240 checks: the old form stood after 1,149 (chunk 11 written, 49 samples in the document).
+    const commands = Array.from({ length: 1_240 }, (_, i) => command({ latency_ms: 60 + ((i * 13) % 70) }, settings));
+    const steps = run(commands, undefined);
+    const before = steps[1_148].state;
+    const all = before.baselineSamples;
+    expect(all).toHaveLength(1000);
+    const old: AlertStatusDoc = {
+      id: '7',
+      endpoint_id: 7,
+      team_id: 1,
+      settings: { ...DEFAULT_CONFIGURATION, ...settings } as AlertSettings,
+      state: (({ recentJobIds: _j, availabilityFailures: _a, latencyExceeded: _l, ...kept }) => ({ ...kept, baselineSamples: all.slice(-49) }))(before),
+      sample_chunks: { '': 11 },
+    };
+    const oldChunks: AlertSampleChunkDoc[] = Array.from({ length: 10 }, (_, i) => ({ id: `7:${i + 1}`, endpoint_id: 7, samples: all.slice(-49 - 100 * (10 - i), -49 - 100 * (9 - i)) }));
+    const store = new MemoryReadStore();
+    for (const spec of alertingProjection.collections) await store.ensureCollection(spec);
+    await store.commit([{ op: 'put', collection: ALERT_STATUS, doc: old as unknown as Doc }, ...oldChunks.map((doc) => ({ op: 'put' as const, collection: ALERT_SAMPLES, doc: doc as unknown as Doc }))]);
+    const readStored = async () => {
+      const doc = (await store.get(ALERT_STATUS, '7')) as unknown as AlertStatusDoc;
+      const chunks = (await store.getMany(ALERT_SAMPLES, sampleChunkIds(doc))) as unknown as AlertSampleChunkDoc[];
+      return { doc, whole: withSampleChunks(doc, chunks) };
+    };
+    expect((await readStored()).whole.state!.baselineSamples).toEqual(all);
+    // The checks after it, through the projection's handler: one more chunk (coded) among the old ones.
+    for (const [i, check] of eventsOf(steps.slice(1_149)).entries()) {
+      const transaction = new BatchViewTransaction(store, (collection) => collection);
+      await alertingProjection.handlers[check.type]({ id: `e${i}`, streamId: check.streamId!, type: check.type, schemaVersion: 1, data: check.data, metadata: {} as never, revision: 1_149 + i, position: 1_149 + i, recordedAt: T }, transaction);
+      await store.commit(transaction.writes());
+    }
+    const { doc, whole } = await readStored();
+    expect(doc.sample_chunks).toEqual({ '': 12 });
+    expect(doc.state.baselineSamples).toEqual([]);
+    expect(typeof doc.sample_tails!['']).toBe('string');
+    expect(((await store.get(ALERT_SAMPLES, '7:11')) as unknown as AlertSampleChunkDoc).code).toEqual(expect.any(String));
+    expect(((await store.get(ALERT_SAMPLES, '7:10')) as unknown as AlertSampleChunkDoc).samples).toHaveLength(100);
+    expect(whole.state!.baselineSamples).toEqual(steps[steps.length - 1].state.baselineSamples);
+    const now = new Date(T);
+    const ids = { team_id: 1, endpoint_id: 7 };
+    expect(alertStatusView({ recentJobIds: [], ...whole.state! } as EndpointAlertsState, ids, whole.settings!, now)).toEqual(alertStatusView(steps[steps.length - 1].state, ids, whole.settings!, now));
   });
 });

@@ -23,7 +23,7 @@ import {
   type EndpointReconfiguredData,
   type EndpointRegisteredData,
 } from '../../../monitoring/domain/events.js';
-import { ALERT_SAMPLES, ALERT_STATUS, ALERTING_VIEW, KEPT_SAMPLE_CHUNKS, SAMPLE_CHUNK, sampleChunkId, type AlertSampleChunkDoc, type AlertStatusDoc } from './view.js';
+import { ALERT_SAMPLES, ALERT_STATUS, ALERTING_VIEW, KEPT_SAMPLE_CHUNKS, SAMPLE_CHUNK, encodeSamples, mapWindows, sampleChunk, sampleChunkId, stateWithTails, type AlertStatusDoc } from './view.js';
 import type { Doc } from '../../../platform/read-store/read-store.port.js';
 import { defineProjection, type ProjectionHandler, type ViewTransaction } from '../../../platform/projections/projection.js';
 
@@ -56,39 +56,56 @@ function viewState(state: EndpointAlertsState): AlertStatusDoc['state'] {
 const onSignalEvent: ProjectionHandler = async (event, views) => {
   const data = event.data as { endpoint_id: number; team_id?: number };
   const doc = await current(views, data.endpoint_id, data.team_id ?? 0);
-  const state = evolve({ ...doc.state, ...NOT_KEPT }, event as unknown as EndpointAlertsEvent);
-  views.put(ALERT_STATUS, moveFullChunks({ ...doc, state: viewState(state) }, views) as unknown as Doc);
+  const before = stateWithTails(doc);
+  const state = evolve({ ...before, ...NOT_KEPT }, event as unknown as EndpointAlertsEvent);
+  views.put(ALERT_STATUS, storedDoc(doc, viewState(state), before, views) as unknown as Doc);
 };
 
 /**
- * Moves each window's full chunks of baseline samples out of the document (view.ts,
- * ALERT_SAMPLES), deleting a window's oldest chunk once KEPT_SAMPLE_CHUNKS newer ones hold
- * its samples; returns the document as it is to be written. A document from before chunks
- * (every sample in it) gives up its chunks on its next event.
+ * The document with `state` as the view stores it: each window's full chunks of baseline
+ * samples moved out (view.ts, ALERT_SAMPLES; a window's oldest chunk deleted once
+ * KEPT_SAMPLE_CHUNKS newer ones hold its samples), and the samples after them coded in
+ * `sample_tails` (view.ts, `encodeSamples`). `state` holds every window's samples as arrays,
+ * `before` as `doc` held them: a window that only gained samples has them coded onto its code,
+ * not the whole window again. A document from before chunks (every sample in it) gives up its
+ * chunks on its next event.
  */
-function moveFullChunks(doc: AlertStatusDoc, views: ViewTransaction): AlertStatusDoc {
-  const { state } = doc;
+function storedDoc(doc: AlertStatusDoc, state: AlertStatusDoc['state'], before: AlertStatusDoc['state'], views: ViewTransaction): AlertStatusDoc {
   let chunks = doc.sample_chunks;
-  const take = (window: string, samples: readonly number[]): readonly number[] => {
-    if (samples.length < SAMPLE_CHUNK) return samples;
+  let tails: Record<string, string> | undefined;
+  const store = (window: string, samples: readonly number[]): readonly number[] => {
     let seq = chunks?.[window] ?? 0;
     let from = 0;
     for (; samples.length - from >= SAMPLE_CHUNK; from += SAMPLE_CHUNK, seq++) {
-      const chunk: AlertSampleChunkDoc = { id: sampleChunkId(doc.endpoint_id, window, seq), endpoint_id: doc.endpoint_id, samples: samples.slice(from, from + SAMPLE_CHUNK) };
+      const chunk = sampleChunk(sampleChunkId(doc.endpoint_id, window, seq), doc.endpoint_id, samples.slice(from, from + SAMPLE_CHUNK));
       views.put(ALERT_SAMPLES, chunk as unknown as Doc);
       if (seq >= KEPT_SAMPLE_CHUNKS) views.delete(ALERT_SAMPLES, sampleChunkId(doc.endpoint_id, window, seq - KEPT_SAMPLE_CHUNKS));
     }
-    chunks = { ...chunks, [window]: seq };
-    return samples.slice(from);
+    if (from > 0) chunks = { ...chunks, [window]: seq };
+    const tail = from === 0 ? samples : samples.slice(from);
+    if (tail.length === 0) return tail;
+    const had = window === '' ? before.baselineSamples : before.regionWindows?.[window]?.baselineSamples;
+    const hadCode = doc.sample_tails?.[window];
+    const code = from === 0 && hadCode !== undefined && had !== undefined && startsWith(tail, had) ? appendedCode(hadCode, had, tail) : encodeSamples(tail);
+    if (code === null) return tail;
+    (tails ??= {})[window] = code;
+    return [];
   };
-  const baselineSamples = take('', state.baselineSamples);
-  let regionWindows = state.regionWindows;
-  for (const [region, windows] of Object.entries(state.regionWindows ?? {})) {
-    const kept = take(region, windows.baselineSamples);
-    if (kept !== windows.baselineSamples) regionWindows = { ...regionWindows, [region]: { ...windows, baselineSamples: kept } };
-  }
-  if (chunks === doc.sample_chunks) return doc;
-  return { ...doc, state: { ...state, baselineSamples, ...(regionWindows === undefined ? {} : { regionWindows }) }, sample_chunks: chunks };
+  return { ...doc, state: mapWindows(state, store), sample_chunks: chunks, sample_tails: tails };
+}
+
+/** Whether `samples` begins with every one of `prefix`. */
+function startsWith(samples: readonly number[], prefix: readonly number[]): boolean {
+  if (samples.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (samples[i] !== prefix[i]) return false;
+  return true;
+}
+
+/** The code of `samples`, given the code of their first `had.length` (`had`). */
+function appendedCode(hadCode: string, had: readonly number[], samples: readonly number[]): string | null {
+  if (samples.length === had.length) return hadCode;
+  const added = encodeSamples(samples.slice(had.length), had.length === 0 ? 0 : had[had.length - 1]);
+  return added === null ? null : hadCode + added;
 }
 
 /** Alert status per endpoint (names and document type: view.ts). */

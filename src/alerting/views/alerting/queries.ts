@@ -1,8 +1,7 @@
 /** Reads of the alerting view (names and document type: `view.ts`). */
 import type { ViewReader } from '../../../platform/projections/views.js';
-import type { EndpointAlertsState } from '../../domain/endpoint-alerts.js';
 import { MAX_BASELINE_SAMPLES } from '../../domain/baseline.js';
-import { ALERT_SAMPLES, ALERT_STATUS, ALERTING_VIEW, KEPT_SAMPLE_CHUNKS, sampleChunkId, type AlertSampleChunkDoc, type AlertStatusDoc } from './view.js';
+import { ALERT_SAMPLES, ALERT_STATUS, ALERTING_VIEW, KEPT_SAMPLE_CHUNKS, chunkSamples, mapWindows, sampleChunkId, withTailsInState, type AlertSampleChunkDoc, type AlertStatusDoc } from './view.js';
 
 /**
  * The endpoint's alert status document when it is the team's, else null. Fields may be missing
@@ -13,8 +12,7 @@ export async function alertStatusDoc(reader: ViewReader, teamId: number, endpoin
   const doc = (await reader.get(ALERTING_VIEW, ALERT_STATUS, endpointId)) as unknown as Partial<AlertStatusDoc> | null;
   if (!doc || doc.team_id !== teamId) return null;
   const ids = sampleChunkIds(doc);
-  if (ids.length === 0) return doc;
-  const chunks = (await reader.getMany(ALERTING_VIEW, ALERT_SAMPLES, ids)) as unknown as AlertSampleChunkDoc[];
+  const chunks = ids.length === 0 ? [] : ((await reader.getMany(ALERTING_VIEW, ALERT_SAMPLES, ids)) as unknown as AlertSampleChunkDoc[]);
   return withSampleChunks(doc, chunks);
 }
 
@@ -29,22 +27,23 @@ export function sampleChunkIds(doc: Partial<AlertStatusDoc>): string[] {
 
 /**
  * The document with each window's kept chunks put back before its own samples, the newest
- * MAX_BASELINE_SAMPLES kept: the samples the aggregate's state holds. A chunk not found (never
- * the case for what the projection wrote) leaves its place empty.
+ * MAX_BASELINE_SAMPLES kept: the samples the aggregate's state holds (codes or arrays, either
+ * stored form). A chunk not found (never the case for what the projection wrote) leaves its
+ * place empty.
  */
-export function withSampleChunks(doc: Partial<AlertStatusDoc>, chunks: AlertSampleChunkDoc[]): Partial<AlertStatusDoc> {
-  const byId = new Map(chunks.map((chunk) => [chunk.id, chunk.samples]));
-  const state = doc.state;
-  if (!state) return doc;
+export function withSampleChunks(stored: Partial<AlertStatusDoc>, chunks: AlertSampleChunkDoc[]): Partial<AlertStatusDoc> {
+  const doc = withTailsInState(stored);
+  const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+  if (!doc.state) return doc;
   const whole = (window: string, tail: readonly number[]): number[] => {
     const count = doc.sample_chunks?.[window] ?? 0;
     const samples: number[] = [];
-    for (let seq = Math.max(0, count - KEPT_SAMPLE_CHUNKS); seq < count; seq++) samples.push(...(byId.get(sampleChunkId(Number(doc.endpoint_id), window, seq)) ?? []));
+    for (let seq = Math.max(0, count - KEPT_SAMPLE_CHUNKS); seq < count; seq++) {
+      const chunk = byId.get(sampleChunkId(Number(doc.endpoint_id), window, seq));
+      if (chunk) samples.push(...chunkSamples(chunk));
+    }
     samples.push(...tail);
     return samples.length > MAX_BASELINE_SAMPLES ? samples.slice(samples.length - MAX_BASELINE_SAMPLES) : samples;
   };
-  const regionWindows: EndpointAlertsState['regionWindows'] = state.regionWindows
-    ? Object.fromEntries(Object.entries(state.regionWindows).map(([region, windows]) => [region, { ...windows, baselineSamples: whole(region, windows.baselineSamples) }]))
-    : undefined;
-  return { ...doc, state: { ...state, baselineSamples: whole('', state.baselineSamples), ...(regionWindows === undefined ? {} : { regionWindows }) } };
+  return { ...doc, state: mapWindows(doc.state, whole) };
 }

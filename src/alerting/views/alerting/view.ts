@@ -25,7 +25,8 @@ export interface AlertStatusDoc {
    * Without the recent job ids and the endpoint's own availability and latency windows
    * (projection.ts, `viewState`); documents written before keep theirs. Each window's
    * `baselineSamples` holds only the samples after its last full chunk (see ALERT_SAMPLES);
-   * documents written before chunks existed hold them all, and read the same.
+   * documents written before chunks existed hold them all, and read the same. A window whose
+   * samples are coded in `sample_tails` keeps an empty array here.
    */
   state: Omit<EndpointAlertsState, NotKept> & Partial<Pick<EndpointAlertsState, NotKept>>;
   /**
@@ -33,6 +34,14 @@ export interface AlertStatusDoc {
    * endpoint's own, a region's name for its regional window. Absent: none yet.
    */
   sample_chunks?: Record<string, number>;
+  /**
+   * Per window (as `sample_chunks`), its samples after its last full chunk, coded
+   * (`encodeSamples`: about half the bytes of the JSON array). Absent for a window, in documents
+   * written before codes and for samples the code cannot hold: the state's array holds them.
+   * The state's array is left empty rather than out, so that a process of the version before
+   * reads no samples there instead of failing.
+   */
+  sample_tails?: Record<string, string>;
 }
 
 /**
@@ -52,10 +61,115 @@ export const KEPT_SAMPLE_CHUNKS = 10;
 export interface AlertSampleChunkDoc {
   id: string;
   endpoint_id: number;
-  samples: number[];
+  /** The samples, coded (`encodeSamples`). */
+  code?: string;
+  /** The samples, in chunks written before codes (or holding a sample the code cannot). */
+  samples?: number[];
 }
 
 /** The id of chunk `seq` of the window (`''`: the endpoint's own; else a region's name). */
 export function sampleChunkId(endpointId: number, window: string, seq: number): string {
   return window === '' ? `${endpointId}:${seq}` : `${endpointId}:${window}:${seq}`;
+}
+
+/** A chunk of samples as the view stores it: coded when the code can hold them all. */
+export function sampleChunk(id: string, endpointId: number, samples: readonly number[]): AlertSampleChunkDoc {
+  const code = encodeSamples(samples);
+  return code === null ? { id, endpoint_id: endpointId, samples: [...samples] } : { id, endpoint_id: endpointId, code };
+}
+
+/** A chunk's samples, oldest first, in either stored form. */
+export function chunkSamples(chunk: AlertSampleChunkDoc): number[] {
+  return chunk.code === undefined ? chunk.samples ?? [] : decodeSamples(chunk.code);
+}
+
+/** The state with each window's samples (`''`: the endpoint's own; else a region's) replaced by `samplesOf(window, samples)`. */
+export function mapWindows(state: AlertStatusDoc['state'], samplesOf: (window: string, samples: readonly number[]) => readonly number[]): AlertStatusDoc['state'] {
+  // Spreads that keep the object's shape (an existing key overwritten, none removed): a document
+  // of a dictionary-mode shape costs more to freeze, keep and serialise on every check.
+  const mapped = { ...state, baselineSamples: samplesOf('', state.baselineSamples) };
+  if (state.regionWindows) {
+    mapped.regionWindows = Object.fromEntries(Object.entries(state.regionWindows).map(([region, windows]) => [region, { ...windows, baselineSamples: samplesOf(region, windows.baselineSamples) }]));
+  }
+  return mapped;
+}
+
+/** The document's state with its coded tails back in its windows' arrays (what the aggregate folds), in either stored form. */
+export function stateWithTails(doc: Pick<AlertStatusDoc, 'state' | 'sample_tails'>): AlertStatusDoc['state'] {
+  const tails = doc.sample_tails;
+  if (tails === undefined) return doc.state;
+  return mapWindows(doc.state, (window, samples) => (tails[window] === undefined ? samples : decodeSamples(tails[window])));
+}
+
+/** The document with its coded tails back in its state's arrays, in either stored form. */
+export function withTailsInState<D extends Partial<AlertStatusDoc>>(doc: D): D {
+  if (doc.sample_tails === undefined || doc.state === undefined) return doc;
+  return { ...doc, state: stateWithTails(doc as Pick<AlertStatusDoc, 'state' | 'sample_tails'>), sample_tails: undefined };
+}
+
+/**
+ * The code of baseline samples (issue 31). Latencies are whole milliseconds, and a JSON array of
+ * them costs 2-4 bytes a sample in a document's JSONB (a header byte and the digits): most of
+ * what an endpoint's alert status adds while its baseline fills. Coded, each sample is its
+ * difference from the one before (the first's from 0), zigzag-mapped to a non-negative integer
+ * (0, -1, 1, -2 ... as 0, 1, 2, 3 ...) and written in base 32, most significant digit first, as
+ * characters of DIGITS: one of the first 32 ends a sample, one of the last 32 says a digit
+ * follows. A sample within 15 ms of the one before takes one character, within 511 ms two. The
+ * characters need no JSON escape, so SQLite keeps the string as written.
+ */
+const DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_';
+const BASE = 32;
+
+/** A character's code -> its digit (0-63), or -1 for a character the code never writes. */
+const DIGIT_OF = new Int8Array(128).fill(-1);
+for (let digit = 0; digit < DIGITS.length; digit++) DIGIT_OF[DIGITS.charCodeAt(digit)] = digit;
+
+/** The largest sample the code holds (about 24 days in ms): differences stay exact in a double. */
+const MAX_CODED = 2 ** 31 - 1;
+
+/** A sample the code holds: a whole, non-negative number of ms up to MAX_CODED. */
+function codable(sample: number): boolean {
+  return Number.isInteger(sample) && sample >= 0 && sample <= MAX_CODED;
+}
+
+/**
+ * The samples (oldest first) as a code, or null when one of them is not a codable latency.
+ * `previous`: the sample before the first, when the code is to follow the code of those before.
+ */
+export function encodeSamples(samples: readonly number[], previous = 0): string | null {
+  let code = '';
+  for (const sample of samples) {
+    if (!codable(sample)) return null;
+    const difference = sample - previous;
+    previous = sample;
+    // Below 2 ** 32, so the unsigned shifts read it whole.
+    const value = difference >= 0 ? 2 * difference : -2 * difference - 1;
+    let shift = 0;
+    while (value >>> shift >= BASE) shift += 5;
+    // Most significant first; every digit but the last says another follows.
+    for (; shift > 0; shift -= 5) code += DIGITS[BASE + ((value >>> shift) & 31)];
+    code += DIGITS[value & 31];
+  }
+  return code;
+}
+
+/** The samples a code holds, oldest first (`encodeSamples`'s inverse). */
+export function decodeSamples(code: string): number[] {
+  const samples: number[] = [];
+  let previous = 0;
+  let value = 0;
+  let digitsFollow = false;
+  for (let i = 0; i < code.length; i++) {
+    const charCode = code.charCodeAt(i);
+    const digit = charCode < 128 ? DIGIT_OF[charCode] : -1;
+    if (digit < 0) throw new Error(`Baseline sample code: unexpected character at ${i}`);
+    digitsFollow = digit >= BASE;
+    value = value * BASE + (digitsFollow ? digit - BASE : digit);
+    if (digitsFollow) continue;
+    previous += value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+    samples.push(previous);
+    value = 0;
+  }
+  if (digitsFollow) throw new Error('Baseline sample code: it ends inside a sample');
+  return samples;
 }
