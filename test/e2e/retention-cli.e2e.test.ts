@@ -1,9 +1,9 @@
 /**
  * `npm run retention -- status | apply` as an operator runs it: a child process on the data
- * directory of a service (stopped in between), built from the sources the way `npm run` builds
- * them (tsc into a scratch directory inside the project, so packages resolve).
+ * directory of a service (stopped in between), from the build `npm run` uses (built first when
+ * a source changed, as `npm run retention` does).
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLLUPS_PROJECTION } from '../../src/analytics/views/rollups/view.js';
 import { ANALYTICS_ENDPOINTS_PROJECTION } from '../../src/analytics/views/endpoints/view.js';
@@ -11,6 +11,7 @@ import { createEndpoint, createProject, importChecks } from '../support/monitori
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 import { makeTempDir } from '../support/event-store-fixtures.js';
 import { runCommand } from '../support/child-process.js';
+import { builtCli, ensureBuilt } from '../support/built-service.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -20,21 +21,16 @@ const run = (command: string, args: string[], env: Record<string, string>) => ru
 
 describe('npm run retention', () => {
   const dir = makeTempDir('retention-cli-');
-  const built = mkdtempSync(join(process.cwd(), '.retention-cli-build-'));
   const env = { DATA_DIR: dir.path, ADMIN_TOKEN, CHECK_RETENTION_DAYS: '30', LOG_LEVEL: 'silent' };
-  const cli = (args: string[]) => run(process.execPath, [join(built, 'src/cli/retention.js'), ...args], env);
+  const cli = (args: string[]) => run(process.execPath, [builtCli('retention'), ...args], env);
   let t: TestApp;
 
   afterAll(async () => {
     await t?.close();
     dir.remove();
-    rmSync(built, { recursive: true, force: true });
   });
 
-  beforeAll(async () => {
-    const tsc = await run(process.execPath, [join(process.cwd(), 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', built], {});
-    expect(tsc.stderr + tsc.stdout).toBe('');
-  }, 180_000);
+  beforeAll(() => ensureBuilt(), 180_000);
 
   it('status says what the next pass removes; apply removes it, exits 0, and the check route answers 404', async () => {
     t = await startTestApp({ ROLE: 'api', DATA_DIR: dir.path, CHECK_RETENTION_DAYS: '30' });
@@ -102,7 +98,7 @@ describe('npm run retention', () => {
       service = null;
       const before = { views: bytes('views.sqlite'), all: bytes('') };
 
-      const apply = await run(process.execPath, [join(built, 'src/cli/retention.js'), 'apply'], dataEnv);
+      const apply = await run(process.execPath, [builtCli('retention'), 'apply'], dataEnv);
       expect(apply).toMatchObject({ code: 0 });
       const removed = Number(/(\d+) checks removed from the log/.exec(apply.stdout)?.[1]);
       expect(removed / 20_000).toBeGreaterThan(0.7);

@@ -11,7 +11,7 @@ import { LOADED_MACHINE_ENV } from './loaded-machine.js';
 
 const ROOT = process.cwd();
 export const BUILT_MAIN = join(ROOT, 'dist/src/main.js');
-export const builtCli = (name: 'projections' | 'history' | 'admin') => join(ROOT, `dist/src/cli/${name}.js`);
+export const builtCli = (name: 'projections' | 'history' | 'admin' | 'retention') => join(ROOT, `dist/src/cli/${name}.js`);
 
 /** Builds dist/ when stale (no-op when fresh); safe to call from parallel test files. */
 export function ensureBuilt(): void {
