@@ -246,7 +246,11 @@ for (const adapter of adapters) {
       // As `batches` does: one next(), then what the tap holds taken at once, then next() again.
       const got: RecordedEvent[] = [];
       while (got.length < 50) {
-        const next = await Promise.race([iterator.next(), new Promise<'stalled'>((resolve) => setTimeout(() => resolve('stalled'), 10_000))]);
+        // The deadline's timer is cleared each time: ten left running kept the jest worker alive
+        // for 10 s after the suite ("A worker process has failed to exit gracefully").
+        let deadline!: NodeJS.Timeout;
+        const stalled = new Promise<'stalled'>((resolve) => (deadline = setTimeout(() => resolve('stalled'), 10_000)));
+        const next = await Promise.race([iterator.next(), stalled]).finally(() => clearTimeout(deadline));
         if (next === 'stalled') throw new Error(`the tap stalled after ${got.length} of 50 events`);
         if (next.done) throw new Error('the tap ended');
         got.push(next.value, ...iterator.drain(100));
