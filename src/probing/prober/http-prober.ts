@@ -65,14 +65,28 @@ export function createHttpProber(options: HttpProberOptions): HttpProber {
     keepAliveTimeout: 30_000,
   });
 
+  /**
+   * An endpoint's configuration is one object from check to check (its stream's fold), and its
+   * parsed URL and request follow from it alone: made once per configuration, not per check.
+   */
+  const prepared = new WeakMap<EndpointConfiguration, PreparedProbe>();
+  const prepare = (config: EndpointConfiguration): PreparedProbe => {
+    let probe = prepared.get(config);
+    if (probe === undefined) {
+      const target = parseTarget(config.url);
+      probe = target.ok ? { ...target, request: Object.freeze(buildProbeRequest(config, target.url, maxBodyBytes, region)) } : target;
+      prepared.set(config, probe);
+    }
+    return probe;
+  };
+
   return {
     async probe(config) {
       const checkedAt = new Date().toISOString();
       const startedAt = performance.now();
-      const target = parseTarget(config.url);
+      const target = prepare(config);
       if (!target.ok) return unsentOutcome(target.reason, checkedAt, startedAt);
-      const request = buildProbeRequest(config, target.url, maxBodyBytes, region);
-      const result = await exchange(agent, request);
+      const result = await exchange(agent, target.request);
       const outcome = judgeProbe(config, target.failureTarget, result, { checkedAt, startedAt, excerptBytes, successExcerptBytes });
       // Only a response proves the handshake of this exchange succeeded.
       const expiresAt = result.statusCode === 0 ? null : certificates.expiryOf(target.url);
@@ -100,6 +114,9 @@ export function createHttpProber(options: HttpProberOptions): HttpProber {
 
 type ParsedTarget = { ok: true; url: URL; failureTarget: FailureTarget } | { ok: false; reason: string };
 
+/** A configuration's parsed target and, when it can be probed, the request a probe sends. Shared: never changed. */
+type PreparedProbe = (ParsedTarget & { ok: false }) | (ParsedTarget & { ok: true; request: Readonly<ExchangeRequest> });
+
 function parseTarget(raw: string): ParsedTarget {
   let url: URL;
   try {
@@ -119,7 +136,7 @@ function buildProbeRequest(config: EndpointConfiguration, url: URL, maxBodyBytes
     origin: url.origin, // URL.origin carries no user-info
     path: url.pathname + url.search,
     method: config.method,
-    headers: requestHeaders(config.headers, url, region),
+    headers: Object.freeze(requestHeaders(config.headers, url, region)),
     body: config.request_payload,
     timeoutMs: config.timeout_seconds * 1000,
     maxBodyBytes,

@@ -170,6 +170,19 @@ describe('HTTP prober against local servers', () => {
       expect(received.body).toBe('{"ping":true}');
     });
 
+    it('sends the same request every time a configuration is probed again, and a changed configuration as changed', async () => {
+      const { port, requests } = await serve(reply(200));
+      const config = endpoint(`http://monitor:pw@127.0.0.1:${port}/api?x=1`, { headers: { 'X-Api-Key': 'k' }, request_payload: 'p' });
+
+      await prober.probe(config);
+      await prober.probe(config);
+      await prober.probe({ ...config, url: `http://127.0.0.1:${port}/other`, headers: {} });
+
+      const seen = requests.map((r) => ({ url: r.url, method: r.method, key: r.headers['x-api-key'], auth: r.headers.authorization, body: r.body }));
+      const first = { url: '/api?x=1', method: 'GET', key: 'k', auth: `Basic ${Buffer.from('monitor:pw').toString('base64')}`, body: 'p' };
+      expect(seen).toEqual([first, first, { url: '/other', method: 'GET', key: undefined, auth: undefined, body: 'p' }]);
+    });
+
     it('sends a malformed percent-escape in user-info as written instead of failing', async () => {
       const { port, requests } = await serve(reply(200));
 
