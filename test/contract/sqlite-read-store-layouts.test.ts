@@ -69,6 +69,55 @@ describe('SQLite read store layouts across connections', () => {
     await Promise.all([reader.close(), writer.close()]);
   });
 
+  it('replaces documents right whether their indexed columns stay or change, through a connection that did or did not ensure the collection', async () => {
+    // A replace that leaves the indexed columns as they are updates only the others (WriteSql.updateKept);
+    // one that changes them falls back to the whole UPDATE. Either way reads and index lookups agree.
+    const file = join(dir, 'views.sqlite');
+    const ensured = new SqliteReadStore(file);
+    const other = new SqliteReadStore(file);
+    await ensured.ensureCollection({
+      name: 'heads',
+      indexes: [{ fields: ['team', 'status', 'n'] }, { fields: ['team', 'closed_at'] }],
+      columns: { id: 'integer', n: 'integer', team: 'integer', status: 'text', closed_at: 'text', note: 'text' },
+      idField: 'n',
+    });
+    const model = new Map<string, Record<string, unknown>>();
+    let seed = 11;
+    const random = (k: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.floor(seed / 65536) % k;
+    };
+    for (let step = 0; step < 200; step++) {
+      const n = 1 + random(6);
+      const previous = model.get(String(n));
+      const changeKeys = previous === undefined || random(4) === 0;
+      const doc: Record<string, unknown> & { id: string } = {
+        id: String(n),
+        n,
+        team: changeKeys ? 1 + random(2) : previous!.team,
+        status: changeKeys ? [null, 'open', 'resolved'][random(3)] : previous!.status,
+        closed_at: changeKeys ? [null, '2026-11-27T22:00:00.000Z'][random(2)] : previous!.closed_at,
+        note: [null, `note ${step}`][random(2)],
+        state: { step, title: `incident ${n}` },
+      };
+      if (random(5) === 0) delete doc.note;
+      await (random(2) === 0 ? ensured : other).commit([{ op: 'put', collection: 'heads', doc }]);
+      model.set(doc.id, doc);
+      for (const reader of [ensured, other]) {
+        expect(await reader.get('heads', doc.id)).toStrictEqual(doc);
+        for (const team of [1, 2]) {
+          for (const status of [null, 'open', 'resolved']) {
+            const expected = [...model.values()].filter((d) => d.team === team && d.status === status).sort((a, b) => (a.n as number) - (b.n as number));
+            expect(await reader.find('heads', { filter: { team, status }, sort: [['n', 'asc']] })).toStrictEqual(expected);
+          }
+          const closed = [...model.values()].filter((d) => d.team === team && d.closed_at !== null).map((d) => d.id).sort();
+          expect((await reader.find('heads', { filter: { team, closed_at: { ne: null } } })).map((d) => d.id).sort()).toEqual(closed);
+        }
+      }
+    }
+    await Promise.all([ensured.close(), other.close()]);
+  });
+
   it('leaves documents whose first field is null out of a sparse index, which still serves a filter on that field', async () => {
     const file = join(dir, 'views.sqlite');
     const store = new SqliteReadStore(file);

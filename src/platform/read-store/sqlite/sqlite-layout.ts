@@ -45,6 +45,11 @@ export class CollectionLayout {
   readonly docColumn: string;
   /** The id, the id field and every column: what `toRow` keeps out of `"$rest"` (built once, not per row). */
   private readonly declared: ReadonlySet<string>;
+  /**
+   * Typed columns some index of the table is built on (read from the schema with the layout): an
+   * update that leaves them as they are need not touch any index (`WriteSql.updateKept`).
+   */
+  indexedColumns: ReadonlySet<string> = new Set();
 
   constructor(
     /** Declared fields other than id, in table order; empty for the JSON layout. */
