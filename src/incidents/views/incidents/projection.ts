@@ -135,13 +135,33 @@ const asDoc = (doc: { id: string }): Doc => doc as unknown as Doc;
 
 const byTeam = (...fields: string[]) => ({ fields: ['team_id', ...fields, 'incident_num'] });
 
+/** The fields the head's indexes are built on (`IncidentDoc`'s types); text for `last_error_at`, kept as written. */
+const INCIDENT_COLUMNS = {
+  id: 'integer',
+  incident_num: 'integer',
+  team_id: 'integer',
+  project_id: 'integer',
+  status_id: 'integer',
+  state_name: 'text',
+  severity: 'text',
+  type: 'text',
+  source: 'text',
+  last_error_at: 'text',
+  merged_into_id: 'integer',
+} as const;
+
 export const incidentsProjection = defineProjection({
   name: INCIDENTS_VIEW,
   // 2: comments, checkpoints and linked checks in their own collections (issue 11 item 8, issue 12 item 3).
-  version: 2,
+  // 3: the head's indexed fields as typed columns (issue 31): every event rewrites the head, most
+  // (comments, links, checkpoints) without changing them, and such a rewrite then leaves the nine
+  // indexes untouched (the read store's `updateKept`) instead of dirtying a page of each.
+  version: 3,
   collections: [
     {
       name: INCIDENTS,
+      columns: INCIDENT_COLUMNS,
+      idField: 'incident_num',
       indexes: [
         byTeam(),
         byTeam('project_id'),
