@@ -147,14 +147,13 @@ const INCIDENT_COLUMNS = {
   type: 'text',
   source: 'text',
   last_error_at: 'text',
-  merged_into_id: 'integer',
 } as const;
 
 export const incidentsProjection = defineProjection({
   name: INCIDENTS_VIEW,
   // 2: comments, checkpoints and linked checks in their own collections (issue 11 item 8, issue 12 item 3).
   // 3: the head's indexed fields as typed columns (issue 31): every event rewrites the head, most
-  // (comments, links, checkpoints) without changing them, and such a rewrite then leaves the nine
+  // (comments, links, checkpoints) without changing them, and such a rewrite then leaves the
   // indexes untouched (the read store's `updateKept`) instead of dirtying a page of each.
   version: 3,
   collections: [
@@ -171,7 +170,7 @@ export const incidentsProjection = defineProjection({
         byTeam('type'),
         byTeam('source'),
         { fields: ['team_id', 'last_error_at'] },
-        { fields: ['team_id', 'merged_into_id'] },
+        // Version 3 left out `team_id, merged_into_id`: no query reads it.
       ],
     },
     { name: INCIDENT_COMMENTS, indexes: [{ fields: ['incident_id', 'created_at', 'comment_id'] }] },
