@@ -8,7 +8,7 @@
 import { jest } from '@jest/globals';
 import type { Receiver } from '../support/notification-receiver.js';
 import { ALL_SCOPES, type TestApp } from '../support/test-app.js';
-import { allEvents, eventually, monitorTarget, startHarness, type Harness, type Target } from './support.js';
+import { allEvents, eventually, monitorTarget, startHarness, startTarget, type Harness, type Target } from './support.js';
 
 jest.setTimeout(300_000);
 
@@ -18,21 +18,28 @@ const SETTINGS = {
   latency_trigger_window: 1,
   latency_recovery_count: 1,
   flap_threshold: 3,
-  // The smallest window allowed: the test waits it out once.
+  // The smallest window allowed: each test waits it out once, the two at the same time.
   flap_window_seconds: 60,
 };
 
+// The two tests run concurrently (each waits out a whole flap window): each has its own target,
+// team and endpoint, and only the first a notification channel.
 describe('flapping end to end', () => {
   let t: TestApp;
   let target: Target;
+  let secondTarget: Target | undefined;
   let receiver: Receiver;
   let harness: Harness<{ receiver: true }> | undefined;
   beforeAll(async () => {
     ({ t, target, receiver } = harness = await startHarness({ receiver: true }));
+    secondTarget = await startTarget();
   });
-  afterAll(() => harness?.close());
+  afterAll(async () => {
+    await secondTarget?.close();
+    await harness?.close();
+  });
 
-  async function flakyEndpoint(settings: Record<string, unknown>) {
+  async function flakyEndpoint(target: Target, settings: Record<string, unknown>) {
     const team = await t.createTeam('Flap');
     const { token } = await t.issueToken(team.id, ALL_SCOPES);
     const endpoint = await monitorTarget(t, team.id, target, 'flaky', settings);
@@ -40,7 +47,7 @@ describe('flapping end to end', () => {
   }
 
   /** Down, up, down, ... `swings` times: each phase lasts until the signal has followed it. */
-  async function alternate(endpointId: number, swings: number) {
+  async function alternate(target: Target, endpointId: number, swings: number) {
     const changes = async () => (await allEvents(t)).filter((e) => e.streamId === `alerts-${endpointId}` && /Triggered|Recovered/.test(e.type)).length;
     for (let swing = 0; swing < swings; swing++) {
       const before = await changes();
@@ -49,15 +56,15 @@ describe('flapping end to end', () => {
     }
   }
 
-  it('notifies incident.opened once, incident.updated once when it starts flapping, incident.resolved once after a whole window up', async () => {
-    const { team, token, endpoint } = await flakyEndpoint({ ...SETTINGS, flap_threshold: 2 });
+  it.concurrent('notifies incident.opened once, incident.updated once when it starts flapping, incident.resolved once after a whole window up', async () => {
+    const { team, token, endpoint } = await flakyEndpoint(target, { ...SETTINGS, flap_threshold: 2 });
     expect((await t.admin('POST', `/api/v2/teams/${team.id}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ops` } })).statusCode).toBe(201);
     const alertStatus = async () => (await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/alert-status`, { token })).json().data;
     await eventually('a first check', async () => (await alertStatus()).signals !== undefined);
     // The only channel: every notification is this endpoint's.
     const incidentNotes = (type: string) => receiver.of(type);
 
-    await alternate(endpoint.id, 4);
+    await alternate(target, endpoint.id, 4);
     target.mode = { status: 200, delayMs: 0 };
     await eventually('incident.resolved after the window', async () => incidentNotes('incident.resolved').length > 0, { timeoutMs: 150_000, intervalMs: 500 });
     expect(incidentNotes('incident.opened')).toHaveLength(1);
@@ -66,8 +73,9 @@ describe('flapping end to end', () => {
     expect(incidentNotes('incident.resolved')).toHaveLength(1);
   });
 
-  it('a target alternating up and down gives one incident with metadata.flapping true, resolved once a whole window stayed up', async () => {
-    const { token, endpoint } = await flakyEndpoint(SETTINGS);
+  it.concurrent('a target alternating up and down gives one incident with metadata.flapping true, resolved once a whole window stayed up', async () => {
+    const target = secondTarget!;
+    const { token, endpoint } = await flakyEndpoint(target, SETTINGS);
     const incidentEvents = async (type: string) => {
       const opened = (await allEvents(t)).filter((e) => e.type === 'IncidentOpened' && e.data.endpoint_ids.includes(endpoint.id)).map((e) => e.data.incident_id);
       return (await allEvents(t)).filter((e) => e.type === type && opened.includes(e.data.incident_id)).map((e) => e.data);
@@ -76,7 +84,7 @@ describe('flapping end to end', () => {
     await eventually('a first check', async () => (await alertStatus()).signals !== undefined);
 
     // Down, up, down, up, down.
-    await alternate(endpoint.id, 5);
+    await alternate(target, endpoint.id, 5);
     // The view may still show an earlier swing (flapping since the third, the fourth's recovery)
     // when the log already holds the fifth: wait for the view to reach the last swing.
     const status = await eventually('alert status to show flapping and the last swing', async () => {
