@@ -7,11 +7,15 @@ import { PLATFORM, type Platform } from '../platform.js';
 const CHECK_TIMEOUT_MS = 2000;
 
 async function probe(name: string, check: () => Promise<void>): Promise<[string, 'ok' | string]> {
+  let deadline: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS))]);
+    await Promise.race([check(), new Promise((_, reject) => (deadline = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS)))]);
     return [name, 'ok'];
   } catch (error) {
     return [name, `unavailable: ${(error as Error).message}`];
+  } finally {
+    // A check that answered leaves no timer behind (else one per check per request, for 2 s).
+    clearTimeout(deadline);
   }
 }
 
