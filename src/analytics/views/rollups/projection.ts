@@ -6,8 +6,8 @@ import { CHECKS_SUMMARIZED, hourRegion, type ChecksSummarizedData } from '../../
 import { DEFAULT_REGION } from '../../../platform/config/region.js';
 import { ENDPOINT_RECONFIGURED, ENDPOINT_REGISTERED, type EndpointReconfiguredData, type EndpointRegisteredData } from '../../../monitoring/domain/events.js';
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from '../../domain/aggregate.js';
-import { GRANULARITIES, ROLLUP_SCOPE_KINDS, checkOfRow, counted as isCounted, rawCheckRow, regionRollupId, regionRollupRangeAll, rollupId, rollupKeysOf, rollupRangeAll, withCheck, withSums, withoutSums } from '../../domain/rollup.js';
-import { GRANULARITY_MS, floorTo } from '../../domain/range-plan.js';
+import { GRANULARITIES, ROLLUP_SCOPE_KINDS, checkOfRow, counted as isCounted, packedHoursOf, rawCheckRow, regionRollupId, regionRollupRangeAll, rollupId, rollupKeysOf, rollupRangeAll, withCheck, withHoursPacked, withSums, withoutSums } from '../../domain/rollup.js';
+import { GRANULARITY_MS, floorTo, type Granularity } from '../../domain/range-plan.js';
 import {
   APPLICABLE_OUTCOMES,
   OUTCOME_SUCCESS,
@@ -164,21 +164,27 @@ async function onEndpointMoved(endpointId: number, teamId: number, projectId: nu
   const team = await teamOf(views, teamId, projectId);
   if (!member || member.project_id === projectId) return;
   const from = member.project_id;
+  /** The endpoint's sums of one period leave the old project's row of it for the new one's. */
+  const moveShare = async (granularity: Granularity, startSeconds: number, sums: Accumulator) => {
+    const oldId = rollupId('project', from, granularity, startSeconds);
+    const newId = rollupId('project', projectId, granularity, startSeconds);
+    const old = (await views.get(ROLLUPS_COLLECTION, oldId)) as RollupRow | null;
+    if (old) {
+      const left = withoutSums(old, sums);
+      if (left) views.put(ROLLUPS_COLLECTION, { ...left });
+      else views.delete(ROLLUPS_COLLECTION, oldId);
+    }
+    const existing = (await views.get(ROLLUPS_COLLECTION, newId)) as RollupRow | null;
+    views.put(ROLLUPS_COLLECTION, withSums(existing, newId, sums, 'project') as unknown as Doc);
+  };
   for (const granularity of GRANULARITIES) {
-    const rows = (await views.find(ROLLUPS_COLLECTION, { filter: { id: rollupRangeAll('endpoint', endpointId, granularity) } })) as unknown as RollupRow[];
-    const prefix = rollupRangeAll('endpoint', endpointId, granularity).gte;
+    const range = rollupRangeAll('endpoint', endpointId, granularity);
+    const rows = (await views.find(ROLLUPS_COLLECTION, { filter: { id: range } })) as unknown as RollupRow[];
     for (const row of rows) {
-      const period = row.id.slice(prefix.length);
-      const oldId = `${rollupRangeAll('project', from, granularity).gte}${period}`;
-      const newId = `${rollupRangeAll('project', projectId, granularity).gte}${period}`;
-      const old = (await views.get(ROLLUPS_COLLECTION, oldId)) as RollupRow | null;
-      if (old) {
-        const left = withoutSums(old, row);
-        if (left) views.put(ROLLUPS_COLLECTION, { ...left });
-        else views.delete(ROLLUPS_COLLECTION, oldId);
-      }
-      const existing = (await views.get(ROLLUPS_COLLECTION, newId)) as RollupRow | null;
-      views.put(ROLLUPS_COLLECTION, withSums(existing, newId, row, 'project') as unknown as Doc);
+      const start = (Number(row.id.slice(range.gte.length)) * GRANULARITY_MS[granularity]) / 1000;
+      await moveShare(granularity, start, row);
+      // The hours retention packed into the day row: the project keeps rows of those hours.
+      if (row.hours !== undefined) for (const hour of packedHoursOf(row, start)) await moveShare('hour', hour.start, hour.sums);
     }
   }
   const teamIdOfRows = storedTeamId(team, projectId);
@@ -225,6 +231,8 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
       views.delete(REGION_CHECKS_COLLECTION, regional.id);
     }
   }
+  // The summarized hours' rows (the endpoint's, each region's), moved into their day rows at the end.
+  const summarizedHours: SummarizedHour[] = [];
   for (const { hour, sums, minutes, byRegion } of hoursOf(summary)) {
     // The minute rows the summarized checks were in go, for the endpoint, its current project
     // and its team (and each of the endpoint's regions), whether or not this view still saw the
@@ -234,6 +242,7 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
     for (const scope of ROLLUP_SCOPE_KINDS) {
       for (const minute of minutes) views.delete(ROLLUPS_COLLECTION, rollupId(scope, ids[scope], 'minute', hour + minute * 60));
     }
+    const day = floorTo(hour * 1000, GRANULARITY_MS.day) / 1000;
     if (perRegion) {
       for (const region of regions) {
         for (const minute of minutes) views.delete(ROLLUPS_COLLECTION, regionRollupId(summary.endpoint_id, region, 'minute', hour + minute * 60));
@@ -242,20 +251,58 @@ export async function onChecksSummarized(event: RecordedEvent<ChecksSummarizedDa
         const rest = restOf(regionSums, countedInRegion.get(`${hour}:${region}`));
         if (!rest) continue;
         for (const granularity of ['hour', 'day'] as const) {
-          const id = regionRollupId(summary.endpoint_id, region, granularity, floorTo(hour * 1000, GRANULARITY_MS[granularity]) / 1000);
+          const id = regionRollupId(summary.endpoint_id, region, granularity, granularity === 'day' ? day : hour);
           const existing = (await views.get(ROLLUPS_COLLECTION, id)) as RollupRow | null;
           views.put(ROLLUPS_COLLECTION, withSums(existing, id, rest) as unknown as Doc);
         }
       }
+      for (const region of regions) {
+        summarizedHours.push({ hourId: regionRollupId(summary.endpoint_id, region, 'hour', hour), dayId: regionRollupId(summary.endpoint_id, region, 'day', day), hour });
+      }
     }
     const rest = restOf(sums, counted.get(hour));
-    if (!rest) continue;
-    const at = { team_id: summary.team_id, project_id: projectId, endpoint_id: summary.endpoint_id, checked_at_ms: hour * 1000 };
-    for (const key of rollupKeysOf(at)) {
-      if (key.granularity === 'minute') continue;
-      const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
-      views.put(ROLLUPS_COLLECTION, withSums(existing, key.id, rest, key.scope) as unknown as Doc);
+    if (rest) {
+      const at = { team_id: summary.team_id, project_id: projectId, endpoint_id: summary.endpoint_id, checked_at_ms: hour * 1000 };
+      for (const key of rollupKeysOf(at)) {
+        if (key.granularity === 'minute') continue;
+        const existing = (await views.get(ROLLUPS_COLLECTION, key.id)) as RollupRow | null;
+        views.put(ROLLUPS_COLLECTION, withSums(existing, key.id, rest, key.scope) as unknown as Doc);
+      }
     }
+    // Whatever this view had counted of the hour, and the rest just added: all of it moves into
+    // the day row, as a rebuild after the prune (which counts it from the summary) does too.
+    summarizedHours.push({ hourId: rollupId('endpoint', summary.endpoint_id, 'hour', hour), dayId: rollupId('endpoint', summary.endpoint_id, 'day', day), hour });
+  }
+  await packHourRows(views, summarizedHours);
+}
+
+/** A summarized hour's row (an endpoint's or a region's) and its day's. */
+interface SummarizedHour {
+  hourId: string;
+  dayId: string;
+  /** Epoch seconds. */
+  hour: number;
+}
+
+/**
+ * Retention summarized these hours: each one's row, if any, moves into its day row's packed
+ * hours (`withHoursPacked`; "Packed hours" in domain/rollup.ts), each day row rewritten once. The
+ * day row's sums counted them already, and a row of an hour exists only beside its day's.
+ */
+async function packHourRows(views: ViewTransaction, hours: SummarizedHour[]): Promise<void> {
+  const byDay = new Map<string, Array<{ hourSeconds: number; sums: RollupRow }>>();
+  for (const { hourId, dayId, hour } of hours) {
+    const row = (await views.get(ROLLUPS_COLLECTION, hourId)) as RollupRow | null;
+    if (!row) continue;
+    const moved = byDay.get(dayId) ?? [];
+    moved.push({ hourSeconds: hour, sums: row });
+    byDay.set(dayId, moved);
+    views.delete(ROLLUPS_COLLECTION, hourId);
+  }
+  for (const [dayId, rows] of byDay) {
+    const day = (await views.get(ROLLUPS_COLLECTION, dayId)) as RollupRow | null;
+    if (!day) throw new Error(`Rollup rows of hours of ${dayId} have no day row`);
+    views.put(ROLLUPS_COLLECTION, withHoursPacked(day, rows) as unknown as Doc);
   }
 }
 
@@ -364,7 +411,11 @@ export const analyticsRollupsProjection = defineProjection({
   // `team_id` null on its rows for ever; the team index is sparse (about 19 B a check less for a
   // one-project team), a team read merges the primary project's range of the project index with
   // the team index's (`rawScopesOf`); no step rewrites more than a move's own endpoint's rows.
-  version: 11,
+  // 12 (issue 31): the hours retention summarized leave their rows for their day row's packed
+  // `hours` (endpoints and regions; "Packed hours" in domain/rollup.ts): past the horizon about
+  // 12 B an endpoint-hour instead of 35. Ids and columns unchanged and the readers add hour rows
+  // and packed hours, so 11's rows read right: it keeps serving while 12 is rebuilt (no 503).
+  version: 12,
   // v8's raw rows have `success`, not `outcome`, and no manual or suppressed checks: this code
   // cannot read them, so until v9 swaps in, what reads them answers 503 (the rollups still serve).
   // v9's raw rows all carry their team id and v9 has no team documents, so 11's reads take the

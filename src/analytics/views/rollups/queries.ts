@@ -13,7 +13,7 @@ import {
   type Accumulator,
   type RangeFigures,
 } from '../../domain/aggregate.js';
-import { SCOPE_FIELD, regionRollupRange, rollupRange, rollupRangeSuffixes } from '../../domain/rollup.js';
+import { SCOPE_FIELD, addPackedSums, packedHourSpans, regionRollupId, regionRollupRange, rollupId, rollupRange, rollupRangeSuffixes, type PackedSpan } from '../../domain/rollup.js';
 import {
   APPLICABLE_OUTCOMES,
   CHECK_MANUAL,
@@ -30,6 +30,7 @@ import {
   type RawCheckRow,
   type RegionCheckRow,
   type RollupMemberDoc,
+  type RollupRow,
   type RollupScopeKind,
   type TeamDoc,
   teamDocId,
@@ -174,6 +175,8 @@ const RAW_PIECES_PER_READ = 16;
 const RANGES_PER_READ = 256;
 /** Owners per read of `sumOwners` (one SQLite statement of about five index ranges per owner). */
 const OWNERS_PER_READ = 250;
+/** Day rows per read of their packed hours (`addPackedHours`: one SQLite statement). */
+const PACKED_DAYS_PER_READ = 500;
 
 export interface AnalyticsQueryOptions {
   /**
@@ -520,6 +523,7 @@ export class AnalyticsQuery {
       ranges = [];
       ownerOf = [];
     };
+    const packed: Array<PackedSpan & { owner: number }> = [];
     for (let owner = 0; owner < owners.length; owner++) {
       const { id, runs } = owners[owner];
       for (const run of runs) {
@@ -527,10 +531,12 @@ export class AnalyticsQuery {
         const to = run.to / 1000;
         ranges.push(region === undefined ? rollupRange(kind, id, run.granularity, from, to) : regionRollupRange(id, region, run.granularity, from, to));
         ownerOf.push(owner);
+        if (kind === 'endpoint') for (const span of packedHourSpans(run, this.rawHorizon(), endpointDayId(id, region))) packed.push({ ...span, owner });
       }
       if (ranges.length >= RANGES_PER_READ) await read();
     }
     if (ranges.length > 0) await read();
+    await addPackedHours(this.store, rollups, this.slices, packed, (owner, part) => addAccumulator(sums[owner], part));
     return sums;
   }
 
@@ -549,6 +555,10 @@ export class AnalyticsQuery {
       const rows = await this.slices.run(() => this.store.aggregateRanges(rollups, query));
       for (const row of rows) if (row.count > 0) sums.addRow(start + (row.group as number), row);
     }
+    if (kind !== 'endpoint') return;
+    const horizon = this.rawHorizon();
+    const packed = ids.flatMap((id, owner) => runs.flatMap((run) => packedHourSpans(run, horizon, endpointDayId(id)).map((span) => ({ ...span, owner }))));
+    await addPackedHours(this.store, rollups, this.slices, packed, (owner, part) => sums.addSums(owner, part));
   }
 
   /**
@@ -721,6 +731,34 @@ function minuteSpans(minuteStarts: number[]): Array<{ from: number; to: number }
 }
 
 /** `items` in consecutive pieces of at most `size`. */
+/** Names the day rows of an endpoint (or of its checks from one region), for `packedHourSpans`. */
+export function endpointDayId(endpointId: number, region?: string): (startSeconds: number) => string {
+  return region === undefined ? (start) => rollupId('endpoint', endpointId, 'day', start) : (start) => regionRollupId(endpointId, region, 'day', start);
+}
+
+/**
+ * Adds the packed hours of each span (`packedHourSpans`: hours before the horizon that retention
+ * moved into their day rows) to its owner, through `add`: the day rows read by id,
+ * PACKED_DAYS_PER_READ at a time.
+ */
+export async function addPackedHours(
+  store: ReadStore,
+  rollups: string,
+  slices: Slices,
+  spans: ReadonlyArray<PackedSpan & { owner: number }>,
+  add: (owner: number, sums: Accumulator) => void,
+): Promise<void> {
+  if (spans.length === 0) return;
+  const days = new Map<string, RollupRow>();
+  await slices.map(chunk([...new Set(spans.map((span) => span.id))], PACKED_DAYS_PER_READ), async (ids) => {
+    for (const doc of await store.getMany(rollups, ids)) days.set(doc.id, doc as unknown as RollupRow);
+  });
+  for (const span of spans) {
+    const hours = days.get(span.id)?.hours;
+    if (hours !== undefined) add(span.owner, addPackedSums(emptyAccumulator(), hours, span.first, span.end));
+  }
+}
+
 export function chunk<T>(items: T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
@@ -796,6 +834,11 @@ export class ScopeSums {
   /** Adds one of `aggregateRanges`' rows (ROLLUP_SUMS, latency_min, latency_max) to the id at `position` of the ids given. */
   addRow(position: number, row: AggregateRow): void {
     this.add(this.slotAt[position], row.sum.checks, row.sum.failures, row.sum.latency_sum, row.min.latency_min, row.max.latency_max);
+  }
+
+  /** Adds partial sums to the id at `position` of the ids given. */
+  addSums(position: number, sums: Accumulator): void {
+    this.add(this.slotAt[position], sums.checks, sums.failures, sums.latency_sum, sums.latency_min, sums.latency_max);
   }
 
   /** Adds one applicable check to its scope's sums; an id not among those given is ignored. */

@@ -103,6 +103,12 @@ export interface RollupKey {
 /** A stored rollup row: the sums of one period's applicable checks. */
 export interface RollupRow extends Accumulator {
   id: string;
+  /**
+   * An endpoint's (or region's) day row only: the sums of its hours that retention summarized,
+   * packed (`packHours` in domain/rollup.ts: v12); their hour rows are gone. Beside the columns
+   * (in `$rest`), so no other row pays a byte for it.
+   */
+  hours?: string;
 }
 
 /** Typed columns of the rollup rows (a compact-storage hint to the read store). */
@@ -112,7 +118,7 @@ export const ROLLUP_COLUMNS = {
   latency_sum: 'integer',
   latency_min: 'integer',
   latency_max: 'integer',
-} as const satisfies Record<Exclude<keyof RollupRow, 'id'>, ColumnType>;
+} as const satisfies Record<Exclude<keyof RollupRow, 'id' | 'hours'>, ColumnType>;
 
 /**
  * One retained check (every source, applicable or not: v9, issue 31), kept for sub-minute range
