@@ -4,7 +4,8 @@
  *
  * Four parts, each on a data directory of its own (none reads another's output), any subset
  * run alone with LIFECYCLE_PARTS (comma-separated; all four when unset):
- *   probed    bytes per probed check (LIFECYCLE_ENDPOINTS, LIFECYCLE_PROBED_EVENTS)
+ *   probed    bytes per probed check (LIFECYCLE_ENDPOINTS, LIFECYCLE_PROBED_EVENTS), at steady
+ *             state and again after the bounded fills (LIFECYCLE_FILL_CHECKS; 0: not)
  *   imported  bytes per imported check
  *   steady    the retention ratio: data dir after 120 simulated days / after 60
  *   rebuild   a full rebuild of every view after a prune / before it
@@ -23,6 +24,7 @@ import { loadConfig } from '../src/platform/config/config.js';
 import { silentLogger } from '../src/platform/logging/logger.js';
 import { createPlatform, type Platform } from '../src/platform/platform.js';
 import { CheckRetention } from '../src/checks/application/retention.js';
+import { ProbeRecorder } from '../src/probing/application/probe-recorder.js';
 import type { BenchFigure, BenchModule } from './bench.js';
 
 const ADMIN = 'bench-admin-token-0123456789';
@@ -140,14 +142,22 @@ async function bytesPerCheck(workDir: string, checks: number, log: (line: string
 const PROBE_INTERVAL_SECONDS = 5;
 
 /**
- * A local HTTP target: 200 "ok" at once (or, with LIFECYCLE_BODY_BYTES, a page of that many
- * bytes, as most monitored sites answer: the prober keeps its first 512 bytes as the check's
- * excerpt), and the verification page of each endpoint.
+ * A local HTTP target: 200 with a page of LIFECYCLE_BODY_BYTES bytes (default 512; the prober
+ * keeps a successful answer's first 16 bytes as the check's excerpt, `<!doctype html><` here),
+ * or `ok` with LIFECYCLE_BODY_BYTES=2 (the target of sessions before 19); and the verification
+ * page of each endpoint. LIFECYCLE_BODY_VARIES=1 starts each answer with a counter, so no two
+ * checks keep the same excerpt (what a check's excerpt costs when it is not its stream's
+ * constant).
  */
-async function startTarget(): Promise<{ url: string; tokens: Map<number, string>; close(): Promise<void> }> {
+const BODY_BYTES = Number(process.env.LIFECYCLE_BODY_BYTES ?? 512);
+const BODY_VARIES = process.env.LIFECYCLE_BODY_VARIES === '1';
+
+async function startTarget(): Promise<{ url: string; tokens: Map<number, string>; successExcerpt(): string; close(): Promise<void> }> {
   const tokens = new Map<number, string>();
-  const bodyBytes = Number(process.env.LIFECYCLE_BODY_BYTES ?? 2);
-  const body = bodyBytes === 2 ? 'ok' : `<!doctype html><html><head><title>Status</title></head><body>${'<p>All systems operational.</p>'.repeat(Math.ceil(bodyBytes / 31))}`.slice(0, bodyBytes);
+  const bodyBytes = BODY_BYTES;
+  const page = bodyBytes === 2 ? 'ok' : `<!doctype html><html><head><title>Status</title></head><body>${'<p>All systems operational.</p>'.repeat(Math.ceil(bodyBytes / 31))}`.slice(0, bodyBytes);
+  let answers = 0;
+  const answer = BODY_VARIES ? () => `<!--${String(answers++).padStart(10, '0')}-->${page}`.slice(0, page.length) : () => page;
   const server: Server = createServer((request, response) => {
     const verification = /^\/\.well-known\/monitor-verification\/(\d+)$/.exec(request.url ?? '');
     if (verification) {
@@ -156,6 +166,7 @@ async function startTarget(): Promise<{ url: string; tokens: Map<number, string>
       response.end(token ?? 'unknown');
       return;
     }
+    const body = answer();
     response.writeHead(200, { 'content-type': bodyBytes === 2 ? 'text/plain' : 'text/html', 'content-length': String(Buffer.byteLength(body)) });
     response.end(body);
   });
@@ -164,6 +175,8 @@ async function startTarget(): Promise<{ url: string; tokens: Map<number, string>
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tokens,
+    // What the prober keeps of a successful answer (its first 16 bytes).
+    successExcerpt: () => answer().slice(0, 16),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -242,6 +255,39 @@ interface DiskSnapshot {
   content: ReturnType<typeof eventContent>;
 }
 
+/** Rows (a table's) or entries (an index's) per table and index of both databases, keyed `file:object` as `objectsBytes`. */
+function objectsEntries(dataDir: string): Map<string, number> {
+  const entries = new Map<string, number>();
+  for (const name of ['events.sqlite', 'views.sqlite']) {
+    const db = new Database(join(dataDir, name), { readonly: true });
+    try {
+      const rows = db.prepare(`SELECT name, sum(ncell) AS cells FROM dbstat WHERE pagetype = 'leaf' GROUP BY name`).all() as Array<{ name: string; cells: number }>;
+      for (const row of rows) entries.set(`${name}:${row.name}`, row.cells);
+    } finally {
+      db.close();
+    }
+  }
+  return entries;
+}
+
+/**
+ * Growth per check between two snapshots with each table and index taken at its average density
+ * at the later one (its bytes per row or entry, interior pages included, times the rows or
+ * entries it gained): what the window's growth converges to over a long run. A short window's
+ * page count is mostly where each endpoint's last page in a per-endpoint index stood (one
+ * page split more or less is 4 KB); a table whose rows only change in place (an alert status,
+ * its sample chunks once ten are kept) gains none.
+ */
+function growthAtDensity(from: Map<string, number>, to: Map<string, number>, bytes: Map<string, number>, checks: number): { perCheck: number; objects: Array<[string, number]> } {
+  const objects: Array<[string, number]> = [];
+  for (const [name, entries] of to) {
+    const gained = entries - (from.get(name) ?? 0);
+    if (gained > 0 && entries > 0) objects.push([name, ((bytes.get(name) ?? 0) / entries) * (gained / checks)]);
+  }
+  objects.sort((a, b) => b[1] - a[1]);
+  return { perCheck: objects.reduce((sum, [, b]) => sum + b, 0), objects };
+}
+
 /** Bytes per table and index of both databases, keyed `file:object`. */
 function objectsBytes(dataDir: string): Map<string, number> {
   const objects = new Map<string, number>();
@@ -296,11 +342,69 @@ export interface ProbedBytes extends ProbedGrowth {
    * documents, the hour's first rollup rows, the shm file) are behind it.
    */
   steady: ProbedGrowth & { warmupChecks: number };
+  /**
+   * A second window on the same data dir once every endpoint has recorded `fillChecks` more
+   * checks (`fillBaselines`), so what grows only with an endpoint's first checks (its alert
+   * status's baseline samples: the document's tail, then a chunk of 100 every 100 checks until
+   * ten are kept) is complete: the figure a data dir shows after months. Absent when
+   * LIFECYCLE_FILL_CHECKS is 0.
+   */
+  afterFill?: ProbedGrowth & {
+    /** The same window's growth per check with each table and index at its average density (`growthAtDensity`; tables and indexes only, no WAL). */
+    atDensity: { perCheck: number; objects: Array<[string, number]> };
+    /** Checks recorded per endpoint by the fill, on average. */
+    fillChecks: number;
+    fillSeconds: number;
+    alertingPerEndpoint: number;
+  };
   seconds: number;
 }
 
 /** How many checks each endpoint records before the steady-state window opens (LIFECYCLE_WARMUP_CHECKS). */
 const WARMUP_CHECKS = Number(process.env.LIFECYCLE_WARMUP_CHECKS ?? 3);
+
+/**
+ * How many checks each endpoint records before the after-fill window (LIFECYCLE_FILL_CHECKS; 0:
+ * no such window). 1,100: an alert status keeps its latest 1,000 baseline samples, ten chunks
+ * of 100 beside the document, and from the 1,100th on each new chunk replaces the oldest.
+ */
+const FILL_CHECKS = Number(process.env.LIFECYCLE_FILL_CHECKS ?? 1_100);
+
+/**
+ * Records at least `checks` successful scheduled checks for each endpoint through the service's
+ * own recorder, as the prober hands them over but without the HTTP request: the same events,
+ * judge and projections, a thousand times faster than probing at PROBE_INTERVAL_SECONDS. Each
+ * endpoint's checks follow one another (as its probes do), the endpoints side by side; the
+ * latencies are those of a local target (1-4 ms) and the excerpt the target's answer. Each
+ * endpoint records up to 199 more than `checks`, its own number: endpoints that started
+ * together would otherwise reach every boundary together (a baseline chunk every 100 checks,
+ * the last page of their range in a per-endpoint index full at once), which a data dir whose
+ * endpoints came one by one does not see.
+ */
+async function fillBaselines(service: Service, endpointIds: number[], checks: number, successExcerpt: () => string): Promise<number> {
+  const recorder = new ProbeRecorder(service.platform);
+  const firstDue = Date.now() - checks - 200;
+  let recorded = 0;
+  await Promise.all(
+    endpointIds.map(async (id, i) => {
+      const endpoint = await recorder.loadEndpoint(id);
+      if (!endpoint) throw new Error(`endpoint ${id} not found`);
+      const own = checks + ((i * 37) % 200);
+      recorded += own;
+      for (let n = 0; n < own; n++) {
+        const latency = 1 + ((n * 7 + id) % 4);
+        await recorder.record({
+          // A scheduled job's id: the endpoint and its due time (unique per check here).
+          jobId: `${id}:${firstDue + n}`,
+          source: 'scheduled',
+          endpoint,
+          outcome: { success: true, status_code: 200, latency_ms: latency, time_to_first_byte_ms: latency, duration_ms: latency, body_complete: true, failure_reason: null, response_excerpt: successExcerpt(), checked_at: new Date().toISOString() },
+        });
+      }
+    }),
+  );
+  return recorded;
+}
 
 /**
  * Disk per probed check: `endpoints` endpoints at PROBE_INTERVAL_SECONDS against a local target, scheduled and
@@ -363,7 +467,32 @@ export async function probedBytes(workDir: string, endpoints: number, wanted: nu
     const seconds = (performance.now() - started) / 1000;
     await service.close();
     const done = snapshot(dataDir);
-    return { ...growth(provisioned, done), steady: { ...growth(warm, done), warmupChecks: WARMUP_CHECKS }, seconds };
+    const result: ProbedBytes = { ...growth(provisioned, done), steady: { ...growth(warm, done), warmupChecks: WARMUP_CHECKS }, seconds };
+    if (FILL_CHECKS <= 0) return result;
+
+    // ROLE=api: no scheduler or prober while the checks are recorded straight through.
+    service = await startService(dataDir, { ...env, ROLE: 'api' });
+    log(`recording ${FILL_CHECKS} checks for each endpoint through the recorder (the bounded fills)`);
+    const fillStarted = performance.now();
+    const fillRecorded = await fillBaselines(service, ids, FILL_CHECKS, target.successExcerpt);
+    await settle(service);
+    const fillSeconds = (performance.now() - fillStarted) / 1000;
+    await service.close();
+    const filled = snapshot(dataDir);
+    const filledEntries = objectsEntries(dataDir);
+    const filledHead = headOf(file);
+
+    service = await startService(dataDir, env);
+    log(`probing until the log's head has moved ${wanted} events after the fills`);
+    while (((await service.platform.events.headPosition()) ?? 0) - filledHead < wanted) await new Promise((resolve) => setTimeout(resolve, 250));
+    await settle(service);
+    await service.close();
+    // The alerting view's tables and their indexes, whole (their names carry the generation).
+    const alerting = [...filled.objects].filter(([name]) => name.includes('__alerting__')).reduce((sum, [, bytes]) => sum + bytes, 0);
+    const last = snapshot(dataDir);
+    const afterFill = growth(filled, last);
+    const atDensity = growthAtDensity(filledEntries, objectsEntries(dataDir), last.objects, afterFill.checks);
+    return { ...result, afterFill: { ...afterFill, atDensity, fillChecks: fillRecorded / endpoints, fillSeconds, alertingPerEndpoint: alerting / endpoints } };
   } finally {
     await target.close();
   }
@@ -493,14 +622,26 @@ const bench: BenchModule = {
       for (const [name, bytes] of probedSteady.files) figures.push({ name: `of which ${name}`, value: bytes, unit: 'B' });
       figures.push({ name: `bytes per probed check on disk from provisioning (${probed.checks} checks, the same run; the figure of sessions before 17)`, value: probed.perCheck, unit: 'B' });
       for (const [name, bytes] of probed.files) figures.push({ name: `of which ${name}`, value: bytes, unit: 'B' });
+      const afterFill = probed.afterFill;
+      if (afterFill) {
+        figures.push({ name: `bytes per probed check on disk after the bounded fills (${afterFill.checks} checks once each endpoint had recorded ${FILL_CHECKS}-${FILL_CHECKS + 199} more, the same data dir: the long-run figure)`, value: afterFill.perCheck, unit: 'B', aim: '<= 120' });
+        for (const [name, bytes] of afterFill.files) figures.push({ name: `of which ${name}`, value: bytes, unit: 'B' });
+        figures.push({ name: 'the same window with each table and index at its average density (rows or entries gained x bytes per row or entry: no page-split luck)', value: afterFill.atDensity.perCheck, unit: 'B' });
+        figures.push({ name: "the alerting view's tables and indexes per endpoint once filled (alert status and its baseline sample chunks)", value: afterFill.alertingPerEndpoint, unit: 'B' });
+      }
       const objectsNote = (growth: ProbedGrowth) => growth.objects.map(([name, bytes]) => `${name} ${bytes.toFixed(1)}`).join(', ');
       const contentNote = (growth: ProbedGrowth) =>
         `data ${growth.content.data.toFixed(1)}, event id ${growth.content.eventId.toFixed(1)}, own metadata ${growth.content.metadata.toFixed(1)}, hash ${growth.content.hash.toFixed(1)}; commit rows per check ${growth.content.commitRowsPerCheck.toFixed(2)} holding ${growth.content.commitMetadata.toFixed(1)} B of metadata JSON per check`;
       notes.push(
-        `Probed checks: a fresh DATA_DIR; a team, a project and ${probedEndpoints} endpoints registered, verified and enabled over the admin routes (ROLE=all, in this process, against a node:http target in this process), the service stopped and everything measured (files, dbstat, the CheckRecorded rows); started again, probing until every endpoint had recorded ${probedSteady.warmupChecks} checks (LIFECYCLE_WARMUP_CHECKS) and every view applied them, stopped and measured again; started again, probing until the log's head had moved ${probedWanted} events since provisioning and every view applied them (${probed.seconds.toFixed(0)} s in all), stopped cleanly and measured. Each figure is the growth between two stops divided by the CheckRecorded events added between them: steady state from the second stop, so each endpoint's one-offs (its first AlertSignalsCarriedOver event and its alerts stream, its alert_status and analytics_endpoints documents, the hour's first rollup rows) and the shm file (a fixed 32 KB) are behind it; from provisioning, from the first, as sessions before 17 measured. WAL files are what a clean stop leaves. Not behind it: alert_status's fill (it grows with an endpoint's first 100 checks, then stays the same size), and a window that crosses an hour counts that hour's first rollup rows.`,
+        `Probed checks: a fresh DATA_DIR; a team, a project and ${probedEndpoints} endpoints registered, verified and enabled over the admin routes (ROLE=all, in this process, against a node:http target in this process answering ${BODY_BYTES === 2 ? '`ok`' : `a ${BODY_BYTES}-byte page`}${BODY_VARIES ? ' that begins with a counter, so each check keeps another excerpt' : ''}), the service stopped and everything measured (files, dbstat, the CheckRecorded rows); started again, probing until every endpoint had recorded ${probedSteady.warmupChecks} checks (LIFECYCLE_WARMUP_CHECKS) and every view applied them, stopped and measured again; started again, probing until the log's head had moved ${probedWanted} events since provisioning and every view applied them (${probed.seconds.toFixed(0)} s in all), stopped cleanly and measured. Each figure is the growth between two stops divided by the CheckRecorded events added between them: steady state from the second stop, so each endpoint's one-offs (its first AlertSignalsCarriedOver event and its alerts stream, its alert_status and analytics_endpoints documents, the hour's first rollup rows) and the shm file (a fixed 32 KB) are behind it; from provisioning, from the first, as sessions before 17 measured. WAL files are what a clean stop leaves. Not behind it: the alerting view's fill (an endpoint's alert status grows with its first 1,100 checks: the document's baseline samples, then a chunk of 100 samples every 100 checks until ten are kept; the after-fill window below has it behind), and a window that crosses an hour counts that hour's first rollup rows.`,
         `Probed checks at steady state, per table and index (dbstat pages grown per check): ${objectsNote(probedSteady)}.`,
         `Probed checks at steady state, what a CheckRecorded row holds (content bytes per check): ${contentNote(probedSteady)}.`,
         `Probed checks from provisioning, per table and index (dbstat pages grown per check): ${objectsNote(probed)}.`,
+        ...(afterFill
+          ? [
+              `After the bounded fills (LIFECYCLE_FILL_CHECKS): the service started again with ROLE=api, ${FILL_CHECKS} to ${FILL_CHECKS + 199} successful scheduled checks recorded for each endpoint (${afterFill.fillChecks.toFixed(0)} on average, each endpoint its own number so that they do not reach a chunk or a page boundary together) through its own recorder (the prober's path without the HTTP request: same events, judge and projections; ${afterFill.fillSeconds.toFixed(0)} s), stopped and measured; started again with ROLE=all, probing until the log's head had moved ${probedWanted} more events, stopped and measured. An endpoint's alert status keeps its latest 1,000 baseline samples (a document's tail and ten chunks of 100), so past 1,100 checks a new chunk replaces the oldest and the document is rewritten in place: this window is what a data dir running for months grows by. Per table and index (dbstat pages grown per check): ${objectsNote(afterFill)}. The same at each one's average density (rows or entries gained per check x its bytes per row or entry at the end): ${afterFill.atDensity.objects.filter(([, b]) => b >= 0.1).map(([name, b]) => `${name} ${b.toFixed(1)}`).join(', ')}. What a CheckRecorded row holds: ${contentNote(afterFill)}.`,
+            ]
+          : []),
         `Probed checks from provisioning, what a CheckRecorded row holds (content bytes per check): ${contentNote(probed)}.`,
         'Packed records (issue 31): the SQLite log stores a CheckRecorded\'s data and every commit\'s metadata as a JSON array of values under a key list kept once (event_shapes), read back byte for byte: data 194 -> 55 B and commit metadata 62 -> 41 B per probed check; 616 -> 467 and 639 -> 492 B per probed check in two alternating pairs of builds (docs/benchmarks.md, "Write path before and after").',
         'Issue 31, second step (docs/benchmarks.md, "Disk per probed check, second step"): event ids derived from the position (no bytes per event), metadata naming only its actor interned once (a check\'s commit metadata 40 -> 2 B; the check append no longer repeats the job id as its correlation id), occurred_at offsets as integers (8 -> 2 B), CheckRecorded v3 keeping a scheduled job id as its due time\'s lag (about 19 -> 3 B), and the checks view v4 (source and response_excerpt_omitted as boolean columns: about 35 B less a row).',
@@ -508,6 +649,7 @@ const bench: BenchModule = {
         'Issue 31, fourth step (docs/benchmarks.md, "Disk per probed check, fourth step"): analytics\' raw rows keyed by their check id (the rowid; their indexes end at checked_at_ms), and no team index on them (a team\'s raw rows are read through its projects\'): raw rows with their indexes 105 -> 62 B a probed check.',
       );
       probedSteady.objects.forEach(([name, bytes]) => log(`steady state: ${name} ${bytes.toFixed(1)} B per check`));
+      afterFill?.objects.forEach(([name, bytes]) => log(`after the fills: ${name} ${bytes.toFixed(1)} B per check`));
     }
 
     if (parts.has('imported')) {
