@@ -289,17 +289,31 @@ export function checkOfRow(row: Pick<RawCheckRow, 'outcome' | 'latency_ms'>): { 
   return { success: row.outcome === OUTCOME_SUCCESS, latency_ms: row.latency_ms };
 }
 
-/** Keys of the nine rollup rows (3 scopes x 3 granularities) a check adds to. */
-export function rollupKeysOf(row: { team_id: number } & Pick<RawCheckRow, 'project_id' | 'endpoint_id' | 'checked_at_ms'>): RollupKey[] {
-  const keys: RollupKey[] = [];
+/** Ids of the nine rollup rows (3 scopes x 3 granularities) a check adds to: scope by scope (`scopeOfRollupIdAt`), each in GRANULARITIES' order. */
+export function rollupIdsOf(row: { team_id: number } & Pick<RawCheckRow, 'project_id' | 'endpoint_id' | 'checked_at_ms'>): string[] {
+  const minute = floorTo(row.checked_at_ms, GRANULARITY_MS.minute) / 1000;
+  const hour = floorTo(row.checked_at_ms, GRANULARITY_MS.hour) / 1000;
+  const day = floorTo(row.checked_at_ms, GRANULARITY_MS.day) / 1000;
+  const ids: string[] = [];
   for (const scope of ROLLUP_SCOPE_KINDS) {
     const scopeId = row[SCOPE_FIELD[scope]];
-    for (const granularity of GRANULARITIES) {
-      const start = floorTo(row.checked_at_ms, GRANULARITY_MS[granularity]) / 1000;
-      keys.push({ id: rollupId(scope, scopeId, granularity, start), scope, scope_id: scopeId, granularity, start });
-    }
+    ids.push(rollupId(scope, scopeId, 'minute', minute), rollupId(scope, scopeId, 'hour', hour), rollupId(scope, scopeId, 'day', day));
   }
-  return keys;
+  return ids;
+}
+
+/** The scope of the row at `index` of `rollupIdsOf`'s ids. */
+export function scopeOfRollupIdAt(index: number): RollupScopeKind {
+  return ROLLUP_SCOPE_KINDS[Math.floor(index / GRANULARITIES.length)];
+}
+
+/** `rollupIdsOf` with each row's scope, scope id, granularity and period start. */
+export function rollupKeysOf(row: { team_id: number } & Pick<RawCheckRow, 'project_id' | 'endpoint_id' | 'checked_at_ms'>): RollupKey[] {
+  return rollupIdsOf(row).map((id, i) => {
+    const scope = scopeOfRollupIdAt(i);
+    const granularity = GRANULARITIES[i % GRANULARITIES.length];
+    return { id, scope, scope_id: row[SCOPE_FIELD[scope]], granularity, start: floorTo(row.checked_at_ms, GRANULARITY_MS[granularity]) / 1000 };
+  });
 }
 
 /**
