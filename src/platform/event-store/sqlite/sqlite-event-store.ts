@@ -713,7 +713,29 @@ export class SqliteEventStore implements EventStore {
     else this.recent.clear();
   }
 
-  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+  readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    // The common read (a cached fold asking what follows its revision: three a probed check) is
+    // answered from the known head before anything is built for a query: the query's closures
+    // and parameters were 3-5 % of the bytes a check allocated at saturation.
+    const from = options.fromRevision;
+    if (!this.closed && from !== undefined && options.direction !== 'backwards' && options.maxCount === undefined) {
+      try {
+        if (this.knownEmptyAfter(streamId, from)) return Promise.resolve([]);
+      } catch (error) {
+        return Promise.reject(toStoreError(error));
+      }
+    }
+    return this.queryStream(streamId, options);
+  }
+
+  /** Whether the known head says the stream holds nothing from revision `from` on. */
+  private knownEmptyAfter(streamId: string, from: number): boolean {
+    this.dropHeadsIfStale();
+    const head = this.knownHeads.get(streamId);
+    return head !== undefined && head < from;
+  }
+
+  private async queryStream(streamId: string, options: ReadStreamOptions): Promise<RecordedEvent[]> {
     this.assertOpen();
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision;
@@ -739,9 +761,7 @@ export class SqliteEventStore implements EventStore {
     if (backwards || limit !== undefined) return this.query(rows);
     // A read to the stream's end: answered from the known head when nothing can follow `from`.
     return this.query(() => {
-      this.dropHeadsIfStale();
-      const head = this.knownHeads.get(streamId);
-      if (from !== undefined && head !== undefined && head < from) return [];
+      if (from !== undefined && this.knownEmptyAfter(streamId, from)) return [];
       const events = rows();
       this.rememberHead(streamId, events.length > 0 ? events[events.length - 1].revision : (from ?? 0) - 1);
       return events;
