@@ -154,10 +154,13 @@ export async function runStreamCommand<S, R = void>(
   // command may take it as the head, which matters where a stream's last events can be cut
   // away while it keeps its revision (EventStoreDB $tb).
   let reported: number | null = null;
+  // The same for every attempt and event: built once, not once per event per attempt.
+  const idempotency = keyed ? { idempotency_key: keyed.key, idempotency_step: step } : null;
+  const commandMetadata = context || keyed ? (context ? metadataOf(context) : {}) : null;
   /** One load-decide-append; REFUSED when the append lost to a concurrent one. */
   const attempt = async (turn?: Turn): Promise<StreamCommandResult<S, R> | typeof REFUSED> => {
     const loaded: Loaded<S> = options.fold
-      ? { ...(await options.fold.load(streamId)), events: [] }
+      ? loadedFrom(await options.fold.load(streamId))
       : onlyHead
         ? { state: aggregate.initial(), revision: await streamHead(store, streamId), events: [] }
         : await loadStream(store, streamId, aggregate, options.fromRevision);
@@ -168,8 +171,7 @@ export async function runStreamCommand<S, R = void>(
     }
     const { events, result, after } = await decide(loaded.state, loaded);
     if (events.length === 0) return { state: loaded.state, appended: [], append: null, result };
-    const idempotency = keyed ? { idempotency_key: keyed.key, idempotency_step: step } : {};
-    const withMetadata = context || keyed ? events.map((event) => ({ ...event, metadata: { ...(context ? metadataOf(context) : {}), ...event.metadata, ...idempotency } })) : events;
+    const withMetadata = commandMetadata ? events.map((event) => ({ ...event, metadata: { ...commandMetadata, ...event.metadata, ...idempotency } })) : events;
     try {
       if (keyed) await markAttempt(store, keyed.key, { stream: streamId, step, after_revision: loaded.revision });
       const append = await store.append(streamId, withMetadata, {
@@ -200,6 +202,11 @@ export async function runStreamCommand<S, R = void>(
 
 const REFUSED = Symbol('refused');
 
+/** A fold's state as a loaded stream (no events: they were folded already). */
+function loadedFrom<S>(folded: { state: S; revision: number }): Loaded<S> {
+  return { state: folded.state, revision: folded.revision, events: [] };
+}
+
 /**
  * A stream's place in line: a command's turn runs from its load to its append (or refusal), so a
  * command that waits in line loads what the one before it appended.
@@ -210,30 +217,44 @@ class Turn {
   over = false;
   /** Another command of this process waits in line behind this one. */
   followed = false;
-  private begin!: () => void;
-  private end!: () => void;
-  readonly begun = new Promise<void>((resolve) => (this.begin = resolve));
-  readonly ended = new Promise<void>((resolve) => (this.end = resolve));
+  /**
+   * Wakes the one command in line behind this turn when the turn starts or ends. Made only when
+   * one waits: most turns have nobody behind them (two promises made for every turn were ~370
+   * bytes of a command's ~5.9 KB).
+   */
+  private wake: (() => void) | null = null;
 
   start(): void {
     this.startedAt = performance.now();
-    this.begin();
+    this.wakeNext();
   }
 
   finish(): void {
     this.over = true;
-    this.end();
+    this.wakeNext();
   }
 
   /** Resolves when the turn is over, or when it has run STUCK_TURN_MS and the next in line stops waiting for it. */
   async passed(): Promise<void> {
-    await this.begun;
+    // Each wait is registered right after the flag it waits on was read, so no wake is lost.
+    if (this.startedAt === -1) await this.changed();
     if (this.over) return;
     const left = this.startedAt + STUCK_TURN_MS - performance.now();
     if (left <= 0) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+    await Promise.race([this.changed(), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
     clearTimeout(timer);
+  }
+
+  /** Resolves at the turn's next start or finish (only the one command behind it waits). */
+  private changed(): Promise<void> {
+    return new Promise<void>((resolve) => (this.wake = resolve));
+  }
+
+  private wakeNext(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
   }
 }
 

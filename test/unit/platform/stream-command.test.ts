@@ -83,6 +83,29 @@ describe('runStreamCommand through a fold', () => {
     expect(refused).toBe(0);
   });
 
+  it('stops waiting behind a turn that never ends (a stuck decide): the next command goes on', async () => {
+    const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const order: string[] = [];
+    const stuck = runStreamCommand(store, 'count', counter, systemContext('test'), async (total) => {
+      order.push(`stuck decides on ${total}`);
+      await held;
+      return addUpTo(10)(total);
+    }, { fold, foldOwnAppends: true });
+    const next = runStreamCommand(store, 'count', counter, systemContext('test'), (total) => {
+      order.push(`next decides on ${total}`);
+      return addUpTo(10)(total);
+    }, { fold, foldOwnAppends: true });
+    // Resolves only if the next command stops waiting while the stuck one still holds its turn.
+    await next;
+    order.push('next done');
+    release();
+    await stuck;
+    expect(order).toEqual(['stuck decides on 0', 'next decides on 0', 'next done', 'stuck decides on 1']);
+    expect((await store.readStream('count')).length).toBe(2);
+  });
+
   it("keeps the state a decision folded already, without folding its events again", async () => {
     let evolved = 0;
     const counting: Aggregate<number> = { initial: counter.initial, evolve: (total, event) => (evolved++, counter.evolve(total, event)) };
