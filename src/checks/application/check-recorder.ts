@@ -24,6 +24,8 @@ import type { AppendResult } from '../../platform/event-store/event-store.port.j
 import type { Platform } from '../../platform/platform.js';
 
 const MAX_ATTEMPTS = 8;
+/** The check append's context: the actor alone (built once, not per check). */
+const PROBER_CONTEXT: CommandContext = Object.freeze(systemContext('prober'));
 const CHECK_ID_BLOCK = 100;
 
 /** What a check needs to know of its endpoint. */
@@ -101,12 +103,16 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
 
   record(input: RecordCheckInput<E>): Promise<RecordCheckResult> {
     const endpointId = input.endpoint.endpoint_id;
-    const previous = this.queues.get(endpointId) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() => this.recordNow(input));
+    const previous = this.queues.get(endpointId);
+    // Most checks find none of their endpoint's in flight and start at once: chaining each on a
+    // resolved promise (catch, then, finally, catch) was four promises and their closures a check.
+    const recordNow = () => this.recordNow(input);
+    const run = previous ? previous.then(recordNow, recordNow) : recordNow();
     this.queues.set(endpointId, run);
-    void run.finally(() => {
+    const done = () => {
       if (this.queues.get(endpointId) === run) this.queues.delete(endpointId);
-    }).catch(() => undefined);
+    };
+    run.then(done, done);
     return run;
   }
 
@@ -122,7 +128,7 @@ export class CheckRecorder<E extends CheckedEndpoint, S> {
       this.platform.events,
       checksStream(endpoint.endpoint_id),
       this.judge.aggregate,
-      systemContext('prober'),
+      PROBER_CONTEXT,
       async (state) => {
         if (input.jobId !== null && this.judge.hasJob(state, input.jobId)) return { events: [], result: null };
         checkId ??= await this.nextCheckId();

@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { CheckRecorder, type CheckJudge, type CheckedEndpoint } from '../../../src/checks/application/check-recorder.js';
+import { checksStream, type CheckRecordedData, type ProbeOutcome } from '../../../src/checks/domain/check.js';
+import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';
+import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { StreamCache } from '../../../src/platform/es/stream-cache.js';
+import { IdAllocator } from '../../../src/platform/ids/id-allocator.js';
+import { makeTempDir } from '../../support/event-store-fixtures.js';
+
+/** A judge that remembers the job ids its stream holds and judges nothing. */
+type Jobs = string[];
+const evolveJobs = (jobs: Jobs, event: RecordedEvent): Jobs => [...jobs, (event.data as CheckRecordedData).job_id ?? ''];
+
+function jobsJudge(store: SqliteEventStore): CheckJudge<CheckedEndpoint, Jobs> {
+  return {
+    aggregate: { initial: () => [], evolve: evolveJobs },
+    fold: new StreamCache<Jobs>(store, () => [], evolveJobs),
+    hasJob: (jobs, jobId) => jobs.includes(jobId),
+    judge: () => ({ latency_anomaly: false, latency_threshold_ms: null }),
+    afterRecorded: async () => ({ events: [], append: null }),
+  };
+}
+
+const endpoint: CheckedEndpoint = { endpoint_id: 7, team_id: 1, project_id: 1, configuration_version: 1 };
+const outcome: ProbeOutcome = {
+  success: true,
+  status_code: 200,
+  latency_ms: 12,
+  time_to_first_byte_ms: 10,
+  duration_ms: 12,
+  body_complete: true,
+  failure_reason: null,
+  response_excerpt: null,
+  checked_at: '2026-11-28T00:00:00.000Z',
+};
+
+describe('CheckRecorder', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  let store: SqliteEventStore;
+  beforeEach(() => {
+    temp = makeTempDir();
+    store = new SqliteEventStore(join(temp.path, 'events.sqlite'));
+  });
+  afterEach(async () => {
+    await store.close();
+    temp.remove();
+  });
+
+  it("records one endpoint's checks in the order they came, once each, past a failed one", async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const recorder = new CheckRecorder(
+      { events: store, ids: new IdAllocator(store), metrics: { checkRecorded: () => undefined } as never },
+      jobsJudge(store),
+      async (_endpoint, probe) => {
+        // The first check's suppression lookup is slow, the second's fails: the third still waits its turn.
+        if (probe.latency_ms === 1) await slow;
+        if (probe.latency_ms === 2) throw new Error('lookup failed');
+        return null;
+      },
+    );
+    const record = (jobId: string, latency: number) => recorder.record({ jobId, source: 'scheduled', endpoint, outcome: { ...outcome, latency_ms: latency } });
+
+    const first = record('job-1', 1);
+    const failed = record('job-2', 2);
+    const redelivered = record('job-1', 3);
+    const third = record('job-3', 4);
+    release();
+
+    expect((await first).check?.job_id).toBe('job-1');
+    await expect(failed).rejects.toThrow('lookup failed');
+    expect((await redelivered).check).toBeNull();
+    expect((await third).check?.job_id).toBe('job-3');
+    const recorded = await store.readStream(checksStream(endpoint.endpoint_id));
+    expect(recorded.map((event) => (event.data as CheckRecordedData).job_id)).toEqual(['job-1', 'job-3']);
+    // A check recorded after the queue emptied starts a new one.
+    expect((await record('job-4', 5)).check?.job_id).toBe('job-4');
+  });
+});
