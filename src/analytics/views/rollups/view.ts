@@ -88,8 +88,9 @@ export interface SummarizedRegion {
 
 /**
  * One aligned period of one scope. Which period is named by the row's id alone (`rollupId`):
- * hour and day rows stay for ever (retention keeps them past the horizon), so a row holds its
- * sums and nothing else, is read and written by id only, and needs no secondary index.
+ * hour and day sums stay for ever (retention keeps them past the horizon, an endpoint's hours
+ * packed into its day rows: `RollupRow.hours`), so a row holds its sums and nothing else, is
+ * read and written by id only, and needs no secondary index.
  */
 export interface RollupKey {
   id: string;
