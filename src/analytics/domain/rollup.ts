@@ -2,6 +2,7 @@ import { isApplicable, type CheckRecordedData } from '../../checks/domain/check.
 import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from './aggregate.js';
 import { floorTo, GRANULARITY_MS, type Granularity, type RollupRun } from './range-plan.js';
 import { DEFAULT_REGION } from '../../platform/config/region.js';
+import { DigitCode } from '../../platform/digit-code.js';
 import { CHECK_MANUAL, CHECK_NO_EXCERPT, OUTCOME_FAILURE, OUTCOME_OTHER_FAILURE, OUTCOME_SUCCESS, type RawCheckRow, type RollupKey, type RollupRow, type RollupScopeKind } from '../views/rollups/view.js';
 
 /** How one check (or a retention summary) updates the rollup views (names and shapes: views.ts). */
@@ -113,20 +114,15 @@ const DAY_SECONDS = 86_400;
  * Printable, and neither `"` nor `\`, so JSON keeps each character as one byte. A day of hours of
  * 4 checks (failures 0, sum 1334, minimum 117, maximum 900) takes 8 characters an hour.
  */
-const BASE = 43;
-const ALPHABET = Array.from({ length: 0x7f - 0x28 }, (_, i) => String.fromCharCode(0x28 + i)).filter((c) => c !== '\\').join('');
+const PACKED_DIGITS = new DigitCode(Array.from({ length: 0x7f - 0x28 }, (_, i) => String.fromCharCode(0x28 + i)).filter((c) => c !== '\\').join(''));
 const NEGATIVE = '!';
 const NULL = '#';
-/** Per character code: a last digit's value, BASE + an earlier digit's, or -1. */
-const DIGIT_OF = Int8Array.from({ length: 128 }, (_, code) => ALPHABET.indexOf(String.fromCharCode(code)));
 
 function packedNumber(value: number | null): string {
   if (value === null) return NULL;
   // Latencies are integer columns, so sums of them are too: the digits keep them exactly.
   if (!Number.isSafeInteger(value)) throw new Error(`A packed hour holds integers only, not ${value}`);
-  let rest = Math.abs(value);
-  let text = ALPHABET[rest % BASE];
-  for (rest = Math.floor(rest / BASE); rest > 0; rest = Math.floor(rest / BASE)) text = ALPHABET[BASE + (rest % BASE)] + text;
+  const text = PACKED_DIGITS.write(Math.abs(value));
   return value < 0 ? NEGATIVE + text : text;
 }
 
@@ -143,29 +139,25 @@ export function packHours(hours: PackedHours): string {
 
 /** Reads `packHours`' numbers one after another. */
 class PackedCursor {
-  private at = 0;
+  private readonly cursor = { at: 0 };
 
   constructor(private readonly text: string) {}
 
   get done(): boolean {
-    return this.at >= this.text.length;
+    return this.cursor.at >= this.text.length;
   }
 
   next(): number | null {
-    const { text } = this;
-    const first = text.charCodeAt(this.at);
+    const { text, cursor } = this;
+    const first = text.charCodeAt(cursor.at);
     if (first === NULL_CODE) {
-      this.at++;
+      cursor.at++;
       return null;
     }
-    if (first === NEGATIVE_CODE) this.at++;
-    let value = 0;
-    for (;;) {
-      const digit = DIGIT_OF[text.charCodeAt(this.at++)] ?? -1;
-      if (digit < 0) throw new Error(`Packed hours: no number at ${this.at - 1} of ${JSON.stringify(text)}`);
-      if (digit < BASE) return first === NEGATIVE_CODE ? -(value * BASE + digit) : value * BASE + digit;
-      value = value * BASE + digit - BASE;
-    }
+    if (first === NEGATIVE_CODE) cursor.at++;
+    const value = PACKED_DIGITS.read(text, cursor);
+    if (Number.isNaN(value)) throw new Error(`Packed hours: no number at ${cursor.at} of ${JSON.stringify(text)}`);
+    return first === NEGATIVE_CODE ? -value : value;
   }
 }
 

@@ -3,6 +3,7 @@
  * through `queries.ts` by the alert-status route, and by the public status pages.
  */
 import type { AlertSettings, EndpointAlertsState } from '../../domain/endpoint-alerts.js';
+import { DigitCode } from '../../../platform/digit-code.js';
 
 export const ALERTING_VIEW = 'alerting';
 
@@ -112,17 +113,11 @@ export function withTailsInState<D extends Partial<AlertStatusDoc>>(doc: D): D {
  * them costs 2-4 bytes a sample in a document's JSONB (a header byte and the digits): most of
  * what an endpoint's alert status adds while its baseline fills. Coded, each sample is its
  * difference from the one before (the first's from 0), zigzag-mapped to a non-negative integer
- * (0, -1, 1, -2 ... as 0, 1, 2, 3 ...) and written in base 32, most significant digit first, as
- * characters of DIGITS: one of the first 32 ends a sample, one of the last 32 says a digit
- * follows. A sample within 15 ms of the one before takes one character, within 511 ms two. The
+ * (0, -1, 1, -2 ... as 0, 1, 2, 3 ...) and written in base 32 (`DigitCode`: one of the first 32
+ * characters ends a sample, one of the last 32 says a digit follows). A sample within 15 ms of the one before takes one character, within 511 ms two. The
  * characters need no JSON escape, so SQLite keeps the string as written.
  */
-const DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_';
-const BASE = 32;
-
-/** A character's code -> its digit (0-63), or -1 for a character the code never writes. */
-const DIGIT_OF = new Int8Array(128).fill(-1);
-for (let digit = 0; digit < DIGITS.length; digit++) DIGIT_OF[DIGITS.charCodeAt(digit)] = digit;
+const SAMPLE_DIGITS = new DigitCode('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_');
 
 /** The largest sample the code holds (about 24 days in ms): differences stay exact in a double. */
 const MAX_CODED = 2 ** 31 - 1;
@@ -142,13 +137,7 @@ export function encodeSamples(samples: readonly number[], previous = 0): string 
     if (!codable(sample)) return null;
     const difference = sample - previous;
     previous = sample;
-    // Below 2 ** 32, so the unsigned shifts read it whole.
-    const value = difference >= 0 ? 2 * difference : -2 * difference - 1;
-    let shift = 0;
-    while (value >>> shift >= BASE) shift += 5;
-    // Most significant first; every digit but the last says another follows.
-    for (; shift > 0; shift -= 5) code += DIGITS[BASE + ((value >>> shift) & 31)];
-    code += DIGITS[value & 31];
+    code += SAMPLE_DIGITS.write(difference >= 0 ? 2 * difference : -2 * difference - 1);
   }
   return code;
 }
@@ -156,20 +145,13 @@ export function encodeSamples(samples: readonly number[], previous = 0): string 
 /** The samples a code holds, oldest first (`encodeSamples`'s inverse). */
 export function decodeSamples(code: string): number[] {
   const samples: number[] = [];
+  const cursor = { at: 0 };
   let previous = 0;
-  let value = 0;
-  let digitsFollow = false;
-  for (let i = 0; i < code.length; i++) {
-    const charCode = code.charCodeAt(i);
-    const digit = charCode < 128 ? DIGIT_OF[charCode] : -1;
-    if (digit < 0) throw new Error(`Baseline sample code: unexpected character at ${i}`);
-    digitsFollow = digit >= BASE;
-    value = value * BASE + (digitsFollow ? digit - BASE : digit);
-    if (digitsFollow) continue;
+  while (cursor.at < code.length) {
+    const value = SAMPLE_DIGITS.read(code, cursor);
+    if (Number.isNaN(value)) throw new Error(cursor.at < code.length ? `Baseline sample code: unexpected character at ${cursor.at}` : 'Baseline sample code: it ends inside a sample');
     previous += value % 2 === 0 ? value / 2 : -(value + 1) / 2;
     samples.push(previous);
-    value = 0;
   }
-  if (digitsFollow) throw new Error('Baseline sample code: it ends inside a sample');
   return samples;
 }
