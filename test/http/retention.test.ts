@@ -135,6 +135,10 @@ describe('check retention through the public API', () => {
       expect(perRegion.every((n) => n > 0)).toBe(true);
       expect(perRegion.reduce((a, b) => a + b, 0)).toBe((before[r * 4 + 2] as any).totals.checks);
     });
+    // Both sizes are taken with every page in the file itself: the WAL beside it holds copies of
+    // pages, as many as the writes since its last reset, and measured it made this compare the
+    // imports' write count, not the log (a 794 KB log of 290 KB of pages "shrank" to 266 KB).
+    await t.platform.events.reclaimSpace();
     const sizeBefore = logBytes();
 
     const result = await new CheckRetention(t.platform.events, { days: DAYS }).apply(now, { coordination: t.platform.coordination, owner: 'test' });
@@ -154,7 +158,10 @@ describe('check retention through the public API', () => {
     const retainedEvents = await t.platform.events.readStream(checksStream(endpointA));
     expect(retainedEvents.filter((e) => e.type === CHECK_RECORDED).length).toBe(listAfter.length);
     expect((await t.platform.events.readStream(checkSummariesStream(endpointA))).every((e) => e.type === CHECKS_SUMMARIZED)).toBe(true);
-    expect(logBytes()).toBeLessThan(sizeBefore * 0.6);
+    // The removed checks' pages go back to the file system. A third of the checks go and hourly
+    // summaries come: 71 pages to 65 here; without reclaimSpace's vacuum the freed pages stay in
+    // the file and the summaries grow it to 82.
+    expect(logBytes()).toBeLessThan(sizeBefore);
 
     for (const projection of t.platform.runner!.projections.filter((p) => !isReactor(p))) await t.platform.runner!.rebuild(projection.name);
     await settled(t);
