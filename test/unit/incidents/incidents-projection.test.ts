@@ -91,11 +91,11 @@ describe('incidents projection', () => {
     const headBytes = (writes: Write[]) => writes.find((w) => w.collection === INCIDENTS)!.bytes;
     expect(headBytes(lastComment)).toBe(headBytes(firstComment));
 
-    expect(written[301].filter((w) => w.collection === INCIDENT_COMMENTS).map((w) => [w.op, w.id])).toEqual([['put', '10:1000']]);
-    expect(written[302].filter((w) => w.collection === INCIDENT_COMMENTS).map((w) => [w.op, w.id])).toEqual([['delete', '10:1001']]);
+    expect(written[301].filter((w) => w.collection === INCIDENT_COMMENTS).map((w) => [w.op, w.id])).toEqual([['put', '1000']]);
+    expect(written[302].filter((w) => w.collection === INCIDENT_COMMENTS).map((w) => [w.op, w.id])).toEqual([['delete', '1001']]);
     const stored = spec.rows(INCIDENT_COMMENTS);
     expect(stored).toHaveLength(299);
-    expect(stored.find((d) => d.id === '10:1000')!.comment).toMatchObject({ id: 1000, body: 'note 0', pinned: true, updated_at: at(400) });
+    expect(stored.find((d) => d.id === '1000')!.comment).toMatchObject({ id: 1000, body: 'note 0', pinned: true, updated_at: at(400) });
   });
 
   it('a linked check writes the head and that check; the head keeps only the count', async () => {
@@ -136,7 +136,8 @@ describe('incidents projection', () => {
 
     const ids = (collection: string) => spec.rows(collection).map((d) => d.id).sort();
     expect(ids(INCIDENT_CHECKS)).toEqual(['1:7', '1:8']);
-    expect(ids(INCIDENT_COMMENTS)).toEqual(['1:30']);
+    // A comment is keyed by its own id: the same row, now the target's.
+    expect(spec.rows(INCIDENT_COMMENTS).map((d) => [d.id, d.incident_id])).toEqual([['30', 1]]);
     expect(ids(INCIDENT_CHECKPOINTS)).toEqual(['1:40']);
     const heads = Object.fromEntries(spec.rows(INCIDENTS).map((d) => [d.id, d.checks_total]));
     expect(heads).toEqual({ 1: 2, 2: 0 });
@@ -153,7 +154,7 @@ describe('incidents projection', () => {
     const released = eventsOf([[{ kind: 'release_merge', target_id: 1, merge_id: 'm', reason: 'test', restored: source.state! }, at(6)]], marked.state);
     await spec.given([...source.events, ...marked.events, ...released.events]);
     expect(spec.rows(INCIDENT_CHECKS).map((d) => d.id)).toEqual(['2:8']);
-    expect(spec.rows(INCIDENT_COMMENTS).map((d) => d.id)).toEqual(['2:30']);
+    expect(spec.rows(INCIDENT_COMMENTS).map((d) => [d.id, d.incident_id])).toEqual([['30', 2]]);
     expect(spec.rows(INCIDENTS)[0]).toMatchObject({ checks_total: 1, merged_into_id: null });
   });
 });

@@ -18,6 +18,7 @@ import { IdList } from '../../domain/id-list.js';
 import {
   checkpointDoc,
   commentDoc,
+  commentKey,
   INCIDENT_CHECKPOINTS,
   INCIDENT_CHECKS,
   INCIDENT_COMMENTS,
@@ -90,7 +91,7 @@ function* readsOf(recorded: RecordedEvent): Iterable<readonly [string, string]> 
   switch (event.type) {
     case COMMENT_UPDATED:
     case COMMENT_DELETED:
-      yield [INCIDENT_COMMENTS, itemKey(incidentId, event.data.comment_id)];
+      yield [INCIDENT_COMMENTS, commentKey(event.data.comment_id)];
       break;
     case CHECKPOINT_UPDATED:
       yield [INCIDENT_CHECKPOINTS, itemKey(incidentId, event.data.checkpoint_id)];
@@ -107,8 +108,11 @@ async function touchedItems(views: ViewTransaction, incidentId: number, event: I
   const present = <T>(rows: Array<T | null>) => rows.filter((row): row is T => row !== null);
   switch (event.type) {
     case COMMENT_UPDATED:
-    case COMMENT_DELETED:
-      return { comments: present([await get<CommentDoc>(INCIDENT_COMMENTS, event.data.comment_id)]).map((d) => d.comment), checkpoints: [], checks: [] };
+    case COMMENT_DELETED: {
+      // Keyed by the comment's id alone: the incident's own comment, or none.
+      const doc = (await views.get(INCIDENT_COMMENTS, commentKey(event.data.comment_id))) as unknown as CommentDoc | null;
+      return { comments: doc?.incident_id === incidentId ? [doc.comment] : [], checkpoints: [], checks: [] };
+    }
     case CHECKPOINT_UPDATED:
       return { comments: [], checkpoints: present([await get<CheckpointDoc>(INCIDENT_CHECKPOINTS, event.data.checkpoint_id)]).map((d) => d.checkpoint), checks: [] };
     case INCIDENT_CHECK_LINKED:
@@ -135,6 +139,9 @@ const asDoc = (doc: { id: string }): Doc => doc as unknown as Doc;
 
 const byTeam = (...fields: string[]) => ({ fields: ['team_id', ...fields, 'incident_num'] });
 
+/** A comment's key and list fields; `created_at` text, kept as written (the list sorts by it). */
+const COMMENT_COLUMNS = { id: 'integer', comment_id: 'integer', incident_id: 'integer', created_at: 'text' } as const;
+
 /** The fields the head's indexes are built on (`IncidentDoc`'s types); text for `last_error_at`, kept as written. */
 const INCIDENT_COLUMNS = {
   id: 'integer',
@@ -155,7 +162,9 @@ export const incidentsProjection = defineProjection({
   // 3: the head's indexed fields as typed columns (issue 31): every event rewrites the head, most
   // (comments, links, checkpoints) without changing them, and such a rewrite then leaves the
   // indexes untouched (the read store's `updateKept`) instead of dirtying a page of each.
-  version: 3,
+  // 4: comments keyed by their own id, typed (issue 31): a comment's row goes to the end of the
+  // table, its key index gone, and its list index reads columns, not its JSON (view.ts).
+  version: 4,
   collections: [
     {
       name: INCIDENTS,
@@ -173,7 +182,7 @@ export const incidentsProjection = defineProjection({
         // Version 3 left out `team_id, merged_into_id`: no query reads it.
       ],
     },
-    { name: INCIDENT_COMMENTS, indexes: [{ fields: ['incident_id', 'created_at', 'comment_id'] }] },
+    { name: INCIDENT_COMMENTS, columns: COMMENT_COLUMNS, idField: 'comment_id', indexes: [{ fields: ['incident_id', 'created_at', 'comment_id'] }] },
     { name: INCIDENT_CHECKPOINTS, indexes: [{ fields: ['incident_id', 'created_at', 'checkpoint_id'] }] },
     { name: INCIDENT_CHECKS, indexes: [{ fields: ['incident_id', 'checked_at', 'check_id'] }] },
   ],

@@ -38,7 +38,13 @@ export interface IncidentDoc {
   state: IncidentHead;
 }
 
-/** Item documents: id `<incident id>:<item id>`, so an item moved by a merge is a new row. */
+/**
+ * A comment's document: id the comment's own id (comment ids come from one sequence, so no two
+ * incidents' comments share one), kept by SQLite as the row's integer key. New comments then go
+ * to the end of the table instead of to their incident's place in a text key's index: one random
+ * page fewer in every comment's commit. A comment moved by a merge keeps its row (the source's
+ * IncidentMergedInto deletes it, the target's IncidentsAbsorbed puts it back under the target).
+ */
 export interface CommentDoc {
   id: string;
   incident_id: number;
@@ -47,6 +53,7 @@ export interface CommentDoc {
   comment: Comment;
 }
 
+/** Other item documents: id `<incident id>:<item id>`, so an item moved by a merge is a new row. */
 export interface CheckpointDoc {
   id: string;
   incident_id: number;
@@ -85,8 +92,10 @@ export function toIncidentDoc(state: Incident, checksTotal: number): IncidentDoc
   };
 }
 
+export const commentKey = (commentId: number): string => String(commentId);
+
 export const commentDoc = (incidentId: number, comment: Comment): CommentDoc => ({
-  id: itemKey(incidentId, comment.id),
+  id: commentKey(comment.id),
   incident_id: incidentId,
   comment_id: comment.id,
   created_at: comment.created_at,
