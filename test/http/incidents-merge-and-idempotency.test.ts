@@ -38,6 +38,21 @@ describe('incident merge', () => {
     expect(list).toEqual(expect.arrayContaining([a.id, b.id, target.id]));
   });
 
+  it('a comment moved by a merge is the target\'s to edit and delete, in the detail the next GET shows', async () => {
+    const target = await createIncident(t, f);
+    const source = await createIncident(t, f);
+    const kept = (await t.request('POST', `${INCIDENTS}/${source.id}/comments`, { token: f.editor, body: { body: 'keep' } })).json().data;
+    const dropped = (await t.request('POST', `${INCIDENTS}/${source.id}/comments`, { token: f.editor, body: { body: 'drop' } })).json().data;
+    expect((await merge(target.id, { source_incident_ids: [source.id] })).statusCode).toBe(200);
+
+    const edited = await t.request('PATCH', `${INCIDENTS}/${target.id}/comments/${kept.id}`, { token: f.editor, body: { pinned: true } });
+    expect(edited.statusCode).toBe(200);
+    expect((await t.request('DELETE', `${INCIDENTS}/${target.id}/comments/${dropped.id}`, { token: f.editor })).statusCode).toBe(204);
+    const detail = await get(target.id);
+    expect(detail.comments).toEqual([{ ...kept, pinned: true, updated_at: edited.json().data.updated_at }]);
+    expect((await get(source.id)).comments).toEqual([]);
+  });
+
   it('refuses every write to a merged source with 409 incident_merged', async () => {
     const target = await createIncident(t, f);
     const source = await createIncident(t, f);
