@@ -19,6 +19,7 @@ import {
   ROLLUPS_PROJECTION,
   ROLLUP_COLUMNS,
   ROLLUP_MEMBERS_COLLECTION,
+  rawStatusCode,
   type RawCheckRow,
   type RegionCheckRow,
   type RollupMemberDoc,
@@ -139,7 +140,7 @@ async function splitByRegion(views: ViewTransaction, endpointId: number, region:
 }
 
 function regionCheckRow(row: RawCheckRow, region: string): RegionCheckRow {
-  return { id: row.id, check_id: row.check_id, endpoint_id: row.endpoint_id, region, checked_at_ms: row.checked_at_ms, success: row.outcome === OUTCOME_SUCCESS, status_code: row.status_code, latency_ms: row.latency_ms };
+  return { id: row.id, check_id: row.check_id, endpoint_id: row.endpoint_id, region, checked_at_ms: row.checked_at_ms, success: row.outcome === OUTCOME_SUCCESS, status_code: rawStatusCode(row), latency_ms: row.latency_ms };
 }
 
 async function onEndpointRegistered(event: RecordedEvent<EndpointRegisteredData>, views: ViewTransaction): Promise<void> {
@@ -416,7 +417,10 @@ export const analyticsRollupsProjection = defineProjection({
   // `hours` (endpoints and regions; "Packed hours" in domain/rollup.ts): past the horizon about
   // 12 B an endpoint-hour instead of 35. Ids and columns unchanged and the readers add hour rows
   // and packed hours, so 11's rows read right: it keeps serving while 12 is rebuilt (no 503).
-  version: 12,
+  // 13 (issue 31): a raw row's status code NULL for 200 and its two timings NULL when equal to
+  // its latency (`rawStatusCode`, `rawTimings`: about 3.5 B a check). Its readers read 12's rows
+  // (every value written) the same, and 12 reads only its own tables: it serves while 13 is rebuilt.
+  version: 13,
   // v8's raw rows have `success`, not `outcome`, and no manual or suppressed checks: this code
   // cannot read them, so until v9 swaps in, what reads them answers 503 (the rollups still serve).
   // v9's raw rows all carry their team id and v9 has no team documents, so 11's reads take the
