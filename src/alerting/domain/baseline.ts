@@ -71,11 +71,11 @@ export function baselineWindowSize(minSamples: number): number {
 }
 
 /**
- * The baseline over the most recent latencies (oldest first), or null while fewer than
+ * The baseline over the most recent latencies (oldest first: an array, or a state's RecentValues), or null while fewer than
  * min_samples exist.
  */
 export function computeBaseline(
-  latencies: readonly number[],
+  latencies: Pick<readonly number[], 'length' | 'at'>,
   options: BaselineOptions,
   computedAt: string,
 ): LatencyBaseline | null {
@@ -83,7 +83,7 @@ export function computeBaseline(
   // Computed once per recorded check: the window is sorted in a scratch buffer, not copied out.
   const size = Math.min(latencies.length, baselineWindowSize(options.latency_min_samples));
   const window = SCRATCH.subarray(0, size);
-  for (let i = 0, from = latencies.length - size; i < size; i++) window[i] = latencies[from + i];
+  for (let i = 0, from = latencies.length - size; i < size; i++) window[i] = latencies.at(from + i)!;
   const center = medianInPlace(window.sort());
   for (let i = 0; i < size; i++) window[i] = Math.abs(window[i] - center);
   const mad = medianInPlace(window.sort());

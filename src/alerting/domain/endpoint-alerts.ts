@@ -79,6 +79,7 @@ import {
 import { alertRelations, certificateExpiryDays, DEFAULT_LATENCY_SETTINGS, type AlertRelationSettings, type AlertRules, type EndpointConfiguration, type LatencySettings } from '../../monitoring/domain/endpoint-configuration.js';
 import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { computeBaseline, MAX_BASELINE_SAMPLES, type LatencyBaseline } from './baseline.js';
+import { RecentValues } from './recent-values.js';
 import { quorumDecision, type RegionEvidence, type RegionObservation } from './regions.js';
 
 export { CHECK_RECORDED };
@@ -198,16 +199,21 @@ export interface SignalState {
 /** Settings the signals are judged with: the latency ones, the certificate threshold and the flapping ones (defaults when absent). */
 export type SignalSettings = LatencySettings & { certificate_expiry_days?: number } & Partial<AlertRelationSettings>;
 
-/** The windows of counted checks the availability and latency rules judge (the endpoint's, or one region's). */
+/**
+ * The windows of counted checks the availability and latency rules judge (the endpoint's, or one
+ * region's). Each is a RecentValues: a counted check appends to it without copying it (an
+ * endpoint's baseline holds up to MAX_BASELINE_SAMPLES), and the states before keep reading what
+ * they held. Documents store them as arrays (`Stored`, `storedState`).
+ */
 export interface CheckWindows {
   /** Latencies of successful counted checks, oldest first. */
-  baselineSamples: readonly number[];
+  baselineSamples: RecentValues<number>;
   baselineUpdatedAt: string | null;
   /** Counted checks, oldest first: true when the check failed. */
-  availabilityFailures: readonly boolean[];
+  availabilityFailures: RecentValues<boolean>;
   consecutiveSuccesses: number;
   /** Judged successful counted checks, oldest first: true when over the threshold. */
-  latencyExceeded: readonly boolean[];
+  latencyExceeded: RecentValues<boolean>;
   consecutiveUnder: number;
 }
 
@@ -215,7 +221,7 @@ export interface EndpointAlertsState extends CheckWindows {
   signals: Readonly<Record<SignalType, SignalState>>;
   /** Absent from states stored before flapping existed (`flapOf` reads it). */
   flap?: FlapState;
-  recentJobIds: readonly string[];
+  recentJobIds: RecentValues<string>;
   /** notAfter of the certificate the newest counted https check saw (absent: none seen yet). */
   certificateExpiresAt?: string;
   /** Per region, the windows of its regional checks (absent until the first one). */
@@ -225,13 +231,51 @@ export interface EndpointAlertsState extends CheckWindows {
 }
 
 const EMPTY_WINDOWS: CheckWindows = {
-  baselineSamples: [],
+  baselineSamples: RecentValues.empty(),
   baselineUpdatedAt: null,
-  availabilityFailures: [],
+  availabilityFailures: RecentValues.empty(),
   consecutiveSuccesses: 0,
-  latencyExceeded: [],
+  latencyExceeded: RecentValues.empty(),
   consecutiveUnder: 0,
 };
+
+/** `S` with its windows as arrays, as a document stores them (JSON; read stores freeze what they keep). */
+export type Stored<S> = { [K in keyof S]: S[K] extends RecentValues<infer V> ? readonly V[] : S[K] };
+
+/** The state as a document stores it: every window, a region's too, an array. */
+export type StoredAlertsState = Omit<Stored<EndpointAlertsState>, 'regionWindows'> & {
+  regionWindows?: Readonly<Record<string, Stored<RegionWindows>>>;
+};
+
+/** The state's windows as arrays, for a document (a window that holds just its backing hands it over, uncopied). */
+export function storedState(state: EndpointAlertsState): StoredAlertsState {
+  const { regionWindows, ...rest } = state;
+  const stored: StoredAlertsState = { ...rest, ...storedWindows(state), recentJobIds: state.recentJobIds.toArray() };
+  if (regionWindows !== undefined) stored.regionWindows = mapRecord(regionWindows, (windows) => ({ ...windows, ...storedWindows(windows) }));
+  return stored;
+}
+
+/** The state a document stored (`storedState`): its frozen arrays are read in place, others copied. */
+export function stateFromStored(stored: StoredAlertsState): EndpointAlertsState {
+  const { regionWindows, ...rest } = stored;
+  const state: EndpointAlertsState = { ...rest, ...windowsFromStored(stored), recentJobIds: RecentValues.of(stored.recentJobIds) };
+  if (regionWindows !== undefined) state.regionWindows = mapRecord(regionWindows, (windows) => ({ ...windows, ...windowsFromStored(windows) }));
+  return state;
+}
+
+function storedWindows(windows: CheckWindows): Pick<Stored<CheckWindows>, 'baselineSamples' | 'availabilityFailures' | 'latencyExceeded'> {
+  return { baselineSamples: windows.baselineSamples.toArray(), availabilityFailures: windows.availabilityFailures.toArray(), latencyExceeded: windows.latencyExceeded.toArray() };
+}
+
+function windowsFromStored(windows: Stored<CheckWindows>): Pick<CheckWindows, 'baselineSamples' | 'availabilityFailures' | 'latencyExceeded'> {
+  return { baselineSamples: RecentValues.of(windows.baselineSamples), availabilityFailures: RecentValues.of(windows.availabilityFailures), latencyExceeded: RecentValues.of(windows.latencyExceeded) };
+}
+
+function mapRecord<A, B>(record: Readonly<Record<string, A>>, map: (value: A) => B): Record<string, B> {
+  const mapped: Record<string, B> = {};
+  for (const key of Object.keys(record)) mapped[key] = map(record[key]);
+  return mapped;
+}
 
 /** The signals a region has and the quorum decides: availability and latency (the certificate signal is the endpoint's). */
 export const QUORUM_SIGNALS = ['availability', 'latency'] as const;
@@ -297,7 +341,7 @@ export function initialState(): EndpointAlertsState {
       certificate: initialSignal('certificate'),
     },
     flap: NOT_FLAPPING,
-    recentJobIds: [],
+    recentJobIds: RecentValues.empty(),
   };
 }
 
@@ -486,7 +530,7 @@ export function judgeCheck(state: EndpointAlertsState, command: RecordCheckComma
 }
 
 function evolveCheckRecorded(state: EndpointAlertsState, check: CheckRecordedData): EndpointAlertsState {
-  const recentJobIds = check.job_id === null ? state.recentJobIds : keepLast(state.recentJobIds, check.job_id, RECENT_JOB_IDS);
+  const recentJobIds = check.job_id === null ? state.recentJobIds : state.recentJobIds.with(check.job_id, RECENT_JOB_IDS);
   if (!countsForAlerting(check)) return { ...state, recentJobIds };
   if (check.regional === true) {
     const region = check.region ?? DEFAULT_REGION;
@@ -507,16 +551,16 @@ function evolveCheckRecorded(state: EndpointAlertsState, check: CheckRecordedDat
 
 function availabilityAfter(state: EndpointAlertsState, check: CheckRecordedData) {
   return {
-    availabilityFailures: keepLast(state.availabilityFailures, !check.success, MAX_SIGNAL_WINDOW),
+    availabilityFailures: state.availabilityFailures.with(!check.success, MAX_SIGNAL_WINDOW),
     consecutiveSuccesses: check.success ? state.consecutiveSuccesses + 1 : 0,
   };
 }
 
 function latencyAfter(state: EndpointAlertsState, check: CheckRecordedData) {
-  if (check.latency_threshold_ms === null) return { latencyExceeded: [], consecutiveUnder: 0 };
+  if (check.latency_threshold_ms === null) return { latencyExceeded: RecentValues.empty<boolean>(), consecutiveUnder: 0 };
   if (!latencyJudged(check)) return {};
   return {
-    latencyExceeded: keepLast(state.latencyExceeded, check.latency_anomaly, MAX_SIGNAL_WINDOW),
+    latencyExceeded: state.latencyExceeded.with(check.latency_anomaly, MAX_SIGNAL_WINDOW),
     consecutiveUnder: check.latency_anomaly ? 0 : state.consecutiveUnder + 1,
   };
 }
@@ -524,7 +568,7 @@ function latencyAfter(state: EndpointAlertsState, check: CheckRecordedData) {
 function baselineAfter(state: EndpointAlertsState, check: CheckRecordedData) {
   if (!latencyJudged(check) || check.latency_inflated === true) return {};
   return {
-    baselineSamples: keepLast(state.baselineSamples, check.latency_ms, MAX_BASELINE_SAMPLES),
+    baselineSamples: state.baselineSamples.with(check.latency_ms, MAX_BASELINE_SAMPLES),
     baselineUpdatedAt: check.checked_at,
   };
 }
@@ -712,10 +756,7 @@ function withSignal(state: EndpointAlertsState, signal: SignalState): EndpointAl
   return { ...state, signals: { ...state.signals, [signal.type]: signal } };
 }
 
-/**
- * The newest `max` of `items` followed by `item`, in one new array (a check folds its windows
- * twice per recording; the baseline holds up to MAX_BASELINE_SAMPLES, so no intermediate copy).
- */
+/** The newest `max` of `items` followed by `item`, in one new array (the flapping changes: an array in every stored form, changed only with the signal). */
 function keepLast<T>(items: readonly T[], item: T, max: number): T[] {
   const from = Math.max(0, items.length + 1 - max);
   const next = new Array<T>(items.length - from + 1);
@@ -725,9 +766,9 @@ function keepLast<T>(items: readonly T[], item: T, max: number): T[] {
 }
 
 /** How many of the newest `n` (at most MAX_SIGNAL_WINDOW) are true, without copying them. */
-function countTrueInLast(items: readonly boolean[], n: number): number {
+function countTrueInLast(items: RecentValues<boolean>, n: number): number {
   if (n <= 0) return 0;
   let count = 0;
-  for (let i = Math.max(0, items.length - Math.min(n, MAX_SIGNAL_WINDOW)); i < items.length; i++) if (items[i]) count++;
+  for (let i = Math.max(0, items.length - Math.min(n, MAX_SIGNAL_WINDOW)); i < items.length; i++) if (items.at(i)) count++;
   return count;
 }

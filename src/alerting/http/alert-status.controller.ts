@@ -1,7 +1,7 @@
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AlertStatusResponse } from './alert-status.dto.js';
 import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { alertStatusView, initialState } from '../domain/endpoint-alerts.js';
+import { alertStatusView, initialState, stateFromStored } from '../domain/endpoint-alerts.js';
 import { ParentSignals } from '../application/parent-signals.js';
 import { alertStatusDoc } from '../views/alerting/queries.js';
 import { DEFAULT_LATENCY_SETTINGS } from '../../monitoring/domain/endpoint-configuration.js';
@@ -34,7 +34,7 @@ export class AlertStatusController {
     const doc = await alertStatusDoc(this.platform.reader, teamId, endpointId);
     if (!doc) throw Problems.notFound('The endpoint');
     // The view keeps no recent job ids and no windows of the endpoint's own (the status uses neither).
-    const state = doc.state ? { recentJobIds: [], availabilityFailures: [], latencyExceeded: [], ...doc.state } : initialState();
+    const state = doc.state ? stateFromStored({ recentJobIds: [], availabilityFailures: [], latencyExceeded: [], ...doc.state }) : initialState();
     const settings = doc.settings ?? DEFAULT_LATENCY_SETTINGS;
     const suppressedBy = await this.parents.suppressingNow(endpointId);
     return { data: { ...alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings), suppressed_by: suppressedBy } };

@@ -3,6 +3,7 @@ import {
   decide,
   evolve,
   initialState,
+  storedState,
   type AlertSignalTriggeredData,
   type EndpointAlertsState,
 } from '../../../src/alerting/domain/endpoint-alerts.js';
@@ -151,8 +152,8 @@ describe('latency measured while the monitor itself was busy (fixed 500 ms, floo
     const steps = run([busy(600, 150), busy(600, 150), busy(600, 150)].map((spec) => command(spec, FIXED_500)));
     expect(signalEvents(steps)).toEqual([]);
     expect(recorded(last(steps))).toMatchObject({ latency_anomaly: false, latency_threshold_ms: 500, latency_unjudged: true });
-    expect(last(steps).state.latencyExceeded).toEqual([]);
-    expect(last(steps).state.baselineSamples).toEqual([]);
+    expect(last(steps).state.latencyExceeded.toArray()).toEqual([]);
+    expect(last(steps).state.baselineSamples.toArray()).toEqual([]);
   });
 
   it('judges exceeding a check over the threshold even without the busy time, out of the baseline', () => {
@@ -160,21 +161,21 @@ describe('latency measured while the monitor itself was busy (fixed 500 ms, floo
     expect(signalEvents(steps)).toEqual(['2:AlertSignalTriggered:latency']);
     expect(recorded(last(steps))).toMatchObject({ latency_anomaly: true, latency_inflated: true });
     expect(recorded(last(steps)).latency_unjudged).toBeUndefined();
-    expect(last(steps).state.baselineSamples).toEqual([]);
+    expect(last(steps).state.baselineSamples.toArray()).toEqual([]);
   });
 
   it('judges within a check under the threshold; busy time above the floor keeps it out of the baseline', () => {
     const steps = run([busy(100, 150), busy(100, 25)].map((spec) => command(spec, FIXED_500)));
     expect(recorded(steps[0])).toMatchObject({ latency_anomaly: false, latency_inflated: true });
     expect(recorded(steps[1]).latency_inflated).toBeUndefined();
-    expect(last(steps).state).toMatchObject({ latencyExceeded: [false, false], consecutiveUnder: 2, baselineSamples: [100] });
+    expect(storedState(last(steps).state)).toMatchObject({ latencyExceeded: [false, false], consecutiveUnder: 2, baselineSamples: [100] });
   });
 
   it('does not recover a triggered signal on unjudged checks', () => {
     const slow = [ok(600), ok(600), ok(600)];
     const steps = run([...slow, busy(600, 150), busy(600, 150), busy(600, 150), ok(100), ok(100), ok(100)].map((spec) => command(spec, FIXED_500)));
     expect(signalEvents(steps)).toEqual(['2:AlertSignalTriggered:latency', '8:AlertSignalRecovered:latency']);
-    expect(steps[5].state).toMatchObject({ latencyExceeded: [true, true, true], consecutiveUnder: 0, baselineSamples: [600, 600, 600] });
+    expect(storedState(steps[5].state)).toMatchObject({ latencyExceeded: [true, true, true], consecutiveUnder: 0, baselineSamples: [600, 600, 600] });
   });
 });
 

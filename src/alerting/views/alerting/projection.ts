@@ -10,8 +10,11 @@ import {
   REGION_SIGNAL_TRIGGERED,
   evolve,
   initialState,
+  stateFromStored,
+  storedState,
   type EndpointAlertsEvent,
   type EndpointAlertsState,
+  type StoredAlertsState,
 } from '../../domain/endpoint-alerts.js';
 import {
   DEFAULT_LATENCY_SETTINGS,
@@ -31,7 +34,7 @@ import { defineProjection, type ProjectionHandler, type ViewTransaction } from '
 const LATENCY_KEYS = [...Object.keys(DEFAULT_LATENCY_SETTINGS), 'regions', 'region_quorum', 'interval_seconds'] as Array<keyof LatencySettings>;
 
 /** What the view does not keep of the state (`viewState`), empty for the aggregate's evolve. */
-const NOT_KEPT = { recentJobIds: [], availabilityFailures: [], latencyExceeded: [] } as const satisfies Partial<EndpointAlertsState>;
+const NOT_KEPT = { recentJobIds: [], availabilityFailures: [], latencyExceeded: [] } as const satisfies Partial<StoredAlertsState>;
 
 async function current(views: ViewTransaction, endpointId: number, teamId: number): Promise<AlertStatusDoc> {
   const doc = (await views.get(ALERT_STATUS, String(endpointId))) as AlertStatusDoc | null;
@@ -46,10 +49,10 @@ async function current(views: ViewTransaction, endpointId: number, teamId: numbe
  * signals themselves come from the signal events; a region's windows, which the status shows,
  * stay). Kept, they were most of the document (100 ids of about 17 bytes; up to 100 booleans
  * each window, about 1.2 KB), rewritten on every check (issue 31). A document written with them
- * reads the same.
+ * reads the same. The windows kept are stored as arrays (`storedState`).
  */
 function viewState(state: EndpointAlertsState): AlertStatusDoc['state'] {
-  const { recentJobIds: _jobs, availabilityFailures: _failures, latencyExceeded: _exceeded, ...kept } = state;
+  const { recentJobIds: _jobs, availabilityFailures: _failures, latencyExceeded: _exceeded, ...kept } = storedState(state);
   return kept;
 }
 
@@ -57,7 +60,7 @@ const onSignalEvent: ProjectionHandler = async (event, views) => {
   const data = event.data as { endpoint_id: number; team_id?: number };
   const doc = await current(views, data.endpoint_id, data.team_id ?? 0);
   const before = stateWithTails(doc);
-  const state = evolve({ ...before, ...NOT_KEPT }, event as unknown as EndpointAlertsEvent);
+  const state = evolve(stateFromStored({ ...before, ...NOT_KEPT }), event as unknown as EndpointAlertsEvent);
   views.put(ALERT_STATUS, storedDoc(doc, viewState(state), before, views) as unknown as Doc);
 };
 

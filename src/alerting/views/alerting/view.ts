@@ -2,14 +2,14 @@
  * The alerting view (projection `alerting`), defined here once: written by `projection.ts`, read
  * through `queries.ts` by the alert-status route, and by the public status pages.
  */
-import type { AlertSettings, EndpointAlertsState } from '../../domain/endpoint-alerts.js';
+import type { AlertSettings, StoredAlertsState } from '../../domain/endpoint-alerts.js';
 import { DigitCode } from '../../../platform/digit-code.js';
 
 export const ALERTING_VIEW = 'alerting';
 
 /**
  * Alert status per endpoint: the endpoint-alerts aggregate folded from `checks-<id>` and
- * `alerts-<id>` (the state is plain arrays and records, so it is stored as is), plus the endpoint's latency settings
+ * `alerts-<id>` (the state with its windows as arrays, `storedState`), plus the endpoint's latency settings
  * (from its endpoint stream) that the baseline needs.
  */
 export const ALERT_STATUS = 'alert_status';
@@ -29,7 +29,7 @@ export interface AlertStatusDoc {
    * documents written before chunks existed hold them all, and read the same. A window whose
    * samples are coded in `sample_tails` keeps an empty array here.
    */
-  state: Omit<EndpointAlertsState, NotKept> & Partial<Pick<EndpointAlertsState, NotKept>>;
+  state: Omit<StoredAlertsState, NotKept> & Partial<Pick<StoredAlertsState, NotKept>>;
   /**
    * Chunks of baseline samples moved to ALERT_SAMPLES so far, per window: `''` for the
    * endpoint's own, a region's name for its regional window. Absent: none yet.
