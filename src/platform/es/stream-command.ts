@@ -158,50 +158,59 @@ export async function runStreamCommand<S, R = void>(
   // The same for every attempt and event: built once, not once per event per attempt.
   const idempotency = keyed ? { idempotency_key: keyed.key, idempotency_step: step } : null;
   const commandMetadata = context || keyed ? (context ? metadataOf(context) : {}) : null;
-  /** One load-decide-append; REFUSED when the append lost to a concurrent one. */
-  const attempt = async (turn?: Turn): Promise<StreamCommandResult<S, R> | typeof REFUSED> => {
-    const loaded: Loaded<S> = options.fold
-      ? loadedFrom(await options.fold.load(streamId))
-      : onlyHead
-        ? { state: aggregate.initial(), revision: await streamHead(store, streamId), events: [] }
-        : await loadStream(store, streamId, aggregate, options.fromRevision);
-    if (onlyHead && reported !== null && reported > loaded.revision) loaded.revision = reported;
-    if (keyed) {
-      const done = await alreadyApplied(store, streamId, aggregate, keyed.key, step, loaded.revision, decide, options.resultAfter);
-      if (done) return done;
-    }
-    const { events, result, after } = await decide(loaded.state, loaded);
-    if (events.length === 0) return { state: loaded.state, appended: [], append: null, result };
-    const withMetadata = commandMetadata ? events.map((event) => withCommandMetadata(event, { ...commandMetadata, ...event.metadata, ...idempotency })) : events;
-    try {
-      if (keyed) await markAttempt(store, keyed.key, { stream: streamId, step, after_revision: loaded.revision });
-      const append = await store.append(streamId, withMetadata, {
-        expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision,
-        groupCommit: options.groupCommit === true && !turn?.followed,
-      });
-      if (options.foldOwnAppends) {
-        const state = after !== undefined ? after : foldAppended(aggregate, loaded.state, withMetadata, loaded.revision);
-        options.fold?.remember?.(streamId, { state, revision: append.nextExpectedRevision });
-      }
-      return { state: loaded.state, appended: withMetadata, append, result };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      reported = error.actual;
-      // Still in the stream's turn: the next command of this process must not trust the fold either.
-      options.fold?.stale?.(streamId);
-      return REFUSED;
-    }
-  };
+  // One load-decide-append an attempt, written out in the loop rather than as nested async
+  // functions (an attempt closure and a turn wrapper were about 1 KB and two promises a command).
   for (let tried = 1; ; tried++) {
-    const outcome = options.fold ? await inTurn(store, streamId, attempt) : await attempt();
-    if (outcome !== REFUSED) return outcome;
+    // A fold-based command takes the stream's turn from its load to its append (see joinLine).
+    const turn = options.fold ? joinLine(store, streamId) : null;
+    try {
+      if (turn) {
+        if (turn.ahead) {
+          await turn.ahead.passed();
+          turn.ahead = null;
+        }
+        turn.start();
+      }
+      const loaded: Loaded<S> = options.fold
+        ? loadedFrom(await options.fold.load(streamId))
+        : onlyHead
+          ? { state: aggregate.initial(), revision: await streamHead(store, streamId), events: [] }
+          : await loadStream(store, streamId, aggregate, options.fromRevision);
+      if (onlyHead && reported !== null && reported > loaded.revision) loaded.revision = reported;
+      if (keyed) {
+        const done = await alreadyApplied(store, streamId, aggregate, keyed.key, step, loaded.revision, decide, options.resultAfter);
+        if (done) return done;
+      }
+      const { events, result, after } = await decide(loaded.state, loaded);
+      if (events.length === 0) return { state: loaded.state, appended: [], append: null, result };
+      const withMetadata = commandMetadata ? events.map((event) => withCommandMetadata(event, { ...commandMetadata, ...event.metadata, ...idempotency })) : events;
+      try {
+        if (keyed) await markAttempt(store, keyed.key, { stream: streamId, step, after_revision: loaded.revision });
+        const append = await store.append(streamId, withMetadata, {
+          expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision,
+          groupCommit: options.groupCommit === true && !turn?.followed,
+        });
+        if (options.foldOwnAppends) {
+          const state = after !== undefined ? after : foldAppended(aggregate, loaded.state, withMetadata, loaded.revision);
+          options.fold?.remember?.(streamId, { state, revision: append.nextExpectedRevision });
+        }
+        return { state: loaded.state, appended: withMetadata, append, result };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        // Refused: the append lost to a concurrent one.
+        reported = error.actual;
+        // Still in the stream's turn: the next command of this process must not trust the fold either.
+        options.fold?.stale?.(streamId);
+      }
+    } finally {
+      if (turn) leaveLine(store, streamId, turn);
+    }
     if (tried >= attempts) throw new ConcurrencyError(streamId, attempts);
     // Out of the stream's turn: another process appended, and this process's next command may go first.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(10 * tried, options.maxPauseMs ?? Infinity)));
   }
 }
 
-const REFUSED = Symbol('refused');
 
 /** A fold's state as a loaded stream (no events: they were folded already). */
 function loadedFrom<S>(folded: { state: S; revision: number }): Loaded<S> {
@@ -213,6 +222,11 @@ function loadedFrom<S>(folded: { state: S; revision: number }): Loaded<S> {
  * command that waits in line loads what the one before it appended.
  */
 class Turn {
+  constructor(
+    /** The turn in line before this one, until this one has waited for it. */
+    public ahead: Turn | null,
+  ) {}
+
   /** When the turn began (performance.now()); -1 while it waits in line. */
   startedAt = -1;
   over = false;
@@ -277,24 +291,25 @@ const streamLines = new WeakMap<EventStore, Map<string, Turn>>();
  * wait in line behind its caller until the turn counts as stuck. None does; telling a nested
  * command from a concurrent one would take an AsyncLocalStorage, whose promise hooks cost every
  * promise of the process a few percent of its CPU once any store is entered.
+ *
+ * Joins the stream's line: the turn returned waits for its `ahead` (when there is one) before it
+ * starts, and is left through leaveLine whatever the command's outcome.
  */
-async function inTurn<T>(store: EventStore, streamId: string, work: (turn: Turn) => Promise<T>): Promise<T> {
+function joinLine(store: EventStore, streamId: string): Turn {
   let lines = streamLines.get(store);
   if (!lines) streamLines.set(store, (lines = new Map()));
-  const previous = lines.get(streamId);
-  const turn = new Turn();
+  const ahead = lines.get(streamId) ?? null;
+  const turn = new Turn(ahead);
   lines.set(streamId, turn);
-  if (previous) {
-    previous.followed = true;
-    await previous.passed();
-  }
-  turn.start();
-  try {
-    return await work(turn);
-  } finally {
-    if (lines.get(streamId) === turn) lines.delete(streamId);
-    turn.finish();
-  }
+  if (ahead) ahead.followed = true;
+  return turn;
+}
+
+/** The turn is over (its append made or refused, or its command failed): the next in line goes. */
+function leaveLine(store: EventStore, streamId: string, turn: Turn): void {
+  const lines = streamLines.get(store)!;
+  if (lines.get(streamId) === turn) lines.delete(streamId);
+  turn.finish();
 }
 
 /**

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { join } from 'node:path';
 import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '../../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
@@ -139,6 +140,27 @@ describe('runStreamCommand through a fold', () => {
     expect(order).toEqual(['first decides on 1', 'second decides on 2', 'first decides on 3']);
     expect((await store.readStream('count')).length).toBe(4);
     await other.close();
+  });
+
+  it('a command that fails leaves its turn: the next one in line goes without waiting for the turn to count as stuck', async () => {
+    const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
+    // Timers are fake: a turn left open would hold the next command until a stuck-turn timer that never fires.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'performance'] });
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const failing = runStreamCommand(store, 'count', counter, systemContext('test'), async () => {
+        await gate;
+        throw new Error('refused by the domain');
+      }, { fold, foldOwnAppends: true });
+      const next = runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(10), { fold, foldOwnAppends: true });
+      release();
+      await expect(failing).rejects.toThrow('refused by the domain');
+      expect((await next).state).toBe(0);
+      expect((await store.readStream('count')).length).toBe(1);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('retries on a concurrent append and still appends exactly once', async () => {
