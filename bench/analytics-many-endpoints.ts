@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { AnalyticsQuery } from '../src/analytics/views/rollups/queries.js';
 import { Slices } from '../src/analytics/application/slices.js';
 import { ViewAnalyticsFacts } from '../src/analytics/views/endpoints/queries.js';
-import { makeWindow } from '../src/analytics/domain/window.js';
+import { bucketRange, makeWindow, type AnalyticsWindow } from '../src/analytics/domain/window.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, storedTeamId, teamDocId, type RollupRow, type TeamDoc } from '../src/analytics/views/rollups/view.js';
 import {
@@ -25,6 +25,10 @@ import type { Doc, ViewWrite } from '../src/platform/read-store/read-store.port.
 import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { analyticsEndpointsProjection } from '../src/analytics/views/endpoints/projection.js';
 import { analyticsRollupsProjection } from '../src/analytics/views/rollups/projection.js';
+import { CHECKS_SUMMARIZED, checkSummariesStream, retentionHorizon, summarizeChecks, type ChecksSummarizedData } from '../src/checks/domain/check-summary.js';
+import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
+import type { ProjectionHandler } from '../src/platform/projections/projection.js';
+import { BatchViewTransaction } from '../src/platform/projections/view-transaction.js';
 import type { BenchFigure } from './bench.js';
 import { syntheticCheck, type CheckSpread } from './synthetic-checks.js';
 
@@ -54,6 +58,16 @@ const MIN_RUNS = 5;
 const MAX_RUNS = 30;
 const BUDGET_MS = 15_000;
 
+/**
+ * CHECK_RETENTION_DAYS of the case (ANALYTICS_RETENTION_DAYS; `none`: no horizon, every check
+ * kept raw, as before session 20). Default 3: the horizon is the UTC midnight 3 days before
+ * `to` (2026-01-28T00:00Z), inside the 7d and 90d windows, so those reach past it into hours
+ * retention summarized and packed into their day rows (rollups v12), as a deployment's do.
+ */
+const RETENTION_DAYS = process.env.ANALYTICS_RETENTION_DAYS === 'none' ? null : Math.max(1, Number(process.env.ANALYTICS_RETENTION_DAYS ?? 3));
+/** Endpoints whose summaries one view transaction applies (one commit). */
+const SUMMARIES_PER_COMMIT = 500;
+
 const WINDOWS: Array<[string, number]> = [
   ['24h', DAY],
   ['7d', 7 * DAY],
@@ -65,9 +79,12 @@ const WINDOWS: Array<[string, number]> = [
  * Writes the views the two analytics projections would hold after these checks (generation 1):
  * raw rows and final rollups computed with the projection's domain functions, each endpoint's
  * current project, the project and the endpoints with their latest check, and the project's
- * health counts.
+ * health counts. With a `horizon` (epoch ms), retention then summarizes every endpoint's checks
+ * before it (`summarizeChecks`, as a retention pass does) and both projections apply the
+ * summaries with their own handlers: the raw rows and minute rows of those checks leave, and
+ * their hour rows move into their day rows' packed hours.
  */
-export async function build(store: SqliteReadStore, endpoints: number, to: number): Promise<void> {
+export async function build(store: SqliteReadStore, endpoints: number, to: number, horizon: number | null = null): Promise<{ checkedAtMs: Float64Array }> {
   const spread: CheckSpread = { team: TEAM, endpoints, spanMs: SPAN, projectOf: (e) => projectOfEndpoint(e, endpoints) };
   const projectIds = Array.from({ length: PROJECTS }, (_, i) => PROJECT + i);
   const rollupsName = (c: string) => physicalCollection(analyticsRollupsProjection.name, 1, c);
@@ -90,8 +107,13 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
   const total = endpoints * CHECKS_PER_ENDPOINT;
   const rollups = new Map<string, RollupRow>();
   const latest = new Map<number, CheckRecordedData>();
+  /** Per endpoint, the `n` of its checks before the horizon, in stream order. */
+  const old: number[][] = Array.from({ length: endpoints + 1 }, () => []);
+  const checkedAtMs = new Float64Array(total);
   for (let n = 0; n < total; n++) {
     const data = syntheticCheck(spread, n, total, to);
+    checkedAtMs[n] = Date.parse(data.checked_at);
+    if (horizon !== null && Date.parse(data.checked_at) < horizon) old[data.endpoint_id].push(n);
     const row = rawCheckRow(data, data.project_id, storedTeamId(team, data.project_id));
     await put(rollupsName(RAW_CHECKS_COLLECTION), row);
     for (const key of rollupKeysOf({ ...row, team_id: data.team_id })) rollups.set(key.id, withCheck(rollups.get(key.id) ?? null, key.id, row, key.scope));
@@ -122,6 +144,59 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
   }
   for (const h of health.values()) if (h) await put(endpointsName(ANALYTICS_PROJECT_HEALTH_COLLECTION), h);
   await store.commit(writes);
+  if (horizon === null) return { checkedAtMs };
+  const summarizedBy = [
+    { handler: analyticsRollupsProjection.handlers[CHECKS_SUMMARIZED], resolve: rollupsName },
+    { handler: analyticsEndpointsProjection.handlers[CHECKS_SUMMARIZED], resolve: endpointsName },
+  ];
+  for (let first = 1; first <= endpoints; first += SUMMARIES_PER_COMMIT) {
+    const transactions = summarizedBy.map(({ handler, resolve }) => ({ handler: handler as ProjectionHandler, views: new BatchViewTransaction(store, resolve) }));
+    const summaries: ChecksSummarizedData[] = [];
+    for (let e = first; e < Math.min(first + SUMMARIES_PER_COMMIT, endpoints + 1); e++) {
+      if (old[e].length === 0) continue;
+      const checks = old[e].map((n, revision) => ({ revision, check: syntheticCheck(spread, n, total, to) }));
+      summaries.push(summarizeChecks(e, TEAM, checks, new Date(horizon).toISOString()));
+    }
+    // The summarized checks' raw rows, read at once rather than one get each.
+    const rawIds = new Set(summaries.flatMap((summary) => summary.check_ids.map(String)));
+    await transactions[0].views.prefetch(new Map([[RAW_CHECKS_COLLECTION, rawIds]]));
+    for (const summary of summaries) {
+      const event = summaryEvent(summary, horizon);
+      for (const { handler, views } of transactions) await handler(event, views);
+    }
+    await store.commit(transactions.flatMap(({ views }) => views.writes()));
+  }
+  return { checkedAtMs };
+}
+
+/**
+ * How many of the checks (check `n` is endpoint `n % endpoints + 1`'s) of the endpoints `inScope`
+ * accepts (all when null) a window's totals count with this horizon: the sum of its buckets,
+ * each counting the part of its range before the horizon in whole hours, its edges rounded
+ * inward (`AnalyticsQueryOptions.rawHorizon`).
+ */
+function countedChecks(checkedAtMs: Float64Array, endpoints: number, inScope: ((e: number) => boolean) | null, window: AnalyticsWindow, horizon: number): number {
+  const hour = 3_600_000;
+  const pieces: Array<[number, number]> = [];
+  for (let i = 0; i < window.buckets; i++) {
+    const { start, end } = bucketRange(window, i);
+    if (start >= end) continue;
+    if (start < horizon) pieces.push([Math.ceil(start / hour) * hour, Math.floor(Math.min(end, horizon) / hour) * hour]);
+    if (end > horizon) pieces.push([Math.max(start, horizon), end]);
+  }
+  let count = 0;
+  for (let n = 0; n < checkedAtMs.length; n++) {
+    if (inScope && !inScope((n % endpoints) + 1)) continue;
+    const at = checkedAtMs[n];
+    if (pieces.some(([from, to]) => from <= at && at < to)) count++;
+  }
+  return count;
+}
+
+/** The summary as the log hands it to the projections. */
+function summaryEvent(summary: ChecksSummarizedData, horizon: number): RecordedEvent<ChecksSummarizedData> {
+  const at = new Date(horizon).toISOString();
+  return { id: `summary-${summary.endpoint_id}`, streamId: checkSummariesStream(summary.endpoint_id), type: CHECKS_SUMMARIZED, schemaVersion: 1, data: summary, metadata: { actor: 'system:retention', request_id: null, correlation_id: null, causation_id: null, occurred_at: at }, revision: 0, position: 0, recordedAt: at };
 }
 
 function projectOfEndpoint(endpointId: number, endpoints: number): number {
@@ -286,8 +361,9 @@ export async function manyEndpoints(
   mkdirSync(dir, { recursive: true });
   const store = new SqliteReadStore(join(dir, 'views.sqlite'));
   const to = Date.parse('2026-01-31T12:34:56.789Z');
+  const horizon = RETENTION_DAYS === null ? null : retentionHorizon(to, RETENTION_DAYS);
   const buildStarted = performance.now();
-  await build(store, endpoints, to);
+  const { checkedAtMs } = await build(store, endpoints, to, horizon);
   const buildMs = performance.now() - buildStarted;
   collectTheBuildsGarbage();
   log(`analytics ${size} endpoints: built in ${(buildMs / 1000).toFixed(1)} s`);
@@ -297,7 +373,8 @@ export async function manyEndpoints(
   const reader = new ViewReader(views);
   const slices = new Slices();
   const facts = new ViewAnalyticsFacts(reader, views, slices);
-  const query = new AnalyticsQuery(views, facts, () => facts.collections(), {}, slices);
+  // The horizon as the controller gives it (its CHECK_RETENTION_DAYS back from now; `to` is now).
+  const query = new AnalyticsQuery(views, facts, () => facts.collections(), horizon === null ? {} : { rawHorizon: () => horizon }, slices);
   const figures: BenchFigure[] = [];
   const runs: string[] = [];
   const scopes: Array<[string, (w: ReturnType<typeof makeWindow>) => Promise<{ totals: { checks: number } } | null>]> = [
@@ -310,11 +387,13 @@ export async function manyEndpoints(
   for (const [scope, read] of scopes) {
     let longest = 0;
     for (const [name, length] of WINDOWS) {
-      const m = await measure(() => read(makeWindow(to - length, to, 48)));
+      const window = makeWindow(to - length, to, 48);
+      const m = await measure(() => read(window));
       firstRequest ??= m.warmUpCpuStall;
       longest = Math.max(longest, m.cpuStall);
-      const expected = scope === 'endpoint' ? CHECKS_PER_ENDPOINT : scope === 'project' ? (endpoints / PROJECTS) * CHECKS_PER_ENDPOINT : endpoints * CHECKS_PER_ENDPOINT;
-      if (name !== '24h' && m.checks !== expected) throw new Error(`${scope} ${name}: expected ${expected} checks, the query counted ${m.checks}`);
+      const inScope = scope === 'endpoint' ? (e: number) => e === 1 : scope === 'project' ? (e: number) => projectOfEndpoint(e, endpoints) === PROJECT : null;
+      const expected = countedChecks(checkedAtMs, endpoints, inScope, window, horizon ?? -Infinity);
+      if (m.checks !== expected) throw new Error(`${scope} ${name}: expected ${expected} checks, the query counted ${m.checks}`);
       log(
         `analytics ${size} endpoints: ${scope} ${name} p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, longest stall ${m.stall.toFixed(1)} ms; ` +
           `CPU p50 ${m.cpuP50.toFixed(1)} ms, p99 ${m.cpuP99.toFixed(1)} ms, longest stall ${m.cpuStall.toFixed(1)} ms (${m.runs} runs; warm-up ${m.warmUpCpuStall.toFixed(1)} ms)`,
@@ -342,7 +421,7 @@ export async function manyEndpoints(
   return {
     figures,
     notes: [
-      `${size} endpoints: one team, ${PROJECTS === 1 ? 'one project' : `${PROJECTS} projects of ${endpoints / PROJECTS} endpoints (project analytics of project 1)`}, ${CHECKS_PER_ENDPOINT} applicable checks per endpoint over the 7 days before \`to\` (${(endpoints * CHECKS_PER_ENDPOINT).toLocaleString('en-US')} checks, 1 in 50 failed); windows end at \`to\` (off the minute grid), 48 buckets; endpoint analytics of endpoint 1. Views written directly with the projection's domain functions, in this process, then one full garbage collection of what the build left (see \`collectTheBuildsGarbage\`); queried through AnalyticsQuery over ViewAnalyticsFacts on SQLite (the store's off-thread connection, as the controller reads), one request at a time after one warm-up, ${MIN_RUNS} to ${MAX_RUNS} timed requests per figure within ${BUDGET_MS / 1000} s, or the warm-up alone when it took over ${BUDGET_MS / 3000} s (runs: ${runs.join(', ')}). p99 of so few runs is their maximum. Longest stall: perf_hooks.monitorEventLoopDelay (1 ms resolution) over the timed requests only: both stall monitors start after each figure's warm-up, because the first request after the views were built in this process pays for collecting the build's garbage and for first compilation (0.3-3 s in one stretch before this was split), which no later request does; that first stretch is reported on its own line. "Longest main-thread stretch of any window" is, per request kind, the largest CPU-time stall of its three windows. CPU time: process.cpuUsage around each request (every thread of the process, the read store's worker included); and the most CPU time the main thread spent between two turns of a 1 ms timer (the longest hold of the event loop without the descheduling a shared machine adds; ${perThread ? 'the main thread alone, from /proc/self/task/<pid>/schedstat' : 'process.cpuUsage, every thread: it can only overstate'}).`,
+      `${size} endpoints: one team, ${PROJECTS === 1 ? 'one project' : `${PROJECTS} projects of ${endpoints / PROJECTS} endpoints (project analytics of project 1)`}, ${CHECKS_PER_ENDPOINT} applicable checks per endpoint over the 7 days before \`to\` (${(endpoints * CHECKS_PER_ENDPOINT).toLocaleString('en-US')} checks, 1 in 50 failed); ${horizon === null ? 'no retention horizon (every check raw)' : `retention horizon ${new Date(horizon).toISOString()} (CHECK_RETENTION_DAYS=${RETENTION_DAYS} back from \`to\`, inside the 7d and 90d windows): the checks before it summarized as a retention pass does (\`summarizeChecks\`) and the summaries applied by both analytics projections' own handlers (their raw and minute rows gone, their hour rows packed into their day rows), and the query given the horizon as the controller does`}; windows end at \`to\` (off the minute grid), 48 buckets; endpoint analytics of endpoint 1. Views written directly with the projection's domain functions, in this process, then one full garbage collection of what the build left (see \`collectTheBuildsGarbage\`); queried through AnalyticsQuery over ViewAnalyticsFacts on SQLite (the store's off-thread connection, as the controller reads), one request at a time after one warm-up, ${MIN_RUNS} to ${MAX_RUNS} timed requests per figure within ${BUDGET_MS / 1000} s, or the warm-up alone when it took over ${BUDGET_MS / 3000} s (runs: ${runs.join(', ')}). p99 of so few runs is their maximum. Longest stall: perf_hooks.monitorEventLoopDelay (1 ms resolution) over the timed requests only: both stall monitors start after each figure's warm-up, because the first request after the views were built in this process pays for collecting the build's garbage and for first compilation (0.3-3 s in one stretch before this was split), which no later request does; that first stretch is reported on its own line. "Longest main-thread stretch of any window" is, per request kind, the largest CPU-time stall of its three windows. CPU time: process.cpuUsage around each request (every thread of the process, the read store's worker included); and the most CPU time the main thread spent between two turns of a 1 ms timer (the longest hold of the event loop without the descheduling a shared machine adds; ${perThread ? 'the main thread alone, from /proc/self/task/<pid>/schedstat' : 'process.cpuUsage, every thread: it can only overstate'}).`,
     ],
   };
 }
