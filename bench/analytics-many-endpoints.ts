@@ -7,7 +7,7 @@ import { AnalyticsQuery } from '../src/analytics/views/rollups/queries.js';
 import { Slices } from '../src/analytics/application/slices.js';
 import { ViewAnalyticsFacts } from '../src/analytics/views/endpoints/queries.js';
 import { bucketRange, makeWindow, type AnalyticsWindow } from '../src/analytics/domain/window.js';
-import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
+import { rawCheckRow, rollupId, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
 import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, storedTeamId, teamDocId, type RollupRow, type TeamDoc } from '../src/analytics/views/rollups/view.js';
 import {
   ANALYTICS_ENDPOINTS_COLLECTION,
@@ -157,9 +157,13 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
       const checks = old[e].map((n, revision) => ({ revision, check: syntheticCheck(spread, n, total, to) }));
       summaries.push(summarizeChecks(e, TEAM, checks, new Date(horizon).toISOString()));
     }
-    // The summarized checks' raw rows, read at once rather than one get each.
+    // What the handler reads by id (the summarized checks' raw rows, the endpoints' hour and day
+    // rows), read at once rather than one get each.
     const rawIds = new Set(summaries.flatMap((summary) => summary.check_ids.map(String)));
-    await transactions[0].views.prefetch(new Map([[RAW_CHECKS_COLLECTION, rawIds]]));
+    const rollupIds = new Set(
+      summaries.flatMap(({ endpoint_id, hours }) => hours.flatMap(([hour]) => [rollupId('endpoint', endpoint_id, 'hour', hour), rollupId('endpoint', endpoint_id, 'day', hour - (hour % 86_400))])),
+    );
+    await transactions[0].views.prefetch(new Map([[RAW_CHECKS_COLLECTION, rawIds], [ROLLUPS_COLLECTION, rollupIds]]));
     for (const summary of summaries) {
       const event = summaryEvent(summary, horizon);
       for (const { handler, views } of transactions) await handler(event, views);

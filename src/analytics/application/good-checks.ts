@@ -1,8 +1,8 @@
 import type { Filter, ReadStore } from '../../platform/read-store/read-store.port.js';
-import { SCOPE_FIELD, packedHourSpans, rollupRange } from '../domain/rollup.js';
+import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
 import { OUTCOME_FAILURE, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../views/rollups/view.js';
 import { planRange, rollupRuns, type RangePiece } from '../domain/range-plan.js';
-import { addPackedHours, chunk, endpointDayId, type AnalyticsCollections, type TimeRange } from '../views/rollups/queries.js';
+import { addPackedHours, chunk, endpointDayId, packedReads, type AnalyticsCollections, type TimeRange } from '../views/rollups/queries.js';
 import { Slices } from './slices.js';
 
 /**
@@ -74,8 +74,7 @@ export class GoodChecks {
     });
     // Hours before the horizon that retention packed into an endpoint's day rows.
     if (scope.kind === 'endpoint') {
-      const packed = scope.ids.flatMap((id) => runs.flatMap((run) => packedHourSpans(run, horizon, endpointDayId(id)).map((span) => ({ ...span, owner: 0 }))));
-      await addPackedHours(this.store, names.rollups, this.slices, packed, (_, sums) => {
+      await addPackedHours(this.store, names.rollups, this.slices, packedReads(scope.ids, runs, horizon, endpointDayId()), (_, sums) => {
         total += sums.checks;
         failures += sums.failures;
       });

@@ -215,26 +215,26 @@ export function packedHoursOf(day: RollupRow, dayStartSeconds: number): Array<{ 
   return unpackHours(day.hours).flatMap((sums, hour) => (sums === null ? [] : [{ start: dayStartSeconds + hour * HOUR_SECONDS, sums }]));
 }
 
-/** Where a day row's packed hours [first, end) (hours of the day) count for a read. */
+/** Which packed hours of a day count for a read: the day by its start (epoch seconds), its hours [first, end). */
 export interface PackedSpan {
-  id: string;
+  day: number;
   first: number;
   end: number;
 }
 
 /**
- * The day rows whose packed hours a run of hour rows also covers, and which hours of each: the
- * days of the part of the run before `horizon` (hours are packed only once summarized, and
- * retention summarizes only what lies before its horizon, a UTC midnight). `dayId` names the
- * owner's day row from the day's start (epoch seconds). None for a run of another granularity.
+ * The days whose packed hours a run of hour rows also covers, and which hours of each: the days
+ * of the part of the run before `horizon` (hours are packed only once summarized, and retention
+ * summarizes only what lies before its horizon, a UTC midnight). The same for every owner of the
+ * run: a read names each owner's day rows from them. None for a run of another granularity.
  */
-export function packedHourSpans(run: RollupRun, horizon: number, dayId: (startSeconds: number) => string): PackedSpan[] {
+export function packedHourSpans(run: RollupRun, horizon: number): PackedSpan[] {
   if (run.granularity !== 'hour' || run.from >= horizon) return [];
   const day = GRANULARITY_MS.day;
   const hour = GRANULARITY_MS.hour;
   const spans: PackedSpan[] = [];
   for (let start = floorTo(run.from, day); start < Math.min(run.to, horizon); start += day) {
-    spans.push({ id: dayId(start / 1000), first: (Math.max(run.from, start) - start) / hour, end: (Math.min(run.to, start + day) - start) / hour });
+    spans.push({ day: start / 1000, first: (Math.max(run.from, start) - start) / hour, end: (Math.min(run.to, start + day) - start) / hour });
   }
   return spans;
 }

@@ -13,7 +13,7 @@ import {
   type Accumulator,
   type RangeFigures,
 } from '../../domain/aggregate.js';
-import { SCOPE_FIELD, addPackedSums, packedHourSpans, regionRollupId, regionRollupRange, rollupId, rollupRange, rollupRangeSuffixes, type PackedSpan } from '../../domain/rollup.js';
+import { SCOPE_FIELD, addPackedSums, packedHourSpans, regionRollupId, regionRollupRange, rollupId, rollupRange, rollupRangeSuffixes } from '../../domain/rollup.js';
 import {
   APPLICABLE_OUTCOMES,
   CHECK_MANUAL,
@@ -525,7 +525,7 @@ export class AnalyticsQuery {
       ranges = [];
       ownerOf = [];
     };
-    const packed: Array<PackedSpan & { owner: number }> = [];
+    const packed: PackedRead[] = [];
     for (let owner = 0; owner < owners.length; owner++) {
       const { id, runs } = owners[owner];
       for (const run of runs) {
@@ -533,7 +533,7 @@ export class AnalyticsQuery {
         const to = run.to / 1000;
         ranges.push(region === undefined ? rollupRange(kind, id, run.granularity, from, to) : regionRollupRange(id, region, run.granularity, from, to));
         ownerOf.push(owner);
-        if (kind === 'endpoint') for (const span of packedHourSpans(run, this.rawHorizon(), endpointDayId(id, region))) packed.push({ ...span, owner });
+        if (kind === 'endpoint') packed.push(...packedReads([id], [run], this.rawHorizon(), endpointDayId(region), owner));
       }
       if (ranges.length >= RANGES_PER_READ) await read();
     }
@@ -559,8 +559,7 @@ export class AnalyticsQuery {
     }
     if (kind !== 'endpoint') return;
     const horizon = this.rawHorizon();
-    const packed = ids.flatMap((id, owner) => runs.flatMap((run) => packedHourSpans(run, horizon, endpointDayId(id)).map((span) => ({ ...span, owner }))));
-    await addPackedHours(this.store, rollups, this.slices, packed, (owner, part) => sums.addSums(owner, part));
+    await addPackedHours(this.store, rollups, this.slices, packedReads(ids, runs, horizon, endpointDayId()), (owner, part) => sums.addSums(owner, part));
   }
 
   /**
@@ -733,32 +732,57 @@ function minuteSpans(minuteStarts: number[]): Array<{ from: number; to: number }
 }
 
 /** `items` in consecutive pieces of at most `size`. */
-/** Names the day rows of an endpoint (or of its checks from one region), for `packedHourSpans`. */
-export function endpointDayId(endpointId: number, region?: string): (startSeconds: number) => string {
-  return region === undefined ? (start) => rollupId('endpoint', endpointId, 'day', start) : (start) => regionRollupId(endpointId, region, 'day', start);
+/** Names the day rows of endpoints (or of their checks from one region) from a day's start (epoch seconds). */
+export function endpointDayId(region?: string): (endpointId: number, daySeconds: number) => string {
+  return region === undefined ? (endpointId, day) => rollupId('endpoint', endpointId, 'day', day) : (endpointId, day) => regionRollupId(endpointId, region, 'day', day);
+}
+
+/** A day row whose packed hours [first, end) count for owner `owner` (an index of the caller's). */
+export interface PackedRead {
+  id: string;
+  first: number;
+  end: number;
+  owner: number;
 }
 
 /**
- * Adds the packed hours of each span (`packedHourSpans`: hours before the horizon that retention
+ * The day rows whose packed hours `runs` cover for each of `ownerIds` (owner `ownerBase + i`
+ * for `ownerIds[i]`): the spans (`packedHourSpans`) are worked out once, then named for each
+ * owner, since a project's thousands of endpoints share one window's runs.
+ */
+export function packedReads(ownerIds: readonly number[], runs: readonly RollupRun[], horizon: number, dayId: (ownerId: number, daySeconds: number) => string, ownerBase = 0): PackedRead[] {
+  const spans = runs.flatMap((run) => packedHourSpans(run, horizon));
+  const reads: PackedRead[] = [];
+  if (spans.length === 0) return reads;
+  for (let i = 0; i < ownerIds.length; i++) {
+    for (const { day, first, end } of spans) reads.push({ id: dayId(ownerIds[i], day), first, end, owner: ownerBase + i });
+  }
+  return reads;
+}
+
+/**
+ * Adds the packed hours of each read (`packedReads`: hours before the horizon that retention
  * moved into their day rows) to its owner, through `add`: the day rows read by id,
- * PACKED_DAYS_PER_READ at a time.
+ * PACKED_DAYS_PER_READ at a time, each group's hours added as its rows come back, so that a
+ * project's ten thousand day rows are decoded a group per turn of the event loop rather than in
+ * one stretch after the last read.
  */
 export async function addPackedHours(
   store: ReadStore,
   rollups: string,
   slices: Slices,
-  spans: ReadonlyArray<PackedSpan & { owner: number }>,
+  reads: PackedRead[],
   add: (owner: number, sums: Accumulator) => void,
 ): Promise<void> {
-  if (spans.length === 0) return;
-  const days = new Map<string, RollupRow>();
-  await slices.map(chunk([...new Set(spans.map((span) => span.id))], PACKED_DAYS_PER_READ), async (ids) => {
-    for (const doc of await store.getMany(rollups, ids)) days.set(doc.id, doc as unknown as RollupRow);
+  await slices.map(chunk(reads, PACKED_DAYS_PER_READ), async (group) => {
+    const hoursOf = new Map<string, string | undefined>();
+    // A day row two owners read (buckets of one day) is asked for once.
+    for (const doc of await store.getMany(rollups, [...new Set(group.map((read) => read.id))])) hoursOf.set(doc.id, (doc as unknown as RollupRow).hours);
+    for (const { id, first, end, owner } of group) {
+      const hours = hoursOf.get(id);
+      if (hours !== undefined) add(owner, addPackedSums(emptyAccumulator(), hours, first, end));
+    }
   });
-  for (const span of spans) {
-    const hours = days.get(span.id)?.hours;
-    if (hours !== undefined) add(span.owner, addPackedSums(emptyAccumulator(), hours, span.first, span.end));
-  }
 }
 
 export function chunk<T>(items: T[], size: number): T[][] {
