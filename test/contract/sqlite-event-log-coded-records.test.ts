@@ -197,4 +197,34 @@ describe('SQLite event log: coded records', () => {
       await store.close();
     }
   });
+
+  it('gives the first packed kind of a file the id 0, which the row keeps in its header alone, and reads every kind back by name', async () => {
+    const file = join(temp.path, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    // A kind that is not packed first (it takes 1), then the checks (0), then another packed kind and another version of the checks (ids from 2 on).
+    await store.append('ids', [{ type: 'IdsReserved', data: { first: 1 } }], { expectedRevision: 'no_stream' });
+    await store.append('checks-1', [PROBED, PROBED].map((data) => ({ type: 'CheckRecorded', schemaVersion: 4, data, packed: true, metadata: { actor: 'system:prober' } })), { expectedRevision: 'no_stream' });
+    await store.append('checks-1', [{ type: 'ChecksSummarized', data: { through: 1 }, packed: true }, { type: 'CheckRecorded', schemaVersion: 5, data: PROBED, packed: true }], { expectedRevision: 1 });
+    const kinds = (events: RecordedEvent[]) => events.map((e) => `${e.type} ${e.schemaVersion}`);
+    const expected = ['IdsReserved 1', 'CheckRecorded 4', 'CheckRecorded 4', 'ChecksSummarized 1', 'CheckRecorded 5'];
+    expect(kinds(await store.readAll({ maxCount: 10 }))).toEqual(expected);
+    await store.close();
+    const raw = new Database(file, { readonly: true });
+    const ids = raw.prepare('SELECT name, schema_version AS version, id FROM event_types ORDER BY id').all();
+    const typeBytes = raw.prepare("SELECT type, typeof(type) AS kind FROM event_log ORDER BY position").all() as Array<{ type: number; kind: string }>;
+    raw.close();
+    expect(ids).toEqual([
+      { name: 'CheckRecorded', version: 4, id: 0 },
+      { name: 'IdsReserved', version: 1, id: 1 },
+      { name: 'ChecksSummarized', version: 1, id: 2 },
+      { name: 'CheckRecorded', version: 5, id: 3 },
+    ]);
+    expect(typeBytes.map((row) => [row.type, row.kind])).toEqual([[1, 'integer'], [0, 'integer'], [0, 'integer'], [2, 'integer'], [3, 'integer']]);
+    // Reopened: the kinds are read from the file, by name, and a new append of the checks takes 0 again.
+    const again = new SqliteEventStore(file);
+    await again.append('checks-2', [{ type: 'CheckRecorded', schemaVersion: 4, data: PROBED, packed: true }], { expectedRevision: 'no_stream' });
+    const events = await again.readAll({ maxCount: 10 });
+    expect(kinds(events)).toEqual([...expected, 'CheckRecorded 4']);
+    await again.close();
+  });
 });

@@ -120,7 +120,8 @@ export const SQLITE_EVENTS_SCHEMA = `
  * has no `schema_version` column: a row holds one integer and one header byte less (2 bytes a
  * probed check). Files created before keep their `schema_version` column and a `type` that
  * names the type alone (`SqliteEventStore.kinds` is false for them). A version that predates
- * this fails on such a file (no `schema_version` column) instead of misreading it.
+ * this fails on such a file (no `schema_version` column) instead of misreading it. The file's
+ * first kind of packed records (a probed check's) takes the id 0 (session 20: `newKind`).
  *
  * Stream constants (issue 31, session 18): an append may name keys of its packed records whose
  * values seldom change within the stream (`NewEvent.streamConstants`: a check's team, project
@@ -949,7 +950,7 @@ export class SqliteEventStore implements EventStore {
         data = this.packData(event.data, interned, named ? (constants?.values ?? null) : null);
       }
       rows[i] = {
-        type: this.typeId(event.type, event.schemaVersion ?? 1, interned),
+        type: this.typeId(event.type, event.schemaVersion ?? 1, interned, event.packed === true),
         schemaVersion: event.schemaVersion ?? 1,
         occurredAt: lastStoredOccurredAt,
         metadata: split.shared !== commitMetadata ? this.storedMetadata(split, interned) : ownMetadata,
@@ -1085,7 +1086,7 @@ export class SqliteEventStore implements EventStore {
    * The id `type` stores: of the type's name, or in a file of kinds (see the layout) of the name
    * and the schema version together, interned under `version name`.
    */
-  private typeId(name: string, schemaVersion: number, interned: AppendedEvents['interned']): number {
+  private typeId(name: string, schemaVersion: number, interned: AppendedEvents['interned'], packed = false): number {
     if (!this.kinds) return this.intern('type', name, interned);
     // Committed kinds by name, then version: no key string made per event.
     const committed = this.kindIds.get(name)?.get(schemaVersion);
@@ -1094,9 +1095,21 @@ export class SqliteEventStore implements EventStore {
     const known = interned.find(([k, n]) => k === 'type' && n === key)?.[2];
     if (known !== undefined) return known;
     const found = this.statement('SELECT id FROM event_types WHERE name = ? AND schema_version = ?').pluck().get(name, schemaVersion) as number | undefined;
-    const id = found ?? Number(this.statement('INSERT INTO event_types (name, schema_version) VALUES (?, ?)').run(name, schemaVersion).lastInsertRowid);
+    const id = found ?? this.newKind(name, schemaVersion, packed);
     interned.push(['type', key, id]);
     return id;
+  }
+
+  /**
+   * A kind's new id. The file's first kind of packed records (a probed check's in practice:
+   * most of the log) takes 0, which SQLite keeps in the row's header byte alone (ids from 2 on
+   * take a byte): a byte less on most rows (issue 31, session 20). Any version reads it (an id
+   * like any other); a file whose checks were interned before keeps their id until their kind
+   * changes version.
+   */
+  private newKind(name: string, schemaVersion: number, packed: boolean): number {
+    if (packed && this.statement('INSERT INTO event_types (id, name, schema_version) SELECT 0, ?, ? WHERE NOT EXISTS (SELECT 1 FROM event_types WHERE id = 0)').run(name, schemaVersion).changes === 1) return 0;
+    return Number(this.statement('INSERT INTO event_types (name, schema_version) VALUES (?, ?)').run(name, schemaVersion).lastInsertRowid);
   }
 
   private internCache(kind: InternKind): Map<string, number> {
