@@ -38,20 +38,28 @@ export interface Exchange {
 
 class ExchangeStopped extends Error {}
 
+/** The body until the exchange finishes (never handed out: `finish` sets the real one). */
+const NO_BODY = Buffer.alloc(0);
+
 export function exchange(dispatcher: Dispatcher, request: ExchangeRequest): Promise<Exchange> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
     let controller: Dispatcher.DispatchController | null = null;
-    const result: Omit<Exchange, 'body' | 'finishedAt' | 'loopBusyMs'> = {
+    // Every member declared here and set in place: a spread that added the last three members
+    // (`{ ...result, body, ... }`) cost about 0.6 us a member on Node 20 (issue 31).
+    const result: Exchange = {
       statusCode: 0,
+      body: NO_BODY,
       bodyComplete: false,
       cutBy: null,
       timedOut: false,
       error: null,
       requestStartedAt: null,
       headersAt: null,
+      finishedAt: 0,
+      loopBusyMs: null,
     };
 
     let loopAtStart: EventLoopUtilization | null = null;
@@ -59,8 +67,10 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest): Prom
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      const loopBusyMs = loopAtStart === null ? null : performance.eventLoopUtilization(loopAtStart).active;
-      resolve({ ...result, body: Buffer.concat(chunks), finishedAt: performance.now(), loopBusyMs });
+      result.loopBusyMs = loopAtStart === null ? null : performance.eventLoopUtilization(loopAtStart).active;
+      result.body = Buffer.concat(chunks);
+      result.finishedAt = performance.now();
+      resolve(result);
     };
     const stop = (c: Dispatcher.DispatchController | null) => c?.abort(new ExchangeStopped());
 
@@ -80,7 +90,8 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest): Prom
         loopAtStart = performance.eventLoopUtilization();
       },
       onResponseStart(_c, statusCode) {
-        if (statusCode < 200) return; // informational; the final response follows
+        // Settled: `result` is the caller's now, as it was at the deadline.
+        if (settled || statusCode < 200) return; // informational; the final response follows
         result.statusCode = statusCode;
         result.headersAt = performance.now();
       },
@@ -96,6 +107,7 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest): Prom
         }
       },
       onResponseEnd() {
+        if (settled) return;
         result.bodyComplete = true;
         finish();
       },
