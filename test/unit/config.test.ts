@@ -92,4 +92,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ CHECK_RETENTION_DAYS: '3651' })).toThrow(/CHECK_RETENTION_DAYS/);
     expect(() => loadConfig({ CHECK_RETENTION_DAYS: 'ninety' })).toThrow(/CHECK_RETENTION_DAYS/);
   });
+
+  it('SQLITE_SYNCHRONOUS is NORMAL or FULL; any other value stops the start instead of meaning NORMAL', () => {
+    expect(() => loadConfig({ SQLITE_SYNCHRONOUS: 'FULL' })).not.toThrow();
+    expect(() => loadConfig({ SQLITE_SYNCHRONOUS: 'NORMAL' })).not.toThrow();
+    for (const bad of ['full', 'EXTRA', 'yes', '2']) {
+      expect(() => loadConfig({ SQLITE_SYNCHRONOUS: bad })).toThrow(/SQLITE_SYNCHRONOUS must be one of NORMAL, FULL/);
+    }
+  });
 });

@@ -9,6 +9,8 @@ export const PROCESS_ROLES = ['all', 'api', 'projector', 'scheduler', 'prober'] 
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** SQLITE_SYNCHRONOUS: the event log's `PRAGMA synchronous` (`applySqliteEventLogPragmas`). */
+const SQLITE_SYNCHRONOUS_MODES = ['NORMAL', 'FULL'] as const;
 
 export interface AppConfig {
   port: number;
@@ -166,6 +168,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const auditSigningKey = ed25519PrivateKey(text('AUDIT_SIGNING_KEY'), problems);
   const sunset = text('V1_SUNSET_AT');
   if (sunset !== null && parseRfc3339(sunset) === null) problems.push(`V1_SUNSET_AT must be an RFC 3339 date-time, got "${sunset}"`);
+
+  // Checked here only: the event log applies it where it is opened (the service and the CLI
+  // tools alike). Any other value used to mean NORMAL without a word, so `full` (lower case)
+  // left an operator who asked for fsync on every append without it.
+  oneOf('SQLITE_SYNCHRONOUS', SQLITE_SYNCHRONOUS_MODES, 'NORMAL');
 
   const schedule = text('NOTIFY_RETRY_SCHEDULE_MS');
   if (schedule !== null && !/^\d{1,10}(,\d{1,10}){0,19}$/.test(schedule)) problems.push(`NOTIFY_RETRY_SCHEDULE_MS must be 1 to 20 comma-separated milliseconds, got "${schedule}"`);
