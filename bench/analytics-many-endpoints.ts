@@ -174,25 +174,38 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
 }
 
 /**
- * How many of the checks (check `n` is endpoint `n % endpoints + 1`'s) of the endpoints `inScope`
- * accepts (all when null) a window's totals count with this horizon: the sum of its buckets,
- * each counting the part of its range before the horizon in whole hours, its edges rounded
- * inward (`AnalyticsQueryOptions.rawHorizon`).
+ * The check times (check `n` is endpoint `n % endpoints + 1`'s) of the endpoints `inScope`
+ * accepts (all when null), ascending, for `countedChecks`.
  */
-function countedChecks(checkedAtMs: Float64Array, endpoints: number, inScope: ((e: number) => boolean) | null, window: AnalyticsWindow, horizon: number): number {
+function timesOf(checkedAtMs: Float64Array, endpoints: number, inScope: ((e: number) => boolean) | null): Float64Array {
+  const times = inScope ? checkedAtMs.filter((_, n) => inScope((n % endpoints) + 1)) : Float64Array.from(checkedAtMs);
+  return times.sort();
+}
+
+/**
+ * How many of the checks at `times` (ascending) a window's totals count with this horizon: the
+ * sum of its buckets, each counting the part of its range before the horizon in whole hours, its
+ * edges rounded inward (`AnalyticsQueryOptions.rawHorizon`).
+ */
+function countedChecks(times: Float64Array, window: AnalyticsWindow, horizon: number): number {
   const hour = 3_600_000;
-  const pieces: Array<[number, number]> = [];
+  const before = (at: number) => {
+    let low = 0;
+    let high = times.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (times[middle] < at) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  const inRange = (from: number, to: number) => (from < to ? before(to) - before(from) : 0);
+  let count = 0;
   for (let i = 0; i < window.buckets; i++) {
     const { start, end } = bucketRange(window, i);
     if (start >= end) continue;
-    if (start < horizon) pieces.push([Math.ceil(start / hour) * hour, Math.floor(Math.min(end, horizon) / hour) * hour]);
-    if (end > horizon) pieces.push([Math.max(start, horizon), end]);
-  }
-  let count = 0;
-  for (let n = 0; n < checkedAtMs.length; n++) {
-    if (inScope && !inScope((n % endpoints) + 1)) continue;
-    const at = checkedAtMs[n];
-    if (pieces.some(([from, to]) => from <= at && at < to)) count++;
+    if (start < horizon) count += inRange(Math.ceil(start / hour) * hour, Math.floor(Math.min(end, horizon) / hour) * hour);
+    if (end > horizon) count += inRange(Math.max(start, horizon), end);
   }
   return count;
 }
@@ -390,13 +403,13 @@ export async function manyEndpoints(
   const longestByKind: string[] = [];
   for (const [scope, read] of scopes) {
     let longest = 0;
+    const times = timesOf(checkedAtMs, endpoints, scope === 'endpoint' ? (e) => e === 1 : scope === 'project' ? (e) => projectOfEndpoint(e, endpoints) === PROJECT : null);
     for (const [name, length] of WINDOWS) {
       const window = makeWindow(to - length, to, 48);
       const m = await measure(() => read(window));
       firstRequest ??= m.warmUpCpuStall;
       longest = Math.max(longest, m.cpuStall);
-      const inScope = scope === 'endpoint' ? (e: number) => e === 1 : scope === 'project' ? (e: number) => projectOfEndpoint(e, endpoints) === PROJECT : null;
-      const expected = countedChecks(checkedAtMs, endpoints, inScope, window, horizon ?? -Infinity);
+      const expected = countedChecks(times, window, horizon ?? -Infinity);
       if (m.checks !== expected) throw new Error(`${scope} ${name}: expected ${expected} checks, the query counted ${m.checks}`);
       log(
         `analytics ${size} endpoints: ${scope} ${name} p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, longest stall ${m.stall.toFixed(1)} ms; ` +
