@@ -551,15 +551,15 @@ export class AnalyticsQuery {
     if (runs.length === 0) return;
     const { rollups } = await this.names();
     const { prefix, ranges } = rollupRangeSuffixes(kind, runs);
+    const dayId = endpointDayId();
     for (let start = 0; start < ids.length; start += OWNERS_PER_READ) {
-      const prefixes = ids.slice(start, start + OWNERS_PER_READ).map(prefix);
-      const query = { field: 'id', ranges, prefixes, sum: ROLLUP_SUMS, min: ['latency_min'], max: ['latency_max'] };
+      const owners = ids.slice(start, start + OWNERS_PER_READ);
+      const query = { field: 'id', ranges, prefixes: owners.map(prefix), sum: ROLLUP_SUMS, min: ['latency_min'], max: ['latency_max'] };
       const rows = await this.slices.run(() => this.store.aggregateRanges(rollups, query));
       for (const row of rows) if (row.count > 0) sums.addRow(start + (row.group as number), row);
+      // The same owners' packed day rows next, while the pages their rows lie on were just read.
+      if (kind === 'endpoint') await addPackedHours(this.store, rollups, this.slices, packedReads(owners, runs, this.rawHorizon(), dayId, start), (owner, part) => sums.addSums(owner, part));
     }
-    if (kind !== 'endpoint') return;
-    const horizon = this.rawHorizon();
-    await addPackedHours(this.store, rollups, this.slices, packedReads(ids, runs, horizon, endpointDayId()), (owner, part) => sums.addSums(owner, part));
   }
 
   /**
