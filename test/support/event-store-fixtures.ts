@@ -2,12 +2,33 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
+import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { PROJECT_ROOT, runNode as runChild } from './child-process.js';
 
 /** A fresh directory per test; `remove()` deletes it with everything inside. */
 export function makeTempDir(prefix = 'event-store-'): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * For each test of the calling describe block: a fresh directory with a SQLite event log open in
+ * it (`store`; `path` is the directory, for a second connection to the same file), closed and
+ * removed after the test. Read its members inside tests and hooks, not at the describe's top.
+ */
+export function useTempSqliteStore(): { readonly store: SqliteEventStore; readonly path: string } {
+  const current = {} as { store: SqliteEventStore; path: string };
+  let temp: ReturnType<typeof makeTempDir>;
+  beforeEach(() => {
+    temp = makeTempDir();
+    current.path = temp.path;
+    current.store = new SqliteEventStore(join(temp.path, 'events.sqlite'));
+  });
+  afterEach(async () => {
+    await current.store.close();
+    temp.remove();
+  });
+  return current;
 }
 
 /**

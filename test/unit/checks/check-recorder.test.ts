@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import { CheckRecorder, type CheckJudge, type CheckedEndpoint } from '../../../src/checks/application/check-recorder.js';
 import { checksStream, type CheckRecordedData, type ProbeOutcome } from '../../../src/checks/domain/check.js';
 import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { StreamCache } from '../../../src/platform/es/stream-cache.js';
 import { IdAllocator } from '../../../src/platform/ids/id-allocator.js';
-import { makeTempDir } from '../../support/event-store-fixtures.js';
+import { useTempSqliteStore } from '../../support/event-store-fixtures.js';
 
 /** A judge that remembers the job ids its stream holds and judges nothing. */
 type Jobs = string[];
@@ -35,16 +34,9 @@ const outcome: ProbeOutcome = {
 };
 
 describe('CheckRecorder', () => {
-  let temp: ReturnType<typeof makeTempDir>;
+  const log = useTempSqliteStore();
   let store: SqliteEventStore;
-  beforeEach(() => {
-    temp = makeTempDir();
-    store = new SqliteEventStore(join(temp.path, 'events.sqlite'));
-  });
-  afterEach(async () => {
-    await store.close();
-    temp.remove();
-  });
+  beforeEach(() => (store = log.store));
 
   it("records one endpoint's checks in the order they came, once each, past a failed one", async () => {
     let release!: () => void;

@@ -8,27 +8,20 @@ import { systemContext } from '../../../src/platform/es/command-context.js';
 import { runIdempotent } from '../../../src/platform/es/idempotency-scope.js';
 import { appendOnly, runStreamCommand, type Aggregate } from '../../../src/platform/es/stream-command.js';
 import { StreamCache } from '../../../src/platform/es/stream-cache.js';
-import { makeTempDir } from '../../support/event-store-fixtures.js';
+import { makeTempDir, useTempSqliteStore } from '../../support/event-store-fixtures.js';
 
 /** A counter that refuses to go past a limit: decisions depend on every event in the stream. */
 const counter: Aggregate<number> = { initial: () => 0, evolve: (total, event: RecordedEvent) => total + (event.data as { n: number }).n };
 const addUpTo = (limit: number) => (total: number) => ({ events: total < limit ? [{ type: 'Added', data: { n: 1 } }] : [], result: null });
 
 describe('runStreamCommand through a fold', () => {
-  let temp: ReturnType<typeof makeTempDir>;
+  const log = useTempSqliteStore();
   let store: SqliteEventStore;
-  beforeEach(() => {
-    temp = makeTempDir();
-    store = new SqliteEventStore(join(temp.path, 'events.sqlite'));
-  });
-  afterEach(async () => {
-    await store.close();
-    temp.remove();
-  });
+  beforeEach(() => (store = log.store));
 
   it('decides on what other writers appended since the fold last looked', async () => {
     const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
-    const other = new SqliteEventStore(join(temp.path, 'events.sqlite'));
+    const other = new SqliteEventStore(join(log.path, 'events.sqlite'));
     for (let i = 0; i < 3; i++) await runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(5), { fold });
     await other.append('count', [{ type: 'Added', data: { n: 2 } }], { expectedRevision: 2 });
 
@@ -124,7 +117,7 @@ describe('runStreamCommand through a fold', () => {
   it('lets the next command go while a refused one pauses before its retry', async () => {
     const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
     await runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(10), { fold, foldOwnAppends: true });
-    const other = new SqliteEventStore(join(temp.path, 'events.sqlite'));
+    const other = new SqliteEventStore(join(log.path, 'events.sqlite'));
     const order: string[] = [];
     const first = runStreamCommand(store, 'count', counter, systemContext('test'), async (total) => {
       order.push(`first decides on ${total}`);
@@ -200,16 +193,9 @@ describe('runStreamCommand through a fold', () => {
 });
 
 describe('runStreamCommand inside a keyed request', () => {
-  let temp: ReturnType<typeof makeTempDir>;
+  const log = useTempSqliteStore();
   let store: SqliteEventStore;
-  beforeEach(() => {
-    temp = makeTempDir();
-    store = new SqliteEventStore(join(temp.path, 'events.sqlite'));
-  });
-  afterEach(async () => {
-    await store.close();
-    temp.remove();
-  });
+  beforeEach(() => (store = log.store));
 
   /** The store, counting the events each read returns. */
   const counting = () => {
