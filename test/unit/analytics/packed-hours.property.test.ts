@@ -5,6 +5,7 @@ import { GoodChecks } from '../../../src/analytics/application/good-checks.js';
 import type { AnalyticsFacts } from '../../../src/analytics/application/analytics-facts.js';
 import { referenceFigures, referenceP95, type CurrentProjects, type ReferenceScope } from '../../../src/analytics/domain/reference.js';
 import { ceilTo, floorTo } from '../../../src/analytics/domain/range-plan.js';
+import { makeWindow } from '../../../src/analytics/domain/window.js';
 import { addPackedSums, packHours, unpackHours, type PackedHours } from '../../../src/analytics/domain/rollup.js';
 import { addAccumulator, emptyAccumulator, type Accumulator } from '../../../src/analytics/domain/aggregate.js';
 import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION, type RollupMemberDoc, type RollupRow } from '../../../src/analytics/views/rollups/view.js';
@@ -96,6 +97,56 @@ describe('packed hours (rollups v12) answer as hour rows did', () => {
     expect(packHours(new Array(24).fill({ checks: 4, failures: 0, latency_sum: 1334, latency_min: 117, latency_max: 900 })).length).toBe(24 * 8);
     expect(unpackHours(undefined)).toEqual(new Array(24).fill(null));
   });
+
+  it("gives every endpoint of a project its own packed hours, past the first group of a read's endpoints", async () => {
+    // More endpoints than one read's group (OWNERS_PER_READ, 250): each group's day rows are read
+    // after its sums, so an endpoint past the first group must get its own day row, not another's.
+    const endpoints = 300;
+    const events = withUpcasting(new SqliteEventStore(':memory:'), upcasters());
+    const views = new SqliteReadStore(':memory:');
+    const runner = new ProjectionRunner(events, views, [analyticsRollupsProjection], { owner: 'test', logger: silentLogger, dropDelayMs: 0 });
+    try {
+      await events.append(sequenceStream('endpoint'), [{ type: IDS_RESERVED, data: { first: 1, count: endpoints } }], { expectedRevision: 'any' });
+      const checks: CheckRecordedData[] = [];
+      const horizon = retentionHorizon(NOW, 1);
+      for (let e = 1; e <= endpoints; e++) {
+        await events.append(endpointStream(e), [{ type: ENDPOINT_REGISTERED, data: { endpoint_id: e, team_id: 1, project_id: 1, name: `e${e}` } }], { expectedRevision: 'any' });
+        // 1 to 3 checks, the day before the horizon's, from 06:00 on: an endpoint's count is its own.
+        for (let n = 0; n <= e % 3; n++) {
+          const at = horizon - DAY + 6 * HOUR + ((e * 7 + n * 131) % 840) * 60_000;
+          checks.push(check({ check_id: checks.length + 1, endpoint_id: e, latency_ms: e, checked_at: new Date(at).toISOString(), imported: true }));
+        }
+      }
+      for (const c of checks) await events.append(checksStream(c.endpoint_id), [{ type: CHECK_RECORDED, data: c, metadata: { occurred_at: c.checked_at } }], { expectedRevision: 'any' });
+      await runner.rebuild(ROLLUPS_PROJECTION);
+      await new CheckRetention(events, { days: 1 }).apply(NOW);
+      await runner.rebuild(ROLLUPS_PROJECTION);
+      const reader = new ViewReader(views, 0);
+      const collections = async (): Promise<AnalyticsCollections> => ({
+        rollups: await reader.collection(ROLLUPS_PROJECTION, ROLLUPS_COLLECTION),
+        checks: await reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION),
+      });
+      const packed = ((await views.find((await collections()).rollups, {})) as unknown as RollupRow[]).filter((row) => row.hours !== undefined);
+      expect(packed.length).toBe(endpoints);
+      const endpointFacts = Array.from({ length: endpoints }, (_, i) => ({ endpoint_id: i + 1, project_id: 1, name: `e${i + 1}`, enabled: true, latest: null }));
+      const facts: AnalyticsFacts = {
+        projects: async () => [],
+        endpoints: async () => endpointFacts,
+        membersOf: async () => endpointFacts.map(({ endpoint_id, project_id }) => ({ endpoint_id, project_id })),
+        incidentCounts: async () => ({ total: 0, open: 0 }),
+        openIncidentsByProject: async () => new Map(),
+        healthByProject: async () => new Map(),
+      };
+      const query = new AnalyticsQuery(views, facts, collections, { rawHorizon: () => horizon });
+      // From 05:30 of that day: its hours from 06:00 are read from the packed day rows.
+      const project = await query.projectAnalytics(1, 1, makeWindow(horizon - DAY + 5.5 * HOUR, NOW, 48));
+      expect(project.endpoints.map((row) => [row.endpoint_id, row.checks, row.avg_latency_ms])).toEqual(endpointFacts.map(({ endpoint_id: e }) => [e, (e % 3) + 1, e]));
+    } finally {
+      await runner.stop();
+      await views.close();
+      await events.close();
+    }
+  }, 120_000);
 
   it('for totals, series and good checks of every scope over ranges past the horizon, before and after a move', async () => {
     let packedDays = 0;
