@@ -68,4 +68,30 @@ describe('CheckRecorder', () => {
     // A check recorded after the queue emptied starts a new one.
     expect((await record('job-4', 5)).check?.job_id).toBe('job-4');
   });
+
+  it('gives every check an id of its own, increasing along each stream, across blocks and past a failed reservation', async () => {
+    const allocator = new IdAllocator(store);
+    let reservations = 0;
+    const ids = {
+      reserve: (...args: Parameters<IdAllocator['reserve']>) => (reservations++ === 0 ? Promise.reject(new Error('sequence unavailable')) : allocator.reserve(...args)),
+    } as unknown as IdAllocator;
+    const recorder = new CheckRecorder({ events: store, ids, metrics: { checkRecorded: () => undefined } as never }, jobsJudge(store), async () => null);
+    const endpoints = Array.from({ length: 50 }, (_, i): CheckedEndpoint => ({ ...endpoint, endpoint_id: 100 + i }));
+    // 250 checks at once over 50 endpoints: three blocks of 100 ids, the first reservation refused.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 250 }, (_, i) => recorder.record({ jobId: `job-${i}`, source: 'scheduled', endpoint: endpoints[i % 50], outcome })),
+    );
+
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.message)).toEqual(['sequence unavailable']);
+    const checkIds: number[] = [];
+    for (const { endpoint_id } of endpoints) {
+      const along = (await store.readStream(checksStream(endpoint_id))).map((event) => (event.data as CheckRecordedData).check_id);
+      expect(along).toEqual([...along].sort((a, b) => a - b));
+      checkIds.push(...along);
+    }
+    expect(checkIds.length).toBe(249);
+    expect(new Set(checkIds).size).toBe(249);
+    // Once blocks are in hand, ids are answered without a reservation each.
+    expect(reservations).toBe(4);
+  });
 });
