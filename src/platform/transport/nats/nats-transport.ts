@@ -450,7 +450,10 @@ class NatsJobConsumer implements JobConsumer {
       msg.term(); // a payload that is not a job would be redelivered forever
       return;
     }
-    const { deliveryCount, storedAtMs } = deliveryOf(msg);
+    // nats.js parses the reply subject once and keeps it (`info`).
+    const { redeliveryCount: deliveryCount, timestampNanos } = msg.info;
+    // Nanoseconds beyond 2^53: precise to a microsecond, plenty for milliseconds.
+    const storedAtMs = timestampNanos / 1e6;
     this.clock.observe(storedAtMs);
     if (job.maxAgeMs !== undefined && this.clock.now()! - storedAtMs > job.maxAgeMs) {
       this.drop(msg, job, 'stale');
@@ -516,38 +519,6 @@ function decode(msg: JsMsg): ProbeJob | null {
   } catch {
     return null;
   }
-}
-
-const ACK_SUBJECT = '$JS.ACK.';
-
-/**
- * How many times a JetStream delivery was delivered, and when its stream stored it (ms; the
- * nanoseconds beyond 2^53 are precise to a microsecond, plenty for milliseconds), read from its
- * reply subject: `$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<delivery seq>.<stored
- * ns>.<pending>`, or with `<domain>.<account hash>` after `$JS.ACK` and possibly a token more at
- * the end. `msg.info` parses the whole subject into an object of eleven members per job (0.4 % of
- * the process at NATS saturation); this reads the two tokens the consumer needs. A subject of
- * another form is left to `msg.info`, which refuses it as before.
- */
-export function deliveryOf(msg: Pick<JsMsg, 'info'> & { readonly reply?: string }): { deliveryCount: number; storedAtMs: number } {
-  // nats.js's JsMsg has the reply subject as `reply` without declaring it: without it, `msg.info`.
-  const reply = typeof msg.reply === 'string' ? msg.reply : '';
-  let tokens = 1;
-  for (let dot = reply.indexOf('.'); dot !== -1; dot = reply.indexOf('.', dot + 1)) tokens++;
-  if (!reply.startsWith(ACK_SUBJECT) || (tokens !== 9 && tokens < 11)) {
-    const { redeliveryCount, timestampNanos } = msg.info;
-    return { deliveryCount: redeliveryCount, storedAtMs: timestampNanos / 1e6 };
-  }
-  const shift = tokens === 9 ? 0 : 2;
-  return { deliveryCount: parseInt(tokenAt(reply, 4 + shift), 10), storedAtMs: parseInt(tokenAt(reply, 7 + shift), 10) / 1e6 };
-}
-
-/** The `index`th dot-separated token of `subject` (it has more than `index` dots). */
-function tokenAt(subject: string, index: number): string {
-  let start = 0;
-  for (let i = 0; i < index; i++) start = subject.indexOf('.', start) + 1;
-  const end = subject.indexOf('.', start);
-  return subject.slice(start, end === -1 ? subject.length : end);
 }
 
 /** `nats://n1:4222,nats://n2:4222` as the client wants it: one entry per server. */
