@@ -151,12 +151,26 @@ const PROBE_INTERVAL_SECONDS = 5;
  */
 const BODY_BYTES = Number(process.env.LIFECYCLE_BODY_BYTES ?? 512);
 const BODY_VARIES = process.env.LIFECYCLE_BODY_VARIES === '1';
+/**
+ * LIFECYCLE_LATENCY_MS (default 0: answer at once): the target answers after this many ms plus up
+ * to a quarter more, and the bounded fills record latencies spread the same way. A local answer
+ * takes 1-4 ms, below the latency threshold's materiality floor, so the threshold stays the same
+ * for ever and every timing fits in one byte: with real latencies a check stores more (the
+ * threshold moves with nearly every check; timings take two bytes).
+ */
+const LATENCY_MS = Number(process.env.LIFECYCLE_LATENCY_MS ?? 0);
+
+/** A latency of the spread LIFECYCLE_LATENCY_MS asks for, from a counter (deterministic). */
+function spreadLatency(n: number): number {
+  return LATENCY_MS + ((n * 37) % (Math.floor(LATENCY_MS / 4) + 1));
+}
 
 async function startTarget(): Promise<{ url: string; tokens: Map<number, string>; successExcerpt(): string; close(): Promise<void> }> {
   const tokens = new Map<number, string>();
   const bodyBytes = BODY_BYTES;
   const page = bodyBytes === 2 ? 'ok' : `<!doctype html><html><head><title>Status</title></head><body>${'<p>All systems operational.</p>'.repeat(Math.ceil(bodyBytes / 31))}`.slice(0, bodyBytes);
   let answers = 0;
+  let delayed = 0;
   const answer = BODY_VARIES ? () => `<!--${String(answers++).padStart(10, '0')}-->${page}`.slice(0, page.length) : () => page;
   const server: Server = createServer((request, response) => {
     const verification = /^\/\.well-known\/monitor-verification\/(\d+)$/.exec(request.url ?? '');
@@ -167,8 +181,12 @@ async function startTarget(): Promise<{ url: string; tokens: Map<number, string>
       return;
     }
     const body = answer();
-    response.writeHead(200, { 'content-type': bodyBytes === 2 ? 'text/plain' : 'text/html', 'content-length': String(Buffer.byteLength(body)) });
-    response.end(body);
+    const send = () => {
+      response.writeHead(200, { 'content-type': bodyBytes === 2 ? 'text/plain' : 'text/html', 'content-length': String(Buffer.byteLength(body)) });
+      response.end(body);
+    };
+    if (LATENCY_MS > 0) setTimeout(send, spreadLatency(delayed++));
+    else send();
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -392,7 +410,7 @@ async function fillBaselines(service: Service, endpointIds: number[], checks: nu
       const own = checks + ((i * 37) % 200);
       recorded += own;
       for (let n = 0; n < own; n++) {
-        const latency = 1 + ((n * 7 + id) % 4);
+        const latency = LATENCY_MS > 0 ? spreadLatency(n + id) : 1 + ((n * 7 + id) % 4);
         await recorder.record({
           // A scheduled job's id: the endpoint and its due time (unique per check here).
           jobId: `${id}:${firstDue + n}`,
@@ -633,7 +651,7 @@ const bench: BenchModule = {
       const contentNote = (growth: ProbedGrowth) =>
         `data ${growth.content.data.toFixed(1)}, event id ${growth.content.eventId.toFixed(1)}, own metadata ${growth.content.metadata.toFixed(1)}, hash ${growth.content.hash.toFixed(1)}; commit rows per check ${growth.content.commitRowsPerCheck.toFixed(2)} holding ${growth.content.commitMetadata.toFixed(1)} B of metadata JSON per check`;
       notes.push(
-        `Probed checks: a fresh DATA_DIR; a team, a project and ${probedEndpoints} endpoints registered, verified and enabled over the admin routes (ROLE=all, in this process, against a node:http target in this process answering ${BODY_BYTES === 2 ? '`ok`' : `a ${BODY_BYTES}-byte page`}${BODY_VARIES ? ' that begins with a counter, so each check keeps another excerpt' : ''}), the service stopped and everything measured (files, dbstat, the CheckRecorded rows); started again, probing until every endpoint had recorded ${probedSteady.warmupChecks} checks (LIFECYCLE_WARMUP_CHECKS) and every view applied them, stopped and measured again; started again, probing until the log's head had moved ${probedWanted} events since provisioning and every view applied them (${probed.seconds.toFixed(0)} s in all), stopped cleanly and measured. Each figure is the growth between two stops divided by the CheckRecorded events added between them: steady state from the second stop, so each endpoint's one-offs (its first AlertSignalsCarriedOver event and its alerts stream, its alert_status and analytics_endpoints documents, the hour's first rollup rows) and the shm file (a fixed 32 KB) are behind it; from provisioning, from the first, as sessions before 17 measured. WAL files are what a clean stop leaves. Not behind it: the alerting view's fill (an endpoint's alert status grows with its first 1,100 checks: the document's baseline samples, then a chunk of 100 samples every 100 checks until ten are kept; the after-fill window below has it behind), and a window that crosses an hour counts that hour's first rollup rows.`,
+        `Probed checks: a fresh DATA_DIR; a team, a project and ${probedEndpoints} endpoints registered, verified and enabled over the admin routes (ROLE=all, in this process, against a node:http target in this process answering ${BODY_BYTES === 2 ? '`ok`' : `a ${BODY_BYTES}-byte page`}${LATENCY_MS > 0 ? ` after ${LATENCY_MS}-${LATENCY_MS + Math.floor(LATENCY_MS / 4)} ms (LIFECYCLE_LATENCY_MS; the fills record latencies spread the same way)` : ''}${BODY_VARIES ? ' that begins with a counter, so each check keeps another excerpt' : ''}), the service stopped and everything measured (files, dbstat, the CheckRecorded rows); started again, probing until every endpoint had recorded ${probedSteady.warmupChecks} checks (LIFECYCLE_WARMUP_CHECKS) and every view applied them, stopped and measured again; started again, probing until the log's head had moved ${probedWanted} events since provisioning and every view applied them (${probed.seconds.toFixed(0)} s in all), stopped cleanly and measured. Each figure is the growth between two stops divided by the CheckRecorded events added between them: steady state from the second stop, so each endpoint's one-offs (its first AlertSignalsCarriedOver event and its alerts stream, its alert_status and analytics_endpoints documents, the hour's first rollup rows) and the shm file (a fixed 32 KB) are behind it; from provisioning, from the first, as sessions before 17 measured. WAL files are what a clean stop leaves. Not behind it: the alerting view's fill (an endpoint's alert status grows with its first 1,100 checks: the document's baseline samples, then a chunk of 100 samples every 100 checks until ten are kept; the after-fill window below has it behind), and a window that crosses an hour counts that hour's first rollup rows.`,
         `Probed checks at steady state, per table and index (dbstat pages grown per check): ${objectsNote(probedSteady)}.`,
         `Probed checks at steady state, what a CheckRecorded row holds (content bytes per check): ${contentNote(probedSteady)}.`,
         `Probed checks from provisioning, per table and index (dbstat pages grown per check): ${objectsNote(probed)}.`,
