@@ -37,4 +37,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s CMD node -e "fetch('h
 #   docker compose exec projector-1 node dist/src/cli/projections.js status
 #   docker compose exec api-1 node dist/src/cli/admin.js list-teams
 # (`npm run <cli>` needs the sources to rebuild and is for a checkout, not the image.)
-CMD ["node", "dist/src/main.js"]
+# A 32 MB young generation: half the scavenges at saturation (docs/operations.md, "Node's young
+# generation").
+CMD ["node", "--max-semi-space-size=32", "dist/src/main.js"]

@@ -171,6 +171,16 @@ describe('Dockerfile', () => {
   });
 });
 
+describe('Node flags', () => {
+  it('starts the service with a 32 MB young generation wherever the project starts it: the image, npm start and the benches that host it', () => {
+    // V8 sizes the young generation at start, so the flag lives in the launchers (docs/operations.md).
+    const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts as Record<string, string>;
+    expect(dockerfile).toMatch(/^CMD \["node", "--max-semi-space-size=32", "dist\/src\/main\.js"\]$/m);
+    expect(scripts.start).toContain('node --max-semi-space-size=32 dist/src/main.js');
+    expect(scripts.bench).toContain('node --max-semi-space-size=32 dist/bench/run.js');
+  });
+});
+
 describe('.github/workflows/distributed.yml', () => {
   const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
 
