@@ -26,6 +26,14 @@ export interface BenchModule {
   run(options: { quick: boolean; workDir: string; log: (line: string) => void }): Promise<BenchSection>;
 }
 
+/**
+ * The Node flags the service starts with wherever the project starts it (`npm start`, the image:
+ * docs/operations.md, "Node's young generation"). A bench that runs the service in a child
+ * process passes them too, so it measures the service as it is run (`spawn` does not pass on the
+ * bench process's own flags).
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
+
 export function ratio(value: number, baseline: number): number {
   return baseline === 0 ? 0 : Math.round((value / baseline) * 1000) / 1000;
 }

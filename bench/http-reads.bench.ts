@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BenchFigure, type BenchModule, ratio } from './bench.js';
+import { type BenchFigure, type BenchModule, ratio, SERVICE_NODE_FLAGS } from './bench.js';
 
 /**
  * The two hottest public reads, GET endpoint and GET checks, served by the real embedded service
@@ -73,7 +73,7 @@ export class ServerProcess {
 
   static async start(args: string[], env: Record<string, string>, readyPath: string, readyWithinMs = 30_000): Promise<ServerProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
     const server = new ServerProcess(child, `http://127.0.0.1:${port}`);
     await server.waitUntilReady(readyPath, readyWithinMs);
     return server;

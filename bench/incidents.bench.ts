@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import type { EventStore } from '../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../src/platform/event-store/sqlite/sqlite-event-store.js';
-import { type BenchFigure, type BenchModule, ratio } from './bench.js';
+import { type BenchFigure, type BenchModule, ratio, SERVICE_NODE_FLAGS } from './bench.js';
 
 const CLIENTS = 20;
 /** Events an incident already holds before the hot-incident figure (issue 11 item 8). */
@@ -163,7 +163,7 @@ async function startService(dataDir: string): Promise<Service> {
     MONGODB_URL: '',
     NATS_URL: '',
   };
-  const child: ChildProcess = spawn(process.execPath, [join(here, '..', 'src', 'main.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(here, '..', 'src', 'main.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 import { load } from 'js-yaml';
+import { SERVICE_NODE_FLAGS } from '../../bench/bench.js';
 
 /** docker-compose.yml, the Dockerfile and the workflow, read as Docker and GitHub read them. */
 interface Service {
@@ -178,6 +179,8 @@ describe('Node flags', () => {
     expect(dockerfile).toMatch(/^CMD \["node", "--max-semi-space-size=32", "dist\/src\/main\.js"\]$/m);
     expect(scripts.start).toContain('node --max-semi-space-size=32 dist/src/main.js');
     expect(scripts.bench).toContain('node --max-semi-space-size=32 dist/bench/run.js');
+    // The benches that run the service in a child process (incidents, HTTP reads, status pages, regions).
+    expect(SERVICE_NODE_FLAGS).toEqual(['--max-semi-space-size=32']);
   });
 });
 
