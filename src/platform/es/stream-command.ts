@@ -2,6 +2,7 @@ import {
   type AppendResult,
   type EventMetadata,
   type EventStore,
+  type EveryNewEventMember,
   type NewEvent,
   type RecordedEvent,
   WrongExpectedRevisionError,
@@ -397,7 +398,7 @@ function withCommandMetadata(event: NewEvent, metadata: Partial<EventMetadata>):
     packed: event.packed,
     streamConstants: event.streamConstants,
     chainHashed: event.chainHashed,
-  };
+  } satisfies EveryNewEventMember;
 }
 
 /** The state after this command's own events, folded as if read back from the store. */

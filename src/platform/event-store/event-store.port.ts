@@ -68,6 +68,14 @@ export interface NewEvent<T = unknown> {
   chainHashed?: boolean;
 }
 
+/**
+ * A NewEvent built as a literal of every member (`satisfies EveryNewEventMember`). The append path
+ * builds events that way rather than spreading one and adding members (V8's slow path, issue
+ * 31): a member later added to NewEvent then fails to compile where a literal leaves it out,
+ * instead of being dropped on the way to the store.
+ */
+export type EveryNewEventMember = { [K in keyof Required<NewEvent>]: NewEvent[K] };
+
 export interface RecordedEvent<T = unknown> {
   /** Unique event id (UUID). */
   id: string;

@@ -4,6 +4,7 @@ import type {
   EventMetadata,
   EventStore,
   EventSubscription,
+  EveryNewEventMember,
   ExpectedRevision,
   NewEvent,
   Position,
@@ -59,7 +60,7 @@ export class UpcasterRegistry {
       packed: compact && shape.packed ? true : event.packed,
       streamConstants: compact && shape.streamConstants ? shape.streamConstants : event.streamConstants,
       chainHashed: event.chainHashed,
-    };
+    } satisfies EveryNewEventMember;
   }
 
   /** `fn` turns data of `fromVersion` into data of `fromVersion + 1`. */
