@@ -731,7 +731,6 @@ function minuteSpans(minuteStarts: number[]): Array<{ from: number; to: number }
   return spans;
 }
 
-/** `items` in consecutive pieces of at most `size`. */
 /** Names the day rows of endpoints (or of their checks from one region) from a day's start (epoch seconds). */
 export function endpointDayId(region?: string): (endpointId: number, daySeconds: number) => string {
   return region === undefined ? (endpointId, day) => rollupId('endpoint', endpointId, 'day', day) : (endpointId, day) => regionRollupId(endpointId, region, 'day', day);
@@ -785,6 +784,7 @@ export async function addPackedHours(
   });
 }
 
+/** `items` in consecutive pieces of at most `size`. */
 export function chunk<T>(items: T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
