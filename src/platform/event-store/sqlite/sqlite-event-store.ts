@@ -760,9 +760,9 @@ export class SqliteEventStore implements EventStore {
       return limit === undefined ? all : all.slice(0, limit);
     };
     if (backwards || limit !== undefined) return this.query(rows);
-    // A read to the stream's end: answered from the known head when nothing can follow `from`.
+    // A read to the stream's end (readStream answered it already if the known head says nothing
+    // follows `from`): the head it finds is remembered.
     return this.query(() => {
-      if (from !== undefined && this.knownEmptyAfter(streamId, from)) return [];
       const events = rows();
       this.rememberHead(streamId, events.length > 0 ? events[events.length - 1].revision : (from ?? 0) - 1);
       return events;
