@@ -526,6 +526,8 @@ export class AnalyticsQuery {
       ownerOf = [];
     };
     const packed: PackedRead[] = [];
+    const horizon = this.rawHorizon();
+    const dayId = endpointDayId(region);
     for (let owner = 0; owner < owners.length; owner++) {
       const { id, runs } = owners[owner];
       for (const run of runs) {
@@ -533,7 +535,7 @@ export class AnalyticsQuery {
         const to = run.to / 1000;
         ranges.push(region === undefined ? rollupRange(kind, id, run.granularity, from, to) : regionRollupRange(id, region, run.granularity, from, to));
         ownerOf.push(owner);
-        if (kind === 'endpoint') packed.push(...packedReads([id], [run], this.rawHorizon(), endpointDayId(region), owner));
+        if (kind === 'endpoint') packed.push(...packedReads([id], [run], horizon, dayId, owner));
       }
       if (ranges.length >= RANGES_PER_READ) await read();
     }
@@ -551,6 +553,8 @@ export class AnalyticsQuery {
     if (runs.length === 0) return;
     const { rollups } = await this.names();
     const { prefix, ranges } = rollupRangeSuffixes(kind, runs);
+    // Once per read, not per group of owners: every group reads the same days.
+    const horizon = this.rawHorizon();
     const dayId = endpointDayId();
     for (let start = 0; start < ids.length; start += OWNERS_PER_READ) {
       const owners = ids.slice(start, start + OWNERS_PER_READ);
@@ -558,7 +562,7 @@ export class AnalyticsQuery {
       const rows = await this.slices.run(() => this.store.aggregateRanges(rollups, query));
       for (const row of rows) if (row.count > 0) sums.addRow(start + (row.group as number), row);
       // The same owners' packed day rows next, while the pages their rows lie on were just read.
-      if (kind === 'endpoint') await addPackedHours(this.store, rollups, this.slices, packedReads(owners, runs, this.rawHorizon(), dayId, start), (owner, part) => sums.addSums(owner, part));
+      if (kind === 'endpoint') await addPackedHours(this.store, rollups, this.slices, packedReads(owners, runs, horizon, dayId, start), (owner, part) => sums.addSums(owner, part));
     }
   }
 
