@@ -212,7 +212,6 @@ export async function runStreamCommand<S, R = void>(
   }
 }
 
-
 /** A fold's state as a loaded stream (no events: they were folded already). */
 function loadedFrom<S>(folded: { state: S; revision: number }): Loaded<S> {
   return { state: folded.state, revision: folded.revision, events: [] };
