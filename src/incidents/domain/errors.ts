@@ -26,7 +26,7 @@ export interface FieldError {
   message: string;
 }
 
-import type { RuleViolation } from '../../platform/rules/rule-violation.js';
+import { type RuleViolation, violationsMessage } from '../../platform/rules/rule-violation.js';
 export type { RuleViolation };
 
 export abstract class IncidentDomainError extends Error {
@@ -112,7 +112,7 @@ export class IncidentAlreadyExistsError extends IncidentDomainError {
 export class IncidentValidationError extends IncidentDomainError {
   readonly code = 'validation_failed';
   constructor(readonly errors: RuleViolation[]) {
-    super(errors.map((e) => `${e.field}: ${e.message}`).join('; '));
+    super(violationsMessage(errors));
     this.name = 'IncidentValidationError';
   }
 }

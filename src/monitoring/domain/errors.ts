@@ -3,7 +3,7 @@
  * (`monitoring/http/monitoring-errors.ts`, listed at the composition root, src/app/contexts.ts).
  */
 
-import type { RuleViolation } from '../../platform/rules/rule-violation.js';
+import { type RuleViolation, violationsMessage } from '../../platform/rules/rule-violation.js';
 export type { RuleViolation };
 
 export abstract class MonitoringDomainError extends Error {}
@@ -57,7 +57,7 @@ export class CheckNotFoundError extends MonitoringNotFoundError {
 /** Rules across fields (or against other streams) that the request breaks. The edge answers 400. */
 export class MonitoringRulesError extends MonitoringDomainError {
   constructor(readonly violations: RuleViolation[]) {
-    super(violations.map((v) => `${v.field}: ${v.message}`).join('; '));
+    super(violationsMessage(violations));
     this.name = 'MonitoringRulesError';
   }
 

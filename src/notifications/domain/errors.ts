@@ -3,7 +3,7 @@
  * class once (`notifications/http/notifications-errors.ts`, listed at the composition root).
  */
 
-import type { RuleViolation } from '../../platform/rules/rule-violation.js';
+import { type RuleViolation, violationsMessage } from '../../platform/rules/rule-violation.js';
 export type { RuleViolation };
 
 export abstract class NotificationsDomainError extends Error {}
@@ -20,7 +20,7 @@ export class NotificationsNotFoundError extends NotificationsDomainError {
 /** The channel's settings break a rule. The edge answers 400 with the violations. */
 export class ChannelRulesError extends NotificationsDomainError {
   constructor(readonly violations: RuleViolation[]) {
-    super(violations.map((v) => `${v.field}: ${v.message}`).join('; '));
+    super(violationsMessage(violations));
     this.name = 'ChannelRulesError';
   }
 }

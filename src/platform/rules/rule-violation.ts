@@ -8,3 +8,8 @@ export interface RuleViolation {
   code: string;
   message: string;
 }
+
+/** The violations on one line ("field: message; field: message"): the message of a context's rules error. */
+export function violationsMessage(violations: readonly RuleViolation[]): string {
+  return violations.map((v) => `${v.field}: ${v.message}`).join('; ');
+}

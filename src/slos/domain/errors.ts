@@ -2,7 +2,7 @@
  * The slos context's refusals. Application code throws them; the HTTP edge maps each class once
  * (`slos/http/slos-errors.ts`, listed at the composition root).
  */
-import type { RuleViolation } from '../../platform/rules/rule-violation.js';
+import { type RuleViolation, violationsMessage } from '../../platform/rules/rule-violation.js';
 
 export abstract class SlosDomainError extends Error {}
 
@@ -17,7 +17,7 @@ export class SloNotFoundError extends SlosDomainError {
 /** The SLO's fields break a rule. The edge answers 400 with the violations. */
 export class SloRulesError extends SlosDomainError {
   constructor(readonly violations: RuleViolation[]) {
-    super(violations.map((v) => `${v.field}: ${v.message}`).join('; '));
+    super(violationsMessage(violations));
     this.name = 'SloRulesError';
   }
 }

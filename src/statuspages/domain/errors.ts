@@ -3,7 +3,7 @@
  * class once (`statuspages/http/status-pages-errors.ts`, listed at the composition root).
  */
 
-import type { RuleViolation } from '../../platform/rules/rule-violation.js';
+import { type RuleViolation, violationsMessage } from '../../platform/rules/rule-violation.js';
 export type { RuleViolation };
 
 export abstract class StatusPagesDomainError extends Error {}
@@ -20,7 +20,7 @@ export class StatusPagesNotFoundError extends StatusPagesDomainError {
 /** The page's fields break a rule. The edge answers 400 with the violations. */
 export class StatusPageRulesError extends StatusPagesDomainError {
   constructor(readonly violations: RuleViolation[]) {
-    super(violations.map((v) => `${v.field}: ${v.message}`).join('; '));
+    super(violationsMessage(violations));
     this.name = 'StatusPageRulesError';
   }
 }
