@@ -18,6 +18,17 @@ export interface PathResource {
   exists(reader: ViewReader, id: number, teamId: number | null, scope?: object): Promise<boolean>;
 }
 
+/**
+ * `exists` of a resource kept as one document of a view (id = the path id) that carries its
+ * `team_id`: the document is there and, when a team is given, belongs to it.
+ */
+export function teamDocument(view: string, collection: string): PathResource['exists'] {
+  return async (reader, id, teamId) => {
+    const doc = await reader.get(view, collection, id);
+    return doc !== null && (teamId === null || doc.team_id === teamId);
+  };
+}
+
 const PATH_RESOURCES = Symbol('PATH_RESOURCES');
 
 /**
