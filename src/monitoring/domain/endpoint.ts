@@ -3,7 +3,7 @@
  * stream's one fold (endpoint-snapshot.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_ALERT_RELATIONS, DEFAULT_CERTIFICATE_EXPIRY_DAYS, DEFAULT_LATENCY_SETTINGS, defaultRegionQuorum, type EndpointConfiguration } from './endpoint-configuration.js';
+import { DEFAULT_ALERT_RELATIONS, DEFAULT_CERTIFICATE_EXPIRY_DAYS, DEFAULT_LATENCY_SETTINGS, defaultRegionQuorum, type AlertRelationSettings, type EndpointConfiguration, type LatencySettings } from './endpoint-configuration.js';
 import type { EndpointSnapshot, EndpointSnapshotState } from './endpoint-snapshot.js';
 import {
   AlreadyExistsError,
@@ -67,7 +67,7 @@ export function newVerificationToken(): string {
 }
 
 /** The non-hidden view of configuration fields: what views and responses may hold. */
-export interface PublicConfiguration {
+export interface PublicConfiguration extends LatencySettings, AlertRelationSettings {
   url: string;
   url_query_configured: boolean;
   method: string;
@@ -78,18 +78,6 @@ export interface PublicConfiguration {
   expected_body_configured: boolean;
   interval_seconds: number;
   timeout_seconds: number;
-  latency_detection_mode: string;
-  latency_fixed_threshold_ms: number | null;
-  latency_sensitivity: number;
-  latency_min_samples: number;
-  latency_trigger_count: number;
-  latency_trigger_window: number;
-  latency_recovery_count: number;
-  latency_min_increase_ms: number;
-  latency_min_increase_percent: number;
-  depends_on: number[];
-  flap_threshold: number;
-  flap_window_seconds: number;
   certificate_expiry_days: number;
   regions?: string[];
   region_quorum?: number | null;
