@@ -6,7 +6,8 @@
  * id, so each export names the key that signed it. The private key never leaves this module's
  * KeyObject: nothing here returns, prints or serializes it.
  */
-import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { readEd25519Pem } from '../../platform/ed25519-pem.js';
 
 export class SigningKeyError extends Error {}
 
@@ -19,20 +20,16 @@ export interface AuditSigner {
   sign(bytes: Buffer): string;
 }
 
-/** PEM text as an environment variable may hold it: real newlines, or `\n` escapes on one line. */
-function pemText(pem: string): string {
-  return pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem;
+/** The Ed25519 key of the PEM text; throws SigningKeyError (never quoting the key) when it is not one. */
+function ed25519Key(pem: string, kind: 'private' | 'public'): KeyObject {
+  const read = readEd25519Pem(pem, kind);
+  if ('key' in read) return read.key;
+  throw new SigningKeyError(read.problem === 'not_pem' ? `is not a ${kind} key in PEM` : `must be an Ed25519 key, got ${read.type ?? 'an unknown type'}`);
 }
 
 /** The signer of an Ed25519 private key in PEM; throws SigningKeyError (never quoting the key) otherwise. */
 export function auditSigner(privateKeyPem: string): AuditSigner {
-  let key: KeyObject;
-  try {
-    key = createPrivateKey({ key: pemText(privateKeyPem), format: 'pem' });
-  } catch {
-    throw new SigningKeyError('is not a private key in PEM');
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new SigningKeyError(`must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'an unknown type'}`);
+  const key = ed25519Key(privateKeyPem, 'private');
   const publicKey = createPublicKey(key);
   return {
     keyId: keyIdOf(publicKey),
@@ -47,14 +44,7 @@ export function keyIdOf(publicKey: KeyObject): string {
 
 /** An Ed25519 public key from PEM (SubjectPublicKeyInfo); a private key in PEM gives its public half. */
 export function auditPublicKey(pem: string): KeyObject {
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: pemText(pem), format: 'pem' });
-  } catch {
-    throw new SigningKeyError('is not a public key in PEM');
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new SigningKeyError(`must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'an unknown type'}`);
-  return key;
+  return ed25519Key(pem, 'public');
 }
 
 export function signatureHolds(publicKey: KeyObject, bytes: Buffer, signatureBase64: string): boolean {

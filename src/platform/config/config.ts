@@ -1,5 +1,5 @@
-import { createPrivateKey } from 'node:crypto';
 import { resolve } from 'node:path';
+import { pemText, readEd25519Pem } from '../ed25519-pem.js';
 import { esdbUrlProblem } from '../event-store/eventstoredb/esdb-connection.js';
 import { mongoUrlProblem } from '../read-store/mongodb/mongo-connection.js';
 import { parseRfc3339 } from '../time/rfc3339.js';
@@ -230,13 +230,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
  */
 function ed25519PrivateKey(pem: string | null, problems: string[]): string | null {
   if (pem === null) return null;
-  const text = pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem;
-  try {
-    const type = createPrivateKey({ key: text, format: 'pem' }).asymmetricKeyType;
-    if (type === 'ed25519') return text;
-    problems.push(`AUDIT_SIGNING_KEY must be an Ed25519 private key (openssl genpkey -algorithm ed25519), got a ${type ?? 'different'} key`);
-  } catch {
-    problems.push('AUDIT_SIGNING_KEY must be an Ed25519 private key in PEM (openssl genpkey -algorithm ed25519)');
-  }
+  const read = readEd25519Pem(pem, 'private');
+  if ('key' in read) return pemText(pem);
+  problems.push(
+    read.problem === 'not_pem'
+      ? 'AUDIT_SIGNING_KEY must be an Ed25519 private key in PEM (openssl genpkey -algorithm ed25519)'
+      : `AUDIT_SIGNING_KEY must be an Ed25519 private key (openssl genpkey -algorithm ed25519), got a ${read.type ?? 'different'} key`,
+  );
   return null;
 }
