@@ -35,14 +35,6 @@ function windowOf(query: Record<string, unknown>): AnalyticsWindow {
   return result.window;
 }
 
-/** The window and `?region=` of the endpoint route, every problem of both listed together. */
-function endpointQueryOf(query: Record<string, unknown>): { window: AnalyticsWindow; region: string | undefined } {
-  const result = parseAnalyticsWindow(query ?? {}, Date.now());
-  const errors = result.ok ? [] : [...result.errors];
-  const region = parseRegionFilter(query ?? {}, errors);
-  if (!result.ok || errors.length > 0) throw Problems.validation(errors);
-  return { window: result.window, region };
-}
 
 /** Aggregated figures of a team, a project or an endpoint (scope analytics:read). */
 @ApiTags('Analytics')
@@ -89,9 +81,9 @@ export class AnalyticsController {
   @ApiResponse({ status: 404, description: 'No such project in the token\'s team.' })
   async project(@Param('projectID') projectParam: string, @Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     const projectId = pathId(projectParam, 'The project');
-    const window = windowOf(query);
+    // 404 before 400 (api-decisions, order of checks): the project is looked up before the query is read.
     if (!(await this.facts.project(teamId, projectId))) throw Problems.notFound('The project');
-    return { data: await this.query.project(teamId, projectId, window) };
+    return { data: await this.query.project(teamId, projectId, windowOf(query)) };
   }
 
   @RequiresScope('analytics:read')
@@ -111,10 +103,24 @@ export class AnalyticsController {
   @ApiResponse({ status: 404, description: 'No such endpoint in the token\'s team.' })
   async endpoint(@Param('endpointID') endpointParam: string, @Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
-    const { window, region } = endpointQueryOf(query);
+    const { window, region } = await this.endpointQueryOf(teamId, endpointId, query);
     const data = await this.query.endpoint(teamId, endpointId, window, region);
     if (!data) throw Problems.notFound('The endpoint');
     return { data };
+  }
+
+  /**
+   * The window and `?region=` of the endpoint route, every problem of both listed together. A bad
+   * query on an endpoint the token cannot see is 404 (order of checks); the endpoint is looked up
+   * only then, so a good query's answer costs no extra read (the answer's own read says 404).
+   */
+  private async endpointQueryOf(teamId: number, endpointId: number, query: Record<string, unknown>): Promise<{ window: AnalyticsWindow; region: string | undefined }> {
+    const result = parseAnalyticsWindow(query ?? {}, Date.now());
+    const errors = result.ok ? [] : [...result.errors];
+    const region = parseRegionFilter(query ?? {}, errors);
+    if (result.ok && errors.length === 0) return { window: result.window, region };
+    const visible = await this.facts.endpoints(teamId, { kind: 'endpoint', id: endpointId });
+    throw visible.length > 0 ? Problems.validation(errors) : Problems.notFound('The endpoint');
   }
 
   /** Version 1: the team object without the `data` wrapper, marked deprecated. */
