@@ -47,4 +47,12 @@ describe('spec audit: answers a consumer meets', () => {
     expect(answers).toEqual(paths.map((path) => [path, 400]));
   });
 
+  it('a known path with a trailing slash is 404, not a 405 that lists the method it was asked with', async () => {
+    const response = await t.request('GET', '/api/public/v2/projects/', { token: f.editor });
+    expect([response.statusCode, response.json().code, response.headers.allow]).toEqual([404, 'not_found', undefined]);
+    // A wrong method on the path as declared is still 405 with Allow.
+    const wrongMethod = await t.request('DELETE', '/api/public/v2/projects', { token: f.editor });
+    expect([wrongMethod.statusCode, wrongMethod.headers.allow]).toEqual([405, 'GET, HEAD']);
+  });
+
 });

@@ -10,7 +10,9 @@ export class RouteTable {
   attach(fastify: FastifyInstance): void {
     fastify.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
-      const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
+      // The path exactly as the router matches it: no optional trailing slash, or a GET of
+      // `/projects/` would be told "405, allowed: GET".
+      const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`);
       for (const method of methods) this.routes.push({ method: method.toUpperCase(), url: route.url, pattern });
     });
   }
