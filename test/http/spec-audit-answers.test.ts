@@ -55,4 +55,9 @@ describe('spec audit: answers a consumer meets', () => {
     expect([wrongMethod.statusCode, wrongMethod.headers.allow]).toEqual([405, 'GET, HEAD']);
   });
 
+  it('an id filter below 1 says it must be at least 1', async () => {
+    const response = await t.request('GET', '/api/public/v2/endpoints?project_id=0', { token: f.editor });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors).toEqual([{ field: 'project_id', code: 'out_of_range', message: 'must be at least 1' }]);
+  });
 });

@@ -6,6 +6,12 @@ export function toTimestamp(value: string | number | Date): string {
   return typeof value === 'string' ? toUtcMillis(value) : new Date(value).toISOString();
 }
 
+function rangeMessage({ min, max }: { min?: number; max?: number }): string {
+  if (max === undefined) return `must be at least ${min}`;
+  if (min === undefined) return `must be at most ${max}`;
+  return `must be from ${min} to ${max}`;
+}
+
 /**
  * Strict query-string reading: booleans are exactly `true`/`false`, integers are plain base-10
  * digits; every problem is collected and reported together. Unknown parameters are ignored.
@@ -34,7 +40,7 @@ export class QueryReader {
     }
     const value = Number(raw);
     if ((options.min !== undefined && value < options.min) || (options.max !== undefined && value > options.max)) {
-      this.fail(name, 'out_of_range', `must be from ${options.min ?? '-'} to ${options.max ?? '-'}`);
+      this.fail(name, 'out_of_range', rangeMessage(options));
       return undefined;
     }
     return value;
