@@ -1,5 +1,6 @@
 /** OpenAPI documentation of the alert status resource (api-decisions: Alerting). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { DataResponse } from '../../platform/http/envelope.dto.js';
 
 export class LatencyBaselineDto {
   @ApiProperty({ type: 'integer', description: 'Successful checks in the baseline window.' }) samples!: number;
@@ -62,6 +63,4 @@ export class AlertStatusDto {
   @ApiPropertyOptional({ type: QuorumDto, description: 'Only for an endpoint with regions: the quorum decision as the regions stand now.' }) quorum?: QuorumDto;
 }
 
-export class AlertStatusResponse {
-  @ApiProperty({ type: AlertStatusDto }) data!: AlertStatusDto;
-}
+export class AlertStatusResponse extends DataResponse(AlertStatusDto) {}

@@ -12,6 +12,7 @@ import { pathId } from '../../platform/http/validation.js';
 import { verifyHistory } from '../application/verify.js';
 import { exportHistory } from '../application/export.js';
 import { auditSigner, type AuditSigner } from '../domain/signing.js';
+import { DataResponse } from '../../platform/http/envelope.dto.js';
 
 class BrokenStreamDto {
   @ApiProperty({ type: String, example: 'incident-42' }) stream!: string;
@@ -26,9 +27,7 @@ class AuditVerificationDto {
   @ApiProperty({ type: [BrokenStreamDto] }) broken!: BrokenStreamDto[];
 }
 
-class AuditVerificationResponse {
-  @ApiProperty({ type: AuditVerificationDto }) data!: AuditVerificationDto;
-}
+class AuditVerificationResponse extends DataResponse(AuditVerificationDto) {}
 
 const NDJSON = 'application/x-ndjson';
 const PEM = 'application/x-pem-file';

@@ -6,6 +6,7 @@ import { AdminOnly } from '../../platform/http/route-auth.js';
 import { pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { historyAsOf, owningTeam, readIncidentEvents } from '../application/history.js';
+import { DataResponse } from '../../platform/http/envelope.dto.js';
 
 class HistoryEventDto {
   @ApiProperty({ type: String, description: 'The event type, e.g. IncidentOpened, CommentAdded.' }) type!: string;
@@ -24,9 +25,7 @@ class IncidentHistoryDto {
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'The incident as of `at` (now when absent).' }) state!: Record<string, unknown> | null;
 }
 
-class IncidentHistoryResponse {
-  @ApiProperty({ type: IncidentHistoryDto }) data!: IncidentHistoryDto;
-}
+class IncidentHistoryResponse extends DataResponse(IncidentHistoryDto) {}
 
 /** Application API for auditors (admin token): every event of an incident and its state as of a time. */
 @ApiTags('Auditing')

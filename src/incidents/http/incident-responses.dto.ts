@@ -1,6 +1,6 @@
 /** OpenAPI documentation of the incident resources (spec: Incident summary, Incident detail). */
 import { ApiProperty } from '@nestjs/swagger';
-import { PaginationDto } from '../../platform/http/pagination.dto.js';
+import { DataResponse, ListResponse } from '../../platform/http/envelope.dto.js';
 import { SEVERITIES } from '../domain/events.js';
 
 const int = (description?: string) => ApiProperty({ type: 'integer', description });
@@ -90,24 +90,10 @@ export class IncidentStatusDto {
   @time() created_at!: string;
 }
 
-export class IncidentResponse {
-  @ApiProperty({ type: IncidentDetailDto }) data!: IncidentDetailDto;
-}
-export class IncidentListResponse {
-  @ApiProperty({ type: [IncidentSummaryDto] }) data!: IncidentSummaryDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
-export class IncidentStatusListResponse {
-  @ApiProperty({ type: [IncidentStatusDto] }) data!: IncidentStatusDto[];
-}
-export class CommentResponse {
-  @ApiProperty({ type: CommentDto }) data!: CommentDto;
-}
-export class CheckpointResponse {
-  @ApiProperty({ type: CheckpointDto }) data!: CheckpointDto;
-}
+export class IncidentResponse extends DataResponse(IncidentDetailDto) {}
+export class IncidentListResponse extends ListResponse(IncidentSummaryDto) {}
+export class IncidentStatusListResponse extends DataResponse([IncidentStatusDto]) {}
+export class CommentResponse extends DataResponse(CommentDto) {}
+export class CheckpointResponse extends DataResponse(CheckpointDto) {}
 
-export class LinkedCheckListResponse {
-  @ApiProperty({ type: [LinkedCheckDto] }) data!: LinkedCheckDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
+export class LinkedCheckListResponse extends ListResponse(LinkedCheckDto) {}

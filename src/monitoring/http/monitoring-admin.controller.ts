@@ -25,6 +25,7 @@ import { MonitoringReads } from '../views/monitoring/queries.js';
 import { ENDPOINT_PATH, PROJECT_PATH } from './monitoring-paths.js';
 import { EndpointResponse, ProjectResponse } from './public.dto.js';
 import { CreateEndpointBody, CreateMaintenanceWindowBody, CreateProjectBody, ImportChecksBody, UpdateEndpointBody, UpdateProjectBody } from './admin.dto.js';
+import { DataResponse } from '../../platform/http/envelope.dto.js';
 
 const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -48,17 +49,13 @@ class MaintenanceWindowDto {
   @ApiProperty({ type: String, format: 'date-time' }) created_at!: string;
 }
 
-class MaintenanceWindowResponse {
-  @ApiProperty({ type: MaintenanceWindowDto }) data!: MaintenanceWindowDto;
-}
+class MaintenanceWindowResponse extends DataResponse(MaintenanceWindowDto) {}
 
 class ImportedCount {
   @ApiProperty({ type: 'integer', minimum: 1 }) imported!: number;
 }
 
-class ImportResponse {
-  @ApiProperty({ type: ImportedCount }) data!: ImportedCount;
-}
+class ImportResponse extends DataResponse(ImportedCount) {}
 
 /** Application API (admin token): projects, endpoints, maintenance windows, check import. */
 @ApiTags('Monitoring')

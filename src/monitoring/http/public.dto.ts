@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PaginationDto } from '../../platform/http/pagination.dto.js';
+import { DataResponse, ListResponse } from '../../platform/http/envelope.dto.js';
 
 /** OpenAPI documentation of the public monitoring resources (spec field names, exactly). */
 
@@ -79,24 +79,9 @@ export class CheckDto {
   @ApiProperty({ format: 'date-time' }) checked_at!: string;
 }
 
-export class ProjectResponse {
-  @ApiProperty({ type: ProjectDto }) data!: ProjectDto;
-}
-export class ProjectListResponse {
-  @ApiProperty({ type: [ProjectDto] }) data!: ProjectDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
-export class EndpointResponse {
-  @ApiProperty({ type: EndpointDto }) data!: EndpointDto;
-}
-export class EndpointListResponse {
-  @ApiProperty({ type: [EndpointDto] }) data!: EndpointDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
-export class CheckResponse {
-  @ApiProperty({ type: CheckDto }) data!: CheckDto;
-}
-export class CheckListResponse {
-  @ApiProperty({ type: [CheckDto] }) data!: CheckDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
+export class ProjectResponse extends DataResponse(ProjectDto) {}
+export class ProjectListResponse extends ListResponse(ProjectDto) {}
+export class EndpointResponse extends DataResponse(EndpointDto) {}
+export class EndpointListResponse extends ListResponse(EndpointDto) {}
+export class CheckResponse extends DataResponse(CheckDto) {}
+export class CheckListResponse extends ListResponse(CheckDto) {}

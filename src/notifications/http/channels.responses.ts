@@ -1,6 +1,6 @@
 /** Response shapes of the notification channel routes, for the OpenAPI document. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PaginationDto } from '../../platform/http/pagination.dto.js';
+import { DataResponse, ListResponse } from '../../platform/http/envelope.dto.js';
 import { CHANNEL_KINDS } from '../domain/channel.js';
 import { NOTIFICATION_TYPES } from '../domain/notification-types.js';
 
@@ -25,18 +25,11 @@ export class ChannelWithSecretDto extends ChannelDto {
   @ApiPropertyOptional({ type: String, nullable: true, description: 'webhook: `whsec_` + base64 of 32 bytes, shown once; null on a replay.' }) secret?: string | null;
 }
 
-export class ChannelResponse {
-  @ApiProperty({ type: ChannelDto }) data!: ChannelDto;
-}
+export class ChannelResponse extends DataResponse(ChannelDto) {}
 
-export class ChannelWithSecretResponse {
-  @ApiProperty({ type: ChannelWithSecretDto }) data!: ChannelWithSecretDto;
-}
+export class ChannelWithSecretResponse extends DataResponse(ChannelWithSecretDto) {}
 
-export class ChannelListResponse {
-  @ApiProperty({ type: [ChannelDto] }) data!: ChannelDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
+export class ChannelListResponse extends ListResponse(ChannelDto) {}
 
 export class DeliveryDto {
   @ApiProperty({ description: 'The webhook-id: the same on every attempt.' }) id!: string;
@@ -51,16 +44,11 @@ export class DeliveryDto {
   @ApiProperty({ type: String, format: 'date-time' }) created_at!: string;
 }
 
-export class DeliveryListResponse {
-  @ApiProperty({ type: [DeliveryDto] }) data!: DeliveryDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
+export class DeliveryListResponse extends ListResponse(DeliveryDto) {}
 
 export class TestAcceptedDto {
   @ApiProperty() delivery_id!: string;
   @ApiProperty({ enum: ['ping'] }) type!: string;
 }
 
-export class TestAcceptedResponse {
-  @ApiProperty({ type: TestAcceptedDto }) data!: TestAcceptedDto;
-}
+export class TestAcceptedResponse extends DataResponse(TestAcceptedDto) {}

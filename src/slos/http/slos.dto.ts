@@ -9,7 +9,7 @@ import { IsArray, IsInt, IsNumber, Max, Min, ValidateBy, ValidateIf } from 'clas
 import type { FieldError } from '../../platform/http/problem.js';
 import type { BodyRules } from '../../platform/http/validation.js';
 import { idListErrors, oneOfRequired, Optional, PositiveId, Text } from '../../platform/http/validators.js';
-import { PaginationDto } from '../../platform/http/pagination.dto.js';
+import { DataResponse, ListResponse } from '../../platform/http/envelope.dto.js';
 import { BURN_SEVERITIES, BURN_WINDOWS } from '../domain/events.js';
 import { LIMITS, validObjective } from '../domain/slo.js';
 
@@ -186,11 +186,6 @@ export class SloDto {
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
 
-export class SloResponse {
-  @ApiProperty({ type: SloDto }) data!: SloDto;
-}
+export class SloResponse extends DataResponse(SloDto) {}
 
-export class SloListResponse {
-  @ApiProperty({ type: [SloDto] }) data!: SloDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
+export class SloListResponse extends ListResponse(SloDto) {}

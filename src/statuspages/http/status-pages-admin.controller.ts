@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiProperty, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { PaginationDto } from '../../platform/http/pagination.dto.js';
+import { DataResponse, ListResponse } from '../../platform/http/envelope.dto.js';
 import type { FastifyRequest } from 'fastify';
 import { PathResources } from '../../platform/http/path-resources.js';
 import { Problems } from '../../platform/http/problem.js';
@@ -21,14 +21,9 @@ function defined<T extends object>(value: T): T {
 }
 
 /** Application API (admin token): a team's public status pages. */
-class StatusPageResponse {
-  @ApiProperty({ type: StatusPageDto }) data!: StatusPageDto;
-}
+class StatusPageResponse extends DataResponse(StatusPageDto) {}
 
-class StatusPageListResponse {
-  @ApiProperty({ type: [StatusPageDto] }) data!: StatusPageDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
+class StatusPageListResponse extends ListResponse(StatusPageDto) {}
 
 @ApiTags('Status pages (application API)')
 @ApiBearerAuth()

@@ -1,7 +1,7 @@
 /** Application API bodies and answers of the tenancy context (validated and documented by these classes). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { PaginationDto } from '../../platform/http/pagination.dto.js';
+import { DataResponse, ListResponse } from '../../platform/http/envelope.dto.js';
 import { SCOPES, type Role, type Scope } from '../../platform/http/route-auth.js';
 import { IsRfc3339 } from '../../platform/http/validators.js';
 
@@ -43,14 +43,9 @@ export class TeamDto {
   @ApiProperty({ type: String, format: 'date-time' }) created_at!: string;
 }
 
-export class TeamResponse {
-  @ApiProperty({ type: TeamDto }) data!: TeamDto;
-}
+export class TeamResponse extends DataResponse(TeamDto) {}
 
-export class TeamListResponse {
-  @ApiProperty({ type: [TeamDto] }) data!: TeamDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
+export class TeamListResponse extends ListResponse(TeamDto) {}
 
 export class IssuedTokenDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) id!: number;
@@ -62,9 +57,7 @@ export class IssuedTokenDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) expires_at!: string | null;
 }
 
-export class IssuedTokenResponse {
-  @ApiProperty({ type: IssuedTokenDto }) data!: IssuedTokenDto;
-}
+export class IssuedTokenResponse extends DataResponse(IssuedTokenDto) {}
 
 export class TokenSummaryDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) id!: number;
@@ -78,7 +71,4 @@ export class TokenSummaryDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Recorded at most once a minute.' }) last_used_at!: string | null;
 }
 
-export class TokenListResponse {
-  @ApiProperty({ type: [TokenSummaryDto], description: 'By id ascending, revoked and expired ones included; never the token.' }) data!: TokenSummaryDto[];
-  @ApiProperty({ type: PaginationDto }) pagination!: PaginationDto;
-}
+export class TokenListResponse extends ListResponse(TokenSummaryDto, 'By id ascending, revoked and expired ones included; never the token.') {}
