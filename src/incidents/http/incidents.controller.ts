@@ -63,6 +63,7 @@ export class IncidentsController {
   @ApiQuery({ name: 'project_id', required: false, type: 'integer', minimum: 1 })
   @ApiQuery({ name: 'endpoint_id', required: false, type: 'integer', minimum: 1 })
   @ApiQuery({ name: 'status_id', required: false, type: 'integer', minimum: 1 })
+  @ApiQuery({ name: 'status', required: false, type: String, description: 'Exact status name (case-sensitive); not with status_id.' })
   @ApiQuery({ name: 'state', required: false, enum: ['open', 'resolved'] })
   @ApiQuery({ name: 'severity', required: false, enum: SEVERITIES })
   @ApiQuery({ name: 'type', required: false, type: String, maxLength: 80 })
@@ -72,7 +73,7 @@ export class IncidentsController {
   @ApiQuery({ name: 'limit', required: false, type: 'integer', minimum: 1, maximum: 100, description: '1-100, default 50.' })
   @ApiQuery({ name: 'cursor', required: false, type: String, description: 'pagination.next_cursor of the previous page; bound to the same filters.' })
   @ApiOkResponse({ type: IncidentListResponse, description: 'Incident summaries, id descending.' })
-  async list(@TokenTeam() team: number, @Query() query: Record<string, unknown>) {
+  async list(@TokenTeam() team: number, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
     const q = new QueryReader(query);
     const filters = {
       project_id: q.integer('project_id', { min: 1 }),
@@ -85,10 +86,19 @@ export class IncidentsController {
       from: q.timestamp('from'),
       to: q.timestamp('to'),
     };
+    // The contract: a status is referenced by its id or its exact name, not both.
+    const statusName = q.string('status');
+    if (statusName !== undefined && filters.status_id !== undefined) q.fail('status', 'conflict', 'use either status or status_id, not both');
     const { limit, cursor } = q.page();
     q.done();
+    if (statusName !== undefined) filters.status_id = await this.statusIdNamed(team, statusName, request);
     const defined = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
     return this.queries.list(team, defined, limit, cursor);
+  }
+
+  /** The id of the team's status named exactly `name`; 0 (no status has it) when none is, so the list is empty as for an unknown status_id. */
+  private async statusIdNamed(team: number, name: string, request: FastifyRequest): Promise<number> {
+    return (await teamStatuses(this.platform, team, request)).find((status) => status.name === name)?.id ?? 0;
   }
 
   @READ()
