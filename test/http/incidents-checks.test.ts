@@ -13,29 +13,13 @@ import { runStreamCommand } from '../../src/platform/es/stream-command.js';
 import type { NewEvent } from '../../src/platform/event-store/event-store.port.js';
 import { appWithIncidentTeam, createIncident, INCIDENTS, type TeamFixture } from '../support/incident-fixtures.js';
 import type { TestApp } from '../support/test-app.js';
+import { failingCheck as linkedFailure } from '../unit/incidents/fixtures.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 
+/** A failing check as the reactor links it, `second` seconds after T0, probed in eu-west. */
 function failingCheck(id: number, endpointId: number, second: number): LinkedCheck {
-  return {
-    id,
-    endpoint_id: endpointId,
-    configuration_version: 1,
-    success: false,
-    status_code: 503,
-    latency_ms: 120,
-    time_to_first_byte_ms: 100,
-    duration_ms: 130,
-    source: 'scheduled',
-    body_complete: true,
-    latency_anomaly: false,
-    latency_threshold_ms: null,
-    alert_suppressed: false,
-    failure_reason: 'status: 503',
-    response_excerpt_omitted: true,
-    region: 'eu-west',
-    checked_at: new Date(T0 + second * 1000).toISOString(),
-  };
+  return { ...linkedFailure(id, new Date(T0 + second * 1000).toISOString(), endpointId), region: 'eu-west' };
 }
 
 /** Links the checks to the incident as the reactor does, then waits until the incidents view has them. */
