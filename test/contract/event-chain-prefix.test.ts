@@ -20,7 +20,7 @@ import { CheckRetention } from '../../src/checks/application/retention.js';
 import { checkSummariesStream } from '../../src/checks/domain/check-summary.js';
 import { checksStream } from '../../src/checks/domain/check.js';
 import { IDS_RESERVED, sequenceStream } from '../../src/platform/ids/id-allocator.js';
-import { makeTempDir } from '../support/event-store-fixtures.js';
+import { makeTempDir, streamRow, tamperWithLog } from '../support/event-store-fixtures.js';
 
 const DAY = 86_400_000;
 
@@ -29,18 +29,6 @@ async function appendNoted(store: EventStore, stream: string, from: number, coun
     await store.append(stream, [{ type: 'Noted', data: { team_id: 1, n } }], { expectedRevision: n === 0 ? 'no_stream' : n - 1 });
   }
 }
-
-/** Runs SQL on the stored log as someone with file access would. */
-function tamper(file: string, sql: string): void {
-  const db = new Database(file);
-  try {
-    db.exec(sql);
-  } finally {
-    db.close();
-  }
-}
-
-const streamRow = (name: string) => `stream = (SELECT id FROM event_streams WHERE name = '${name}')`;
 
 /** Counts the events the chained store reads from the adapter. */
 class CountingReads extends DelegatingEventStore {
@@ -92,7 +80,7 @@ describe('the chain hash stored as a prefix, whole at anchors', () => {
     await store.close();
 
     // The content of revision 70 changed: its stored prefix no longer matches.
-    tamper(file, `UPDATE event_log SET data = replace(data, '"n":70', '"n":71') WHERE ${streamRow('s')} AND revision = 70`);
+    tamperWithLog(file, `UPDATE event_log SET data = replace(data, '"n":70', '"n":71') WHERE ${streamRow('s')} AND revision = 70`);
     const plain = new SqliteEventStore(file);
     expect((await verifyHistory(plain)).broken).toEqual([expect.objectContaining({ stream: 's', revision: 70, problem: 'altered' })]);
 
@@ -100,7 +88,7 @@ describe('the chain hash stored as a prefix, whole at anchors', () => {
     // new full hash, so revision 71 no longer matches.
     const events = await plain.readStream('s');
     const edited = chainOf(events.slice(0, 71).map(chainedFieldsOf));
-    const setHash = (revision: number, hash: string) => tamper(file, `UPDATE event_log SET hash = unhex('${hash}') WHERE ${streamRow('s')} AND revision = ${revision}`);
+    const setHash = (revision: number, hash: string) => tamperWithLog(file, `UPDATE event_log SET hash = unhex('${hash}') WHERE ${streamRow('s')} AND revision = ${revision}`);
     await plain.close();
     setHash(70, edited.slice(0, 16));
     let reopened = new SqliteEventStore(file);
@@ -135,7 +123,7 @@ describe('the chain hash stored as a prefix, whole at anchors', () => {
     expect(intact.lines.slice(0, 6).map((l) => JSON.parse(l).hash)).toEqual(Array(6).fill(expect.stringMatching(/^[0-9a-f]{64}$/)));
     expect(intact.verified).toMatchObject({ ok: true });
 
-    tamper(file, `UPDATE event_log SET data = replace(data, '"n":3', '"n":9') WHERE ${streamRow('s')} AND revision = 3`);
+    tamperWithLog(file, `UPDATE event_log SET data = replace(data, '"n":3', '"n":9') WHERE ${streamRow('s')} AND revision = 3`);
     const edited = await exported();
     expect(JSON.parse(edited.lines[3])).toMatchObject({ revision: 3, hash: expect.stringMatching(/^[0-9a-f]{16}$/) });
     expect(edited.verified).toMatchObject({ ok: false, line: 4 });
@@ -165,7 +153,7 @@ describe('the chain hash stored as a prefix, whole at anchors', () => {
     const first = chainedEventStore(new SqliteEventStore(file));
     await appendNoted(first, 's', 0, 100);
     await first.close();
-    tamper(file, `DELETE FROM event_log WHERE ${streamRow('s')} AND revision = 64`);
+    tamperWithLog(file, `DELETE FROM event_log WHERE ${streamRow('s')} AND revision = 64`);
 
     const second = chainedEventStore(new SqliteEventStore(file));
     await appendNoted(second, 's', 100, 2);

@@ -6,7 +6,6 @@
  * covered.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
@@ -15,7 +14,7 @@ import { checkSummariesStream } from '../../src/checks/domain/check-summary.js';
 import { checksStream } from '../../src/checks/domain/check.js';
 import { IDS_RESERVED, sequenceStream } from '../../src/platform/ids/id-allocator.js';
 import { runNode, type ChildResult } from '../support/child-process.js';
-import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
+import { makeTempDir, streamRow, tamperWithLog, transpileForChildProcess } from '../support/event-store-fixtures.js';
 
 const CLI = 'src/cli/history.ts';
 
@@ -27,17 +26,8 @@ async function appendIncident(store: EventStore, stream: string, teamId: number,
   }
 }
 
-/** Runs SQL on the stored log as someone with file access would, the service stopped. */
-function tamper(dataDir: string, sql: string): void {
-  const db = new Database(join(dataDir, 'events.sqlite'));
-  try {
-    db.exec(sql);
-  } finally {
-    db.close();
-  }
-}
-
-const streamRow = (name: string) => `stream = (SELECT id FROM event_streams WHERE name = '${name}')`;
+/** Runs SQL on the data dir's stored log, the service stopped. */
+const tamper = (dataDir: string, sql: string) => tamperWithLog(join(dataDir, 'events.sqlite'), sql);
 
 describe('npm run history -- verify', () => {
   const compiled = makeTempDir('audit-cli-js-');

@@ -5,9 +5,9 @@
  * timer would run it (its first run is minutes after start).
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { AuditVerificationWorker } from '../../src/audit/application/verification-worker.js';
+import { streamRow, tamperWithLog } from '../support/event-store-fixtures.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 import { createEndpoint, createProject, INCIDENTS } from '../support/incident-fixtures.js';
 
@@ -43,15 +43,8 @@ describe('daily hash chain verification', () => {
     expect(await metric('monitor_audit_chain_verified_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000 - 600);
     expect(logs.find((l) => l.msg === 'audit: every hash chain verified intact')).toMatchObject({ streams_checked: expect.any(Number), events_checked: expect.any(Number) });
 
-    const db = new Database(join(t.dataDir, 'events.sqlite'));
-    try {
-      const changed = db
-        .prepare(`UPDATE event_log SET data = replace(data, 'Checkout down', 'Checkout fine') WHERE stream = (SELECT id FROM event_streams WHERE name = ?) AND revision = 0`)
-        .run(`incident-${incidentId}`);
-      expect(changed.changes).toBe(1);
-    } finally {
-      db.close();
-    }
+    const edit = `UPDATE event_log SET data = replace(data, 'Checkout down', 'Checkout fine') WHERE ${streamRow(`incident-${incidentId}`)} AND revision = 0`;
+    expect(tamperWithLog(join(t.dataDir, 'events.sqlite'), edit)).toBe(1);
     await worker.pass();
     expect(await metric('monitor_audit_chain_broken_streams')).toBe(1);
     const report = logs.find((l) => l.level === 50 && String(l.msg).startsWith('audit: 1 hash chain(s) broken'));

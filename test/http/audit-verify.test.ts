@@ -4,7 +4,7 @@
  * with its stream and revision; other teams' streams are not the team's report.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { streamRow, tamperWithLog } from '../support/event-store-fixtures.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 import { createEndpoint, createProject, INCIDENTS } from '../support/incident-fixtures.js';
 
@@ -40,15 +40,8 @@ describe('GET /api/v2/teams/:teamID/audit/verify', () => {
     expect(report.streams_checked).toBeGreaterThanOrEqual(3);
     expect(report.events_checked).toBeGreaterThanOrEqual(report.streams_checked);
 
-    const db = new Database(join(t.dataDir, 'events.sqlite'));
-    try {
-      const changed = db
-        .prepare(`UPDATE event_log SET data = replace(data, 'Checkout down', 'Checkout fine') WHERE stream = (SELECT id FROM event_streams WHERE name = ?) AND revision = 0`)
-        .run(`incident-${incidentId}`);
-      expect(changed.changes).toBe(1);
-    } finally {
-      db.close();
-    }
+    const edit = `UPDATE event_log SET data = replace(data, 'Checkout down', 'Checkout fine') WHERE ${streamRow(`incident-${incidentId}`)} AND revision = 0`;
+    expect(tamperWithLog(join(t.dataDir, 'events.sqlite'), edit)).toBe(1);
 
     const broken = (await t.admin('GET', `/api/v2/teams/${teamId}/audit/verify`)).json().data;
     expect(broken).toMatchObject({ intact: false, broken: [{ stream: `incident-${incidentId}`, revision: 0, problem: 'altered' }] });

@@ -1,9 +1,28 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
+import Database from 'better-sqlite3';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { PROJECT_ROOT, runNode as runChild } from './child-process.js';
+
+/**
+ * Runs SQL on a stored event log (an `events.sqlite` file) as someone with file access would;
+ * returns how many rows it changed. The tests that edit a running service's log open it through
+ * SQLite like this, never its -wal or -shm files.
+ */
+export function tamperWithLog(file: string, sql: string): number {
+  const db = new Database(file);
+  try {
+    db.exec(sql);
+    return (db.prepare('SELECT total_changes() AS changed').get() as { changed: number }).changed;
+  } finally {
+    db.close();
+  }
+}
+
+/** The `WHERE` condition for the rows of one stream of the log, by its name. */
+export const streamRow = (name: string) => `stream = (SELECT id FROM event_streams WHERE name = '${name}')`;
 
 /** A fresh directory per test; `remove()` deletes it with everything inside. */
 export function makeTempDir(prefix = 'event-store-'): { path: string; remove(): void } {
