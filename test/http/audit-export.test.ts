@@ -8,8 +8,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { auditPublicKey } from '../../src/audit/domain/signing.js';
 import { verifyExport } from '../../src/audit/domain/verify-export.js';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { createEndpoint, createProject, INCIDENTS } from '../support/incident-fixtures.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { auditedIncident } from '../support/incident-fixtures.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const PRIVATE_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -30,15 +30,8 @@ describe('audit export over HTTP', () => {
 
   beforeAll(async () => {
     [t, unsigned] = await Promise.all([startTestApp({ AUDIT_SIGNING_KEY: PRIVATE_PEM }), startTestApp()]);
-    teamId = (await t.createTeam('Audited')).id;
+    ({ teamId, token, incidentId } = await auditedIncident(t, { comment: true }));
     otherTeamId = (await t.createTeam('Bystander')).id;
-    token = (await t.issueToken(teamId, ALL_SCOPES, 'editor')).token;
-    const projectId = await createProject(t, teamId);
-    const endpointId = await createEndpoint(t, teamId, projectId);
-    const created = await t.request('POST', INCIDENTS, { token, body: { project_id: projectId, endpoint_ids: [endpointId], title: 'Checkout down' } });
-    expect(created.statusCode).toBe(201);
-    incidentId = created.json().data.id;
-    expect((await t.request('POST', `${INCIDENTS}/${incidentId}/comments`, { token, body: { body: 'Rolling back' } })).statusCode).toBe(201);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([t?.close(), unsigned?.close()]);

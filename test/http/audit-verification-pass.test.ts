@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { AuditVerificationWorker } from '../../src/audit/application/verification-worker.js';
 import { streamRow, tamperWithLog } from '../support/event-store-fixtures.js';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { createEndpoint, createProject, INCIDENTS } from '../support/incident-fixtures.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { auditedIncident } from '../support/incident-fixtures.js';
 
 describe('daily hash chain verification', () => {
   let t: TestApp;
@@ -23,13 +23,7 @@ describe('daily hash chain verification', () => {
 
   beforeAll(async () => {
     t = await startTestApp({}, { logger: pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) }) });
-    const teamId = (await t.createTeam('Audited')).id;
-    const token = (await t.issueToken(teamId, ALL_SCOPES, 'editor')).token;
-    const projectId = await createProject(t, teamId);
-    const endpointId = await createEndpoint(t, teamId, projectId);
-    const created = await t.request('POST', INCIDENTS, { token, body: { project_id: projectId, endpoint_ids: [endpointId], title: 'Checkout down' } });
-    expect(created.statusCode).toBe(201);
-    incidentId = created.json().data.id;
+    ({ incidentId } = await auditedIncident(t, { comment: false }));
   }, 60_000);
   afterAll(async () => {
     await t?.close();

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { streamRow, tamperWithLog } from '../support/event-store-fixtures.js';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { createEndpoint, createProject, INCIDENTS } from '../support/incident-fixtures.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { auditedIncident } from '../support/incident-fixtures.js';
 
 describe('GET /api/v2/teams/:teamID/audit/verify', () => {
   let t: TestApp;
@@ -17,16 +17,8 @@ describe('GET /api/v2/teams/:teamID/audit/verify', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    teamId = (await t.createTeam('Audited')).id;
+    ({ teamId, token, incidentId } = await auditedIncident(t, { comment: true }));
     otherTeamId = (await t.createTeam('Bystander')).id;
-    token = (await t.issueToken(teamId, ALL_SCOPES, 'editor')).token;
-    const projectId = await createProject(t, teamId);
-    const endpointId = await createEndpoint(t, teamId, projectId);
-    const created = await t.request('POST', INCIDENTS, { token, body: { project_id: projectId, endpoint_ids: [endpointId], title: 'Checkout down' } });
-    expect(created.statusCode).toBe(201);
-    incidentId = created.json().data.id;
-    const commented = await t.request('POST', `${INCIDENTS}/${incidentId}/comments`, { token, body: { body: 'Rolling back' } });
-    expect(commented.statusCode).toBe(201);
   }, 60_000);
   afterAll(async () => {
     await t?.close();

@@ -28,6 +28,25 @@ export async function createEndpoint(t: TestApp, teamId: number, projectId: numb
   return response.json().data.id;
 }
 
+/**
+ * What the audit tests read back: a team "Audited" whose editor token opened incident "Checkout
+ * down" on a project's endpoint through the API, with a comment "Rolling back" when `comment`.
+ */
+export async function auditedIncident(t: TestApp, { comment }: { comment: boolean }): Promise<{ teamId: number; token: string; incidentId: number }> {
+  const teamId = (await t.createTeam('Audited')).id;
+  const token = (await t.issueToken(teamId, ALL_SCOPES, 'editor')).token;
+  const projectId = await createProject(t, teamId);
+  const endpointId = await createEndpoint(t, teamId, projectId);
+  const created = await t.request('POST', INCIDENTS, { token, body: { project_id: projectId, endpoint_ids: [endpointId], title: 'Checkout down' } });
+  if (created.statusCode !== 201) throw new Error(`auditedIncident: ${created.statusCode} ${created.body}`);
+  const incidentId: number = created.json().data.id;
+  if (comment) {
+    const commented = await t.request('POST', `${INCIDENTS}/${incidentId}/comments`, { token, body: { body: 'Rolling back' } });
+    if (commented.statusCode !== 201) throw new Error(`auditedIncident comment: ${commented.statusCode} ${commented.body}`);
+  }
+  return { teamId, token, incidentId };
+}
+
 export async function teamWithMonitoring(t: TestApp): Promise<TeamFixture> {
   const team = await t.createTeam('Incident team');
   const { token } = await t.issueToken(team.id, ALL_SCOPES, 'editor');
