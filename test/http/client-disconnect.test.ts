@@ -1,23 +1,16 @@
 import { connect } from 'node:net';
 import { pino } from 'pino';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
+import { ADMIN_TOKEN, startListeningTestApp } from '../support/test-app.js';
 import { startedBeforeAll } from '../support/started-before-all.js';
 
 describe('a client that disconnects mid-request (issue 19, item 7)', () => {
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const t: TestApp = startedBeforeAll(
-    async () => {
-      const app = await startTestApp({}, { logger });
-      await app.app.listen({ port: 0, host: '127.0.0.1' });
-      return app;
-    },
-    (app) => app.close(),
-  );
+  const t = startedBeforeAll(() => startListeningTestApp({}, { logger }), (app) => app.close());
 
   it('is logged at info with its request id, not as an unhandled error', async () => {
     const team = await t.createTeam();
-    const port = (t.app.getHttpServer().address() as { port: number }).port;
+    const port = t.port;
     const before = lines.length;
     for (let i = 0; i < 3; i++) {
       await new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
+import { ADMIN_TOKEN, startListeningTestApp } from '../support/test-app.js';
 import { startedBeforeAll } from '../support/started-before-all.js';
 
 interface RawAnswer {
@@ -73,32 +73,24 @@ function expectProblemAnswer(answer: RawAnswer | null, status: number, code: str
 }
 
 describe('answers a client can read on a real socket (issue 30 items 8 and 9)', () => {
-  const t: TestApp = startedBeforeAll(
-    async () => {
-      const app = await startTestApp();
-      await app.app.listen({ port: 0, host: '127.0.0.1' });
-      return app;
-    },
-    (app) => app.close(),
-  );
-  const port = () => (t.app.getHttpServer().address() as { port: number }).port;
+  const t = startedBeforeAll(() => startListeningTestApp(), (app) => app.close());
 
   it('answers an HTTP/1.1 request without Host with a problem document naming its request id', async () => {
-    const { answer } = await exchange(port(), 'GET /api/public/v2/projects HTTP/1.1\r\nAccept: application/json\r\n\r\n');
+    const { answer } = await exchange(t.port, 'GET /api/public/v2/projects HTTP/1.1\r\nAccept: application/json\r\n\r\n');
     expectProblemAnswer(answer, 400, 'bad_request');
     expect(JSON.parse(answer!.body).detail).toMatch(/Host/);
     expect(answer!.headers.connection).toBe('close');
   });
 
   it('still serves an HTTP/1.0 request without Host, which needs none', async () => {
-    const { answer } = await exchange(port(), 'GET /health/live HTTP/1.0\r\n\r\n');
+    const { answer } = await exchange(t.port, 'GET /health/live HTTP/1.0\r\n\r\n');
     expect(answer?.status).toBe(200);
   });
 
   it('a replayed answer carries the request id its body names', async () => {
     const team = await t.createTeam();
     const post = () =>
-      fetch(`http://127.0.0.1:${port()}/api/v2/teams/${team.id}/projects`, {
+      fetch(`http://127.0.0.1:${t.port}/api/v2/teams/${team.id}/projects`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'idempotency-key': 'replay-id' },
         body: JSON.stringify({ name: '' }),
@@ -139,7 +131,7 @@ describe('answers a client can read on a real socket (issue 30 items 8 and 9)', 
       const team = await t.createTeam();
       const { head, piece: sent } = framings[framing];
       for (let i = 0; i < attempts; i++) {
-        const { answer, error } = await slowUpload(port(), head(projects(team.id)), sent, 64, readAfterSending);
+        const { answer, error } = await slowUpload(t.port, head(projects(team.id)), sent, 64, readAfterSending);
         expect({ attempt: i, error }).toEqual({ attempt: i, error: null });
         expectProblemAnswer(answer, 413, 'payload_too_large');
       }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { FIELD_CODES, PROBLEM_CODES } from '../../src/platform/http/error-codes.js';
 import { ROUTE_TABLE } from '../../src/platform/http/problem.filter.js';
 import type { RouteTable } from '../../src/platform/http/route-table.js';
-import { ADMIN_TOKEN, ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
+import { ADMIN_TOKEN, ALL_SCOPES, startListeningTestApp } from '../support/test-app.js';
 import { startedBeforeAll } from '../support/started-before-all.js';
 import { createEndpoint, createProject, importedCheck } from '../support/monitoring-fixtures.js';
 
@@ -24,14 +24,7 @@ const LIVENESS_TIMEOUT_MS = 1000;
 const EXCLUDED = [/verify-destination$/];
 
 describe('fuzzing every route (issue 19)', () => {
-  const t: TestApp = startedBeforeAll(
-    async () => {
-      const app = await startTestApp();
-      await app.app.listen({ port: 0, host: '127.0.0.1' });
-      return app;
-    },
-    (app) => app.close(),
-  );
+  const t = startedBeforeAll(() => startListeningTestApp(), (app) => app.close());
 
   function liveness(port: number): Promise<boolean> {
     return new Promise((resolve) => {
@@ -63,7 +56,7 @@ describe('fuzzing every route (issue 19)', () => {
       .filter((route) => route.method !== 'HEAD' && !EXCLUDED.some((pattern) => pattern.test(route.url)));
     expect(routes.length).toBeGreaterThan(25);
 
-    const port = (t.app.getHttpServer().address() as { port: number }).port;
+    const port = t.port;
     let livenessFailures = 0;
     let livenessChecks = 0;
     let fuzzing = true;

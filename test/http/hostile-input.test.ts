@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { ALL_SCOPES, startTestApp, type InjectResponse, type TestApp } from '../support/test-app.js';
+import { ALL_SCOPES, type InjectResponse, startListeningTestApp } from '../support/test-app.js';
 import { startedBeforeAll } from '../support/started-before-all.js';
 import { createEndpoint, createProject, importedCheck } from '../support/monitoring-fixtures.js';
 
@@ -91,15 +91,7 @@ function expectRawProblem(answer: RawAnswer, status: number, code?: string): Rec
 }
 
 describe('hostile input never hurts (issue 19)', () => {
-  const t: TestApp = startedBeforeAll(
-    async () => {
-      const app = await startTestApp();
-      await app.app.listen({ port: 0, host: '127.0.0.1' });
-      return app;
-    },
-    (app) => app.close(),
-  );
-  const port = () => (t.app.getHttpServer().address() as { port: number }).port;
+  const t = startedBeforeAll(() => startListeningTestApp(), (app) => app.close());
 
   async function teamWithIncident() {
     const team = await t.createTeam('Hostile');
@@ -188,17 +180,17 @@ describe('hostile input never hurts (issue 19)', () => {
     });
 
     it('an unknown method, raw UTF-8 in the path, an oversized request line: problem, Connection: close', async () => {
-      const unknownMethod = await rawRequest(port(), 'FROB /health/live HTTP/1.1\r\nHost: x\r\n\r\n');
+      const unknownMethod = await rawRequest(t.port, 'FROB /health/live HTTP/1.1\r\nHost: x\r\n\r\n');
       expectRawProblem(unknownMethod, 400, 'bad_request');
       expect(unknownMethod.headers.connection).toBe('close');
       expect(unknownMethod.closed).toBe(true);
 
-      const utf8 = await rawRequest(port(), Buffer.concat([Buffer.from('GET /api/public/v2/projects/'), Buffer.from('é✓', 'utf8'), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
+      const utf8 = await rawRequest(t.port, Buffer.concat([Buffer.from('GET /api/public/v2/projects/'), Buffer.from('é✓', 'utf8'), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
       expect(utf8.status).toBeLessThan(500);
       expectRawProblem(utf8, utf8.status);
       if (utf8.closed) expect(utf8.headers.connection).toBe('close');
 
-      const huge = await rawRequest(port(), `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n${'X-Fill: '.concat('b'.repeat(8000), '\r\n').repeat(3)}\r\n`);
+      const huge = await rawRequest(t.port, `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n${'X-Fill: '.concat('b'.repeat(8000), '\r\n').repeat(3)}\r\n`);
       expectRawProblem(huge, 431, 'request_header_fields_too_large');
       expect(huge.headers.connection).toBe('close');
       expect(huge.closed).toBe(true);
@@ -254,7 +246,7 @@ describe('hostile input never hurts (issue 19)', () => {
   describe('5. body limits hold while streaming', () => {
     async function chunked(path: string, totalBytes: number): Promise<{ answer: RawAnswer; sent: number }> {
       return new Promise((resolve, reject) => {
-        const socket = connect(port(), '127.0.0.1');
+        const socket = connect(t.port, '127.0.0.1');
         let sent = 0;
         let received = '';
         let stopped = false;

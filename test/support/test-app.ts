@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '../../src/app/http-app.js';
@@ -103,6 +104,21 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The test app listening on a real socket as well (127.0.0.1, a free `port`), for the tests that
+ * speak raw HTTP or disconnect mid-request.
+ */
+export async function startListeningTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp & { port: number }> {
+  const t = await startTestApp(env, options);
+  try {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
+  return Object.assign(t, { port: (t.app.getHttpServer().address() as AddressInfo).port });
 }
 
 export const ALL_SCOPES = ['monitoring:read', 'analytics:read', 'incidents:read', 'incidents:write'];
