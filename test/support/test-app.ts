@@ -47,6 +47,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Replaces the service's projections (e.g. to hold one back and watch what waits for it). */
   projections?: (list: Projection[]) => Projection[];
+  /** false: no projection runner, as in an API-only process (see second-api.ts). Default true. */
+  runner?: boolean;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -56,11 +58,11 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const platform = await createPlatform(config, {
     projections: options.projections ? options.projections(projections()) : projections(),
     upcasters: upcasters(),
-    withRunner: true,
+    withRunner: options.runner ?? true,
     withTransport: true,
     logger: options.logger ?? silentLogger,
   });
-  await platform.runner!.start();
+  await platform.runner?.start();
   const app = await createHttpApp(platform);
   await app.getHttpAdapter().getInstance().ready();
 
