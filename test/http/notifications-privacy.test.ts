@@ -5,18 +5,11 @@
  */
 import { ATTEMPTS, DELIVERY_WORKER, RETRIES } from '../../src/notifications/application/attempt-store.js';
 import { jest } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
-import { createHttpApp } from '../../src/app/http-app.js';
-import { projections } from '../../src/app/contexts.js';
-import { loadConfig } from '../../src/platform/config/config.js';
-import { createPlatform, type Platform } from '../../src/platform/platform.js';
 import { eventually } from '../e2e/support.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { CHANNELS, DELIVERIES, NOTIFICATIONS_VIEW } from '../../src/notifications/reactors/notifications/view.js';
 
 jest.setTimeout(60_000);
@@ -24,32 +17,21 @@ jest.setTimeout(60_000);
 describe('notification privacy', () => {
   const lines: string[] = [];
   const bodies: string[] = [];
-  let dataDir: string;
-  let platform: Platform;
-  let app: NestFastifyApplication;
   let receiver: Receiver;
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+  const t = startedBeforeAll(() => startTestApp({ LOG_LEVEL: 'debug', NOTIFY_RETRY_SCHEDULE_MS: '20' }, { logger }), (started) => started.close());
 
   const admin = async (method: string, url: string, body?: unknown) => {
-    const response = await app.inject({ method: method as any, url, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, payload: body ? JSON.stringify(body) : undefined });
+    const response = await t.admin(method, url, body);
     bodies.push(response.body);
-    return { statusCode: response.statusCode, json: () => JSON.parse(response.body) };
+    return response;
   };
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    dataDir = mkdtempSync(join(tmpdir(), 'notify-privacy-'));
-    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
-    const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'debug', NOTIFY_RETRY_SCHEDULE_MS: '20' });
-    platform = await createPlatform(config, { projections: projections(), withRunner: true, withTransport: true, logger });
-    await platform.runner!.start();
-    app = await createHttpApp(platform);
-    await app.getHttpAdapter().getInstance().ready();
   });
   afterAll(async () => {
-    await app?.close();
-    await platform?.close();
     await receiver?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('keeps URLs, secrets and routing keys out of responses, logs and delivery records', async () => {
@@ -75,10 +57,10 @@ describe('notification privacy', () => {
     expect(receiver.received.length).toBeGreaterThanOrEqual(3);
 
     const records = JSON.stringify([
-      ...(await platform.reader.find(NOTIFICATIONS_VIEW, DELIVERIES, {})),
-      ...(await platform.reader.find(NOTIFICATIONS_VIEW, CHANNELS, {})),
-      ...(await platform.reader.find(DELIVERY_WORKER, ATTEMPTS, {})),
-      ...(await platform.reader.find(DELIVERY_WORKER, RETRIES, {})),
+      ...(await t.platform.reader.find(NOTIFICATIONS_VIEW, DELIVERIES, {})),
+      ...(await t.platform.reader.find(NOTIFICATIONS_VIEW, CHANNELS, {})),
+      ...(await t.platform.reader.find(DELIVERY_WORKER, ATTEMPTS, {})),
+      ...(await t.platform.reader.find(DELIVERY_WORKER, RETRIES, {})),
     ]);
     const logs = lines.join('\n');
     expect(logs).toContain('notification attempt');

@@ -1,49 +1,27 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
-import { createHttpApp } from '../../src/app/http-app.js';
-import { projections, upcasters } from '../../src/app/contexts.js';
-import { loadConfig } from '../../src/platform/config/config.js';
-import { createPlatform, type Platform } from '../../src/platform/platform.js';
-import { ADMIN_TOKEN } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { ADMIN_TOKEN, startTestApp } from '../support/test-app.js';
 
 describe('request logging', () => {
   const lines: Array<Record<string, unknown>> = [];
-  let dataDir: string;
-  let platform: Platform;
-  let app: NestFastifyApplication;
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'request-logging-'));
-    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-    const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'debug' });
-    platform = await createPlatform(config, { projections: projections(), upcasters: upcasters(), withRunner: true, withTransport: true, logger });
-    await platform.runner!.start();
-    app = await createHttpApp(platform);
-    await app.getHttpAdapter().getInstance().ready();
-  });
-  afterAll(async () => {
-    await app.close();
-    await platform.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const t = startedBeforeAll(() => startTestApp({ LOG_LEVEL: 'debug' }, { logger }), (started) => started.close());
 
   it('logs one line per request, tagged with its request id (health probes at debug)', async () => {
-    const response = await app.inject({ method: 'GET', url: '/health/live', headers: { 'x-request-id': 'log-test-1' } });
+    const response = await t.app.inject({ method: 'GET', url: '/health/live', headers: { 'x-request-id': 'log-test-1' } });
     expect(response.statusCode).toBe(200);
     const tagged = lines.filter((line) => line.request_id === 'log-test-1');
     expect(tagged).toEqual([expect.objectContaining({ msg: 'request', level: 20, method: 'GET', route: '/health/live', status: 200, duration_ms: expect.any(Number) })]);
   });
 
   it('logs a metrics scrape at debug, so a scraper does not fill the info log', async () => {
-    await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-request-id': 'log-test-3' } });
+    await t.app.inject({ method: 'GET', url: '/metrics', headers: { 'x-request-id': 'log-test-3' } });
     const tagged = lines.filter((line) => line.request_id === 'log-test-3');
     expect(tagged).toEqual([expect.objectContaining({ msg: 'request', level: 20, route: '/metrics' })]);
   });
 
   it('logs an API request at info with its route template and no token', async () => {
-    const response = await app.inject({
+    const response = await t.app.inject({
       method: 'POST',
       url: '/api/v2/teams/77/tokens',
       headers: { 'x-request-id': 'log-test-2', authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
