@@ -125,6 +125,7 @@ export async function createHttpApp(platform: Platform): Promise<NestFastifyAppl
     idempotencyStaleMs: platform.config.idempotencyStaleSeconds * 1000,
     instanceId: platform.instanceId,
     logger: platform.logger,
+    config: platform.config,
   });
   installMetrics(adapter.getInstance(), platform.metrics, { token: platform.config.metricsToken });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(platform, routes, contextModules()), adapter, {

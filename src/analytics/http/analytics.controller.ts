@@ -1,7 +1,7 @@
-import { applyDecorators, Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
+import type { AppConfig } from '../../platform/config/config.js';
 import { Problems } from '../../platform/http/problem.js';
 import { TokenTeam } from '../../platform/http/token-team.js';
 import { RequiresScope } from '../../platform/http/route-auth.js';
@@ -28,13 +28,23 @@ const WindowQuery = () =>
     ApiResponse({ status: 403, description: 'The token lacks analytics:read.' }),
   );
 
-
 function windowOf(query: Record<string, unknown>): AnalyticsWindow {
   const result = parseAnalyticsWindow(query ?? {}, Date.now());
   if (!result.ok) throw Problems.validation(result.errors);
   return result.window;
 }
 
+/**
+ * The v1 route's deprecation, on every answer it gives (errors of authentication and rate limit
+ * included, so the spec's "its responses carry Deprecation: true" holds for all of them).
+ */
+function v1DeprecationHeaders(config: AppConfig): Record<string, string> {
+  return {
+    deprecation: 'true',
+    link: `<${V2_TEAM_ANALYTICS_PATH}>; rel="successor-version"`,
+    ...(config.v1SunsetAt ? { sunset: new Date(config.v1SunsetAt).toUTCString() } : {}),
+  };
+}
 
 /** Aggregated figures of a team, a project or an endpoint (scope analytics:read). */
 @ApiTags('Analytics')
@@ -44,7 +54,7 @@ export class AnalyticsController {
   private readonly query: AnalyticsReads;
   private readonly facts: ViewAnalyticsFacts;
 
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+  constructor(@Inject(PLATFORM) platform: Platform) {
     // Analytics read through the store's off-thread connection where it has one (a SQLite file),
     // so their long statements run on a worker while the event loop serves other requests.
     const views = platform.views.offThread?.() ?? platform.views;
@@ -123,21 +133,17 @@ export class AnalyticsController {
     throw visible.length > 0 ? Problems.validation(errors) : Problems.notFound('The endpoint');
   }
 
-  /** Version 1: the team object without the `data` wrapper, marked deprecated. */
-  @RequiresScope('analytics:read')
+  /** Version 1: the team object without the `data` wrapper, marked deprecated (v1DeprecationHeaders). */
+  @RequiresScope('analytics:read', { headers: v1DeprecationHeaders })
   @Get('api/public/v1/analytics')
   @ApiOperation({
     summary: 'Team analytics (version 1, deprecated)',
     deprecated: true,
-    description: 'The v2 team analytics object without the data wrapper. Headers: Deprecation: true, Link to the successor, Sunset once a date is set.',
+    description: 'The v2 team analytics object without the data wrapper. Headers on every answer: Deprecation: true, Link to the successor, Sunset once a date is set.',
   })
   @WindowQuery()
   @ApiOkResponse({ schema: teamAnalyticsSchema })
-  async teamV1(@Query() query: Record<string, unknown>, @TokenTeam() teamId: number, @Res({ passthrough: true }) reply: FastifyReply) {
-    reply.header('deprecation', 'true');
-    reply.header('link', `<${V2_TEAM_ANALYTICS_PATH}>; rel="successor-version"`);
-    const sunset = this.platform.config.v1SunsetAt;
-    if (sunset) reply.header('sunset', new Date(sunset).toUTCString());
+  async teamV1(@Query() query: Record<string, unknown>, @TokenTeam() teamId: number) {
     return this.query.team(teamId, windowOf(query));
   }
 }

@@ -7,6 +7,7 @@ import type { CoordinationStore, IdempotencyClaim } from '../coordination/coordi
 import { StoreUnavailableError } from '../event-store/event-store.port.js';
 import { ViewRebuildingError } from '../projections/views.js';
 import type { Logger } from '../logging/logger.js';
+import type { AppConfig } from '../config/config.js';
 import { canonicalJson } from '../canonical-json.js';
 import { lingerBeforeClose } from './lingering-close.js';
 import { MAX_JSON_DEPTH, parseJsonBody } from './json-body.js';
@@ -45,6 +46,8 @@ export interface HttpConventionsDeps {
    * by a process that is gone is run again at once where the store can tell (SQLite).
    */
   instanceId?: string;
+  /** What a route's own answer headers are made from (RouteOptions.headers). */
+  config: AppConfig;
 }
 
 export function sha256(text: string): string {
@@ -302,6 +305,7 @@ export function installHttpConventions(fastify: FastifyInstance, deps: HttpConve
       if (principal) await applyRateLimit(reply, principal, limiter);
       return;
     }
+    if (options.headers) for (const [name, value] of Object.entries(options.headers(deps.config))) reply.header(name, value);
     if (options.auth.kind === 'public') return;
     const principal = await authenticate(request, options.auth, deps);
     if (principal) {

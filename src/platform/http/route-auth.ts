@@ -1,6 +1,7 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 
 import type { Role, Scope } from '../auth/scopes.js';
+import type { AppConfig } from '../config/config.js';
 
 export { SCOPES, type Role, type Scope } from '../auth/scopes.js';
 
@@ -24,6 +25,11 @@ export interface RouteOptions {
    * the same resource with the secret null and no record at rest ever holds it.
    */
   secretFields?: string[];
+  /**
+   * Headers every answer of the route carries, the 401, 403 and 429 of the auth hook included
+   * (set before any check): the deprecated v1 analytics route's Deprecation, Link and Sunset.
+   */
+  headers?: (config: AppConfig) => Record<string, string>;
 }
 
 /** A developer token as the auth hook needs it. */
@@ -48,5 +54,5 @@ export const TOKEN_VERIFIER = Symbol('TOKEN_VERIFIER');
 
 export const Public = () => RouteConfig({ auth: { kind: 'public' } } satisfies RouteOptions);
 export const AdminOnly = (options: Omit<RouteOptions, 'auth'> = {}) => RouteConfig({ auth: { kind: 'admin' }, ...options } satisfies RouteOptions);
-export const RequiresScope = (scope: Scope, options: { editor?: boolean } = {}) =>
-  RouteConfig({ auth: { kind: 'token', scope, editor: options.editor } } satisfies RouteOptions);
+export const RequiresScope = (scope: Scope, options: { editor?: boolean; headers?: RouteOptions['headers'] } = {}) =>
+  RouteConfig({ auth: { kind: 'token', scope, editor: options.editor }, ...(options.headers ? { headers: options.headers } : {}) } satisfies RouteOptions);
