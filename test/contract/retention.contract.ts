@@ -10,7 +10,8 @@ import { ProbeRecorder } from '../../src/probing/application/probe-recorder.js';
 import { CheckRetention } from '../../src/checks/application/retention.js';
 import { CHECK_RECORDED, type CheckRecordedData } from '../../src/checks/domain/check.js';
 import { checkSummariesStream, retentionHorizon, type ChecksSummarizedData } from '../../src/checks/domain/check-summary.js';
-import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
+import type { EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
+import { DEFAULT_CONFIGURATION } from '../../src/monitoring/domain/endpoint.js';
 import type { EndpointSnapshot } from '../../src/monitoring/domain/endpoint-snapshot.js';
 import { checksStream } from '../../src/checks/domain/check.js';
 import { DelegatingEventStore } from '../../src/platform/event-store/delegating-event-store.js';
@@ -26,19 +27,7 @@ const DAYS = 7;
 const SIGNAL_TYPES = ['AlertSignalTriggered', 'AlertSignalRecovered'];
 
 function endpoint(endpointId: number): EndpointSnapshot {
-  const configuration: EndpointConfiguration = {
-    ...DEFAULT_LATENCY_SETTINGS,
-    latency_detection_mode: 'off',
-    url: 'https://example.test/health',
-    method: 'GET',
-    headers: {},
-    request_payload: null,
-    expected_status: 200,
-    body_match_mode: 'none',
-    expected_body: null,
-    interval_seconds: 60,
-    timeout_seconds: 10,
-  };
+  const configuration: EndpointConfiguration = { ...DEFAULT_CONFIGURATION, latency_detection_mode: 'off', url: 'https://example.test/health' };
   return {
     endpoint_id: endpointId,
     team_id: 1,

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_LATENCY_SETTINGS, type EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
+import type { EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
+import { DEFAULT_CONFIGURATION } from '../../src/monitoring/domain/endpoint.js';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
@@ -62,14 +63,8 @@ export async function startTarget(): Promise<Target> {
 
 export function configuration(url: string, overrides: Partial<EndpointConfiguration> = {}): EndpointConfiguration {
   return {
-    ...DEFAULT_LATENCY_SETTINGS,
+    ...DEFAULT_CONFIGURATION,
     url,
-    method: 'GET',
-    headers: {},
-    request_payload: null,
-    expected_status: 200,
-    body_match_mode: 'none',
-    expected_body: null,
     interval_seconds: 1,
     timeout_seconds: 1,
     ...overrides,
