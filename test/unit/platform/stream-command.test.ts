@@ -14,6 +14,29 @@ import { makeTempDir, useTempSqliteStore } from '../../support/event-store-fixtu
 const counter: Aggregate<number> = { initial: () => 0, evolve: (total, event: RecordedEvent) => total + (event.data as { n: number }).n };
 const addUpTo = (limit: number) => (total: number) => ({ events: total < limit ? [{ type: 'Added', data: { n: 1 } }] : [], result: null });
 
+/**
+ * Counts the appends `store` refuses with WrongExpectedRevisionError (a command that raced
+ * another); `beforeFirst` runs before the first append goes through.
+ */
+function countRefusedAppends(store: SqliteEventStore, beforeFirst?: () => Promise<unknown>): () => number {
+  let refused = 0;
+  let first = true;
+  const append = store.append.bind(store);
+  store.append = async (...args) => {
+    if (first) {
+      first = false;
+      await beforeFirst?.();
+    }
+    try {
+      return await append(...args);
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) refused++;
+      throw error;
+    }
+  };
+  return () => refused;
+}
+
 describe('runStreamCommand through a fold', () => {
   const log = useTempSqliteStore();
   let store: SqliteEventStore;
@@ -35,46 +58,24 @@ describe('runStreamCommand through a fold', () => {
 
   it('runs concurrent commands of one process on one stream in turn: each decides on the last one\'s result', async () => {
     const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
-    let refused = 0;
-    const append = store.append.bind(store);
-    store.append = async (...args) => {
-      try {
-        return await append(...args);
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) refused++;
-        throw error;
-      }
-    };
+    const refused = countRefusedAppends(store);
 
     const results = await Promise.all(Array.from({ length: 20 }, () => runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(100), { fold, foldOwnAppends: true })));
 
     expect(results.map((result) => result.state).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect((await store.readStream('count')).length).toBe(20);
-    expect(refused).toBe(0);
+    expect(refused()).toBe(0);
   });
 
   it('waits its turn behind a slow append (150 ms) instead of racing it: none refused', async () => {
     const fold = new StreamCache<number>(store, counter.initial, counter.evolve);
-    let refused = 0;
-    let slowed = false;
-    const append = store.append.bind(store);
-    store.append = async (...args) => {
-      if (!slowed) {
-        slowed = true;
-        await new Promise((resolve) => setTimeout(resolve, 150)); // a store answering slowly, not a wait for the assertion
-      }
-      try {
-        return await append(...args);
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) refused++;
-        throw error;
-      }
-    };
+    // A store answering slowly, not a wait for the assertion.
+    const refused = countRefusedAppends(store, () => new Promise((resolve) => setTimeout(resolve, 150)));
 
     const results = await Promise.all(Array.from({ length: 5 }, () => runStreamCommand(store, 'count', counter, systemContext('test'), addUpTo(100), { fold, foldOwnAppends: true })));
 
     expect(results.map((result) => result.state)).toEqual([0, 1, 2, 3, 4]);
-    expect(refused).toBe(0);
+    expect(refused()).toBe(0);
   });
 
   it('stops waiting behind a turn that never ends (a stuck decide): the next command goes on', async () => {
