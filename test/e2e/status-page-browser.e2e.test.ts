@@ -1,32 +1,25 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import { browserTest, type Chromium, CHROMIUM, launchChromium, NO_CHROMIUM } from '../support/chromium.js';
 import { addCheckpoint, createPage, openIncident, statusTeam } from '../support/status-page-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startListeningTestApp, type TestApp } from '../support/test-app.js';
 
-/** Debian's chromium (`.ci/run` installs it); elsewhere CHROMIUM_PATH may name another build. */
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
-const browserTest = CHROMIUM ? test : test.skip;
 const title = CHROMIUM
   ? 'a person opening the status page in Chromium (no JavaScript) sees the overall state, components, their states, the checkpoints and the uptime bars, light and dark, phone and desktop'
-  : 'status page in a real browser (skipped: no Chromium at /usr/bin/chromium; install the chromium package or set CHROMIUM_PATH)';
+  : `status page in a real browser${NO_CHROMIUM}`;
 
 const HOUR = 3_600_000;
 
 describe('status page in a real browser', () => {
-  let t: TestApp;
+  let t: TestApp & { port: number };
   let base: string;
-  let browser: Browser | null = null;
-  const profile = mkdtempSync(join(tmpdir(), 'status-page-chromium-'));
+  let chromium: Chromium | null = null;
   const shots = mkdtempSync(join(tmpdir(), 'status-page-screenshots-'));
 
   beforeAll(async () => {
-    t = await startTestApp();
-    const fastify = t.app.getHttpAdapter().getInstance();
-    await fastify.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
+    t = await startListeningTestApp();
+    base = `http://127.0.0.1:${t.port}`;
     const team = await statusTeam(t, 3, 'Acme');
     await createPage(t, team.teamId, {
       slug: 'acme',
@@ -51,26 +44,18 @@ describe('status page in a real browser', () => {
     }
     expect((await t.admin('POST', `/api/v2/teams/${team.teamId}/endpoints/${team.endpoints[1]}/checks/import`, { checks })).statusCode).toBe(201);
     await t.platform.freshness.waitFor((await t.platform.events.headPosition())!, ['analytics_rollups']);
-    if (CHROMIUM) {
-      browser = await puppeteer.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        userDataDir: profile,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      });
-    }
+    chromium = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await t?.close();
-    rmSync(profile, { recursive: true, force: true });
   });
 
   browserTest(
     title,
     async () => {
-      const page = await browser!.newPage();
+      const page = await chromium!.browser.newPage();
       await page.setJavaScriptEnabled(false);
       await page.setViewport({ width: 1200, height: 900 });
       const response = await page.goto(`${base}/status/acme`, { waitUntil: 'load' });

@@ -5,32 +5,23 @@
  * automatic incident at once with a generated first update. Read in Chromium (no JavaScript), as
  * a person would, and through summary.json and the feeds.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import { browserTest, type Chromium, CHROMIUM, launchChromium, NO_CHROMIUM } from '../support/chromium.js';
 import { createPage, pagesPath, statusTeam, triggerSignal, type StatusTeam } from '../support/status-page-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startListeningTestApp, type TestApp } from '../support/test-app.js';
 import { eventually } from './support.js';
 
-/** Debian's chromium (`.ci/run` installs it); elsewhere CHROMIUM_PATH may name another build. */
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
-const browserTest = CHROMIUM ? test : test.skip;
-const skipped = ' (skipped: no Chromium at /usr/bin/chromium; install the chromium package or set CHROMIUM_PATH)';
 
 const DETECTED = /^Outage detected at \d\d:\d\d UTC; investigating\.$/;
 
 describe('a status page during an outage nobody has written about yet', () => {
-  let t: TestApp;
+  let t: TestApp & { port: number };
   let base: string;
-  let browser: Browser | null = null;
+  let chromium: Chromium | null = null;
   let team: StatusTeam;
-  const profile = mkdtempSync(join(tmpdir(), 'status-page-outage-chromium-'));
 
   /** The page's text as Chromium renders it, and the text of one component's card. */
   const read = async (slug: string, componentId: number) => {
-    const page = await browser!.newPage();
+    const page = await chromium!.browser.newPage();
     try {
       await page.setJavaScriptEnabled(false);
       const response = await page.goto(`${base}/status/${slug}`, { waitUntil: 'load' });
@@ -46,10 +37,8 @@ describe('a status page during an outage nobody has written about yet', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp();
-    const fastify = t.app.getHttpAdapter().getInstance();
-    await fastify.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
+    t = await startListeningTestApp();
+    base = `http://127.0.0.1:${t.port}`;
     team = await statusTeam(t, 2, 'Outage');
     const components = [
       { endpoint_id: team.endpoints[0], name: 'Checkout API' },
@@ -62,23 +51,15 @@ describe('a status page during an outage nobody has written about yet', () => {
     // The availability signal triggers: the service opens an automatic incident, with no checkpoint.
     await triggerSignal(t, team, team.endpoints[0], 'availability');
     await eventually('the automatic incident on the publishing page', async () => (await t.request('GET', '/status/open/summary.json')).json().incidents.length === 1);
-    if (CHROMIUM) {
-      browser = await puppeteer.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        userDataDir: profile,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      });
-    }
+    chromium = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await t?.close();
-    rmSync(profile, { recursive: true, force: true });
   });
 
-  browserTest(`says under the down component that an outage was detected and is being investigated${CHROMIUM ? '' : skipped}`, async () => {
+  browserTest(`says under the down component that an outage was detected and is being investigated${CHROMIUM ? '' : NO_CHROMIUM}`, async () => {
     const { text, component, headings } = await read('quiet', team.endpoints[0]);
     expect(text).toContain('Partial System Outage');
     expect(component).toContain('Major outage');
@@ -101,7 +82,7 @@ describe('a status page during an outage nobody has written about yet', () => {
     }
   });
 
-  browserTest(`a page publishing automatic incidents shows the incident at once with a generated first update${CHROMIUM ? '' : skipped}`, async () => {
+  browserTest(`a page publishing automatic incidents shows the incident at once with a generated first update${CHROMIUM ? '' : NO_CHROMIUM}`, async () => {
     const { component, headings, text } = await read('open', team.endpoints[0]);
     expect(headings).toEqual(expect.arrayContaining(['Active incidents', 'Endpoint 1 is unavailable']));
     expect(text).toContain('Detected automatically');
