@@ -5,13 +5,11 @@ import { GRANULARITY_MS, ceilTo, floorTo } from '../../../src/analytics/domain/r
 import { referenceAnalytics, referenceP95 } from '../../../src/analytics/domain/reference.js';
 import { bucketRange, makeWindow, type AnalyticsWindow } from '../../../src/analytics/domain/window.js';
 import { isApplicable, type CheckRecordedData } from '../../../src/checks/domain/check.js';
-import { CHECKS_SUMMARIZED, checkSummariesStream, summarizeChecks } from '../../../src/checks/domain/check-summary.js';
-import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';
 import { AnalyticsQuery } from '../../../src/analytics/views/rollups/queries.js';
 import { analyticsRollupsProjection } from '../../../src/analytics/views/rollups/projection.js';
 import { queryOver } from './support/checks.js';
 import { applyBatch } from './support/memory-store.js';
-import { T0, TOPOLOGY, facts, scenario, toChecks } from './support/scenario.js';
+import { T0, TOPOLOGY, facts, scenario, summaries, toChecks } from './support/scenario.js';
 
 /**
  * Endpoint analytics with `?region=` (issue 25): every figure of one probe region, computed from
@@ -66,30 +64,6 @@ function factsOver(checks: CheckRecordedData[]): AnalyticsFacts {
     healthByProject: async (teamId) => healthByProjectOf(await over.endpoints(teamId, { kind: 'team', id: teamId })),
   };
   return over;
-}
-
-/** Retention's summaries of each endpoint's checks older than the horizon (a prefix of its stream). */
-function summaries(checks: CheckRecordedData[], horizon: number): RecordedEvent[] {
-  const events: RecordedEvent[] = [];
-  for (const { endpoint_id: endpointId, team_id: teamId } of TOPOLOGY) {
-    const stream = checks.filter((c) => c.endpoint_id === endpointId).map((check, revision) => ({ revision, check }));
-    const cut = stream.findIndex(({ check }) => Date.parse(check.checked_at) >= horizon);
-    const prefix = cut === -1 ? stream : stream.slice(0, cut);
-    if (prefix.length === 0) continue;
-    const at = new Date(horizon).toISOString();
-    events.push({
-      id: `summary-${endpointId}`,
-      streamId: checkSummariesStream(endpointId),
-      type: CHECKS_SUMMARIZED,
-      schemaVersion: 1,
-      data: summarizeChecks(endpointId, teamId, prefix, at),
-      metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: at },
-      revision: 0,
-      position: 1_000_000 + endpointId,
-      recordedAt: at,
-    });
-  }
-  return events;
 }
 
 /**

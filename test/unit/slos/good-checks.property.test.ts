@@ -2,14 +2,12 @@ import fc from 'fast-check';
 import { GoodChecks, type GoodCheckScope } from '../../../src/analytics/application/good-checks.js';
 import { GRANULARITY_MS, ceilTo, floorTo } from '../../../src/analytics/domain/range-plan.js';
 import { isApplicable, type CheckRecordedData } from '../../../src/checks/domain/check.js';
-import { CHECKS_SUMMARIZED, checkSummariesStream, summarizeChecks } from '../../../src/checks/domain/check-summary.js';
-import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';
 import { figuresOf, type Counts } from '../../../src/slos/domain/budget.js';
 import { BURN_WINDOWS } from '../../../src/slos/domain/events.js';
 import { analyticsRollupsProjection } from '../../../src/analytics/views/rollups/projection.js';
 import { queryOver } from '../analytics/support/checks.js';
 import { applyBatch } from '../analytics/support/memory-store.js';
-import { T0, TOPOLOGY, instant, scenario, toChecks } from '../analytics/support/scenario.js';
+import { T0, TOPOLOGY, instant, scenario, summaries, toChecks } from '../analytics/support/scenario.js';
 
 /**
  * An SLO's good and total checks, counted through analytics' GoodChecks from the rollups the
@@ -36,31 +34,6 @@ function reference(checks: CheckRecordedData[], scope: GoodCheckScope, from: num
     if (check.success && (threshold === null || at < horizon || check.latency_ms <= threshold)) good++;
   }
   return { total, good };
-}
-
-/** Retention's summaries of every endpoint's checks older than the horizon (a prefix of each stream). */
-function summaries(checks: CheckRecordedData[], horizon: number): RecordedEvent[] {
-  const events: RecordedEvent[] = [];
-  for (const { endpoint_id: endpointId, team_id: teamId } of TOPOLOGY) {
-    const stream = checks.filter((c) => c.endpoint_id === endpointId).map((check, revision) => ({ revision, check }));
-    const cut = stream.findIndex(({ check }) => Date.parse(check.checked_at) >= horizon);
-    const prefix = cut === -1 ? stream : stream.slice(0, cut);
-    if (prefix.length === 0) continue;
-    const data = summarizeChecks(endpointId, teamId, prefix, new Date(horizon).toISOString());
-    const at = new Date(horizon).toISOString();
-    events.push({
-      id: `summary-${endpointId}`,
-      streamId: checkSummariesStream(endpointId),
-      type: CHECKS_SUMMARIZED,
-      schemaVersion: 1,
-      data,
-      metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: at },
-      revision: 0,
-      position: 1_000_000 + endpointId,
-      recordedAt: at,
-    });
-  }
-  return events;
 }
 
 const scopes = fc.oneof(

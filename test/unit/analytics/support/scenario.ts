@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import type { CheckRecordedData } from '../../../../src/checks/domain/check.js';
+import { CHECKS_SUMMARIZED, checkSummariesStream, summarizeChecks } from '../../../../src/checks/domain/check-summary.js';
+import type { RecordedEvent } from '../../../../src/platform/event-store/event-store.port.js';
 import { healthByProjectOf, type AnalyticsFacts, type EndpointFact } from '../../../../src/analytics/application/analytics-facts.js';
 import type { AnalyticsQuery } from '../../../../src/analytics/views/rollups/queries.js';
 import { referenceAnalytics } from '../../../../src/analytics/domain/reference.js';
@@ -149,4 +151,28 @@ export async function expectObjectMatchesReference(
       return { checks: f.checks, failures: f.failures, uptime_percent: f.uptime_percent, avg_latency_ms: f.avg_latency_ms };
     }),
   );
+}
+
+/** Retention's summaries of each endpoint's checks older than the horizon (a prefix of its stream), as the store reads them. */
+export function summaries(checks: CheckRecordedData[], horizon: number): RecordedEvent[] {
+  const events: RecordedEvent[] = [];
+  for (const { endpoint_id: endpointId, team_id: teamId } of TOPOLOGY) {
+    const stream = checks.filter((c) => c.endpoint_id === endpointId).map((check, revision) => ({ revision, check }));
+    const cut = stream.findIndex(({ check }) => Date.parse(check.checked_at) >= horizon);
+    const prefix = cut === -1 ? stream : stream.slice(0, cut);
+    if (prefix.length === 0) continue;
+    const at = new Date(horizon).toISOString();
+    events.push({
+      id: `summary-${endpointId}`,
+      streamId: checkSummariesStream(endpointId),
+      type: CHECKS_SUMMARIZED,
+      schemaVersion: 1,
+      data: summarizeChecks(endpointId, teamId, prefix, at),
+      metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: at },
+      revision: 0,
+      position: 1_000_000 + endpointId,
+      recordedAt: at,
+    });
+  }
+  return events;
 }
