@@ -6,12 +6,10 @@
  * and the endpoint has exactly the 10,000 checks, each once, read through the public API.
  */
 import { jest } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { eventually, settled } from '../support/eventually.js';
-import { buildService, callService, startService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
+import { callService, type ServiceProcess, type SuiteServices, suiteServices } from '../support/service-process.js';
 
 jest.setTimeout(180_000);
 
@@ -19,22 +17,15 @@ const ADMIN = 'import-crash-admin-token-0123456789';
 const CHECKS = 10_000;
 
 describe('a check import killed midway', () => {
-  let build: ServiceBuild;
-  let dataDir: string;
-  const running: ServiceProcess[] = [];
+  let services: SuiteServices;
   beforeAll(async () => {
-    build = await buildService('import-crash');
-    dataDir = mkdtempSync(join(tmpdir(), 'import-crash-'));
+    services = await suiteServices('import-crash-');
   });
-  afterAll(async () => {
-    for (const service of running) await service.kill();
-    build?.remove();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => services?.close());
 
   /** Revision of the last event of the check stream, as another process sharing the files sees it. */
   async function checksHead(endpointId: number): Promise<number> {
-    const store = new SqliteEventStore(join(dataDir, 'events.sqlite'));
+    const store = new SqliteEventStore(join(services.dataDir, 'events.sqlite'));
     try {
       const [last] = await store.readStream(`checks-${endpointId}`, { direction: 'backwards', maxCount: 1 });
       return last ? last.revision : -1;
@@ -57,9 +48,8 @@ describe('a check import killed midway', () => {
   }
 
   it('SIGKILL during a keyed import, restart, retry with the key: exactly 10,000 checks', async () => {
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN };
-    const first = await startService(build, env);
-    running.push(first);
+    const env = { ADMIN_TOKEN: ADMIN };
+    const first = await services.start(env);
     const team = (await callService(first, 'POST', '/api/v2/teams', ADMIN, { name: 'Importers' })).body.data;
     const reader = (await callService(first, 'POST', `/api/v2/teams/${team.id}/tokens`, ADMIN, { name: 'r', scopes: ['monitoring:read'], role: 'viewer' })).body.data.token;
     const project = (await callService(first, 'POST', `/api/v2/teams/${team.id}/projects`, ADMIN, { name: 'Web' })).body.data;
@@ -78,8 +68,7 @@ describe('a check import killed midway', () => {
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(CHECKS);
 
-    const second = await startService(build, env);
-    running.push(second);
+    const second = await services.start(env);
     const retried = await callService(second, 'POST', path, ADMIN, { checks }, key);
     // 201, or 202 views_behind on a loaded machine: the import is done, the views still applying it.
     expect([201, 202]).toContain(retried.status);

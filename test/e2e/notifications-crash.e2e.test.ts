@@ -5,12 +5,9 @@
  * delivered: nothing lost, and receivers deduplicate by webhook-id.
  */
 import { jest } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
-import { buildService, startService, type ServiceBuild, type ServiceProcess, callService } from '../support/service-process.js';
+import { callService, type SuiteServices, suiteServices } from '../support/service-process.js';
 import { eventually } from './support.js';
 
 jest.setTimeout(180_000);
@@ -18,26 +15,20 @@ jest.setTimeout(180_000);
 const ADMIN = 'notify-crash-admin-token-0123456789';
 
 describe('notifications survive a crash of the service', () => {
-  let build: ServiceBuild;
+  let services: SuiteServices;
   let receiver: Receiver;
-  let dataDir: string;
-  const running: ServiceProcess[] = [];
   beforeAll(async () => {
-    build = await buildService('notify-crash');
+    services = await suiteServices('notify-crash-');
     receiver = await startReceiver();
-    dataDir = mkdtempSync(join(tmpdir(), 'notify-crash-'));
   });
   afterAll(async () => {
-    for (const service of running) await service.kill();
+    await services?.close();
     await receiver?.close();
-    build?.remove();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('SIGKILL between append and delivery still delivers, with the same webhook-id, after a restart', async () => {
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN };
-    const first = await startService(build, env);
-    running.push(first);
+    const env = { ADMIN_TOKEN: ADMIN };
+    const first = await services.start(env);
     const team = (await callService(first, 'POST', '/api/v2/teams', ADMIN, { name: 'Crash' })).body.data;
     const editor = (await callService(first, 'POST', `/api/v2/teams/${team.id}/tokens`, ADMIN, { name: 'e', scopes: ['incidents:read', 'incidents:write'], role: 'editor' })).body.data.token;
     const project = (await callService(first, 'POST', `/api/v2/teams/${team.id}/projects`, ADMIN, { name: 'Web' })).body.data;
@@ -51,8 +42,7 @@ describe('notifications survive a crash of the service', () => {
     const [held] = receiver.received;
 
     receiver.delayMs = 0;
-    const second = await startService(build, env);
-    running.push(second);
+    const second = await services.start(env);
     await eventually('the delivery again after the restart', async () => receiver.received.length > 1, 90_000);
     const again = receiver.received[1];
     expect(again.headers['webhook-id']).toBe(held.headers['webhook-id']);

@@ -11,11 +11,8 @@
  * - all healthy: the incident resolves (auto_resolve).
  */
 import { jest } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
-import { buildService, callService, startService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
+import { callService, type SuiteServices, suiteServices } from '../support/service-process.js';
 import { configuration, eventually, startTarget, type Target } from './support.js';
 
 jest.setTimeout(600_000);
@@ -32,30 +29,22 @@ interface Check {
 }
 
 describeWithNats('probes from regions a, b and c with a quorum of two (real processes)', () => {
-  let build: ServiceBuild;
+  let services: SuiteServices;
   let nats: TestNatsServer | null = null;
   let target: Target;
-  let dataDir: string;
-  const running: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    build = await buildService('probe-regions');
+    services = await suiteServices('probe-regions-');
     nats = await startNatsServer();
     target = await startTarget();
-    dataDir = mkdtempSync(join(tmpdir(), 'probe-regions-'));
   });
   afterAll(async () => {
-    for (const service of running) await service.kill();
+    await services?.close();
     await target?.close();
     await nats?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const start = async (env: Record<string, string>) => {
-    const service = await startService(build, { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, NATS_URL: nats!.url, ...env });
-    running.push(service);
-    return service;
-  };
+  const start = (env: Record<string, string>) => services.start({ ADMIN_TOKEN: ADMIN, NATS_URL: nats!.url, ...env });
 
   it('opens an incident only when two of three regions fail, naming them, and resolves it when all recover', async () => {
     // One after the other: several processes loading at once on a loaded 2-core machine each take longer than startService waits.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { incidentStreamId } from '../../src/incidents/domain/events.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { eventually } from '../support/eventually.js';
-import { buildService, startService, type ServiceBuild, type ServiceProcess, callService } from '../support/service-process.js';
+import { callService, type ServiceProcess, type SuiteServices, suiteServices } from '../support/service-process.js';
 
 jest.setTimeout(180_000);
 
@@ -40,31 +40,22 @@ async function provision(service: ServiceProcess) {
 }
 
 describe('a restart after SIGKILL', () => {
-  let build: ServiceBuild;
-  let dataDir: string;
-  const running: ServiceProcess[] = [];
+  let services: SuiteServices;
   beforeAll(async () => {
-    build = await buildService('restart');
-    dataDir = mkdtempSync(join(tmpdir(), 'monitor-restart-'));
+    services = await suiteServices('monitor-restart-');
   });
-  afterAll(async () => {
-    for (const service of running) await service.kill();
-    build?.remove();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => services?.close());
 
   it('is ready only with live views, and a write right after ready is visible to the next read', async () => {
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN };
-    const first = await startService(build, env);
-    running.push(first);
+    const env = { ADMIN_TOKEN: ADMIN };
+    const first = await services.start(env);
     await ready(first);
     const { editor, projectId, incidentId } = await provision(first);
     const created = { body: { data: { id: incidentId } } };
     const project = { body: { data: { id: projectId } } };
 
     await first.kill('SIGKILL');
-    const second = await startService(build, env);
-    running.push(second);
+    const second = await services.start(env);
     await ready(second);
 
     // Right after ready: the write is answered as done, and the next read sees it.
@@ -83,16 +74,14 @@ describe('a restart after SIGKILL', () => {
     const dir = mkdtempSync(join(tmpdir(), 'monitor-idempotency-'));
     try {
       const env = { DATA_DIR: dir, ADMIN_TOKEN: ADMIN };
-      const first = await startService(build, env);
-      running.push(first);
+      const first = await services.start(env);
       await ready(first);
       const { editor, incidentId } = await provision(first);
       await first.kill('SIGTERM');
 
       // An API process with no projector: the comment is appended, then the answer waits for views
       // that never come, and the process dies in that wait: appended, key never completed.
-      const api = await startService(build, { ...env, ROLE: 'api' });
-      running.push(api);
+      const api = await services.start({ ...env, ROLE: 'api' });
       const key = { 'idempotency-key': 'comment-once' };
       const inFlight = callService(api, 'POST', `/api/public/v2/incidents/${incidentId}/comments`, editor, { body: 'exactly once' }, key).catch(() => null);
       const appended = async () => {
@@ -108,8 +97,7 @@ describe('a restart after SIGKILL', () => {
       expect(await inFlight).toBeNull();
 
       // The restarted process knows the claim's process is gone: the retry runs at once, no 409.
-      const restarted = await startService(build, env);
-      running.push(restarted);
+      const restarted = await services.start(env);
       await ready(restarted);
       const retry = () => callService(restarted, 'POST', `/api/public/v2/incidents/${incidentId}/comments`, editor, { body: 'exactly once' }, key);
       const second = await retry();

@@ -8,12 +8,9 @@
  * rather than 30: every missed slot beyond WINDOW_S + 2 would already fail the bound.
  */
 import { jest } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runNode } from '../support/child-process.js';
 import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
-import { buildService, callService, startService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
+import { callService, type ServiceProcess, type SuiteServices, suiteServices } from '../support/service-process.js';
 import { configuration, eventually, startTarget, type Target } from './support.js';
 
 jest.setTimeout(240_000);
@@ -34,35 +31,26 @@ async function metric(service: ServiceProcess, name: string): Promise<number> {
 }
 
 describeWithNats('several processes on one host sharing DATA_DIR and a local NATS', () => {
-  let build: ServiceBuild;
+  let services: SuiteServices;
   let nats: TestNatsServer | null = null;
   let target: Target;
-  let dataDir: string;
-  const running: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    build = await buildService('shared-data-dir');
+    services = await suiteServices('shared-data-dir-');
     nats = await startNatsServer();
     target = await startTarget();
-    dataDir = mkdtempSync(join(tmpdir(), 'shared-data-dir-'));
   });
   afterAll(async () => {
-    for (const service of running) await service.kill();
+    await services?.close();
     await target?.close();
     await nats?.stop();
-    build?.remove();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const env = (role: string) => ({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, NATS_URL: nats!.url, ROLE: role });
-  const start = async (role: string) => {
-    const service = await startService(build, env(role));
-    running.push(service);
-    return service;
-  };
+  const env = (role: string) => ({ DATA_DIR: services.dataDir, ADMIN_TOKEN: ADMIN, NATS_URL: nats!.url, ROLE: role });
+  const start = (role: string) => services.start(env(role));
 
   it('refuses to start a scheduler without NATS_URL: its jobs would reach no prober', async () => {
-    const result = await runNode(build.entry, [], { env: { ...env('scheduler'), NATS_URL: undefined, PORT: '0' } });
+    const result = await runNode(services.build.entry, [], { env: { ...env('scheduler'), NATS_URL: undefined, PORT: '0' } });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('ROLE=scheduler needs NATS_URL');
   });

@@ -4,8 +4,10 @@
  * only when a source changed (test files calling it at once wait on its lock, then share it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILT_MAIN, ensureBuilt } from './built-service.js';
 import { childEnv } from './child-process.js';
@@ -88,6 +90,37 @@ export async function startService(build: ServiceBuild, env: Record<string, stri
   };
   await service.live();
   return service;
+}
+
+/** The service processes of one suite, on one DATA_DIR of their own. */
+export interface SuiteServices {
+  readonly build: ServiceBuild;
+  readonly dataDir: string;
+  /** startService with this DATA_DIR; the process is killed by close(). */
+  start(env: Record<string, string>, wrap?: string[]): Promise<ServiceProcess>;
+  /** Kills every process started, then removes the build's hold and the DATA_DIR. */
+  close(): Promise<void>;
+}
+
+/** The build made current and a fresh DATA_DIR (named from `prefix`) for a suite's processes. */
+export async function suiteServices(prefix: string): Promise<SuiteServices> {
+  const build = await buildService(prefix);
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const running: ServiceProcess[] = [];
+  return {
+    build,
+    dataDir,
+    async start(env, wrap = []) {
+      const service = await startService(build, { DATA_DIR: dataDir, ...env }, wrap);
+      running.push(service);
+      return service;
+    },
+    async close() {
+      for (const service of running.splice(0)) await service.kill();
+      build.remove();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** One request to a service process over its real socket, with a bearer token and a JSON body. */
