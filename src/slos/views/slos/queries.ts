@@ -4,21 +4,16 @@ import { PLATFORM, type Platform } from '../../../platform/platform.js';
 import type { SortDirection } from '../../../platform/read-store/read-store.port.js';
 import type { SloFigures } from '../../domain/budget.js';
 import { SloNotFoundError } from '../../domain/errors.js';
-import { BURN_SEVERITIES, type BurnSeverity, type BurnWindow } from '../../domain/events.js';
+import { BURN_SEVERITIES, type BurnSeverity, type BurnWindow, type SloFields } from '../../domain/events.js';
 import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from './view.js';
 import { SloCounter } from '../../application/slo-figures.js';
 
 const SORT: Array<[string, SortDirection]> = [['slo_id', 'asc']];
 
-export interface SloObject {
+/** The SLO as both APIs show it (presentSlo). */
+export interface SloObject extends SloFields {
   id: number;
   team_id: number;
-  name: string;
-  endpoint_ids: number[] | null;
-  project_id: number | null;
-  objective_percent: number;
-  window_days: number;
-  latency_threshold_ms: number | null;
   window: { from: string; to: string };
   good: number;
   total: number;

@@ -1,19 +1,14 @@
-import type { StatusPageComponent } from '../../domain/events.js';
+import type { StatusPageFields } from '../../domain/events.js';
 
 /** The status-pages view (projection `status_pages`), written by `projection.ts`, read through `queries.ts` and by the public pages. */
 export const STATUS_PAGES_PROJECTION = 'status_pages';
 export const STATUS_PAGES_COLLECTION = 'status_pages';
 
 /** One live page; a deleted page's document is removed. */
-export interface StatusPageDoc {
+export interface StatusPageDoc extends Omit<StatusPageFields, 'publish_automatic_incidents'> {
   id: string;
   page_id: number;
   team_id: number;
-  slug: string;
-  title: string;
-  description: string;
-  components: StatusPageComponent[];
-  history_days: number;
   /** Absent in documents written before the setting existed: false. */
   publish_automatic_incidents?: boolean;
   created_at: string;
