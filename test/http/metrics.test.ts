@@ -186,3 +186,37 @@ describe('GET /metrics options', () => {
     expect(total(families, 'monitor_endpoint_latency_seconds_count', label)).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe('GET /metrics: the event-loop delay series', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const LOOP_DELAY_GAUGES = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'].map((stat) => `nodejs_eventloop_lag_${stat}_seconds`);
+
+  // The histogram behind them starts at the first scrape (an unscraped service does not sample
+  // the loop a hundred times a second); that scrape still reads samples, never an empty histogram.
+  it('reads samples of the 10 ms histogram from the first scrape on, reset at each scrape', async () => {
+    for (let scrapeNumber = 1; scrapeNumber <= 2; scrapeNumber++) {
+      // Scrapes are seconds apart; a reset histogram takes no sample in its first 10 ms.
+      if (scrapeNumber > 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      const families = await scrape(t);
+      const value = (name: string) => Number(samples(families, name)[0].value);
+      for (const name of LOOP_DELAY_GAUGES) {
+        expect(Number.isFinite(value(name))).toBe(true);
+        expect(value(name)).toBeGreaterThanOrEqual(0);
+      }
+      // Each sample is the time between two runs of the 10 ms sampling timer, the 10 ms included.
+      expect(value('nodejs_eventloop_lag_min_seconds')).toBeGreaterThanOrEqual(0.009);
+      expect(value('nodejs_eventloop_lag_min_seconds')).toBeLessThanOrEqual(value('nodejs_eventloop_lag_p50_seconds'));
+      expect(value('nodejs_eventloop_lag_p50_seconds')).toBeLessThanOrEqual(value('nodejs_eventloop_lag_max_seconds'));
+      // Set by an immediate queued at the scrape, so read by the next one (prom-client's way).
+      if (scrapeNumber > 1) expect(value('nodejs_eventloop_lag_seconds')).toBeGreaterThan(0);
+      expect(samples(families, 'nodejs_eventloop_lag_p99_seconds')[0].labels).toMatchObject({ role: 'all' });
+    }
+  });
+});

@@ -46,7 +46,7 @@ export function installMetrics(fastify: FastifyInstance, metrics: Metrics, optio
         return sendProblem(reply, Problems.unauthenticated(request.headers.authorization !== undefined).problem);
       }
     }
-    const text = await metrics.registry.metrics();
+    const text = await metrics.scrape();
     return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(text);
   });
 }
