@@ -6,7 +6,9 @@ import { ConfigError, loadConfig } from './platform/config/config.js';
 import { createPlatform } from './platform/platform.js';
 
 const PROJECTOR_ROLES = ['all', 'projector'];
-const TRANSPORT_ROLES = ['all', 'api', 'scheduler', 'prober'];
+/** Roles that publish or take probe jobs. Not `api`: it runs manual checks itself, so a queue
+ * that is down must neither stop it starting nor take it out of a balancer's rotation. */
+const TRANSPORT_ROLES = ['all', 'scheduler', 'prober'];
 /** Roles that only make sense with a queue shared with other processes. */
 const SHARED_QUEUE_ROLES = ['scheduler', 'prober'];
 
