@@ -191,6 +191,33 @@ describe('status pages: public routes', () => {
       expect(body.incidents.find((i: any) => i.id === String(ids.resolved)).status).toBe('resolved');
     });
 
+    test('a resolution is an update: incidents.json, the feeds and the page say the incident was resolved', async () => {
+      // Without it a feed reader's last word on a resolved incident was its last checkpoint
+      // ("Monitoring"), and Statuspage widgets reading incident_updates[0] showed it still open.
+      const listed = (await t.request('GET', '/status/incidents/incidents.json')).json().incidents.find((i: any) => i.id === String(ids.resolved));
+      const at = listed.resolved_at;
+      expect(listed.incident_updates.map((u: any) => [u.id, u.status, u.title])).toEqual([
+        [`resolved-${ids.resolved}`, 'resolved', 'Resolved'],
+        [expect.any(String), 'monitoring', 'Monitoring'],
+      ]);
+      expect(listed.incident_updates[0]).toEqual({
+        id: `resolved-${ids.resolved}`,
+        status: 'resolved',
+        title: 'Resolved',
+        body: 'This incident has been resolved.',
+        created_at: at,
+        updated_at: at,
+        display_at: at,
+      });
+      const atom = (await t.request('GET', '/status/incidents/feed.atom')).body;
+      expect(atom).toContain(`<id>${BASE}/status/incidents#incident-${ids.resolved}-update-resolved-${ids.resolved}</id>`);
+      expect(atom).toContain('Search slow: Resolved');
+      const rss = (await t.request('GET', '/status/incidents/feed.rss')).body;
+      expect(rss).toContain(`${BASE}/status/incidents#incident-${ids.resolved}-update-resolved-${ids.resolved}</guid>`);
+      const html = (await t.request('GET', '/status/incidents')).body;
+      expect(html).toMatch(/<strong class="label">Resolved<\/strong>\s*<\/p><p class="body">This incident has been resolved\.<\/p>/);
+    });
+
     test('a merged-away incident appears only through its target', async () => {
       const source = await openIncident(t, team, { endpoint_ids: [team.endpoints[1]], severity: 'warning', title: 'Merged source' });
       await addCheckpoint(t, team, source.id, { title: 'Source update', body: 'from the source' });

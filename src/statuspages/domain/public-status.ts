@@ -259,6 +259,9 @@ export function detectedText(kind: 'major_outage' | 'degraded_performance', sinc
 
 /** The generated first update of an automatic incident shown before (or without) a checkpoint. */
 export const GENERATED_UPDATE_TITLE = 'Detected automatically';
+/** The generated update of a resolution, as Statuspage adds one when an incident is resolved. */
+export const RESOLVED_UPDATE_TITLE = 'Resolved';
+export const RESOLVED_UPDATE_BODY = 'This incident has been resolved.';
 
 export function incidentAnchor(incidentId: number): string {
   return `incident-${incidentId}`;
@@ -339,6 +342,15 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
     );
     // The generated update is the first one: it goes last (newest first).
     updates.push(...generated(incident));
+    // A resolution is an update too, or feed readers and widgets reading the newest update
+    // would never learn the incident ended. Placed by its time: a checkpoint (a postmortem)
+    // may follow it.
+    if (incident.resolved_at !== null) {
+      const at = incident.resolved_at;
+      const resolved: SpIncidentUpdate = { id: `resolved-${incident.id}`, status: 'resolved', body: RESOLVED_UPDATE_BODY, title: RESOLVED_UPDATE_TITLE, created_at: at, updated_at: at, display_at: at };
+      const newer = updates.findIndex((u) => u.created_at <= at);
+      updates.splice(newer === -1 ? updates.length : newer, 0, resolved);
+    }
     return {
       id: String(incident.id),
       name: incident.title,
@@ -411,7 +423,7 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
   };
 }
 
-/** The most recent checkpoints of the visible incidents, newest first (one feed entry each). */
+/** The most recent updates of the visible incidents (checkpoints and generated ones), newest first (one feed entry each). */
 export function feedEntries(model: StatusModel, limit = MAX_FEED_ENTRIES): Array<{ incident: SpIncident; update: SpIncidentUpdate }> {
   const entries = model.incidents.flatMap((incident) => incident.incident_updates.map((update) => ({ incident, update })));
   entries.sort((a, b) => (a.update.created_at === b.update.created_at ? Number(b.update.id) - Number(a.update.id) : a.update.created_at < b.update.created_at ? 1 : -1));

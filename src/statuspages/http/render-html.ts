@@ -65,7 +65,8 @@ function incidentArticle(incident: SpIncident, labels: Map<string, string>, head
     .map((u) => {
       const label = labels.get(u.id) || capitalise(u.status);
       const body = u.body === u.title ? '' : `<p class="body">${e(u.body)}</p>`;
-      return `<li class="update"><p class="update-head"><strong class="label">${e(label)}</strong> <span class="update-title">${e(u.title)}</span></p>${body}<p class="meta">${when(u.display_at)}</p></li>`;
+      const title = u.title === label ? '' : ` <span class="update-title">${e(u.title)}</span>`;
+      return `<li class="update"><p class="update-head"><strong class="label">${e(label)}</strong>${title}</p>${body}<p class="meta">${when(u.display_at)}</p></li>`;
     })
     .join('\n');
   return `<article class="incident impact-${incident.impact}" id="${incidentAnchor(Number(incident.id))}" aria-labelledby="${incidentAnchor(Number(incident.id))}-title">

@@ -116,6 +116,19 @@ describe('the model says until when it is exact', () => {
     const latency = buildStatusModel({ ...inputs(now, []), incidents: [{ ...incident, type: 'latency' }] });
     expect(latency.summary.components[0].status).toBe('degraded_performance');
   });
+
+  test('the resolution update sits at its time: a checkpoint posted after it (a postmortem) is newer', () => {
+    const now = Date.parse('2026-11-20T12:00:00.000Z');
+    const checkpoint = (id: number, at: string) => ({ id, title: `cp${id}`, body: '', status_label: 'monitoring', created_at: at, updated_at: at });
+    const incident = {
+      id: 7, team_id: 1, endpoint_ids: [1], title: 'Down', severity: 'critical' as const, source: 'manual' as const, created_at: '2026-11-20T09:00:00.000Z',
+      resolved_at: '2026-11-20T10:00:00.000Z', merged_into_id: null,
+      checkpoints: [checkpoint(1, '2026-11-20T09:30:00.000Z'), checkpoint(2, '2026-11-20T11:00:00.000Z')],
+    };
+    const model = buildStatusModel({ ...inputs(now, []), incidents: [incident] });
+    expect(model.incidents[0].incident_updates.map((u) => [u.id, u.status])).toEqual([['2', 'monitoring'], ['resolved-7', 'resolved'], ['1', 'monitoring']]);
+    expect(model.incidents[0].status).toBe('resolved');
+  });
 });
 
 describe('settings', () => {
