@@ -256,6 +256,8 @@ describe('notification channels', () => {
     ]);
     const [merge] = at('/web-merges');
     expect(merge.data.incident).toMatchObject({ id: target.id, severity: 'critical' });
-    expect(merge.data.merged_incidents).toEqual([{ id: source.id, title: 'Source' }]);
+    // The sources as the API's detail of the target lists them, merge time included.
+    expect(merge.data.merged_incidents).toEqual(merged.json().data.merged_incidents);
+    expect(merge.data.merged_incidents).toEqual([{ id: source.id, title: 'Source', merged_at: expect.any(String) }]);
   });
 });

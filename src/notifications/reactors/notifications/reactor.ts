@@ -118,7 +118,9 @@ const onIncidentEvent: ProjectionHandler = async (event, views) => {
     extra.checkpoint = { id: c.checkpoint_id, title: c.title, body: c.body, status_label: c.status_label, created_at: c.created_at, updated_at: c.created_at };
   }
   if (event.type === INCIDENTS_ABSORBED) {
-    extra.merged_incidents = (event.data as IncidentsAbsorbedData).sources.map((s) => ({ id: s.id, title: s.title }));
+    // As the API's detail of the target lists them (`merged_incidents`), merge time included.
+    const absorbed = event.data as IncidentsAbsorbedData;
+    extra.merged_incidents = absorbed.sources.map((s) => ({ id: s.id, title: s.title, merged_at: absorbed.merged_at }));
   }
   await fanOut(views, event, type, incident.team_id, incident.project_id, { incident_id: data.incident_id, extra });
 };
