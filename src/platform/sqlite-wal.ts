@@ -73,10 +73,15 @@ const PASSES_PER_ROUND = 8;
  * pass holds writers off while it copies the last frames (they wait on their busy timeout), so the
  * WAL is bounded whatever the write rate. A WAL of 1,000 pages or more whose every frame is copied
  * is truncated at once (TRUNCATE, never waiting), so a burst followed by quiet leaves no large file.
+ *
+ * `settledLog`: the WAL's frames when the round before ended with every one copied. A first pass
+ * finding the same frames all copied ends the round: nothing was committed in between (or, if
+ * the WAL started over and refilled to the same length, those frames are copied too). An idle
+ * file's round is then one pass on the thread instead of two.
  */
-async function checkpointRound(thread: SqliteThread, busyTimeoutMs: number): Promise<WalCheckpointRound> {
+async function checkpointRound(thread: SqliteThread, busyTimeoutMs: number, settledLog: number | null): Promise<WalCheckpointRound> {
   const pass = (mode: string) => thread.run<CheckpointRow>(`PRAGMA wal_checkpoint(${mode})`, [], 'get');
-  let last: CheckpointRow | null = null;
+  let last: CheckpointRow | null = settledLog === null ? null : { busy: 0, log: settledLog, checkpointed: settledLog };
   for (let passes = 1; ; passes++) {
     const row = await pass('PASSIVE');
     const copiedAll = row.busy === 0 && row.checkpointed === row.log;
@@ -112,11 +117,20 @@ export function keepWalOffThread(file: string, options: { intervalMs?: number; b
   let thread: SqliteThread | null = null;
   let closed = false;
   let round: Promise<WalCheckpointRound | null> | null = null;
+  /** See `checkpointRound`. */
+  let settledLog: number | null = null;
   const open = () => (thread ??= new SqliteThread(file, { readonly: false, pragmas: ['busy_timeout = 0', 'synchronous = NORMAL'] }));
   const checkpoint = (): Promise<WalCheckpointRound | null> => {
     if (closed) return Promise.resolve(null);
-    round ??= checkpointRound(open(), options.busyTimeoutMs ?? 1000)
-      .catch(() => null)
+    round ??= checkpointRound(open(), options.busyTimeoutMs ?? 1000, settledLog)
+      .then((done) => {
+        settledLog = done.checkpointed === done.log && !done.restarted ? done.log : null;
+        return done;
+      })
+      .catch(() => {
+        settledLog = null;
+        return null;
+      })
       .finally(() => {
         round = null;
       });

@@ -111,4 +111,26 @@ describe('SQLite WAL files stay bounded', () => {
     expect((await store.get('docs', 'big'))?.body).toHaveLength(16 * 1024 * 1024);
     await store.close();
   });
+
+  it('read store: a round on an idle file is one pass once a round has copied every frame, and a commit brings the second pass back', async () => {
+    const file = join(dir.path, 'views-idle-rounds.sqlite');
+    const store = new SqliteReadStore(file);
+    const keeper = (store as unknown as { walKeeper: WalKeeper }).walKeeper;
+    await store.ensureCollection({ name: 'docs', indexes: [] });
+    await store.commit([{ op: 'put', collection: 'docs', doc: { id: 'first', body: 'f'.repeat(64 * 1024) } }]);
+    const copied = await keeper.checkpoint();
+    expect(copied).toMatchObject({ passes: 2 });
+    expect(copied!.checkpointed).toBe(copied!.log);
+    // Nothing committed since: the same frames, all copied, seen by the first pass.
+    expect(await keeper.checkpoint()).toMatchObject({ passes: 1, log: copied!.log, checkpointed: copied!.log });
+    expect(await keeper.checkpoint()).toMatchObject({ passes: 1, log: copied!.log });
+    // A commit starts the WAL over with fewer frames: the round confirms with a second pass again.
+    await store.commit([{ op: 'put', collection: 'docs', doc: { id: 'second' } }]);
+    const after = await keeper.checkpoint();
+    expect(after!.log).toBeLessThan(copied!.log);
+    expect(after).toMatchObject({ passes: 2 });
+    expect(after!.checkpointed).toBe(after!.log);
+    expect((await store.get('docs', 'second'))?.id).toBe('second');
+    await store.close();
+  });
 });
