@@ -83,7 +83,7 @@ describe('notification formats', () => {
     const [opened, resolved] = at('/slack');
     expect(opened.text).toBe('Incident opened: Checkout failing');
     expect(opened.blocks[0]).toEqual({ type: 'section', text: { type: 'mrkdwn', text: '*Incident opened: Checkout failing*' } });
-    expect(opened.blocks[1].fields.map((f: any) => f.text)).toEqual(['Severity: critical', 'State: open', 'Endpoints: Checkout API', expect.stringMatching(/^Incident: #\d+$/)]);
+    expect(opened.blocks[1].fields.map((f: any) => f.text)).toEqual(['Severity: critical', 'State: open', 'Status: Investigating', 'Endpoints: Checkout API', expect.stringMatching(/^Incident: #\d+$/)]);
     expect(resolved.text).toBe('Incident resolved: Checkout failing');
     expect(resolved.blocks[1].fields[1].text).toBe('State: resolved');
   });
@@ -96,6 +96,7 @@ describe('notification formats', () => {
     expect(opened.embeds[0].fields).toEqual([
       { name: 'Severity', value: 'critical', inline: true },
       { name: 'State', value: 'open', inline: true },
+      { name: 'Status', value: 'Investigating', inline: true },
       { name: 'Endpoints', value: 'Checkout API' },
       { name: 'Incident', value: expect.stringMatching(/^#\d+$/), inline: true },
     ]);
@@ -110,6 +111,38 @@ describe('notification formats', () => {
       payload: { summary: 'Incident opened: Checkout failing', source: 'Checkout API', severity: 'critical', timestamp: expect.any(String), class: 'incident.opened' },
     });
     expect(resolve).toEqual({ routing_key: 'R0UT1NGKEY', event_action: 'resolve', dedup_key: trigger.dedup_key });
+  });
+
+  it('a posted update carries its text, a status change its status, a merge its sources', async () => {
+    // Before, an "Incident update posted" mail said which incident but not what was posted,
+    // and a status change read "State: open" with the new status nowhere.
+    const open = async (title: string) =>
+      (await t.request('POST', '/api/public/v2/incidents', { token, body: { title, project_id: projectId, endpoint_ids: [endpointId], severity: 'warning' } })).json().data;
+    const incident = await open('Payments slow');
+    const source = await open('Card errors');
+    const path = `/api/public/v2/incidents/${incident.id}`;
+    expect((await t.request('POST', `${path}/checkpoints`, { token, body: { title: 'Provider outage', body: 'Card payments fail.\nRetry later.', status_label: 'Identified' } })).statusCode).toBe(201);
+    expect((await t.request('PATCH', `${path}/status`, { token, body: { status: 'Identified' } })).statusCode).toBe(200);
+    expect((await t.request('POST', `${path}/merge`, { token, body: { source_incident_ids: [source.id] } })).statusCode).toBe(200);
+    const about = (channel: string, text: string) => at(channel).find((m) => JSON.stringify(m).includes(text));
+    await eventually('the update, the status change and the merge on every channel', async () =>
+      ['Incident update posted', 'Incident updated', 'Incidents merged'].every(
+        (headline) => about('/slack', `${headline}: Payments slow`) && about('/discord', `${headline}: Payments slow`) && mails.some((m) => m.raw.includes(`${headline}: Payments slow`)),
+      ) && at('/pagerduty').filter((e) => e.dedup_key === `incident-${incident.id}`).length >= 4,
+    );
+    const mail = (headline: string) => mails.find((m) => m.raw.includes(`Subject: [warning] ${headline}: Payments slow`))!.raw;
+    expect(mail('Incident update posted')).toContain('Update (Identified): Provider outage\r\nCard payments fail.\r\nRetry later.');
+    expect(mail('Incident updated')).toContain('Status: Identified');
+    expect(mail('Incidents merged')).toContain(`Merged: #${source.id} Card errors`);
+
+    const slack = about('/slack', 'Incident update posted: Payments slow');
+    expect(slack.blocks).toContainEqual({ type: 'section', text: { type: 'mrkdwn', text: '*Update (Identified): Provider outage*\nCard payments fail.\nRetry later.' } });
+    expect(about('/slack', 'Incident updated: Payments slow').blocks[1].fields.map((f: any) => f.text)).toContain('Status: Identified');
+    expect(about('/slack', 'Incidents merged: Payments slow').blocks[1].fields.map((f: any) => f.text)).toContain(`Merged: #${source.id} Card errors`);
+    const discord = about('/discord', 'Incident update posted: Payments slow');
+    expect(discord.embeds[0].fields).toContainEqual({ name: 'Update (Identified): Provider outage', value: 'Card payments fail.\nRetry later.' });
+    const pagerduty = at('/pagerduty').find((e) => e.payload?.class === 'incident.checkpoint_added' && e.dedup_key === `incident-${incident.id}`);
+    expect(pagerduty.payload.custom_details.update).toEqual({ title: 'Provider outage', body: 'Card payments fail.\nRetry later.', status_label: 'Identified' });
   });
 
   it('email: through SMTP_URL to every recipient, subject and text with the facts', () => {

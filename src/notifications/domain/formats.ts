@@ -1,7 +1,8 @@
 /**
  * What each kind of channel receives for one notification. The webhook body is the Standard
  * Webhooks envelope `{ type, timestamp, data }`; Slack, Discord, email and PagerDuty get their
- * own formats, all built from one plain summary (title, severity, state, affected endpoints).
+ * own formats, all built from one plain summary (title, severity, state, the incident's status,
+ * affected endpoints, and a posted update's text or a merge's sources).
  */
 import type { IncidentSummary } from '../../incidents/domain/detail-view.js';
 import type { NotificationType } from './notification-types.js';
@@ -20,7 +21,18 @@ export interface MessageFacts {
   state: 'open' | 'resolved' | 'triggered' | 'ok' | 'test';
   endpoints: string[];
   incident_id: number | null;
+  /** The incident's status name as the API shows it (Investigating, Identified...); null for alerts. */
+  status: string | null;
+  /** A posted checkpoint: the public update's text (never a private comment). */
+  update: { title: string; body: string; status_label: string } | null;
+  /** A merge's sources, `#id title`. */
+  merged: string[];
   timestamp: string;
+}
+
+/** `Update (Identified): title`, or `Update: title` without a label. */
+export function updateHeading(update: NonNullable<MessageFacts['update']>): string {
+  return `Update${update.status_label.trim() === '' ? '' : ` (${update.status_label})`}: ${update.title}`;
 }
 
 const HEADLINES: Record<NotificationType, string> = {
@@ -40,6 +52,8 @@ export function messageFacts(payload: WebhookPayload, endpointNames: Map<number,
   const name = (id: number) => endpointNames.get(id) ?? `#${id}`;
   const incident = payload.data.incident as IncidentSummary | undefined;
   if (incident) {
+    const checkpoint = payload.data.checkpoint as { title: string; body: string; status_label: string } | undefined;
+    const merged = (payload.data.merged_incidents as Array<{ id: number; title: string }> | undefined) ?? [];
     return {
       headline: HEADLINES[payload.type],
       title: incident.title,
@@ -47,6 +61,9 @@ export function messageFacts(payload: WebhookPayload, endpointNames: Map<number,
       state: incident.resolved_at === null ? 'open' : 'resolved',
       endpoints: incident.endpoint_ids.map(name),
       incident_id: incident.id,
+      status: incident.status_name,
+      update: checkpoint ? { title: checkpoint.title, body: checkpoint.body, status_label: checkpoint.status_label } : null,
+      merged: merged.map((m) => `#${m.id} ${m.title}`),
       timestamp: payload.timestamp,
     };
   }
@@ -61,29 +78,43 @@ export function messageFacts(payload: WebhookPayload, endpointNames: Map<number,
       state: signal.state,
       endpoints: [endpoint],
       incident_id: (payload.data.incident_id as number | null) ?? null,
+      status: null,
+      update: null,
+      merged: [],
       timestamp: payload.timestamp,
     };
   }
-  return { headline: HEADLINES.ping, title: 'This channel is set up correctly.', severity: 'info', state: 'test', endpoints: [], incident_id: null, timestamp: payload.timestamp };
+  return { headline: HEADLINES.ping, title: 'This channel is set up correctly.', severity: 'info', state: 'test', endpoints: [], incident_id: null, status: null, update: null, merged: [], timestamp: payload.timestamp };
 }
 
 function lines(facts: MessageFacts): string[] {
   return [
     `Severity: ${facts.severity}`,
     `State: ${facts.state}`,
+    ...(facts.status !== null ? [`Status: ${facts.status}`] : []),
     ...(facts.endpoints.length > 0 ? [`Endpoints: ${facts.endpoints.join(', ')}`] : []),
     ...(facts.incident_id !== null ? [`Incident: #${facts.incident_id}`] : []),
+    ...(facts.merged.length > 0 ? [`Merged: ${facts.merged.join(', ')}`] : []),
   ];
 }
 
+/** The update's heading and body as lines (the body may be empty). */
+function updateLines(update: NonNullable<MessageFacts['update']>): string[] {
+  return [updateHeading(update), ...(update.body.trim() === '' ? [] : [update.body])];
+}
+
+/** Slack's three control characters: `<!channel>` in a checkpoint must not ping anyone. */
+const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 /** Slack incoming webhook (also spoken by Mattermost, Rocket.Chat and others). */
 export function slackMessage(facts: MessageFacts): Record<string, unknown> {
-  const text = `*${facts.headline}: ${facts.title}*`;
+  const text = `*${slackEscape(`${facts.headline}: ${facts.title}`)}*`;
   return {
-    text: `${facts.headline}: ${facts.title}`,
+    text: slackEscape(`${facts.headline}: ${facts.title}`),
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text } },
-      { type: 'section', fields: lines(facts).map((line) => ({ type: 'mrkdwn', text: line })) },
+      { type: 'section', fields: lines(facts).map((line) => ({ type: 'mrkdwn', text: slackEscape(line) })) },
+      ...(facts.update ? [{ type: 'section', text: { type: 'mrkdwn', text: slackEscape([`*${updateHeading(facts.update)}*`, ...updateLines(facts.update).slice(1)].join('\n')) } }] : []),
       { type: 'context', elements: [{ type: 'mrkdwn', text: facts.timestamp }] },
     ],
   };
@@ -104,8 +135,12 @@ export function discordMessage(facts: MessageFacts): Record<string, unknown> {
         fields: [
           { name: 'Severity', value: facts.severity, inline: true },
           { name: 'State', value: facts.state, inline: true },
+          ...(facts.status !== null ? [{ name: 'Status', value: facts.status, inline: true }] : []),
           ...(facts.endpoints.length > 0 ? [{ name: 'Endpoints', value: facts.endpoints.join(', ') }] : []),
           ...(facts.incident_id !== null ? [{ name: 'Incident', value: `#${facts.incident_id}`, inline: true }] : []),
+          ...(facts.merged.length > 0 ? [{ name: 'Merged', value: facts.merged.join(', ') }] : []),
+          // Discord refuses a field name over 256 characters or a value over 1,024 (or empty).
+          ...(facts.update ? [{ name: updateHeading(facts.update).slice(0, 256), value: (facts.update.body.trim() === '' ? '-' : facts.update.body).slice(0, 1024) }] : []),
         ],
       },
     ],
@@ -115,7 +150,7 @@ export function discordMessage(facts: MessageFacts): Record<string, unknown> {
 export function emailMessage(facts: MessageFacts): { subject: string; text: string } {
   return {
     subject: `[${facts.severity}] ${facts.headline}: ${facts.title}`,
-    text: [`${facts.headline}: ${facts.title}`, '', ...lines(facts), `Time: ${facts.timestamp}`, ''].join('\n'),
+    text: [`${facts.headline}: ${facts.title}`, '', ...lines(facts), `Time: ${facts.timestamp}`, '', ...(facts.update ? [...updateLines(facts.update), ''] : [])].join('\n'),
   };
 }
 
@@ -145,7 +180,15 @@ export function pagerdutyEvent(payload: WebhookPayload, facts: MessageFacts, rou
       timestamp: facts.timestamp,
       component: facts.endpoints.join(', ') || undefined,
       class: payload.type,
-      custom_details: { state: facts.state, endpoints: facts.endpoints, incident_id: facts.incident_id, type: payload.type },
+      custom_details: {
+        state: facts.state,
+        endpoints: facts.endpoints,
+        incident_id: facts.incident_id,
+        type: payload.type,
+        ...(facts.status !== null ? { status: facts.status } : {}),
+        ...(facts.update ? { update: facts.update } : {}),
+        ...(facts.merged.length > 0 ? { merged: facts.merged } : {}),
+      },
     },
   };
 }

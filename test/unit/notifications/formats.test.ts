@@ -1,0 +1,24 @@
+import { messageFacts, slackMessage, type WebhookPayload } from '../../../src/notifications/domain/formats.js';
+
+describe('human-readable formats', () => {
+  const checkpointPayload = (body: string): WebhookPayload => ({
+    type: 'incident.checkpoint_added',
+    timestamp: '2026-11-20T10:00:00.000Z',
+    data: {
+      incident: { id: 7, title: 'A & B <down>', severity: 'critical', resolved_at: null, endpoint_ids: [1], status_name: 'Identified' },
+      checkpoint: { id: 1, title: 'Cause', body, status_label: '', created_at: '2026-11-20T10:00:00.000Z', updated_at: '2026-11-20T10:00:00.000Z' },
+    },
+  });
+
+  test('Slack: a checkpoint cannot ping a channel or make a link; its text reads as written', () => {
+    const message = slackMessage(messageFacts(checkpointPayload('<!channel> see <https://evil|here> & retry'), new Map([[1, 'Shop <api>']]))) as any;
+    expect(message.text).toBe('Incident update posted: A &amp; B &lt;down&gt;');
+    expect(message.blocks[1].fields.map((f: any) => f.text)).toContain('Endpoints: Shop &lt;api&gt;');
+    expect(message.blocks[2].text.text).toBe('*Update: Cause*\n&lt;!channel&gt; see &lt;https://evil|here&gt; &amp; retry');
+  });
+
+  test('an update without a body or label is its title alone', () => {
+    const facts = messageFacts(checkpointPayload('  '), new Map());
+    expect((slackMessage(facts) as any).blocks[2].text.text).toBe('*Update: Cause*');
+  });
+});
