@@ -4,13 +4,8 @@
  * running with no coordination still produce one incident with each check linked once.
  */
 import { jest } from '@jest/globals';
-import { autoIncidentsReactor } from '../../src/alerting/reactors/auto-incidents.js';
-import { loadConfig } from '../../src/platform/config/config.js';
-import { silentLogger } from '../../src/platform/logging/logger.js';
-import { createPlatform, type Platform } from '../../src/platform/platform.js';
-import { ProjectionRunner } from '../../src/platform/projections/projection-runner.js';
-import { ADMIN_TOKEN, ALL_SCOPES, type TestApp } from '../support/test-app.js';
-import { allEvents, eventually, monitorTarget, startHarness, type Harness, type Target } from './support.js';
+import { ALL_SCOPES, type TestApp } from '../support/test-app.js';
+import { allEvents, eventually, monitorTarget, startHarness, startRogueIncidentReactor, type Harness, type Target } from './support.js';
 
 jest.setTimeout(120_000);
 
@@ -72,25 +67,14 @@ describe('automatic incidents of a real outage', () => {
 describe('automatic incidents with two reactors and no coordination', () => {
   let t: TestApp;
   let target: Target;
-  let rogue: Platform;
-  let rogueRunner: ProjectionRunner;
+  let stopRogue: (() => Promise<void>) | undefined;
   let harness: Harness<{}> | undefined;
   beforeAll(async () => {
     ({ t, target } = harness = await startHarness({}));
-    // A second process's reactor over the same stores that never asks for the lease: it handles
-    // every event the first one handles, as a paused process that lost its lease would.
-    rogue = await createPlatform(loadConfig({ DATA_DIR: t.dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent' }), {
-      projections: [],
-      withRunner: false,
-      withTransport: false,
-      logger: silentLogger,
-    });
-    rogueRunner = new ProjectionRunner(rogue.events, rogue.views, [], { owner: 'rogue', logger: silentLogger, coordination: null });
-    await rogueRunner.run(autoIncidentsReactor(rogue));
+    stopRogue = await startRogueIncidentReactor(t);
   });
   afterAll(async () => {
-    await rogueRunner?.stop();
-    await rogue?.close();
+    await stopRogue?.();
     await harness?.close();
   });
 

@@ -5,7 +5,12 @@ import { DEFAULT_CONFIGURATION } from '../../src/monitoring/domain/endpoint.js';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
+import { autoIncidentsReactor } from '../../src/alerting/reactors/auto-incidents.js';
+import { loadConfig } from '../../src/platform/config/config.js';
+import { silentLogger } from '../../src/platform/logging/logger.js';
+import { createPlatform } from '../../src/platform/platform.js';
+import { ProjectionRunner } from '../../src/platform/projections/projection-runner.js';
 import type { ProbeJob } from '../../src/platform/transport/probe-transport.port.js';
 
 /** A local HTTP target whose answer (status, delay) the test controls. */
@@ -169,4 +174,24 @@ export { eventually } from '../support/eventually.js';
 /** A probe job for one endpoint, as a manual check would publish it, with a fresh job id. */
 export function manualJob(teamId: number, endpointId: number): ProbeJob {
   return { jobId: `${endpointId}:${Date.now()}`, teamId, endpointId, configurationVersion: 1, source: 'manual', scheduledAt: new Date().toISOString() };
+}
+
+/**
+ * A second process's automatic-incident reactor over `t`'s stores that never asks for the lease:
+ * it handles every event the first one handles, as a paused process that lost its lease would.
+ * Returns how to stop it.
+ */
+export async function startRogueIncidentReactor(t: TestApp): Promise<() => Promise<void>> {
+  const rogue = await createPlatform(loadConfig({ DATA_DIR: t.dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent' }), {
+    projections: [],
+    withRunner: false,
+    withTransport: false,
+    logger: silentLogger,
+  });
+  const runner = new ProjectionRunner(rogue.events, rogue.views, [], { owner: 'rogue', logger: silentLogger, coordination: null });
+  await runner.run(autoIncidentsReactor(rogue));
+  return async () => {
+    await runner.stop();
+    await rogue.close();
+  };
 }

@@ -9,7 +9,11 @@
  *   counted failing check since the last success is linked to it, oldest first, in the same
  *   append as the opening (its incident.opened notification counts them).
  * - Every further counted failing check (availability) or over-threshold check (latency) is
- *   linked to the open incident, which bumps error_count and last_error_at.
+ *   linked to the open incident, which bumps error_count and last_error_at. When that incident
+ *   was closed under a signal still triggered, the outage goes on in another (docs/decisions.md,
+ *   "Alerting and automatic incidents"): merged away, in the open incident it was merged into
+ *   (followed through merges); resolved by a person (or its merge target resolved), in a new
+ *   automatic incident that this check opens. The signal is linked to it (alert status names it).
  * - AlertSignalRecovered resolves the incident when auto_resolve is true; with auto_resolve
  *   off it stays open and the next trigger joins it.
  * - Flapping (the decider marks availability changes `flapping` while the endpoint flaps): a
@@ -36,7 +40,7 @@
  */
 import { regionReason } from '../domain/regions.js';
 import { toLinkedCheck } from '../../incidents/domain/events.js';
-import type { IncidentCommand } from '../../incidents/domain/incident.js';
+import type { Incident, IncidentCommand } from '../../incidents/domain/incident.js';
 import { AutomaticIncidentWriter, isOpen } from '../../incidents/application/automatic-incidents.js';
 import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
 import { endpointSnapshotAggregate } from '../../monitoring/domain/endpoint-snapshot.js';
@@ -78,6 +82,8 @@ const LEGACY_COLLECTION = 'alerting_reactor';
 const FOLDED_STREAMS = 1_000;
 /** How far back a trigger looks for the failures of its run. */
 const RUN_LOOKBACK = 1_000;
+/** Merges followed from a closed incident to the one holding its outage now (a chain of merges is short; merges make no cycles). */
+const MAX_MERGE_HOPS = 100;
 /** Attempts of the alerts stream's link append (the reactor is not answering anyone: it waits its turn). */
 const COMMAND_ATTEMPTS = 20;
 
@@ -117,7 +123,7 @@ export function autoIncidentsReactor(platform: Platform): Projection {
     handlers: {
       [ALERT_SIGNAL_TRIGGERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onTriggered(event as RecordedEvent<AlertSignalTriggeredData>, views)),
       [ALERT_SIGNAL_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as AlertSignalRecoveredData, views)),
-      [CHECK_RECORDED]: (event, views) => reactor.passOverRefused(event, () => reactor.onCheck(event.data as CheckRecordedData, views)),
+      [CHECK_RECORDED]: (event, views) => reactor.passOverRefused(event, () => reactor.onCheck(event as RecordedEvent<CheckRecordedData>, views)),
       [ALERT_SIGNAL_FLAPPING_STARTED]: (event, views) => reactor.passOverRefused(event, () => reactor.onFlappingStarted(event.data as AlertSignalFlappingData, views)),
       [ALERT_SIGNAL_FLAPPING_STOPPED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as AlertSignalFlappingData, views)),
     },
@@ -142,19 +148,95 @@ class AutoIncidents {
     return this.incidents.passOverRefused(event.id, handle);
   }
 
-  async onCheck(check: CheckRecordedData, views: ViewTransaction): Promise<void> {
+  async onCheck(event: RecordedEvent<CheckRecordedData>, views: ViewTransaction): Promise<void> {
+    const check = event.data;
     if (check.suppressed_by !== undefined && !check.success) {
       for (const parentId of check.suppressed_by) await this.noteSuppressed(parentId, check.endpoint_id, views);
     }
     if (!countsForAlerting(check)) return;
-    if (!check.success) await this.linkToOpen(check.endpoint_id, 'availability', check, views);
-    if (check.success && check.latency_anomaly) await this.linkToOpen(check.endpoint_id, 'latency', check, views);
+    if (!check.success) await this.linkToOpen(event, 'availability', views);
+    if (check.success && check.latency_anomaly) await this.linkToOpen(event, 'latency', views);
   }
 
-  private async linkToOpen(endpointId: number, signal: SignalType, check: CheckRecordedData, views: ViewTransaction): Promise<void> {
-    const open = await openIncident(views, endpointId, signal);
+  private async linkToOpen(event: RecordedEvent<CheckRecordedData>, signal: SignalType, views: ViewTransaction): Promise<void> {
+    const check = event.data;
+    const open = await openIncident(views, check.endpoint_id, signal);
     if (open === null) return;
-    await this.incidents.command(open, { kind: 'link_check', check: toLinkedCheck(check) }, systemContext('alerting'));
+    const state = await this.incidents.command(open, { kind: 'link_check', check: toLinkedCheck(check) }, systemContext('alerting'));
+    // The common case ends here: the link landed. Only a closed incident costs more reads.
+    if (state === null || isOpen(state)) return;
+    await this.carryOutage(event, signal, state, views);
+  }
+
+  /**
+   * The incident holding the signal's outage was closed while the signal stays triggered. The
+   * check goes to the incident that now holds the outage, followed through merges: while that
+   * one is open, it is linked there; once it was resolved at or before the check was taken, the
+   * check opens a new automatic incident (claimed once per check event, so a batch handled
+   * again opens nothing more). Either becomes the signal's open incident and is linked to the
+   * signal. A check taken before that resolution belonged to it: passed over, as any link to a
+   * closed incident. Deciding by the stored times, not by when this reactor runs, makes every
+   * reactor (a late one, or two with no coordination) decide the same for the same check.
+   */
+  private async carryOutage(event: RecordedEvent<CheckRecordedData>, signal: SignalType, closed: Incident, views: ViewTransaction): Promise<void> {
+    const check = event.data;
+    const context = systemContext('alerting', event.id, event.id);
+    const holder = await this.outageHolder(closed);
+    let incidentId: number;
+    if (holder.resolved_at === null) {
+      incidentId = holder.id;
+      await this.incidents.command(incidentId, { kind: 'link_check', check: toLinkedCheck(check) }, context);
+    } else if (Date.parse(holder.resolved_at) <= Date.parse(check.checked_at)) {
+      incidentId = await this.incidents.claimIncidentId(`alerting-outage-${event.id}`, event.id, context);
+      await this.openAfterClosed(incidentId, signal, check, holder, context);
+    } else {
+      return;
+    }
+    views.put(OPEN, { id: openKey(check.endpoint_id, signal), incident_id: incidentId });
+    await this.linkSignal(check.endpoint_id, signal, incidentId, context, await this.lastTriggerRevision(check.endpoint_id, signal) + 1, true);
+  }
+
+  /** The incident `closed` was merged into, followed through merges (itself when not merged). */
+  private async outageHolder(closed: Incident): Promise<Incident> {
+    let holder = closed;
+    for (let hops = 0; hops < MAX_MERGE_HOPS && holder.merged_into_id !== null; hops++) {
+      const target = await this.incidents.load(holder.merged_into_id);
+      if (target === null) break;
+      holder = target;
+    }
+    return holder;
+  }
+
+  /** Opens the outage's new automatic incident with `check` as its first linked check. */
+  private async openAfterClosed(incidentId: number, signal: SignalType, check: CheckRecordedData, closed: Incident, context: CommandContext): Promise<void> {
+    const endpoint = (await this.endpoints.load(endpointStream(check.endpoint_id))).state;
+    const name = endpoint?.name ?? `Endpoint ${check.endpoint_id}`;
+    const failure = signal === 'availability' ? (check.failure_reason ? `: ${check.failure_reason}` : '') : check.latency_threshold_ms !== null ? ` over ${check.latency_threshold_ms} ms` : '';
+    await this.incidents.open(incidentId, check.team_id, context, (status): IncidentCommand => ({
+      kind: 'open_automatic',
+      incident_id: incidentId,
+      team_id: check.team_id,
+      project_id: check.project_id,
+      endpoint_id: check.endpoint_id,
+      signal,
+      title: TITLES[signal](name),
+      detection_reason: `${signal === 'availability' ? 'Availability' : 'Latency'} signal still triggered after incident ${closed.id} was resolved; check ${check.check_id}${failure}`,
+      status,
+      checks: [toLinkedCheck(check)],
+    }));
+  }
+
+  /** The alerts stream's revision of the signal's latest trigger; -1 when it holds none (signals recorded in the check stream, before alerts-<id>). */
+  private async lastTriggerRevision(endpointId: number, signal: SignalType): Promise<number> {
+    const stream = alertsStream(endpointId);
+    let fromRevision: number | undefined;
+    for (;;) {
+      const page = await this.platform.events.readStream(stream, { direction: 'backwards', ...(fromRevision === undefined ? {} : { fromRevision }), maxCount: RUN_LOOKBACK });
+      const trigger = page.find((recorded) => recorded.type === ALERT_SIGNAL_TRIGGERED && (recorded.data as AlertSignalTriggeredData).signal === signal);
+      if (trigger) return trigger.revision;
+      if (page.length < RUN_LOOKBACK || page[page.length - 1].revision === 0) return -1;
+      fromRevision = page[page.length - 1].revision - 1;
+    }
   }
 
   /**
@@ -191,7 +273,10 @@ class AutoIncidents {
     }
     for (const check of run) await this.incidents.command(incidentId, { kind: 'link_check', check: toLinkedCheck(check) }, context);
     views.put(OPEN, { id: openKey(data.endpoint_id, data.signal), incident_id: incidentId });
-    await this.linkSignal(event, incidentId);
+    // Only what followed the trigger matters; a trigger from the check stream (a data dir from
+    // before alerts-<id>) came before all of the alerts stream.
+    const inAlertsStream = event.streamId === alertsStream(data.endpoint_id);
+    await this.linkSignal(data.endpoint_id, data.signal, incidentId, context, inAlertsStream ? event.revision + 1 : 0, !inAlertsStream);
   }
 
   /**
@@ -284,9 +369,12 @@ class AutoIncidents {
     }));
   }
 
-  /** Records on the alerts stream which incident the triggered signal belongs to (once). */
-  private async linkSignal(event: RecordedEvent<AlertSignalTriggeredData>, incidentId: number): Promise<void> {
-    const { endpoint_id: endpointId, signal } = event.data;
+  /**
+   * Records on the alerts stream which incident the triggered signal belongs to, once: nothing
+   * when a link to it follows `fromRevision` (the signal's trigger). An empty alerts stream starts
+   * with the signals the check stream's events left when `carryOver` (the trigger was not in it).
+   */
+  private async linkSignal(endpointId: number, signal: SignalType, incidentId: number, context: CommandContext, fromRevision: number, carryOver: boolean): Promise<void> {
     const link: AlertSignalIncidentLinkedData = { endpoint_id: endpointId, signal, incident_id: incidentId };
     const linkedSinceTrigger: Aggregate<boolean> = {
       initial: () => false,
@@ -295,22 +383,18 @@ class AutoIncidents {
         return linked || (recorded.type === ALERT_SIGNAL_INCIDENT_LINKED && data.signal === signal && data.incident_id === incidentId);
       },
     };
-    const stream = alertsStream(endpointId);
     await runStreamCommand(
       this.platform.events,
-      stream,
+      alertsStream(endpointId),
       linkedSinceTrigger,
-      systemContext('alerting', event.id, event.id),
+      context,
       async (linked, loaded) => {
         if (linked) return { events: [], result: null };
         const events: NewEvent[] = [{ type: ALERT_SIGNAL_INCIDENT_LINKED, data: link }];
-        // The alerts stream starts with the signals the check stream's events left.
-        if (loaded.revision === -1 && event.streamId !== stream) events.unshift(await this.alertsFold.carryOver(endpointId));
+        if (loaded.revision === -1 && carryOver) events.unshift(await this.alertsFold.carryOver(endpointId));
         return { events, result: null };
       },
-      // Only what followed the trigger matters; a trigger from the check stream (a data dir from
-      // before alerts-<id>) came before all of the alerts stream.
-      { fromRevision: event.streamId === stream ? event.revision + 1 : 0, attempts: COMMAND_ATTEMPTS },
+      { fromRevision, attempts: COMMAND_ATTEMPTS },
     );
   }
 
