@@ -143,6 +143,11 @@ describe('notification formats', () => {
     expect(discord.embeds[0].fields).toContainEqual({ name: 'Update (Identified): Provider outage', value: 'Card payments fail.\nRetry later.' });
     const pagerduty = at('/pagerduty').find((e) => e.payload?.class === 'incident.checkpoint_added' && e.dedup_key === `incident-${incident.id}`);
     expect(pagerduty.payload.custom_details.update).toEqual({ title: 'Provider outage', body: 'Card payments fail.\nRetry later.', status_label: 'Identified' });
+    // The source's own PagerDuty alert (triggered when it opened) is resolved by the merge, or
+    // on-call would keep an alert open for an incident that no longer exists on its own.
+    await eventually('the source resolved on PagerDuty', async () => at('/pagerduty').some((e) => e.dedup_key === `incident-${source.id}` && e.event_action === 'resolve'));
+    const sourceEvents = at('/pagerduty').filter((e) => e.dedup_key === `incident-${source.id}`);
+    expect(sourceEvents.map((e) => e.event_action)).toEqual(['trigger', 'resolve']);
   });
 
   it('email: through SMTP_URL to every recipient, subject and text with the facts', () => {

@@ -5,7 +5,7 @@ import { createGuardedConnector, type Resolver } from '../../probing/prober/addr
 import { transportFailureReason } from '../../probing/domain/failure-reason.js';
 import { PAGERDUTY_EVENTS_URL, signingSecrets, type Channel } from '../domain/channel.js';
 import { DELIVERY_TIMEOUT_MS, type AttemptOutcome } from '../domain/delivery.js';
-import { discordMessage, emailMessage, messageFacts, pagerdutyEvent, slackMessage, type WebhookPayload } from '../domain/formats.js';
+import { discordMessage, emailMessage, messageFacts, pagerdutyEvents, slackMessage, type WebhookPayload } from '../domain/formats.js';
 
 export interface SenderOptions {
   /** PROBE_BLOCK_PRIVATE: channel URLs pass the probes' address guard. */
@@ -63,7 +63,7 @@ export class Senders {
       case 'discord':
         return this.post(channel.config.url!, JSON.stringify(discordMessage(facts())), {});
       case 'pagerduty':
-        return this.post(channel.config.url ?? PAGERDUTY_EVENTS_URL, JSON.stringify(pagerdutyEvent(payload, facts(), channel.config.routing_key ?? '', out.deliveryId)), {});
+        return this.postEach(channel.config.url ?? PAGERDUTY_EVENTS_URL, pagerdutyEvents(payload, facts(), channel.config.routing_key ?? '', out.deliveryId));
       case 'email':
         return this.email(channel.config.to ?? [], emailMessage(facts()));
     }
@@ -86,6 +86,16 @@ export class Senders {
 
   private key(secret: string): Buffer {
     return cached(this.keys, secret, () => Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'));
+  }
+
+  /** Bodies one after another; the attempt is the first that fails, else the last. */
+  private async postEach(url: string, bodies: object[]): Promise<AttemptOutcome> {
+    let outcome: AttemptOutcome | undefined;
+    for (const body of bodies) {
+      outcome = await this.post(url, JSON.stringify(body), {});
+      if (!outcome.delivered) return outcome;
+    }
+    return outcome!;
   }
 
   private post(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {

@@ -155,11 +155,25 @@ export function emailMessage(facts: MessageFacts): { subject: string; text: stri
 }
 
 /**
+ * The PagerDuty events of one notification, sent in order: a merge first resolves each source's
+ * own alert (`incident-<source>`, triggered when it opened; the source no longer exists on its
+ * own and no other event will resolve it), then the target's event. Resending all of them on a
+ * retry is harmless: PagerDuty ignores a resolve of a resolved alert and deduplicates triggers.
+ */
+export function pagerdutyEvents(payload: WebhookPayload, facts: MessageFacts, routingKey: string, deliveryId: string): Array<Record<string, unknown>> {
+  const sources = payload.type === 'incident.merged' ? ((payload.data.merged_incidents as Array<{ id: number }> | undefined) ?? []) : [];
+  return [
+    ...sources.map((source) => ({ routing_key: routingKey, event_action: 'resolve', dedup_key: `incident-${source.id}` })),
+    pagerdutyEvent(payload, facts, routingKey, deliveryId),
+  ];
+}
+
+/**
  * PagerDuty Events API v2. Incidents trigger and resolve under `incident-<id>`, so updates of
  * one incident land on one PagerDuty alert; alerts without an incident use
  * `endpoint-<id>-<signal>`; a test triggers under a key of its own.
  */
-export function pagerdutyEvent(payload: WebhookPayload, facts: MessageFacts, routingKey: string, deliveryId: string): Record<string, unknown> {
+function pagerdutyEvent(payload: WebhookPayload, facts: MessageFacts, routingKey: string, deliveryId: string): Record<string, unknown> {
   const alert = payload.data.signal as { type: string } | undefined;
   const dedupKey =
     facts.incident_id !== null
