@@ -265,6 +265,19 @@ describe('status pages: public routes', () => {
       expect(html).toMatch(/role="img" aria-label="Checkout: [^"]*over the last 90 days/);
     });
 
+    test('the HTML says since when each incident runs, not only when its updates were posted', async () => {
+      // A team's first checkpoint may come long after the outage began; the page then dated the
+      // incident only by its updates (and the "Outage detected at" notice goes once it is explained).
+      const { incidents } = (await t.request('GET', '/status/incidents/incidents.json')).json();
+      const html = (await t.request('GET', '/status/incidents')).body;
+      for (const id of [ids.major, ids.resolved]) {
+        const incident = incidents.find((i: any) => i.id === String(id));
+        const started = `Started <time datetime="${incident.created_at}">${incident.created_at.slice(0, 16).replace('T', ' ')} UTC</time>`;
+        const article = html.slice(html.indexOf(`id="incident-${id}"`));
+        expect(article.slice(0, article.indexOf('</p>'))).toContain(started);
+      }
+    });
+
     test('privacy: no comment, hidden value, URL, detection reason or other incident in any body', async () => {
       const bodies = await publicBodies(t, 'incidents');
       for (const [path, body] of Object.entries(bodies)) {

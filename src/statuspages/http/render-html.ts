@@ -71,7 +71,7 @@ function incidentArticle(incident: SpIncident, labels: Map<string, string>, head
     .join('\n');
   return `<article class="incident impact-${incident.impact}" id="${incidentAnchor(Number(incident.id))}" aria-labelledby="${incidentAnchor(Number(incident.id))}-title">
 <h${headingLevel} id="${incidentAnchor(Number(incident.id))}-title">${e(incident.name)}</h${headingLevel}>
-<p class="meta"><span class="pill status-${incident.status}">${e(capitalise(incident.status))}</span> ${incident.impact === 'major' ? 'Major' : 'Minor'} impact${affected ? ` · Affects ${affected}` : ''}${incident.resolved_at ? ` · Resolved ${when(incident.resolved_at)}` : ''}</p>
+<p class="meta"><span class="pill status-${incident.status}">${e(capitalise(incident.status))}</span> ${incident.impact === 'major' ? 'Major' : 'Minor'} impact${affected ? ` · Affects ${affected}` : ''} · Started ${when(incident.created_at)}${incident.resolved_at ? ` · Resolved ${when(incident.resolved_at)}` : ''}</p>
 <ol class="updates" aria-label="Updates, newest first">
 ${updates}
 </ol>
