@@ -10,7 +10,8 @@ function feedOf(model: StatusModel): Feed {
   const page = model.summary.page;
   const feed = new Feed({
     id: page.url,
-    title: `${page.name} status`,
+    // "Acme" -> "Acme status"; "Acme Status" stays as it is (not "Acme Status status").
+    title: /\bstatus$/i.test(page.name.trim()) ? page.name : `${page.name} status`,
     description: model.description || `Incident updates of ${page.name}`,
     link: page.url,
     updated: new Date(page.updated_at),

@@ -1,4 +1,5 @@
 import { STATUS_PAGE_SLUG_CLAIMED } from '../../../src/statuspages/domain/events.js';
+import { renderAtom, renderRss } from '../../../src/statuspages/http/render-feeds.js';
 import { buildStatusModel, componentStatus, pageIndicator, updateStatus, type StatusInputs } from '../../../src/statuspages/domain/public-status.js';
 import { decideClaim, decideRelease, evolveSlug, initialSlugState, STALE_CLAIM_MS } from '../../../src/statuspages/domain/slug.js';
 import { decide, evolve, initialState } from '../../../src/statuspages/domain/status-page.js';
@@ -115,6 +116,15 @@ describe('the model says until when it is exact', () => {
     expect(certificate.incidents).toEqual([]);
     const latency = buildStatusModel({ ...inputs(now, []), incidents: [{ ...incident, type: 'latency' }] });
     expect(latency.summary.components[0].status).toBe('degraded_performance');
+  });
+
+  test('feed titles: "<title> status", without doubling a title that already ends in "status"', () => {
+    const now = Date.parse('2026-11-20T12:00:00.000Z');
+    const titled = (title: string) => buildStatusModel({ ...inputs(now, []), page: { ...inputs(now, []).page, title } });
+    expect(renderAtom(titled('Acme Status'))).toContain('<title>Acme Status</title>');
+    expect(renderRss(titled('Acme status'))).toContain('<title>Acme status</title>');
+    expect(renderAtom(titled('Acme'))).toContain('<title>Acme status</title>');
+    expect(renderAtom(titled('Statuses of Acme'))).toContain('<title>Statuses of Acme status</title>');
   });
 
   test('the resolution update sits at its time: a checkpoint posted after it (a postmortem) is newer', () => {
