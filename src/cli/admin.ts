@@ -5,12 +5,13 @@
  *   npm run admin -- create-endpoint 1 --json '{"project_id":1,"name":"API","url":"https://example.com/health"}'
  * The admin token comes from ADMIN_TOKEN or DATA_DIR/admin-token; the service from --url.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { notificationCommands } from './admin-notifications.js';
 import { registerStatusPageCommands } from './status-page-commands.js';
-import { cliProgram, jsonOption as json, runCli } from './usage.js';
+import { cliProgram, jsonOption as json, runCli, UsageError } from './usage.js';
 
 const program = cliProgram(new Command('admin'), '(npm run admin -- --help for usage)')
   .description('Provision teams, tokens, projects and endpoints over the application API')
@@ -27,23 +28,32 @@ function adminToken(): { token: string; source: string } {
   }
 }
 
-async function call(method: string, path: string, body?: unknown): Promise<void> {
+/** One request to the application API; a service that cannot be reached is named with its URL. */
+async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; ok: boolean; text: string }> {
   const base = program.opts<{ url: string }>().url.replace(/\/$/, '');
   const { token, source } = adminToken();
   let response: Response;
   try {
     response = await fetch(`${base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
     throw unreachable(base, error);
   }
-  const text = await response.text();
-  process.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status}, no body)`}\n`);
   if (response.status === 401) process.stderr.write(`The service refused the admin token from ${source}.\n`);
-  if (!response.ok) process.exitCode = 1;
+  return { status: response.status, ok: response.ok, text: await response.text() };
+}
+
+/** Prints the answer's JSON; any error status makes the exit code 1. */
+function report(answer: { status: number; ok: boolean; text: string }): void {
+  process.stdout.write(`${answer.text ? JSON.stringify(JSON.parse(answer.text), null, 2) : `(${answer.status}, no body)`}\n`);
+  if (!answer.ok) process.exitCode = 1;
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<void> {
+  report(await send(method, path, body));
 }
 
 /** `fetch failed` says nothing: name the URL, the cause, and how to point the CLI elsewhere. */
@@ -51,6 +61,41 @@ function unreachable(base: string, error: unknown): Error {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
   return new Error(`Could not reach the service at ${base} (${reason}). Is it running there? Point the CLI at another address with --url <url>, e.g. npm run admin -- --url http://host:3000 <command>.`);
+}
+
+/** The application API takes at most this many checks per import request. */
+const IMPORT_BATCH = 10_000;
+
+/**
+ * Sends a history file in requests of IMPORT_BATCH checks, each with an Idempotency-Key made from
+ * its endpoint and content: rerunning the command after a failure (within the 24 hours keys are
+ * kept) replays the requests that were imported and imports the rest, never a check twice.
+ */
+async function importChecks(teamId: string, endpointId: string, file: string): Promise<void> {
+  let checks: unknown;
+  try {
+    checks = (JSON.parse(readFileSync(file, 'utf8')) as { checks?: unknown }).checks;
+  } catch (error) {
+    throw new UsageError(`${file} cannot be read as JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!Array.isArray(checks) || checks.length === 0) throw new UsageError(`${file} holds no checks: it must be {"checks": [...]} with at least one check.`);
+  const path = `/api/v2/teams/${teamId}/endpoints/${endpointId}/checks/import`;
+  const batches = Math.ceil(checks.length / IMPORT_BATCH);
+  let imported = 0;
+  for (let batch = 0; batch < batches; batch++) {
+    const body = { checks: checks.slice(batch * IMPORT_BATCH, (batch + 1) * IMPORT_BATCH) };
+    const key = `admin-import-${endpointId}-${createHash('sha256').update(JSON.stringify(body)).digest('hex')}`;
+    const answer = await send('POST', path, body, { 'idempotency-key': key });
+    if (!answer.ok) {
+      report(answer);
+      process.stderr.write(`Stopped at request ${batch + 1} of ${batches}: ${imported} of ${checks.length} checks imported. Run the same command again to import the rest (what was imported is not imported twice).\n`);
+      return;
+    }
+    imported += body.checks.length;
+    // A 202 (views_behind) recorded the checks too; its body is not the count.
+    if (batches > 1) process.stderr.write(`${imported} of ${checks.length} checks imported (${batch + 1}/${batches})\n`);
+  }
+  process.stdout.write(`${JSON.stringify({ data: { imported } }, null, 2)}\n`);
 }
 
 const pageQuery = (o: { limit: string; cursor?: string }) => `?${new URLSearchParams({ limit: o.limit, ...(o.cursor ? { cursor: o.cursor } : {}) })}`;
@@ -109,7 +154,13 @@ program
       ...(o.reason ? { reason: o.reason } : {}),
     }),
   );
-program.command('import-checks').description('Import check history from a JSON file').argument('<teamId>').argument('<endpointId>').argument('<file>', 'JSON file: {"checks": [...]}').action((t: string, e: string, file: string) => call('POST', `/api/v2/teams/${t}/endpoints/${e}/checks/import`, JSON.parse(readFileSync(file, 'utf8'))));
+program
+  .command('import-checks')
+  .description(`Import check history from a JSON file, ${IMPORT_BATCH.toLocaleString('en')} checks a request, progress on stderr; rerunning it after a failure imports only what is missing`)
+  .argument('<teamId>')
+  .argument('<endpointId>')
+  .argument('<file>', 'JSON file: {"checks": [...]}')
+  .action((t: string, e: string, file: string) => importChecks(t, e, file));
 registerStatusPageCommands(program, call);
 
 notificationCommands(program, call);

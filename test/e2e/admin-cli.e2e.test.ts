@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
-import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
+import { createEndpoint, createProject, importedCheck } from '../support/monitoring-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 
 const CLI = 'src/cli/admin.ts';
@@ -90,4 +90,39 @@ describe('npm run admin', () => {
       dir.remove();
     }
   }, 90_000);
+
+  it('imports a history file larger than one request in batches, with progress, and a rerun imports nothing twice', async () => {
+    const team = await t.createTeam('Import team');
+    const { token } = await t.issueToken(team.id, ['analytics:read'], 'viewer');
+    const project = await createProject(t, team.id);
+    const endpoint = await createEndpoint(t, team.id, project.id);
+    // One more than a request takes: two requests. Seconds apart, all within the last 24 hours.
+    const count = 10_001;
+    const start = Date.now() - 12 * 3600_000;
+    const checks = Array.from({ length: count }, (_, i) => importedCheck(new Date(start + i * 1000).toISOString()));
+    const dir = makeTempDir('admin-cli-import-');
+    const analyticsChecks = async () =>
+      (await t.request('GET', `/api/public/v2/endpoints/${endpoint.id}/analytics?window=24h`, { token })).json().data.totals.checks;
+    try {
+      const file = join(dir.path, 'history.json');
+      writeFileSync(file, JSON.stringify({ checks }));
+      const first = await run(['import-checks', String(team.id), String(endpoint.id), file]);
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toEqual({ data: { imported: count } });
+      expect(first.stderr).toBe(`10000 of ${count} checks imported (1/2)\n${count} of ${count} checks imported (2/2)\n`);
+      expect(await analyticsChecks()).toBe(count);
+
+      // The operator reruns the command (a failure midway, or unsure it ran): nothing doubles.
+      const again = await run(['import-checks', String(team.id), String(endpoint.id), file]);
+      expect(again.code).toBe(0);
+      expect(await analyticsChecks()).toBe(count);
+
+      writeFileSync(file, JSON.stringify({ checks: [] }));
+      const empty = await run(['import-checks', String(team.id), String(endpoint.id), file]);
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain('holds no checks');
+    } finally {
+      dir.remove();
+    }
+  }, 180_000);
 });
