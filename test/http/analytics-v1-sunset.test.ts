@@ -1,4 +1,5 @@
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp } from '../support/test-app.js';
 
 const V1 = '/api/public/v1/analytics';
 
@@ -8,13 +9,7 @@ function deprecationOf(response: { headers: Record<string, unknown> }) {
 }
 
 describe('v1 analytics once a sunset date is set', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ V1_SUNSET_AT: '2027-03-01T00:00:00Z', RATE_LIMIT_PER_MINUTE: '3' });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp({ V1_SUNSET_AT: '2027-03-01T00:00:00Z', RATE_LIMIT_PER_MINUTE: '3' }), (app) => app.close());
 
   const expected = { deprecation: 'true', link: '</api/public/v2/analytics>; rel="successor-version"', sunset: 'Mon, 01 Mar 2027 00:00:00 GMT' };
 

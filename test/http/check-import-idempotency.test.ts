@@ -7,18 +7,13 @@
 import { jest } from '@jest/globals';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
 import { createEndpoint, createProject, importedCheck, readerTeam } from '../support/monitoring-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp } from '../support/test-app.js';
 
 jest.setTimeout(120_000);
 
 describe('check import with an Idempotency-Key', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (app) => app.close());
 
   async function listChecks(token: string, endpointId: number): Promise<any[]> {
     const seen: any[] = [];

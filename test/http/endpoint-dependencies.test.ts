@@ -1,15 +1,10 @@
 import { createEndpoint, createProject, readerTeam } from '../support/monitoring-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp } from '../support/test-app.js';
 
 /** depends_on and the flapping settings (issue 26) as a client sets and reads them. */
 describe('endpoint dependencies and flapping settings', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (app) => app.close());
 
   const errorsOf = (response: { json(): any }) => response.json().errors.map((e: any) => ({ field: e.field, code: e.code }));
   const patch = (teamId: number, endpointId: number, body: Record<string, unknown>) => t.admin('PATCH', `/api/v2/teams/${teamId}/endpoints/${endpointId}`, body);

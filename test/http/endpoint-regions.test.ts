@@ -1,15 +1,10 @@
 import { createEndpoint, createProject, readerTeam } from '../support/monitoring-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp } from '../support/test-app.js';
 
 /** Endpoint settings `regions` and `region_quorum` through both APIs. */
 describe('endpoint regions and region quorum', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (app) => app.close());
 
   const errorsOf = (response: { json(): any }) => response.json().errors.map((e: any) => ({ field: e.field, code: e.code }));
 

@@ -1,14 +1,9 @@
 import { createEndpoint, createProject, markVerified, readerTeam } from '../support/monitoring-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp } from '../support/test-app.js';
 
 describe('monitoring application API', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (app) => app.close());
 
   it('creates a project and updates it', async () => {
     const { teamId } = await readerTeam(t);

@@ -1,14 +1,9 @@
 import { createEndpoint, createProject, importChecks, importedCheck, markVerified, readerTeam } from '../support/monitoring-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp } from '../support/test-app.js';
 
 describe('maintenance coverage and hidden values', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (app) => app.close());
 
   const hourAgo = () => new Date(Date.now() - 3600_000).toISOString();
   const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();

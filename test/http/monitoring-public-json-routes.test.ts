@@ -1,15 +1,10 @@
 import { createEndpoint, createProject, importChecks, importedCheck, readerTeam } from '../support/monitoring-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp } from '../support/test-app.js';
 
 /** GET endpoint and GET checks answer JSON text they serialise themselves: content types and errors stay as elsewhere. */
 describe('public reads answered as JSON text', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (app) => app.close());
 
   async function endpointWithChecks() {
     const team = await readerTeam(t);

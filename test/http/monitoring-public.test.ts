@@ -1,14 +1,9 @@
 import { createEndpoint, createProject, importChecks, importedCheck, readerTeam } from '../support/monitoring-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp } from '../support/test-app.js';
 
 describe('public monitoring API', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (app) => app.close());
 
   const get = (token: string, url: string, query?: Record<string, string>) => t.request('GET', url, { token, query });
 

@@ -1,15 +1,10 @@
 import { MongoServerError } from 'mongodb';
 import { guardMongo } from '../../src/platform/read-store/mongodb/mongo-errors.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { startTestApp } from '../support/test-app.js';
 
 describe('a MongoDB failover seen through the API', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (app) => app.close());
 
   it('answers 503 unavailable with Retry-After while the replica set has no writable primary', async () => {
     const team = await t.createTeam();

@@ -1,13 +1,8 @@
-import { ADMIN_TOKEN, ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
+import { ADMIN_TOKEN, ALL_SCOPES, startTestApp } from '../support/test-app.js';
 
 describe('provisioning and HTTP conventions', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (app) => app.close());
 
   it('creates a team with the admin token and seeds its incident statuses', async () => {
     const response = await t.admin('POST', '/api/v2/teams', { name: 'Acme' });
