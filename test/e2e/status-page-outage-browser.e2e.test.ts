@@ -6,7 +6,7 @@
  * a person would, and through summary.json and the feeds.
  */
 import { browserTest, type Chromium, CHROMIUM, launchChromium, NO_CHROMIUM } from '../support/chromium.js';
-import { createPage, pagesPath, statusTeam, triggerSignal, type StatusTeam } from '../support/status-page-fixtures.js';
+import { addCheckpoint, createPage, pagesPath, resolveIncident, statusTeam, triggerSignal, type StatusTeam } from '../support/status-page-fixtures.js';
 import { startListeningTestApp, type TestApp } from '../support/test-app.js';
 import { eventually } from './support.js';
 
@@ -107,4 +107,34 @@ describe('a status page during an outage nobody has written about yet', () => {
     const after = (await t.request('GET', '/status/open/summary.json')).json();
     expect(after.incidents).toEqual([]);
   });
+
+  browserTest(`once resolved, the incident is history: since when, until when, and its updates newest first${CHROMIUM ? '' : NO_CHROMIUM}`, async () => {
+    const incident = (await t.request('GET', '/api/public/v2/incidents', { token: team.token })).json().data[0];
+    await addCheckpoint(t, team, incident.id, { title: 'Database failover', body: 'Failing over to the replica.', status_label: 'Identified' });
+    await resolveIncident(t, team, incident.id);
+    const resolved = (await t.request('GET', `/api/public/v2/incidents/${incident.id}`, { token: team.token })).json().data;
+    const page = await chromium!.browser.newPage();
+    try {
+      await page.setJavaScriptEnabled(false);
+      // The first test read this page seconds ago, and its answer may be reused for 10 s
+      // (Cache-Control: max-age=10): read it as a new visitor would.
+      await page.setCacheEnabled(false);
+      await page.goto(`${base}/status/quiet`, { waitUntil: 'load' });
+      const headings = (await page.evaluate(`[...document.querySelectorAll('h2:not(.skip)')].map((h) => h.textContent)`)) as string[];
+      expect(headings).not.toContain('Active incidents');
+      const article = (await page.evaluate(`document.getElementById('incident-${incident.id}').innerText`)) as string;
+      const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+      // The API's times, as the page writes them (UTC, to the minute).
+      expect(article).toContain(`Started ${minute(resolved.created_at)}`);
+      expect(article).toContain(`Resolved ${minute(resolved.resolved_at)}`);
+      const lines = article.split('\n').map((line) => line.trim()).filter(Boolean);
+      const order = ['This incident has been resolved.', 'Failing over to the replica.'].map((text) => lines.indexOf(text));
+      expect(order[0]).toBeGreaterThan(-1);
+      expect(order[1]).toBeGreaterThan(order[0]);
+      const pastHeading = headings.find((h) => h.startsWith('Past incidents'));
+      expect(pastHeading).toBeDefined();
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
 });
