@@ -126,6 +126,8 @@ const DISCORD_COLORS = { critical: 0xd92d20, warning: 0xf79009, info: 0x12b76a }
 export function discordMessage(facts: MessageFacts): Record<string, unknown> {
   return {
     content: `${facts.headline}: ${facts.title}`,
+    // Titles and updates are the team's text: an "@everyone" in them must not ping the server.
+    allowed_mentions: { parse: [] },
     embeds: [
       {
         title: facts.title,

@@ -1,4 +1,4 @@
-import { messageFacts, slackMessage, type WebhookPayload } from '../../../src/notifications/domain/formats.js';
+import { discordMessage, messageFacts, slackMessage, type WebhookPayload } from '../../../src/notifications/domain/formats.js';
 
 describe('human-readable formats', () => {
   const checkpointPayload = (body: string): WebhookPayload => ({
@@ -15,6 +15,11 @@ describe('human-readable formats', () => {
     expect(message.text).toBe('Incident update posted: A &amp; B &lt;down&gt;');
     expect(message.blocks[1].fields.map((f: any) => f.text)).toContain('Endpoints: Shop &lt;api&gt;');
     expect(message.blocks[2].text.text).toBe('*Update: Cause*\n&lt;!channel&gt; see &lt;https://evil|here&gt; &amp; retry');
+  });
+
+  test('Discord: no mention in a title or update pings anyone (@everyone, @here, roles, users)', () => {
+    const message = discordMessage(messageFacts(checkpointPayload('@everyone look'), new Map())) as any;
+    expect(message.allowed_mentions).toEqual({ parse: [] });
   });
 
   test('an update without a body or label is its title alone', () => {
