@@ -65,6 +65,8 @@ export class AutomaticIncidentWriter {
   async command(incidentId: number, command: IncidentCommand, context: CommandContext): Promise<IncidentState> {
     return this.change(incidentId, context, (state) => {
       if (command.kind === 'link_check' && !isOpen(state)) return null;
+      // A signal whose incident was merged away recovered: the target's own signals resolve it.
+      if (command.kind === 'resolve_on_recovery' && state.merged_into_id !== null) return null;
       return command;
     });
   }

@@ -413,9 +413,12 @@ function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticInciden
 
 function decideResolveOnRecovery(incident: Incident, command: ResolveOnRecovery, now: string): IncidentEvent[] {
   const resolve = incident.auto_resolve && incident.resolved_at === null ? [resolved(incident, now, 'automatic')] : [];
+  if (command.endpoint_id === undefined) return resolve;
+  // Only an endpoint the incident waits for resolves it: a merge's source endpoint, whose outage
+  // the target now holds (docs/decisions.md), recovering does not end the target's own outage.
+  if (!awaitingRecovery(incident).includes(command.endpoint_id)) return [];
   const awaiting = incident.awaiting_recovery;
-  if (awaiting === undefined || command.endpoint_id === undefined) return resolve;
-  if (!awaiting.includes(command.endpoint_id)) return [];
+  if (awaiting === undefined) return resolve;
   const recovered: IncidentEvent = {
     type: INCIDENT_ENDPOINT_RECOVERED,
     data: { incident_id: incident.id, endpoint_id: command.endpoint_id, recovered_at: now },

@@ -87,6 +87,10 @@ describe('grouping: endpoints joining an automatic incident', () => {
     expect(run(opened(), { kind: 'resolve_on_recovery', endpoint_id: 101 }, at(2)).events.map((e) => e.type)).toEqual(['IncidentResolved']);
   });
 
+  it('another endpoint\'s recovery (one a merge brought in) does not resolve an ungrouped incident', () => {
+    expect(run(opened(), { kind: 'resolve_on_recovery', endpoint_id: 102 }, at(2)).events).toEqual([]);
+  });
+
   it('refuses to join a resolved or a manual incident', () => {
     const resolved = run(opened(), { kind: 'resolve_on_recovery' }, at(2)).state;
     expect(() => run(resolved, join(102, 901), at(3))).toThrow(IncidentValidationError);
