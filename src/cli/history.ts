@@ -50,6 +50,13 @@ async function printVerification(scope: { team?: number; stream?: string }, opti
   const store = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl });
   try {
     const report = await verifyHistory(store, { teamId: scope.team, stream: scope.stream });
+    if ((scope.team !== undefined || scope.stream !== undefined) && report.intact && report.events_checked === 0) {
+      // A mistyped id would otherwise read "Intact: 0 streams" and exit 0, as if audited.
+      const what = scope.stream !== undefined ? `Stream ${scope.stream}` : `Team ${scope.team}`;
+      process.stderr.write(`${what} has no events in this log: nothing verified. Check the id and the data dir.\n`);
+      process.exitCode = 1;
+      return;
+    }
     const out: string[] = [];
     for (const b of report.broken) {
       out.push(`BROKEN ${b.stream} at revision ${b.revision}: ${b.problem} (expected ${b.expected || "''"}, found ${b.found || "''"})`);

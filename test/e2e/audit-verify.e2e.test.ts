@@ -83,6 +83,9 @@ describe('npm run history -- verify', () => {
       expect(await verify(dir.path, ['--team', '2'])).toMatchObject({ code: 0, stdout: 'Intact: 1 streams, 4 events verified, 0 broken.\n' });
       expect(await verify(dir.path, ['--stream', 'incident-2'])).toMatchObject({ code: 1 });
       expect(await verify(dir.path, ['--team', 'x'])).toMatchObject({ code: 2 });
+      // A mistyped id verifies nothing: said, and not a success.
+      expect(await verify(dir.path, ['--team', '7'])).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('Team 7 has no events in this log: nothing verified') });
+      expect(await verify(dir.path, ['--stream', 'incident-77'])).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('Stream incident-77 has no events in this log: nothing verified') });
     }, 60_000);
   });
 
