@@ -85,10 +85,13 @@ async function importChecks(teamId: string, endpointId: string, file: string): P
   for (let batch = 0; batch < batches; batch++) {
     const body = { checks: checks.slice(batch * IMPORT_BATCH, (batch + 1) * IMPORT_BATCH) };
     const key = `admin-import-${endpointId}-${createHash('sha256').update(JSON.stringify(body)).digest('hex')}`;
-    const answer = await send('POST', path, body, { 'idempotency-key': key });
+    const stopped = `Stopped at request ${batch + 1} of ${batches}: ${imported} of ${checks.length} checks imported. Run the same command again to import the rest (what was imported is not imported twice).`;
+    const answer = await send('POST', path, body, { 'idempotency-key': key }).catch((error: Error) => {
+      throw new Error(`${error.message}\n${stopped}`);
+    });
     if (!answer.ok) {
       report(answer);
-      process.stderr.write(`Stopped at request ${batch + 1} of ${batches}: ${imported} of ${checks.length} checks imported. Run the same command again to import the rest (what was imported is not imported twice).\n`);
+      process.stderr.write(`${stopped}\n`);
       return;
     }
     imported += body.checks.length;

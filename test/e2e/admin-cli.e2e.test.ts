@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { runNode, type ChildResult } from '../support/child-process.js';
 import { makeTempDir, transpileForChildProcess } from '../support/event-store-fixtures.js';
 import { createEndpoint, createProject, importedCheck } from '../support/monitoring-fixtures.js';
+import { freePort } from '../support/service-process.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
 
 const CLI = 'src/cli/admin.ts';
@@ -116,6 +117,11 @@ describe('npm run admin', () => {
       const again = await run(['import-checks', String(team.id), String(endpoint.id), file]);
       expect(again.code).toBe(0);
       expect(await analyticsChecks()).toBe(count);
+
+      // A service gone before the command ended: says how far it got and that a rerun is safe.
+      const gone = await runNode(script, ['--url', `http://127.0.0.1:${await freePort()}`, 'import-checks', String(team.id), String(endpoint.id), file], { env: { ADMIN_TOKEN } });
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toContain(`Stopped at request 1 of 2: 0 of ${count} checks imported. Run the same command again`);
 
       writeFileSync(file, JSON.stringify({ checks: [] }));
       const empty = await run(['import-checks', String(team.id), String(endpoint.id), file]);
