@@ -3,7 +3,7 @@
  * read straight from the event store (no views): each event with its time, actor token, request
  * id and what changed, then the state rebuilt from the log (as of `--at` when given).
  * `npm run history -- verify [--team N] [--stream NAME]`: walks the hash chains (docs/audit.md);
- * exit 0 when intact, 1 naming each broken stream's first bad revision.
+ * exit 0 when intact, 1 naming each broken stream's first bad revision (or a scope without events).
  * `npm run history -- export (--team N | --stream NAME | --incident ID) [--from T] [--to T] [--out FILE]`:
  * the signed NDJSON export (docs/audit.md), to stdout or FILE, progress on stderr.
  * `npm run history -- verify-export FILE [--public-key PEM-FILE]`: checks an export offline; exit 0
@@ -222,7 +222,7 @@ program
 
 program
   .command('verify')
-  .description("walks every stream's hash chain (docs/audit.md): exit 0 when intact, else 1 with each broken stream's first bad revision")
+  .description("walks every stream's hash chain (docs/audit.md): exit 0 when intact, else 1 with each broken stream's first bad revision (1 also when --team or --stream has no events)")
   .option('--team <id>', "only the team's streams", teamId)
   .option('--stream <name>', 'only this stream')
   .action((options: { team?: number; stream?: string }) => printVerification(options, program.opts<DataDirOptions>()));
