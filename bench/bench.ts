@@ -34,6 +34,12 @@ export interface BenchModule {
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
 
+/** The middle value (nearest rank: the lower of two middles); NaN for none. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
 export function ratio(value: number, baseline: number): number {
   return baseline === 0 ? 0 : Math.round((value / baseline) * 1000) / 1000;
 }

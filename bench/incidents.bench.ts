@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import type { EventStore } from '../src/platform/event-store/event-store.port.js';
 import { SqliteEventStore } from '../src/platform/event-store/sqlite/sqlite-event-store.js';
-import { type BenchFigure, type BenchModule, ratio, SERVICE_NODE_FLAGS } from './bench.js';
+import { type BenchFigure, type BenchModule, median, ratio, SERVICE_NODE_FLAGS } from './bench.js';
 
 const CLIENTS = 20;
 /** Events an incident already holds before the hot-incident figure (issue 11 item 8). */
@@ -504,10 +504,6 @@ export async function profileSteps(dataDir: string, seconds: number): Promise<{ 
     await app.close();
     await platform.close();
   }
-}
-
-export function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
 }
 
 export function perCommand(t: StepTimes): string {

@@ -15,8 +15,7 @@ import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver 
 import { loadavg } from 'node:os';
 import { Agent } from 'undici';
 import { spreadOffset, tickFor } from '../src/probing/application/scheduler.js';
-import { type BenchFigure, type BenchModule, ratio } from './bench.js';
-import { median } from './incidents.bench.js';
+import { type BenchFigure, type BenchModule, median, ratio } from './bench.js';
 import {
   eventsBetween,
   projectionsCaughtUp,

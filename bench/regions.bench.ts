@@ -20,7 +20,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BenchFigure, type BenchModule, ratio } from './bench.js';
+import { type BenchFigure, type BenchModule, median, ratio } from './bench.js';
 import { call, ServerProcess } from './http-reads.bench.js';
 import { findNatsServer, inParallel, type NatsServer, startNatsServer, startTargetProcess, type TargetProcess } from './probing.bench.js';
 
@@ -340,11 +340,6 @@ async function run(layout: Layout, workDir: string, natsBinary: string, target: 
   } finally {
     await nats.stop();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 const maxOf = (values: number[]) => (values.length === 0 ? NaN : Math.max(...values));
