@@ -7,19 +7,16 @@
  * a port nothing listens on, beside a projector on the same DATA_DIR.
  */
 import { jest } from '@jest/globals';
-import { callService, freePort, type SuiteServices, suiteServices } from '../support/service-process.js';
+import { callService, freePort, suiteServices } from '../support/service-process.js';
 import { eventually } from '../support/eventually.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
 
 jest.setTimeout(120_000);
 
 const ADMIN = 'api-without-nats-admin-token-0123456789';
 
 describe('an api process whose NATS_URL is unreachable', () => {
-  let services: SuiteServices;
-  beforeAll(async () => {
-    services = await suiteServices('api-without-nats-');
-  });
-  afterAll(() => services?.close());
+  const services = startedBeforeAll(() => suiteServices('api-without-nats-'), (started) => started.close());
 
   it('starts, reports ready without a probe queue check, and serves writes and reads', async () => {
     const unreachable = `nats://127.0.0.1:${await freePort()}`;

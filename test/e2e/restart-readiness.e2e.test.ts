@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { incidentStreamId } from '../../src/incidents/domain/events.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { eventually } from '../support/eventually.js';
-import { callService, type ServiceProcess, type SuiteServices, suiteServices } from '../support/service-process.js';
+import { callService, type ServiceProcess, suiteServices } from '../support/service-process.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
 
 jest.setTimeout(180_000);
 
@@ -40,11 +41,7 @@ async function provision(service: ServiceProcess) {
 }
 
 describe('a restart after SIGKILL', () => {
-  let services: SuiteServices;
-  beforeAll(async () => {
-    services = await suiteServices('monitor-restart-');
-  });
-  afterAll(() => services?.close());
+  const services = startedBeforeAll(() => suiteServices('monitor-restart-'), (started) => started.close());
 
   it('is ready only with live views, and a write right after ready is visible to the next read', async () => {
     const env = { ADMIN_TOKEN: ADMIN };

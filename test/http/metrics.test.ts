@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample } from 'parse-prometheus-text-format';
 import { eventually, monitorTarget, startTarget, type Target } from '../e2e/support.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 jest.setTimeout(60_000);
@@ -188,13 +189,7 @@ describe('GET /metrics options', () => {
 });
 
 describe('GET /metrics: the event-loop delay series', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (started) => started.close());
 
   const LOOP_DELAY_GAUGES = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'].map((stat) => `nodejs_eventloop_lag_${stat}_seconds`);
 

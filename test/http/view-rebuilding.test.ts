@@ -10,16 +10,10 @@ import { ProjectionRegistry } from '../../src/platform/projections/registry.js';
 import { eventually } from '../support/eventually.js';
 import { createEndpoint, createProject, importChecks, importedCheck, readerTeam } from '../support/monitoring-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
 
 describe('a view whose serving generation this version cannot read', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = startedBeforeAll(() => startTestApp(), (started) => started.close());
 
   it('answers 503 unavailable with Retry-After while it is rebuilt, then the same list as before', async () => {
     const { teamId, token } = await readerTeam(t);
