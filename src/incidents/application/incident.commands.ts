@@ -93,7 +93,8 @@ function startingFrom(fold: StreamCache<IncidentState>, loaded: Incident | 'new'
   };
 }
 
-function resolveStatus(statuses: StatusRef[], input: { status?: string; status_id?: number }): StatusRef | undefined {
+/** The status a body or a query names by its exact name or its id (the name first). */
+export function resolveStatus(statuses: StatusRef[], input: { status?: string; status_id?: number }): StatusRef | undefined {
   if (input.status !== undefined) return statuses.find((s) => s.name === input.status);
   if (input.status_id !== undefined) return statuses.find((s) => s.id === input.status_id);
   return undefined;

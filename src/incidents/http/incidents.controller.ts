@@ -11,7 +11,7 @@ import { TokenTeam } from '../../platform/http/token-team.js';
 import { checkBody, pathId } from '../../platform/http/validation.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { SEVERITIES } from '../domain/events.js';
-import { CreateIncident, UpdateIncidentDetails, UpdateIncidentStatus } from '../application/incident.commands.js';
+import { CreateIncident, resolveStatus, UpdateIncidentDetails, UpdateIncidentStatus } from '../application/incident.commands.js';
 import { IncidentQueries } from '../views/incidents/queries.js';
 import { teamStatuses } from '../application/lookups.js';
 import { MergeIncidents } from '../application/merge.command.js';
@@ -98,7 +98,7 @@ export class IncidentsController {
 
   /** The id of the team's status named exactly `name`; 0 (no status has it) when none is, so the list is empty as for an unknown status_id. */
   private async statusIdNamed(team: number, name: string, request: FastifyRequest): Promise<number> {
-    return (await teamStatuses(this.platform, team, request)).find((status) => status.name === name)?.id ?? 0;
+    return resolveStatus(await teamStatuses(this.platform, team, request), { status: name })?.id ?? 0;
   }
 
   @READ()
