@@ -48,6 +48,7 @@ interface Sample {
   /** Process CPU (user + system, all threads) over the window, ms. */
   cpuMs: number;
   wallMs: number;
+  /** Event-loop delay, measured in a window of its own after the CPU window (`loopDelayWindow`). */
   loopP99: number;
   loopMax: number;
   /** Garbage collections on the main thread over the window: young-generation scavenges and the rest (mark-compact and its incremental steps). */
@@ -101,9 +102,8 @@ async function mainThreadStretches(ms: number): Promise<Stretches | null> {
   return { p99: at(0.99), p999: at(0.999), max: stretches[stretches.length - 1] ?? 0, over2PerMinute: stretches.filter((x) => x > 2).length / (ms / 60_000), over5PerMinute: stretches.filter((x) => x > 5).length / (ms / 60_000) };
 }
 
-/** CPU and event-loop delay while `work` runs. */
-async function sample(work: () => Promise<void>): Promise<Sample> {
-  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+/** CPU and garbage collections while `work` runs, with no loop-delay monitor (its 10 ms timer is the bench's work, not the service's). */
+async function cpuWindow(work: () => Promise<void>): Promise<Omit<Sample, 'loopP99' | 'loopMax'>> {
   const gc = { scavenges: 0, scavengeMs: 0, others: 0, othersMs: 0 };
   const gcObserver = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -120,14 +120,21 @@ async function sample(work: () => Promise<void>): Promise<Sample> {
   const cpu = process.cpuUsage();
   const started = performance.now();
   gcObserver.observe({ entryTypes: ['gc'] });
-  loop.enable();
   await work();
-  loop.disable();
   gcObserver.disconnect();
   const used = process.cpuUsage(cpu);
+  return { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - started, gc };
+}
+
+/** Event-loop delay while `ms` pass, in a window of its own after the CPU window. */
+async function loopDelayWindow(ms: number): Promise<Pick<Sample, 'loopP99' | 'loopMax'>> {
+  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  loop.enable();
+  await sleep(ms);
+  loop.disable();
   // The histogram holds the time between the sampling timer's runs: the delay is what exceeds its interval.
   const delay = (ns: number) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
-  return { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - started, loopP99: delay(loop.percentile(99)), loopMax: delay(loop.max), gc };
+  return { loopP99: delay(loop.percentile(99)), loopMax: delay(loop.max) };
 }
 
 /**
@@ -135,7 +142,7 @@ async function sample(work: () => Promise<void>): Promise<Sample> {
  * spread offset, fired on the scheduler's tick for that schedule (`tickFor`) over one keep-alive
  * Agent. Returns the measured window.
  */
-async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, measureMs: number, stretchMs: number): Promise<Sample & { requests: number; stretch: Stretches | null }> {
+async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, measureMs: number, sideMs: number): Promise<Sample & { requests: number; stretch: Stretches | null }> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const origin = new URL(url).origin;
   const intervalMs = INTERVAL_SECONDS * 1000;
@@ -168,11 +175,12 @@ async function rawOnSchedule(url: string, endpoints: number, warmupMs: number, m
   try {
     await sleep(warmupMs);
     counting = true;
-    const measured = await sample(() => sleep(measureMs));
+    const measured = await cpuWindow(() => sleep(measureMs));
     counting = false;
-    const stretch = await mainThreadStretches(stretchMs);
+    const loop = await loopDelayWindow(sideMs);
+    const stretch = await mainThreadStretches(sideMs);
     if (failures > 0) throw new Error(`raw undici: ${failures} failed requests`);
-    return { ...measured, requests, stretch };
+    return { ...measured, ...loop, requests, stretch };
   } finally {
     clearInterval(timer);
     await agent.close();
@@ -189,17 +197,18 @@ interface Step {
   stretch: Stretches | null;
 }
 
-/** Checks recorded while `measureMs` passes, with the process's CPU and loop delay. */
-async function measureService(service: Service, endpoints: number, measureMs: number, stretchMs: number): Promise<Step> {
+/** Checks recorded while `measureMs` passes, with the process's CPU; then the loop delay and the main thread's stretches, each in a window of its own. */
+async function measureService(service: Service, endpoints: number, measureMs: number, sideMs: number): Promise<Step> {
   const { platform } = service;
   const from = await platform.events.headPosition();
-  const measured = await sample(() => sleep(measureMs));
+  const cpu = await cpuWindow(() => sleep(measureMs));
   const to = await platform.events.headPosition();
   const checks = (await eventsBetween(platform, from, to)).filter((e) => e.type === 'CheckRecorded');
   const runner = platform.runner!;
   const projectionLag = Math.max(0, ...runner.projections.map((p) => (to ?? 0) - (runner.appliedPosition(p.name) ?? 0)));
-  const stretch = await mainThreadStretches(stretchMs);
-  return { endpoints, checks: checks.length, failures: checks.filter((e) => !e.data.success).length, sample: measured, projectionLag, stretch };
+  const loop = await loopDelayWindow(sideMs);
+  const stretch = await mainThreadStretches(sideMs);
+  return { endpoints, checks: checks.length, failures: checks.filter((e) => !e.data.success).length, sample: { ...cpu, ...loop }, projectionLag, stretch };
 }
 
 const perCheckMs = (step: Step) => step.sample.cpuMs / Math.max(1, step.checks);
@@ -211,12 +220,13 @@ const steadyBench: BenchModule = {
     const measureMs = quick ? 30_000 : 60_000;
     const warmupMs = INTERVAL_SECONDS * 1000;
     const idleMs = quick ? 20_000 : 40_000;
-    const stretchMs = quick ? 15_000 : 30_000;
+    /** The loop-delay window and the main-thread window, each this long, after a step's CPU window. */
+    const sideMs = quick ? 15_000 : 30_000;
     const target: TargetProcess = await startTargetProcess();
     try {
       const raw: Array<Sample & { requests: number; stretch: Stretches | null }> = [];
       for (const endpoints of STEPS) {
-        const result = await rawOnSchedule(target.url, endpoints, warmupMs / 4, measureMs, stretchMs);
+        const result = await rawOnSchedule(target.url, endpoints, warmupMs / 4, measureMs, sideMs);
         raw.push(result);
         log(`raw undici, ${endpoints} slots at ${INTERVAL_SECONDS} s: ${result.requests} requests, CPU ${fixed(result.cpuMs / result.requests, 3)} ms each, loop delay p99 ${fixed(result.loopP99)} ms max ${fixed(result.loopMax)} ms`);
       }
@@ -243,7 +253,7 @@ const steadyBench: BenchModule = {
           log(`provisioned ${endpoints} endpoints in ${((performance.now() - started) / 1000).toFixed(1)} s`);
           // One whole interval, so every endpoint's slot comes round before the window opens.
           await sleep(warmupMs);
-          const step = await measureService(service, endpoints, measureMs, stretchMs);
+          const step = await measureService(service, endpoints, measureMs, sideMs);
           steps.push(step);
           log(
             `${endpoints} endpoints at ${INTERVAL_SECONDS} s: ${step.checks} checks (${fixed(step.checks / (step.sample.wallMs / 1000), 1)}/s), ` +
@@ -305,10 +315,10 @@ const steadyBench: BenchModule = {
         const notes = [
           `Service: the whole embedded service in the bench process (ROLE=all: scheduler, in-process probe transport, prober worker, check recorder and alerting judge appending to the SQLite event log, every projection and reactor applying it to the SQLite views). Endpoints registered, verified and enabled through the admin routes, interval ${INTERVAL_SECONDS} s, timeout 1 s, against node:http in its own process answering 200 "ok". ${STEPS.map((n) => n.toLocaleString('en-US')).join(' then ')} endpoints (the second step adds to the first); each step waits one interval (${INTERVAL_SECONDS} s) after provisioning, then measures ${measureMs / 1000} s.`,
           'Process CPU per check: user + system time of the bench process (all its threads) over the window, divided by the checks the log gained in it (the target is another process). The idle figure is the same process with the service started and no endpoint, measured first; "less the idle service\'s per-second work" subtracts it to show what the checks themselves add.',
-          `Idle: ${idleMs / 1000} s from 2 s after the service caught up, in ${IDLE_WINDOW_MS / 1000} s windows. The fixed work is their median: in the first minute after start V8's memory reducer shrinks the start-up heap with a few mark-compacts, once (single windows of 20-80 ms/s against about 6 steady), and a mean over them read 20-26 ms/s of work the service does not do every second. The mean is given too. No loop-delay monitor runs in these windows; the CPU windows of the steps hold the bench's own (a 10 ms timer: 3.5-4 ms/s in a bare idle Node process on this machine, less where its wake-ups fall in turns the service runs anyway).`,
-          `Event-loop delay: perf_hooks monitorEventLoopDelay, resolution ${LOOP_RESOLUTION_MS} ms, over the same window; its histogram holds the time between runs of its ${LOOP_RESOLUTION_MS} ms timer, so ${LOOP_RESOLUTION_MS} ms is subtracted from each figure (an idle loop reads 0).`,
+          `Idle: ${idleMs / 1000} s from 2 s after the service caught up, in ${IDLE_WINDOW_MS / 1000} s windows. The fixed work is their median: in the first minute after start V8's memory reducer shrinks the start-up heap with a few mark-compacts, once (single windows of 20-80 ms/s against about 6 steady), and a mean over them read 20-26 ms/s of work the service does not do every second. The mean is given too. No loop-delay monitor runs in these windows, nor in the steps' CPU windows (since session 22: its 10 ms timer costs 3.5-4 ms/s in a bare idle Node process on this machine, about 0.07 ms of a check at 50 checks/s, and is the bench's work; a service that Prometheus scrapes runs prom-client's own, docs/operations.md).`,
+          `Event-loop delay: perf_hooks monitorEventLoopDelay, resolution ${LOOP_RESOLUTION_MS} ms, in a window of ${sideMs / 1000} s of its own right after the CPU window (its timer is kept out of the CPU figures); its histogram holds the time between runs of its ${LOOP_RESOLUTION_MS} ms timer, so ${LOOP_RESOLUTION_MS} ms is subtracted from each figure (an idle loop reads 0).`,
           `Garbage collection: perf_hooks 'gc' entries over the CPU window, on the main thread (wall-clock pauses: on a shared machine they include descheduling). A scavenge collects the young generation; its count per minute falls as the semi-space grows (\`--max-semi-space-size\`, in MB: pass it with NODE_OPTIONS to compare; the bench reports the flags it ran with: ${JSON.stringify(process.execArgv.concat(process.env.NODE_OPTIONS ? [`NODE_OPTIONS=${process.env.NODE_OPTIONS}`] : []))}).`,
-          `Main-thread CPU between event-loop turns: the main thread's own CPU time (Linux /proc/self/task/<pid>/schedstat) between two runs of a 1 ms interval timer, in a window of ${stretchMs / 1000} s right after the CPU window (reading the statistics a thousand times a second costs CPU, kept out of the CPU figures). On a shared machine the wall-clock delay mostly measures descheduling; this figure is what the process's own work holds the loop for (work on worker threads, such as the WAL checkpoints of the event log and the views, does not count).`,
+          `Main-thread CPU between event-loop turns: the main thread's own CPU time (Linux /proc/self/task/<pid>/schedstat) between two runs of a 1 ms interval timer, in a window of ${sideMs / 1000} s right after the loop-delay window (reading the statistics a thousand times a second costs CPU, kept out of the CPU figures). On a shared machine the wall-clock delay mostly measures descheduling; this figure is what the process's own work holds the loop for (work on worker threads, such as the WAL checkpoints of the event log and the views, does not count).`,
           `Baseline: raw undici (one keep-alive Agent) in the same process before the service starts, firing the same number of slots at the scheduler's spread offsets on the scheduler's tick for that schedule (${STEPS.map((n) => `${tickFor(n / INTERVAL_SECONDS, INTERVAL_SECONDS * 1000)} ms`).join(', ')}), ${measureMs / 1000} s: ${raw.map((r, i) => `${STEPS[i]} slots, ${r.requests} requests, ${fixed(r.cpuMs / Math.max(1, r.requests), 3)} ms CPU each`).join('; ')}.`,
           `Service idle: ${fixed(idleCpuPerSecond)} ms CPU per s (windows ${idleWindows.map((w) => fixed(w, 1)).join(', ')}). ${steps.map((s) => `${s.endpoints}: ${s.failures} failed checks, projection lag after the window ${s.projectionLag} events`).join('; ')}.`,
         ];
