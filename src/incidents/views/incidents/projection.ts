@@ -9,6 +9,7 @@ import {
   INCIDENT_EVENT_TYPES,
   INCIDENT_MERGED_INTO,
   INCIDENT_OPENED,
+  INCIDENT_REOPENED,
   INCIDENTS_ABSORBED,
   type IncidentEvent,
   type LinkedCheck,
@@ -27,6 +28,7 @@ import {
   itemKey,
   linkedCheckDoc,
   toIncidentDoc,
+  withReopening,
   type CheckpointDoc,
   type CommentDoc,
   type IncidentDoc,
@@ -75,7 +77,11 @@ const apply: ProjectionHandler = async (recorded: RecordedEvent, views) => {
       checksTotal++;
     }
   }
-  views.put(INCIDENTS, asDoc(toIncidentDoc(after, checksTotal)));
+  const reopenings =
+    event.type === INCIDENT_REOPENED
+      ? withReopening(existing?.reopenings, { resolved_at: event.data.previous_resolved_at, reopened_at: event.data.reopened_at })
+      : existing?.reopenings;
+  views.put(INCIDENTS, asDoc(toIncidentDoc(after, checksTotal, reopenings)));
 };
 
 /**
@@ -164,7 +170,8 @@ export const incidentsProjection = defineProjection({
   // indexes untouched (the read store's `updateKept`) instead of dirtying a page of each.
   // 4: comments keyed by their own id, typed (issue 31): a comment's row goes to the end of the
   // table, its key index gone, and its list index reads columns, not its JSON (view.ts).
-  version: 4,
+  // 5: the head keeps its reopenings (status pages show a reopened incident's history).
+  version: 5,
   collections: [
     {
       name: INCIDENTS,

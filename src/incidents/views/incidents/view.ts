@@ -35,8 +35,23 @@ export interface IncidentDoc {
   merged_into_id: number | null;
   /** How many checks are linked (rows of `incident_checks` for this incident). Absent in a version-1 document. */
   checks_total: number;
+  /**
+   * The incident's reopenings, oldest first, each with the resolution it undid (absent until the
+   * first): the head's `resolved_at` holds only the latest resolution, and a status page tells
+   * its readers the incident was resolved, then reopened. The newest MAX_REOPENINGS are kept.
+   */
+  reopenings?: Reopening[];
   state: IncidentHead;
 }
+
+export interface Reopening {
+  /** 1 for the incident's first reopening, and so on (kept when older ones are dropped). */
+  n: number;
+  resolved_at: string;
+  reopened_at: string;
+}
+
+export const MAX_REOPENINGS = 20;
 
 /**
  * A comment's document: id the comment's own id (comment ids come from one sequence, so no two
@@ -72,9 +87,9 @@ export interface LinkedCheckDoc {
 
 export const itemKey = (incidentId: number, itemId: number): string => `${incidentId}:${itemId}`;
 
-export function toIncidentDoc(state: Incident, checksTotal: number): IncidentDoc {
+export function toIncidentDoc(state: Incident, checksTotal: number, reopenings?: Reopening[]): IncidentDoc {
   const { comments: _comments, checkpoints: _checkpoints, checks: _checks, ...head } = state;
-  return {
+  const doc: IncidentDoc = {
     id: String(state.id),
     incident_num: state.id,
     team_id: state.team_id,
@@ -90,6 +105,16 @@ export function toIncidentDoc(state: Incident, checksTotal: number): IncidentDoc
     checks_total: checksTotal,
     state: head,
   };
+  // No key at all on an incident never reopened: every event rewrites the head.
+  if (reopenings) doc.reopenings = reopenings;
+  return doc;
+}
+
+/** `reopenings` with one more, the newest MAX_REOPENINGS kept. */
+export function withReopening(reopenings: Reopening[] | undefined, reopening: Omit<Reopening, 'n'>): Reopening[] {
+  const list = reopenings ?? [];
+  const n = (list[list.length - 1]?.n ?? 0) + 1;
+  return [...list, { n, ...reopening }].slice(-MAX_REOPENINGS);
 }
 
 export const commentKey = (commentId: number): string => String(commentId);
