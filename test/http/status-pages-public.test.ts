@@ -5,6 +5,7 @@ import {
   openIncident,
   pagesPath,
   publicBodies,
+  recordSignalEvent,
   resolveIncident,
   SECRETS,
   statusTeam,
@@ -15,6 +16,7 @@ import { BUSY_VIEW_LAG_MS } from '../../src/statuspages/application/public-statu
 import { startedBeforeAll } from '../support/started-before-all.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { settled } from '../support/eventually.js';
+import { ALERT_SIGNAL_FLAPPING_STARTED, ALERT_SIGNAL_RECOVERED, ALERT_SIGNAL_TRIGGERED } from '../../src/alerting/domain/endpoint-alerts.js';
 
 const BASE = 'https://status.example.com';
 const HOUR = 3_600_000;
@@ -400,6 +402,78 @@ describe('status pages: public routes', () => {
       await t.admin('PATCH', pagesPath(team.teamId, page.id), { title: 'New name' });
       expect((await summaryOf('rename')).page.name).toBe('New name');
       expect((await t.request('GET', '/status/rename')).body).toContain('<h1>New name</h1>');
+    });
+  });
+
+  describe('a reopened incident and a flapping endpoint', () => {
+    let team: StatusTeam;
+    beforeAll(async () => {
+      team = await statusTeam(t, 2, 'Lifecycle');
+      await createPage(t, team.teamId, { slug: 'lifecycle', title: 'Lifecycle', publish_automatic_incidents: true, components: [{ endpoint_id: team.endpoints[0], name: 'Checkout' }, { endpoint_id: team.endpoints[1], name: 'Search' }] });
+      await createPage(t, team.teamId, { slug: 'lifecycle-quiet', title: 'Quiet', components: [{ endpoint_id: team.endpoints[1], name: 'Search' }] });
+    });
+
+    test('a reopening is an update with a feed entry of its own, and a resolution after it is a new entry too', async () => {
+      const incident = await openIncident(t, team, { endpoint_ids: [team.endpoints[0]], severity: 'critical', title: 'Checkout failing' });
+      await addCheckpoint(t, team, incident.id, { title: 'Fixed', body: 'A fix is out.', status_label: 'monitoring' });
+      await resolveIncident(t, team, incident.id);
+      const reopen = await t.request('PATCH', `${INCIDENTS}/${incident.id}/status`, { token: team.token, body: { resolved: false } });
+      expect(reopen.statusCode).toBe(200);
+      const reopenedAt = reopen.json().data.updated_at;
+      const listed = async () => (await t.request('GET', '/status/lifecycle/incidents.json')).json().incidents.find((i: any) => i.id === String(incident.id));
+      let shown = await listed();
+      expect(shown.incident_updates.map((u: any) => [u.id, u.status, u.title])).toEqual([
+        [`reopened-${incident.id}-1`, 'investigating', 'Reopened'],
+        [`resolved-${incident.id}`, 'resolved', 'Resolved'],
+        [expect.any(String), 'monitoring', 'Fixed'],
+      ]);
+      expect(shown.incident_updates[0].created_at).toBe(reopenedAt);
+      expect(shown.status).toBe('investigating');
+      expect(shown.updated_at).toBe(reopenedAt);
+      const summary = await summaryOf('lifecycle');
+      expect(summary.incidents.map((i: any) => i.id)).toContain(String(incident.id));
+      expect(statuses(summary).Checkout).toBe('major_outage');
+      const feedId = (update: string) => `${BASE}/status/lifecycle#incident-${incident.id}-update-${update}`;
+      expect((await t.request('GET', '/status/lifecycle/feed.atom')).body).toContain(`<id>${feedId(`reopened-${incident.id}-1`)}</id>`);
+      expect((await t.request('GET', '/status/lifecycle')).body).toMatch(/<strong class="label">Reopened<\/strong>\s*<\/p><p class="body">This incident has been reopened\.<\/p>/);
+
+      await resolveIncident(t, team, incident.id);
+      shown = await listed();
+      expect(shown.incident_updates.map((u: any) => u.id).slice(0, 3)).toEqual([`resolved-${incident.id}-2`, `reopened-${incident.id}-1`, `resolved-${incident.id}`]);
+      const rss = (await t.request('GET', '/status/lifecycle/feed.rss')).body;
+      for (const update of [`resolved-${incident.id}-2`, `reopened-${incident.id}-1`, `resolved-${incident.id}`]) expect(rss).toContain(`${feedId(update)}</guid>`);
+    });
+
+    test('an automatic incident held open only because its endpoint flaps: degraded and "monitoring"; triggered again, a major outage', async () => {
+      const search = team.endpoints[1];
+      await recordSignalEvent(t, team, search, ALERT_SIGNAL_TRIGGERED, { signal: 'availability' });
+      let summary = await eventually(() => summaryOf('lifecycle'), (s) => s.incidents.some((i: any) => i.components.some((c: any) => c.name === 'Search')));
+      const incidentId = summary.incidents.find((i: any) => i.components.some((c: any) => c.name === 'Search')).id;
+      expect(statuses(summary).Search).toBe('major_outage');
+      await recordSignalEvent(t, team, search, ALERT_SIGNAL_FLAPPING_STARTED, { signal: 'availability', changes: 3, window_seconds: 3600 });
+      const recoveredAt = await recordSignalEvent(t, team, search, ALERT_SIGNAL_RECOVERED, { signal: 'availability', flapping: true });
+      // The incident stays open (the flapping rule): the page says it recovered and is watched.
+      summary = await eventually(() => summaryOf('lifecycle'), (s) => statuses(s).Search !== 'major_outage');
+      expect(statuses(summary).Search).toBe('degraded_performance');
+      expect(summary.status.indicator).toBe('minor');
+      const incident = summary.incidents.find((i: any) => i.id === incidentId);
+      expect(incident.status).toBe('monitoring');
+      expect(incident.incident_updates[0]).toMatchObject({ id: `recovered-${incidentId}-${Date.parse(recoveredAt)}`, status: 'monitoring', title: 'Recovered, monitoring', created_at: recoveredAt });
+      expect((await t.request('GET', '/status/lifecycle/feed.atom')).body).toContain(`<id>${BASE}/status/lifecycle#incident-${incidentId}-update-recovered-${incidentId}-${Date.parse(recoveredAt)}</id>`);
+      // The HTML also reads the busy alert states (within their lag).
+      const html = await eventually(async () => (await t.request('GET', '/status/lifecycle')).body, (body) => body.includes('<h3>Search</h3><span class="state state-degraded_performance">'));
+      expect(html).toContain('<h3>Search</h3><span class="state state-degraded_performance">Degraded performance</span>');
+      expect(html).toMatch(/<strong class="label">Monitoring<\/strong> <span class="update-title">Recovered, monitoring<\/span><\/p><p class="body">The service has recovered\./);
+      // A page that does not publish automatic incidents says so in its notice.
+      const quiet = await summaryOf('lifecycle-quiet');
+      expect(statuses(quiet).Search).toBe('degraded_performance');
+      const quietHtml = await eventually(async () => (await t.request('GET', '/status/lifecycle-quiet')).body, (body) => body.includes('Recovered at'));
+      expect(quietHtml).toContain(`Recovered at ${recoveredAt.slice(11, 16)} UTC; monitoring, as it has been unstable.`);
+      expect((await t.request('GET', '/status/lifecycle-quiet/feed.atom')).body).toContain('Search: recovered, monitoring');
+
+      await recordSignalEvent(t, team, search, ALERT_SIGNAL_TRIGGERED, { signal: 'availability', flapping: true });
+      summary = await eventually(() => summaryOf('lifecycle'), (s) => statuses(s).Search === 'major_outage');
+      expect(summary.incidents.find((i: any) => i.id === incidentId).status).toBe('investigating');
     });
   });
 

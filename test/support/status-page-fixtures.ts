@@ -81,13 +81,19 @@ export async function resolveIncident(t: TestApp, team: StatusTeam, incidentId: 
  * alerting tests cover that path). Returns once the alerting view shows it.
  */
 export async function triggerSignal(t: TestApp, team: StatusTeam, endpointId: number, signal: SignalType): Promise<void> {
+  await recordSignalEvent(t, team, endpointId, ALERT_SIGNAL_TRIGGERED, { signal });
+}
+
+/** An alert signal event (triggered, recovered, flapping started...) recorded as triggerSignal does; returns its time. */
+export async function recordSignalEvent(t: TestApp, team: StatusTeam, endpointId: number, type: string, data: Record<string, unknown>): Promise<string> {
   const at = new Date().toISOString();
   const append = await t.platform.events.append(
     checksStream(endpointId),
-    [{ type: ALERT_SIGNAL_TRIGGERED, data: { endpoint_id: endpointId, team_id: team.teamId, project_id: team.projectId, signal, check_id: 0, at } }],
+    [{ type, data: { endpoint_id: endpointId, team_id: team.teamId, project_id: team.projectId, check_id: 0, at, ...data } }],
     { expectedRevision: 'any' },
   );
   await t.platform.freshness.waitFor(append.position, ['alerting']);
+  return at;
 }
 
 /** Every public representation of a page, for scans. */

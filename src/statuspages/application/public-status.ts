@@ -94,6 +94,9 @@ function incidentInput(doc: IncidentDoc, checkpoints: Checkpoint[]): IncidentInp
     created_at: state.created_at,
     resolved_at: state.resolved_at,
     merged_into_id: state.merged_into_id,
+    // The one metadata field a page reads, as a boolean: the rest of the metadata stays private.
+    flapping: (state.metadata as { flapping?: unknown } | undefined)?.flapping === true,
+    reopenings: doc.reopenings ?? [],
     checkpoints: checkpoints.map((c) => ({
       id: c.id,
       title: c.title,
@@ -105,9 +108,19 @@ function incidentInput(doc: IncidentDoc, checkpoints: Checkpoint[]): IncidentInp
   };
 }
 
+function signalOf(doc: Doc | undefined, signal: 'availability' | 'latency') {
+  return (doc?.state as { signals?: Record<string, { state: string; since: string | null }> } | undefined)?.signals?.[signal];
+}
+
 function triggeredSince(doc: Doc | undefined, signal: 'availability' | 'latency'): string | null {
-  const state = (doc?.state as { signals?: Record<string, { state: string; since: string | null }> } | undefined)?.signals?.[signal];
+  const state = signalOf(doc, signal);
   return state?.state === 'triggered' ? (state.since ?? '1970-01-01T00:00:00.000Z') : null;
+}
+
+/** When the signal last recovered: its `since` while ok (null while triggered or never changed). */
+function recoveredSince(doc: Doc | undefined, signal: 'availability'): string | null {
+  const state = signalOf(doc, signal);
+  return state?.state === 'ok' ? state.since : null;
 }
 
 /**
@@ -237,7 +250,10 @@ export class PublicStatusReads {
     const incidents = [...heads.values()].map((head) => incidentInput(head, checkpoints.get(head.incident_num) ?? []));
     const alertsById = new Map(alerts.map((row) => [Number(row.endpoint_id), row]));
     const signals = new Map<number, SignalsInput>(
-      endpointIds.map((id) => [id, { availability: triggeredSince(alertsById.get(id), 'availability'), latency: triggeredSince(alertsById.get(id), 'latency') }]),
+      endpointIds.map((id) => {
+        const alerts = alertsById.get(id);
+        return [id, { availability: triggeredSince(alerts, 'availability'), latency: triggeredSince(alerts, 'latency'), availability_recovered_at: recoveredSince(alerts, 'availability') }];
+      }),
     );
     return buildStatusModel({
       page: doc,

@@ -4,7 +4,7 @@
  * it read from the views and the time; everything here is a function of those.
  *
  * Privacy by construction: the only incident fields read are id, title, severity, endpoint ids,
- * checkpoints, created/resolved times and the merge pointer; the only endpoint fields are id,
+ * checkpoints, created/resolved/reopened times, the merge pointer and whether it flaps; the only endpoint fields are id,
  * team, project, name and `maintenance_until`. Comments, detection reasons, metadata, URLs and
  * hidden values are never copied into the model, so no representation can show them.
  */
@@ -79,12 +79,18 @@ export interface IncidentInput {
   resolved_at: string | null;
   merged_into_id: number | null;
   checkpoints: CheckpointInput[];
+  /** `metadata.flapping: true` (and nothing else of the metadata): its endpoint flaps. */
+  flapping?: boolean;
+  /** Each reopening with the resolution it undid, oldest first (`n` counts from the first). */
+  reopenings?: Array<{ n: number; resolved_at: string; reopened_at: string }>;
 }
 
 /** Triggered alert signals of one endpoint, with the time each triggered. */
 export interface SignalsInput {
   availability: string | null;
   latency: string | null;
+  /** When the availability signal last recovered (null: triggered, or never changed). */
+  availability_recovered_at?: string | null;
 }
 
 export interface StatusInputs {
@@ -175,7 +181,12 @@ export interface OutageNotice {
   component_id: string;
   component: string;
   status: 'major_outage' | 'degraded_performance';
-  /** When the service detected it: the signal's trigger or the (unpublished) incident's opening. */
+  /**
+   * detected: an outage or degradation; recovered: an outage whose incident is held open only
+   * because the endpoint flaps (the component is degraded while it is watched).
+   */
+  kind: 'detected' | 'recovered';
+  /** When the service detected it (the signal's trigger or the unpublished incident's opening), or when it recovered. */
   since: string;
   /** "Outage detected at 09:13 UTC; investigating." */
   text: string;
@@ -208,13 +219,6 @@ export function updateStatus(label: string): Exclude<IncidentStatus, 'resolved'>
   return normalized === 'identified' || normalized === 'monitoring' ? normalized : 'investigating';
 }
 
-/** The latest checkpoint's label mapped, or resolved once the incident is resolved. */
-export function incidentStatus(incident: Pick<IncidentInput, 'resolved_at' | 'checkpoints'>): IncidentStatus {
-  if (incident.resolved_at !== null) return 'resolved';
-  const latest = newestFirst(incident.checkpoints)[0];
-  return latest ? updateStatus(latest.status_label) : 'investigating';
-}
-
 /**
  * A component's state from its endpoint: maintenance, then an open critical incident or a
  * triggered availability signal, then a triggered latency signal or an open warning incident,
@@ -225,6 +229,25 @@ export function componentStatus(input: { underMaintenance: boolean; openSeveriti
   if (input.openSeverities.includes('critical') || input.signals?.availability) return 'major_outage';
   if (input.openSeverities.includes('warning') || input.signals?.latency) return 'degraded_performance';
   return 'operational';
+}
+
+/**
+ * When an open automatic incident is held open only because its endpoint flaps (its signal has
+ * recovered; the documented flapping rule keeps it open for a window of passing checks): the
+ * time the signal recovered, else null. Only the page's endpoints are judged (the only signals read).
+ */
+export function flappingHoldSince(incident: IncidentInput, signals: Map<number, SignalsInput>): string | null {
+  if (incident.resolved_at !== null || incident.source !== 'automatic' || incident.flapping !== true) return null;
+  const openedAt = latestOf([incident.created_at, ...(incident.reopenings ?? []).map((r) => r.reopened_at)]);
+  let recoveredAt: string | null = null;
+  for (const id of incident.endpoint_ids) {
+    const signal = signals.get(id);
+    if (!signal) continue;
+    const recovered = signal.availability === null ? (signal.availability_recovered_at ?? null) : null;
+    if (recovered === null || recovered < openedAt) return null;
+    if (recoveredAt === null || recovered > recoveredAt) recoveredAt = recovered;
+  }
+  return recoveredAt;
 }
 
 /** none: all operational or in maintenance; minor: worst is degraded; major: an outage; critical: more than half out. */
@@ -257,11 +280,22 @@ export function detectedText(kind: 'major_outage' | 'degraded_performance', sinc
   return `${kind === 'major_outage' ? 'Outage' : 'Degraded performance'} detected at ${detectedAt(since, now)}; investigating.`;
 }
 
+/** The sentence for an outage that recovered while its incident is held open because the endpoint flaps. */
+export function recoveredText(since: string, now: number): string {
+  return `Recovered at ${detectedAt(since, now)}; monitoring, as it has been unstable.`;
+}
+
 /** The generated first update of an automatic incident shown before (or without) a checkpoint. */
 export const GENERATED_UPDATE_TITLE = 'Detected automatically';
 /** The generated update of a resolution, as Statuspage adds one when an incident is resolved. */
 export const RESOLVED_UPDATE_TITLE = 'Resolved';
 export const RESOLVED_UPDATE_BODY = 'This incident has been resolved.';
+/** The generated update of a reopening (the problem is back: investigating). */
+export const REOPENED_UPDATE_TITLE = 'Reopened';
+export const REOPENED_UPDATE_BODY = 'This incident has been reopened.';
+/** The generated update of an automatic incident held open because its endpoint flaps. */
+export const RECOVERED_UPDATE_TITLE = 'Recovered, monitoring';
+export const RECOVERED_UPDATE_BODY = 'The service has recovered. It has been unstable, so we are monitoring it before we close this incident.';
 
 export function incidentAnchor(incidentId: number): string {
   return `incident-${incidentId}`;
@@ -295,24 +329,30 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
     (i) => i.team_id === page.team_id && i.merged_into_id === null && i.type !== 'certificate_expiry' && i.endpoint_ids.some((id) => onPage.has(id)),
   );
   const openByEndpoint = new Map<number, IncidentInput[]>();
+  /** Open incidents held open only by flapping, with the time their signal recovered. */
+  const holds = new Map<number, string>();
   for (const incident of affecting) {
     if (incident.resolved_at !== null) continue;
     for (const id of incident.endpoint_ids) openByEndpoint.set(id, [...(openByEndpoint.get(id) ?? []), incident]);
+    const held = flappingHoldSince(incident, inputs.signals);
+    if (held !== null) holds.set(incident.id, held);
   }
+  // A held incident's endpoint is watched, not down: it counts as a warning (degraded) until its signal triggers again.
+  const pageSeverity = (incident: IncidentInput) => (holds.has(incident.id) ? 'warning' : incident.severity);
 
   const components: SpComponent[] = members.map(({ component, endpoint }, index) => {
     const cover = coverage(now, { ...endpoint }, windows);
     later(endpoint.maintenance_until);
     const open = openByEndpoint.get(endpoint.endpoint_id) ?? [];
     const signals = inputs.signals.get(endpoint.endpoint_id);
-    const status = componentStatus({ underMaintenance: cover.under_maintenance, openSeverities: open.map((i) => i.severity), signals });
+    const status = componentStatus({ underMaintenance: cover.under_maintenance, openSeverities: open.map(pageSeverity), signals });
     const activeWindows = windows.filter((w) => cover.maintenance_window_ids.includes(w.window_id));
     return {
       id: String(endpoint.endpoint_id),
       name: component.name ?? endpoint.name,
       status,
       created_at: page.created_at,
-      updated_at: latestOf([page.updated_at, signals?.availability, signals?.latency, ...open.map((i) => i.created_at), ...activeWindows.map((w) => w.starts_at)]),
+      updated_at: latestOf([page.updated_at, signals?.availability, signals?.latency, ...open.map((i) => i.created_at), ...open.map((i) => holds.get(i.id)), ...activeWindows.map((w) => w.starts_at)]),
       position: index + 1,
       description: null,
       group_id: null,
@@ -322,11 +362,42 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
   const componentsOf = (endpointIds: number[]) => components.filter((c) => endpointIds.includes(Number(c.id)));
 
   const publishesAutomatic = page.publish_automatic_incidents === true;
+  const generatedUpdate = (id: string, status: IncidentStatus, title: string, body: string, at: string): SpIncidentUpdate => ({
+    id,
+    status,
+    body,
+    title,
+    created_at: at,
+    updated_at: at,
+    display_at: at,
+  });
   const generated = (incident: IncidentInput): SpIncidentUpdate[] => {
     if (!publishesAutomatic || incident.source !== 'automatic') return [];
     const text = detectedText(incident.severity === 'critical' ? 'major_outage' : 'degraded_performance', incident.created_at, now);
-    const at = incident.created_at;
-    return [{ id: `auto-${incident.id}`, status: 'investigating', body: text, title: GENERATED_UPDATE_TITLE, created_at: at, updated_at: at, display_at: at }];
+    const updates = [generatedUpdate(`auto-${incident.id}`, 'investigating', GENERATED_UPDATE_TITLE, text, incident.created_at)];
+    // Each hold is its own update (and feed entry): the signal may trigger and recover again.
+    const held = holds.get(incident.id);
+    if (held !== undefined) updates.push(generatedUpdate(`recovered-${incident.id}-${Date.parse(held)}`, 'monitoring', RECOVERED_UPDATE_TITLE, RECOVERED_UPDATE_BODY, held));
+    return updates;
+  };
+  /**
+   * Resolutions and reopenings are updates too, or feed readers and widgets reading the newest
+   * update would never learn the incident ended (or came back). Each has an id of its own: the
+   * first resolution `resolved-<id>`, the n-th after a reopening `resolved-<id>-<n>`.
+   */
+  const lifecycle = (incident: IncidentInput): SpIncidentUpdate[] => {
+    const resolvedId = (n: number) => (n === 1 ? `resolved-${incident.id}` : `resolved-${incident.id}-${n}`);
+    const updates: SpIncidentUpdate[] = [];
+    const reopenings = incident.reopenings ?? [];
+    for (const r of reopenings) {
+      updates.push(generatedUpdate(resolvedId(r.n), 'resolved', RESOLVED_UPDATE_TITLE, RESOLVED_UPDATE_BODY, r.resolved_at));
+      updates.push(generatedUpdate(`reopened-${incident.id}-${r.n}`, 'investigating', REOPENED_UPDATE_TITLE, REOPENED_UPDATE_BODY, r.reopened_at));
+    }
+    if (incident.resolved_at !== null) {
+      const n = (reopenings[reopenings.length - 1]?.n ?? 0) + 1;
+      updates.push(generatedUpdate(resolvedId(n), 'resolved', RESOLVED_UPDATE_TITLE, RESOLVED_UPDATE_BODY, incident.resolved_at));
+    }
+    return updates;
   };
   const toIncident = (incident: IncidentInput): SpIncident => {
     const updates = newestFirst(incident.checkpoints).map(
@@ -340,25 +411,23 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
         display_at: checkpoint.created_at,
       }),
     );
-    // The generated update is the first one: it goes last (newest first).
-    updates.push(...generated(incident));
-    // A resolution is an update too, or feed readers and widgets reading the newest update
-    // would never learn the incident ended. Placed by its time: a checkpoint (a postmortem)
-    // may follow it.
-    if (incident.resolved_at !== null) {
-      const at = incident.resolved_at;
-      const resolved: SpIncidentUpdate = { id: `resolved-${incident.id}`, status: 'resolved', body: RESOLVED_UPDATE_BODY, title: RESOLVED_UPDATE_TITLE, created_at: at, updated_at: at, display_at: at };
-      const newer = updates.findIndex((u) => u.created_at <= at);
-      updates.splice(newer === -1 ? updates.length : newer, 0, resolved);
+    // The generated "detected" update is the first one: it goes last (newest first). The others
+    // are placed by their time: a checkpoint (a postmortem) may follow a resolution.
+    const [detected, ...watched] = generated(incident);
+    if (detected) updates.push(detected);
+    for (const update of [...watched, ...lifecycle(incident)]) {
+      const newer = updates.findIndex((u) => u.created_at <= update.created_at);
+      updates.splice(newer === -1 ? updates.length : newer, 0, update);
     }
     return {
       id: String(incident.id),
       name: incident.title,
-      status: incidentStatus(incident),
+      // An open incident's status is its newest update's (a checkpoint, a reopening, a recovery being watched).
+      status: incident.resolved_at !== null ? 'resolved' : (updates[0]?.status ?? 'investigating'),
       impact: incident.severity === 'critical' ? 'major' : 'minor',
       created_at: incident.created_at,
       // Public changes only: a private comment must not move it.
-      updated_at: latestOf([incident.created_at, incident.resolved_at, ...incident.checkpoints.map((c) => c.updated_at)]),
+      updated_at: latestOf([incident.created_at, ...updates.map((u) => u.updated_at)]),
       resolved_at: incident.resolved_at,
       shortlink: `${inputs.url}#${incidentAnchor(incident.id)}`,
       components: componentsOf(incident.endpoint_ids),
@@ -377,12 +446,20 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
     const endpointId = Number(component.id);
     const signals = inputs.signals.get(endpointId);
     const severity = component.status === 'major_outage' ? 'critical' : 'warning';
+    const open = openByEndpoint.get(endpointId) ?? [];
     const starts = [
       component.status === 'major_outage' ? signals?.availability : signals?.latency,
-      ...(openByEndpoint.get(endpointId) ?? []).filter((i) => i.severity === severity).map((i) => i.created_at),
+      ...open.filter((i) => !holds.has(i.id) && i.severity === severity).map((i) => i.created_at),
     ].filter((t): t is string => typeof t === 'string' && t !== '');
+    const recovered = open.map((i) => holds.get(i.id)).filter((t): t is string => t !== undefined);
+    if (starts.length === 0 && recovered.length > 0) {
+      // Degraded only because an outage's incident is held open while the endpoint flaps.
+      const since = recovered.sort()[recovered.length - 1];
+      notices.push({ component_id: component.id, component: component.name, status: component.status, kind: 'recovered', since, text: recoveredText(since, now) });
+      continue;
+    }
     const since = starts.sort()[0] ?? component.updated_at;
-    notices.push({ component_id: component.id, component: component.name, status: component.status, since, text: detectedText(component.status, since, now) });
+    notices.push({ component_id: component.id, component: component.name, status: component.status, kind: 'detected', since, text: detectedText(component.status, since, now) });
   }
   const past = visible.filter((i) => i.resolved_at !== null && now - Date.parse(i.resolved_at) < PAST_INCIDENTS_MS);
   for (const incident of past) later(Date.parse(incident.resolved_at!) + PAST_INCIDENTS_MS);
@@ -418,7 +495,11 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
     description: page.description,
     historyDays: page.history_days,
     notices,
-    labels: new Map(affecting.flatMap((i) => i.checkpoints.map((c) => [String(c.id), c.status_label] as [string, string]))),
+    // A reopening is labelled as such on the HTML page (its status, investigating, says less).
+    labels: new Map([
+      ...affecting.flatMap((i) => i.checkpoints.map((c) => [String(c.id), c.status_label] as [string, string])),
+      ...visible.flatMap((i) => i.incident_updates.filter((u) => u.id.startsWith('reopened-')).map((u) => [u.id, REOPENED_UPDATE_TITLE] as [string, string])),
+    ]),
     validUntil: Math.min(...boundaries),
   };
 }

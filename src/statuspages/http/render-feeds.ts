@@ -18,10 +18,12 @@ function feedOf(model: StatusModel): Feed {
     generator: 'http-monitor',
     feedLinks: { atom: `${page.url}/feed.atom`, rss: `${page.url}/feed.rss` },
   });
+  const headline = (notice: StatusModel['notices'][number]) =>
+    notice.kind === 'recovered' ? 'recovered, monitoring' : notice.status === 'major_outage' ? 'outage detected' : 'degraded performance detected';
   const items: Array<Parameters<Feed['addItem']>[0]> = model.notices.map((notice) => ({
-    title: escapeHtml(`${notice.component}: ${notice.status === 'major_outage' ? 'outage detected' : 'degraded performance detected'}`),
-    id: `${page.url}#component-${notice.component_id}-detected-${notice.since}`,
-    guid: `${page.url}#component-${notice.component_id}-detected-${notice.since}`,
+    title: escapeHtml(`${notice.component}: ${headline(notice)}`),
+    id: `${page.url}#component-${notice.component_id}-${notice.kind}-${notice.since}`,
+    guid: `${page.url}#component-${notice.component_id}-${notice.kind}-${notice.since}`,
     link: `${page.url}#component-${notice.component_id}`,
     date: new Date(notice.since),
     published: new Date(notice.since),

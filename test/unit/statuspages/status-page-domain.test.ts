@@ -139,6 +139,71 @@ describe('the model says until when it is exact', () => {
     expect(model.incidents[0].incident_updates.map((u) => [u.id, u.status])).toEqual([['2', 'monitoring'], ['resolved-7', 'resolved'], ['1', 'monitoring']]);
     expect(model.incidents[0].status).toBe('resolved');
   });
+
+  describe('an automatic incident held open because its endpoint flaps', () => {
+    const now = Date.parse('2026-11-20T12:00:00.000Z');
+    const flapping = {
+      id: 9, team_id: 1, endpoint_ids: [1], title: 'E is down', severity: 'critical' as const, source: 'automatic' as const, type: 'availability',
+      created_at: '2026-11-20T11:00:00.000Z', resolved_at: null, merged_into_id: null, checkpoints: [], flapping: true,
+    };
+    const recoveredAt = '2026-11-20T11:40:00.000Z';
+    const held = (publish: boolean, signals: StatusInputs['signals']) =>
+      buildStatusModel({ ...inputs(now, []), page: { ...inputs(now, []).page, publish_automatic_incidents: publish }, incidents: [flapping], signals });
+    const recovered = new Map([[1, { availability: null, latency: null, availability_recovered_at: recoveredAt }]]);
+
+    test('its signal recovered: degraded, with a generated "monitoring" update dated at the recovery; triggered again: a major outage', () => {
+      const model = held(true, recovered);
+      expect(model.summary.components[0].status).toBe('degraded_performance');
+      expect(model.summary.status.indicator).toBe('minor');
+      expect(model.summary.incidents[0].status).toBe('monitoring');
+      expect(model.summary.incidents[0].updated_at).toBe(recoveredAt);
+      expect(model.summary.incidents[0].incident_updates.map((u) => [u.id, u.status, u.created_at])).toEqual([
+        [`recovered-9-${Date.parse(recoveredAt)}`, 'monitoring', recoveredAt],
+        ['auto-9', 'investigating', flapping.created_at],
+      ]);
+      expect(renderAtom(model)).toContain('E is down: Recovered, monitoring');
+      const again = held(true, new Map([[1, { availability: '2026-11-20T11:50:00.000Z', latency: null, availability_recovered_at: null }]]));
+      expect(again.summary.components[0].status).toBe('major_outage');
+      expect(again.summary.incidents[0].incident_updates.map((u) => u.id)).toEqual(['auto-9']);
+      expect(again.summary.incidents[0].status).toBe('investigating');
+    });
+
+    test('not flapping (or a recovery older than the incident): a major outage as before', () => {
+      expect(buildStatusModel({ ...inputs(now, []), incidents: [{ ...flapping, flapping: false }], signals: recovered }).summary.components[0].status).toBe('major_outage');
+      const older = new Map([[1, { availability: null, latency: null, availability_recovered_at: '2026-11-20T10:00:00.000Z' }]]);
+      expect(held(true, older).summary.components[0].status).toBe('major_outage');
+    });
+
+    test('on a page that does not publish automatic incidents the notice says it recovered and is watched', () => {
+      const model = held(false, recovered);
+      expect(model.summary.components[0].status).toBe('degraded_performance');
+      expect(model.summary.incidents).toEqual([]);
+      expect(model.notices).toEqual([expect.objectContaining({ kind: 'recovered', since: recoveredAt, text: 'Recovered at 11:40 UTC; monitoring, as it has been unstable.' })]);
+      const atom = renderAtom(model);
+      expect(atom).toContain('E: recovered, monitoring');
+      expect(atom).toContain(`#component-1-recovered-${recoveredAt}`);
+    });
+  });
+
+  test('a reopened incident: each resolution and reopening is an update of its own, by time, with ids of their own', () => {
+    const incident = {
+      id: 7, team_id: 1, endpoint_ids: [1], title: 'Down', severity: 'critical' as const, source: 'manual' as const, created_at: '2026-11-20T09:00:00.000Z',
+      resolved_at: null as string | null, merged_into_id: null,
+      checkpoints: [{ id: 1, title: 'Fixed', body: '', status_label: 'monitoring', created_at: '2026-11-20T09:30:00.000Z', updated_at: '2026-11-20T09:30:00.000Z' }],
+      reopenings: [{ n: 1, resolved_at: '2026-11-20T10:00:00.000Z', reopened_at: '2026-11-20T10:30:00.000Z' }],
+    };
+    const open = buildStatusModel({ ...inputs(Date.parse('2026-11-20T11:00:00.000Z'), []), incidents: [incident] }).incidents[0];
+    expect(open.incident_updates.map((u) => [u.id, u.status, u.title])).toEqual([
+      ['reopened-7-1', 'investigating', 'Reopened'],
+      ['resolved-7', 'resolved', 'Resolved'],
+      ['1', 'monitoring', 'Fixed'],
+    ]);
+    expect(open.status).toBe('investigating');
+    expect(open.updated_at).toBe('2026-11-20T10:30:00.000Z');
+    const again = buildStatusModel({ ...inputs(Date.parse('2026-11-20T12:00:00.000Z'), []), incidents: [{ ...incident, resolved_at: '2026-11-20T11:30:00.000Z' }] }).incidents[0];
+    expect(again.incident_updates.map((u) => u.id)).toEqual(['resolved-7-2', 'reopened-7-1', 'resolved-7', '1']);
+    expect(again.status).toBe('resolved');
+  });
 });
 
 describe('settings', () => {
