@@ -6,6 +6,8 @@ import { jest } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { eventually } from '../e2e/support.js';
+import { ALERT_SIGNAL_FLAPPING_STARTED, ALERT_SIGNAL_RECOVERED, ALERT_SIGNAL_TRIGGERED } from '../../src/alerting/domain/endpoint-alerts.js';
+import { checksStream } from '../../src/checks/domain/check.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -169,5 +171,34 @@ describe('notification formats', () => {
       ['email', false],
     ]);
     for (const secret of ['/slack/T000', '/discord/123', 'R0UT1NGKEY', '/pagerduty']) expect(listed.body).not.toContain(secret);
+  });
+
+  it('a recovery while the endpoint flaps says its incident stays open, as status pages say "monitoring"', async () => {
+    // Before, "Alert recovered" with the incident named read as the end of it, while the
+    // flapping rule kept the incident open (and the status page said "Recovered, monitoring").
+    const flappy = (await t.admin('POST', `/api/v2/teams/${teamId}/endpoints`, { project_id: projectId, name: 'Flappy API', url: 'https://shop.example.com/flappy' })).json().data.id;
+    const record = async (type: string, data: Record<string, unknown>) =>
+      t.platform.events.append(
+        checksStream(flappy),
+        [{ type, data: { endpoint_id: flappy, team_id: teamId, project_id: projectId, signal: 'availability', check_id: 0, at: new Date().toISOString(), ...data } }],
+        { expectedRevision: 'any' },
+      );
+    await record(ALERT_SIGNAL_TRIGGERED, {});
+    await eventually('the automatic incident', async () => (await t.request('GET', `/api/public/v2/endpoints/${flappy}/alert-status`, { token })).json().data.signals[0].incident_id !== null);
+    await record(ALERT_SIGNAL_FLAPPING_STARTED, { changes: 3, window_seconds: 3600 });
+    await record(ALERT_SIGNAL_RECOVERED, { flapping: true });
+    const recovered = () => at('/slack').find((m) => m.text === 'Alert recovered: Flappy API recovered (availability)');
+    await eventually('the recovery on Slack', async () => recovered() !== undefined && mailAbout('Flappy API recovered') !== undefined);
+    const incidentId = (await t.request('GET', `/api/public/v2/incidents?endpoint_id=${flappy}`, { token })).json().data[0].id;
+    const status = `Status: Monitoring: the endpoint is flapping, so incident #${incidentId} stays open`;
+    expect(recovered()!.blocks[1].fields.map((f: any) => f.text)).toContain(status);
+    expect(mailAbout('Flappy API recovered').raw).toContain(status);
+    expect((await t.request('GET', `/api/public/v2/incidents/${incidentId}`, { token })).json().data.resolved_at).toBeNull();
+    // PagerDuty: the alert stays open (resolved, the next flap's trigger would page again).
+    const paged = () => at('/pagerduty').filter((e) => e.dedup_key === `incident-${incidentId}`);
+    const recoveryEvent = () => paged().find((e) => e.event_action === 'resolve' || e.payload?.class === 'alert.recovered');
+    await eventually('the recovery on PagerDuty', async () => recoveryEvent() !== undefined);
+    expect(recoveryEvent()).toMatchObject({ event_action: 'trigger', payload: { class: 'alert.recovered', severity: 'info', custom_details: { status: expect.stringContaining('stays open') } } });
+    expect(paged().map((e) => e.event_action)).not.toContain('resolve');
   });
 });

@@ -31,9 +31,11 @@ export async function buildPayload(platform: Platform, record: DeliveryRecord): 
     return { type: record.type, timestamp: record.timestamp, data: { incident: toIncidentSummary(state), ...record.extra } };
   }
   if (record.signal !== null) {
-    // An endpoint with regions: the regions as at the decision.
+    // An endpoint with regions: the regions as at the decision. A change while the endpoint
+    // flaps says so (a recovery then leaves its incident open, and status pages say "monitoring").
     const regions = record.extra.regions === undefined ? {} : { regions: record.extra.regions };
-    return { type: record.type, timestamp: record.timestamp, data: { endpoint_id: record.endpoint_id, signal: record.signal, incident_id: record.incident_id, ...regions } };
+    const flapping = record.extra.flapping === true ? { flapping: true } : {};
+    return { type: record.type, timestamp: record.timestamp, data: { endpoint_id: record.endpoint_id, signal: record.signal, incident_id: record.incident_id, ...regions, ...flapping } };
   }
   return { type: record.type, timestamp: record.timestamp, data: { ...record.extra } };
 }

@@ -71,14 +71,17 @@ export function messageFacts(payload: WebhookPayload, endpointNames: Map<number,
     const signal = payload.data.signal as { type: string; state: 'ok' | 'triggered' };
     const endpoint = name(payload.data.endpoint_id as number);
     const what = signal.type === 'latency' ? 'is responding slowly' : 'is unavailable';
+    const incidentId = (payload.data.incident_id as number | null) ?? null;
+    // The flapping rule keeps the incident open through this recovery: say so, as status pages do.
+    const watched = payload.type === 'alert.recovered' && payload.data.flapping === true;
     return {
       headline: HEADLINES[payload.type],
       title: payload.type === 'alert.triggered' ? `${endpoint} ${what}` : `${endpoint} recovered (${signal.type})`,
       severity: payload.type === 'alert.recovered' ? 'info' : signal.type === 'latency' ? 'warning' : 'critical',
       state: signal.state,
       endpoints: [endpoint],
-      incident_id: (payload.data.incident_id as number | null) ?? null,
-      status: null,
+      incident_id: incidentId,
+      status: watched ? `Monitoring: the endpoint is flapping, so ${incidentId === null ? 'its incident' : `incident #${incidentId}`} stays open` : null,
       update: null,
       merged: [],
       timestamp: payload.timestamp,
@@ -173,7 +176,10 @@ export function pagerdutyEvents(payload: WebhookPayload, facts: MessageFacts, ro
 /**
  * PagerDuty Events API v2. Incidents trigger and resolve under `incident-<id>`, so updates of
  * one incident land on one PagerDuty alert; alerts without an incident use
- * `endpoint-<id>-<signal>`; a test triggers under a key of its own.
+ * `endpoint-<id>-<signal>`; a test triggers under a key of its own. A recovery while the
+ * endpoint flaps leaves its incident open: it updates the alert (a trigger under the same key,
+ * which PagerDuty adds to the open alert) instead of resolving it, or every flap would resolve
+ * the alert and the next trigger page again.
  */
 function pagerdutyEvent(payload: WebhookPayload, facts: MessageFacts, routingKey: string, deliveryId: string): Record<string, unknown> {
   const alert = payload.data.signal as { type: string } | undefined;
@@ -183,7 +189,8 @@ function pagerdutyEvent(payload: WebhookPayload, facts: MessageFacts, routingKey
       : alert
         ? `endpoint-${payload.data.endpoint_id}-${alert.type}`
         : `test-${deliveryId}`;
-  const resolves = payload.type === 'incident.resolved' || payload.type === 'alert.recovered' || (payload.type === 'incident.merged' && facts.state === 'resolved');
+  const heldOpen = payload.type === 'alert.recovered' && payload.data.flapping === true && facts.incident_id !== null;
+  const resolves = payload.type === 'incident.resolved' || (payload.type === 'alert.recovered' && !heldOpen) || (payload.type === 'incident.merged' && facts.state === 'resolved');
   if (resolves) return { routing_key: routingKey, event_action: 'resolve', dedup_key: dedupKey };
   return {
     routing_key: routingKey,

@@ -22,6 +22,16 @@ describe('human-readable formats', () => {
     expect(message.allowed_mentions).toEqual({ parse: [] });
   });
 
+  test('a recovery while the endpoint flaps says its incident stays open; any other recovery does not', () => {
+    const recovery = (flapping: boolean): WebhookPayload => ({
+      type: 'alert.recovered',
+      timestamp: '2026-11-20T10:00:00.000Z',
+      data: { endpoint_id: 1, signal: { type: 'availability', state: 'ok' }, incident_id: 7, ...(flapping ? { flapping: true } : {}) },
+    });
+    expect(messageFacts(recovery(true), new Map()).status).toBe('Monitoring: the endpoint is flapping, so incident #7 stays open');
+    expect(messageFacts(recovery(false), new Map()).status).toBeNull();
+  });
+
   test('an update without a body or label is its title alone', () => {
     const facts = messageFacts(checkpointPayload('  '), new Map());
     expect((slackMessage(facts) as any).blocks[2].text.text).toBe('*Update: Cause*');

@@ -178,6 +178,7 @@ function pendingAlert(event: RecordedEvent, key: string, type: PendingAlert['typ
     signal: data.signal,
     at: data.at,
     ...(data.regions === undefined ? {} : { regions: data.regions }),
+    ...(data.flapping === true ? { flapping: true as const } : {}),
   };
 }
 
@@ -194,7 +195,8 @@ async function fanOutAlert(views: ViewTransaction, alert: PendingAlert, position
     recordedAt: alert.event.recordedAt,
     metadata: { occurred_at: alert.event.occurred_at },
   } as RecordedEvent;
-  await fanOut(views, event, alert.type, alert.team_id, alert.project_id, { endpoint_id: alert.endpoint_id, signal, incident_id: incidentId, extra: alert.regions === undefined ? {} : { regions: alert.regions } });
+  const extra = { ...(alert.regions === undefined ? {} : { regions: alert.regions }), ...(alert.flapping ? { flapping: true } : {}) };
+  await fanOut(views, event, alert.type, alert.team_id, alert.project_id, { endpoint_id: alert.endpoint_id, signal, incident_id: incidentId, extra });
 }
 
 /**

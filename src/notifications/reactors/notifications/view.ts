@@ -43,6 +43,8 @@ export interface PendingAlert {
   at: string;
   /** An endpoint with regions: the regions as at the decision (failing, up, unknown, quorum). */
   regions?: unknown;
+  /** Availability only: the change came while the endpoint flaps (a recovery leaves its incident open). */
+  flapping?: true;
 }
 
 export const signalKey = (endpointId: number, signal: string): string => `${endpointId}:${signal}`;
