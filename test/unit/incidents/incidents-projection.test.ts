@@ -4,7 +4,7 @@
  * 300th comment or linked check costs what the first did.
  */
 import { incidentsProjection } from '../../../src/incidents/views/incidents/projection.js';
-import { INCIDENT_CHECKPOINTS, INCIDENT_CHECKS, INCIDENT_COMMENTS, INCIDENTS } from '../../../src/incidents/views/incidents/view.js';
+import { INCIDENT_CHECKPOINTS, INCIDENT_CHECKS, INCIDENT_COMMENTS, INCIDENTS, MAX_REOPENINGS } from '../../../src/incidents/views/incidents/view.js';
 import type { IncidentEvent } from '../../../src/incidents/domain/events.js';
 import type { IncidentCommand, IncidentState } from '../../../src/incidents/domain/incident.js';
 import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port.js';
@@ -110,6 +110,35 @@ describe('incidents projection', () => {
     expect((head.state as Record<string, unknown>).error_count).toBe(300);
     expect(head.state).not.toHaveProperty('checks');
     expect(spec.rows(INCIDENT_CHECKS)).toHaveLength(300);
+  });
+
+  it('a reopening is kept on the head with the resolution it undid; a never-reopened head has no such key', async () => {
+    const spec = new ProjectionSpec();
+    const cycle = (n: number): Array<[IncidentCommand, string]> => [
+      [{ kind: 'update_status', resolved: true }, at(10 * n)],
+      [{ kind: 'update_status', resolved: false }, at(10 * n + 5)],
+    ];
+    const { events } = eventsOf([[createCommand(), at(0)], [{ kind: 'add_comment', comment_id: 1, body: 'x' }, at(1)], ...cycle(1), ...cycle(2), [{ kind: 'add_comment', comment_id: 2, body: 'y' }, at(30)]]);
+    await spec.given(events.slice(0, 2));
+    expect(spec.rows(INCIDENTS)[0]).not.toHaveProperty('reopenings');
+    await spec.given(events.slice(2));
+    // Later events (a comment) carry the list over unchanged.
+    expect(spec.rows(INCIDENTS)[0].reopenings).toEqual([
+      { n: 1, resolved_at: at(10), reopened_at: at(15) },
+      { n: 2, resolved_at: at(20), reopened_at: at(25) },
+    ]);
+  });
+
+  it('only the newest MAX_REOPENINGS are kept, numbered from the first', async () => {
+    const spec = new ProjectionSpec();
+    const cycles = Array.from({ length: MAX_REOPENINGS + 3 }, (_, i): Array<[IncidentCommand, string]> => [
+      [{ kind: 'update_status', resolved: true }, at(10 * (i + 1))],
+      [{ kind: 'update_status', resolved: false }, at(10 * (i + 1) + 5)],
+    ]).flat();
+    await spec.given(eventsOf([[createCommand(), at(0)], ...cycles]).events);
+    const reopenings = spec.rows(INCIDENTS)[0].reopenings as Array<{ n: number }>;
+    expect(reopenings).toHaveLength(MAX_REOPENINGS);
+    expect(reopenings.map((r) => r.n)).toEqual(Array.from({ length: MAX_REOPENINGS }, (_, i) => i + 4));
   });
 
   it('a check delivered twice is stored and counted once', async () => {
