@@ -5,7 +5,8 @@
  * `npm run history -- verify [--team N] [--stream NAME]`: walks the hash chains (docs/audit.md);
  * exit 0 when intact, 1 naming each broken stream's first bad revision (or a scope without events).
  * `npm run history -- export (--team N | --stream NAME | --incident ID) [--from T] [--to T] [--out FILE]`:
- * the signed NDJSON export (docs/audit.md), to stdout or FILE, progress on stderr.
+ * the signed NDJSON export (docs/audit.md), to stdout or FILE, progress on stderr; a scope with no
+ * events at all exits 1 and writes nothing (an empty --from/--to range is exported).
  * `npm run history -- verify-export FILE [--public-key PEM-FILE]`: checks an export offline; exit 0
  * when every line and the signature hold, 1 naming the first bad line.
  * Usage errors exit with 2, an unknown incident with 1; `--help` prints the usage.
@@ -114,9 +115,12 @@ async function writeExport(options: ExportCommandOptions, dataDir: DataDirOption
   const signer = config.auditSigningKey ? auditSigner(config.auditSigningKey) : null;
   if (!signer) process.stderr.write('AUDIT_SIGNING_KEY is not set: the export is not signed.\n');
   const store = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl });
-  const out = options.out ? createWriteStream(options.out) : process.stdout;
+  const ranged = options.from !== undefined || options.to !== undefined;
+  // Opened at the first line written, so that a refused export leaves no file behind.
+  let out: NodeJS.WritableStream | null = null;
   const progress = exportProgress();
   let events = 0;
+  let emptyScope: string | null = null;
   try {
     const stream = options.stream ?? (options.incident !== undefined ? incidentStreamId(options.incident) : undefined);
     const lines = exportHistory(store, stream !== undefined ? { stream } : { teamId: options.team }, {
@@ -128,13 +132,35 @@ async function writeExport(options: ExportCommandOptions, dataDir: DataDirOption
         progress.update(p);
       },
     });
+    // One chunk behind: the last chunk is the manifest, so an export whose only chunk is the
+    // manifest holds no event. Over a range that is an answer; over a whole scope it is a
+    // mistyped id or another data dir, refused as `verify` refuses it, rather than signed.
+    let pending: string | null = null;
     for await (const chunk of lines) {
-      if (!out.write(chunk)) await once(out, 'drain');
+      if (pending !== null) {
+        out ??= options.out ? createWriteStream(options.out) : process.stdout;
+        if (!out.write(pending)) await once(out, 'drain');
+      }
+      pending = chunk;
+    }
+    if (out === null && !ranged) {
+      emptyScope = options.incident !== undefined ? `Incident ${options.incident}` : options.stream !== undefined ? `Stream ${options.stream}` : `Team ${options.team}`;
+    } else {
+      out ??= options.out ? createWriteStream(options.out) : process.stdout;
+      if (pending !== null && !out.write(pending)) await once(out, 'drain');
     }
   } finally {
     progress.stop();
     await store.close();
-    if (out !== process.stdout) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    if (out !== null && out !== process.stdout) {
+      const file = out as ReturnType<typeof createWriteStream>;
+      await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    }
+  }
+  if (emptyScope !== null) {
+    process.stderr.write(`${emptyScope} has no events in this log: nothing exported. Check the id and the data dir.\n`);
+    process.exitCode = 1;
+    return;
   }
   process.stderr.write(`Exported ${events} events${options.out ? ` to ${options.out}` : ''}${signer ? `, signed with key ${signer.keyId}` : ''}.\n`);
 }
@@ -229,7 +255,7 @@ program
 
 program
   .command('export')
-  .description("NDJSON of a team's (or one stream's) events in log order with their chain hashes, then a manifest signed with AUDIT_SIGNING_KEY (docs/audit.md)")
+  .description("NDJSON of a team's (or one stream's) events in log order with their chain hashes, then a manifest signed with AUDIT_SIGNING_KEY (docs/audit.md); exit 1, nothing written, when the scope has no events")
   .option('--team <id>', "the team's streams", teamId)
   .option('--stream <name>', 'one stream')
   .option('--incident <id>', "one incident's stream", incidentId)

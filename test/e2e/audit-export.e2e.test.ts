@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEventStore } from '../../src/platform/event-store/create-event-store.js';
 import type { EventStore } from '../../src/platform/event-store/event-store.port.js';
@@ -203,6 +203,21 @@ describe('npm run history -- export / verify-export', () => {
     expect(await verifyExport(file, null)).toMatchObject({ code: 0, stdout: expect.stringContaining('unsigned (no signature to check)') });
     // An unsigned export checked against a key is refused: the auditor expected a signature.
     expect((await verifyExport(file)).code).toBe(1);
+  });
+
+  it('refuses a scope with no events at all (a mistyped id), writing nothing; an empty range is exported', async () => {
+    const file = join(files.path, 'team-7.ndjson');
+    expect(await history(['export', '--team', '7', '--out', file], { AUDIT_SIGNING_KEY: signing.privatePem })).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('Team 7 has no events in this log: nothing exported. Check the id and the data dir.'),
+    });
+    expect(existsSync(file)).toBe(false);
+    expect(await history(['export', '--stream', 'incident-404'])).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('Stream incident-404 has no events') });
+    expect(await history(['export', '--incident', '404'])).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('Incident 404 has no events') });
+    // A range the team has no events in is a legitimate (empty, signed) answer.
+    const empty = await history(['export', '--team', '1', '--to', '2000-01-01T00:00:00Z'], { AUDIT_SIGNING_KEY: signing.privatePem });
+    expect(empty.code).toBe(0);
+    expect(JSON.parse(empty.stdout.trimEnd()).manifest).toMatchObject({ team_id: 1, events: 0, to: '2000-01-01T00:00:00Z' });
   });
 
   it('refuses a command line without exactly one scope', async () => {
