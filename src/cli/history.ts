@@ -3,7 +3,7 @@
  * read straight from the event store (no views): each event with its time, actor token, request
  * id and what changed, then the state rebuilt from the log (as of `--at` when given).
  * `npm run history -- verify [--team N] [--stream NAME]`: walks the hash chains (docs/audit.md);
- * exit 0 when intact, 1 naming each broken stream's first bad revision (or a scope without events).
+ * exit 0 when intact (saying what retention cut), 1 naming each broken stream's first bad revision (or a scope without events).
  * `npm run history -- export (--team N | --stream NAME | --incident ID) [--from T] [--to T] [--out FILE]`:
  * the signed NDJSON export (docs/audit.md), to stdout or FILE, progress on stderr; a scope with no
  * events at all exits 1 and writes nothing (an empty --from/--to range is exported).
@@ -59,6 +59,9 @@ async function printVerification(scope: { team?: number; stream?: string }, opti
       return;
     }
     const out: string[] = [];
+    for (const p of report.pruned) {
+      out.push(`Pruned by retention: ${p.stream} revisions ${p.from_revision}-${p.through_revision} (${p.events} events), covered by ${p.summaries} ${p.summaries === 1 ? 'summary' : 'summaries'}.`);
+    }
     for (const b of report.broken) {
       out.push(`BROKEN ${b.stream} at revision ${b.revision}: ${b.problem} (expected ${b.expected || "''"}, found ${b.found || "''"})`);
     }

@@ -12,6 +12,18 @@ export interface VerificationReport {
   streams_checked: number;
   events_checked: number;
   broken: BrokenStream[];
+  /** What retention removed from the streams checked, each stream's ranges taken together. */
+  pruned: PrunedStream[];
+}
+
+export interface PrunedStream {
+  stream: string;
+  from_revision: number;
+  through_revision: number;
+  /** Revisions removed (the ranges need not be contiguous). */
+  events: number;
+  /** The retention summaries that cover them. */
+  summaries: number;
 }
 
 export interface VerifyScope {
@@ -28,10 +40,20 @@ export class VerificationStopped extends Error {}
 
 export async function verifyHistory(store: EventStore, scope: VerifyScope = {}, options: { shouldStop?: () => boolean } = {}): Promise<VerificationReport> {
   const streams = scope.stream !== undefined ? [scope.stream] : await streamsOf(store, scope.teamId);
-  const report: VerificationReport = { intact: true, streams_checked: 0, events_checked: 0, broken: [] };
+  const report: VerificationReport = { intact: true, streams_checked: 0, events_checked: 0, broken: [], pruned: [] };
   for (const stream of streams) {
     if (options.shouldStop?.()) throw new VerificationStopped('verification stopped before its end');
-    const result = verifyStream(stream, (await readWhole(store, stream)).map(storedEvent), await prunedRanges(store, stream));
+    const pruned = await prunedRanges(store, stream);
+    const result = verifyStream(stream, (await readWhole(store, stream)).map(storedEvent), pruned);
+    if (pruned.length > 0) {
+      report.pruned.push({
+        stream,
+        from_revision: Math.min(...pruned.map((range) => range.from_revision)),
+        through_revision: Math.max(...pruned.map((range) => range.through_revision)),
+        events: pruned.reduce((sum, range) => sum + range.through_revision - range.from_revision + 1, 0),
+        summaries: pruned.length,
+      });
+    }
     report.streams_checked += 1;
     report.events_checked += result.events_checked;
     if (result.broken) report.broken.push(result.broken);
