@@ -19,8 +19,9 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createEventStore } from '../platform/event-store/create-event-store.js';
 import { incidentHistory } from '../incidents/application/history.js';
 import { verifyHistory } from '../audit/application/verify.js';
-import { exportHistory, type ExportProgress } from '../audit/application/export.js';
+import { exportHistory, StreamWithheld, type ExportProgress } from '../audit/application/export.js';
 import { parseManifestLine, verifyExport } from '../audit/domain/verify-export.js';
+import { withheldFromExport } from '../audit/domain/export-format.js';
 import { auditPublicKey, auditSigner, SigningKeyError } from '../audit/domain/signing.js';
 import { incidentStreamId } from '../incidents/domain/events.js';
 import { parseRfc3339 } from '../platform/time/rfc3339.js';
@@ -114,6 +115,7 @@ async function writeExport(options: ExportCommandOptions, dataDir: DataDirOption
   const scopes = [options.team, options.stream, options.incident].filter((s) => s !== undefined).length;
   if (scopes !== 1) throw new UsageError('Pass exactly one of --team, --stream, --incident.');
   if (options.from && options.to && parseRfc3339(options.from)! > parseRfc3339(options.to)!) throw new UsageError('--from must not be after --to.');
+  if (options.stream !== undefined && withheldFromExport(options.stream)) throw new UsageError(new StreamWithheld(options.stream).message);
   const config = cliConfig(dataDir);
   const signer = config.auditSigningKey ? auditSigner(config.auditSigningKey) : null;
   if (!signer) process.stderr.write('AUDIT_SIGNING_KEY is not set: the export is not signed.\n');
@@ -213,7 +215,8 @@ async function checkExport(file: string, options: { publicKey?: string }): Promi
   }
   const signature = result.key_id ? `signature valid (key ${result.key_id})` : 'unsigned (no signature to check)';
   const unlinked = result.unlinked > 0 ? ` ${result.unlinked} lines link to events no longer in the log: their content was not checked.` : '';
-  process.stdout.write(`Verified: ${result.events} events in ${result.streams} streams, every chain link holds, ${signature}.${unlinked}\n`);
+  const withheld = manifest?.withheld_streams?.length ? ` Left out (they hold secrets): ${manifest.withheld_streams.join(', ')}.` : '';
+  process.stdout.write(`Verified: ${result.events} events in ${result.streams} streams, every chain link holds, ${signature}.${unlinked}${withheld}\n`);
 }
 
 async function printIncident(id: number, at: string | undefined, options: DataDirOptions): Promise<void> {

@@ -72,6 +72,22 @@ describe('audit export over HTTP', () => {
     expect(other.some((line) => line.includes(`"incident-${incidentId}"`))).toBe(false);
   });
 
+  it("leaves out the team's notification channels, whose events hold secrets, and still verifies", async () => {
+    const created = await t.admin('POST', `/api/v2/teams/${teamId}/notification-channels`, { name: 'Hook', kind: 'webhook', config: { url: 'https://hooks.example.test/in?key=hidden' } });
+    expect(created.statusCode).toBe(201);
+    const secret: string = created.json().data.secret;
+    expect(secret).toMatch(/^whsec_/);
+
+    const answer = await t.admin('GET', `/api/v2/teams/${teamId}/audit-export`);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).not.toContain(secret);
+    expect(answer.body).not.toContain('hooks.example.test');
+    const lines = answer.body.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const { manifest } = lines.pop();
+    expect(manifest.withheld_streams).toEqual([`notification-channel-${created.json().data.id}`]);
+    expect(await check(answer.body, PUBLIC_PEM)).toMatchObject({ ok: true, events: lines.length });
+  });
+
   it('takes a time window; refuses bad times, developer tokens and unknown teams', async () => {
     const future = await t.admin('GET', `/api/v2/teams/${teamId}/audit-export?from=2999-01-01T00:00:00Z`);
     expect(future.statusCode).toBe(200);

@@ -7,7 +7,7 @@
  */
 import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import { chainedFieldsOf, chainHash, fullHashAt, GENESIS_HASH, isWholeHash, matchesStored } from '../../platform/event-store/chain.js';
-import { eventLine, manifestLine, signedManifestBytes, type Manifest, type ManifestStream } from '../domain/export-format.js';
+import { eventLine, manifestLine, signedManifestBytes, withheldFromExport, type Manifest, type ManifestStream } from '../domain/export-format.js';
 import type { AuditSigner } from '../domain/signing.js';
 import { prunedRanges, streamsOf } from './verify.js';
 
@@ -42,9 +42,19 @@ interface Exported extends ManifestStream {
   head_hash: string | null;
 }
 
+/** An export asked for a stream whose events hold secrets (`withheldFromExport`). */
+export class StreamWithheld extends Error {
+  constructor(readonly stream: string) {
+    super(`Stream ${stream} holds a notification channel's secrets: it is never exported.`);
+  }
+}
+
 /** Chunks of NDJSON (whole lines), the manifest line last. */
 export async function* exportHistory(store: EventStore, scope: ExportScope, options: ExportOptions = {}): AsyncGenerator<string> {
   if ((scope.teamId === undefined) === (scope.stream === undefined)) throw new Error('exportHistory: a team or a stream, exactly one');
+  if (scope.stream !== undefined && withheldFromExport(scope.stream)) throw new StreamWithheld(scope.stream);
+  const teamStreams = scope.teamId !== undefined ? await streamsOf(store, scope.teamId) : [];
+  const withheld = teamStreams.filter(withheldFromExport);
   const from = options.from ? Date.parse(options.from) : -Infinity;
   const to = options.to ? Date.parse(options.to) : Infinity;
   const head = await store.headPosition();
@@ -55,7 +65,7 @@ export async function* exportHistory(store: EventStore, scope: ExportScope, opti
     return at >= from && at < to;
   };
 
-  for await (const page of scope.stream !== undefined ? streamPages(store, scope.stream) : teamPages(store, scope.teamId!)) {
+  for await (const page of scope.stream !== undefined ? streamPages(store, scope.stream) : teamPages(store, teamStreams.filter((stream) => !withheldFromExport(stream)))) {
     let chunk = '';
     for (const event of page) {
       if (!inRange(event)) continue;
@@ -100,6 +110,7 @@ export async function* exportHistory(store: EventStore, scope: ExportScope, opti
     to: options.to ?? null,
     events,
     streams: Object.fromEntries(streams),
+    ...(withheld.length > 0 ? { withheld_streams: withheld } : {}),
     generated_at: (options.now?.() ?? new Date()).toISOString(),
     key_id: options.signer?.keyId ?? null,
     signature: null,
@@ -117,9 +128,9 @@ async function* streamPages(store: EventStore, stream: string): AsyncGenerator<R
   }
 }
 
-/** The log in order, the team's streams only (found by a first pass over the log). */
-async function* teamPages(store: EventStore, teamId: number): AsyncGenerator<RecordedEvent[]> {
-  const streams = new Set(await streamsOf(store, teamId));
+/** The log in order, `exported` streams only (a team's, found by a first pass over the log). */
+async function* teamPages(store: EventStore, exported: string[]): AsyncGenerator<RecordedEvent[]> {
+  const streams = new Set(exported);
   for (let after: number | null = null; ; ) {
     const page = await store.readAll({ after, maxCount: PAGE });
     yield page.filter((event) => streams.has(event.streamId));

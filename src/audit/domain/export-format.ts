@@ -6,6 +6,17 @@
  * RFC 8785 form without `signature`, and through the head hashes every line of the export.
  */
 import { canonicalJson } from '../../platform/canonical-json.js';
+import { isChannelStream } from '../../notifications/domain/channel.js';
+
+/**
+ * Streams an export never carries: their events hold secrets (a notification channel's signing
+ * secrets, routing keys and webhook URLs), which no export may hand an auditor. Each stream has
+ * its own chain, so leaving one out leaves every other line checkable; a team's manifest names
+ * the ones it left out (`withheld_streams`).
+ */
+export function withheldFromExport(stream: string): boolean {
+  return isChannelStream(stream);
+}
 
 export interface ExportLine {
   stream: string;
@@ -46,6 +57,8 @@ export interface Manifest {
   to: string | null;
   events: number;
   streams: Record<string, ManifestStream>;
+  /** The team's streams left out because their events hold secrets (`withheldFromExport`); absent when none. */
+  withheld_streams?: string[];
   generated_at: string;
   /** Hex SHA-256 of the signing public key's DER; null when unsigned. */
   key_id: string | null;

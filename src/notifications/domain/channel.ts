@@ -28,6 +28,11 @@ export function channelStream(channelId: number): string {
   return `notification-channel-${channelId}`;
 }
 
+/** Whether a stream is a channel's: its events hold the channel's hidden configuration and signing secrets. */
+export function isChannelStream(stream: string): boolean {
+  return /^notification-channel-\d+$/.test(stream);
+}
+
 /** Hidden configuration: never in a view, a response, a log line or a delivery record. */
 export interface ChannelConfig {
   /** webhook, slack, discord: required; pagerduty: optional override of the Events API URL. */
