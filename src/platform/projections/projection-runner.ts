@@ -64,6 +64,9 @@ export interface RebuildProgress {
   head: Position | null;
 }
 
+/** How often an on-start rebuild logs its progress. */
+const REBUILD_PROGRESS_EVERY_MS = 5000;
+
 class Stopped extends Error {}
 
 /** A live generation this process follows, as the runner's watch looks at it (see `watchAll`). */
@@ -271,7 +274,7 @@ export class ProjectionRunner {
           await this.views.commit([this.registry.pointerWrite(pointer)]);
         } else if (pointer.version !== projection.version) {
           this.options.logger.info({ projection: name, from: pointer.version, to: projection.version }, 'projection version changed: rebuilding');
-          await this.rebuild(name);
+          await this.rebuild(name, this.rebuildProgressLog());
           continue;
         }
         await this.ensureCollections(projection, pointer.generation);
@@ -636,6 +639,22 @@ export class ProjectionRunner {
       this.appliedSignal = null;
       this.progress.emit('applied');
     });
+  }
+
+  /**
+   * A log line at most every REBUILD_PROGRESS_EVERY_MS during an on-start rebuild: minutes on a
+   * large log would otherwise pass silent between "rebuilding" and "swapped in".
+   */
+  private rebuildProgressLog(): (progress: RebuildProgress) => void {
+    const started = Date.now();
+    let loggedAt = started;
+    return ({ name, applied, position, head }) => {
+      const now = Date.now();
+      if (now - loggedAt < REBUILD_PROGRESS_EVERY_MS) return;
+      loggedAt = now;
+      const perSecond = Math.round(applied / Math.max(0.001, (now - started) / 1000));
+      this.options.logger.info({ projection: name, applied, position, head, per_second: perSecond }, 'projection rebuilding');
+    };
   }
 
   /**
