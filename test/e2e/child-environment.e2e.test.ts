@@ -38,8 +38,7 @@ describe('child processes started by tests', () => {
     const dir = makeTempDir('child-env-');
     const service = await startService(await buildService('child-env'), { DATA_DIR: dir.path, ADMIN_TOKEN: 'child-env-admin-token-0123456789' });
     try {
-      const ready = await fetch(`${service.url}/health/ready`);
-      expect(ready.status).toBe(200);
+      await service.ready();
     } finally {
       await service.kill('SIGTERM');
       dir.remove();

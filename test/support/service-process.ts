@@ -44,6 +44,9 @@ export interface ServiceProcess {
   output(): string;
   /** Resolves once /health/live answers (the HTTP listener is up). */
   live(timeoutMs?: number): Promise<void>;
+  /** Resolves once /health/ready answers 200: the stores answer and its views are live (the
+   * process listens before its runner starts, so live comes first). */
+  ready(timeoutMs?: number): Promise<void>;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -77,6 +80,11 @@ export async function startService(build: ServiceBuild, env: Record<string, stri
         { timeoutMs, stopOn: (error) => error instanceof ServiceExited },
       ).catch((error: Error) => {
         throw error instanceof ServiceExited ? error : new Error(`${error.message}\n${output}`);
+      });
+    },
+    async ready(timeoutMs = 120_000) {
+      await eventually('the service to answer /health/ready with 200', async () => (await fetch(`${url}/health/ready`)).status === 200, { timeoutMs }).catch((error: Error) => {
+        throw new Error(`${error.message}\n${output}`);
       });
     },
     async kill(signal = 'SIGKILL') {
