@@ -107,6 +107,20 @@ describe('projection runner', () => {
     dir.remove();
   });
 
+  it('runs a processor added by run() before start() once, and stops it', async () => {
+    // A process that listens before its runner starts builds its contexts first: their
+    // reactors are added by run() before start() starts the rest.
+    let handled = 0;
+    const counting = defineProjection({ kind: 'reactor', startFrom: 'beginning', name: 'counting', version: 1, collections: [], handlers: { Added: () => void handled++ } });
+    const live = runner(totals(1));
+    await live.run(counting);
+    await live.start();
+    const append = await events.append('a', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    await eventually('both processors applied the event', () => (live.appliedPosition('counting') ?? 0) >= append.position && (live.appliedPosition('totals') ?? 0) >= append.position);
+    await live.stop();
+    expect(handled).toBe(1);
+  });
+
   it('applies new events live and lets a writer wait until its append is visible', async () => {
     const live = runner(totals(1));
     await live.start();

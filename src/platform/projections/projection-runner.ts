@@ -102,6 +102,8 @@ export class ProjectionRunner {
   private stopping = false;
   /** The log's head when this process started: a processor is live once it has applied it. */
   private startHead: Position | null | undefined;
+  /** Processors whose live loop has been started (`startLive`), by name. */
+  private readonly live = new Set<string>();
   private readonly batchSize: number;
   private readonly rebuildBatchSize: number;
   /** When each live generation last committed its checkpoint, keyed by physical name. */
@@ -156,7 +158,7 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     await this.init();
     this.startHead = await this.events.headPosition();
-    for (const projection of this.byName.values()) await this.startLive(projection);
+    for (const projection of this.byName.values()) if (!this.live.has(projection.name)) await this.startLive(projection);
   }
 
   /**
@@ -227,6 +229,9 @@ export class ProjectionRunner {
   }
 
   private async startLive(projection: Projection): Promise<void> {
+    // Once per processor: `run` may start one before `start` (a context built while the
+    // process already listens), and two loops of one processor would never both stop.
+    this.live.add(projection.name);
     const ready = new Promise<void>((resolve) => this.progress.once(`ready:${projection.name}`, resolve));
     const loop = this.runLive(projection);
     this.loops.push(loop);
