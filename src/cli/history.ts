@@ -21,7 +21,6 @@ import { incidentHistory } from '../incidents/application/history.js';
 import { verifyHistory } from '../audit/application/verify.js';
 import { exportHistory, StreamWithheld, type ExportProgress } from '../audit/application/export.js';
 import { parseManifestLine, verifyExport } from '../audit/domain/verify-export.js';
-import { withheldFromExport } from '../audit/domain/export-format.js';
 import { auditPublicKey, auditSigner, SigningKeyError } from '../audit/domain/signing.js';
 import { incidentStreamId } from '../incidents/domain/events.js';
 import { parseRfc3339 } from '../platform/time/rfc3339.js';
@@ -115,7 +114,6 @@ async function writeExport(options: ExportCommandOptions, dataDir: DataDirOption
   const scopes = [options.team, options.stream, options.incident].filter((s) => s !== undefined).length;
   if (scopes !== 1) throw new UsageError('Pass exactly one of --team, --stream, --incident.');
   if (options.from && options.to && parseRfc3339(options.from)! > parseRfc3339(options.to)!) throw new UsageError('--from must not be after --to.');
-  if (options.stream !== undefined && withheldFromExport(options.stream)) throw new UsageError(new StreamWithheld(options.stream).message);
   const config = cliConfig(dataDir);
   const signer = config.auditSigningKey ? auditSigner(config.auditSigningKey) : null;
   if (!signer) process.stderr.write('AUDIT_SIGNING_KEY is not set: the export is not signed.\n');
@@ -154,6 +152,10 @@ async function writeExport(options: ExportCommandOptions, dataDir: DataDirOption
       out ??= options.out ? createWriteStream(options.out) : process.stdout;
       if (pending !== null && !out.write(pending)) await once(out, 'drain');
     }
+  } catch (error) {
+    // Refused before its first line (a channel's stream), so nothing was written: a usage error.
+    if (error instanceof StreamWithheld) throw new UsageError(error.message);
+    throw error;
   } finally {
     progress.stop();
     await store.close();
