@@ -217,8 +217,10 @@ async function checkExport(file: string, options: { publicKey?: string }): Promi
   }
   const signature = result.key_id ? `signature valid (key ${result.key_id})` : 'unsigned (no signature to check)';
   const unlinked = result.unlinked > 0 ? ` ${result.unlinked} lines link to events no longer in the log: their content was not checked.` : '';
-  const withheld = manifest?.withheld_streams?.length ? ` Left out (they hold secrets): ${manifest.withheld_streams.join(', ')}.` : '';
-  process.stdout.write(`Verified: ${result.events} events in ${result.streams} streams, every chain link holds, ${signature}.${unlinked}${withheld}\n`);
+  const withheldLines =
+    result.withheld > 0 ? ` ${result.withheld} ${result.withheld === 1 ? 'line shows' : 'lines show'} hidden values as withheld: not content-checked (their place in the chain and what they show are${result.key_id ? ', by the signature' : ''}).` : '';
+  const withheldStreams = manifest?.withheld_streams?.length ? ` Left out (they hold secrets): ${manifest.withheld_streams.join(', ')}.` : '';
+  process.stdout.write(`Verified: ${result.events} events in ${result.streams} streams, every chain link holds, ${signature}.${unlinked}${withheldLines}${withheldStreams}\n`);
 }
 
 async function printIncident(id: number, at: string | undefined, options: DataDirOptions): Promise<void> {

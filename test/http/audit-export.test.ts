@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { auditPublicKey } from '../../src/audit/domain/signing.js';
 import { verifyExport } from '../../src/audit/domain/verify-export.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { auditedIncident } from '../support/incident-fixtures.js';
+import { auditedIncident, createProject } from '../support/incident-fixtures.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const PRIVATE_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -86,6 +86,37 @@ describe('audit export over HTTP', () => {
     const { manifest } = lines.pop();
     expect(manifest.withheld_streams).toEqual([`notification-channel-${created.json().data.id}`]);
     expect(await check(answer.body, PUBLIC_PEM)).toMatchObject({ ok: true, events: lines.length });
+  });
+
+  it('shows the values the API hides of an endpoint as withheld, lists those lines in the manifest, and still verifies', async () => {
+    const projectId = await createProject(t, teamId, 'Hidden values');
+    const secrets = ['Us3rInfoPa55', 'Qu3rySecr3tValue', 'Bearer H3aderSecr3t', 'B0dySecr3tMarker', 'Bearer R0tatedH3ader'];
+    const created = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints`, {
+      project_id: projectId,
+      name: 'Checkout API',
+      url: `https://probe:${secrets[0]}@api.example.test/health?api_key=${secrets[1]}`,
+      headers: { Authorization: secrets[2] },
+      body_match_mode: 'contains',
+      expected_body: secrets[3],
+    });
+    expect(created.statusCode).toBe(201);
+    const endpointId: number = created.json().data.id;
+    const changed = await t.admin('PATCH', `/api/v2/teams/${teamId}/endpoints/${endpointId}`, { headers: { Authorization: secrets[4] } });
+    expect(changed.statusCode).toBe(200);
+
+    const answer = await t.admin('GET', `/api/v2/teams/${teamId}/audit-export`);
+    expect(answer.statusCode).toBe(200);
+    for (const secret of secrets) expect(answer.body).not.toContain(secret);
+    const lines = answer.body.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const { manifest } = lines.pop();
+    const endpoint = lines.filter((l) => l.stream === `endpoint-${endpointId}`);
+    expect(endpoint.map((l) => [l.type, l.withheld])).toEqual([
+      ['EndpointRegistered', ['/configuration/url', '/configuration/headers/Authorization', '/configuration/expected_body']],
+      ['EndpointReconfigured', ['/changes/headers/Authorization']],
+    ]);
+    expect(endpoint[0].data.configuration.url).toBe('https://[withheld]@api.example.test/health?[withheld]');
+    expect(manifest.withheld_lines).toEqual(endpoint.map((l) => ({ stream: l.stream, revision: l.revision, prev_hash: l.prev_hash, hash: l.hash, shown_hash: expect.any(String) })));
+    expect(await check(answer.body, PUBLIC_PEM)).toMatchObject({ ok: true, events: lines.length, withheld: 2 });
   });
 
   it('takes a time window; refuses bad times, developer tokens and unknown teams', async () => {

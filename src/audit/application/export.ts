@@ -7,8 +7,9 @@
  */
 import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import { chainedFieldsOf, chainHash, fullHashAt, GENESIS_HASH, isWholeHash, matchesStored } from '../../platform/event-store/chain.js';
-import { eventLine, manifestLine, signedManifestBytes, withheldFromExport, type Manifest, type ManifestStream } from '../domain/export-format.js';
+import { eventLine, manifestLine, signedManifestBytes, withheldFromExport, type ExportLine, type Manifest, type ManifestStream } from '../domain/export-format.js';
 import type { AuditSigner } from '../domain/signing.js';
+import { shownHash, withholdHiddenValues, type WithheldLine } from '../domain/withheld-values.js';
 import { prunedRanges, streamsOf } from './verify.js';
 
 export interface ExportScope {
@@ -59,6 +60,8 @@ export async function* exportHistory(store: EventStore, scope: ExportScope, opti
   const to = options.to ? Date.parse(options.to) : Infinity;
   const head = await store.headPosition();
   const streams = new Map<string, Exported>();
+  // One entry per line with withheld values (endpoint configuration events: few per endpoint).
+  const withheldLines: WithheldLine[] = [];
   let events = 0;
   const inRange = (event: RecordedEvent) => {
     const at = Date.parse(event.recordedAt);
@@ -84,7 +87,7 @@ export async function* exportHistory(store: EventStore, scope: ExportScope, opti
         before.last_revision = event.revision;
         before.head_hash = hash;
       }
-      chunk += eventLine({
+      const line: ExportLine = {
         stream: event.streamId,
         revision: event.revision,
         position: event.position,
@@ -96,7 +99,15 @@ export async function* exportHistory(store: EventStore, scope: ExportScope, opti
         data: event.data,
         prev_hash: prev,
         hash,
-      });
+      };
+      // The hash was computed from the stored data above; the line shows what may leave the service.
+      const shown = withholdHiddenValues(event.type, event.data);
+      if (shown !== null) {
+        line.data = shown.data;
+        line.withheld = shown.withheld;
+        withheldLines.push({ stream: line.stream, revision: line.revision, prev_hash: prev, hash, shown_hash: shownHash({ ...line, withheld: shown.withheld }) });
+      }
+      chunk += eventLine(line);
       events++;
     }
     if (chunk !== '') yield chunk;
@@ -111,6 +122,7 @@ export async function* exportHistory(store: EventStore, scope: ExportScope, opti
     events,
     streams: Object.fromEntries(streams),
     ...(withheld.length > 0 ? { withheld_streams: withheld } : {}),
+    ...(withheldLines.length > 0 ? { withheld_lines: withheldLines } : {}),
     generated_at: (options.now?.() ?? new Date()).toISOString(),
     key_id: options.signer?.keyId ?? null,
     signature: null,

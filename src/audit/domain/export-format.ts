@@ -7,6 +7,7 @@
  */
 import { canonicalJson } from '../../platform/canonical-json.js';
 import { isChannelStream } from '../../notifications/domain/channel.js';
+import type { WithheldLine } from './withheld-values.js';
 
 /**
  * Streams an export never carries: their events hold secrets (a notification channel's signing
@@ -28,6 +29,12 @@ export interface ExportLine {
   actor: string | null;
   request_id: string | null;
   data: unknown;
+  /**
+   * Present when `data` shows hidden values as withheld (withheld-values.ts): JSON Pointers into
+   * `data` of the values replaced. `hash` is then the stored event's, which the line's content
+   * no longer gives; the manifest lists the line (`withheld_lines`).
+   */
+  withheld?: string[];
   /**
    * The hash this event links to: the previous revision's (or, at a stream's first chained
    * event after unchained ones, the anchor). null when unknown: the event is unchained (written
@@ -59,6 +66,8 @@ export interface Manifest {
   streams: Record<string, ManifestStream>;
   /** The team's streams left out because their events hold secrets (`withheldFromExport`); absent when none. */
   withheld_streams?: string[];
+  /** The lines whose hidden values are withheld, in export order; absent when none. */
+  withheld_lines?: WithheldLine[];
   generated_at: string;
   /** Hex SHA-256 of the signing public key's DER; null when unsigned. */
   key_id: string | null;
@@ -78,6 +87,7 @@ export function eventLine(line: ExportLine): string {
     actor: line.actor,
     request_id: line.request_id,
     data: line.data,
+    ...(line.withheld !== undefined ? { withheld: line.withheld } : {}),
     prev_hash: line.prev_hash,
     hash: line.hash,
   })}\n`;

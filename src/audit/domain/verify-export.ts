@@ -10,6 +10,7 @@ import { chainHash, chainOf, GENESIS_HASH, isChainHash, type ChainedFields } fro
 import type { ExportLine, Manifest } from './export-format.js';
 import { signedManifestBytes } from './export-format.js';
 import { keyIdOf, signatureHolds } from './signing.js';
+import { shownHash, type WithheldLine } from './withheld-values.js';
 
 export type ExportVerification =
   | {
@@ -20,6 +21,8 @@ export type ExportVerification =
       key_id: string | null;
       /** Lines whose link is unknown (the event before them left the log before its hash was kept): their content is not checked. */
       unlinked: number;
+      /** Lines showing hidden values as withheld: their place in the chain is checked, and what they show against the signed manifest, not their content hash. */
+      withheld: number;
     }
   | { ok: false; line: number; problem: string };
 
@@ -73,6 +76,7 @@ async function check(lines: AsyncIterable<string> | Iterable<string>, lastLine: 
   let events = 0;
   let unlinked = 0;
   let position = -Infinity;
+  const withheldLines = listedWithheldLines(manifest, manifestAt);
   for await (const text of lines) {
     number++;
     if (text.trim() === '') continue;
@@ -84,7 +88,8 @@ async function check(lines: AsyncIterable<string> | Iterable<string>, lastLine: 
     const declared = manifest.streams[line.stream];
     if (!declared) throw new Refused(number, `stream ${line.stream} is not in the manifest`);
     const fields: ChainedFields = { stream: line.stream, revision: line.revision, type: line.type, data: line.data, occurred_at: line.occurred_at, actor: line.actor, request_id: line.request_id };
-    if (line.hash !== null) {
+    if (line.withheld !== undefined) checkWithheld(line, line.withheld, withheldLines, number);
+    else if (line.hash !== null) {
       if (line.prev_hash === null) unlinked++;
       else if (chainHash(line.prev_hash, fields) !== line.hash) throw new Refused(number, `${where(line)}: its hash does not match its content (altered)`);
     }
@@ -113,7 +118,8 @@ async function check(lines: AsyncIterable<string> | Iterable<string>, lastLine: 
       revision: line.revision,
       hash: line.hash,
       line: number,
-      unchained: line.hash === null && continuous && (before ? before.unchained : []) !== null ? [...(before?.unchained ?? []), fields] : null,
+      // A withheld line's content is not what its chain covers: the unchained lines' anchor cannot be recomputed past it.
+      unchained: line.hash === null && line.withheld === undefined && continuous && (before ? before.unchained : []) !== null ? [...(before?.unchained ?? []), fields] : null,
     });
   }
   for (const [name, declared] of Object.entries(manifest.streams)) {
@@ -123,6 +129,9 @@ async function check(lines: AsyncIterable<string> | Iterable<string>, lastLine: 
       throw new Refused(manifestAt, `${name} ends at revision ${last.revision} (line ${last.line}), the manifest says revision ${declared.last_revision} with head ${declared.head_hash} (lines are missing or altered)`);
     }
   }
+  for (const [key, listed] of withheldLines) {
+    if (!listed.seen) throw new Refused(manifestAt, `the manifest lists ${key} as withheld, which has no withheld line (lines are missing or altered)`);
+  }
   if (manifest.events !== events) throw new Refused(manifestAt, `the manifest counts ${manifest.events} events, the export holds ${events}`);
   if (publicKey) {
     if (manifest.signature === null || manifest.key_id === null) throw new Refused(manifestAt, 'the manifest is not signed');
@@ -130,7 +139,37 @@ async function check(lines: AsyncIterable<string> | Iterable<string>, lastLine: 
     if (manifest.key_id !== given) throw new Refused(manifestAt, `signed by key ${manifest.key_id}, not by the given public key (${given})`);
     if (!signatureHolds(publicKey, signedManifestBytes(manifest), manifest.signature)) throw new Refused(manifestAt, 'the signature does not hold: the manifest was changed or signed by another key');
   }
-  return { ok: true, events, streams: streams.size, key_id: publicKey ? manifest.key_id : null, unlinked };
+  return { ok: true, events, streams: streams.size, key_id: publicKey ? manifest.key_id : null, unlinked, withheld: withheldLines.size };
+}
+
+const withheldKey = (line: { stream: string; revision: number }) => `${line.stream} revision ${line.revision}`;
+
+/** The manifest's `withheld_lines` by stream and revision, each to be met by exactly one line. */
+function listedWithheldLines(manifest: Manifest, manifestAt: number): Map<string, { entry: WithheldLine; seen: boolean }> {
+  const listed = new Map<string, { entry: WithheldLine; seen: boolean }>();
+  const entries: unknown = manifest.withheld_lines ?? [];
+  if (!Array.isArray(entries)) throw new Refused(manifestAt, 'the manifest\'s withheld_lines is not a list');
+  for (const entry of entries as WithheldLine[]) {
+    if (typeof entry?.stream !== 'string' || !Number.isInteger(entry.revision) || typeof entry.shown_hash !== 'string') throw new Refused(manifestAt, 'the manifest\'s withheld_lines holds an entry that is not one');
+    if (listed.has(withheldKey(entry))) throw new Refused(manifestAt, `the manifest lists ${withheldKey(entry)} as withheld twice`);
+    listed.set(withheldKey(entry), { entry, seen: false });
+  }
+  return listed;
+}
+
+/**
+ * A line showing withheld values: its content hash cannot be recomputed, so it must be one the
+ * signed manifest lists with the same place in the chain (`prev_hash`, `hash`, which the links
+ * to the lines around it check) and the same shown content.
+ */
+function checkWithheld(line: ExportLine, withheld: string[], listed: Map<string, { entry: WithheldLine; seen: boolean }>, number: number): void {
+  const found = listed.get(withheldKey(line));
+  if (!found) throw new Refused(number, `${where(line)} shows withheld values, but the manifest does not list it as withheld`);
+  const { entry } = found;
+  if (found.seen || entry.prev_hash !== line.prev_hash || entry.hash !== line.hash || entry.shown_hash !== shownHash({ ...line, withheld })) {
+    throw new Refused(number, `${where(line)}: the line differs from the manifest's withheld entry for it (altered)`);
+  }
+  found.seen = true;
 }
 
 function where(line: ExportLine): string {
@@ -160,7 +199,8 @@ function eventLineOf(text: string, number: number): ExportLine {
     nullableString(line.request_id) &&
     'data' in line &&
     (line.prev_hash === null || line.prev_hash === GENESIS_HASH || isChainHash(line.prev_hash)) &&
-    (line.hash === null || isChainHash(line.hash));
+    (line.hash === null || isChainHash(line.hash)) &&
+    (line.withheld === undefined || (Array.isArray(line.withheld) && line.withheld.length > 0 && line.withheld.every((path) => typeof path === 'string')));
   if (!valid && parseManifestLine(text)) throw new Refused(number, 'a manifest line before the last line');
   if (!valid) throw new Refused(number, 'not an event line of an audit export');
   return line;

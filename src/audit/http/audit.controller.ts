@@ -75,6 +75,7 @@ export class AuditController {
     description:
       "NDJSON, streamed: one line per event of the team's streams in log order `{stream, revision, position, type, occurred_at, recorded_at, actor, request_id, data, prev_hash, hash}`, " +
       'then one manifest line `{"manifest": {team_id, stream, from, to, events, streams, generated_at, key_id, signature}}`, signed with AUDIT_SIGNING_KEY (Ed25519) when one is configured. ' +
+      "No secret leaves: notification channels' streams are left out (`withheld_streams`), and the values the API hides of an endpoint show as `[withheld]`, named by the line's `withheld` and listed in the manifest's `withheld_lines`. " +
       'Check it offline with `npm run history -- verify-export FILE --public-key PEM` or openssl (docs/audit.md).',
   })
   @ApiQuery({ name: 'from', required: false, type: String, format: 'date-time', description: 'Events recorded at or after this time.' })
