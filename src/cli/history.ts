@@ -2,8 +2,8 @@
  * `npm run history -- incident <id> [--at <RFC 3339>]`: an incident's history for auditors,
  * read straight from the event store (no views): each event with its time, actor token, request
  * id and what changed, then the state rebuilt from the log (as of `--at` when given).
- * `npm run history -- verify [--team N] [--stream NAME]`: walks the hash chains (docs/audit.md);
- * exit 0 when intact (saying what retention cut), 1 naming each broken stream's first bad revision (or a scope without events).
+ * `npm run history -- verify [--team N] [--stream NAME]`: walks the hash chains (docs/audit.md),
+ * progress on stderr; exit 0 when intact (saying what retention cut), 1 naming each broken stream's first bad revision (or a scope without events).
  * `npm run history -- export (--team N | --stream NAME | --incident ID) [--from T] [--to T] [--out FILE]`:
  * the signed NDJSON export (docs/audit.md), to stdout or FILE, progress on stderr; a scope with no
  * events at all exits 1 and writes nothing (an empty --from/--to range is exported).
@@ -14,18 +14,18 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { createEventStore } from '../platform/event-store/create-event-store.js';
 import { incidentHistory } from '../incidents/application/history.js';
 import { verifyHistory } from '../audit/application/verify.js';
-import { exportHistory, StreamWithheld, type ExportProgress } from '../audit/application/export.js';
+import { exportHistory, StreamWithheld } from '../audit/application/export.js';
 import { parseManifestLine, verifyExport } from '../audit/domain/verify-export.js';
 import { auditPublicKey, auditSigner, SigningKeyError } from '../audit/domain/signing.js';
 import { incidentStreamId } from '../incidents/domain/events.js';
 import { parseRfc3339 } from '../platform/time/rfc3339.js';
 import { cliConfig, withDataDirOptions, type DataDirOptions } from './data-dir.js';
 import { cliProgram, runCli, UsageError } from './usage.js';
+import { stderrProgress } from './stderr-progress.js';
 
 function formatChange(change: { from?: unknown; to?: unknown }): string {
   return 'from' in change ? `${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}` : JSON.stringify(change.to);
@@ -50,7 +50,10 @@ async function printVerification(scope: { team?: number; stream?: string }, opti
   const config = cliConfig(options);
   const store = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl });
   try {
-    const report = await verifyHistory(store, { teamId: scope.team, stream: scope.stream });
+    const progress = stderrProgress('verify', 'stream');
+    const report = await verifyHistory(store, { teamId: scope.team, stream: scope.stream }, {
+      onProgress: (p) => progress.update({ done: p.streams_checked, total: p.streams, events: p.events_checked }),
+    }).finally(() => progress.stop());
     if ((scope.team !== undefined || scope.stream !== undefined) && report.intact && report.events_checked === 0) {
       // A mistyped id would otherwise read "Intact: 0 streams" and exit 0, as if audited.
       const what = scope.stream !== undefined ? `Stream ${scope.stream}` : `Team ${scope.team}`;
@@ -73,34 +76,6 @@ async function printVerification(scope: { team?: number; stream?: string }, opti
   }
 }
 
-const PLAIN_PROGRESS_EVERY_MS = 1_000;
-
-/** Progress of a long export on stderr (stdout may be the export): a bar on a terminal, else a line a second. */
-function exportProgress(): { update(progress: ExportProgress): void; stop(): void } {
-  if (process.stderr.isTTY) {
-    const bar = new cliProgress.SingleBar({ stream: process.stderr, format: ' export [{bar}] {percentage}% | {value}/{total} positions | {events} events', hideCursor: true }, cliProgress.Presets.shades_classic);
-    let started = false;
-    return {
-      update: (p) => {
-        const total = Math.max(1, p.head ?? 1);
-        if (!started) bar.start(total, 0, { events: 0 });
-        started = true;
-        bar.update(Math.min(total, p.position ?? total), { events: p.events });
-      },
-      stop: () => started && bar.stop(),
-    };
-  }
-  let lastAt = Date.now();
-  return {
-    update: (p) => {
-      if (Date.now() - lastAt < PLAIN_PROGRESS_EVERY_MS) return;
-      lastAt = Date.now();
-      process.stderr.write(`export: ${p.events} events, position ${p.position ?? '-'} of ${p.head ?? '-'}\n`);
-    },
-    stop: () => undefined,
-  };
-}
-
 interface ExportCommandOptions {
   team?: number;
   stream?: string;
@@ -121,7 +96,7 @@ async function writeExport(options: ExportCommandOptions, dataDir: DataDirOption
   const ranged = options.from !== undefined || options.to !== undefined;
   // Opened at the first line written, so that a refused export leaves no file behind.
   let out: NodeJS.WritableStream | null = null;
-  const progress = exportProgress();
+  const progress = stderrProgress('export', 'position');
   let events = 0;
   let emptyScope: string | null = null;
   try {
@@ -132,7 +107,8 @@ async function writeExport(options: ExportCommandOptions, dataDir: DataDirOption
       signer,
       onProgress: (p) => {
         events = p.events;
-        progress.update(p);
+        // An empty last page has no position: the export read the log to its head.
+        progress.update({ done: p.position ?? p.head ?? 0, total: p.head, events: p.events });
       },
     });
     // One chunk behind: the last chunk is the manifest, so an export whose only chunk is the

@@ -38,9 +38,26 @@ const PAGE = 1000;
 /** Thrown when `shouldStop` turned true before every stream was walked. */
 export class VerificationStopped extends Error {}
 
-export async function verifyHistory(store: EventStore, scope: VerifyScope = {}, options: { shouldStop?: () => boolean } = {}): Promise<VerificationReport> {
+export interface VerificationProgress {
+  streams_checked: number;
+  /** The streams to walk: null until the log was read for them (a team's, or every stream). */
+  streams: number | null;
+  events_checked: number;
+}
+
+export interface VerifyOptions {
+  shouldStop?: () => boolean;
+  /** Called at the start, once the streams to walk are known, then after each stream. */
+  onProgress?: (progress: VerificationProgress) => void;
+}
+
+export async function verifyHistory(store: EventStore, scope: VerifyScope = {}, options: VerifyOptions = {}): Promise<VerificationReport> {
+  // Finding a team's streams (or every stream) reads the whole log first: say the walk began.
+  if (scope.stream === undefined) options.onProgress?.({ streams_checked: 0, streams: null, events_checked: 0 });
   const streams = scope.stream !== undefined ? [scope.stream] : await streamsOf(store, scope.teamId);
   const report: VerificationReport = { intact: true, streams_checked: 0, events_checked: 0, broken: [], pruned: [] };
+  const progress = () => options.onProgress?.({ streams_checked: report.streams_checked, streams: streams.length, events_checked: report.events_checked });
+  progress();
   for (const stream of streams) {
     if (options.shouldStop?.()) throw new VerificationStopped('verification stopped before its end');
     const pruned = await prunedRanges(store, stream);
@@ -57,6 +74,7 @@ export async function verifyHistory(store: EventStore, scope: VerifyScope = {}, 
     report.streams_checked += 1;
     report.events_checked += result.events_checked;
     if (result.broken) report.broken.push(result.broken);
+    progress();
   }
   report.intact = report.broken.length === 0;
   return report;
