@@ -62,12 +62,14 @@ import {
   ALERT_SIGNAL_TRIGGERED,
   ALERT_SIGNAL_FLAPPING_STARTED,
   ALERT_SIGNAL_FLAPPING_STOPPED,
+  ALERT_SIGNALS_CARRIED_OVER,
   alertsStream,
   countsForAlerting,
   daysLeft,
   type AlertSignalFlappingData,
   type AlertSignalIncidentLinkedData,
   type AlertSignalRecoveredData,
+  type AlertSignalsCarriedOverData,
   type AlertSignalTriggeredData,
   type SignalType,
 } from '../domain/endpoint-alerts.js';
@@ -180,6 +182,14 @@ class AutoIncidents {
    */
   private async carryOutage(event: RecordedEvent<CheckRecordedData>, signal: SignalType, closed: Incident, views: ViewTransaction): Promise<void> {
     const check = event.data;
+    // The incident may be one the signal no longer holds: a grouped incident resolved by the
+    // others after this endpoint recovered, or one kept open by auto_resolve off. A failing
+    // check after its recovery is no outage until the signal triggers again (which opens or
+    // joins the right incident), so it opens nothing and the stale entry goes.
+    if (!(await this.triggeredBefore(check.endpoint_id, signal, event.revision))) {
+      views.delete(OPEN, openKey(check.endpoint_id, signal));
+      return;
+    }
     const context = systemContext('alerting', event.id, event.id);
     const holder = await this.outageHolder(closed);
     let incidentId: number;
@@ -228,13 +238,38 @@ class AutoIncidents {
 
   /** The alerts stream's revision of the signal's latest trigger; -1 when it holds none (signals recorded in the check stream, before alerts-<id>). */
   private async lastTriggerRevision(endpointId: number, signal: SignalType): Promise<number> {
-    const stream = alertsStream(endpointId);
+    for await (const recorded of this.newestFirst(alertsStream(endpointId))) {
+      if (recorded.type === ALERT_SIGNAL_TRIGGERED && (recorded.data as AlertSignalTriggeredData).signal === signal) return recorded.revision;
+    }
+    return -1;
+  }
+
+  /**
+   * Whether the signal was triggered when the check at `checkRevision` (of the check stream) was
+   * recorded: the newest of its transitions decided on an earlier check says, or else the
+   * signals the alerts stream started with. Read from the log alone, so every reactor (a late
+   * one, or two with no coordination) decides the same for the same check. An endpoint whose
+   * alerts stream holds neither counts as triggered, as before this was asked.
+   */
+  private async triggeredBefore(endpointId: number, signal: SignalType, checkRevision: number): Promise<boolean> {
+    for await (const recorded of this.newestFirst(alertsStream(endpointId))) {
+      if (recorded.type === ALERT_SIGNALS_CARRIED_OVER) {
+        return (recorded.data as AlertSignalsCarriedOverData).signals.some((carried) => carried.type === signal && carried.state === 'triggered');
+      }
+      if (recorded.type !== ALERT_SIGNAL_TRIGGERED && recorded.type !== ALERT_SIGNAL_RECOVERED) continue;
+      const transition = recorded.data as AlertSignalTriggeredData | AlertSignalRecoveredData;
+      if (transition.signal === signal && transition.check_revision !== undefined && transition.check_revision < checkRevision) return recorded.type === ALERT_SIGNAL_TRIGGERED;
+    }
+    return true;
+  }
+
+  /** The stream's events, newest first, read a page at a time. */
+  private async *newestFirst(stream: string): AsyncGenerator<RecordedEvent> {
     let fromRevision: number | undefined;
     for (;;) {
       const page = await this.platform.events.readStream(stream, { direction: 'backwards', ...(fromRevision === undefined ? {} : { fromRevision }), maxCount: RUN_LOOKBACK });
-      const trigger = page.find((recorded) => recorded.type === ALERT_SIGNAL_TRIGGERED && (recorded.data as AlertSignalTriggeredData).signal === signal);
-      if (trigger) return trigger.revision;
-      if (page.length < RUN_LOOKBACK || page[page.length - 1].revision === 0) return -1;
+      yield* page;
+      if (page.length < RUN_LOOKBACK || page[page.length - 1].revision === 0) return;
       fromRevision = page[page.length - 1].revision - 1;
     }
   }
