@@ -1,0 +1,76 @@
+import { upcasters } from '../../../src/app/contexts.js';
+import { CheckRetention } from '../../../src/checks/application/retention.js';
+import { CHECK_RECORDED, checksStream } from '../../../src/checks/domain/check.js';
+import type { EventStore } from '../../../src/platform/event-store/event-store.port.js';
+import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
+import { withUpcasting } from '../../../src/platform/event-store/upcasting.js';
+import { IDS_RESERVED, sequenceStream } from '../../../src/platform/ids/id-allocator.js';
+import { check } from '../analytics/support/checks.js';
+
+/**
+ * A retention pass lets the event loop run between two endpoints and between two summaries: over
+ * SQLite each of its reads and writes is synchronous under its `await`, so a pass that never
+ * yields is one task holding the loop (probes, requests, projections) for the whole pass.
+ */
+const NOW = Date.parse('2026-11-23T12:34:56.789Z');
+const DAY = 86_400_000;
+
+async function logWith(endpoints: number, oldChecksOfEndpoint1: number): Promise<EventStore> {
+  const events: EventStore = withUpcasting(new SqliteEventStore(':memory:'), upcasters());
+  await events.append(sequenceStream('endpoint'), [{ type: IDS_RESERVED, data: { first: 1, count: endpoints } }], { expectedRevision: 'any' });
+  for (let i = 0; i < oldChecksOfEndpoint1; i++) {
+    const checkedAt = new Date(NOW - 10 * DAY + i * 20_000).toISOString();
+    const data = check({ check_id: i + 1, checked_at: checkedAt });
+    await events.append(checksStream(1), [{ type: CHECK_RECORDED, data, metadata: { occurred_at: checkedAt } }], { expectedRevision: 'any' });
+  }
+  return events;
+}
+
+/** Runs `pass` while another task records `progress()` at each turn of the event loop; returns what it saw. */
+async function turnsDuring<T>(pass: () => Promise<T>, progress: () => number): Promise<{ result: T; seen: number[] }> {
+  const seen: number[] = [];
+  let passing = true;
+  const turn = () => {
+    if (!passing) return;
+    seen.push(progress());
+    setImmediate(turn);
+  };
+  setImmediate(turn);
+  try {
+    return { result: await pass(), seen };
+  } finally {
+    passing = false;
+  }
+}
+
+describe('check retention pass: the event loop runs during it', () => {
+  it('runs other tasks between every two endpoints, with nothing to summarize', async () => {
+    const events = await logWith(40, 0);
+    try {
+      let done = 0;
+      const retention = new CheckRetention(events, { days: 3 });
+      const { result, seen } = await turnsDuring(() => retention.apply(NOW, { onProgress: (p) => (done = p.endpoint) }), () => done);
+      expect(result.endpoints).toBe(40);
+      // Before: no turn until the pass had ended (seen empty). Now: at most one endpoint's work between two turns.
+      expect(seen.length).toBeGreaterThan(0);
+      const steps = [...seen, result.endpoints].map((value, i, all) => value - (i === 0 ? 0 : all[i - 1]));
+      expect(Math.max(...steps)).toBeLessThanOrEqual(1);
+    } finally {
+      await events.close();
+    }
+  });
+
+  it('runs other tasks between two summaries of one endpoint', async () => {
+    const events = await logWith(1, 400);
+    try {
+      let summaries = 0;
+      const retention = new CheckRetention(events, { days: 3, maxChecksPerSummary: 100 });
+      const { result, seen } = await turnsDuring(() => retention.apply(NOW, { onSummary: () => void summaries++ }), () => summaries);
+      expect(result.summaries).toBeGreaterThanOrEqual(3);
+      const during = seen.filter((value) => value > 0 && value < result.summaries);
+      expect(during.length).toBeGreaterThan(0);
+    } finally {
+      await events.close();
+    }
+  });
+});
