@@ -27,6 +27,7 @@ import { LastEventFold } from '../../platform/es/last-event-fold.js';
 import { runStreamCommand, type Aggregate } from '../../platform/es/stream-command.js';
 import { fullHashAt, isWholeHash } from '../../platform/event-store/chain.js';
 import { IDS_RESERVED, sequenceStream, type IdsReserved } from '../../platform/ids/id-allocator.js';
+import { nextTurn } from '../../platform/next-turn.js';
 import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../domain/check.js';
 import { CHECKS_SUMMARIZED, checkSummariesStream, retentionHorizon, summarizeChecks, type ChecksSummarizedData } from '../domain/check-summary.js';
 
@@ -99,14 +100,6 @@ const summaryAggregate: Aggregate<LastSummary> = {
 };
 
 const RETENTION_CONTEXT = systemContext('retention');
-
-/**
- * Lets the event loop run between two endpoints (and two summaries) of a pass. Over SQLite every
- * read and write of a pass is synchronous under its `await`, so without this the whole pass is
- * one task: 2,000 endpoints with nothing to summarize held the loop for 0.5-1.2 s every hour
- * (docs/benchmarks.md, "The hourly retention pass held the event loop").
- */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Passes racing on one endpoint (the lease keeps them apart; a paused holder may not know it lost it). */
 const SUMMARY_ATTEMPTS = 8;
 
@@ -167,6 +160,8 @@ export class CheckRetention {
       const ids = await this.endpointIds();
       for (const [index, endpointId] of ids.entries()) {
         if (options.shouldStop?.()) break;
+        // Over SQLite a pass never waits on I/O: without a turn between endpoints, 2,000 of them
+        // with nothing to summarize held the loop for 0.5-1.2 s every hour (docs/benchmarks.md).
         if (index > 0) await nextTurn();
         await hold();
         const done = await this.applyToEndpoint(endpointId, horizon, options.onSummary);

@@ -6,6 +6,7 @@ import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlit
 import { withUpcasting } from '../../../src/platform/event-store/upcasting.js';
 import { IDS_RESERVED, sequenceStream } from '../../../src/platform/ids/id-allocator.js';
 import { check } from '../analytics/support/checks.js';
+import { mostStepsBetweenTurns, turnsDuring } from '../../support/event-loop-turns.js';
 
 /**
  * A retention pass lets the event loop run between two endpoints and between two summaries: over
@@ -26,23 +27,6 @@ async function logWith(endpoints: number, oldChecksOfEndpoint1: number): Promise
   return events;
 }
 
-/** Runs `pass` while another task records `progress()` at each turn of the event loop; returns what it saw. */
-async function turnsDuring<T>(pass: () => Promise<T>, progress: () => number): Promise<{ result: T; seen: number[] }> {
-  const seen: number[] = [];
-  let passing = true;
-  const turn = () => {
-    if (!passing) return;
-    seen.push(progress());
-    setImmediate(turn);
-  };
-  setImmediate(turn);
-  try {
-    return { result: await pass(), seen };
-  } finally {
-    passing = false;
-  }
-}
-
 describe('check retention pass: the event loop runs during it', () => {
   it('runs other tasks between every two endpoints, with nothing to summarize', async () => {
     const events = await logWith(40, 0);
@@ -53,8 +37,7 @@ describe('check retention pass: the event loop runs during it', () => {
       expect(result.endpoints).toBe(40);
       // Before: no turn until the pass had ended (seen empty). Now: at most one endpoint's work between two turns.
       expect(seen.length).toBeGreaterThan(0);
-      const steps = [...seen, result.endpoints].map((value, i, all) => value - (i === 0 ? 0 : all[i - 1]));
-      expect(Math.max(...steps)).toBeLessThanOrEqual(1);
+      expect(mostStepsBetweenTurns(seen, result.endpoints)).toBeLessThanOrEqual(1);
     } finally {
       await events.close();
     }
