@@ -1,9 +1,12 @@
 /**
  * Walks the hash chains of the log (docs/audit.md): every stream, a team's, or one. Reads the
- * events as stored (an event store without upcasters), one stream at a time.
+ * events as stored (an event store without upcasters), one stream at a time, with a turn of the
+ * event loop between two pages and two streams: over SQLite the reads never wait on I/O, and the
+ * daily pass over a whole log would otherwise hold the loop from its first read to its last.
  */
 import type { EventStore, RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import { chainedFieldsOf } from '../../platform/event-store/chain.js';
+import { nextTurn } from '../../platform/next-turn.js';
 import { CHECKS_SUMMARIZED, checkSummariesStream } from '../../checks/domain/check-summary.js';
 import { verifyStream, type BrokenStream, type PrunedRange, type StoredEvent } from '../domain/verify-stream.js';
 
@@ -60,6 +63,7 @@ export async function verifyHistory(store: EventStore, scope: VerifyScope = {}, 
   progress();
   for (const stream of streams) {
     if (options.shouldStop?.()) throw new VerificationStopped('verification stopped before its end');
+    if (report.streams_checked > 0) await nextTurn();
     const pruned = await prunedRanges(store, stream);
     const result = verifyStream(stream, (await readWhole(store, stream)).map(storedEvent), pruned);
     if (pruned.length > 0) {
@@ -92,6 +96,7 @@ export async function streamsOf(store: EventStore, teamId: number | undefined): 
     }
     if (page.length < PAGE) break;
     after = page[page.length - 1].position;
+    await nextTurn();
   }
   return teamId === undefined ? [...seen] : [...seen].filter((stream) => ofTeam.has(stream));
 }
@@ -108,6 +113,7 @@ async function readWhole(store: EventStore, stream: string): Promise<RecordedEve
     all.push(...page);
     if (page.length < PAGE) return all;
     from = page[page.length - 1].revision + 1;
+    await nextTurn();
   }
 }
 
