@@ -45,7 +45,7 @@ import { AutomaticIncidentWriter, isOpen } from '../../incidents/application/aut
 import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
 import { endpointSnapshotAggregate } from '../../monitoring/domain/endpoint-snapshot.js';
 import { alertRelations } from '../../monitoring/domain/endpoint-configuration.js';
-import { endpointStream, projectStream } from '../../monitoring/domain/events.js';
+import { ENDPOINT_DELETED, endpointStream, projectStream, type EndpointDeletedData } from '../../monitoring/domain/events.js';
 import { incidentGroupingSeconds, projectAggregate, type ProjectState } from '../../monitoring/domain/project.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
@@ -66,6 +66,7 @@ import {
   alertsStream,
   countsForAlerting,
   daysLeft,
+  SIGNAL_TYPES,
   type AlertSignalFlappingData,
   type AlertSignalIncidentLinkedData,
   type AlertSignalRecoveredData,
@@ -128,6 +129,7 @@ export function autoIncidentsReactor(platform: Platform): Projection {
       [CHECK_RECORDED]: (event, views) => reactor.passOverRefused(event, () => reactor.onCheck(event as RecordedEvent<CheckRecordedData>, views)),
       [ALERT_SIGNAL_FLAPPING_STARTED]: (event, views) => reactor.passOverRefused(event, () => reactor.onFlappingStarted(event.data as AlertSignalFlappingData, views)),
       [ALERT_SIGNAL_FLAPPING_STOPPED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as AlertSignalFlappingData, views)),
+      [ENDPOINT_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onEndpointDeleted(event.data as EndpointDeletedData, views)),
     },
   });
 }
@@ -442,6 +444,20 @@ class AutoIncidents {
     if (state === null || !isOpen(state)) {
       views.delete(OPEN, openKey(data.endpoint_id, data.signal));
       if (state?.resolved_at) views.put(OPEN, { id: recentKey(data.endpoint_id, data.signal), incident_id: incidentId });
+    }
+  }
+
+  /**
+   * The endpoint was deleted: none of its signals will recover, so each incident still waiting
+   * for it stops waiting (recorded as such) and resolves when auto_resolve is on and no other
+   * endpoint in it is still failing. It never triggers again, so its entries go.
+   */
+  async onEndpointDeleted(data: EndpointDeletedData, views: ViewTransaction): Promise<void> {
+    for (const signal of SIGNAL_TYPES) {
+      const incidentId = await openIncident(views, data.endpoint_id, signal);
+      if (incidentId === null) continue;
+      await this.incidents.command(incidentId, { kind: 'resolve_on_recovery', endpoint_id: data.endpoint_id, endpoint_deleted: true }, systemContext('alerting'));
+      views.delete(OPEN, openKey(data.endpoint_id, signal));
     }
   }
 

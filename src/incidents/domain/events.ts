@@ -237,6 +237,8 @@ export interface IncidentEndpointRecoveredData {
   incident_id: number;
   endpoint_id: number;
   recovered_at: string;
+  /** The endpoint was deleted: the incident stops waiting for a recovery that cannot come. */
+  endpoint_deleted?: true;
 }
 
 export interface IncidentCheckLinkedData {

@@ -117,7 +117,10 @@ function describe(event: IncidentEvent): Description {
       return { summary: `Endpoint ${endpoint_id} joined (grouped ${signal} incident): ${reason}`, changes: { endpoint_ids: { to: endpoint_id } } };
     }
     case INCIDENT_ENDPOINT_RECOVERED:
-      return { summary: `Endpoint ${event.data.endpoint_id} recovered`, changes: { recovered_endpoint_ids: { to: event.data.endpoint_id } } };
+      return {
+        summary: `Endpoint ${event.data.endpoint_id} ${event.data.endpoint_deleted ? 'deleted: no longer awaited' : 'recovered'}`,
+        changes: { recovered_endpoint_ids: { to: event.data.endpoint_id } },
+      };
     case COMMENT_ADDED: {
       const { comment_id: id, body, pinned } = event.data;
       return { summary: `Comment ${id} added`, changes: { [`comments[${id}]`]: { to: { body, pinned } } } };

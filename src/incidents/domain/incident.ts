@@ -173,10 +173,13 @@ export interface LinkFailingCheck {
 /**
  * The signal recovered: resolves the incident only when auto_resolve is on. A grouped incident
  * records the recovery of `endpoint_id` and resolves once every endpoint in it has recovered.
+ * `endpoint_deleted`: the endpoint was deleted, so its recovery will never come; the incident
+ * stops waiting for it (recorded even when not grouped) as if it had recovered.
  */
 export interface ResolveOnRecovery {
   kind: 'resolve_on_recovery';
   endpoint_id?: number;
+  endpoint_deleted?: true;
 }
 
 /**
@@ -417,13 +420,14 @@ function decideResolveOnRecovery(incident: Incident, command: ResolveOnRecovery,
   // Only an endpoint the incident waits for resolves it: a merge's source endpoint, whose outage
   // the target now holds (docs/decisions.md), recovering does not end the target's own outage.
   if (!awaitingRecovery(incident).includes(command.endpoint_id)) return [];
-  const awaiting = incident.awaiting_recovery;
-  if (awaiting === undefined) return resolve;
+  // An ungrouped incident resolves on its recovery without a per-endpoint event; a deletion is
+  // recorded all the same, so the history says why it resolved.
+  if (incident.awaiting_recovery === undefined && command.endpoint_deleted === undefined) return resolve;
   const recovered: IncidentEvent = {
     type: INCIDENT_ENDPOINT_RECOVERED,
-    data: { incident_id: incident.id, endpoint_id: command.endpoint_id, recovered_at: now },
+    data: { incident_id: incident.id, endpoint_id: command.endpoint_id, recovered_at: now, ...(command.endpoint_deleted ? { endpoint_deleted: true as const } : {}) },
   };
-  return awaiting.length === 1 ? [recovered, ...resolve] : [recovered];
+  return awaitingRecovery(incident).length === 1 ? [recovered, ...resolve] : [recovered];
 }
 
 function decideJoinAutomatic(incident: Incident, command: JoinAutomatic, now: string): IncidentEvent[] {
