@@ -11,7 +11,7 @@
  */
 import { jest } from '@jest/globals';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { configuration, eventually, startTarget, type Target } from './support.js';
+import { eventually, monitorTarget, startTarget, type Target } from './support.js';
 
 jest.setTimeout(120_000);
 
@@ -42,12 +42,7 @@ describe('an endpoint deleted while its automatic incident is open', () => {
     const monitor = async (): Promise<{ id: number; target: Target }> => {
       const target = await startTarget();
       targets.push(target);
-      const created = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints`, { project_id: project.id, name: 'Shop endpoint', ...configuration(`${target.url}/health`, RULES) });
-      const endpoint = created.json().data;
-      target.tokens.set(endpoint.id, endpoint.verification_token);
-      expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-      expect((await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`, { enabled: true })).statusCode).toBe(200);
-      return { id: endpoint.id, target };
+      return { id: (await monitorTarget(t, team.id, target, 'health', RULES, { projectId: project.id })).id, target };
     };
     const incident = async (id: number): Promise<Incident> => (await t.request('GET', `${API}/incidents/${id}`, { token })).json().data;
     const incidents = async (): Promise<Incident[]> => (await t.request('GET', `${API}/incidents?project_id=${project.id}`, { token })).json().data;

@@ -11,9 +11,8 @@
  * Read through the public API, as a consumer sees it.
  */
 import { jest } from '@jest/globals';
-import { ALL_SCOPES, type TestApp } from '../support/test-app.js';
-import { configuration, eventually, startTarget, type Target } from './support.js';
-import { startTestApp } from '../support/test-app.js';
+import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
+import { eventually, monitorTarget, startTarget, type Target } from './support.js';
 
 jest.setTimeout(120_000);
 
@@ -51,15 +50,7 @@ describe('a grouped incident’s members after they recover', () => {
     const team = await t.createTeam('Grouped members');
     const { token } = await t.issueToken(team.id, ALL_SCOPES);
     const project = (await t.admin('POST', `/api/v2/teams/${team.id}/projects`, { name: 'Shop', incident_grouping_seconds: 3600 })).json().data;
-    const monitor = async (target: Target): Promise<number> => {
-      const created = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints`, { project_id: project.id, name: 'Shop endpoint', ...configuration(`${target.url}/health`, RULES) });
-      expect(created.statusCode).toBe(201);
-      const endpoint = created.json().data;
-      target.tokens.set(endpoint.id, endpoint.verification_token);
-      expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/verify-destination`)).statusCode).toBe(200);
-      expect((await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`, { enabled: true })).statusCode).toBe(200);
-      return endpoint.id;
-    };
+    const monitor = async (target: Target): Promise<number> => (await monitorTarget(t, team.id, target, 'health', RULES, { projectId: project.id })).id;
     const get = async (path: string) => (await t.request('GET', `${API}${path}`, { token })).json().data;
     const incidents = async (): Promise<Incident[]> => get(`/incidents?project_id=${project.id}`);
     const availability = async (endpointId: number): Promise<{ state: string; incident_id: number | null }> =>

@@ -76,11 +76,14 @@ export function configuration(url: string, overrides: Partial<EndpointConfigurat
   };
 }
 
-/** Registers an endpoint through the monitoring admin routes (a project of its own, then the endpoint). */
-export async function registerEndpoint(t: TestApp, teamId: number, config: EndpointConfiguration): Promise<{ id: number; token: string }> {
-  const project = await t.admin('POST', `/api/v2/teams/${teamId}/projects`, { name: 'P', description: '' });
-  if (project.statusCode !== 201) throw new Error(`create project: ${project.statusCode} ${project.body}`);
-  const created = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints`, { project_id: project.json().data.id, name: 'Target', ...config });
+/** Registers an endpoint through the monitoring admin routes (in `projectId`, else a project of its own). */
+export async function registerEndpoint(t: TestApp, teamId: number, config: EndpointConfiguration, projectId?: number): Promise<{ id: number; token: string }> {
+  if (projectId === undefined) {
+    const project = await t.admin('POST', `/api/v2/teams/${teamId}/projects`, { name: 'P', description: '' });
+    if (project.statusCode !== 201) throw new Error(`create project: ${project.statusCode} ${project.body}`);
+    projectId = project.json().data.id as number;
+  }
+  const created = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints`, { project_id: projectId, name: 'Target', ...config });
   if (created.statusCode !== 201) throw new Error(`create endpoint: ${created.statusCode} ${created.body}`);
   const data = created.json().data;
   return { id: data.id, token: data.verification_token };
@@ -92,7 +95,7 @@ export async function enableEndpoint(t: TestApp, teamId: number, endpointId: num
 }
 
 /**
- * An endpoint probing `target` at `path`: registered (a project of its own), its verification
+ * An endpoint probing `target` at `path`: registered (in `projectId`, else a project of its own), its verification
  * token handed to the target, its destination verified, and enabled unless `enabled: false`
  * (suites that hand jobs to a prober themselves and want no scheduled checks).
  */
@@ -102,9 +105,9 @@ export async function monitorTarget(
   target: Target,
   path: string,
   overrides: Partial<EndpointConfiguration> = {},
-  { enabled = true }: { enabled?: boolean } = {},
+  { enabled = true, projectId }: { enabled?: boolean; projectId?: number } = {},
 ): Promise<{ id: number; token: string }> {
-  const endpoint = await registerEndpoint(t, teamId, configuration(`${target.url}/${path}`, overrides));
+  const endpoint = await registerEndpoint(t, teamId, configuration(`${target.url}/${path}`, overrides), projectId);
   target.tokens.set(endpoint.id, endpoint.token);
   const verified = await t.admin('POST', `/api/v2/teams/${teamId}/endpoints/${endpoint.id}/verify-destination`);
   if (verified.statusCode !== 200) throw new Error(`verify destination: ${verified.statusCode} ${verified.body}`);
