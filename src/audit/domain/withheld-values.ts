@@ -1,19 +1,21 @@
 /**
  * The hidden values an export line shows as withheld (docs/audit.md, "What an export leaves
  * out"). An endpoint's stream records its whole configuration, and the API hides part of it from
- * every answer (docs/api.md: the URL's query and user-info, header values, the request payload,
- * the expected body; `publicConfiguration` in src/monitoring/domain/endpoint.ts). Its stream
- * cannot be left out of a team's export as a channel's is, since its events are the history an
- * auditor needs: so the line of an event holding such values shows `WITHHELD` in their place and
- * names them (`withheld`, JSON Pointers into `data`), keeping the event's stored hash. Its
- * content hash then cannot be recomputed from the line: the signed manifest lists the line
- * instead (`WithheldLine`), and `verify-export` checks its place in the chain.
+ * every answer (docs/api.md; monitoring's domain owns which part: `HIDDEN_CONFIGURATION_MEMBERS`
+ * and `maskHiddenValues` in src/monitoring/domain/endpoint.ts). Its stream cannot be left out of
+ * a team's export as a channel's is, since its events are the history an auditor needs: so the
+ * line of an event holding such values shows `WITHHELD` in their place and names them
+ * (`withheld`, JSON Pointers into `data`), keeping the event's stored hash. Its content hash then
+ * cannot be recomputed from the line: the signed manifest lists the line instead
+ * (`WithheldLine`), and `verify-export` checks its place in the chain.
  *
  * The verification token is not withheld: the API answers it (the operator serves it at the
  * verification URL).
  */
 import { hash } from 'node:crypto';
 import { canonicalJson } from '../../platform/canonical-json.js';
+import { maskHiddenValues } from '../../monitoring/domain/endpoint.js';
+import type { EndpointConfiguration } from '../../monitoring/domain/endpoint-configuration.js';
 import { ENDPOINT_RECONFIGURED, ENDPOINT_REGISTERED } from '../../monitoring/domain/events.js';
 
 /** What a withheld value shows in its place. */
@@ -24,9 +26,6 @@ const CONFIGURATION_OF: Record<string, string> = {
   [ENDPOINT_REGISTERED]: 'configuration',
   [ENDPOINT_RECONFIGURED]: 'changes',
 };
-
-/** Configuration members hidden whole when set (not null). */
-const HIDDEN_TEXTS = ['request_payload', 'expected_body'] as const;
 
 export interface ShownData {
   /** The event's data with each hidden value replaced by `WITHHELD`. */
@@ -42,46 +41,9 @@ export interface ShownData {
 export function withholdHiddenValues(type: string, data: unknown): ShownData | null {
   const member = CONFIGURATION_OF[type];
   if (member === undefined || !isObject(data) || !isObject(data[member])) return null;
-  const config = data[member];
-  const shown: Record<string, unknown> = { ...config };
-  const withheld: string[] = [];
-  const at = (...path: string[]) => `/${[member, ...path].map(pointerToken).join('/')}`;
-
-  if (typeof config.url === 'string') {
-    const url = shownUrl(config.url);
-    if (url !== config.url) {
-      shown.url = url;
-      withheld.push(at('url'));
-    }
-  }
-  if (isObject(config.headers) && Object.keys(config.headers).length > 0) {
-    shown.headers = Object.fromEntries(Object.keys(config.headers).map((name) => [name, WITHHELD]));
-    withheld.push(...Object.keys(config.headers).map((name) => at('headers', name)));
-  }
-  for (const field of HIDDEN_TEXTS) {
-    if (config[field] !== undefined && config[field] !== null) {
-      shown[field] = WITHHELD;
-      withheld.push(at(field));
-    }
-  }
-  return withheld.length === 0 ? null : { data: { ...data, [member]: shown }, withheld };
-}
-
-/**
- * The URL as an export shows it: scheme, host and path as the API shows them, user-info, query
- * and fragment as `WITHHELD`. A URL that does not parse is withheld whole.
- */
-function shownUrl(configured: string): string {
-  let url: URL;
-  try {
-    url = new URL(configured);
-  } catch {
-    return WITHHELD;
-  }
-  const userInfo = url.username !== '' || url.password !== '' ? `${WITHHELD}@` : '';
-  const query = url.search !== '' ? `?${WITHHELD}` : '';
-  const fragment = url.hash !== '' ? `#${WITHHELD}` : '';
-  return userInfo === '' && query === '' && fragment === '' ? configured : `${url.protocol}//${userInfo}${url.host}${url.pathname}${query}${fragment}`;
+  const masked = maskHiddenValues(data[member] as Partial<EndpointConfiguration>, WITHHELD);
+  if (masked === null) return null;
+  return { data: { ...data, [member]: masked.configuration }, withheld: masked.masked.map((path) => `/${[member, ...path].map(pointerToken).join('/')}`) };
 }
 
 /** RFC 6901: `~` as `~0`, `/` as `~1`. */

@@ -25,7 +25,7 @@ import {
   type EndpointEvent,
   type EndpointReconfiguredData,
 } from './events.js';
-import { publicUrl, urlQueryConfigured, verificationUrl } from './url.js';
+import { maskedUrl, publicUrl, urlQueryConfigured, verificationUrl } from './url.js';
 
 /** Configuration limits (api-decisions leaves them open; documented in docs/monitoring.md). */
 export const LIMITS = {
@@ -83,10 +83,19 @@ export interface PublicConfiguration extends LatencySettings, AlertRelationSetti
   region_quorum?: number | null;
 }
 
+/**
+ * The configuration members that hold hidden values, whole or in part (the URL's user-info, query
+ * and fragment; header values; the payload; the expected body). The one list of them: no answer
+ * passes them through (`publicConfiguration`), and an audit export masks them (`maskHiddenValues`,
+ * src/audit/domain/withheld-values.ts). A member added here must be handled by both.
+ */
+export const HIDDEN_CONFIGURATION_MEMBERS = ['url', 'headers', 'request_payload', 'expected_body'] as const;
+type HiddenMember = (typeof HIDDEN_CONFIGURATION_MEMBERS)[number];
+
 /** Maps (part of) a configuration to its public fields; hidden values never pass through. */
 export function publicConfiguration(config: Partial<EndpointConfiguration>): Partial<PublicConfiguration> {
   const out: Partial<PublicConfiguration> = {};
-  const { url, headers, request_payload, expected_body, ...visible } = config;
+  const { url, headers, request_payload, expected_body } = config;
   if (url !== undefined) {
     out.url = publicUrl(url);
     out.url_query_configured = urlQueryConfigured(url);
@@ -94,7 +103,44 @@ export function publicConfiguration(config: Partial<EndpointConfiguration>): Par
   if (headers !== undefined) out.header_names = Object.keys(headers);
   if (request_payload !== undefined) out.request_payload_configured = request_payload !== null;
   if (expected_body !== undefined) out.expected_body_configured = expected_body !== null;
-  return { ...out, ...visible };
+  return { ...out, ...withoutHiddenMembers(config) };
+}
+
+function withoutHiddenMembers(config: Partial<EndpointConfiguration>): Omit<Partial<EndpointConfiguration>, HiddenMember> {
+  const visible = { ...config };
+  for (const member of HIDDEN_CONFIGURATION_MEMBERS) delete visible[member];
+  return visible;
+}
+
+/** How each hidden member shows with its hidden values masked: the value shown, and the paths (under the member) masked. */
+const MASKS: { [M in HiddenMember]: (value: NonNullable<EndpointConfiguration[M]>, marker: string) => { shown: unknown; paths: string[][] } } = {
+  url: (url, marker) => {
+    const shown = maskedUrl(url, marker);
+    return { shown, paths: shown === url ? [] : [[]] };
+  },
+  headers: (headers, marker) => ({ shown: Object.fromEntries(Object.keys(headers).map((name) => [name, marker])), paths: Object.keys(headers).map((name) => [name]) }),
+  request_payload: (_payload, marker) => ({ shown: marker, paths: [[]] }),
+  expected_body: (_body, marker) => ({ shown: marker, paths: [[]] }),
+};
+
+/**
+ * (Part of) a configuration, its shape kept, with every hidden value shown as `marker` (the URL
+ * keeps its scheme, host and path, the headers their names), and the path of each value masked
+ * (member, then header name). null when it holds no hidden value.
+ */
+export function maskHiddenValues(config: Partial<EndpointConfiguration>, marker: string): { configuration: Partial<EndpointConfiguration>; masked: string[][] } | null {
+  const shown: Record<string, unknown> = { ...config };
+  const masked: string[][] = [];
+  for (const member of HIDDEN_CONFIGURATION_MEMBERS) {
+    const value = config[member];
+    if (value === undefined || value === null) continue;
+    const mask = MASKS[member] as (value: unknown, marker: string) => { shown: unknown; paths: string[][] };
+    const result = mask(value, marker);
+    if (result.paths.length === 0) continue;
+    shown[member] = result.shown;
+    masked.push(...result.paths.map((path) => [member, ...path]));
+  }
+  return masked.length === 0 ? null : { configuration: shown as Partial<EndpointConfiguration>, masked };
 }
 
 export { verificationUrl };

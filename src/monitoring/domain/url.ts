@@ -25,6 +25,24 @@ export function publicUrl(configured: string): string {
   return url.toString();
 }
 
+/**
+ * The configured URL with its hidden parts (the ones `publicUrl` drops) each shown as `marker`:
+ * `https://[withheld]@api.example.com/health?[withheld]`. The URL itself when it has none; `marker`
+ * alone when it does not parse.
+ */
+export function maskedUrl(configured: string, marker: string): string {
+  let url: URL;
+  try {
+    url = new URL(configured);
+  } catch {
+    return marker;
+  }
+  const userInfo = url.username !== '' || url.password !== '' ? `${marker}@` : '';
+  const query = url.search !== '' ? `?${marker}` : '';
+  const fragment = url.hash !== '' ? `#${marker}` : '';
+  return userInfo === '' && query === '' && fragment === '' ? configured : `${url.protocol}//${userInfo}${url.host}${url.pathname}${query}${fragment}`;
+}
+
 /** True when the configured URL carries a query (its values are hidden). */
 export function urlQueryConfigured(configured: string): boolean {
   return new URL(configured).search.length > 1;
