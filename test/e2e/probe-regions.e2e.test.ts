@@ -1,86 +1,58 @@
 /**
- * Probes from three regions with a quorum (issue 25), with real processes: a local nats-server,
- * one process running the API, projector and scheduler (ROLE=all, in a region no endpoint names,
- * so it probes nothing here), and three prober processes in regions a, b and c, all on one
- * DATA_DIR. The target fails requests by X-Probe-Region. Everything is read through the public
- * API.
+ * Probes from three regions with a quorum (issue 25), with real processes (probe-regions-setup.ts:
+ * a local nats-server, the API, projector and scheduler in one process, a prober process in each
+ * of regions a, b and c, all on one DATA_DIR; the target fails requests by X-Probe-Region).
+ * Everything is read through the public API. Each test has an endpoint of its own, quorum 2.
+ *
+ * Failing regions come and go:
  * - a failing alone: ten intervals of failing a-checks, no incident; a's own signal shows in
  *   alert status, the quorum result stays ok.
  * - a and b failing: an incident naming both (c up), opened by b's third failing check at the
  *   latest (trigger_count 3 of each region's checks).
  * - all healthy: the incident resolves (auto_resolve).
+ *
+ * A region lost mid-outage: a and b failing, an incident open, then prober b is killed
+ * (SIGKILL). As docs/operations.md "Probe regions" and docs/architecture.md "Probe regions and
+ * the quorum" say:
+ * - b turns unknown in alert status once its newest check is more than two intervals old;
+ * - unknown counts neither way, so only a is failing (1 < quorum 2): the next check of a or c
+ *   after that recovers the endpoint's signal (evidence: a failing, c up, b unknown) and the
+ *   incident resolves by itself, while a still fails;
+ * - GET /api/v2/regions stops counting b's prober (two lease periods) and warns that no prober
+ *   serves b;
+ * - no slot of the endpoint is checked twice in any region, and none is lost in a or c across
+ *   the kill (the checks list, each check's slot from its checked_at: a slot is probed after it
+ *   falls due and dropped once the next one is due).
  */
 import { jest } from '@jest/globals';
-import { describeWithNats, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
-import { callService, type SuiteServices, suiteServices } from '../support/service-process.js';
-import { configuration, eventually, startTarget, type Target } from './support.js';
+import { spreadOffset } from '../../src/probing/application/scheduler.js';
+import { describeWithNats } from '../support/nats-server.js';
+import { startRegionDeployment, waitForEveryRegion, type RegionCheck, type RegionDeployment } from './probe-regions-setup.js';
+import { eventually } from './support.js';
 
 jest.setTimeout(600_000);
 
-const ADMIN = 'probe-regions-admin-token-0123456789';
 const INTERVAL_S = 3;
+const INTERVAL_MS = INTERVAL_S * 1000;
 const REGIONS = ['a', 'b', 'c'];
 
-interface Check {
-  id: number;
-  success: boolean;
-  region: string;
-  checked_at: string;
-}
-
 describeWithNats('probes from regions a, b and c with a quorum of two (real processes)', () => {
-  let services: SuiteServices;
-  let nats: TestNatsServer | null = null;
-  let target: Target;
+  let deployment: RegionDeployment;
 
   beforeAll(async () => {
-    services = await suiteServices('probe-regions-');
-    nats = await startNatsServer();
-    target = await startTarget();
+    deployment = await startRegionDeployment('probe-regions-', REGIONS);
   });
-  afterAll(async () => {
-    await services?.close();
-    await target?.close();
-    await nats?.stop();
-  });
-
-  const start = (env: Record<string, string>) => services.start({ ADMIN_TOKEN: ADMIN, NATS_URL: nats!.url, ...env });
+  afterAll(() => deployment?.close());
 
   it('opens an incident only when two of three regions fail, naming them, and resolves it when all recover', async () => {
-    // One after the other: several processes loading at once on a loaded 2-core machine each take longer than startService waits.
-    const main = await start({ ROLE: 'all', PROBE_REGION: 'control' });
-    for (const region of REGIONS) await start({ ROLE: 'prober', PROBE_REGION: region });
-
-    const admin = (method: string, path: string, body?: unknown) => callService(main, method, path, ADMIN, body);
-    const team = (await admin('POST', '/api/v2/teams', { name: 'Regions' })).body.data;
-    const project = (await admin('POST', `/api/v2/teams/${team.id}/projects`, { name: 'Web', description: '' })).body.data;
-    const reader = (await admin('POST', `/api/v2/teams/${team.id}/tokens`, { name: 'r', scopes: ['monitoring:read', 'incidents:read'], role: 'viewer' })).body.data.token;
-    const created = await admin('POST', `/api/v2/teams/${team.id}/endpoints`, {
-      project_id: project.id,
-      name: 'Shop',
-      ...configuration(`${target.url}/shop`, { interval_seconds: INTERVAL_S, timeout_seconds: 2, latency_detection_mode: 'off' }),
-      regions: REGIONS,
-    });
-    expect(created.status).toBe(201);
-    expect(created.body.data).toMatchObject({ regions: REGIONS, region_quorum: 2 });
-    const endpointId = created.body.data.id;
-    target.tokens.set(endpointId, created.body.data.verification_token);
-    expect((await admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpointId}/verify-destination`)).status).toBe(200);
-    expect((await admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpointId}`, { enabled: true })).status).toBe(200);
-
-    const get = async (path: string) => {
-      const response = await callService(main, 'GET', path, reader);
-      expect([path, response.status]).toEqual([path, 200]);
-      return response.body;
-    };
-    const checks = async (region: string, from: string): Promise<Check[]> =>
-      (await get(`/api/public/v2/endpoints/${endpointId}/checks?source=scheduled&limit=100&region=${region}&from=${encodeURIComponent(from)}`)).data;
-    const incidents = async () => (await get(`/api/public/v2/incidents?endpoint_id=${endpointId}`)).data as Array<Record<string, any>>;
-    const alertStatus = async () => (await get(`/api/public/v2/endpoints/${endpointId}/alert-status`)).data;
+    const began = new Date().toISOString();
+    const { target, admin } = deployment;
+    const endpoint = await deployment.addEndpoint(INTERVAL_S);
+    const { checks, incidents, alertStatus } = endpoint;
+    expect(endpoint.created).toMatchObject({ regions: REGIONS, region_quorum: 2 });
 
     // Every region probes it, and the probes say where they come from.
-    const began = new Date().toISOString();
-    for (const region of REGIONS) await eventually(`checks from region ${region}`, async () => (await checks(region, began)).length >= 2, 180_000);
+    await waitForEveryRegion(endpoint, REGIONS, began);
     expect(new Set(target.regions)).toEqual(new Set(REGIONS));
     const regions = (await admin('GET', '/api/v2/regions')).body.data as Array<{ name: string; probers: number; endpoints: number }>;
     for (const region of REGIONS) expect(regions.find((r) => r.name === region)).toMatchObject({ probers: 1, endpoints: 1 });
@@ -130,5 +102,80 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
     // Two views, each at its own position: the alert status shows the recovery once it applied it.
     await eventually('the signal ok again', async () => (await alertStatus()).signals[0].state === 'ok', 60_000);
     expect(await incidents()).toHaveLength(1);
+  });
+
+  it('b turns unknown, the outage ends at the next check of a or c, b leaves the regions list, and a and c lose no slot', async () => {
+    const began = new Date().toISOString();
+    const { target, admin } = deployment;
+    const endpoint = await deployment.addEndpoint(INTERVAL_S);
+    const { checks, incidents, alertStatus } = endpoint;
+    await waitForEveryRegion(endpoint, REGIONS, began);
+
+    // a and b fail: an incident naming both.
+    const failingFrom = new Date().toISOString();
+    target.failingRegions = new Set(['a', 'b']);
+    const [incident] = await eventually('an automatic incident', async () => {
+      const list = await incidents();
+      return list.length > 0 ? list : null;
+    }, 180_000);
+    expect(incident).toMatchObject({ source: 'automatic', type: 'availability', auto_resolve: true, resolved_at: null });
+    expect(incident.metadata).toEqual({ regions: { failing: ['a', 'b'], up: ['c'], unknown: [] } });
+
+    await deployment.probers.b.kill('SIGKILL');
+
+    // b is unknown once its newest check is more than two intervals old (judged at the request).
+    const lost = await eventually('region b unknown in alert status', async () => {
+      const status = await alertStatus();
+      return status.regions.find((r: { name: string }) => r.name === 'b').state === 'unknown' ? status : null;
+    }, 60_000);
+    const bLast: string = lost.regions.find((r: { name: string }) => r.name === 'b').last_checked_at;
+    expect(Date.now() - Date.parse(bLast)).toBeGreaterThan(2 * INTERVAL_MS);
+    const bChecks = await checks('b', failingFrom);
+    expect(bChecks[0].checked_at).toBe(bLast);
+    expect(lost.regions.filter((r: { state: string }) => r.state === 'known').map((r: { name: string }) => r.name)).toEqual(['a', 'c']);
+    expect(lost.quorum.availability).toMatchObject({ failing: ['a'], up: ['c'], unknown: ['b'], failing_count: 1, triggered: false });
+
+    // The next check of a or c decides again: 1 failing < quorum 2, the signal recovers and the incident resolves.
+    const resolved = await eventually('the incident resolved', async () => {
+      const [latest] = await incidents();
+      return latest?.resolved_at ? latest : null;
+    }, 120_000);
+    expect(resolved.id).toBe(incident.id);
+    const recovered = await eventually('the signal ok again', async () => {
+      const status = await alertStatus();
+      return status.signals[0].state === 'ok' ? status : null;
+    }, 60_000);
+    const decidedAt = Date.parse(recovered.signals[0].since);
+    const unknownFrom = Date.parse(bLast) + 2 * INTERVAL_MS;
+    // Decided by a check of a or c taken after b's newest check was two intervals old.
+    const laterChecks = [...(await checks('a', bLast)), ...(await checks('c', bLast))].filter((check) => Date.parse(check.checked_at) > unknownFrom);
+    expect(laterChecks.map((check) => check.checked_at)).toContain(recovered.signals[0].since);
+    // The first such check in the log decides; two processes append, so allow one per region taken earlier but appended later.
+    expect(laterChecks.filter((check) => Date.parse(check.checked_at) < decidedAt).length).toBeLessThanOrEqual(1);
+    // a still fails all along: the outage ended because b went silent, not because a recovered.
+    expect((await checks('a', bLast)).every((check) => !check.success)).toBe(true);
+    expect(recovered.quorum.availability).toMatchObject({ failing: ['a'], up: ['c'], unknown: ['b'], triggered: false });
+    expect(recovered.regions.find((r: { name: string }) => r.name === 'a').signals[0].state).toBe('triggered');
+
+    // b's prober leaves the regions list after two lease periods; b is still named by endpoints (this test's and the first test's), so it is listed with a warning.
+    const regions = await eventually('b without probers in GET /api/v2/regions', async () => {
+      const list = (await admin('GET', '/api/v2/regions')).body.data as Array<{ name: string; probers: number; endpoints: number; warning: string | null; last_seen_at: string | null }>;
+      return list.find((r) => r.name === 'b')?.probers === 0 ? list : null;
+    }, 120_000);
+    expect(regions.find((r) => r.name === 'b')).toMatchObject({ probers: 0, endpoints: 2, warning: expect.any(String) });
+    for (const name of ['a', 'c']) expect(regions.find((r) => r.name === name)).toMatchObject({ probers: 1, endpoints: 2, warning: null });
+
+    // Every slot once per region; a and c probed each slot from before the outage to now, across the kill.
+    const offset = spreadOffset(endpoint.id, INTERVAL_MS);
+    const slotOf = (check: RegionCheck) => Math.floor((Date.parse(check.checked_at) - offset) / INTERVAL_MS);
+    for (const region of REGIONS) {
+      const slots = (await checks(region, failingFrom)).map(slotOf).sort((x, y) => x - y);
+      expect([region, slots.length]).toEqual([region, new Set(slots).size]);
+      if (region === 'b') continue;
+      const missing = [];
+      for (let slot = slots[0]; slot <= slots[slots.length - 1]; slot++) if (!slots.includes(slot)) missing.push(slot);
+      expect([region, missing]).toEqual([region, []]);
+      expect(slots[slots.length - 1]).toBeGreaterThan(slotOf({ checked_at: bLast } as RegionCheck));
+    }
   });
 });
