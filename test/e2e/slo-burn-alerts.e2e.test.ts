@@ -1,15 +1,34 @@
 /**
- * The whole service (startTestApp) probing a local target every second, with an SLO of 99 %
- * over the endpoint: the target fails, the SLO's page alert triggers and opens a critical
- * `slo_burn` incident within a minute; the target is healthy again, the page alert recovers and
- * the incident resolves. The SLO's figures and gauges show it all along.
+ * The whole service (startTestApp) probing a local target, with SLOs of 99 % and a webhook
+ * receiver.
+ *
+ * Page (1h and 5m windows both burning faster than 14.4), live: the target fails every second,
+ * the SLO's page alert triggers and opens a critical `slo_burn` incident within a minute; the
+ * target is healthy again, the page alert recovers and the incident resolves. The SLO's figures
+ * and gauges show it all along.
+ *
+ * Ticket (6h and 30m windows both burning faster than 6, docs/api.md "SLOs"): hours of history
+ * are imported with timestamps in the past (imports count in the figures, never raise an
+ * alert), the live scheduled checks decide, and the deliveries are verified with the
+ * `standardwebhooks` package:
+ * - a day of good history (older than 6 h) and, 25 to 6 minutes ago, 2 bad checks in 20: the
+ *   first live (good) check burns 6h and 30m at 2 / 21 / 1 % = 9.524, above 6, while 1h (9.524)
+ *   and 5m (0) stay under 14.4: a ticket, never a page. It opens a warning `slo_burn` incident,
+ *   and the incident.opened delivery names the burn rates GET /slos/:id shows then;
+ * - good live checks dilute the 30m window until it burns under 6: the ticket recovers, the
+ *   incident resolves and incident.resolved is delivered.
  */
 import { jest } from '@jest/globals';
+import { Webhook } from 'standardwebhooks';
 import type { Receiver } from '../support/notification-receiver.js';
 import type { TestApp } from '../support/test-app.js';
 import { allEvents, eventually, monitorTarget, startHarness, type Harness, type Target } from './support.js';
 
-jest.setTimeout(180_000);
+jest.setTimeout(300_000);
+
+const MINUTE_MS = 60_000;
+/** Long enough that no second live check lands while the ticket's trigger is compared with the SLO. */
+const SLOW_INTERVAL_S = 30;
 
 describe('SLO burn-rate alerts end to end', () => {
   let t: TestApp;
@@ -74,5 +93,79 @@ describe('SLO burn-rate alerts end to end', () => {
     const delivered = (type: string) => receiver.of(type).map((r) => r.json.data.incident).filter((i: { id: number }) => i.id === incident.incident_id);
     await eventually('incident.opened and incident.resolved delivered', async () => delivered('incident.opened').length > 0 && delivered('incident.resolved').length > 0);
     expect(delivered('incident.opened')[0]).toMatchObject({ type: 'slo_burn', severity: 'critical', source: 'automatic' });
+  });
+
+  it('a ticket-rate burn opens a warning incident whose notification agrees with the SLO, and recovers as good checks come in', async () => {
+    const team = await t.createTeam('SLO ticket');
+    const { token } = await t.issueToken(team.id, ['analytics:read', 'incidents:read'], 'viewer');
+    const channel = await t.admin('POST', `/api/v2/teams/${team.id}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ticket` } });
+    expect(channel.statusCode).toBe(201);
+    const webhook = new Webhook(channel.json().data.secret);
+    const endpoint = await monitorTarget(t, team.id, target, 'health', { interval_seconds: SLOW_INTERVAL_S }, { enabled: false });
+
+    // History: 1,000 good checks 30 to 13 hours ago, then 2 bad in 20 between 25 and 6 minutes ago.
+    const now = Date.now();
+    const check = (at: number, success: boolean) => ({ checked_at: new Date(at).toISOString(), success, status_code: success ? 200 : 503, latency_ms: 40 });
+    const old = Array.from({ length: 1000 }, (_, i) => check(now - 30 * 60 * MINUTE_MS + i * MINUTE_MS, true));
+    const recent = Array.from({ length: 20 }, (_, i) => check(now - 25 * MINUTE_MS + i * MINUTE_MS, i !== 0 && i !== 10));
+    const imported = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks/import`, { checks: [...old, ...recent] });
+    expect([imported.statusCode, imported.json().data]).toEqual([201, { imported: 1020 }]);
+
+    const created = await t.admin('POST', `/api/v2/teams/${team.id}/slos`, { name: 'Checkout', endpoint_ids: [endpoint.id], objective_percent: 99 });
+    expect(created.statusCode).toBe(201);
+    const sloId: number = created.json().data.id;
+    const slo = async () => (await t.request('GET', `/api/public/v2/slos/${sloId}`, { token })).json().data;
+    // Imports count, and raise nothing.
+    const before = await slo();
+    expect(before).toMatchObject({ good: 1018, total: 1020, alerts: [], status: 'ok' });
+    expect(before.burn_rates).toMatchObject({ '30m': 10, '1h': 10, '6h': 10, '5m': null });
+
+    const enabled = await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`, { enabled: true });
+    expect(enabled.statusCode).toBe(200);
+
+    const verified = (type: string) =>
+      receiver.of(type).filter((r) => r.path === '/ticket').map((r) => webhook.verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) }) as any);
+    const [opened] = await eventually('incident.opened delivered', async () => {
+      const found = verified('incident.opened');
+      return found.length > 0 ? found : null;
+    }, { timeoutMs: 120_000 });
+    // The SLO as it stands now (its view shows the alert once it applied it): the trigger's own check is the only live one so far.
+    const during = await eventually('the ticket alert on the SLO', async () => {
+      const read = await slo();
+      return read.alerts.length > 0 ? read : null;
+    });
+    const liveChecks = during.total - 1020;
+    expect(liveChecks).toBe(1);
+    const incident = opened.data.incident;
+    expect(incident).toMatchObject({ type: 'slo_burn', severity: 'warning', source: 'automatic', auto_resolve: true, endpoint_ids: [endpoint.id], resolved_at: null, metadata: { slo_id: sloId, burn_alert: 'ticket' } });
+    const reason = /burn rate ([\d.]+) over 6h and ([\d.]+) over 30m, both above 6 \(ticket\)/.exec(incident.detection_reason);
+    expect(reason).not.toBeNull();
+    const [sixHours, thirtyMinutes] = [Number(reason![1]), Number(reason![2])];
+    // The same figures as GET /slos/:id at that moment, and as the counts give: 2 bad of 21 at a 1 % budget.
+    expect({ '6h': sixHours, '30m': thirtyMinutes }).toEqual({ '6h': during.burn_rates['6h'], '30m': during.burn_rates['30m'] });
+    expect(sixHours).toBe(9.524);
+    expect(during).toMatchObject({ good: 1019, total: 1021, status: 'at_risk', error_budget: { bad: 2, allowed_bad: 10.21, remaining_percent: 80.411 } });
+    expect(during.alerts).toEqual([{ severity: 'ticket', since: expect.any(String) }]);
+    expect(during.burn_rates['1h']).toBeLessThan(14.4);
+    expect(during.burn_rates['5m']).toBe(0);
+
+    // Good live checks, one a second: the 30m window burns under 6 once 2 bad are under 6 % of it.
+    expect((await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`, { interval_seconds: 1, timeout_seconds: 1 })).statusCode).toBe(200);
+    const [resolved] = await eventually('incident.resolved delivered', async () => {
+      const found = verified('incident.resolved').filter((payload) => payload.data.incident.id === incident.id);
+      return found.length > 0 ? found : null;
+    }, { timeoutMs: 150_000 });
+    expect(resolved.data.incident).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
+    const events = await allEvents(t);
+    const recovery = events.find((e) => e.type === 'SloBurnAlertRecovered' && e.data.slo_id === sloId);
+    expect(recovery!.data).toMatchObject({ severity: 'ticket', short_window: '30m' });
+    expect(recovery!.data.short_burn_rate).toBeLessThan(6);
+    // 2 bad of at least 34 checks (2 / 34 / 1 % = 5.882): at least 13 more good live checks.
+    expect(recovery!.data.short_burn_rate).toBeGreaterThan(0);
+    expect(events.filter((e) => e.type === 'SloBurnAlertTriggered' && e.data.slo_id === sloId).map((e) => e.data.severity)).toEqual(['ticket']);
+    const after = await slo();
+    expect(after.alerts).toEqual([]);
+    expect(after.status).toBe('ok');
+    expect(after.burn_rates['30m']).toBeLessThan(6);
   });
 });
