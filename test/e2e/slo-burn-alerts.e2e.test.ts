@@ -17,6 +17,8 @@
  *   and the incident.opened delivery names the burn rates GET /slos/:id shows then;
  * - good live checks dilute the 30m window until it burns under 6: the ticket recovers, the
  *   incident resolves and incident.resolved is delivered.
+ * - the same burn, then the SLO deleted: its alerts end with it, so the incident resolves too
+ *   (no recovery can come for a deleted SLO).
  */
 import { jest } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
@@ -95,10 +97,15 @@ describe('SLO burn-rate alerts end to end', () => {
     expect(delivered('incident.opened')[0]).toMatchObject({ type: 'slo_burn', severity: 'critical', source: 'automatic' });
   });
 
-  it('a ticket-rate burn opens a warning incident whose notification agrees with the SLO, and recovers as good checks come in', async () => {
+  /**
+   * A team with a webhook channel at `path` on the receiver, an endpoint (disabled, probed every
+   * SLOW_INTERVAL_S once enabled) with imported history, and an SLO of 99 % over it that burns at
+   * the ticket rate and not the page rate as soon as a live check comes (the file comment).
+   */
+  async function ticketBurningSlo(path: string) {
     const team = await t.createTeam('SLO ticket');
     const { token } = await t.issueToken(team.id, ['analytics:read', 'incidents:read'], 'viewer');
-    const channel = await t.admin('POST', `/api/v2/teams/${team.id}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/ticket` } });
+    const channel = await t.admin('POST', `/api/v2/teams/${team.id}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}${path}` } });
     expect(channel.statusCode).toBe(201);
     const webhook = new Webhook(channel.json().data.secret);
     const endpoint = await monitorTarget(t, team.id, target, 'health', { interval_seconds: SLOW_INTERVAL_S }, { enabled: false });
@@ -114,17 +121,27 @@ describe('SLO burn-rate alerts end to end', () => {
     const created = await t.admin('POST', `/api/v2/teams/${team.id}/slos`, { name: 'Checkout', endpoint_ids: [endpoint.id], objective_percent: 99 });
     expect(created.statusCode).toBe(201);
     const sloId: number = created.json().data.id;
-    const slo = async () => (await t.request('GET', `/api/public/v2/slos/${sloId}`, { token })).json().data;
+    const headers = (r: { headers: Record<string, unknown> }) => ({ 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) });
+    return {
+      team,
+      endpoint,
+      sloId,
+      token,
+      slo: async () => (await t.request('GET', `/api/public/v2/slos/${sloId}`, { token })).json().data,
+      /** The deliveries of `type` to this team's channel, each verified with the channel's secret. */
+      verified: (type: string) => receiver.of(type).filter((r) => r.path === path).map((r) => webhook.verify(r.body, headers(r)) as any),
+      enable: async () => expect((await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`, { enabled: true })).statusCode).toBe(200),
+    };
+  }
+
+  it('a ticket-rate burn opens a warning incident whose notification agrees with the SLO, and recovers as good checks come in', async () => {
+    const { team, endpoint, sloId, slo, verified, enable } = await ticketBurningSlo('/ticket');
     // Imports count, and raise nothing.
     const before = await slo();
     expect(before).toMatchObject({ good: 1018, total: 1020, alerts: [], status: 'ok' });
     expect(before.burn_rates).toMatchObject({ '30m': 10, '1h': 10, '6h': 10, '5m': null });
 
-    const enabled = await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`, { enabled: true });
-    expect(enabled.statusCode).toBe(200);
-
-    const verified = (type: string) =>
-      receiver.of(type).filter((r) => r.path === '/ticket').map((r) => webhook.verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) }) as any);
+    await enable();
     const [opened] = await eventually('incident.opened delivered', async () => {
       const found = verified('incident.opened');
       return found.length > 0 ? found : null;
@@ -167,5 +184,25 @@ describe('SLO burn-rate alerts end to end', () => {
     expect(after.alerts).toEqual([]);
     expect(after.status).toBe('ok');
     expect(after.burn_rates['30m']).toBeLessThan(6);
+  });
+
+  it('deleting an SLO whose ticket is active resolves its incident (its alerts end with it)', async () => {
+    const { team, sloId, token, verified, enable } = await ticketBurningSlo('/ticket-deleted');
+    await enable();
+    const [opened] = await eventually('incident.opened delivered', async () => {
+      const found = verified('incident.opened');
+      return found.length > 0 ? found : null;
+    }, { timeoutMs: 120_000 });
+    const incident = opened.data.incident;
+    expect(incident).toMatchObject({ type: 'slo_burn', severity: 'warning', auto_resolve: true, metadata: { slo_id: sloId, burn_alert: 'ticket' } });
+
+    expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/slos/${sloId}`)).statusCode).toBe(204);
+    const [resolved] = await eventually('incident.resolved delivered', async () => {
+      const found = verified('incident.resolved').filter((payload) => payload.data.incident.id === incident.id);
+      return found.length > 0 ? found : null;
+    }, { timeoutMs: 60_000 });
+    expect(resolved.data.incident).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
+    const read = await t.request('GET', `/api/public/v2/incidents/${incident.id}`, { token });
+    expect(read.json().data).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
   });
 });

@@ -13,7 +13,9 @@
  *   warning for a ticket; auto_resolve on) and records it on the SLO's stream
  *   (SloBurnIncidentLinked). The incident id of a trigger is claimed once in
  *   `slo-burn-trigger-<event id>`, and the incident is opened only while its stream is empty.
- * - SloBurnAlertRecovered resolves it (as an endpoint signal's recovery does).
+ * - SloBurnAlertRecovered resolves it (as an endpoint signal's recovery does), and so does
+ *   SloDeleted for each alert still open: a deleted SLO's alerts end with it, and nothing would
+ *   ever recover them, so an auto-resolving incident would stay open for good.
  * The open incident per SLO and severity is the reactor's state (collection `open`), committed
  * with its checkpoint.
  */
@@ -29,7 +31,16 @@ import type { NewEvent, RecordedEvent } from '../../platform/event-store/event-s
 import type { Platform } from '../../platform/platform.js';
 import { defineProjection, type Projection, type ViewTransaction } from '../../platform/projections/projection.js';
 import { ALERT_WINDOWS, BURN_RULES, decideBurn, decideIncidentLink } from '../domain/budget.js';
-import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, sloStream, type BurnSeverity, type SloBurnAlertRecoveredData, type SloBurnAlertTriggeredData } from '../domain/events.js';
+import {
+  SLO_BURN_ALERT_RECOVERED,
+  SLO_BURN_ALERT_TRIGGERED,
+  SLO_DELETED,
+  sloStream,
+  type BurnSeverity,
+  type SloBurnAlertRecoveredData,
+  type SloBurnAlertTriggeredData,
+  type SloDeletedData,
+} from '../domain/events.js';
 import { sloAggregate, type SloState } from '../domain/slo.js';
 import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../views/slos/view.js';
 import { SloCounter } from '../application/slo-figures.js';
@@ -57,6 +68,7 @@ export function sloBurnReactor(platform: Platform): Projection {
       [CHECK_RECORDED]: (event, views) => reactor.onCheck(event as RecordedEvent<CheckRecordedData>, views),
       [SLO_BURN_ALERT_TRIGGERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onTriggered(event as RecordedEvent<SloBurnAlertTriggeredData>, views)),
       [SLO_BURN_ALERT_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as SloBurnAlertRecoveredData, views)),
+      [SLO_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onDeleted(event.data as SloDeletedData, views)),
     },
   });
 }
@@ -146,10 +158,19 @@ class BurnAlerts {
   }
 
   async onRecovered(data: SloBurnAlertRecoveredData, views: ViewTransaction): Promise<void> {
-    const open = await views.get(OPEN, openKey(data.slo_id, data.severity));
+    await this.resolveOpen(data.slo_id, data.severity, views);
+  }
+
+  /** The SLO's alerts ended with it: each incident one of them holds open resolves as on a recovery. */
+  async onDeleted(data: SloDeletedData, views: ViewTransaction): Promise<void> {
+    for (const rule of BURN_RULES) await this.resolveOpen(data.slo_id, rule.severity, views);
+  }
+
+  private async resolveOpen(sloId: number, severity: BurnSeverity, views: ViewTransaction): Promise<void> {
+    const open = await views.get(OPEN, openKey(sloId, severity));
     if (!open) return;
     await this.incidents.command(Number(open.incident_id), { kind: 'resolve_on_recovery' }, systemContext('slos'));
-    views.delete(OPEN, openKey(data.slo_id, data.severity));
+    views.delete(OPEN, openKey(sloId, severity));
   }
 
   /** The SLO's endpoints now: its list, or its project's current endpoints (the first one's project otherwise). */
