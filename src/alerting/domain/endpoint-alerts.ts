@@ -176,6 +176,8 @@ export interface AlertSignalIncidentLinkedData {
   endpoint_id: number;
   signal: SignalType;
   incident_id: number;
+  /** Revision on `alerts-<endpoint_id>` of the trigger whose outage the incident holds (absent on links from before it was recorded, or for a trigger in the check stream). */
+  trigger_revision?: number;
 }
 
 export type EndpointAlertsEvent =

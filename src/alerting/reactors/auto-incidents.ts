@@ -125,10 +125,10 @@ export function autoIncidentsReactor(platform: Platform): Projection {
     adopt: adoptLegacyState,
     handlers: {
       [ALERT_SIGNAL_TRIGGERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onTriggered(event as RecordedEvent<AlertSignalTriggeredData>, views)),
-      [ALERT_SIGNAL_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as AlertSignalRecoveredData, views)),
+      [ALERT_SIGNAL_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event as RecordedEvent<AlertSignalRecoveredData>, views)),
       [CHECK_RECORDED]: (event, views) => reactor.passOverRefused(event, () => reactor.onCheck(event as RecordedEvent<CheckRecordedData>, views)),
       [ALERT_SIGNAL_FLAPPING_STARTED]: (event, views) => reactor.passOverRefused(event, () => reactor.onFlappingStarted(event.data as AlertSignalFlappingData, views)),
-      [ALERT_SIGNAL_FLAPPING_STOPPED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as AlertSignalFlappingData, views)),
+      [ALERT_SIGNAL_FLAPPING_STOPPED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event as RecordedEvent<AlertSignalFlappingData>, views)),
       [ENDPOINT_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onEndpointDeleted(event.data as EndpointDeletedData, views)),
     },
   });
@@ -265,9 +265,8 @@ class AutoIncidents {
     return true;
   }
 
-  /** The stream's events, newest first, read a page at a time. */
-  private async *newestFirst(stream: string): AsyncGenerator<RecordedEvent> {
-    let fromRevision: number | undefined;
+  /** The stream's events, newest first (from `fromRevision` when given), read a page at a time. */
+  private async *newestFirst(stream: string, fromRevision?: number): AsyncGenerator<RecordedEvent> {
     for (;;) {
       const page = await this.platform.events.readStream(stream, { direction: 'backwards', ...(fromRevision === undefined ? {} : { fromRevision }), maxCount: RUN_LOOKBACK });
       yield* page;
@@ -412,7 +411,8 @@ class AutoIncidents {
    * with the signals the check stream's events left when `carryOver` (the trigger was not in it).
    */
   private async linkSignal(endpointId: number, signal: SignalType, incidentId: number, context: CommandContext, fromRevision: number, carryOver: boolean): Promise<void> {
-    const link: AlertSignalIncidentLinkedData = { endpoint_id: endpointId, signal, incident_id: incidentId };
+    // fromRevision follows the trigger on the alerts stream (0: no trigger there, nothing to name).
+    const link: AlertSignalIncidentLinkedData = { endpoint_id: endpointId, signal, incident_id: incidentId, ...(fromRevision > 0 ? { trigger_revision: fromRevision - 1 } : {}) };
     const linkedSinceTrigger: Aggregate<boolean> = {
       initial: () => false,
       evolve: (linked, recorded) => {
@@ -435,16 +435,47 @@ class AutoIncidents {
     );
   }
 
-  /** A recovery (not while flapping), or the end of flapping: resolves the open incident when auto_resolve is on. */
-  async onRecovered(data: AlertSignalRecoveredData | AlertSignalFlappingData, views: ViewTransaction): Promise<void> {
+  /** A recovery (not while flapping), or the end of flapping: resolves the signal's incident when auto_resolve is on. */
+  async onRecovered(event: RecordedEvent<AlertSignalRecoveredData | AlertSignalFlappingData>, views: ViewTransaction): Promise<void> {
+    const data = event.data;
     if ('flapping' in data && data.flapping) return;
-    const incidentId = await openIncident(views, data.endpoint_id, data.signal);
+    const open = await openIncident(views, data.endpoint_id, data.signal);
+    const incidentId = (await this.linkedIncident(event)) ?? open;
     if (incidentId === null) return;
     const state = await this.incidents.command(incidentId, { kind: 'resolve_on_recovery', endpoint_id: data.endpoint_id }, systemContext('alerting'));
-    if (state === null || !isOpen(state)) {
+    // The view moves on only when it still names this incident (an unfenced reactor handling an
+    // old recovery late must not forget a later trigger's incident).
+    if ((state === null || !isOpen(state)) && open === incidentId) {
       views.delete(OPEN, openKey(data.endpoint_id, data.signal));
       if (state?.resolved_at) views.put(OPEN, { id: recentKey(data.endpoint_id, data.signal), incident_id: incidentId });
     }
+  }
+
+  /**
+   * The incident the alerts stream links to the outage a recovery ends: the newest link naming
+   * the signal's latest trigger before the recovery. Read from the log, so a reactor handling
+   * the recovery late (two with no coordination) resolves the same incident as the first, not
+   * the one its shared view names by then. Null when no link names it (links recorded before
+   * they named their trigger, or signals in the check stream): the view decides, as before.
+   */
+  private async linkedIncident(recovery: RecordedEvent<AlertSignalRecoveredData | AlertSignalFlappingData>): Promise<number | null> {
+    const { endpoint_id: endpointId, signal } = recovery.data;
+    const stream = alertsStream(endpointId);
+    if (recovery.streamId !== stream) return null;
+    let trigger: number | null = null;
+    for await (const recorded of this.newestFirst(stream, recovery.revision)) {
+      if (recorded.type === ALERT_SIGNAL_TRIGGERED && (recorded.data as AlertSignalTriggeredData).signal === signal) {
+        trigger = recorded.revision;
+        break;
+      }
+    }
+    if (trigger === null) return null;
+    let linked: number | null = null;
+    for (const recorded of await this.platform.events.readStream(stream, { fromRevision: trigger + 1 })) {
+      const link = recorded.data as AlertSignalIncidentLinkedData;
+      if (recorded.type === ALERT_SIGNAL_INCIDENT_LINKED && link.signal === signal && link.trigger_revision === trigger) linked = link.incident_id;
+    }
+    return linked;
   }
 
   /**

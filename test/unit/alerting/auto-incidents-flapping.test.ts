@@ -1,7 +1,8 @@
 /**
  * The automatic-incident reactor on flapping signal events, handled through its projection
  * handlers over an in-memory SQLite log and read store, including a batch handled a second time
- * after its views were lost (a crash before the checkpoint commit).
+ * after its views were lost (a crash before the checkpoint commit), and a recovery handled again
+ * by a reactor with no fence after the next trigger (the incident the alerts stream links wins).
  */
 import { autoIncidentsReactor } from '../../../src/alerting/reactors/auto-incidents.js';
 import { alertsStream } from '../../../src/alerting/domain/endpoint-alerts.js';
@@ -72,6 +73,24 @@ describe('automatic incidents of a flapping endpoint', () => {
     // Flapping stops: resolved.
     await handle(await signal('AlertSignalFlappingStopped', 70, { window_seconds: 3600 }));
     expect((await incidentEvents('IncidentResolved')).map((e) => e.incident_id)).toEqual([opened.incident_id, opened.incident_id]);
+  });
+
+  it('a recovery handled again after the next trigger resolves its own incident, not the next one', async () => {
+    await handle(await signal('AlertSignalTriggered', 1));
+    const recovery = await signal('AlertSignalRecovered', 2);
+    await handle(recovery);
+    await handle(await signal('AlertSignalTriggered', 3));
+    const [first, second] = (await incidentEvents('IncidentOpened')).map((e) => e.incident_id);
+    expect(second).not.toBe(first);
+
+    // A second reactor with no fence (a paused process that lost its lease) handles the first
+    // recovery now, over the shared views, which already name the second trigger's incident.
+    await handle(recovery);
+    expect((await incidentEvents('IncidentResolved')).map((e) => e.incident_id)).toEqual([first]);
+
+    // The second outage's own recovery resolves it.
+    await handle(await signal('AlertSignalRecovered', 4));
+    expect((await incidentEvents('IncidentResolved')).map((e) => e.incident_id)).toEqual([first, second]);
   });
 
   it('a flapping trigger long after the last resolution opens a new incident', async () => {
