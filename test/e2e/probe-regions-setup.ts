@@ -33,7 +33,10 @@ export interface RegionEndpoint {
 
 export interface RegionDeployment {
   main: ServiceProcess;
+  /** The prober process of each region (the newest one started). */
   probers: Record<string, ServiceProcess>;
+  /** Starts a new prober process for `region` (e.g. after one was killed). */
+  startProber(region: string): Promise<ServiceProcess>;
   target: Target;
   /** A call with the admin token. */
   admin(method: string, path: string, body?: unknown): ReturnType<typeof callService>;
@@ -59,7 +62,8 @@ export async function startRegionDeployment(prefix: string, regions: string[]): 
     const start = (env: Record<string, string>) => services!.start({ ADMIN_TOKEN: ADMIN, NATS_URL: nats!.url, ...env });
     const main = await start({ ROLE: 'all', PROBE_REGION: 'control' });
     const probers: Record<string, ServiceProcess> = {};
-    for (const region of regions) probers[region] = await start({ ROLE: 'prober', PROBE_REGION: region });
+    const startProber = async (region: string) => (probers[region] = await start({ ROLE: 'prober', PROBE_REGION: region }));
+    for (const region of regions) await startProber(region);
 
     const admin = (method: string, path: string, body?: unknown) => callService(main, method, path, ADMIN, body);
     const addEndpoint = async (intervalSeconds: number): Promise<RegionEndpoint> => {
@@ -104,7 +108,7 @@ export async function startRegionDeployment(prefix: string, regions: string[]): 
         alertStatus: async () => (await get(`/api/public/v2/endpoints/${id}/alert-status`)).data,
       };
     };
-    return { main, probers, target, admin, addEndpoint, close };
+    return { main, probers, startProber, target, admin, addEndpoint, close };
   } catch (error) {
     await close();
     throw error;

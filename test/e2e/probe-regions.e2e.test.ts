@@ -22,7 +22,8 @@
  *   serves b;
  * - no slot of the endpoint is checked twice in any region, and none is lost in a or c across
  *   the kill (the checks list, each check's slot from its checked_at: a slot is probed after it
- *   falls due and dropped once the next one is due).
+ *   falls due and dropped once the next one is due);
+ * - b back (a new prober process), still failing: its first check opens a new incident.
  */
 import { jest } from '@jest/globals';
 import { spreadOffset } from '../../src/probing/application/scheduler.js';
@@ -104,7 +105,7 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
     expect(await incidents()).toHaveLength(1);
   });
 
-  it('b turns unknown, the outage ends at the next check of a or c, b leaves the regions list, and a and c lose no slot', async () => {
+  it('b turns unknown, the outage ends at the next check of a or c, b leaves the regions list, a and c lose no slot; b back and failing opens a new incident', async () => {
     const began = new Date().toISOString();
     const { target, admin } = deployment;
     const endpoint = await deployment.addEndpoint(INTERVAL_S);
@@ -177,5 +178,28 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
       expect([region, missing]).toEqual([region, []]);
       expect(slots[slots.length - 1]).toBeGreaterThan(slotOf({ checked_at: bLast } as RegionCheck));
     }
+
+    // b comes back (a new prober process): known again at its first check and still failing by
+    // its own rule (its windows hold the failures), so that check makes 2 failing of quorum 2
+    // and opens a new incident; b's prober is listed again.
+    await deployment.startProber('b');
+    const [reopened] = await eventually('a second incident', async () => {
+      const list = await incidents();
+      return list.length > 1 && list[0].id !== incident.id ? list : null;
+    }, 120_000);
+    expect(reopened).toMatchObject({ source: 'automatic', type: 'availability', resolved_at: null, detection_reason: '2 of 3 regions failing: a, b; c up' });
+    expect(reopened.metadata).toEqual({ regions: { failing: ['a', 'b'], up: ['c'], unknown: [] } });
+    const down = await eventually('the signal linked to the new incident', async () => {
+      const status = await alertStatus();
+      return status.signals[0].incident_id === reopened.id ? status : null;
+    }, 60_000);
+    const bBack = (await checks('b', bLast)).filter((check) => check.checked_at !== bLast);
+    expect(down.signals[0].since).toBe(bBack[bBack.length - 1].checked_at);
+    expect(down.flapping).toBe(false);
+    const listed = await eventually('b with a prober again', async () => {
+      const list = (await admin('GET', '/api/v2/regions')).body.data as Array<{ name: string; probers: number; warning: string | null }>;
+      return list.find((r) => r.name === 'b')?.probers === 1 ? list : null;
+    }, 60_000);
+    expect(listed.find((r) => r.name === 'b')).toMatchObject({ probers: 1, warning: null });
   });
 });
