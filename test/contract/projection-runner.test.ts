@@ -121,6 +121,37 @@ describe('projection runner', () => {
     expect(handled).toBe(1);
   });
 
+  it('ends a processor that reaches its live read after stop() was called (a stop during start)', async () => {
+    // A process that listens before its runner starts can be told to stop while a processor is
+    // between its lease and its live read: that read, opened after stop() closed the others,
+    // must end too, or stop() (and the process's exit) waits for ever.
+    let reached!: () => void;
+    const atCollections = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const ensureCollection = views.ensureCollection.bind(views);
+    views.ensureCollection = async (spec) => {
+      if (spec.name.startsWith('p__totals__')) {
+        reached();
+        await held;
+      }
+      return ensureCollection(spec);
+    };
+    const live = runner(totals(1));
+    const starting = live.start();
+    await atCollections;
+    const stopped = live.stop().then(() => 'stopped');
+    release();
+    await starting;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, 10_000, 'still stopping')));
+    try {
+      expect(await Promise.race([stopped, deadline])).toBe('stopped');
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
   it('applies new events live and lets a writer wait until its append is visible', async () => {
     const live = runner(totals(1));
     await live.start();

@@ -97,7 +97,10 @@ export class ProjectionRunner {
   private readonly swappedIn = new Map<string, number>();
   private readonly states = new Map<string, ProjectionStatus['state']>();
   private readonly progress = new EventEmitter();
+  /** What ends each wait of the runner's (a live read, a sleep, a pending drop) when it stops: see `onStop`. */
   private readonly closers = new Set<() => Promise<void>>();
+  /** Closers registered after `stop()` began, run at once; `stop()` awaits them too. */
+  private readonly lateClosings: Promise<void>[] = [];
   private readonly loops: Promise<void>[] = [];
   private stopping = false;
   /** The log's head when this process started: a processor is live once it has applied it. */
@@ -250,6 +253,22 @@ export class ProjectionRunner {
     );
     await Promise.all([...this.closers].map((close) => close()));
     await Promise.allSettled(this.loops);
+    await Promise.allSettled(this.lateClosings);
+  }
+
+  /**
+   * Registers what ends a wait when the runner stops; returns its unregister. Once `stop()` has
+   * begun, `close` runs at once: a loop that was past its `stopping` check when stop() came (a
+   * stop during start, while a processor went from its lease to its live read) otherwise opened
+   * a read nobody would close, and stop() waited for that loop for ever.
+   */
+  private onStop(close: () => Promise<void>): () => void {
+    if (this.stopping) {
+      this.lateClosings.push(close().catch(() => undefined));
+      return () => undefined;
+    }
+    this.closers.add(close);
+    return () => this.closers.delete(close);
   }
 
   private projection(name: string): Projection {
@@ -382,7 +401,7 @@ export class ProjectionRunner {
     // Known while this process follows: a refused batch, a lost lease or a swap ends the loop, and the next follow starts afresh.
     const kept = projection.keepsDocuments ? new KeptDocuments() : null;
     const close = () => source.close();
-    this.closers.add(close);
+    const unregister = this.onStop(close);
     /** Batch commits and the quiet-time flush run one at a time: each expects the checkpoint the other left. */
     let commits: Promise<unknown> = Promise.resolve();
     const serially = <T>(work: () => Promise<T>): Promise<T> => {
@@ -426,7 +445,7 @@ export class ProjectionRunner {
     } finally {
       this.following.delete(name);
       unwatch();
-      this.closers.delete(close);
+      unregister();
       await source.close();
       // Stopping (or losing the lease) leaves the stored position where this process got, a
       // passed-over tail included, so `projections status` shows no lag that is not there. The
@@ -771,11 +790,12 @@ export class ProjectionRunner {
 
   private scheduleDrop(projection: Projection, generation: number): void {
     const timer = setTimeout(() => {
+      unregister();
       this.dropGeneration(projection, generation).catch((error) =>
         this.options.logger.warn({ err: error, projection: projection.name, generation }, 'dropping old generation failed'),
       );
     }, this.options.dropDelayMs ?? 2000);
-    this.closers.add(async () => {
+    const unregister = this.onStop(async () => {
       clearTimeout(timer);
       await this.dropGeneration(projection, generation).catch(() => undefined);
     });
@@ -904,14 +924,17 @@ export class ProjectionRunner {
     return () => this.progress.off('applied', listener);
   }
 
+  /** Waits `ms`, or less: until the runner stops. */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      const close = async () => {
+      const timer = setTimeout(() => {
+        unregister();
+        resolve();
+      }, ms);
+      const unregister = this.onStop(async () => {
         clearTimeout(timer);
         resolve();
-      };
-      this.closers.add(close);
+      });
     });
   }
 }
