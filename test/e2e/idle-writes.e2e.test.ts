@@ -37,6 +37,7 @@ const procIo = (() => {
   beforeAll(async () => {
     ensureBuilt();
     service = await startBuiltService({ DATA_DIR: join(dir.path, 'data'), ROLE: 'all', ADMIN_TOKEN: 'idle-test-admin-token-0123456789' });
+    await service.ready(); // its processors started: what follows is idle
   }, 120_000);
 
   afterAll(async () => {

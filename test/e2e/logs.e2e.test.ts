@@ -110,6 +110,7 @@ describe('a rebuild run by the operator CLI while the service runs', () => {
     const dataDir = join(dir.path, 'data');
     const service = await startBuiltService({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN });
     try {
+      await service.ready(); // the service follows generation 1 before the CLI swaps in 2
       const rebuilt = await runNode(builtCli('projections'), ['rebuild', 'incidents'], { env: { DATA_DIR: dataDir } });
       expect(rebuilt).toMatchObject({ code: 0, stdout: expect.stringContaining('incidents: generation 2 swapped in') });
       await eventually('the service to log that it follows the new generation', () =>

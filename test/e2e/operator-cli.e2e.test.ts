@@ -65,6 +65,9 @@ describe('CLIs against the data dir of a service that ran', () => {
 
   beforeAll(async () => {
     const service = await startBuiltService({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN });
+    // Every processor started (and wrote its pointer and checkpoint) before the stop: the
+    // service listens, and logs "service started", before its runner starts them.
+    await service.ready();
     const response = await fetch(`${service.url}/api/v2/teams`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },

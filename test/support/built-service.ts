@@ -7,6 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnv } from './child-process.js';
+import { eventually } from './eventually.js';
 import { LOADED_MACHINE_ENV } from './loaded-machine.js';
 
 const ROOT = process.cwd();
@@ -27,6 +28,9 @@ export interface BuiltService {
   /** Every stdout line so far, as written. */
   rawLines(): string[];
   stderr(): string;
+  /** Resolves once /health/ready answers 200: its processors have started and caught up (it logs
+   * "service started" when it listens, before its runner starts). */
+  ready(timeoutMs?: number): Promise<void>;
   /** SIGTERM, then resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -70,6 +74,7 @@ export function startBuiltService(env: Record<string, string>): Promise<BuiltSer
             lines: () => lines,
             rawLines: () => raw,
             stderr: () => stderr,
+            ready: (timeoutMs) => untilReady(line.url, () => `${raw.join('\n')}\n${stderr}`, timeoutMs),
             stop: () => {
               child.kill('SIGTERM');
               return exited;
@@ -79,6 +84,13 @@ export function startBuiltService(env: Record<string, string>): Promise<BuiltSer
       }
     });
     exited.then((code) => reject(new Error(`service exited with ${code} before it started:\n${stderr}`)));
+  });
+}
+
+/** Polls a service's /health/ready until it answers 200; on the deadline, fails showing `output()`. */
+export async function untilReady(url: string, output: () => string, timeoutMs = 120_000): Promise<void> {
+  await eventually('the service to answer /health/ready with 200', async () => (await fetch(`${url}/health/ready`)).status === 200, { timeoutMs }).catch((error: Error) => {
+    throw new Error(`${error.message}\n${output()}`);
   });
 }
 

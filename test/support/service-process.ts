@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILT_MAIN, ensureBuilt } from './built-service.js';
+import { BUILT_MAIN, ensureBuilt, untilReady } from './built-service.js';
 import { childEnv } from './child-process.js';
 import { eventually } from './eventually.js';
 import { LOADED_MACHINE_ENV } from './loaded-machine.js';
@@ -82,11 +82,7 @@ export async function startService(build: ServiceBuild, env: Record<string, stri
         throw error instanceof ServiceExited ? error : new Error(`${error.message}\n${output}`);
       });
     },
-    async ready(timeoutMs = 120_000) {
-      await eventually('the service to answer /health/ready with 200', async () => (await fetch(`${url}/health/ready`)).status === 200, { timeoutMs }).catch((error: Error) => {
-        throw new Error(`${error.message}\n${output}`);
-      });
-    },
+    ready: (timeoutMs) => untilReady(url, () => output, timeoutMs),
     async kill(signal = 'SIGKILL') {
       process.removeListener('exit', killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
