@@ -36,7 +36,10 @@ async function main(): Promise<void> {
     withRunner: PROJECTOR_ROLES.includes(config.role),
     withTransport: TRANSPORT_ROLES.includes(config.role),
   });
-  await platform.runner?.start();
+  // Listen first, then start the runner: an on-start rebuild (a projection version changed) takes
+  // minutes on a large log, and a process that answered nothing meanwhile, /health/live included,
+  // was restarted mid-rebuild by a liveness probe, for ever. /health/ready names the projections
+  // still rebuilding until they are live.
   const app = await createHttpApp(platform);
   try {
     // Fastify's own listen: Nest's would log the failure as an error line (with the error's
@@ -66,6 +69,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // A stop during the start ends it (the runner's stop ends a rebuild between batches, its
+  // generation left unswapped and checkpointed); a failure meanwhile is the stop's, not the start's.
+  try {
+    await platform.runner?.start();
+  } catch (error) {
+    if (!stopping) throw error;
+  }
 }
 
 main().catch((error) => {
