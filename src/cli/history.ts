@@ -50,9 +50,12 @@ async function printVerification(scope: { team?: number; stream?: string }, opti
   const config = cliConfig(options);
   const store = createEventStore({ dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl });
   try {
-    const progress = stderrProgress('verify', 'stream');
+    // The whole log is verified in one pass over it (its progress in log positions), a scope stream by stream.
+    const wholeLog = scope.team === undefined && scope.stream === undefined;
+    const progress = wholeLog ? stderrProgress('verify', 'position') : stderrProgress('verify', 'stream');
     const report = await verifyHistory(store, { teamId: scope.team, stream: scope.stream }, {
-      onProgress: (p) => progress.update({ done: p.streams_checked, total: p.streams, events: p.events_checked }),
+      onProgress: (p) =>
+        progress.update(wholeLog ? { done: p.position ?? 0, total: p.head, events: p.events_checked } : { done: p.streams_checked, total: p.streams, events: p.events_checked }),
     }).finally(() => progress.stop());
     if ((scope.team !== undefined || scope.stream !== undefined) && report.intact && report.events_checked === 0) {
       // A mistyped id would otherwise read "Intact: 0 streams" and exit 0, as if audited.
