@@ -21,6 +21,7 @@ export interface RegionCheck {
 /** One endpoint probed from every region of the deployment, read with a reader token of its team. */
 export interface RegionEndpoint {
   id: number;
+  teamId: number;
   /** The endpoint as created (POST answer). */
   created: Record<string, any>;
   /** A GET with the reader token; fails the test unless it is a 200. */
@@ -101,6 +102,7 @@ export async function startRegionDeployment(prefix: string, regions: string[]): 
       };
       return {
         id,
+        teamId: team.id,
         created: created.body.data,
         get,
         checks,

@@ -16,8 +16,9 @@
  * the quorum" say:
  * - b turns unknown in alert status once its newest check is more than two intervals old;
  * - unknown counts neither way, so only a is failing (1 < quorum 2): the next check of a or c
- *   after that recovers the endpoint's signal (evidence: a failing, c up, b unknown) and the
- *   incident resolves by itself, while a still fails;
+ *   after that recovers the endpoint's signal (evidence: a failing, c up, b unknown, in alert
+ *   status and in the verified alert.recovered webhook) and the incident resolves by itself,
+ *   while a still fails; the API stays ready and a and c go on recording (/metrics);
  * - GET /api/v2/regions stops counting b's prober (two lease periods) and warns that no prober
  *   serves b;
  * - no slot of the endpoint is checked twice in any region, and none is lost in a or c across
@@ -26,8 +27,10 @@
  * - b back (a new prober process), still failing: its first check opens a new incident.
  */
 import { jest } from '@jest/globals';
+import { Webhook } from 'standardwebhooks';
 import { spreadOffset } from '../../src/probing/application/scheduler.js';
 import { describeWithNats } from '../support/nats-server.js';
+import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { startRegionDeployment, waitForEveryRegion, type RegionCheck, type RegionDeployment } from './probe-regions-setup.js';
 import { eventually } from './support.js';
 
@@ -39,11 +42,23 @@ const REGIONS = ['a', 'b', 'c'];
 
 describeWithNats('probes from regions a, b and c with a quorum of two (real processes)', () => {
   let deployment: RegionDeployment;
+  let receiver: Receiver;
 
   beforeAll(async () => {
+    receiver = await startReceiver();
     deployment = await startRegionDeployment('probe-regions-', REGIONS);
   });
-  afterAll(() => deployment?.close());
+  afterAll(async () => {
+    await deployment?.close();
+    await receiver?.close();
+  });
+
+  /** The value of `name` with these labels (among others, such as role) on a process's /metrics. */
+  const metric = async (url: string, name: string, labels: string[]) => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.every((label) => l.includes(label)));
+    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
 
   it('opens an incident only when two of three regions fail, naming them, and resolves it when all recover', async () => {
     const began = new Date().toISOString();
@@ -110,6 +125,15 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
     const { target, admin } = deployment;
     const endpoint = await deployment.addEndpoint(INTERVAL_S);
     const { checks, incidents, alertStatus } = endpoint;
+    const channel = await admin('POST', `/api/v2/teams/${endpoint.teamId}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/loss` } });
+    expect(channel.status).toBe(201);
+    const webhook = new Webhook(channel.body.data.secret);
+    /** The alert deliveries of `type` for this endpoint, each verified with the channel's secret. */
+    const alerts = (type: string) =>
+      receiver
+        .of(type)
+        .filter((r) => r.path === '/loss')
+        .map((r) => webhook.verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) }) as any);
     await waitForEveryRegion(endpoint, REGIONS, began);
 
     // a and b fail: an incident naming both.
@@ -157,6 +181,17 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
     expect((await checks('a', bLast)).every((check) => !check.success)).toBe(true);
     expect(recovered.quorum.availability).toMatchObject({ failing: ['a'], up: ['c'], unknown: ['b'], triggered: false });
     expect(recovered.regions.find((r: { name: string }) => r.name === 'a').signals[0].state).toBe('triggered');
+    // On-call learns why: the alert.recovered delivery carries the regions as at the decision.
+    const [alertRecovered] = await eventually('alert.recovered delivered', async () => {
+      const found = alerts('alert.recovered');
+      return found.length > 0 ? found : null;
+    }, 60_000);
+    expect(alertRecovered.data).toMatchObject({ endpoint_id: endpoint.id, signal: { type: 'availability', state: 'ok' }, regions: { failing: ['a'], up: ['c'], unknown: ['b'], quorum: 2 } });
+    expect(alerts('alert.triggered')[0].data.regions).toEqual({ failing: ['a', 'b'], up: ['c'], unknown: [], quorum: 2 });
+    // The other processes carry on: the API is ready, a and c record their checks.
+    expect((await fetch(`${deployment.main.url}/health/ready`)).status).toBe(200);
+    expect(await metric(deployment.probers.a.url, 'monitor_checks_by_region_total', ['region="a"', 'result="down"'])).toBeGreaterThan(0);
+    expect(await metric(deployment.probers.c.url, 'monitor_checks_by_region_total', ['region="c"', 'result="up"'])).toBeGreaterThan(0);
 
     // b's prober leaves the regions list after two lease periods; b is still named by endpoints (this test's and the first test's), so it is listed with a warning.
     const regions = await eventually('b without probers in GET /api/v2/regions', async () => {
