@@ -32,6 +32,7 @@ import type { Platform } from '../../platform/platform.js';
 import { defineProjection, type Projection, type ViewTransaction } from '../../platform/projections/projection.js';
 import { ALERT_WINDOWS, BURN_RULES, decideBurn, decideIncidentLink } from '../domain/budget.js';
 import {
+  BURN_SEVERITIES,
   SLO_BURN_ALERT_RECOVERED,
   SLO_BURN_ALERT_TRIGGERED,
   SLO_DELETED,
@@ -163,7 +164,7 @@ class BurnAlerts {
 
   /** The SLO's alerts ended with it: each incident one of them holds open resolves as on a recovery. */
   async onDeleted(data: SloDeletedData, views: ViewTransaction): Promise<void> {
-    for (const rule of BURN_RULES) await this.resolveOpen(data.slo_id, rule.severity, views);
+    for (const severity of BURN_SEVERITIES) await this.resolveOpen(data.slo_id, severity, views);
   }
 
   private async resolveOpen(sloId: number, severity: BurnSeverity, views: ViewTransaction): Promise<void> {
