@@ -100,6 +100,12 @@ const summaryAggregate: Aggregate<LastSummary> = {
 };
 
 const RETENTION_CONTEXT = systemContext('retention');
+/**
+ * The first page of an endpoint's checks a pass reads: the horizon moves once a day, so most
+ * hourly passes find the first check left already newer than it, and a whole page (1,000
+ * checks decoded) per endpoint only to learn that would be most of the pass's cost.
+ */
+const FIRST_PAGE = 16;
 /** Passes racing on one endpoint (the lease keeps them apart; a paused holder may not know it lost it). */
 const SUMMARY_ATTEMPTS = 8;
 
@@ -257,8 +263,8 @@ export class CheckRetention {
       return { checks, more: more && checks.length > 0 };
     };
     let head: RecordedEvent | undefined;
-    for (let next = from; ; ) {
-      const page: RecordedEvent[] = await this.events.readStream(checksStream(endpointId), { fromRevision: next, maxCount: this.pageSize });
+    for (let next = from, size = Math.min(FIRST_PAGE, this.pageSize); ; size = this.pageSize) {
+      const page: RecordedEvent[] = await this.events.readStream(checksStream(endpointId), { fromRevision: next, maxCount: size });
       for (const event of page) {
         if (event.revision < from) continue;
         head = event;
@@ -269,7 +275,7 @@ export class CheckRetention {
         if (checks.length === max) return cutAt(true);
         checks.push({ revision: event.revision, check, hash: event.metadata.hash });
       }
-      if (page.length < this.pageSize) {
+      if (page.length < size) {
         if (head !== undefined && head.metadata.hash === undefined) cuts.add(head.revision);
         return cutAt(false);
       }

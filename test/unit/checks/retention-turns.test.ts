@@ -11,16 +11,17 @@ import { mostStepsBetweenTurns, turnsDuring } from '../../support/event-loop-tur
 /**
  * A retention pass lets the event loop run between two endpoints and between two summaries: over
  * SQLite each of its reads and writes is synchronous under its `await`, so a pass that never
- * yields is one task holding the loop (probes, requests, projections) for the whole pass.
+ * yields is one task holding the loop (probes, requests, projections) for the whole pass. And
+ * the hourly pass with nothing to summarize (the horizon moves once a day) reads little.
  */
 const NOW = Date.parse('2026-11-23T12:34:56.789Z');
 const DAY = 86_400_000;
 
-async function logWith(endpoints: number, oldChecksOfEndpoint1: number): Promise<EventStore> {
+async function logWith(endpoints: number, checksOfEndpoint1: number, ageMs = 10 * DAY): Promise<EventStore> {
   const events: EventStore = withUpcasting(new SqliteEventStore(':memory:'), upcasters());
   await events.append(sequenceStream('endpoint'), [{ type: IDS_RESERVED, data: { first: 1, count: endpoints } }], { expectedRevision: 'any' });
-  for (let i = 0; i < oldChecksOfEndpoint1; i++) {
-    const checkedAt = new Date(NOW - 10 * DAY + i * 20_000).toISOString();
+  for (let i = 0; i < checksOfEndpoint1; i++) {
+    const checkedAt = new Date(NOW - ageMs + i * 20_000).toISOString();
     const data = check({ check_id: i + 1, checked_at: checkedAt });
     await events.append(checksStream(1), [{ type: CHECK_RECORDED, data, metadata: { occurred_at: checkedAt } }], { expectedRevision: 'any' });
   }
@@ -52,6 +53,31 @@ describe('check retention pass: the event loop runs during it', () => {
       expect(result.summaries).toBeGreaterThanOrEqual(3);
       const during = seen.filter((value) => value > 0 && value < result.summaries);
       expect(during.length).toBeGreaterThan(0);
+    } finally {
+      await events.close();
+    }
+  });
+});
+
+describe('check retention pass: nothing to summarize', () => {
+  it('reads a few of the checks newer than the horizon, not a whole page', async () => {
+    const events = await logWith(1, 1500, 2 * DAY);
+    try {
+      let checksRead = 0;
+      const counting = new Proxy(events, {
+        get(target, name, receiver) {
+          if (name !== 'readStream') return Reflect.get(target, name, receiver);
+          return async (...args: Parameters<EventStore['readStream']>) => {
+            const page = await target.readStream(...args);
+            if (args[0] === checksStream(1)) checksRead += page.length;
+            return page;
+          };
+        },
+      });
+      const result = await new CheckRetention(counting, { days: 30 }).apply(NOW);
+      expect(result).toMatchObject({ endpoints: 1, summaries: 0, removed: 0 });
+      // Before: the first page, 1,000 checks decoded to find the first one too new.
+      expect(checksRead).toBeLessThanOrEqual(16);
     } finally {
       await events.close();
     }

@@ -156,13 +156,15 @@ describe('retention property: prune, then rebuild, equals no prune', () => {
         fc.array(checkArb, { minLength: 1, maxLength: 120 }),
         fc.integer({ min: 1, max: 15 }),
         fc.integer({ min: 1, max: 40 }),
-        async (specs, days, maxChecksPerSummary) => {
+        // Pages under and over the pass's small first page (16 checks, then whole pages).
+        fc.constantFrom(7, 40),
+        async (specs, days, maxChecksPerSummary, pageSize) => {
           const w = await world(specs);
           try {
             await w.rebuildAll();
             const reference = await w.snapshot();
 
-            const result = await new CheckRetention(w.events, { days, maxChecksPerSummary, pageSize: 7 }).apply(NOW);
+            const result = await new CheckRetention(w.events, { days, maxChecksPerSummary, pageSize }).apply(NOW);
             summarized += result.removed;
             const retainedIds = new Set(
               (await Promise.all(Array.from({ length: ENDPOINTS }, (_, i) => w.events.readStream(checksStream(i + 1)))))
