@@ -151,6 +151,9 @@ async function writeExport(options: ExportCommandOptions, dataDir: DataDirOption
   process.stderr.write(`Exported ${events} events${options.out ? ` to ${options.out}` : ''}${signer ? `, signed with key ${signer.keyId}` : ''}.\n`);
 }
 
+/** How many lines of an export are checked between two progress updates. */
+const PROGRESS_LINES = 1000;
+
 /** The last non-empty line of a file and its number, read as a stream. */
 async function lastLineOf(file: string): Promise<{ text: string; number: number } | null> {
   let last: { text: string; number: number } | null = null;
@@ -188,7 +191,18 @@ async function checkExport(file: string, options: { publicKey?: string }): Promi
   if (manifest?.signature && !key) {
     throw new UsageError(`The export is signed by key ${manifest.key_id}: pass --public-key <PEM file> (GET /api/v2/audit/public-key) to check the signature.`);
   }
-  const result = await verifyExport(createInterface({ input: createReadStream(file), crlfDelay: Infinity }), last, key);
+  const progress = stderrProgress('verify-export', 'line');
+  const total = last?.number ?? null;
+  /** The file's lines, with progress every PROGRESS_LINES of them (the file was read once already: its line count is known). */
+  async function* counted(lines: AsyncIterable<string>): AsyncGenerator<string> {
+    let number = 0;
+    progress.update({ done: 0, total, events: 0 });
+    for await (const line of lines) {
+      if (++number % PROGRESS_LINES === 0) progress.update({ done: number, total, events: number });
+      yield line;
+    }
+  }
+  const result = await verifyExport(counted(createInterface({ input: createReadStream(file), crlfDelay: Infinity })), last, key).finally(() => progress.stop());
   if (!result.ok) {
     process.stdout.write(`BAD line ${result.line}: ${result.problem}\n`);
     process.exitCode = 1;

@@ -122,6 +122,8 @@ describe('npm run history -- export / verify-export', () => {
 
     const verified = await verifyExport(exported);
     expect(verified).toMatchObject({ code: 0, stdout: `Verified: 10 events in 3 streams, every chain link holds, signature valid (key ${manifest.key_id}).\n` });
+    // Progress on stderr, its first line at the start: the file's lines are counted first.
+    expect(verified.stderr.split('\n')).toContain('verify-export: 0 events, line 0 of 11');
   });
 
   const shellTools = ['openssl', 'jq'].every((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0);
