@@ -73,6 +73,29 @@ describe('a start after an upgrade that changed a projection version', () => {
     expect(teams.body.data.map((item: { name: string }) => item.name)).toContain('Before the upgrade');
   });
 
+  it('exits 0 when stopped during its on-start rebuild, and the next start rebuilds and serves', async () => {
+    // Wherever the stop lands (before the rebuild, between two of its batches, after the swap),
+    // the process drains and exits 0, and the next start ends ready with the rebuilt view.
+    const own = await suiteServices('upgrade-stop-rebuild-');
+    try {
+      const first = await own.start({ ADMIN_TOKEN: ADMIN });
+      expect((await callService(first, 'POST', '/api/v2/teams', ADMIN, { name: 'Kept across the stop' })).status).toBe(201);
+      await first.kill('SIGTERM');
+      await lowerStoredVersion(own.dataDir, ROLLUPS_PROJECTION);
+
+      const stopped = await startBuiltService({ DATA_DIR: own.dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' });
+      expect(await stopped.stop()).toBe(0);
+
+      // Ready means every view runs at this code's version: the rollups' rebuild ended and swapped in.
+      const next = await own.start({ ADMIN_TOKEN: ADMIN });
+      await next.ready();
+      const teams = await callService(next, 'GET', '/api/v2/teams', ADMIN);
+      expect(teams.body.data.map((item: { name: string }) => item.name)).toContain('Kept across the stop');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('exits 0 when stopped while its runner starts (SIGTERM right after "service started")', async () => {
     // The runner's processors are still between their leases and their live reads then: one
     // that opened its read after the stop had closed the others kept the process from exiting.
