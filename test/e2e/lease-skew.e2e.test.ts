@@ -45,10 +45,6 @@ const namespaced = ownPidNamespace();
  */
 const isLease = (name: string) => !name.startsWith('notification-channel:') && !name.startsWith('prober-region:');
 
-async function ready(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
-  await eventually('the service to be ready', async () => (await fetch(`${service.url}/health/ready`)).status === 200, timeoutMs);
-}
-
 /** `monitor_lease_acquisitions_total` of one process, by lease label. */
 async function acquisitions(service: ServiceProcess): Promise<Map<string, number>> {
   const text = await (await fetch(`${service.url}/metrics`)).text();
@@ -102,7 +98,7 @@ describeWithNats('leases across processes sharing DATA_DIR', () => {
   async function start(wrap: string[] = []): Promise<ServiceProcess> {
     const service = await startService(build, { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, NATS_URL: nats!.url }, wrap);
     running.push(service);
-    await ready(service);
+    await service.ready();
     return service;
   }
 

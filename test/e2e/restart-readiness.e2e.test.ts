@@ -17,12 +17,6 @@ jest.setTimeout(180_000);
 
 const ADMIN = 'restart-test-admin-token-0123456789';
 
-async function ready(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
-  await eventually('the service to answer /health/ready with 200', async () => (await fetch(`${service.url}/health/ready`)).status === 200, { timeoutMs, intervalMs: 25 }).catch((error: Error) => {
-    throw new Error(`${error.message}\n${service.output()}`);
-  });
-}
-
 /** A team with an editor token, a project and an incident, made through a running service. */
 async function provision(service: ServiceProcess) {
   const team = await callService(service, 'POST', '/api/v2/teams', ADMIN, { name: 'Restart' });
@@ -46,14 +40,14 @@ describe('a restart after SIGKILL', () => {
   it('is ready only with live views, and a write right after ready is visible to the next read', async () => {
     const env = { ADMIN_TOKEN: ADMIN };
     const first = await services.start(env);
-    await ready(first);
+    await first.ready();
     const { editor, projectId, incidentId } = await provision(first);
     const created = { body: { data: { id: incidentId } } };
     const project = { body: { data: { id: projectId } } };
 
     await first.kill('SIGKILL');
     const second = await services.start(env);
-    await ready(second);
+    await second.ready();
 
     // Right after ready: the write is answered as done, and the next read sees it.
     const comment = await callService(second, 'POST', `/api/public/v2/incidents/${created.body.data.id}/comments`, editor, { body: 'after restart' });
@@ -72,7 +66,7 @@ describe('a restart after SIGKILL', () => {
     try {
       const env = { DATA_DIR: dir, ADMIN_TOKEN: ADMIN };
       const first = await services.start(env);
-      await ready(first);
+      await first.ready();
       const { editor, incidentId } = await provision(first);
       await first.kill('SIGTERM');
 
@@ -95,7 +89,7 @@ describe('a restart after SIGKILL', () => {
 
       // The restarted process knows the claim's process is gone: the retry runs at once, no 409.
       const restarted = await services.start(env);
-      await ready(restarted);
+      await restarted.ready();
       const retry = () => callService(restarted, 'POST', `/api/public/v2/incidents/${incidentId}/comments`, editor, { body: 'exactly once' }, key);
       const second = await retry();
       expect(JSON.stringify(second)).toMatch(/^{"status":201/);
