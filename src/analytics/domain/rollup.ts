@@ -3,7 +3,7 @@ import { addAccumulator, addCheck, emptyAccumulator, type Accumulator } from './
 import { floorTo, GRANULARITY_MS, type Granularity, type RollupRun } from './range-plan.js';
 import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { DigitCode } from '../../platform/digit-code.js';
-import { CHECK_MANUAL, CHECK_NO_EXCERPT, OUTCOME_FAILURE, OUTCOME_OTHER_FAILURE, OUTCOME_SUCCESS, RAW_DEFAULT_STATUS_CODE, type RawCheckRow, type RollupKey, type RollupRow, type RollupScopeKind } from '../views/rollups/view.js';
+import { CHECK_MANUAL, CHECK_NO_EXCERPT, OUTCOME_FAILURE, OUTCOME_OTHER_FAILURE, OUTCOME_SUCCESS, packStatusAndTimings, type RawCheckRow, type RollupKey, type RollupRow, type RollupScopeKind } from '../views/rollups/view.js';
 
 /** How one check (or a retention summary) updates the rollup views (names and shapes: views.ts). */
 export const ROLLUP_SCOPE_KINDS: RollupScopeKind[] = ['endpoint', 'project', 'team'];
@@ -255,13 +255,11 @@ export function rawCheckRow(check: CheckRecordedData, projectId = check.project_
     endpoint_id: check.endpoint_id,
     outcome: (isApplicable(check) ? OUTCOME_FAILURE : OUTCOME_OTHER_FAILURE) + (check.success ? 1 : 0),
     checked_at_ms: Date.parse(check.checked_at),
-    // NULL for what most checks hold (v13: `rawStatusCode`, `rawTimings`).
-    status_code: check.status_code === RAW_DEFAULT_STATUS_CODE ? null : check.status_code,
     latency_ms: check.latency_ms,
     configuration_version: check.configuration_version,
     flags: (manual ? CHECK_MANUAL : 0) | (check.response_excerpt !== null && check.response_excerpt !== undefined ? 0 : CHECK_NO_EXCERPT),
-    time_to_first_byte_ms: check.time_to_first_byte_ms === check.latency_ms ? null : check.time_to_first_byte_ms,
-    duration_ms: check.duration_ms === check.latency_ms ? null : check.duration_ms,
+    // Null for what most checks hold (v14: `packStatusAndTimings`).
+    status_and_timings: packStatusAndTimings(check.status_code, check.latency_ms, check.time_to_first_byte_ms, check.duration_ms),
     latency_threshold_ms: check.latency_threshold_ms ?? null,
   };
   if (check.body_complete !== true) row.body_complete = check.body_complete;

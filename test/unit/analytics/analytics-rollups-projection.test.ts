@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { rollupId } from '../../../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, teamDocId } from '../../../src/analytics/views/rollups/view.js';
+import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, packStatusAndTimings, rawStatusCode, rawTimings, teamDocId, type RawCheckRow } from '../../../src/analytics/views/rollups/view.js';
 import { SqliteReadStore } from '../../../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { check, queryOver } from './support/checks.js';
 
@@ -51,6 +55,66 @@ describe('analytics rollups projection', () => {
       [1, 7],
       [2, 1],
     ]);
+  });
+});
+
+describe('a raw row’s status and timings', () => {
+  const read = (row: Pick<RawCheckRow, 'latency_ms' | 'status_and_timings' | 'status_code' | 'time_to_first_byte_ms' | 'duration_ms'>) => [rawStatusCode(row), rawTimings(row)];
+
+  it('are one column, NULL at their defaults (no header byte each), and read back exactly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'raw-row-'));
+    try {
+      const file = join(dir, 'views.sqlite');
+      const checks = [
+        check({ checked_at: '2026-03-01T10:15:30.000Z', latency_ms: 120, time_to_first_byte_ms: 120, duration_ms: 120 }),
+        check({ checked_at: '2026-03-01T10:15:35.000Z', latency_ms: 120, time_to_first_byte_ms: 118, duration_ms: 164 }),
+        check({ checked_at: '2026-03-01T10:15:40.000Z', success: false, status_code: 503, latency_ms: 80, time_to_first_byte_ms: 12.5, duration_ms: 79.75 }),
+        check({ checked_at: '2026-03-01T10:15:50.000Z', success: false, status_code: 0, latency_ms: 7, time_to_first_byte_ms: 0, duration_ms: 7 }),
+      ];
+      const { store } = await queryOver(checks, undefined, 2, new SqliteReadStore(file));
+      const rows = (await store.find(RAW_CHECKS_COLLECTION, { sort: [['check_id', 'asc']] })) as unknown as RawCheckRow[];
+      expect(rows.map(read)).toEqual(checks.map((c) => [c.status_code, { time_to_first_byte_ms: c.time_to_first_byte_ms, duration_ms: c.duration_ms }]));
+      expect(rows.map((row) => row.status_and_timings)).toEqual([null, packStatusAndTimings(200, 120, 118, 164), packStatusAndTimings(503, 80, 12.5, 79.75), packStatusAndTimings(0, 7, 0, 7)]);
+      // A duration 44 ms beyond the latency (a new connection) and the first byte 2 ms before the end: two characters.
+      expect(rows[1].status_and_timings).toHaveLength(2);
+      const raw = new Database(file, { readonly: true });
+      try {
+        const columns = raw.prepare(`SELECT name FROM pragma_table_info('c_${RAW_CHECKS_COLLECTION}')`).pluck().all();
+        expect(columns).toContain('status_and_timings');
+        for (const gone of ['status_code', 'time_to_first_byte_ms', 'duration_ms']) expect(columns).not.toContain(gone);
+      } finally {
+        raw.close();
+      }
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('read v13’s rows (NULL for 200 and for timings equal to the latency) and v12’s (every value) the same', () => {
+    expect(read({ latency_ms: 50, status_code: null, time_to_first_byte_ms: null, duration_ms: null })).toEqual([200, { time_to_first_byte_ms: 50, duration_ms: 50 }]);
+    expect(read({ latency_ms: 50, status_code: 503, time_to_first_byte_ms: 20, duration_ms: null })).toEqual([503, { time_to_first_byte_ms: 20, duration_ms: 50 }]);
+    expect(read({ latency_ms: 50, status_code: 200, time_to_first_byte_ms: 50, duration_ms: 61 })).toEqual([200, { time_to_first_byte_ms: 50, duration_ms: 61 }]);
+  });
+
+  it('pack any values exactly: beyond and before the latency, statuses, timings that are not integers', () => {
+    const cases: Array<[number, number, number, number]> = [
+      [200, 120, 120, 121],
+      [200, 120, 119, 120],
+      [404, 120, 120, 120],
+      [0, 30_000, 0, 30_004],
+      [999, 0, 0, 0],
+      [200, 5, 9, 5],
+      [200, 2 ** 40, 3, 2 ** 41],
+      [200, 10, 0.1 + 0.2, 10],
+      [200, 10, 10, 1e300],
+    ];
+    for (const [status, latency, ttfb, duration] of cases) {
+      const packed = packStatusAndTimings(status, latency, ttfb, duration);
+      expect(read({ latency_ms: latency, status_and_timings: packed })).toEqual([status, { time_to_first_byte_ms: ttfb, duration_ms: duration }]);
+    }
+    expect(packStatusAndTimings(200, 120, 120, 120)).toBeNull();
+    expect(packStatusAndTimings(200, 120, 120, 164)).toHaveLength(1);
   });
 });
 

@@ -2,7 +2,7 @@
 import { analyticsRollupsProjection } from '../../../src/analytics/views/rollups/projection.js';
 import { monitoringProjection } from '../../../src/monitoring/views/monitoring/projection.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
-import { CHECK_MANUAL, CHECK_NO_EXCERPT, OUTCOME_FAILURE, OUTCOME_OTHER_FAILURE, OUTCOME_OTHER_SUCCESS, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, rawStatusCode, rawTimings, type RawCheckRow } from '../../../src/analytics/views/rollups/view.js';
+import { CHECK_MANUAL, CHECK_NO_EXCERPT, OUTCOME_FAILURE, OUTCOME_OTHER_FAILURE, OUTCOME_OTHER_SUCCESS, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, packStatusAndTimings, rawStatusCode, rawTimings, type RawCheckRow } from '../../../src/analytics/views/rollups/view.js';
 import { ENDPOINTS, type EndpointDoc, MAINTENANCE_WINDOWS, PROJECTS } from '../../../src/monitoring/views/monitoring/view.js';
 import { given } from '../../support/projection-spec.js';
 
@@ -142,10 +142,10 @@ describe('the per-check rows the checks list reads (analytics rollups, analytics
     ]);
     // A scheduled success without an excerpt: outcome 1 (counted success), the no-excerpt bit;
     // no team id in the team's primary project, its first check's here (no registration: the
-    // sparse team index); NULL for its status 200 and its timings equal to its latency (v13).
+    // sparse team index); nothing packed for its status 200 and its timings equal to its latency (v14).
     const plain: RawCheckRow = {
-      id: '1', check_id: 1, team_id: null, project_id: 2, endpoint_id: 5, outcome: OUTCOME_SUCCESS, checked_at_ms: Date.parse(T0), status_code: null, latency_ms: 50,
-      configuration_version: 1, flags: CHECK_NO_EXCERPT, time_to_first_byte_ms: null, duration_ms: null, latency_threshold_ms: null,
+      id: '1', check_id: 1, team_id: null, project_id: 2, endpoint_id: 5, outcome: OUTCOME_SUCCESS, checked_at_ms: Date.parse(T0), latency_ms: 50,
+      configuration_version: 1, flags: CHECK_NO_EXCERPT, status_and_timings: null, latency_threshold_ms: null,
     };
     expect(rawStatusCode(plain)).toBe(200);
     expect(rawTimings(plain)).toEqual({ time_to_first_byte_ms: 50, duration_ms: 50 });
@@ -156,12 +156,12 @@ describe('the per-check rows the checks list reads (analytics rollups, analytics
       check_id: 2,
       outcome: OUTCOME_FAILURE,
       flags: 0,
-      status_code: 503,
+      status_and_timings: packStatusAndTimings(503, 50, 20, 50),
       failure_reason: 'status: 503',
-      time_to_first_byte_ms: 20,
       latency_anomaly: true,
       latency_threshold_ms: 40,
     });
+    expect(rawStatusCode(views.document(RAW_CHECKS_COLLECTION, '2') as unknown as RawCheckRow)).toBe(503);
     expect(rawTimings(views.document(RAW_CHECKS_COLLECTION, '2') as unknown as RawCheckRow)).toEqual({ time_to_first_byte_ms: 20, duration_ms: 50 });
     // Manual and suppressed checks are listed, never counted: outcomes of their own.
     expect(views.document(RAW_CHECKS_COLLECTION, '3')).toEqual({ ...plain, id: '3', check_id: 3, outcome: OUTCOME_OTHER_SUCCESS, flags: CHECK_MANUAL, region: 'eu-west' });

@@ -8,6 +8,7 @@
 import type { ColumnType } from '../../../platform/read-store/read-store.port.js';
 import type { Accumulator } from '../../domain/aggregate.js';
 import type { Granularity } from '../../domain/range-plan.js';
+import { decodeRecord, encodeRecord } from '../../../platform/event-store/sqlite/record-codec.js';
 
 /**
  * Rollup rows and raw rows, written by `projection.ts` and read by the query service. Rollups
@@ -146,19 +147,22 @@ export interface RawCheckRow {
   outcome: number;
   /** Epoch milliseconds of `checked_at`. */
   checked_at_ms: number;
-  /**
-   * Also for a region's `current` once the endpoint has rows per region. Null for 200 (v13: most
-   * checks; 2 B a row): read it through `rawStatusCode`.
-   */
-  status_code: number | null;
   latency_ms: number;
   configuration_version: number;
   /** Bits: CHECK_MANUAL, CHECK_NO_EXCERPT (0: a probed check with its response excerpt). */
   flags: number;
-  /** Null when equal to `latency_ms` (v13): read it through `rawTimings`. */
-  time_to_first_byte_ms: number | null;
-  /** Null when equal to `latency_ms` (v13): read it through `rawTimings`. */
-  duration_ms: number | null;
+  /**
+   * The status code and the two timings where they differ from 200 and the latency, packed
+   * (v14: `packStatusAndTimings`); null when none does (most checks). Also for a region's
+   * `current` once the endpoint has rows per region. Read through `rawStatusCode` and `rawTimings`.
+   */
+  status_and_timings?: string | null;
+  /** v12-v13 rows only (v13: null for 200): read through `rawStatusCode`. */
+  status_code?: number | null;
+  /** v12-v13 rows only (v13: null when equal to `latency_ms`): read through `rawTimings`. */
+  time_to_first_byte_ms?: number | null;
+  /** v12-v13 rows only (v13: null when equal to `latency_ms`): read through `rawTimings`. */
+  duration_ms?: number | null;
   latency_threshold_ms: number | null;
   /** [true] */
   body_complete?: boolean;
@@ -173,21 +177,57 @@ export interface RawCheckRow {
 }
 
 /**
- * What a raw row leaves NULL (v13, issue 31): a status of 200 and timings equal to its latency,
- * what most checks hold. NULL takes no byte of the row beyond its header byte (a 200 took 2, each
- * timing 1-2): about 3.5 B a check. No read filters or sorts on these columns; every reader of
- * them takes them through these two functions, which read rows of v12 (all values written) the same.
+ * A raw row's status code and timings (issue 31). Most checks hold a status of 200 and timings
+ * equal to their latency. v13 stored NULL for those in three columns, but SQLite writes a header
+ * byte for every column of a row, NULL or not (docs/benchmarks.md, "NULL columns cost their
+ * header byte"); v14 keeps all three in one column, `status_and_timings`, NULL when all three
+ * hold their default: 2 B a check less. Not in `$rest`: against a remote target most checks'
+ * duration differs from their latency (the connection is set up before the request starts), and
+ * `{"duration_ms":120}` takes about 17 bytes of JSON where the packed form takes 2 or 3.
+ *
+ * Packed as a `record-codec.ts` text (the event log's coded records: 7-bit characters, every
+ * value read back exactly) of `[duration - latency, latency - time to first byte, status]`, the
+ * trailing values at their default (0, 0, 200) left out: one or two characters a value. Timings
+ * that are not safe integers (no writer makes them: the prober rounds to the millisecond and
+ * imports take integers) are kept whole, as `[null, status, time to first byte, duration]`.
+ * No read filters or sorts on them; every reader takes them through `rawStatusCode` and
+ * `rawTimings`, which read rows of v12 (all values in their columns) and v13 (NULL) the same.
  */
-export const RAW_DEFAULT_STATUS_CODE = 200;
+const RAW_DEFAULT_STATUS_CODE = 200;
 
-/** The row's status code (NULL: 200). */
-export function rawStatusCode(row: Pick<RawCheckRow, 'status_code'>): number {
-  return row.status_code ?? RAW_DEFAULT_STATUS_CODE;
+/** The `status_and_timings` of a check (null: status 200, both timings equal to `latencyMs`). */
+export function packStatusAndTimings(statusCode: number, latencyMs: number, timeToFirstByteMs: number, durationMs: number): string | null {
+  if (statusCode === RAW_DEFAULT_STATUS_CODE && timeToFirstByteMs === latencyMs && durationMs === latencyMs) return null;
+  const beyond = durationMs - latencyMs;
+  const before = latencyMs - timeToFirstByteMs;
+  const exact = [latencyMs, timeToFirstByteMs, durationMs, beyond, before].every(Number.isSafeInteger);
+  const values: unknown[] = exact ? [beyond, before, statusCode] : [null, statusCode, timeToFirstByteMs, durationMs];
+  if (exact) while (values.length > 0 && values[values.length - 1] === PACKED_DEFAULTS[values.length - 1]) values.pop();
+  const packed = encodeRecord(values);
+  if (packed === null) throw new Error(`A check's status and timings cannot be stored: ${JSON.stringify(values)}`);
+  return packed;
 }
 
-/** The row's time to first byte and duration (NULL: its latency). */
-export function rawTimings(row: Pick<RawCheckRow, 'latency_ms' | 'time_to_first_byte_ms' | 'duration_ms'>): { time_to_first_byte_ms: number; duration_ms: number } {
-  return { time_to_first_byte_ms: row.time_to_first_byte_ms ?? row.latency_ms, duration_ms: row.duration_ms ?? row.latency_ms };
+/** The defaults of the packed values, by place: nothing beyond the latency, nothing before it, 200. */
+const PACKED_DEFAULTS = [0, 0, RAW_DEFAULT_STATUS_CODE];
+
+type StoredStatusAndTimings = Pick<RawCheckRow, 'latency_ms' | 'status_and_timings' | 'status_code' | 'time_to_first_byte_ms' | 'duration_ms'>;
+
+/** The row's status code. */
+export function rawStatusCode(row: StoredStatusAndTimings): number {
+  const packed = row.status_and_timings;
+  if (packed === null || packed === undefined) return row.status_code ?? RAW_DEFAULT_STATUS_CODE;
+  const values = decodeRecord(packed, 0);
+  return (values[0] === null ? values[1] : (values[2] ?? RAW_DEFAULT_STATUS_CODE)) as number;
+}
+
+/** The row's time to first byte and duration. */
+export function rawTimings(row: StoredStatusAndTimings): { time_to_first_byte_ms: number; duration_ms: number } {
+  const packed = row.status_and_timings;
+  if (packed === null || packed === undefined) return { time_to_first_byte_ms: row.time_to_first_byte_ms ?? row.latency_ms, duration_ms: row.duration_ms ?? row.latency_ms };
+  const values = decodeRecord(packed, 0);
+  if (values[0] === null) return { time_to_first_byte_ms: values[2] as number, duration_ms: values[3] as number };
+  return { time_to_first_byte_ms: row.latency_ms - ((values[1] as number | undefined) ?? 0), duration_ms: row.latency_ms + (values[0] as number) };
 }
 
 /** An applicable check (scheduled, unsuppressed) that failed: analytics counts it. */
@@ -214,14 +254,15 @@ export const RAW_CHECK_COLUMNS = {
   endpoint_id: 'integer',
   outcome: 'integer',
   checked_at_ms: 'integer',
-  status_code: 'integer',
   latency_ms: 'integer',
   configuration_version: 'integer',
   flags: 'integer',
-  time_to_first_byte_ms: 'real',
-  duration_ms: 'real',
+  status_and_timings: 'text',
   latency_threshold_ms: 'real',
-} as const satisfies Record<Exclude<keyof RawCheckRow, 'body_complete' | 'latency_anomaly' | 'alert_suppressed' | 'failure_reason' | 'region'>, ColumnType>;
+} as const satisfies Record<
+  Exclude<keyof RawCheckRow, 'status_code' | 'time_to_first_byte_ms' | 'duration_ms' | 'body_complete' | 'latency_anomaly' | 'alert_suppressed' | 'failure_reason' | 'region'>,
+  ColumnType
+>;
 
 /**
  * Probe regions (issue 25): the endpoint route answers `?region=` from rows of the endpoint's
