@@ -22,9 +22,10 @@
  * - GET /api/v2/regions stops counting b's prober (two lease periods) and warns that no prober
  *   serves b;
  * - no slot of the endpoint is checked twice in any region, and none is lost in a or c across
- *   the kill (the checks list, each check's slot from its checked_at: a slot is probed after it
- *   falls due and dropped once the next one is due);
- * - b back (a new prober process), still failing: its first check opens a new incident.
+ *   the kill but those their prober dropped as stale (monitor_probe_jobs_dropped_total: a slot
+ *   is probed after it falls due and dropped once the next one is due; the checks list gives
+ *   each check's slot from its checked_at);
+ * - b back (a new prober process), still failing: its first check recorded opens a new incident.
  */
 import { jest } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
@@ -161,11 +162,13 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
     expect(lost.quorum.availability).toMatchObject({ failing: ['a'], up: ['c'], unknown: ['b'], failing_count: 1, triggered: false });
 
     // The next check of a or c decides again: 1 failing < quorum 2, the signal recovers and the incident resolves.
-    const resolved = await eventually('the incident resolved', async () => {
-      const [latest] = await incidents();
-      return latest?.resolved_at ? latest : null;
+    // (On a loaded machine a late or dropped slot can leave a region unknown for a moment before
+    // the kill too, ending and reopening the outage: every incident of it resolves.)
+    const outage = await eventually('the outage resolved', async () => {
+      const list = await incidents();
+      return list.length > 0 && list.every((item) => item.resolved_at) ? list : null;
     }, 120_000);
-    expect(resolved.id).toBe(incident.id);
+    expect(outage.map((item) => item.id)).toContain(incident.id);
     const recovered = await eventually('the signal ok again', async () => {
       const status = await alertStatus();
       return status.signals[0].state === 'ok' ? status : null;
@@ -182,10 +185,7 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
     expect(recovered.quorum.availability).toMatchObject({ failing: ['a'], up: ['c'], unknown: ['b'], triggered: false });
     expect(recovered.regions.find((r: { name: string }) => r.name === 'a').signals[0].state).toBe('triggered');
     // On-call learns why: the alert.recovered delivery carries the regions as at the decision.
-    const [alertRecovered] = await eventually('alert.recovered delivered', async () => {
-      const found = alerts('alert.recovered');
-      return found.length > 0 ? found : null;
-    }, 60_000);
+    const alertRecovered = await eventually('alert.recovered delivered with b unknown', async () => alerts('alert.recovered').find((payload) => payload.data.regions?.unknown.includes('b')), 60_000);
     expect(alertRecovered.data).toMatchObject({ endpoint_id: endpoint.id, signal: { type: 'availability', state: 'ok' }, regions: { failing: ['a'], up: ['c'], unknown: ['b'], quorum: 2 } });
     expect(alerts('alert.triggered')[0].data.regions).toEqual({ failing: ['a', 'b'], up: ['c'], unknown: [], quorum: 2 });
     // The other processes carry on: the API is ready, a and c record their checks.
@@ -193,15 +193,16 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
     expect(await metric(deployment.probers.a.url, 'monitor_checks_by_region_total', ['region="a"', 'result="down"'])).toBeGreaterThan(0);
     expect(await metric(deployment.probers.c.url, 'monitor_checks_by_region_total', ['region="c"', 'result="up"'])).toBeGreaterThan(0);
 
-    // b's prober leaves the regions list after two lease periods; b is still named by endpoints (this test's and the first test's), so it is listed with a warning.
+    // b's prober leaves the regions list after two lease periods; b is still named by endpoints (as many as a and c), so it is listed with a warning.
     const regions = await eventually('b without probers in GET /api/v2/regions', async () => {
       const list = (await admin('GET', '/api/v2/regions')).body.data as Array<{ name: string; probers: number; endpoints: number; warning: string | null; last_seen_at: string | null }>;
       return list.find((r) => r.name === 'b')?.probers === 0 ? list : null;
     }, 120_000);
-    expect(regions.find((r) => r.name === 'b')).toMatchObject({ probers: 0, endpoints: 2, warning: expect.any(String) });
-    for (const name of ['a', 'c']) expect(regions.find((r) => r.name === name)).toMatchObject({ probers: 1, endpoints: 2, warning: null });
+    const named = regions.find((r) => r.name === 'a')!.endpoints;
+    expect(regions.find((r) => r.name === 'b')).toMatchObject({ probers: 0, endpoints: named, warning: expect.any(String) });
+    for (const name of ['a', 'c']) expect(regions.find((r) => r.name === name)).toMatchObject({ probers: 1, endpoints: named, warning: null });
 
-    // Every slot once per region; a and c probed each slot from before the outage to now, across the kill.
+    // Every slot once per region; a and c probed each slot from before the outage to now, across the kill (but those they dropped as stale).
     const offset = spreadOffset(endpoint.id, INTERVAL_MS);
     const slotOf = (check: RegionCheck) => Math.floor((Date.parse(check.checked_at) - offset) / INTERVAL_MS);
     for (const region of REGIONS) {
@@ -210,26 +211,28 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
       if (region === 'b') continue;
       const missing = [];
       for (let slot = slots[0]; slot <= slots[slots.length - 1]; slot++) if (!slots.includes(slot)) missing.push(slot);
-      expect([region, missing]).toEqual([region, []]);
+      // A job older than its interval is dropped, not probed late (a loaded machine): the prober counts each.
+      const dropped = await metric(deployment.probers[region].url, 'monitor_probe_jobs_dropped_total', ['reason="stale"']);
+      expect([region, missing.length]).toEqual([region, Math.min(missing.length, dropped)]);
       expect(slots[slots.length - 1]).toBeGreaterThan(slotOf({ checked_at: bLast } as RegionCheck));
     }
 
     // b comes back (a new prober process): known again at its first check and still failing by
     // its own rule (its windows hold the failures), so that check makes 2 failing of quorum 2
     // and opens a new incident; b's prober is listed again.
+    const before = new Set(outage.map((item) => item.id));
     await deployment.startProber('b');
-    const [reopened] = await eventually('a second incident', async () => {
-      const list = await incidents();
-      return list.length > 1 && list[0].id !== incident.id ? list : null;
-    }, 120_000);
+    const reopened = await eventually('a new incident', async () => (await incidents()).find((item) => !before.has(item.id)), 120_000);
     expect(reopened).toMatchObject({ source: 'automatic', type: 'availability', resolved_at: null, detection_reason: '2 of 3 regions failing: a, b; c up' });
     expect(reopened.metadata).toEqual({ regions: { failing: ['a', 'b'], up: ['c'], unknown: [] } });
     const down = await eventually('the signal linked to the new incident', async () => {
       const status = await alertStatus();
       return status.signals[0].incident_id === reopened.id ? status : null;
     }, 60_000);
-    const bBack = (await checks('b', bLast)).filter((check) => check.checked_at !== bLast);
-    expect(down.signals[0].since).toBe(bBack[bBack.length - 1].checked_at);
+    // Opened at b's first check back in the log: a prober handles jobs concurrently, so its
+    // first probe after a start (slow: new connections) may be recorded after the next slot's.
+    const bBack = (await checks('b', bLast)).filter((check) => check.checked_at !== bLast).reverse();
+    expect(bBack.slice(0, 2).map((check) => check.checked_at)).toContain(down.signals[0].since);
     expect(down.flapping).toBe(false);
     const listed = await eventually('b with a prober again', async () => {
       const list = (await admin('GET', '/api/v2/regions')).body.data as Array<{ name: string; probers: number; warning: string | null }>;
