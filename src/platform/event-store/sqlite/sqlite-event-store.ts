@@ -20,7 +20,7 @@ import {
 import { decodeRecord, encodeRecord } from './record-codec.js';
 import { RecentEvents } from './recent-events.js';
 import { boundWal, type WalKeeper } from '../../sqlite-wal.js';
-import { nextTurn } from '../../next-turn.js';
+import { freePagesInSlices } from '../../sqlite-vacuum.js';
 
 export interface SqliteEventStoreOptions {
   /** How often the store looks for appends made by other processes (one look for all its subscriptions). */
@@ -867,25 +867,15 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * Returns the pages freed by removals to the file system (the file shrinks at the next
-   * checkpoint), VACUUM_SLICE_PAGES at a time with a turn of the event loop between two slices
-   * (as the views' `reclaimSpace` does): one `incremental_vacuum` of every free page held the loop
-   * for as long as it took, and retention removes an hour of checks at a time (360,000 events
-   * with 2,000 endpoints at 20 s).
+   * checkpoint), in slices with a turn of the event loop between (`freePagesInSlices`, as the
+   * views do): retention removes an hour of checks at a time (360,000 events with 2,000
+   * endpoints at 20 s), and one `incremental_vacuum` of them all held the loop meanwhile.
    */
   async reclaimSpace(): Promise<void> {
     this.assertOpen();
-    const pragma = (sql: string) => this.query(() => this.db.pragma(sql, { simple: true }) as number);
-    if (pragma('auto_vacuum') === 2) {
-      let free = pragma('freelist_count');
-      while (free > 0) {
-        pragma(`incremental_vacuum(${VACUUM_SLICE_PAGES})`);
-        await nextTurn();
-        if (this.closed) return;
-        const left = pragma('freelist_count');
-        // A slice that freed nothing (another connection's removal keeps adding pages, or none can go): the next pass takes the rest.
-        if (left >= free) break;
-        free = left;
-      }
+    if (this.query(() => this.db.pragma('auto_vacuum', { simple: true })) === 2) {
+      await freePagesInSlices(this.db, () => !this.closed, (statement) => this.query(statement));
+      if (this.closed) return;
     }
     if (!this.walKeeper) this.query(() => this.db.pragma('wal_checkpoint(TRUNCATE)'));
     // On the checkpoint thread, after its round: two checkpoints at once would leave this one undone.
@@ -1400,9 +1390,6 @@ function readOccurredAt(stored: number | string | null, recordedMs: number, reco
  * of its own, so an event's offset never takes more than two bytes.
  */
 const SHARED_COMMIT_MS = 32_767;
-
-/** Pages `reclaimSpace` frees between two turns of the event loop (2 MB of 4 KB pages; as the views'). */
-const VACUUM_SLICE_PAGES = 512;
 
 /**
  * Bound as a 64-bit integer: better-sqlite3 binds a JS number as a REAL, which a column without

@@ -50,6 +50,7 @@ import { and, filterClause, groupExprs, groupValue, numericExpr, planFind, type 
 import { CollectionLayout, type FieldRef } from './sqlite-layout.js';
 import { boundWal, type WalKeeper } from '../../sqlite-wal.js';
 import { SqliteThread } from '../../sqlite-thread.js';
+import { freePagesInSlices } from '../../sqlite-vacuum.js';
 
 const TABLE_PREFIX = 'c_';
 const STATEMENT_CACHE_SIZE = 256;
@@ -60,8 +61,6 @@ const STAMPS_TABLE = 'view_stamps';
 const NO_STAMPS: CollectionStamps = { changed: 0, rewritten: 0 };
 /** `PRAGMA auto_vacuum` of a file whose freed pages can leave with `incremental_vacuum`. */
 const INCREMENTAL_AUTO_VACUUM = 2;
-/** Pages given back per `incremental_vacuum` step (2 MiB with 4 KiB pages). */
-const VACUUM_SLICE_PAGES = 512;
 /** How long collection creations must have stopped before the WAL they wrote is truncated. */
 const SCHEMA_BURST_QUIET_MS = 1000;
 /** A file without auto_vacuum is converted once this much of it is free (see reclaimSpace). */
@@ -637,9 +636,9 @@ export class SqliteReadStore implements ReadStore {
    * new service's views WAL exceed the idle bound (test/e2e/idle-writes.e2e.test.ts). So it is
    * converted the first time there is something worth giving back (after the first retention
    * pass that removed checks, never in a new service): one VACUUM, which rewrites the file once
-   * and holds its write lock meanwhile. From then on freed pages leave in slices of
-   * `VACUUM_SLICE_PAGES` (`incremental_vacuum(N)`), each its own short transaction with the event
-   * loop free between them, so requests and projection commits interleave.
+   * and holds its write lock meanwhile. From then on freed pages leave in slices
+   * (`freePagesInSlices`), each its own short transaction with the event loop free between
+   * them, so requests and projection commits interleave.
    */
   async reclaimSpace(): Promise<void> {
     const pragma = (sql: string) => this.db.pragma(sql, { simple: true }) as number;
@@ -650,11 +649,8 @@ export class SqliteReadStore implements ReadStore {
         this.db.exec('VACUUM');
       }
     } else {
-      while (pragma('freelist_count') > 0) {
-        this.db.pragma(`incremental_vacuum(${VACUUM_SLICE_PAGES})`);
-        await new Promise((resolve) => setImmediate(resolve));
-        if (!this.db.open) return;
-      }
+      await freePagesInSlices(this.db);
+      if (!this.db.open) return;
     }
     // On the checkpoint thread, after its round: a second checkpoint while the round's is in
     // flight is refused at once (busy), and the WAL would keep its size until a later round.
