@@ -3,6 +3,7 @@ import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { getMetadataStorage, type ValidationArguments, type ValidationError, validateSync } from 'class-validator';
 import { closestName } from './did-you-mean.js';
 import { MAX_LISTED_ERRORS, Problems, type FieldError } from './problem.js';
+import { nextTurn } from '../next-turn.js';
 
 /** class-validator constraint names -> the stable codes of api-decisions.md. */
 const CODES: Record<string, string> = {
@@ -393,7 +394,7 @@ export async function validateBodyInSlices<T extends object>(dto: new () => T, b
     if (min !== null && items.length < min) errors.push({ field: key, code: 'too_short', message: `must contain at least ${min} elements` });
     const converted: unknown[] = [];
     for (let start = 0; start < items.length; start += SLICE) {
-      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (start > 0) await nextTurn();
       const slice = (plainToInstance(dto, { [key]: items.slice(start, start + SLICE) }, { enableImplicitConversion: false }) as Record<string, unknown[]>)[key];
       slice.forEach((item, offset) => {
         converted.push(item);

@@ -1,5 +1,6 @@
 import type { EventStore, Position, RecordedEvent } from '../event-store/event-store.port.js';
 import type { DrainableIterator } from './batches.js';
+import { nextTurn } from '../next-turn.js';
 
 /** What a tap tells its processor about each event it reads, in log order. */
 export interface TapReport {
@@ -301,7 +302,7 @@ class Tap implements LogTap {
     let pages = 0;
     while (this.mustReadOn()) {
       // A long stretch of events this processor passes over: a turn of the event loop between pages.
-      if (pages++ > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (pages++ > 0) await nextTurn();
       if (this.closed) return;
       const before = this.fanout.dispatched;
       const page = await this.fanout.readPage(this.cursor);

@@ -10,6 +10,7 @@ import { isReactor, type Projection, type Worker, type WorkerHost } from './proj
 import { ProjectionRegistry, parsePhysicalCollection, physicalCollection, type ProjectionPointer } from './registry.js';
 import { SharedCommits } from './shared-commits.js';
 import { BatchViewTransaction, KeptDocuments, wantedBy } from './view-transaction.js';
+import { nextTurn } from '../next-turn.js';
 
 export interface RunnerOptions {
   /** Identity of this process for leases. */
@@ -440,7 +441,7 @@ export class ProjectionRunner {
         this.markApplied(name, generation, position);
         // SQLite work is synchronous: without a turn of the event loop between batches, catching
         // up on a large import would hold every request of the process until the last batch.
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     } finally {
       this.following.delete(name);
@@ -770,7 +771,7 @@ export class ProjectionRunner {
       stored = position;
       onBatch(page.length, position);
       // SQLite work is synchronous: a turn of the event loop between batches keeps the process answering.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       if (next === null) {
         target = await this.events.headPosition();
         if (target !== null && position < target) next = read(position);
