@@ -223,16 +223,22 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
     const before = new Set(outage.map((item) => item.id));
     await deployment.startProber('b');
     const reopened = await eventually('a new incident', async () => (await incidents()).find((item) => !before.has(item.id)), 120_000);
-    expect(reopened).toMatchObject({ source: 'automatic', type: 'availability', resolved_at: null, detection_reason: '2 of 3 regions failing: a, b; c up' });
+    // Not asserted open: one late slot of a or b (a loaded machine) makes it unknown at the next
+    // check, which ends an outage held by exactly the quorum (2 x interval, docs/operations.md);
+    // its next check then opens another incident, which the signal below may link instead.
+    expect(reopened).toMatchObject({ source: 'automatic', type: 'availability', detection_reason: '2 of 3 regions failing: a, b; c up' });
     expect(reopened.metadata).toEqual({ regions: { failing: ['a', 'b'], up: ['c'], unknown: [] } });
     const down = await eventually('the signal linked to the new incident', async () => {
       const status = await alertStatus();
-      return status.signals[0].incident_id === reopened.id ? status : null;
+      const linked = status.signals[0].incident_id;
+      return linked !== null && !before.has(linked) ? status : null;
     }, 60_000);
     // Opened at b's first check back in the log: a prober handles jobs concurrently, so its
     // first probe after a start (slow: new connections) may be recorded after the next slot's.
+    // When a late slot ended that outage (above), the signal's newest trigger came later still.
     const bBack = (await checks('b', bLast)).filter((check) => check.checked_at !== bLast).reverse();
-    expect(bBack.slice(0, 2).map((check) => check.checked_at)).toContain(down.signals[0].since);
+    if (down.signals[0].incident_id === reopened.id) expect(bBack.slice(0, 2).map((check) => check.checked_at)).toContain(down.signals[0].since);
+    else expect(Date.parse(down.signals[0].since)).toBeGreaterThan(Date.parse(bBack[0].checked_at));
     expect(down.flapping).toBe(false);
     const listed = await eventually('b with a prober again', async () => {
       const list = (await admin('GET', '/api/v2/regions')).body.data as Array<{ name: string; probers: number; warning: string | null }>;
