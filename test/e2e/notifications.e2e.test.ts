@@ -6,7 +6,7 @@
  */
 import { jest } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
-import { startReceiver, type Receiver } from '../support/notification-receiver.js';
+import { startReceiver, type Receiver, signatureHeaders } from '../support/notification-receiver.js';
 import { ALL_SCOPES, type TestApp } from '../support/test-app.js';
 import { allEvents, eventually, monitorTarget, startHarness, startTarget, type Harness, type Target } from './support.js';
 
@@ -45,7 +45,7 @@ describe('notifications end to end', () => {
 
     const webhook = new Webhook(secret);
     const verified = receiver.received.map((r) =>
-      webhook.verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) }),
+      webhook.verify(r.body, signatureHeaders(r)),
     ) as any[];
     const triggered = verified.find((v) => v.type === 'alert.triggered');
     const opened = verified.find((v) => v.type === 'incident.opened');

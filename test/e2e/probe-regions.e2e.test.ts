@@ -31,7 +31,7 @@ import { jest } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { spreadOffset } from '../../src/probing/application/scheduler.js';
 import { describeWithNats } from '../support/nats-server.js';
-import { startReceiver, type Receiver } from '../support/notification-receiver.js';
+import { startReceiver, type Receiver, signatureHeaders } from '../support/notification-receiver.js';
 import { startRegionDeployment, waitForEveryRegion, type RegionCheck, type RegionDeployment } from './probe-regions-setup.js';
 import { eventually } from './support.js';
 
@@ -134,7 +134,7 @@ describeWithNats('probes from regions a, b and c with a quorum of two (real proc
       receiver
         .of(type)
         .filter((r) => r.path === '/loss')
-        .map((r) => webhook.verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) }) as any);
+        .map((r) => webhook.verify(r.body, signatureHeaders(r)) as any);
     await waitForEveryRegion(endpoint, REGIONS, began);
 
     // a and b fail: an incident naming both.

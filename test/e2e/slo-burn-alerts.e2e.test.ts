@@ -25,6 +25,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Receiver } from '../support/notification-receiver.js';
 import type { TestApp } from '../support/test-app.js';
 import { allEvents, eventually, monitorTarget, startHarness, type Harness, type Target } from './support.js';
+import { signatureHeaders } from '../support/notification-receiver.js';
 
 jest.setTimeout(300_000);
 
@@ -121,7 +122,6 @@ describe('SLO burn-rate alerts end to end', () => {
     const created = await t.admin('POST', `/api/v2/teams/${team.id}/slos`, { name: 'Checkout', endpoint_ids: [endpoint.id], objective_percent: 99 });
     expect(created.statusCode).toBe(201);
     const sloId: number = created.json().data.id;
-    const headers = (r: { headers: Record<string, unknown> }) => ({ 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) });
     return {
       team,
       endpoint,
@@ -129,7 +129,7 @@ describe('SLO burn-rate alerts end to end', () => {
       token,
       slo: async () => (await t.request('GET', `/api/public/v2/slos/${sloId}`, { token })).json().data,
       /** The deliveries of `type` to this team's channel, each verified with the channel's secret. */
-      verified: (type: string) => receiver.of(type).filter((r) => r.path === path).map((r) => webhook.verify(r.body, headers(r)) as any),
+      verified: (type: string) => receiver.of(type).filter((r) => r.path === path).map((r) => webhook.verify(r.body, signatureHeaders(r)) as any),
       enable: async () => expect((await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`, { enabled: true })).statusCode).toBe(200),
     };
   }

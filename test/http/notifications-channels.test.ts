@@ -8,17 +8,13 @@ import { Webhook } from 'standardwebhooks';
 import { CreateChannel, RotateChannelSecret } from '../../src/notifications/application/channel.commands.js';
 import { runIdempotent } from '../../src/platform/es/idempotency-scope.js';
 import { eventually } from '../e2e/support.js';
-import { startReceiver, type Receiver } from '../support/notification-receiver.js';
+import { signatureHeaders, startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 
 jest.setTimeout(60_000);
 
 const verify = (secret: string, r: { body: string; headers: Record<string, unknown> }) =>
-  new Webhook(secret).verify(r.body, {
-    'webhook-id': String(r.headers['webhook-id']),
-    'webhook-timestamp': String(r.headers['webhook-timestamp']),
-    'webhook-signature': String(r.headers['webhook-signature']),
-  });
+  new Webhook(secret).verify(r.body, signatureHeaders(r));
 
 describe('notification channels', () => {
   let t: TestApp;

@@ -51,3 +51,9 @@ export async function startReceiver(status = 200): Promise<Receiver> {
     });
   return receiver;
 }
+
+/** A received delivery's Standard Webhooks headers, as `Webhook.verify` (standardwebhooks) takes them. */
+export function signatureHeaders(received: { headers: IncomingHttpHeaders | Record<string, unknown> }): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
+  const header = (name: string) => String((received.headers as Record<string, unknown>)[name]);
+  return { 'webhook-id': header('webhook-id'), 'webhook-timestamp': header('webhook-timestamp'), 'webhook-signature': header('webhook-signature') };
+}
