@@ -238,9 +238,9 @@ class AutoIncidents {
     }));
   }
 
-  /** The alerts stream's revision of the signal's latest trigger; -1 when it holds none (signals recorded in the check stream, before alerts-<id>). */
-  private async lastTriggerRevision(endpointId: number, signal: SignalType): Promise<number> {
-    for await (const recorded of this.newestFirst(alertsStream(endpointId))) {
+  /** The alerts stream's revision of the signal's latest trigger (at or before `atOrBefore` when given); -1 when it holds none (signals recorded in the check stream, before alerts-<id>). */
+  private async lastTriggerRevision(endpointId: number, signal: SignalType, atOrBefore?: number): Promise<number> {
+    for await (const recorded of this.newestFirst(alertsStream(endpointId), atOrBefore)) {
       if (recorded.type === ALERT_SIGNAL_TRIGGERED && (recorded.data as AlertSignalTriggeredData).signal === signal) return recorded.revision;
     }
     return -1;
@@ -462,14 +462,8 @@ class AutoIncidents {
     const { endpoint_id: endpointId, signal } = recovery.data;
     const stream = alertsStream(endpointId);
     if (recovery.streamId !== stream) return null;
-    let trigger: number | null = null;
-    for await (const recorded of this.newestFirst(stream, recovery.revision)) {
-      if (recorded.type === ALERT_SIGNAL_TRIGGERED && (recorded.data as AlertSignalTriggeredData).signal === signal) {
-        trigger = recorded.revision;
-        break;
-      }
-    }
-    if (trigger === null) return null;
+    const trigger = await this.lastTriggerRevision(endpointId, signal, recovery.revision);
+    if (trigger < 0) return null;
     let linked: number | null = null;
     for (const recorded of await this.platform.events.readStream(stream, { fromRevision: trigger + 1 })) {
       const link = recorded.data as AlertSignalIncidentLinkedData;
