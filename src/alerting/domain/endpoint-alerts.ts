@@ -60,7 +60,7 @@
  *   RegionSignalTriggered / RegionSignalRecovered.
  * - The endpoint's signals then follow the quorum: triggered while at least `region_quorum`
  *   regions' signals are triggered, recovered when fewer are; a region without a counted check
- *   in the last two intervals is unknown and counts neither way. The endpoint's signal events
+ *   in the last three intervals (`regionHorizonMs`) is unknown and counts neither way. The endpoint's signal events
  *   carry the evidence (`regions`: failing, up, unknown, quorum). Flapping applies to the
  *   endpoint's availability changes the quorum makes, as to an endpoint's own (the regions'
  *   signals do not flap: they open nothing).
@@ -80,7 +80,7 @@ import { alertRelations, certificateExpiryDays, DEFAULT_LATENCY_SETTINGS, type A
 import { DEFAULT_REGION } from '../../platform/config/region.js';
 import { computeBaseline, MAX_BASELINE_SAMPLES, type LatencyBaseline } from './baseline.js';
 import { RecentValues } from './recent-values.js';
-import { quorumDecision, type RegionEvidence, type RegionObservation } from './regions.js';
+import { quorumDecision, regionHorizonMs, type RegionEvidence, type RegionObservation } from './regions.js';
 
 export { CHECK_RECORDED };
 export const ALERT_SIGNAL_TRIGGERED = 'AlertSignalTriggered';
@@ -327,7 +327,7 @@ export interface AlertStatusView {
 
 export interface RegionStatusView {
   name: string;
-  /** unknown: no counted check in the last two intervals (judged at `now`). */
+  /** unknown: no counted check in the last three intervals (`regionHorizonMs`, judged at `now`). */
   state: 'known' | 'unknown';
   last_checked_at: string | null;
   latency_baseline: LatencyBaseline | null;
@@ -683,11 +683,11 @@ function regionQuorum(settings: AlertSettings, regions: readonly string[]): numb
 }
 
 /**
- * Each region as at `at` (epoch ms): known when its newest counted check is at most two
- * intervals old, and which of its signals are triggered.
+ * Each region as at `at` (epoch ms): known when its newest counted check is at most
+ * `regionHorizonMs` old, and which of its signals are triggered.
  */
 function observeRegions(state: EndpointAlertsState, regions: readonly string[], at: number, settings: AlertSettings): Array<Omit<RegionObservation, 'failing'> & { failing: Record<QuorumSignal, boolean> }> {
-  const horizonMs = 2 * (settings.interval_seconds ?? 60) * 1000;
+  const horizonMs = regionHorizonMs(settings.interval_seconds ?? 60);
   return regions.map((name) => {
     const last = state.regionWindows?.[name]?.lastCheckedAt;
     const signals = state.regionSignals?.[name];

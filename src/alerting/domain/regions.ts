@@ -5,9 +5,24 @@
  * hold an outage open either.
  */
 
+/**
+ * A region is unknown once its newest counted check is older than this many intervals. Three,
+ * not two (docs/decisions.md, "A region's quorum horizon"): with two, one missed or late slot of
+ * a failing region (a loaded prober, a dropped job) made it unknown at the next check of another
+ * region, which ended an outage held by exactly the quorum and reopened it as a new incident
+ * when the late check landed. Three absorbs one missed slot; a region whose probers are gone
+ * stops holding an outage open one interval later.
+ */
+export const REGION_UNKNOWN_AFTER_INTERVALS = 3;
+
+/** How old a region's newest counted check may be for the region to count (ms). */
+export function regionHorizonMs(intervalSeconds: number): number {
+  return REGION_UNKNOWN_AFTER_INTERVALS * intervalSeconds * 1000;
+}
+
 export interface RegionObservation {
   name: string;
-  /** It has a counted check in the last two intervals. */
+  /** It has a counted check in the last `REGION_UNKNOWN_AFTER_INTERVALS` intervals. */
   known: boolean;
   /** Its own signal is triggered. */
   failing: boolean;

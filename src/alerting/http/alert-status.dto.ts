@@ -22,7 +22,7 @@ export class AlertSignalDto {
 
 export class RegionStatusDto {
   @ApiProperty({ type: String }) name!: string;
-  @ApiProperty({ enum: ['known', 'unknown'], description: 'unknown: no scheduled check of the region in the last two intervals; it counts neither way.' }) state!: string;
+  @ApiProperty({ enum: ['known', 'unknown'], description: 'unknown: no scheduled check of the region in the last three intervals; it counts neither way.' }) state!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_checked_at!: string | null;
   @ApiProperty({ type: LatencyBaselineDto, nullable: true, description: "The region's own baseline." }) latency_baseline!: LatencyBaselineDto | null;
   @ApiProperty({ type: [AlertSignalDto], description: "The region's signals by its own rule (incident_id always null)." }) signals!: AlertSignalDto[];

@@ -87,7 +87,7 @@ describe('regional availability decisions', () => {
             model.lastAt = at;
             if (!model.triggered && fails && model.failures.filter(Boolean).length >= rules.count) model.triggered = true;
             else if (model.triggered && model.consecutiveSuccesses >= rules.recovery) model.triggered = false;
-            const known = (r: string) => models.get(r)!.lastAt !== null && at - models.get(r)!.lastAt! <= 2 * INTERVAL_S * 1000;
+            const known = (r: string) => models.get(r)!.lastAt !== null && at - models.get(r)!.lastAt! <= 3 * INTERVAL_S * 1000;
             const failing = regions.filter((r) => known(r) && models.get(r)!.triggered);
             const down = failing.length >= quorum;
 
@@ -153,6 +153,56 @@ describe('regional availability decisions', () => {
     }
     expect(triggers).toHaveLength(1);
     expect(triggers[0].regions).toEqual({ failing: ['a', 'b'], up: ['c'], unknown: [], quorum: 2 });
+  });
+});
+
+describe('the quorum horizon: three intervals', () => {
+  const settings: Partial<AlertSettings> = { regions: ['a', 'b', 'c'], region_quorum: 2, interval_seconds: INTERVAL_S };
+  const rules = { count: 1, window: 1, recovery: 1 };
+  /** At a's check of slot 0: a and b failing, c not heard from yet. */
+  const TRIGGERED = 'AlertSignalTriggered at a: failing a,b; unknown c';
+
+  /** Regions a and b failing, c up; b's check lands first in each slot, a's and c's a few ms later (probers are not in step). */
+  function outage() {
+    let state = initialState();
+    const changes: string[] = [];
+    const step = (region: string, success: boolean, at: number) => {
+      for (const event of decide(state, regionalCommand(region, success, at, rules, settings))) {
+        state = evolve(state, event);
+        if (event.type === ALERT_SIGNAL_TRIGGERED || event.type === ALERT_SIGNAL_RECOVERED) {
+          const data = event.data as AlertSignalTriggeredData;
+          if (data.signal === 'availability') changes.push(`${event.type} at ${region}: failing ${data.regions!.failing.join(',')}; unknown ${data.regions!.unknown.join(',')}`);
+        }
+      }
+    };
+    const slot = (round: number, regions: string[]) => {
+      const at = T0 + round * INTERVAL_S * 1000;
+      if (regions.includes('b')) step('b', false, at);
+      if (regions.includes('a')) step('a', false, at + 5);
+      if (regions.includes('c')) step('c', true, at + 6);
+    };
+    return { slot, changes };
+  }
+
+  it('one missed slot of a failing region does not end an outage held by exactly the quorum', () => {
+    const { slot, changes } = outage();
+    slot(0, ['a', 'b', 'c']);
+    expect(changes).toEqual([TRIGGERED]);
+    slot(1, ['a', 'c']); // b's slot 1 is missed
+    slot(2, ['a', 'c']); // b's slot 2 comes late: a and c first, b's newest check is 2 intervals and 5 ms old
+    slot(2, ['b']);
+    slot(3, ['a', 'b', 'c']);
+    expect(changes).toEqual([TRIGGERED]);
+  });
+
+  it('a failing region silent for more than three intervals stops holding the outage open', () => {
+    const { slot, changes } = outage();
+    slot(0, ['a', 'b', 'c']);
+    slot(1, ['a', 'c']);
+    slot(2, ['a', 'c']);
+    expect(changes).toEqual([TRIGGERED]);
+    slot(3, ['a', 'c']); // b's newest check is now three intervals and 5 ms old
+    expect(changes).toEqual([TRIGGERED, 'AlertSignalRecovered at a: failing a; unknown b']);
   });
 });
 
