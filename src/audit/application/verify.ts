@@ -8,7 +8,7 @@ import type { EventStore, RecordedEvent } from '../../platform/event-store/event
 import { chainedFieldsOf, chainHash, GENESIS_HASH, matchesStored } from '../../platform/event-store/chain.js';
 import { nextTurn } from '../../platform/next-turn.js';
 import { CHECKS_SUMMARIZED, checkSummariesStream } from '../../checks/domain/check-summary.js';
-import { verifyStream, type BrokenStream, type PrunedRange, type StoredEvent } from '../domain/verify-stream.js';
+import { verifyStreamInSlices, type BrokenStream, type PrunedRange, type StoredEvent } from '../domain/verify-stream.js';
 
 export interface VerificationReport {
   intact: boolean;
@@ -79,9 +79,15 @@ function emptyReport(): VerificationReport {
   return { intact: true, streams_checked: 0, events_checked: 0, broken: [], pruned: [] };
 }
 
-/** One stream read whole and verified (verify-stream.ts), into the report. */
+/** One stream read whole and verified (verify-stream.ts), a turn of the loop between two slices, into the report. */
 async function verifyOne(store: EventStore, stream: string, pruned: PrunedRange[], report: VerificationReport): Promise<void> {
-  const result = verifyStream(stream, (await readWhole(store, stream)).map(storedEvent), pruned);
+  const steps = verifyStreamInSlices(stream, await readWhole(store, stream, storedEvent), pruned);
+  let step = steps.next();
+  while (!step.done) {
+    await nextTurn();
+    step = steps.next();
+  }
+  const result = step.value;
   if (pruned.length > 0) {
     report.pruned.push({
       stream,
@@ -192,11 +198,12 @@ function teamOf(event: RecordedEvent): number | undefined {
   return data && typeof data === 'object' && typeof data.team_id === 'number' ? data.team_id : undefined;
 }
 
-async function readWhole(store: EventStore, stream: string): Promise<RecordedEvent[]> {
-  const all: RecordedEvent[] = [];
+/** A stream's events, each taken through `take` as its page is read (so a page's are copied in one task, not the stream's). */
+async function readWhole<T>(store: EventStore, stream: string, take: (event: RecordedEvent) => T): Promise<T[]> {
+  const all: T[] = [];
   for (let from = 0; ; ) {
     const page = await store.readStream(stream, { fromRevision: from, maxCount: PAGE });
-    all.push(...page);
+    for (const event of page) all.push(take(event));
     if (page.length < PAGE) return all;
     from = page[page.length - 1].revision + 1;
     await nextTurn();
@@ -207,7 +214,7 @@ async function readWhole(store: EventStore, stream: string): Promise<RecordedEve
 export async function prunedRanges(store: EventStore, stream: string): Promise<PrunedRange[]> {
   const endpoint = /^checks-(\d+)$/.exec(stream);
   if (!endpoint) return [];
-  const summaries = await readWhole(store, checkSummariesStream(Number(endpoint[1])));
+  const summaries = await readWhole(store, checkSummariesStream(Number(endpoint[1])), (event) => event);
   return summaries
     .filter((event) => event.type === CHECKS_SUMMARIZED)
     .map((event) => {

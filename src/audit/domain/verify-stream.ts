@@ -4,6 +4,11 @@
  * stream is not judged (every later link depends on it). Every hash is recomputed from the
  * events and compared with what each stores: a whole hash whole, a 16-hex prefix as a prefix;
  * the next event links to the recomputed full hash.
+ *
+ * The judgement pauses after each slice of events (a generator, so this stays free of timers): its
+ * caller lets the event loop turn between two slices, since one stream can hold a hundred
+ * thousand events (an incident of months, a busy endpoint's checks) and hashing them is about
+ * 100 ms of one task.
  */
 import { chainHash, GENESIS_HASH, isWholeHash, matchesStored, type ChainedFields } from '../../platform/event-store/chain.js';
 
@@ -42,7 +47,11 @@ export interface StreamVerification {
 /** How far around a failing event a moved event is looked for. */
 const REORDER_WINDOW = 8;
 
-export function verifyStream(stream: string, events: StoredEvent[], pruned: PrunedRange[] = []): StreamVerification {
+/** How many events are judged between two pauses of `verifyStreamInSlices` (about a millisecond of hashing). */
+export const VERIFY_SLICE = 1000;
+
+/** Judges the stream, yielding the count of events judged after each `slice` of them; returns the verification. */
+export function* verifyStreamInSlices(stream: string, events: StoredEvent[], pruned: PrunedRange[] = [], slice = VERIFY_SLICE): Generator<number, StreamVerification> {
   const ok = (checked: number): StreamVerification => ({ stream, events_checked: checked, broken: null });
   const fail = (checked: number, revision: number, problem: ChainProblem, expected: string, found: string): StreamVerification => ({
     stream,
@@ -60,6 +69,7 @@ export function verifyStream(stream: string, events: StoredEvent[], pruned: Prun
   /** The full hashes of the events verified so far (the reorder search links to them). */
   const fulls = new Map<number, string>();
   for (const [i, event] of events.entries()) {
+    if (i > 0 && i % slice === 0) yield i;
     const r = event.revision;
     if (r < next) return fail(i, r, 'reordered', `revision ${next}`, `revision ${r} again`);
     if (r > next) {

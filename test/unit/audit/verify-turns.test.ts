@@ -51,6 +51,27 @@ describe('audit verification: the event loop runs during a pass', () => {
     }
   });
 
+  it('runs other tasks between slices of one long stream as it hashes it, once every page is read', async () => {
+    const store = chainedEventStore(new SqliteEventStore(':memory:'));
+    try {
+      await append(store, 'noted-long', 2500);
+      // Set once the stream's last page was read: the turns after it are the hashing's.
+      let read = false;
+      const readStream = store.readStream.bind(store);
+      store.readStream = async (stream, options) => {
+        const page = await readStream(stream, options);
+        if (stream === 'noted-long' && page.length < (options?.maxCount ?? Infinity)) read = true;
+        return page;
+      };
+      const { result, seen } = await turnsDuring(() => verifyHistory(store, { stream: 'noted-long' }), () => (read ? 1 : 0));
+      expect(result).toMatchObject({ intact: true, streams_checked: 1, events_checked: 2500, broken: [] });
+      // Slices of 1,000: a turn after each of the first two.
+      expect(seen.filter((value) => value === 1).length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('still stops between streams when asked', async () => {
     const store = chainedEventStore(new SqliteEventStore(':memory:'));
     try {
