@@ -223,6 +223,10 @@ export async function prunedRanges(store: EventStore, stream: string): Promise<P
     });
 }
 
+/** Members added to the fields' literal, not spread into a new one (a spread took V8's slow path: a third of a stream's judging). */
 function storedEvent(event: RecordedEvent): StoredEvent {
-  return { ...chainedFieldsOf(event), hash: event.metadata.hash, prev_hash: event.metadata.prev_hash };
+  const stored: StoredEvent = chainedFieldsOf(event);
+  stored.hash = event.metadata.hash;
+  stored.prev_hash = event.metadata.prev_hash;
+  return stored;
 }
