@@ -60,10 +60,10 @@
  *   RegionSignalTriggered / RegionSignalRecovered.
  * - The endpoint's signals then follow the quorum: triggered while at least `region_quorum`
  *   regions' signals are triggered, recovered when fewer are; a region without a counted check
- *   in the last three intervals (`regionHorizonMs`) is unknown and counts neither way. The endpoint's signal events
- *   carry the evidence (`regions`: failing, up, unknown, quorum). Flapping applies to the
- *   endpoint's availability changes the quorum makes, as to an endpoint's own (the regions'
- *   signals do not flap: they open nothing).
+ *   in the last three intervals (`regionHorizonMs`) is unknown and counts neither way. The
+ *   endpoint's signal events carry the evidence (`regions`: failing, up, unknown, quorum).
+ *   Flapping applies to the endpoint's availability changes the quorum makes, as to an
+ *   endpoint's own (the regions' signals do not flap: they open nothing).
  * - While an endpoint has regions, checks without a region decide nothing, and the other way
  *   round: a regional check of an endpoint that no longer has regions decides nothing.
  */

@@ -181,8 +181,36 @@ describe('the quorum horizon: three intervals', () => {
       if (regions.includes('a')) step('a', false, at + 5);
       if (regions.includes('c')) step('c', true, at + 6);
     };
-    return { slot, changes };
+    /** The alert-status quorum as at `at`: [region, known/unknown] and the availability evidence. */
+    const statusAt = (at: number) => {
+      const view = alertStatusView(state, { team_id: 1, endpoint_id: 7 }, { ...command().settings, ...settings }, new Date(at));
+      return { regions: view.regions!.map((r) => [r.name, r.state]), availability: view.quorum!.availability };
+    };
+    return { slot, step, changes, statusAt };
   }
+
+  it('a region last seen 2.5 intervals ago is known and failing; more than three intervals ago, unknown', () => {
+    const { slot, step, changes, statusAt } = outage();
+    slot(0, ['a', 'b', 'c']); // b's newest check at T0, a's at T0 + 5 ms, c's at T0 + 6 ms
+    const interval = INTERVAL_S * 1000;
+
+    expect(statusAt(T0 + 2.5 * interval)).toMatchObject({
+      regions: [['a', 'known'], ['b', 'known'], ['c', 'known']],
+      availability: { failing: ['a', 'b'], up: ['c'], unknown: [], triggered: true },
+    });
+    expect(statusAt(T0 + 3 * interval)).toMatchObject({ availability: { failing: ['a', 'b'], unknown: [], triggered: true } });
+    expect(statusAt(T0 + 3 * interval + 1)).toMatchObject({
+      regions: [['a', 'known'], ['b', 'unknown'], ['c', 'known']],
+      availability: { failing: ['a'], up: ['c'], unknown: ['b'], triggered: false },
+    });
+
+    // Decided at a check: a's check 2.5 intervals after b's keeps the outage (b known, failing) ...
+    step('a', false, T0 + 2.5 * interval);
+    expect(changes).toEqual([TRIGGERED]);
+    // ... and one just past three intervals after b's ends it (b unknown).
+    step('a', false, T0 + 3 * interval + 1);
+    expect(changes).toEqual([TRIGGERED, 'AlertSignalRecovered at a: failing a; unknown b']);
+  });
 
   it('one missed slot of a failing region does not end an outage held by exactly the quorum', () => {
     const { slot, changes } = outage();
