@@ -10,46 +10,17 @@
  * Read through the public API and the incident history route, as a consumer sees it.
  */
 import { jest } from '@jest/globals';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { eventually, monitorTarget, startTarget, type Target } from './support.js';
+import { eventually, incidentsAppBeforeAll, incidentsProject } from './support.js';
 
 jest.setTimeout(120_000);
 
-const API = '/api/public/v2';
-const RULES = { latency_detection_mode: 'off' as const, latency_trigger_count: 1, latency_trigger_window: 1, latency_recovery_count: 1 };
-
-interface Incident {
-  id: number;
-  endpoint_ids: number[];
-  resolved_at: string | null;
-}
-
 describe('an endpoint deleted while its automatic incident is open', () => {
-  let t: TestApp;
-  const targets: Target[] = [];
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t?.close();
-    for (const target of targets) await target.close();
-  });
+  const app = incidentsAppBeforeAll();
 
   async function setUp(groupingSeconds: number) {
-    const team = await t.createTeam('Deleted endpoints');
-    const { token } = await t.issueToken(team.id, ALL_SCOPES);
-    const project = (await t.admin('POST', `/api/v2/teams/${team.id}/projects`, { name: 'Shop', incident_grouping_seconds: groupingSeconds })).json().data;
-    const monitor = async (): Promise<{ id: number; target: Target }> => {
-      const target = await startTarget();
-      targets.push(target);
-      return { id: (await monitorTarget(t, team.id, target, 'health', RULES, { projectId: project.id })).id, target };
-    };
-    const incident = async (id: number): Promise<Incident> => (await t.request('GET', `${API}/incidents/${id}`, { token })).json().data;
-    const incidents = async (): Promise<Incident[]> => (await t.request('GET', `${API}/incidents?project_id=${project.id}`, { token })).json().data;
-    const history = async (id: number): Promise<Array<{ type: string; summary: string }>> =>
-      (await t.admin('GET', `/api/v2/teams/${team.id}/incidents/${id}/history`)).json().data.events;
-    const remove = async (endpointId: number) => expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/endpoints/${endpointId}`)).statusCode).toBe(204);
-    return { monitor, incident, incidents, history, remove };
+    const project = await incidentsProject(app.t, app.targets, groupingSeconds);
+    const remove = async (endpointId: number) => expect((await app.t.admin('DELETE', `/api/v2/teams/${project.team.id}/endpoints/${endpointId}`)).statusCode).toBe(204);
+    return { ...project, remove };
   }
 
   it('its own incident resolves, and the history says the endpoint was deleted', async () => {

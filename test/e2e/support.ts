@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { EndpointConfiguration } from '../../src/monitoring/domain/endpoint-configuration.js';
 import { DEFAULT_CONFIGURATION } from '../../src/monitoring/domain/endpoint.js';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
+import { startedBeforeAll } from '../support/started-before-all.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { NATS_SKIP_REASON, startNatsServer, type TestNatsServer } from '../support/nats-server.js';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/test-app.js';
+import { ADMIN_TOKEN, ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 import { autoIncidentsReactor } from '../../src/alerting/reactors/auto-incidents.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { silentLogger } from '../../src/platform/logging/logger.js';
@@ -113,6 +114,48 @@ export async function monitorTarget(
   if (verified.statusCode !== 200) throw new Error(`verify destination: ${verified.statusCode} ${verified.body}`);
   if (enabled) await enableEndpoint(t, teamId, endpoint.id);
   return endpoint;
+}
+
+/** A test app started before the enclosing describe's tests, and the targets its endpoints probe; all closed after them. */
+export function incidentsAppBeforeAll(): { t: TestApp; targets: Target[] } {
+  return startedBeforeAll(
+    async () => ({ t: await startTestApp(), targets: [] as Target[] }),
+    async ({ t, targets }) => {
+      await t.close();
+      for (const target of targets) await target.close();
+    },
+  );
+}
+
+/** An automatic incident as the public API shows it (the fields the alerting suites read). */
+export interface PublicIncident {
+  id: number;
+  endpoint_ids: number[];
+  auto_resolve: boolean;
+  resolved_at: string | null;
+}
+
+const INCIDENT_RULES = { latency_detection_mode: 'off' as const, latency_trigger_count: 1, latency_trigger_window: 1, latency_recovery_count: 1 };
+
+/**
+ * A team with one project (`incident_grouping_seconds` as given) whose endpoints each probe a
+ * target of their own (closed with `targets`), triggering on one failing check and recovering
+ * on one success; and how the alerting suites read its incidents through the public API.
+ */
+export async function incidentsProject(t: TestApp, targets: Target[], groupingSeconds: number) {
+  const team = await t.createTeam('Automatic incidents');
+  const { token } = await t.issueToken(team.id, ALL_SCOPES);
+  const project = (await t.admin('POST', `/api/v2/teams/${team.id}/projects`, { name: 'Shop', incident_grouping_seconds: groupingSeconds })).json().data;
+  const monitor = async (): Promise<{ id: number; target: Target }> => {
+    const target = await startTarget();
+    targets.push(target);
+    return { id: (await monitorTarget(t, team.id, target, 'health', INCIDENT_RULES, { projectId: project.id })).id, target };
+  };
+  const incident = async (id: number): Promise<PublicIncident> => (await t.request('GET', `/api/public/v2/incidents/${id}`, { token })).json().data;
+  const incidents = async (): Promise<PublicIncident[]> => (await t.request('GET', `/api/public/v2/incidents?project_id=${project.id}`, { token })).json().data;
+  const history = async (id: number): Promise<Array<{ type: string; summary: string }>> =>
+    (await t.admin('GET', `/api/v2/teams/${team.id}/incidents/${id}/history`)).json().data.events;
+  return { team, token, monitor, incident, incidents, history };
 }
 
 interface HarnessOptions {

@@ -205,6 +205,8 @@ export interface IncidentResolvedData {
   incident_id: number;
   resolved_at: string;
   by: ResolvedBy;
+  /** Why, when it is not what `by` says alone (an automatic resolution after the recovery). */
+  reason?: string;
 }
 
 export interface IncidentReopenedData {
@@ -231,6 +233,8 @@ export interface IncidentEndpointJoinedData {
   /** Why it triggered, as the incident it would have opened would say. */
   reason: string;
   joined_at: string;
+  /** The endpoint was in the incident already and had recovered: it triggered again. */
+  again?: true;
 }
 
 export interface IncidentEndpointRecoveredData {

@@ -100,7 +100,7 @@ function describe(event: IncidentEvent): Description {
       };
     }
     case INCIDENT_RESOLVED:
-      return { summary: `Resolved (${event.data.by})`, changes: { resolved_at: { from: null, to: event.data.resolved_at } } };
+      return { summary: `Resolved (${event.data.by})${event.data.reason ? `: ${event.data.reason}` : ''}`, changes: { resolved_at: { from: null, to: event.data.resolved_at } } };
     case INCIDENT_REOPENED:
       return { summary: 'Reopened', changes: { resolved_at: { from: event.data.previous_resolved_at, to: null } } };
     case INCIDENT_AUTO_RESOLVE_CHANGED: {
@@ -113,8 +113,9 @@ function describe(event: IncidentEvent): Description {
       return { summary: `Failing check ${c.id} of endpoint ${c.endpoint_id} linked (status ${c.status_code}${why})`, changes: { checks: { to: c.id } } };
     }
     case INCIDENT_ENDPOINT_JOINED: {
-      const { endpoint_id, signal, reason } = event.data;
-      return { summary: `Endpoint ${endpoint_id} joined (grouped ${signal} incident): ${reason}`, changes: { endpoint_ids: { to: endpoint_id } } };
+      const { endpoint_id, signal, reason, again } = event.data;
+      const how = again ? `triggered again (${signal})` : `joined (grouped ${signal} incident)`;
+      return { summary: `Endpoint ${endpoint_id} ${how}: ${reason}`, changes: { endpoint_ids: { to: endpoint_id } } };
     }
     case INCIDENT_ENDPOINT_RECOVERED:
       return {

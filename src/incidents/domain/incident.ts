@@ -415,19 +415,36 @@ function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticInciden
 }
 
 function decideResolveOnRecovery(incident: Incident, command: ResolveOnRecovery, now: string): IncidentEvent[] {
-  const resolve = incident.auto_resolve && incident.resolved_at === null ? [resolved(incident, now, 'automatic')] : [];
+  const resolve = automaticResolution(incident, now);
   if (command.endpoint_id === undefined) return resolve;
   // Only an endpoint the incident waits for resolves it: a merge's source endpoint, whose outage
   // the target now holds (docs/decisions.md), recovering does not end the target's own outage.
   if (!awaitingRecovery(incident).includes(command.endpoint_id)) return [];
-  // An ungrouped incident resolves on its recovery without a per-endpoint event; a deletion is
-  // recorded all the same, so the history says why it resolved.
-  if (incident.awaiting_recovery === undefined && command.endpoint_deleted === undefined) return resolve;
+  // An ungrouped incident resolves on its recovery without a per-endpoint event. A deletion is
+  // recorded all the same, so the history says why it resolved; so is a recovery that leaves it
+  // open (auto_resolve off), so turning auto_resolve on later finds nothing still failing.
+  const recordsRecovery = incident.awaiting_recovery !== undefined || command.endpoint_deleted !== undefined || !incident.auto_resolve;
+  if (!recordsRecovery) return resolve;
   const recovered: IncidentEvent = {
     type: INCIDENT_ENDPOINT_RECOVERED,
     data: { incident_id: incident.id, endpoint_id: command.endpoint_id, recovered_at: now, ...(command.endpoint_deleted ? { endpoint_deleted: true as const } : {}) },
   };
   return awaitingRecovery(incident).length === 1 ? [recovered, ...resolve] : [recovered];
+}
+
+/** The resolution a recovery gives: only with auto_resolve on, once (`reason` says why when it is not the recovery itself). */
+function automaticResolution(incident: Incident, now: string, reason?: string): IncidentEvent[] {
+  if (!incident.auto_resolve || incident.resolved_at !== null) return [];
+  return [resolved(incident, now, 'automatic', reason)];
+}
+
+/**
+ * Every endpoint the incident waited for has recovered (recorded while auto_resolve was off):
+ * nothing keeps it open once auto_resolve is on. Never true of an incident whose recoveries
+ * are not recorded (manual ones, or an open one that no endpoint recovered from).
+ */
+function nothingStillFailing(incident: Incident): boolean {
+  return incident.awaiting_recovery !== undefined && incident.awaiting_recovery.length === 0;
 }
 
 function decideJoinAutomatic(incident: Incident, command: JoinAutomatic, now: string): IncidentEvent[] {
@@ -437,7 +454,14 @@ function decideJoinAutomatic(incident: Incident, command: JoinAutomatic, now: st
   if (!awaitingRecovery(incident).includes(command.endpoint_id)) {
     events.push({
       type: INCIDENT_ENDPOINT_JOINED,
-      data: { incident_id: incident.id, endpoint_id: command.endpoint_id, signal: command.signal, reason: command.reason, joined_at: now },
+      data: {
+        incident_id: incident.id,
+        endpoint_id: command.endpoint_id,
+        signal: command.signal,
+        reason: command.reason,
+        joined_at: now,
+        ...(incident.endpoint_ids.includes(command.endpoint_id) ? { again: true as const } : {}),
+      },
     });
   }
   const seen = new Set<number>();
@@ -512,12 +536,18 @@ function decideUpdateStatus(incident: Incident, command: UpdateStatus, now: stri
   }
   if (command.auto_resolve !== undefined && command.auto_resolve !== incident.auto_resolve) {
     events.push({ type: INCIDENT_AUTO_RESOLVE_CHANGED, data: { incident_id: incident.id, auto_resolve: command.auto_resolve, changed_at: now } });
+    // Turned back on after the recoveries it waited for: resolved as the last recovery would have.
+    if (command.auto_resolve && command.resolved === undefined && nothingStillFailing(incident)) {
+      events.push(...automaticResolution({ ...incident, auto_resolve: true }, now, AUTO_RESOLVE_TURNED_ON));
+    }
   }
   return events;
 }
 
-function resolved(incident: Incident, now: string, by: 'manual' | 'automatic' | 'merge'): IncidentEvent {
-  return { type: INCIDENT_RESOLVED, data: { incident_id: incident.id, resolved_at: now, by } };
+const AUTO_RESOLVE_TURNED_ON = 'automatic resolution turned on after every endpoint had recovered';
+
+function resolved(incident: Incident, now: string, by: 'manual' | 'automatic' | 'merge', reason?: string): IncidentEvent {
+  return { type: INCIDENT_RESOLVED, data: { incident_id: incident.id, resolved_at: now, by, ...(reason === undefined ? {} : { reason }) } };
 }
 
 function decideLinkCheck(incident: Incident, check: LinkedCheck, now: string): IncidentEvent[] {

@@ -104,5 +104,8 @@ describe('grouping: endpoints joining an automatic incident', () => {
       describeEvent({ id: 'x', streamId: 'incident-30', revision, type: event.type, data: event.data, position: revision, recordedAt: at(1), metadata: { occurred_at: at(1), actor: 'system:alerting', request_id: null } } as never);
     expect(entry(events[0], 2).summary).toBe('Endpoint 102 joined (grouped availability incident): endpoint 102 down');
     expect(entry(recovered[0], 4).summary).toBe('Endpoint 102 recovered');
+    const recoveredState = run(run(opened(), join(102, 901), at(1)).state, { kind: 'resolve_on_recovery', endpoint_id: 102 }, at(5)).state;
+    const again = run(recoveredState, join(102, 902), at(6)).events;
+    expect(entry(again[0], 5).summary).toBe('Endpoint 102 triggered again (availability): endpoint 102 down');
   });
 });

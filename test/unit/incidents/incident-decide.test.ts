@@ -120,11 +120,35 @@ describe('automatic open, failing checks and recovery', () => {
     expect(events[0]).toMatchObject({ type: 'IncidentResolved', data: { by: 'automatic' } });
   });
 
-  it('stays open on recovery when auto_resolve is off', () => {
+  it('stays open on recovery when auto_resolve is off, recording the recovery', () => {
     const manual = run(open('availability').state, { kind: 'update_status', auto_resolve: false }).state;
-    const { state, events } = run(manual, { kind: 'resolve_on_recovery' }, at(5));
-    expect(events).toEqual([]);
+    const { state, events } = run(manual, { kind: 'resolve_on_recovery', endpoint_id: 101 }, at(5));
+    expect(events.map((event) => event.type)).toEqual(['IncidentEndpointRecovered']);
     expect(state?.resolved_at).toBeNull();
+  });
+
+  it('resolves when auto_resolve is turned back on after the recovery, saying why', () => {
+    const kept = run(open('availability').state, { kind: 'update_status', auto_resolve: false }).state;
+    const recovered = run(kept, { kind: 'resolve_on_recovery', endpoint_id: 101 }, at(5)).state;
+    const { state, events } = run(recovered, { kind: 'update_status', auto_resolve: true }, at(6));
+    expect(events.map((event) => event.type)).toEqual(['IncidentAutoResolveChanged', 'IncidentResolved']);
+    expect(events[1].data).toMatchObject({ by: 'automatic', reason: expect.stringContaining('every endpoint had recovered') });
+    expect(state?.resolved_at).toBe(at(6));
+  });
+
+  it('stays open when auto_resolve is turned back on while its endpoint still fails', () => {
+    const kept = run(open('availability').state, { kind: 'update_status', auto_resolve: false }).state;
+    const { state, events } = run(kept, { kind: 'update_status', auto_resolve: true }, at(6));
+    expect(events.map((event) => event.type)).toEqual(['IncidentAutoResolveChanged']);
+    expect(state?.resolved_at).toBeNull();
+  });
+
+  it('waits for its endpoint again when it triggers again after a recovery kept it open', () => {
+    const kept = run(open('availability').state, { kind: 'update_status', auto_resolve: false }).state;
+    const recovered = run(kept, { kind: 'resolve_on_recovery', endpoint_id: 101 }, at(5)).state;
+    const again = run(recovered, { kind: 'join_automatic', endpoint_id: 101, signal: 'availability', reason: 'down again' }, at(6));
+    expect(again.events[0]).toMatchObject({ type: 'IncidentEndpointJoined', data: { endpoint_id: 101, again: true } });
+    expect(run(again.state, { kind: 'update_status', auto_resolve: true }, at(7)).events.map((event) => event.type)).toEqual(['IncidentAutoResolveChanged']);
   });
 });
 
