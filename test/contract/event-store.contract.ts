@@ -247,6 +247,40 @@ export function eventStoreContract(
       expect(afterFirst.map((e) => e.id)).not.toContain(ours[0].id);
     });
 
+    it('pages the global log of the selected streams only, or of every stream but those, in full pages', async () => {
+      const start = await store.headPosition();
+      const [a, b, c] = [stream('selected-a'), stream('selected-b'), stream('selected-c')];
+      for (let n = 0; n < 4; n++) {
+        // Each append its own metadata: a selected event must carry its own commit's, not a neighbour's.
+        for (const id of [a, b, c]) await store.append(id, [{ type: 'Numbered', data: { n }, metadata: { actor: `system:${n}`, request_id: `${id}-${n}` } }], { expectedRevision: n === 0 ? 'no_stream' : n - 1 });
+      }
+      const ours = (e: RecordedEvent) => e.streamId === a || e.streamId === b || e.streamId === c;
+      const everything = (await readAllPaged(store, start, 100)).flat().filter(ours);
+      const pagesOf = async (streams: { only: Set<string> } | { except: Set<string> }, maxCount: number) => {
+        const pages: RecordedEvent[][] = [];
+        for (let after = start; ; ) {
+          const page = await store.readAll({ after, maxCount, streams });
+          pages.push(page);
+          if (page.length < maxCount) return pages;
+          after = page[page.length - 1].position;
+        }
+      };
+
+      for (const maxCount of [1, 3, 5]) {
+        const only = await pagesOf({ only: new Set([a, c]) }, maxCount);
+        // Full pages up to the log's end, as an unselected read: a short page is the end.
+        expect(only.slice(0, -1).every((page) => page.length === maxCount)).toBe(true);
+        expect(only.flat()).toEqual(everything.filter((e) => e.streamId === a || e.streamId === c));
+        // A shared server may hold other runs' events: ours are compared.
+        const except = (await pagesOf({ except: new Set([b]) }, maxCount)).flat();
+        expect(except.some((e) => e.streamId === b)).toBe(false);
+        expect(except.filter(ours)).toEqual(everything.filter((e) => e.streamId === a || e.streamId === c));
+      }
+      expect(await store.readAll({ after: start, maxCount: 10, streams: { only: new Set([stream('selected-none')]) } })).toEqual([]);
+      expect(await store.readAll({ after: start, maxCount: 10, streams: { only: new Set() } })).toEqual([]);
+      expect((await store.readAll({ after: start, maxCount: 100, streams: { except: new Set() } })).filter(ours)).toEqual(everything.filter(ours));
+    });
+
     it('gives each event of a global page the metadata of its own append, wherever the page starts', async () => {
       const start = await store.headPosition();
       const [a, b] = [stream('meta-a'), stream('meta-b')];

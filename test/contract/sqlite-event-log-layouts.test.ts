@@ -108,6 +108,11 @@ describe('SQLite event log written in the first layout', () => {
     expect((await store.readStream('checks-1', { direction: 'backwards', maxCount: 2 })).map((e) => e.revision)).toEqual([3, 2]);
     expect((await store.readStream('checks-1', { fromRevision: 2, maxCount: 2 })).map((e) => e.revision)).toEqual([2, 3]);
     expect((await store.readAll({ after: 4, maxCount: 10 })).map((e) => e.position)).toEqual([5, 7]);
+    // A selected read filters both layouts, and still fills its pages across them.
+    const onlyChecks = { only: new Set(['checks-1']) };
+    expect((await store.readAll({ maxCount: 3, streams: onlyChecks })).map((e) => e.position)).toEqual([2, 3, 5]);
+    expect((await store.readAll({ after: 3, maxCount: 2, streams: onlyChecks })).map((e) => e.position)).toEqual([5, 7]);
+    expect(serialised(await store.readAll({ maxCount: 100, streams: { except: new Set(['checks-1']) } }))).toEqual(serialised([expected[0], expected[3]]));
     expect(await store.headPosition()).toBe(7);
 
     const subscription = store.subscribeToAll({ after: 3 });

@@ -109,6 +109,20 @@ export interface ReadAllOptions {
   /** Exclusive: events strictly after this position. null/undefined: from the beginning. */
   after?: Position | null;
   maxCount: number;
+  /**
+   * Only the events of these streams, or of every stream but these (an audit export's, which
+   * reads one team's streams out of a log of many). A page still holds `maxCount` events unless it
+   * reaches the log's end. An adapter that can filters before it decodes (SQLite: in the query).
+   */
+  streams?: StreamSelection;
+}
+
+export type StreamSelection = { only: ReadonlySet<string> } | { except: ReadonlySet<string> };
+
+/** Whether a read with `selection` gives the events of `streamId` (every stream's without one). */
+export function isSelected(selection: StreamSelection | undefined, streamId: string): boolean {
+  if (selection === undefined) return true;
+  return 'only' in selection ? selection.only.has(streamId) : !selection.except.has(streamId);
 }
 
 /** Catch-up then live; iterate with `for await`. `close()` ends the iteration. */

@@ -35,6 +35,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  isSelected,
   StoreUnavailableError,
   WrongExpectedRevisionError,
 } from '../event-store.port.js';
@@ -237,7 +238,7 @@ export class EsdbEventStore implements EventStore {
     return events;
   }
 
-  /** $all has no server-side filter on reads in this client: page and drop system events here. */
+  /** $all has no server-side filter on reads in this client: page and drop system events (and streams not selected) here. */
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     const result: RecordedEvent[] = [];
     let after = options.after ?? null;
@@ -256,7 +257,7 @@ export class EsdbEventStore implements EventStore {
           const event = fromResolved(resolved);
           if (!event || (after !== null && event.position <= after)) continue;
           after = event.position;
-          if (isSystemEvent(event)) continue;
+          if (isSystemEvent(event) || !isSelected(options.streams, event.streamId)) continue;
           result.push(event);
           if (result.length === options.maxCount) break;
         }

@@ -12,6 +12,7 @@ import {
   type NewEvent,
   type Position,
   type ReadAllOptions,
+  type StreamSelection,
   type ReadStreamOptions,
   type RecordedEvent,
   StoreUnavailableError,
@@ -280,14 +281,29 @@ const compactSelect = (kinds: boolean) => `
   JOIN event_types t ON t.id = e.type
   JOIN event_commits c ON c.id = (SELECT id FROM event_commits WHERE id <= e.position ORDER BY id DESC LIMIT 1)`;
 
-/** `readCompactPage`'s event rows: `compactSelect`'s columns up to `hash`, and the stream's id, as arrays. */
-const pageSelect = (kinds: boolean) => `
+/**
+ * `readCompactPage`'s event rows: `compactSelect`'s columns up to `hash`, and the stream's id, as
+ * arrays. With a stream selection (`selectedPageSelect`), only the rows of the streams whose ids
+ * the JSON array parameter lists, or of every other stream (`+` keeps the scan on the position
+ * key: the (stream, revision) index would sort every matching row for each page), and each row's
+ * commit id: the rows of a few streams may be far apart, and the commits between them are not read.
+ */
+const pageSelect = (kinds: boolean, selection: '' | 'IN' | 'NOT IN' = '') => `
   SELECT e.position, s.name, e.revision, t.name, ${schemaVersionOf(kinds)}, e.event_id, e.occurred_at, e.metadata, e.data, ${READ_HASH}, e.stream
+         ${selection === '' ? '' : ', (SELECT max(id) FROM event_commits WHERE id <= e.position)'}
   FROM event_log e
   JOIN event_streams s ON s.id = e.stream
   JOIN event_types t ON t.id = e.type
-  WHERE e.position > ? ORDER BY e.position LIMIT ?`;
+  WHERE e.position > ? ${selection === '' ? '' : `AND +e.stream ${selection} (SELECT value FROM json_each(?))`} ORDER BY e.position LIMIT ?`;
 type PageRow = [position: number, streamId: string, revision: number, type: string, schemaVersion: number, eventId: Buffer | string | number, occurredAt: number | string | null, metadata: string | null, data: string, hash: string | null, stream: number];
+type SelectedPageRow = [...PageRow, commit: number];
+const selectedPageSelects = (kinds: boolean) => ({ only: pageSelect(kinds, 'IN'), except: pageSelect(kinds, 'NOT IN') });
+
+/** The commits of a selected page's rows, by id (a JSON array). */
+const COMMITS_BY_ID = `SELECT id, recorded_at, metadata FROM event_commits WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`;
+
+/** The ids of the named streams this file holds (a JSON array of names). */
+const STREAM_IDS = `SELECT id FROM event_streams WHERE name IN (SELECT value FROM json_each(?))`;
 
 /** The commits of the events from the first position to the last: the one at or below the first, and every later one up to the last. */
 const PAGE_COMMITS = `
@@ -452,7 +468,7 @@ export class SqliteEventStore implements EventStore {
   /** event_log's `type` names a kind (type and schema version) and the row has no schema_version (see the layout). */
   private readonly kinds: boolean;
   /** The statements that differ between files of kinds and files before them, made once. */
-  private readonly sql: { insert: string; insertAt: string; compactSelect: string; pageSelect: string };
+  private readonly sql: { insert: string; insertAt: string; compactSelect: string; pageSelect: string; selectedPageSelects: { only: string; except: string } };
   private readonly streamIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
   /** In a file of kinds (see the layout), the kind ids by type name and schema version. */
@@ -547,6 +563,7 @@ export class SqliteEventStore implements EventStore {
         insertAt: `INSERT INTO event_log (position, ${columns}) VALUES (?, ${values})`,
         compactSelect: compactSelect(kinds),
         pageSelect: pageSelect(kinds),
+        selectedPageSelects: selectedPageSelects(kinds),
       };
       const hex = idPrefix.toString('hex');
       this.forms = { keysOfShape: this.keysOfShape, textOf: this.textOf, constantsOf: this.constantsOf, idHead: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-` };
@@ -794,7 +811,7 @@ export class SqliteEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     this.assertOpen();
-    return this.query(() => this.readAllSync(options.after ?? null, options.maxCount));
+    return this.query(() => this.readAllSync(options.after ?? null, options.maxCount, options.streams));
   }
 
   subscribeToAll(options: { after?: Position | null }): EventSubscription {
@@ -1194,12 +1211,20 @@ export class SqliteEventStore implements EventStore {
     versions.set(Number(key.slice(0, space)), id);
   }
 
-  private readAllSync(after: Position | null, maxCount: number): RecordedEvent[] {
+  private readAllSync(after: Position | null, maxCount: number, streams?: StreamSelection): RecordedEvent[] {
     const from = after ?? 0;
-    const old = this.legacyHead !== null && from < this.legacyHead ? (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(from, maxCount) as LegacyRow[]).map(fromLegacyRow) : [];
+    const old = this.legacyHead !== null && from < this.legacyHead ? this.readLegacyPage(from, maxCount, streams) : [];
     if (old.length >= maxCount) return old;
-    const compact = this.readCompactPage(from, maxCount - old.length);
+    const compact = streams === undefined ? this.readCompactPage(from, maxCount - old.length) : this.readSelectedPage(from, maxCount - old.length, streams);
     return old.length === 0 ? compact : old.concat(compact);
+  }
+
+  /** A page of the first layout, whose rows name their stream. */
+  private readLegacyPage(after: Position, maxCount: number, streams: StreamSelection | undefined): RecordedEvent[] {
+    if (streams === undefined) return (this.statement('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').all(after, maxCount) as LegacyRow[]).map(fromLegacyRow);
+    const [operator, names] = 'only' in streams ? ['IN', streams.only] : ['NOT IN', streams.except];
+    const sql = `SELECT * FROM events WHERE position > ? AND +stream_id ${operator} (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?`;
+    return (this.statement(sql).all(after, JSON.stringify([...names]), maxCount) as LegacyRow[]).map(fromLegacyRow);
   }
 
   /**
@@ -1212,6 +1237,24 @@ export class SqliteEventStore implements EventStore {
     const rows = this.rawStatement(this.sql.pageSelect).all(after, maxCount) as PageRow[];
     if (rows.length === 0) return [];
     const commits = this.rawStatement(PAGE_COMMITS).all(rows[0][0], rows[rows.length - 1][0]) as CommitRow[];
+    return this.pageEvents(rows, commits);
+  }
+
+  /**
+   * A page of the compact layout's rows of the selected streams only (`ReadAllOptions.streams`):
+   * the other rows are skipped by the query, never read into JavaScript nor decoded.
+   */
+  private readSelectedPage(after: Position, maxCount: number, streams: StreamSelection): RecordedEvent[] {
+    const [sql, names] = 'only' in streams ? [this.sql.selectedPageSelects.only, streams.only] : [this.sql.selectedPageSelects.except, streams.except];
+    const ids = names.size === 0 ? [] : this.statement(STREAM_IDS).pluck().all(JSON.stringify([...names]));
+    const rows = this.rawStatement(sql).all(after, JSON.stringify(ids), maxCount) as SelectedPageRow[];
+    if (rows.length === 0) return [];
+    const commitIds = [...new Set(rows.map((row) => row[11]))];
+    return this.pageEvents(rows, this.rawStatement(COMMITS_BY_ID).all(JSON.stringify(commitIds)) as CommitRow[]);
+  }
+
+  /** The events of a page's rows, each given the metadata and time of its commit (`commits` in id order, each row's among them). */
+  private pageEvents(rows: (PageRow | SelectedPageRow)[], commits: CommitRow[]): RecordedEvent[] {
     const toEvent = compactEvents(this.forms);
     return withCommits(rows, commits, (row, commit) => toEvent(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] ?? commit[2], row[8], row[9], commit[1], row[10]));
   }
