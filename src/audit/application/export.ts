@@ -10,7 +10,7 @@ import { chainedFieldsOf, chainHash, fullHashAt, GENESIS_HASH, isWholeHash, matc
 import { eventLine, manifestLine, signedManifestBytes, withheldFromExport, type ExportLine, type Manifest, type ManifestStream } from '../domain/export-format.js';
 import type { AuditSigner } from '../domain/signing.js';
 import { shownHash, withholdHiddenValues, type WithheldLine } from '../domain/withheld-values.js';
-import { prunedRanges, streamsOf } from './verify.js';
+import { prunedRanges, teamStreams } from './verify.js';
 
 export interface ExportScope {
   /** Every stream holding an event whose data carries this team_id. */
@@ -54,8 +54,8 @@ export class StreamWithheld extends Error {
 export async function* exportHistory(store: EventStore, scope: ExportScope, options: ExportOptions = {}): AsyncGenerator<string> {
   if ((scope.teamId === undefined) === (scope.stream === undefined)) throw new Error('exportHistory: a team or a stream, exactly one');
   if (scope.stream !== undefined && withheldFromExport(scope.stream)) throw new StreamWithheld(scope.stream);
-  const teamStreams = scope.teamId !== undefined ? await streamsOf(store, scope.teamId) : [];
-  const withheld = teamStreams.filter(withheldFromExport);
+  const ofTeam = scope.teamId !== undefined ? await teamStreams(store, scope.teamId) : [];
+  const withheld = ofTeam.filter(withheldFromExport);
   const from = options.from ? Date.parse(options.from) : -Infinity;
   const to = options.to ? Date.parse(options.to) : Infinity;
   const head = await store.headPosition();
@@ -68,7 +68,7 @@ export async function* exportHistory(store: EventStore, scope: ExportScope, opti
     return at >= from && at < to;
   };
 
-  for await (const page of scope.stream !== undefined ? streamPages(store, scope.stream) : teamPages(store, teamStreams.filter((stream) => !withheldFromExport(stream)))) {
+  for await (const page of scope.stream !== undefined ? streamPages(store, scope.stream) : teamPages(store, ofTeam.filter((stream) => !withheldFromExport(stream)))) {
     let chunk = '';
     for (const event of page) {
       if (!inRange(event)) continue;
@@ -140,12 +140,15 @@ async function* streamPages(store: EventStore, stream: string): AsyncGenerator<R
   }
 }
 
-/** The log in order, `exported` streams only (a team's, found by a first pass over the log). */
+/**
+ * The log in order, `exported` streams only (a team's, found by `teamStreams`): a read of those
+ * streams alone, so over SQLite no other team's event is read into JavaScript or decoded.
+ */
 async function* teamPages(store: EventStore, exported: string[]): AsyncGenerator<RecordedEvent[]> {
-  const streams = new Set(exported);
+  const streams = { only: new Set(exported) };
   for (let after: number | null = null; ; ) {
-    const page = await store.readAll({ after, maxCount: PAGE });
-    yield page.filter((event) => streams.has(event.streamId));
+    const page = await store.readAll({ after, maxCount: PAGE, streams });
+    yield page;
     if (page.length < PAGE) return;
     after = page[page.length - 1].position;
   }

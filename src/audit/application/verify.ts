@@ -61,7 +61,7 @@ export async function verifyHistory(store: EventStore, scope: VerifyScope = {}, 
   if (scope.stream === undefined && scope.teamId === undefined) return verifyWholeLog(store, options);
   // Finding a team's streams reads the whole log first: say the walk began.
   if (scope.stream === undefined) options.onProgress?.({ streams_checked: 0, streams: null, events_checked: 0, position: null, head: null });
-  const streams = scope.stream !== undefined ? [scope.stream] : await streamsOf(store, scope.teamId);
+  const streams = scope.stream !== undefined ? [scope.stream] : await teamStreams(store, scope.teamId!);
   const report = emptyReport();
   const progress = () => options.onProgress?.({ streams_checked: report.streams_checked, streams: streams.length, events_checked: report.events_checked, position: null, head: null });
   progress();
@@ -176,21 +176,26 @@ async function verifyWholeLog(store: EventStore, options: VerifyOptions): Promis
   return report;
 }
 
-/** Every stream of the log in order of first appearance, or those of one team. */
-export async function streamsOf(store: EventStore, teamId: number | undefined): Promise<string[]> {
+/**
+ * The streams of one team (those with an event whose data carries its team_id), in order of
+ * first appearance in the log. A stream is the team's from the first such event on, so the rest
+ * of the log is read without its events (`streams: {except}`: over SQLite they are not even
+ * decoded); a stream's first event is read before it is known, which keeps the order.
+ */
+export async function teamStreams(store: EventStore, teamId: number): Promise<string[]> {
   const seen = new Set<string>();
   const ofTeam = new Set<string>();
   for (let after: number | null = null; ; ) {
-    const page = await store.readAll({ after, maxCount: PAGE });
+    const page = await store.readAll({ after, maxCount: PAGE, streams: { except: ofTeam } });
     for (const event of page) {
       seen.add(event.streamId);
-      if (teamId !== undefined && teamOf(event) === teamId) ofTeam.add(event.streamId);
+      if (teamOf(event) === teamId) ofTeam.add(event.streamId);
     }
     if (page.length < PAGE) break;
     after = page[page.length - 1].position;
     await nextTurn();
   }
-  return teamId === undefined ? [...seen] : [...seen].filter((stream) => ofTeam.has(stream));
+  return [...seen].filter((stream) => ofTeam.has(stream));
 }
 
 function teamOf(event: RecordedEvent): number | undefined {
