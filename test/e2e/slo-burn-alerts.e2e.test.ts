@@ -19,6 +19,8 @@
  *   incident resolves and incident.resolved is delivered.
  * - the same burn, then the SLO deleted: its alerts end with it, so the incident resolves too
  *   (no recovery can come for a deleted SLO).
+ * - the same burn, then the SLO's only endpoint deleted: the SLO covers no endpoint, so its
+ *   alerts end and the incident resolves, its history saying the endpoint was deleted.
  */
 import { jest } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
@@ -186,23 +188,45 @@ describe('SLO burn-rate alerts end to end', () => {
     expect(after.burn_rates['30m']).toBeLessThan(6);
   });
 
-  it('deleting an SLO whose ticket is active resolves its incident (its alerts end with it)', async () => {
-    const { team, sloId, token, verified, enable } = await ticketBurningSlo('/ticket-deleted');
-    await enable();
+  /** A ticket-burning SLO (ticketBurningSlo) enabled until its warning slo_burn incident is delivered as opened. */
+  async function activeTicket(path: string) {
+    const burning = await ticketBurningSlo(path);
+    await burning.enable();
     const [opened] = await eventually('incident.opened delivered', async () => {
-      const found = verified('incident.opened');
+      const found = burning.verified('incident.opened');
       return found.length > 0 ? found : null;
     }, { timeoutMs: 120_000 });
     const incident = opened.data.incident;
-    expect(incident).toMatchObject({ type: 'slo_burn', severity: 'warning', auto_resolve: true, metadata: { slo_id: sloId, burn_alert: 'ticket' } });
+    expect(incident).toMatchObject({ type: 'slo_burn', severity: 'warning', auto_resolve: true, metadata: { slo_id: burning.sloId, burn_alert: 'ticket' } });
+    const resolvedDelivery = async () => {
+      const [resolved] = await eventually('incident.resolved delivered', async () => {
+        const found = burning.verified('incident.resolved').filter((payload) => payload.data.incident.id === incident.id);
+        return found.length > 0 ? found : null;
+      }, { timeoutMs: 60_000 });
+      return resolved.data.incident;
+    };
+    return { ...burning, incident, resolvedDelivery };
+  }
 
+  it('deleting an SLO whose ticket is active resolves its incident (its alerts end with it)', async () => {
+    const { team, sloId, token, incident, resolvedDelivery } = await activeTicket('/ticket-deleted');
     expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/slos/${sloId}`)).statusCode).toBe(204);
-    const [resolved] = await eventually('incident.resolved delivered', async () => {
-      const found = verified('incident.resolved').filter((payload) => payload.data.incident.id === incident.id);
-      return found.length > 0 ? found : null;
-    }, { timeoutMs: 60_000 });
-    expect(resolved.data.incident).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
+    expect(await resolvedDelivery()).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
     const read = await t.request('GET', `/api/public/v2/incidents/${incident.id}`, { token });
     expect(read.json().data).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
+  });
+
+  it('deleting the last endpoint of an SLO whose ticket is active ends the alert and resolves its incident', async () => {
+    const { team, endpoint, sloId, slo, incident, resolvedDelivery } = await activeTicket('/ticket-endpoint-deleted');
+    expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`)).statusCode).toBe(204);
+    expect(await resolvedDelivery()).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
+    const history = (await t.admin('GET', `/api/v2/teams/${team.id}/incidents/${incident.id}/history`)).json().data.events as Array<{ type: string; summary: string }>;
+    expect(history.filter((event) => event.type === 'IncidentEndpointRecovered').map((event) => event.summary)).toEqual([`Endpoint ${endpoint.id} deleted: no longer awaited`]);
+    // The SLO stays, covering no endpoint: no alert, nothing counted.
+    const after = await eventually('the SLO without its endpoint', async () => {
+      const read = await slo();
+      return read.endpoint_ids.length === 0 ? read : null;
+    });
+    expect(after).toMatchObject({ id: sloId, endpoint_ids: [], project_id: null, alerts: [], status: 'ok' });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Events of the slos context. Each SLO is one stream, `slo-<id>`: its definition
- * (created, updated, deleted) and its burn-rate alert signals (triggered, recovered, and the
- * automatic incident a triggered one opened).
+ * (created, updated, deleted, one of its listed endpoints deleted) and its burn-rate alert
+ * signals (triggered, recovered, and the automatic incident a triggered one opened).
  */
 
 export const SLO_CREATED = 'SloCreated';
@@ -10,8 +10,9 @@ export const SLO_DELETED = 'SloDeleted';
 export const SLO_BURN_ALERT_TRIGGERED = 'SloBurnAlertTriggered';
 export const SLO_BURN_ALERT_RECOVERED = 'SloBurnAlertRecovered';
 export const SLO_BURN_INCIDENT_LINKED = 'SloBurnIncidentLinked';
+export const SLO_ENDPOINT_DELETED = 'SloEndpointDeleted';
 
-export const SLO_EVENT_TYPES = [SLO_CREATED, SLO_UPDATED, SLO_DELETED, SLO_BURN_ALERT_TRIGGERED, SLO_BURN_ALERT_RECOVERED, SLO_BURN_INCIDENT_LINKED] as const;
+export const SLO_EVENT_TYPES = [SLO_CREATED, SLO_UPDATED, SLO_DELETED, SLO_BURN_ALERT_TRIGGERED, SLO_BURN_ALERT_RECOVERED, SLO_BURN_INCIDENT_LINKED, SLO_ENDPOINT_DELETED] as const;
 
 export const sloStream = (sloId: number) => `slo-${sloId}`;
 
@@ -36,6 +37,18 @@ export interface SloUpdatedData {
   team_id: number;
   changes: Partial<SloFields>;
   updated_at: string;
+}
+
+/**
+ * A listed endpoint was deleted: it leaves the SLO's `endpoint_ids` (`endpoint_ids`: those left).
+ * With none left the SLO covers no endpoint, and its alerts end (no check can recover them).
+ */
+export interface SloEndpointDeletedData {
+  slo_id: number;
+  team_id: number;
+  endpoint_id: number;
+  endpoint_ids: number[];
+  deleted_at: string;
 }
 
 export interface SloDeletedData {

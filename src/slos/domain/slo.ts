@@ -8,6 +8,8 @@
  * - Giving `endpoint_ids` selects endpoints (and clears `project_id`), giving `project_id`
  *   selects a project (and clears `endpoint_ids`): exactly one is ever set.
  * - A deleted SLO stays deleted; its alerts end with it (no signal is decided on it).
+ * - A deleted endpoint leaves the SLO's list; once none is left the SLO covers no endpoint and
+ *   its alerts end too (no check of it will ever come to recover them).
  */
 import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { RuleViolation } from '../../platform/rules/rule-violation.js';
@@ -17,6 +19,7 @@ import {
   SLO_BURN_INCIDENT_LINKED,
   SLO_CREATED,
   SLO_DELETED,
+  SLO_ENDPOINT_DELETED,
   SLO_UPDATED,
   type BurnSeverity,
   type SloBurnAlertRecoveredData,
@@ -24,6 +27,7 @@ import {
   type SloBurnIncidentLinkedData,
   type SloCreatedData,
   type SloDeletedData,
+  type SloEndpointDeletedData,
   type SloFields,
   type SloUpdatedData,
 } from './events.js';
@@ -59,7 +63,8 @@ export type SloEvent =
   | { type: typeof SLO_DELETED; data: SloDeletedData }
   | { type: typeof SLO_BURN_ALERT_TRIGGERED; data: SloBurnAlertTriggeredData }
   | { type: typeof SLO_BURN_ALERT_RECOVERED; data: SloBurnAlertRecoveredData }
-  | { type: typeof SLO_BURN_INCIDENT_LINKED; data: SloBurnIncidentLinkedData };
+  | { type: typeof SLO_BURN_INCIDENT_LINKED; data: SloBurnIncidentLinkedData }
+  | { type: typeof SLO_ENDPOINT_DELETED; data: SloEndpointDeletedData };
 
 export type SloCommand =
   | { kind: 'create'; slo_id: number; team_id: number; fields: SloFields; at: string }
@@ -98,6 +103,11 @@ export function evolve(state: SloState, event: Pick<RecordedEvent, 'type' | 'dat
     }
     case SLO_DELETED:
       return { ...state, deleted: true, updated_at: (event.data as SloDeletedData).deleted_at, alerts: { page: null, ticket: null } };
+    case SLO_ENDPOINT_DELETED: {
+      const data = event.data as SloEndpointDeletedData;
+      const alerts = data.endpoint_ids.length === 0 ? { page: null, ticket: null } : state.alerts;
+      return { ...state, endpoint_ids: data.endpoint_ids, alerts };
+    }
     case SLO_BURN_ALERT_TRIGGERED: {
       const data = event.data as SloBurnAlertTriggeredData;
       return { ...state, alerts: { ...state.alerts, [data.severity]: { since: data.triggered_at, incident_id: null } } };
@@ -189,4 +199,11 @@ export function decide(state: SloState, command: SloCommand): Decision {
       if (!live(state, command.team_id)) return { ok: false, reason: 'not_found' };
       return { ok: true, events: [{ type: SLO_DELETED, data: { slo_id: state.slo_id, team_id: state.team_id, deleted_at: command.at } }] };
   }
+}
+
+/** The endpoint was deleted: it leaves the list of a live SLO that names it (a project's SLO follows its project). */
+export function decideEndpointDeleted(state: SloState, endpointId: number, at: string): SloEvent[] {
+  if (!state.exists || state.deleted || !state.endpoint_ids?.includes(endpointId)) return [];
+  const left = state.endpoint_ids.filter((id) => id !== endpointId);
+  return [{ type: SLO_ENDPOINT_DELETED, data: { slo_id: state.slo_id, team_id: state.team_id, endpoint_id: endpointId, endpoint_ids: left, deleted_at: at } }];
 }

@@ -16,6 +16,10 @@
  * - SloBurnAlertRecovered resolves it (as an endpoint signal's recovery does), and so does
  *   SloDeleted for each alert still open: a deleted SLO's alerts end with it, and nothing would
  *   ever recover them, so an auto-resolving incident would stay open for good.
+ * - EndpointDeleted takes the endpoint out of each of the team's SLOs that list it
+ *   (SloEndpointDeleted); the one that leaves an SLO no endpoint ends its alerts, and each
+ *   incident they hold open resolves as on a recovery, its history naming the deleted endpoint
+ *   (as alerting's endpoint signals do: the incident stops waiting for it).
  * The open incident per SLO and severity is the reactor's state (collection `open`), committed
  * with its checkpoint.
  */
@@ -23,6 +27,7 @@ import { ROLLUPS_PROJECTION } from '../../analytics/views/rollups/view.js';
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { AutomaticIncidentWriter } from '../../incidents/application/automatic-incidents.js';
 import type { IncidentCommand } from '../../incidents/domain/incident.js';
+import { ENDPOINT_DELETED, type EndpointDeletedData } from '../../monitoring/domain/events.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
@@ -36,13 +41,15 @@ import {
   SLO_BURN_ALERT_RECOVERED,
   SLO_BURN_ALERT_TRIGGERED,
   SLO_DELETED,
+  SLO_ENDPOINT_DELETED,
   sloStream,
   type BurnSeverity,
   type SloBurnAlertRecoveredData,
   type SloBurnAlertTriggeredData,
   type SloDeletedData,
+  type SloEndpointDeletedData,
 } from '../domain/events.js';
-import { sloAggregate, type SloState } from '../domain/slo.js';
+import { decideEndpointDeleted, sloAggregate, type SloState } from '../domain/slo.js';
 import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../views/slos/view.js';
 import { SloCounter } from '../application/slo-figures.js';
 
@@ -70,6 +77,8 @@ export function sloBurnReactor(platform: Platform): Projection {
       [SLO_BURN_ALERT_TRIGGERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onTriggered(event as RecordedEvent<SloBurnAlertTriggeredData>, views)),
       [SLO_BURN_ALERT_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as SloBurnAlertRecoveredData, views)),
       [SLO_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onDeleted(event.data as SloDeletedData, views)),
+      [ENDPOINT_DELETED]: (event, views) => reactor.onEndpointDeleted(event as RecordedEvent<EndpointDeletedData>, views),
+      [SLO_ENDPOINT_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onSloEndpointDeleted(event.data as SloEndpointDeletedData, views)),
     },
   });
 }
@@ -162,15 +171,46 @@ class BurnAlerts {
     await this.resolveOpen(data.slo_id, data.severity, views);
   }
 
+  /** The endpoint leaves every SLO of its team that lists it (decided on each SLO's stream, so a batch handled again appends nothing twice). */
+  async onEndpointDeleted(event: RecordedEvent<EndpointDeletedData>, batch: object): Promise<void> {
+    const { endpoint_id: endpointId, team_id: teamId } = event.data;
+    const listing = (await this.slosOfTeam(teamId, batch)).filter((slo) => (slo.endpoint_ids ?? []).includes(endpointId));
+    for (const slo of listing) {
+      await runStreamCommand(
+        this.platform.events,
+        sloStream(slo.slo_id),
+        sloAggregate,
+        systemContext('slos', event.id, event.id),
+        (state) => ({ events: decideEndpointDeleted(state, endpointId, event.data.deleted_at) as NewEvent[], result: null }),
+        { fold: this.slos, attempts: COMMAND_ATTEMPTS },
+      );
+    }
+  }
+
+  /** The SLO's last endpoint was deleted: its alerts ended, and each incident one of them holds open resolves as on a recovery. */
+  async onSloEndpointDeleted(data: SloEndpointDeletedData, views: ViewTransaction): Promise<void> {
+    if (data.endpoint_ids.length > 0) return;
+    for (const severity of BURN_SEVERITIES) await this.resolveOpen(data.slo_id, severity, views, data.endpoint_id);
+  }
+
   /** The SLO's alerts ended with it: each incident one of them holds open resolves as on a recovery. */
   async onDeleted(data: SloDeletedData, views: ViewTransaction): Promise<void> {
     for (const severity of BURN_SEVERITIES) await this.resolveOpen(data.slo_id, severity, views);
   }
 
-  private async resolveOpen(sloId: number, severity: BurnSeverity, views: ViewTransaction): Promise<void> {
+  /**
+   * `deletedEndpointId`: the alert ended because that endpoint, the SLO's last, was deleted. The
+   * incident records it as alerting's deleted endpoints are (it stops waiting for it, and its
+   * history says so) when it awaits that endpoint; it resolves either way.
+   */
+  private async resolveOpen(sloId: number, severity: BurnSeverity, views: ViewTransaction, deletedEndpointId?: number): Promise<void> {
     const open = await views.get(OPEN, openKey(sloId, severity));
     if (!open) return;
-    await this.incidents.command(Number(open.incident_id), { kind: 'resolve_on_recovery' }, systemContext('slos'));
+    const incidentId = Number(open.incident_id);
+    if (deletedEndpointId !== undefined) {
+      await this.incidents.command(incidentId, { kind: 'resolve_on_recovery', endpoint_id: deletedEndpointId, endpoint_deleted: true }, systemContext('slos'));
+    }
+    await this.incidents.command(incidentId, { kind: 'resolve_on_recovery' }, systemContext('slos'));
     views.delete(OPEN, openKey(sloId, severity));
   }
 

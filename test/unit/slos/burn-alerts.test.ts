@@ -1,6 +1,6 @@
 import { burnTransitions, decideBurn, decideIncidentLink, type Counts } from '../../../src/slos/domain/budget.js';
-import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, SLO_CREATED } from '../../../src/slos/domain/events.js';
-import { decide, evolve, initialState, type SloState } from '../../../src/slos/domain/slo.js';
+import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, SLO_CREATED, SLO_ENDPOINT_DELETED, SLO_UPDATED } from '../../../src/slos/domain/events.js';
+import { decide, decideEndpointDeleted, evolve, initialState, type SloState } from '../../../src/slos/domain/slo.js';
 
 /** The multiwindow burn-rate rules at their edges (objective 99 %: a burn rate of 14.4 is 14.4 % bad). */
 
@@ -66,5 +66,19 @@ describe('burn-rate alert rules', () => {
     const state = created(99.999);
     expect(burnTransitions(state, { '1h': bad(15, 100_000), '5m': bad(14, 100_000) })).toEqual([]);
     expect(burnTransitions(state, { '1h': bad(15, 100_000), '5m': bad(15, 100_000) })).toMatchObject([{ kind: 'trigger', data: { long_burn_rate: 15, short_burn_rate: 15 } }]);
+  });
+
+  test('a deleted endpoint leaves the list; the last one leaves no endpoint and ends the alerts', () => {
+    let state = evolve(created(), { type: SLO_UPDATED, data: { slo_id: 7, team_id: 1, changes: { endpoint_ids: [3, 4] }, updated_at: at } });
+    for (const e of decideBurn(state, { '1h': bad(1, 1), '5m': bad(1, 1) }, check, at)) state = evolve(state, e);
+    expect(decideEndpointDeleted(state, 5, at)).toEqual([]);
+    const first = decideEndpointDeleted(state, 3, at);
+    expect(first).toMatchObject([{ type: SLO_ENDPOINT_DELETED, data: { endpoint_id: 3, endpoint_ids: [4] } }]);
+    state = evolve(state, first[0]);
+    expect(state.endpoint_ids).toEqual([4]);
+    expect(state.alerts.page).toEqual({ since: at, incident_id: null });
+    state = evolve(state, decideEndpointDeleted(state, 4, at)[0]);
+    expect(state).toMatchObject({ endpoint_ids: [], alerts: { page: null, ticket: null } });
+    expect(decideEndpointDeleted(state, 4, at)).toEqual([]);
   });
 });
