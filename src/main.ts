@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import { createHttpApp } from './app/http-app.js';
+import { startService, type StartedService } from './app/start-service.js';
 import { projections, retiredProjections, upcasters } from './app/contexts.js';
 import { ConfigError, loadConfig } from './platform/config/config.js';
 import { createPlatform } from './platform/platform.js';
@@ -36,46 +36,37 @@ async function main(): Promise<void> {
     withRunner: PROJECTOR_ROLES.includes(config.role),
     withTransport: TRANSPORT_ROLES.includes(config.role),
   });
-  // Listen first, then start the runner: an on-start rebuild (a projection version changed) takes
-  // minutes on a large log, and a process that answered nothing meanwhile, /health/live included,
-  // was restarted mid-rebuild by a liveness probe, for ever. /health/ready names the projections
-  // still rebuilding until they are live.
-  const app = await createHttpApp(platform);
+  let service: StartedService;
   try {
-    // Fastify's own listen: Nest's would log the failure as an error line (with the error's
-    // text) before the one clear sentence below.
-    await app.getHttpAdapter().getInstance().listen({ port: config.port, host: config.host });
+    service = await startService(platform, async (app) => {
+      // Fastify's own listen: Nest's would log the failure as an error line (with the error's
+      // text) before the one clear sentence below.
+      await app.getHttpAdapter().getInstance().listen({ port: config.port, host: config.host });
+      const bound = app.getHttpServer().address() as AddressInfo;
+      // `role` and `pid` are bound on every line of this process's logger already
+      const url = `http://${formatHost(bound.address)}:${bound.port}`;
+      platform.logger.info({ url, docs: `${url}/docs`, admin_docs: `${url}/docs/admin`, port: bound.port, host: config.host, data_dir: config.dataDir }, 'service started');
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     process.stderr.write(`Cannot listen on ${config.host}:${config.port}: the address is already in use (another process holds it). Stop that process or choose another PORT/HOST.\n`);
-    await app.close().catch(() => undefined);
-    await platform.close().catch(() => undefined);
     process.exit(1);
   }
-  const bound = app.getHttpServer().address() as AddressInfo;
-  // `role` and `pid` are bound on every line of this process's logger already
-  const url = `http://${formatHost(bound.address)}:${bound.port}`;
-  platform.logger.info({ url, docs: `${url}/docs`, admin_docs: `${url}/docs/admin`, port: bound.port, host: config.host, data_dir: config.dataDir }, 'service started');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     platform.logger.info({ signal }, 'draining: closing HTTP, finishing the current projection batch, closing stores');
-    await app.close();
-    await platform.close();
+    await service.stop();
     platform.logger.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  // A stop during the start ends it (the runner's stop ends a rebuild between batches, its
-  // generation left unswapped and checkpointed); a failure meanwhile is the stop's, not the start's.
-  try {
-    await platform.runner?.start();
-  } catch (error) {
-    if (!stopping) throw error;
-  }
+  // The runner starts after the listen (startService): an on-start rebuild runs while
+  // /health/live answers and /health/ready names it.
+  await service.running;
 }
 
 main().catch((error) => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApp } from '../../src/app/http-app.js';
+import { startService } from '../../src/app/start-service.js';
 import { projections, upcasters } from '../../src/app/contexts.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { silentLogger, type Logger } from '../../src/platform/logging/logger.js';
@@ -31,6 +31,8 @@ export interface TestApp {
   app: NestFastifyApplication;
   platform: Platform;
   dataDir: string;
+  /** Settles once the projection runner has started (see `TestAppOptions.untilRunning`). */
+  running: Promise<void>;
   request(method: string, url: string, options?: RequestOptions): Promise<InjectResponse>;
   /** Admin (application API) request. */
   admin(method: string, url: string, body?: unknown): Promise<InjectResponse>;
@@ -49,6 +51,11 @@ export interface TestAppOptions {
   projections?: (list: Projection[]) => Projection[];
   /** false: no projection runner, as in an API-only process (see second-api.ts). Default true. */
   runner?: boolean;
+  /**
+   * false: return once the app answers, while the runner still starts (an on-start rebuild
+   * under way), as src/main.ts does; `running` settles when it has. Default true.
+   */
+  untilRunning?: boolean;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -62,9 +69,17 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     withTransport: true,
     logger: options.logger ?? silentLogger,
   });
-  await platform.runner?.start();
-  const app = await createHttpApp(platform);
-  await app.getHttpAdapter().getInstance().ready();
+  // The start order of src/main.ts: the app answers first, then the runner starts.
+  const service = await startService(platform, (app) => app.getHttpAdapter().getInstance().ready());
+  const { app, running } = service;
+  if (options.untilRunning ?? true) {
+    try {
+      await running;
+    } catch (error) {
+      await service.stop().catch(() => undefined);
+      throw error;
+    }
+  }
 
   const request = async (method: string, url: string, options: RequestOptions = {}): Promise<InjectResponse> => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -88,6 +103,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     app,
     platform,
     dataDir,
+    running,
     request,
     admin,
     async createTeam(name = 'Team') {
@@ -101,8 +117,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       return response.json().data;
     },
     async close() {
-      await app.close();
-      await platform.close();
+      await service.stop();
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };

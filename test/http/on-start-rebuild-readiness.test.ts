@@ -1,0 +1,84 @@
+/**
+ * A start that rebuilds a projection (its version changed) as an operator's probes see it, in
+ * the start order of src/main.ts (the test app starts through the same `startService`): the
+ * process answers first, /health/live 200 throughout, /health/ready 503 naming the projection
+ * while it rebuilds, reads served from the generation the pointer still names, and ready 200
+ * once the rebuild has swapped in. The rebuild is held on its first event by a gate in the
+ * projection's handlers (the test app's `projections` seam), so "while it rebuilds" is a state,
+ * not a race.
+ */
+import { jest } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TEAM_CREATED } from '../../src/tenancy/domain/team.js';
+import { TENANCY_VIEW } from '../../src/tenancy/views/tenancy/view.js';
+import type { Projection } from '../../src/platform/projections/projection.js';
+import { eventually } from '../support/eventually.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+jest.setTimeout(60_000);
+
+/** The tenancy projection one version up (so the start rebuilds it), its team handler held until `release`. */
+function upgradedAndHeld() {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const rebuilding = new Promise<void>((resolve) => (entered = resolve));
+  const projections = (list: Projection[]) =>
+    list.map((projection) => {
+      if (projection.name !== TENANCY_VIEW) return projection;
+      const apply = projection.handlers[TEAM_CREATED]!;
+      const handlers = {
+        ...projection.handlers,
+        [TEAM_CREATED]: async (...args: Parameters<typeof apply>) => {
+          entered();
+          await gate;
+          return apply(...args);
+        },
+      };
+      return { ...projection, version: projection.version + 1, handlers };
+    });
+  return { projections, release, rebuilding };
+}
+
+describe('a start that rebuilds a projection', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'on-start-rebuild-'));
+  const upgrade = upgradedAndHeld();
+  let t: TestApp | undefined;
+  afterAll(async () => {
+    upgrade.release();
+    await t?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers live, names the projection in ready until the swap, and serves reads from the old generation', async () => {
+    const before = await startTestApp({ DATA_DIR: dataDir });
+    await before.createTeam('Before the upgrade');
+    await before.close();
+
+    t = await startTestApp({ DATA_DIR: dataDir }, { projections: upgrade.projections, untilRunning: false });
+    await upgrade.rebuilding;
+    const status = await t.platform.runner!.status();
+    expect(status.find((s) => s.name === TENANCY_VIEW)).toMatchObject({ state: 'rebuilding', activeVersion: 1, version: 2 });
+
+    expect((await t.request('GET', '/health/live')).statusCode).toBe(200);
+    const notReady = await t.request('GET', '/health/ready');
+    expect(notReady.statusCode).toBe(503);
+    expect(notReady.json().checks.projections).toMatch(new RegExp(`^unavailable: catching up: .*\\b${TENANCY_VIEW}\\b`));
+    // docs/operations.md "Upgrades": the API answers from the generation the pointer names.
+    const teams = await t.admin('GET', '/api/v2/teams');
+    expect(teams.statusCode).toBe(200);
+    expect(teams.json().data.map((team: { name: string }) => team.name)).toEqual(['Before the upgrade']);
+
+    upgrade.release();
+    await t.running;
+    const ready = await eventually('ready 200 after the swap', async () => {
+      const response = await t!.request('GET', '/health/ready');
+      return response.statusCode === 200 && response;
+    });
+    expect(ready.json().checks.projections).toBe('ok');
+    expect((await t.platform.runner!.status()).find((s) => s.name === TENANCY_VIEW)).toMatchObject({ state: 'running', activeVersion: 2 });
+    expect((await t.admin('GET', '/api/v2/teams')).json().data.map((team: { name: string }) => team.name)).toEqual(['Before the upgrade']);
+  });
+});
