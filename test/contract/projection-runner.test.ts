@@ -368,6 +368,78 @@ describe('projection runner', () => {
     expect((await upgraded.status())[0]).toMatchObject({ version: 2, activeVersion: 2, generation: 2, lag: 0 });
   });
 
+  describe('an on-start rebuild stopped part-way', () => {
+    /** `totals(version)` counting its handler calls; the call numbered `holdAt` waits for `release`. */
+    const counted = (version: number, holdAt = 0) => {
+      let calls = 0;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let reached!: () => void;
+      const held = new Promise<void>((resolve) => (reached = resolve));
+      const projection = totals(version);
+      const add = projection.handlers.Added;
+      projection.handlers.Added = async (event, views) => {
+        if (++calls === holdAt) {
+          reached();
+          await gate;
+        }
+        return add(event, views);
+      };
+      return { projection, calls: () => calls, held, release };
+    };
+    const batchedRunner = (projection: Projection) => {
+      const created = new ProjectionRunner(events, views, [projection], { owner: `r${runners.length}`, logger: silentLogger, dropDelayMs: 0, rebuildBatchSize: 5 });
+      runners.push(created);
+      return created;
+    };
+    const caughtUp = async (live: ProjectionRunner) => new ReadYourWrites(new ViewReader(views, 0), live).waitFor((await events.headPosition())!, ['totals']);
+
+    /** 20 events of 1 applied at version 1, then a version-2 start stopped after its second batch of 5. */
+    async function stoppedAfterTenOfTwenty(): Promise<void> {
+      for (let i = 0; i < 20; i++) await events.append('a', [{ type: 'Added', data: { n: 1 } }], { expectedRevision: 'any' });
+      const first = batchedRunner(totals(1));
+      await first.start();
+      await caughtUp(first);
+      await first.stop();
+
+      const stopped = counted(2, 8);
+      const upgrading = batchedRunner(stopped.projection);
+      const starting = upgrading.start();
+      await stopped.held;
+      const stopping = upgrading.stop();
+      stopped.release();
+      await stopping;
+      await starting;
+      // The batch under way when the stop came committed with its checkpoint; nothing swapped.
+      const registry = new ProjectionRegistry(views);
+      expect(await registry.pointer('totals')).toMatchObject({ version: 1, generation: 1 });
+      const tenth = (await events.readAll({ after: null, maxCount: 10 })).at(-1)!.position;
+      expect(await registry.checkpoint('totals', 2)).toMatchObject({ position: tenth, version: 2 });
+    }
+
+    it('goes on from its checkpoint at the next start of the same version: no event applied twice or skipped', async () => {
+      await stoppedAfterTenOfTwenty();
+      const resumed = counted(2);
+      const next = batchedRunner(resumed.projection);
+      await next.start();
+      await caughtUp(next);
+      expect(resumed.calls()).toBe(10);
+      expect(await totalOf('a')).toBe(40);
+      expect((await next.status())[0]).toMatchObject({ version: 2, activeVersion: 2, generation: 2, lag: 0, state: 'running' });
+    });
+
+    it('starts over in a newer generation when the next start runs another version', async () => {
+      await stoppedAfterTenOfTwenty();
+      const other = counted(3);
+      const next = batchedRunner(other.projection);
+      await next.start();
+      await caughtUp(next);
+      expect(other.calls()).toBe(20);
+      expect(await totalOf('a')).toBe(60);
+      expect((await next.status())[0]).toMatchObject({ version: 3, activeVersion: 3, generation: 3, lag: 0 });
+    });
+  });
+
   it('rebuilds a view whose handler queries it by an indexed field mid-rebuild, and swaps it in with its indexes', async () => {
     /** Numbers each stream's events 1, 2, ... by finding the stream's latest entry through the index. */
     const numbered = defineProjection({

@@ -24,6 +24,11 @@ export interface Checkpoint {
   generation: number;
   /** null: nothing applied yet. */
   position: Position | null;
+  /**
+   * The projection version whose handlers applied up to `position`, kept by a rebuild's batches
+   * (a resumed rebuild continues only its own version's rows); null when not kept.
+   */
+  version: number | null;
 }
 
 const pointerId = (name: string) => `pointer:${name}`;
@@ -70,11 +75,14 @@ export class ProjectionRegistry {
 
   async checkpoint(name: string, generation: number): Promise<Checkpoint> {
     const doc = await this.store.get(REGISTRY_COLLECTION, checkpointId(name, generation));
-    return { name, generation, position: doc && doc.position !== null ? Number(doc.position) : null };
+    const version = typeof doc?.version === 'number' ? doc.version : null;
+    return { name, generation, position: doc && doc.position !== null ? Number(doc.position) : null, version };
   }
 
-  checkpointWrite(name: string, generation: number, position: Position): ViewWrite {
+  /** `version`: the projection version that applied up to `position` (see `Checkpoint.version`). */
+  checkpointWrite(name: string, generation: number, position: Position, version?: number): ViewWrite {
     const doc: Doc = { id: checkpointId(name, generation), name, generation, position, updated_at: new Date().toISOString() };
+    if (version !== undefined) doc.version = version;
     return { op: 'put', collection: REGISTRY_COLLECTION, doc };
   }
 
