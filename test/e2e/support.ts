@@ -130,6 +130,9 @@ export function incidentsAppBeforeAll(): { t: TestApp; targets: Target[] } {
 /** An automatic incident as the public API shows it (the fields the alerting suites read). */
 export interface PublicIncident {
   id: number;
+  project_id: number;
+  error_count: number;
+  metadata: { suppressed_endpoint_ids?: number[] };
   endpoint_ids: number[];
   auto_resolve: boolean;
   resolved_at: string | null;
@@ -146,16 +149,16 @@ export async function incidentsProject(t: TestApp, targets: Target[], groupingSe
   const team = await t.createTeam('Automatic incidents');
   const { token } = await t.issueToken(team.id, ALL_SCOPES);
   const project = (await t.admin('POST', `/api/v2/teams/${team.id}/projects`, { name: 'Shop', incident_grouping_seconds: groupingSeconds })).json().data;
-  const monitor = async (): Promise<{ id: number; target: Target }> => {
+  const monitor = async (overrides: Partial<EndpointConfiguration> = {}): Promise<{ id: number; target: Target }> => {
     const target = await startTarget();
     targets.push(target);
-    return { id: (await monitorTarget(t, team.id, target, 'health', INCIDENT_RULES, { projectId: project.id })).id, target };
+    return { id: (await monitorTarget(t, team.id, target, 'health', { ...INCIDENT_RULES, ...overrides }, { projectId: project.id })).id, target };
   };
   const incident = async (id: number): Promise<PublicIncident> => (await t.request('GET', `/api/public/v2/incidents/${id}`, { token })).json().data;
   const incidents = async (): Promise<PublicIncident[]> => (await t.request('GET', `/api/public/v2/incidents?project_id=${project.id}`, { token })).json().data;
   const history = async (id: number): Promise<Array<{ type: string; summary: string }>> =>
     (await t.admin('GET', `/api/v2/teams/${team.id}/incidents/${id}/history`)).json().data.events;
-  return { team, token, monitor, incident, incidents, history };
+  return { team, project, token, monitor, incident, incidents, history };
 }
 
 interface HarnessOptions {

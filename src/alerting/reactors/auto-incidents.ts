@@ -279,12 +279,17 @@ class AutoIncidents {
    * A failing check of `dependentId` was suppressed because `parentId` is down: the parent's open
    * availability incident lists the dependent in `metadata.suppressed_endpoint_ids` (once; an
    * incident.updated the first time). The parent's trigger precedes the check in the log (the
-   * recorder read it before recording), so its incident is already open here.
+   * recorder read it before recording), so its incident is already open here. Merged away, the
+   * incident the parent's outage went to (followed through merges, as a check of the parent's
+   * own is) lists it: the parent's next check moves the reactor there, the dependent's may come
+   * first.
    */
   private async noteSuppressed(parentId: number, dependentId: number, views: ViewTransaction): Promise<void> {
     const open = await openIncident(views, parentId, 'availability');
     if (open === null) return;
-    await this.incidents.change(open, systemContext('alerting'), (state) => {
+    const kept = await this.incidents.load(open);
+    const holder = kept?.merged_into_id ? (await this.outageHolder(kept)).id : open;
+    await this.incidents.change(holder, systemContext('alerting'), (state) => {
       if (!isOpen(state)) return null;
       const listed = Array.isArray(state.metadata.suppressed_endpoint_ids) ? (state.metadata.suppressed_endpoint_ids as number[]) : [];
       if (listed.includes(dependentId)) return null;
