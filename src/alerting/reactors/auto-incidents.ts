@@ -288,7 +288,7 @@ class AutoIncidents {
     const open = await openIncident(views, parentId, 'availability');
     if (open === null) return;
     const kept = await this.incidents.load(open);
-    const holder = kept?.merged_into_id ? (await this.outageHolder(kept)).id : open;
+    const holder = kept ? (await this.outageHolder(kept)).id : open;
     await this.incidents.change(holder, systemContext('alerting'), (state) => {
       if (!isOpen(state)) return null;
       const listed = Array.isArray(state.metadata.suppressed_endpoint_ids) ? (state.metadata.suppressed_endpoint_ids as number[]) : [];
