@@ -704,8 +704,9 @@ export class ProjectionRunner {
     this.states.set(name, 'rebuilding');
     const previous = await this.registry.pointer(name);
     try {
-      const unfinished = options.resume ? await this.unfinishedRebuild(projection, previous) : null;
-      const generation = unfinished?.generation ?? (await this.highestGeneration(name)) + 1;
+      const highest = await this.highestGeneration(name);
+      const unfinished = options.resume ? await this.unfinishedRebuild(projection, previous, highest) : null;
+      const generation = unfinished?.generation ?? highest + 1;
       if (unfinished) this.options.logger.info({ projection: name, generation, position: unfinished.position, head: await this.events.headPosition() }, 'projection rebuild resumed from its checkpoint');
       else await this.dropGeneration(projection, generation);
       // Lookup indexes are built once the generation is filled, or before a handler's first find
@@ -794,8 +795,7 @@ export class ProjectionRunner {
    * it is not continued: the rebuild starts over in a newer generation and that one is dropped
    * with the stale generations.
    */
-  private async unfinishedRebuild(projection: Projection, pointer: ProjectionPointer | null): Promise<Checkpoint | null> {
-    const highest = await this.highestGeneration(projection.name);
+  private async unfinishedRebuild(projection: Projection, pointer: ProjectionPointer | null, highest: number): Promise<Checkpoint | null> {
     if (highest <= (pointer?.generation ?? 0)) return null;
     const checkpoint = await this.registry.checkpoint(projection.name, highest);
     return checkpoint.position !== null && checkpoint.version === projection.version ? checkpoint : null;
