@@ -65,7 +65,11 @@ describe('a start that rebuilds a projection', () => {
     expect((await t.request('GET', '/health/live')).statusCode).toBe(200);
     const notReady = await t.request('GET', '/health/ready');
     expect(notReady.statusCode).toBe(503);
-    expect(notReady.json().checks.projections).toMatch(new RegExp(`^unavailable: catching up: .*\\b${TENANCY_VIEW}\\b`));
+    // Only the projection that rebuilds is named as rebuilding; the runner starts the others
+    // after it, and the answer says so instead of reading as if every one were rebuilding.
+    const why = notReady.json().checks.projections as string;
+    expect(why).toMatch(new RegExp(`^unavailable: (.*; )?rebuilding: ${TENANCY_VIEW}(;|$)`));
+    expect(why).toMatch(/; not started yet: \w/);
     // docs/operations.md "Upgrades": the API answers from the generation the pointer names.
     const teams = await t.admin('GET', '/api/v2/teams');
     expect(teams.statusCode).toBe(200);

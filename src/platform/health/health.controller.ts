@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../http/route-auth.js';
 import { PLATFORM, type Platform } from '../platform.js';
+import type { Behind, BehindReason } from '../projections/projection-runner.js';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -19,9 +20,16 @@ async function probe(name: string, check: () => Promise<void>): Promise<[string,
   }
 }
 
-/** The views this process applies are live; otherwise names the ones still catching up. */
-function viewsLive(liveness: { live: boolean; behind: string[] }): void {
-  if (!liveness.live) throw new Error(`catching up: ${liveness.behind.join(', ')}`);
+/**
+ * The views this process applies are live; otherwise names the ones that are not, grouped by
+ * why (`rebuilding: rollups; not started yet: incidents, slos`), so a rebuild is not read as
+ * every later projection rebuilding.
+ */
+function viewsLive(liveness: { live: boolean; behind: Behind[] }): void {
+  if (liveness.live) return;
+  const names = new Map<BehindReason, string[]>();
+  for (const { name, why } of liveness.behind) names.set(why, [...(names.get(why) ?? []), name]);
+  throw new Error([...names].map(([why, list]) => `${why}: ${list.join(', ')}`).join('; '));
 }
 
 @ApiExcludeController()

@@ -58,6 +58,24 @@ export interface ProjectionStatus {
   state: 'running' | 'rebuilding' | 'stopped' | 'failed' | 'standby';
 }
 
+/**
+ * Why a processor keeps the process from being live: it applies the log but has not reached the
+ * head the process started with, it rebuilds a new generation, it has not started yet (the
+ * runner starts processors one at a time, so one rebuilding holds back those after it), or it
+ * stopped or failed.
+ */
+export type BehindReason = 'catching up' | 'rebuilding' | 'not started yet' | 'stopped' | 'failed';
+
+export interface Behind {
+  name: string;
+  why: BehindReason;
+}
+
+function whyBehind(state: ProjectionStatus['state'] | undefined): BehindReason {
+  if (state === undefined) return 'not started yet';
+  return state === 'running' || state === 'standby' ? 'catching up' : state;
+}
+
 export interface RebuildProgress {
   name: string;
   applied: number;
@@ -910,14 +928,14 @@ export class ProjectionRunner {
    * up with it as it stood when the process started, or stands by while a live process holds its
    * lease. Readiness waits for this, so a write answered after ready is visible to the next read.
    */
-  liveness(): { live: boolean; behind: string[] } {
-    const behind: string[] = [];
+  liveness(): { live: boolean; behind: Behind[] } {
+    const behind: Behind[] = [];
     for (const name of this.byName.keys()) {
       const state = this.states.get(name);
       if (state === 'standby') continue;
       const applied = this.applied.get(name)?.position ?? null;
       const caughtUp = this.startHead === undefined || this.startHead === null || (applied !== null && applied >= this.startHead);
-      if (state !== 'running' || !caughtUp) behind.push(name);
+      if (state !== 'running' || !caughtUp) behind.push({ name, why: whyBehind(state) });
     }
     return { live: behind.length === 0, behind };
   }
