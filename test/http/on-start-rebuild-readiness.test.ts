@@ -3,7 +3,7 @@
  * the start order of src/main.ts (the test app starts through the same `startService`): the
  * process answers first, /health/live 200 throughout, /health/ready 503 naming the projection
  * while it rebuilds, reads served from the generation the pointer still names, and ready 200
- * once the rebuild has swapped in. The rebuild is held on its first event by a gate in the
+ * once the rebuild has swapped in, and the rebuild's progress in /metrics while it runs. The rebuild is held on its first event by a gate in the
  * projection's handlers (the test app's `projections` seam), so "while it rebuilds" is a state,
  * not a race.
  */
@@ -42,6 +42,13 @@ function upgradedAndHeld() {
   return { projections, release, rebuilding };
 }
 
+/** `monitor_projection_rebuild_remaining_events` of a scrape, by projection. */
+function rebuildRemaining(scrape: { statusCode: number; body: string }): Map<string, number> {
+  expect(scrape.statusCode).toBe(200);
+  const samples = scrape.body.matchAll(/^monitor_projection_rebuild_remaining_events\{projection="([^"]+)"[^}]*\} (\d+)$/gm);
+  return new Map([...samples].map(([, projection, value]) => [projection, Number(value)]));
+}
+
 describe('a start that rebuilds a projection', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'on-start-rebuild-'));
   const upgrade = upgradedAndHeld();
@@ -75,8 +82,12 @@ describe('a start that rebuilds a projection', () => {
     expect(teams.statusCode).toBe(200);
     expect(teams.json().data.map((team: { name: string }) => team.name)).toEqual(['Before the upgrade']);
 
+    // Its progress as a gauge: the rebuild is held on its first event, so all of the log is left.
+    expect(rebuildRemaining(await t.request('GET', '/metrics'))).toEqual(new Map([[TENANCY_VIEW, await t.platform.events.headPosition()]]));
+
     upgrade.release();
     await t.running;
+    expect(rebuildRemaining(await t.request('GET', '/metrics'))).toEqual(new Map());
     const ready = await eventually('ready 200 after the swap', async () => {
       const response = await t!.request('GET', '/health/ready');
       return response.statusCode === 200 && response;

@@ -208,6 +208,16 @@ export class Metrics {
       });
     gauge('monitor_projection_lag_events', 'Events in the log not yet applied to the projection.', (value) => value.events);
     gauge('monitor_projection_lag_seconds', 'Age of the oldest event not yet applied to the projection; 0 when caught up.', (value) => value.seconds);
+    new Gauge({
+      name: 'monitor_projection_rebuild_remaining_events',
+      help: "Events between a rebuild's new generation and the log's head as of its last batch; present only while this process rebuilds the projection.",
+      labelNames: ['projection'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { name, remaining } of runner.rebuildsRunning()) this.set({ projection: name }, remaining);
+      },
+    });
   }
 
   /** Jobs waiting in the shared probe queue, asked of the transport at scrape time. */

@@ -115,6 +115,8 @@ export class ProjectionRunner {
    */
   private readonly swappedIn = new Map<string, number>();
   private readonly states = new Map<string, ProjectionStatus['state']>();
+  /** Each rebuild this process runs now: its new generation's position and the log's head at its last batch. */
+  private readonly rebuilds = new Map<string, { position: Position | null; head: Position | null }>();
   private readonly progress = new EventEmitter();
   /** What ends each wait of the runner's (a live read, a sleep, a pending drop) when it stops: see `onStop`. */
   private readonly closers = new Set<() => Promise<void>>();
@@ -737,11 +739,15 @@ export class ProjectionRunner {
         await this.views.ensureCollection({ ...spec, name: physicalCollection(name, generation, collection) });
       };
       let applied = 0;
-      const head = () => this.events.headPosition();
-      onProgress?.({ name, applied, position: unfinished?.position ?? null, head: await head() });
+      const progressed = async (position: Position | null) => {
+        const head = await this.events.headPosition();
+        this.rebuilds.set(name, { position, head });
+        onProgress?.({ name, applied, position, head });
+      };
+      await progressed(unfinished?.position ?? null);
       await this.replay(projection, generation, index, async (count, position) => {
         applied += count;
-        onProgress?.({ name, applied, position, head: await head() });
+        await progressed(position);
       });
       for (const collection of [...unindexed]) await index(collection);
       await this.views.commit([this.registry.pointerWrite({ name, version: projection.version, generation })]);
@@ -751,6 +757,7 @@ export class ProjectionRunner {
       if (previous) this.scheduleDrop(projection, previous.generation);
       return { generation, applied };
     } finally {
+      this.rebuilds.delete(name);
       if (this.states.get(name) === 'rebuilding') {
         if (stateBefore === undefined) this.states.delete(name);
         else this.states.set(name, stateBefore);
@@ -894,6 +901,15 @@ export class ProjectionRunner {
     for (const spec of projection.collections) {
       await this.views.dropCollection(physicalCollection(projection.name, generation, spec.name));
     }
+  }
+
+  /**
+   * The rebuilds this process runs now, each with the events between its new generation's
+   * position and the log's head as of its last batch (the live generation's lag says nothing of
+   * a rebuild's progress).
+   */
+  rebuildsRunning(): { name: string; remaining: number }[] {
+    return [...this.rebuilds].map(([name, { position, head }]) => ({ name, remaining: Math.max(0, (head ?? 0) - (position ?? 0)) }));
   }
 
   async status(): Promise<ProjectionStatus[]> {
