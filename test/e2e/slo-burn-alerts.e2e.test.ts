@@ -21,6 +21,8 @@
  *   (no recovery can come for a deleted SLO).
  * - the same burn, then the SLO's only endpoint deleted: the SLO covers no endpoint, so its
  *   alerts end and the incident resolves, its history saying the endpoint was deleted.
+ * - the same burn on an SLO of the endpoint's project, then the endpoint deleted, or moved to
+ *   another project: the project has no endpoint left, so the alert ends and the incident resolves.
  */
 import { jest } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
@@ -104,14 +106,18 @@ describe('SLO burn-rate alerts end to end', () => {
    * A team with a webhook channel at `path` on the receiver, an endpoint (disabled, probed every
    * SLOW_INTERVAL_S once enabled) with imported history, and an SLO of 99 % over it that burns at
    * the ticket rate and not the page rate as soon as a live check comes (the file comment).
+   * `scope` `project`: the SLO selects the endpoint's project instead of listing the endpoint.
    */
-  async function ticketBurningSlo(path: string) {
+  async function ticketBurningSlo(path: string, scope: 'endpoints' | 'project' = 'endpoints') {
     const team = await t.createTeam('SLO ticket');
+    const project = await t.admin('POST', `/api/v2/teams/${team.id}/projects`, { name: 'Shop', description: '' });
+    expect(project.statusCode).toBe(201);
+    const projectId: number = project.json().data.id;
     const { token } = await t.issueToken(team.id, ['analytics:read', 'incidents:read'], 'viewer');
     const channel = await t.admin('POST', `/api/v2/teams/${team.id}/notification-channels`, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}${path}` } });
     expect(channel.statusCode).toBe(201);
     const webhook = new Webhook(channel.json().data.secret);
-    const endpoint = await monitorTarget(t, team.id, target, 'health', { interval_seconds: SLOW_INTERVAL_S }, { enabled: false });
+    const endpoint = await monitorTarget(t, team.id, target, 'health', { interval_seconds: SLOW_INTERVAL_S }, { enabled: false, projectId });
 
     // History: 1,000 good checks 30 to 13 hours ago, then 2 bad in 20 between 25 and 6 minutes ago.
     const now = Date.now();
@@ -121,11 +127,13 @@ describe('SLO burn-rate alerts end to end', () => {
     const imported = await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks/import`, { checks: [...old, ...recent] });
     expect([imported.statusCode, imported.json().data]).toEqual([201, { imported: 1020 }]);
 
-    const created = await t.admin('POST', `/api/v2/teams/${team.id}/slos`, { name: 'Checkout', endpoint_ids: [endpoint.id], objective_percent: 99 });
+    const selection = scope === 'project' ? { project_id: projectId } : { endpoint_ids: [endpoint.id] };
+    const created = await t.admin('POST', `/api/v2/teams/${team.id}/slos`, { name: 'Checkout', ...selection, objective_percent: 99 });
     expect(created.statusCode).toBe(201);
     const sloId: number = created.json().data.id;
     return {
       team,
+      projectId,
       endpoint,
       sloId,
       token,
@@ -189,8 +197,8 @@ describe('SLO burn-rate alerts end to end', () => {
   });
 
   /** A ticket-burning SLO (ticketBurningSlo) enabled until its warning slo_burn incident is delivered as opened. */
-  async function activeTicket(path: string) {
-    const burning = await ticketBurningSlo(path);
+  async function activeTicket(path: string, scope: 'endpoints' | 'project' = 'endpoints') {
+    const burning = await ticketBurningSlo(path, scope);
     await burning.enable();
     const [opened] = await eventually('incident.opened delivered', async () => {
       const found = burning.verified('incident.opened');
@@ -205,7 +213,15 @@ describe('SLO burn-rate alerts end to end', () => {
       }, { timeoutMs: 60_000 });
       return resolved.data.incident;
     };
-    return { ...burning, incident, resolvedDelivery };
+    /** Deletes the endpoint: the incident resolves, its history saying the endpoint was deleted. */
+    const deleteEndpointUntilResolved = async () => {
+      const { team, endpoint } = burning;
+      expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`)).statusCode).toBe(204);
+      expect(await resolvedDelivery()).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
+      const history = (await t.admin('GET', `/api/v2/teams/${team.id}/incidents/${incident.id}/history`)).json().data.events as Array<{ type: string; summary: string }>;
+      expect(history.filter((event) => event.type === 'IncidentEndpointRecovered').map((event) => event.summary)).toEqual([`Endpoint ${endpoint.id} deleted: no longer awaited`]);
+    };
+    return { ...burning, incident, resolvedDelivery, deleteEndpointUntilResolved };
   }
 
   it('deleting an SLO whose ticket is active resolves its incident (its alerts end with it)', async () => {
@@ -217,16 +233,41 @@ describe('SLO burn-rate alerts end to end', () => {
   });
 
   it('deleting the last endpoint of an SLO whose ticket is active ends the alert and resolves its incident', async () => {
-    const { team, endpoint, sloId, slo, incident, resolvedDelivery } = await activeTicket('/ticket-endpoint-deleted');
-    expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`)).statusCode).toBe(204);
-    expect(await resolvedDelivery()).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
-    const history = (await t.admin('GET', `/api/v2/teams/${team.id}/incidents/${incident.id}/history`)).json().data.events as Array<{ type: string; summary: string }>;
-    expect(history.filter((event) => event.type === 'IncidentEndpointRecovered').map((event) => event.summary)).toEqual([`Endpoint ${endpoint.id} deleted: no longer awaited`]);
+    const { sloId, slo, deleteEndpointUntilResolved } = await activeTicket('/ticket-endpoint-deleted');
+    await deleteEndpointUntilResolved();
     // The SLO stays, covering no endpoint: no alert, nothing counted.
     const after = await eventually('the SLO without its endpoint', async () => {
       const read = await slo();
       return read.endpoint_ids.length === 0 ? read : null;
     });
     expect(after).toMatchObject({ id: sloId, endpoint_ids: [], project_id: null, alerts: [], status: 'ok' });
+  });
+
+  it('a project SLO whose project loses its last endpoint (deleted) ends its alert and resolves its incident', async () => {
+    const { projectId, sloId, slo, deleteEndpointUntilResolved } = await activeTicket('/ticket-project-endpoint-deleted', 'project');
+    await deleteEndpointUntilResolved();
+    // The SLO stays on its project. The deleted endpoint's checks stay in the project (analytics'
+    // rule), so they are still counted; no live check will come until the project has an endpoint again.
+    const after = await eventually('the project SLO without an alert', async () => {
+      const read = await slo();
+      return read.alerts.length === 0 ? read : null;
+    });
+    expect(after).toMatchObject({ id: sloId, endpoint_ids: null, project_id: projectId, alerts: [], status: 'ok' });
+    expect(after.total).toBeGreaterThan(1020);
+  });
+
+  it('a project SLO whose last endpoint moves to another project ends its alert and resolves its incident', async () => {
+    const { team, projectId, endpoint, sloId, slo, incident, resolvedDelivery } = await activeTicket('/ticket-project-endpoint-moved', 'project');
+    const elsewhere = await t.admin('POST', `/api/v2/teams/${team.id}/projects`, { name: 'Elsewhere', description: '' });
+    expect(elsewhere.statusCode).toBe(201);
+    const moved = await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`, { project_id: elsewhere.json().data.id });
+    expect(moved.statusCode).toBe(200);
+    expect(await resolvedDelivery()).toMatchObject({ id: incident.id, resolved_at: expect.any(String) });
+    const after = await eventually('the project SLO without an alert', async () => {
+      const read = await slo();
+      return read.alerts.length === 0 ? read : null;
+    });
+    // The moved endpoint took its checks with it: the project measures nothing.
+    expect(after).toMatchObject({ id: sloId, endpoint_ids: null, project_id: projectId, total: 0, alerts: [], status: 'ok' });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Events of the slos context. Each SLO is one stream, `slo-<id>`: its definition
  * (created, updated, deleted, one of its listed endpoints deleted) and its burn-rate alert
- * signals (triggered, recovered, and the automatic incident a triggered one opened).
+ * signals (triggered, recovered, the automatic incident a triggered one opened, and their end
+ * when the SLO's project is left without an endpoint).
  */
 
 export const SLO_CREATED = 'SloCreated';
@@ -11,8 +12,9 @@ export const SLO_BURN_ALERT_TRIGGERED = 'SloBurnAlertTriggered';
 export const SLO_BURN_ALERT_RECOVERED = 'SloBurnAlertRecovered';
 export const SLO_BURN_INCIDENT_LINKED = 'SloBurnIncidentLinked';
 export const SLO_ENDPOINT_DELETED = 'SloEndpointDeleted';
+export const SLO_PROJECT_EMPTIED = 'SloProjectEmptied';
 
-export const SLO_EVENT_TYPES = [SLO_CREATED, SLO_UPDATED, SLO_DELETED, SLO_BURN_ALERT_TRIGGERED, SLO_BURN_ALERT_RECOVERED, SLO_BURN_INCIDENT_LINKED, SLO_ENDPOINT_DELETED] as const;
+export const SLO_EVENT_TYPES = [SLO_CREATED, SLO_UPDATED, SLO_DELETED, SLO_BURN_ALERT_TRIGGERED, SLO_BURN_ALERT_RECOVERED, SLO_BURN_INCIDENT_LINKED, SLO_ENDPOINT_DELETED, SLO_PROJECT_EMPTIED] as const;
 
 export const sloStream = (sloId: number) => `slo-${sloId}`;
 
@@ -49,6 +51,22 @@ export interface SloEndpointDeletedData {
   endpoint_id: number;
   endpoint_ids: number[];
   deleted_at: string;
+}
+
+/**
+ * A project SLO's project has no endpoint left: its last one was deleted or moved to another
+ * project. No check of the project will come to recover the SLO's alerts, so they end (the
+ * event is appended only while one is active: it changes nothing else). The SLO measures again,
+ * and may alert, once the project has an endpoint again.
+ */
+export interface SloProjectEmptiedData {
+  slo_id: number;
+  team_id: number;
+  project_id: number;
+  /** The endpoint whose deletion or move left the project empty. */
+  endpoint_id: number;
+  left_by: 'deleted' | 'moved';
+  emptied_at: string;
 }
 
 export interface SloDeletedData {

@@ -9,7 +9,8 @@
  *   selects a project (and clears `endpoint_ids`): exactly one is ever set.
  * - A deleted SLO stays deleted; its alerts end with it (no signal is decided on it).
  * - A deleted endpoint leaves the SLO's list; once none is left the SLO covers no endpoint and
- *   its alerts end too (no check of it will ever come to recover them).
+ *   its alerts end too (no check of it will ever come to recover them). A project SLO's alerts
+ *   end the same way once its project has no endpoint left (deleted or moved out).
  */
 import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { RuleViolation } from '../../platform/rules/rule-violation.js';
@@ -20,6 +21,7 @@ import {
   SLO_CREATED,
   SLO_DELETED,
   SLO_ENDPOINT_DELETED,
+  SLO_PROJECT_EMPTIED,
   SLO_UPDATED,
   type BurnSeverity,
   type SloBurnAlertRecoveredData,
@@ -29,6 +31,7 @@ import {
   type SloDeletedData,
   type SloEndpointDeletedData,
   type SloFields,
+  type SloProjectEmptiedData,
   type SloUpdatedData,
 } from './events.js';
 
@@ -64,7 +67,8 @@ export type SloEvent =
   | { type: typeof SLO_BURN_ALERT_TRIGGERED; data: SloBurnAlertTriggeredData }
   | { type: typeof SLO_BURN_ALERT_RECOVERED; data: SloBurnAlertRecoveredData }
   | { type: typeof SLO_BURN_INCIDENT_LINKED; data: SloBurnIncidentLinkedData }
-  | { type: typeof SLO_ENDPOINT_DELETED; data: SloEndpointDeletedData };
+  | { type: typeof SLO_ENDPOINT_DELETED; data: SloEndpointDeletedData }
+  | { type: typeof SLO_PROJECT_EMPTIED; data: SloProjectEmptiedData };
 
 export type SloCommand =
   | { kind: 'create'; slo_id: number; team_id: number; fields: SloFields; at: string }
@@ -108,6 +112,8 @@ export function evolve(state: SloState, event: Pick<RecordedEvent, 'type' | 'dat
       const alerts = data.endpoint_ids.length === 0 ? { page: null, ticket: null } : state.alerts;
       return { ...state, endpoint_ids: data.endpoint_ids, alerts };
     }
+    case SLO_PROJECT_EMPTIED:
+      return { ...state, alerts: { page: null, ticket: null } };
     case SLO_BURN_ALERT_TRIGGERED: {
       const data = event.data as SloBurnAlertTriggeredData;
       return { ...state, alerts: { ...state.alerts, [data.severity]: { since: data.triggered_at, incident_id: null } } };
@@ -206,4 +212,15 @@ export function decideEndpointDeleted(state: SloState, endpointId: number, at: s
   if (!state.exists || state.deleted || !state.endpoint_ids?.includes(endpointId)) return [];
   const left = state.endpoint_ids.filter((id) => id !== endpointId);
   return [{ type: SLO_ENDPOINT_DELETED, data: { slo_id: state.slo_id, team_id: state.team_id, endpoint_id: endpointId, endpoint_ids: left, deleted_at: at } }];
+}
+
+/**
+ * The SLO's project has no endpoint left (`left_by` the last one's deletion or move): a live SLO
+ * of that project ends the alerts it has active. Without one it appends nothing, so a batch
+ * handled again, or the next endpoint to leave, decides nothing twice.
+ */
+export function decideProjectEmptied(state: SloState, fact: Omit<SloProjectEmptiedData, 'slo_id' | 'team_id'>): SloEvent[] {
+  if (!state.exists || state.deleted || state.project_id !== fact.project_id) return [];
+  if (state.alerts.page === null && state.alerts.ticket === null) return [];
+  return [{ type: SLO_PROJECT_EMPTIED, data: { slo_id: state.slo_id, team_id: state.team_id, ...fact } }];
 }

@@ -20,6 +20,11 @@
  *   (SloEndpointDeleted); the one that leaves an SLO no endpoint ends its alerts, and each
  *   incident they hold open resolves as on a recovery, its history naming the deleted endpoint
  *   (as alerting's endpoint signals do: the incident stops waiting for it).
+ * - EndpointDeleted, and EndpointReconfigured moving an endpoint to another project, leave the
+ *   project they took it from with no endpoint at all, maybe: the team's SLOs of that project
+ *   then end their active alerts (SloProjectEmptied), and the incidents they hold open resolve
+ *   the same way (the history names the endpoint when it was deleted). Whether any endpoint is
+ *   left is read from the monitoring view once it applied the event.
  * The open incident per SLO and severity is the reactor's state (collection `open`), committed
  * with its checkpoint.
  */
@@ -27,7 +32,8 @@ import { ROLLUPS_PROJECTION } from '../../analytics/views/rollups/view.js';
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
 import { AutomaticIncidentWriter } from '../../incidents/application/automatic-incidents.js';
 import type { IncidentCommand } from '../../incidents/domain/incident.js';
-import { ENDPOINT_DELETED, type EndpointDeletedData } from '../../monitoring/domain/events.js';
+import { evolveEndpoint, type EndpointSnapshotState } from '../../monitoring/domain/endpoint-snapshot.js';
+import { ENDPOINT_DELETED, ENDPOINT_RECONFIGURED, type EndpointDeletedData, type EndpointReconfiguredData } from '../../monitoring/domain/events.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
@@ -42,14 +48,16 @@ import {
   SLO_BURN_ALERT_TRIGGERED,
   SLO_DELETED,
   SLO_ENDPOINT_DELETED,
+  SLO_PROJECT_EMPTIED,
   sloStream,
   type BurnSeverity,
   type SloBurnAlertRecoveredData,
   type SloBurnAlertTriggeredData,
   type SloDeletedData,
   type SloEndpointDeletedData,
+  type SloProjectEmptiedData,
 } from '../domain/events.js';
-import { decideEndpointDeleted, sloAggregate, type SloState } from '../domain/slo.js';
+import { decideEndpointDeleted, decideProjectEmptied, sloAggregate, type SloEvent, type SloState } from '../domain/slo.js';
 import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../views/slos/view.js';
 import { SloCounter } from '../application/slo-figures.js';
 
@@ -61,6 +69,8 @@ const COMMAND_ATTEMPTS = 20;
 export const EVALUATION_SPACING_MS = 1_000;
 /** How long an evaluation waits for the rollups to apply the check it was started by. */
 const ROLLUPS_WAIT_MS = 2_000;
+/** How long an endpoint's deletion or move waits for the views it is read through (then the batch fails and is handled again). */
+const VIEWS_WAIT_MS = 10_000;
 
 const INCIDENT_SEVERITY: Record<BurnSeverity, 'critical' | 'warning'> = { page: 'critical', ticket: 'warning' };
 
@@ -79,12 +89,15 @@ export function sloBurnReactor(platform: Platform): Projection {
       [SLO_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onDeleted(event.data as SloDeletedData, views)),
       [ENDPOINT_DELETED]: (event, views) => reactor.onEndpointDeleted(event as RecordedEvent<EndpointDeletedData>, views),
       [SLO_ENDPOINT_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onSloEndpointDeleted(event.data as SloEndpointDeletedData, views)),
+      [ENDPOINT_RECONFIGURED]: (event, views) => reactor.onEndpointReconfigured(event as RecordedEvent<EndpointReconfiguredData>, views),
+      [SLO_PROJECT_EMPTIED]: (event, views) => reactor.passOverRefused(event, () => reactor.onProjectEmptied(event.data as SloProjectEmptiedData, views)),
     },
   });
 }
 
 class BurnAlerts {
   private readonly slos: StreamCache<SloState>;
+  private readonly endpoints: StreamCache<EndpointSnapshotState>;
   private readonly incidents: AutomaticIncidentWriter;
   private readonly counter: SloCounter;
   private readonly lastEvaluated = new Map<number, number>();
@@ -94,6 +107,7 @@ class BurnAlerts {
 
   constructor(private readonly platform: Platform) {
     this.slos = new StreamCache(platform.events, sloAggregate.initial, sloAggregate.evolve, FOLDED_STREAMS);
+    this.endpoints = new StreamCache<EndpointSnapshotState>(platform.events, () => null, evolveEndpoint, FOLDED_STREAMS);
     this.incidents = new AutomaticIncidentWriter(platform);
     this.counter = SloCounter.of(platform);
   }
@@ -116,14 +130,7 @@ class BurnAlerts {
       this.lastEvaluated.set(slo.slo_id, now);
       const at = Date.now();
       const counts = await this.counter.burnCounts(slo, at, ALERT_WINDOWS);
-      await runStreamCommand(
-        this.platform.events,
-        sloStream(slo.slo_id),
-        sloAggregate,
-        systemContext('slos', event.id, event.id),
-        (state) => ({ events: decideBurn(state, counts, check, new Date(at).toISOString()) as NewEvent[], result: null }),
-        { fold: this.slos, attempts: COMMAND_ATTEMPTS },
-      );
+      await this.decideOn(slo.slo_id, event, (state) => decideBurn(state, counts, check, new Date(at).toISOString()));
     }
   }
 
@@ -171,26 +178,73 @@ class BurnAlerts {
     await this.resolveOpen(data.slo_id, data.severity, views);
   }
 
-  /** The endpoint leaves every SLO of its team that lists it (decided on each SLO's stream, so a batch handled again appends nothing twice). */
+  /**
+   * The endpoint leaves every SLO of its team that lists it (decided on each SLO's stream, so a
+   * batch handled again appends nothing twice), and the SLOs of its project end their alerts if
+   * it was the project's last.
+   */
   async onEndpointDeleted(event: RecordedEvent<EndpointDeletedData>, batch: object): Promise<void> {
-    const { endpoint_id: endpointId, team_id: teamId } = event.data;
-    const listing = (await this.slosOfTeam(teamId, batch)).filter((slo) => (slo.endpoint_ids ?? []).includes(endpointId));
-    for (const slo of listing) {
-      await runStreamCommand(
-        this.platform.events,
-        sloStream(slo.slo_id),
-        sloAggregate,
-        systemContext('slos', event.id, event.id),
-        (state) => ({ events: decideEndpointDeleted(state, endpointId, event.data.deleted_at) as NewEvent[], result: null }),
-        { fold: this.slos, attempts: COMMAND_ATTEMPTS },
-      );
+    const { endpoint_id: endpointId, team_id: teamId, project_id: projectId } = event.data;
+    await this.viewsAt(event);
+    const slos = await this.slosOfTeam(teamId, batch);
+    for (const slo of slos.filter((s) => (s.endpoint_ids ?? []).includes(endpointId))) {
+      await this.decideOn(slo.slo_id, event, (state) => decideEndpointDeleted(state, endpointId, event.data.deleted_at));
     }
+    await this.endAlertsIfProjectEmpty(event, teamId, slos, { project_id: projectId, endpoint_id: endpointId, left_by: 'deleted', emptied_at: event.data.deleted_at });
+  }
+
+  /** An endpoint moved to another project: the SLOs of the project it left end their alerts if it was that project's last. */
+  async onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredData>, batch: object): Promise<void> {
+    if (event.data.changes.project_id === undefined) return;
+    const before = (await this.endpoints.loadThrough(event.streamId, event.revision - 1)).state;
+    if (before === null) return;
+    await this.viewsAt(event);
+    const slos = await this.slosOfTeam(event.data.team_id, batch);
+    await this.endAlertsIfProjectEmpty(event, event.data.team_id, slos, { project_id: before.project_id, endpoint_id: event.data.endpoint_id, left_by: 'moved', emptied_at: event.data.updated_at });
+  }
+
+  /** The team's SLOs of `fact.project_id` end their active alerts when the project has no endpoint left (the monitoring view, at or past `event`). */
+  private async endAlertsIfProjectEmpty(event: RecordedEvent, teamId: number, teamSlos: SloDoc[], fact: Omit<SloProjectEmptiedData, 'slo_id' | 'team_id'>): Promise<void> {
+    const ofProject = teamSlos.filter((slo) => slo.project_id === fact.project_id);
+    if (ofProject.length === 0) return;
+    const left = await this.platform.reader.find(MONITORING_VIEW, ENDPOINTS, { filter: { team_id: teamId, project_id: fact.project_id }, limit: 1 });
+    if (left.length > 0) return;
+    for (const slo of ofProject) await this.decideOn(slo.slo_id, event, (state) => decideProjectEmptied(state, fact));
+  }
+
+  /**
+   * The monitoring view, which says whether a project has an endpoint left, has applied this
+   * endpoint's deletion or move (a later position is as good: an endpoint added since measures
+   * the project again). A view that far behind fails the batch, which is handled again.
+   */
+  private async viewsAt(event: RecordedEvent): Promise<void> {
+    const views = [MONITORING_VIEW];
+    if (!(await this.platform.freshness.waitFor(event.position, views, VIEWS_WAIT_MS))) {
+      throw new Error(`${views.join(', ')} did not reach position ${event.position} within ${VIEWS_WAIT_MS} ms: the batch is handled again`);
+    }
+  }
+
+  private async decideOn(sloId: number, event: RecordedEvent, decideEvents: (state: SloState) => SloEvent[]): Promise<void> {
+    await runStreamCommand(
+      this.platform.events,
+      sloStream(sloId),
+      sloAggregate,
+      systemContext('slos', event.id, event.id),
+      (state) => ({ events: decideEvents(state) as NewEvent[], result: null }),
+      { fold: this.slos, attempts: COMMAND_ATTEMPTS },
+    );
   }
 
   /** The SLO's last endpoint was deleted: its alerts ended, and each incident one of them holds open resolves as on a recovery. */
   async onSloEndpointDeleted(data: SloEndpointDeletedData, views: ViewTransaction): Promise<void> {
     if (data.endpoint_ids.length > 0) return;
     for (const severity of BURN_SEVERITIES) await this.resolveOpen(data.slo_id, severity, views, data.endpoint_id);
+  }
+
+  /** The SLO's project was left without an endpoint: its alerts ended, and each incident one of them holds open resolves as on a recovery. */
+  async onProjectEmptied(data: SloProjectEmptiedData, views: ViewTransaction): Promise<void> {
+    const deletedEndpointId = data.left_by === 'deleted' ? data.endpoint_id : undefined;
+    for (const severity of BURN_SEVERITIES) await this.resolveOpen(data.slo_id, severity, views, deletedEndpointId);
   }
 
   /** The SLO's alerts ended with it: each incident one of them holds open resolves as on a recovery. */

@@ -1,6 +1,6 @@
 import { burnTransitions, decideBurn, decideIncidentLink, type Counts } from '../../../src/slos/domain/budget.js';
-import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, SLO_CREATED, SLO_ENDPOINT_DELETED, SLO_UPDATED } from '../../../src/slos/domain/events.js';
-import { decide, decideEndpointDeleted, evolve, initialState, type SloState } from '../../../src/slos/domain/slo.js';
+import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, SLO_CREATED, SLO_ENDPOINT_DELETED, SLO_PROJECT_EMPTIED, SLO_UPDATED } from '../../../src/slos/domain/events.js';
+import { decide, decideEndpointDeleted, decideProjectEmptied, evolve, initialState, type SloState } from '../../../src/slos/domain/slo.js';
 
 /** The multiwindow burn-rate rules at their edges (objective 99 %: a burn rate of 14.4 is 14.4 % bad). */
 
@@ -80,5 +80,20 @@ describe('burn-rate alert rules', () => {
     state = evolve(state, decideEndpointDeleted(state, 4, at)[0]);
     expect(state).toMatchObject({ endpoint_ids: [], alerts: { page: null, ticket: null } });
     expect(decideEndpointDeleted(state, 4, at)).toEqual([]);
+  });
+
+  test("a project left without an endpoint ends its SLO's active alerts, once; other projects' SLOs and quiet SLOs decide nothing", () => {
+    const emptied = { project_id: 5, endpoint_id: 3, left_by: 'moved' as const, emptied_at: at };
+    let state = evolve(created(), { type: SLO_UPDATED, data: { slo_id: 7, team_id: 1, changes: { project_id: 5, endpoint_ids: null }, updated_at: at } });
+    expect(decideProjectEmptied(state, emptied)).toEqual([]);
+    for (const e of decideBurn(state, { '1h': bad(1, 1), '5m': bad(1, 1), '6h': bad(1, 1), '30m': bad(1, 1) }, check, at)) state = evolve(state, e);
+    expect(decideProjectEmptied(state, { ...emptied, project_id: 6 })).toEqual([]);
+    const ended = decideProjectEmptied(state, emptied);
+    expect(ended).toEqual([{ type: SLO_PROJECT_EMPTIED, data: { slo_id: 7, team_id: 1, ...emptied } }]);
+    state = evolve(state, ended[0]);
+    expect(state).toMatchObject({ project_id: 5, endpoint_ids: null, alerts: { page: null, ticket: null } });
+    expect(decideProjectEmptied(state, emptied)).toEqual([]);
+    // It measures again: the next live checks of the project may trigger anew.
+    expect(decideBurn(state, { '1h': bad(1, 1), '5m': bad(1, 1) }, check, at)).toMatchObject([{ type: SLO_BURN_ALERT_TRIGGERED, data: { severity: 'page' } }]);
   });
 });
