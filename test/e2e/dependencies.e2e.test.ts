@@ -2,11 +2,13 @@
  * Dependencies end to end (issue 26 item 1): the whole service probing local targets. A parent
  * goes down and opens its incident; its three dependents then fail too, and their failures are
  * recorded suppressed and named on the parent's incident instead of opening three more. When the
- * parent comes back, the dependents that still fail open incidents of their own.
+ * parent comes back, the dependents that still fail open incidents of their own. A parent failing
+ * during its maintenance window suppresses its dependent the same way, without paging itself.
  */
 import { jest } from '@jest/globals';
+import { startReceiver, type Receiver } from '../support/notification-receiver.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
-import { allEvents, eventually, monitorTarget, startTarget, type Target } from './support.js';
+import { allEvents, enableEndpoint, eventually, monitorTarget, startTarget, type Target } from './support.js';
 
 jest.setTimeout(120_000);
 
@@ -17,15 +19,18 @@ describe('dependencies end to end', () => {
   let t: TestApp;
   let gateway: Target;
   let services: Target;
+  let receiver: Receiver;
   beforeAll(async () => {
     gateway = await startTarget();
     services = await startTarget();
+    receiver = await startReceiver();
     t = await startTestApp();
   });
   afterAll(async () => {
     await t?.close();
     await gateway?.close();
     await services?.close();
+    await receiver?.close();
   });
 
   it('a parent and three dependents failing open one incident, the parent’s, naming the three; after the parent recovers they trigger on their own', async () => {
@@ -76,5 +81,72 @@ describe('dependencies end to end', () => {
       return dependents.every((id) => endpoints.includes(id));
     });
     expect((await alertStatus(dependents[0])).suppressed_by).toEqual([]);
+  });
+  it('a parent failing during its maintenance window suppresses its dependent and pages nothing; after the window it triggers and keeps suppressing; its recovery lets the dependent page', async () => {
+    const team = await t.createTeam('Planned work');
+    const { token } = await t.issueToken(team.id, ALL_SCOPES);
+    const channels = `/api/v2/teams/${team.id}/notification-channels`;
+    await t.admin('POST', channels, { name: 'Ops', kind: 'webhook', config: { url: `${receiver.url}/planned` } });
+    const router = await startTarget();
+    const backend = await startTarget();
+    try {
+      router.mode = { status: 503, delayMs: 0 };
+      const parent = (await monitorTarget(t, team.id, router, 'router', PARENT_RULES, { enabled: false })).id;
+      const dependent = (await monitorTarget(t, team.id, backend, 'api', { ...DEPENDENT_RULES, depends_on: [parent] })).id;
+      const now = Date.now();
+      const window = await t.admin('POST', `/api/v2/teams/${team.id}/maintenance-windows`, { endpoint_id: parent, starts_at: new Date(now - 60_000).toISOString(), ends_at: new Date(now + 3_600_000).toISOString(), reason: 'router upgrade' });
+      expect(window.statusCode).toBe(201);
+      await enableEndpoint(t, team.id, parent);
+      const alertStatus = async (endpointId: number) => (await t.request('GET', `/api/public/v2/endpoints/${endpointId}/alert-status`, { token })).json().data;
+      const mine = (events: Array<{ type: string; data: any }>) => events.filter((e) => [parent, dependent].includes(e.data.endpoint_id) || e.data.endpoint_ids?.some((id: number) => [parent, dependent].includes(id)));
+      const opened = async () => mine(await allEvents(t)).filter((e) => e.type === 'IncidentOpened').map((e) => e.data.endpoint_ids);
+      const failingChecks = async () => mine(await allEvents(t)).filter((e) => e.type === 'CheckRecorded' && e.data.endpoint_id === dependent && !e.data.success).map((e) => e.data);
+
+      // The parent fails inside its window: the dependent's alert status names it, and its maintenance.
+      await eventually('the parent failing during maintenance to show on the dependent', async () => (await alertStatus(dependent)).suppressed_by_maintenance?.[0] === parent);
+      expect(await alertStatus(dependent)).toMatchObject({ suppressed_by: [parent], suppressed_by_maintenance: [parent] });
+
+      backend.mode = { status: 503, delayMs: 0 };
+      // Three suppressed failures: more than the dependent's rule (2 of 3) needs to trigger.
+      await eventually('suppressed failures of the dependent', async () => (await failingChecks()).filter((c) => c.alert_suppressed).length >= 3);
+      expect((await failingChecks()).every((c) => c.alert_suppressed && c.suppressed_by?.[0] === parent)).toBe(true);
+      const parentChecks = (await t.request('GET', `/api/public/v2/endpoints/${parent}/checks`, { token })).json().data;
+      expect(parentChecks.length).toBeGreaterThan(0);
+      expect(parentChecks.every((c: any) => !c.success && c.alert_suppressed)).toBe(true);
+      expect((await alertStatus(parent)).signals[0].state).toBe('ok');
+      expect((await alertStatus(dependent)).signals[0].state).toBe('ok');
+      expect(await opened()).toEqual([]);
+      // Deliveries are recorded in log order: once a ping sent now is listed, anything the checks
+      // before it raised would be listed too.
+      const channelId = (await t.admin('GET', channels)).json().data[0].id;
+      await t.admin('POST', `${channels}/${channelId}/test`);
+      await eventually('the ping', async () => (await t.admin('GET', `${channels}/${channelId}/deliveries`)).json().data.length > 0);
+      expect((await t.admin('GET', `${channels}/${channelId}/deliveries`)).json().data.map((d: any) => d.type)).toEqual(['ping']);
+
+      // The window ends while the parent still fails: its own signal triggers and keeps the dependent suppressed.
+      expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/maintenance-windows/${window.json().data.id}`)).statusCode).toBe(204);
+      const [incident] = await eventually('the parent’s incident', async () => {
+        const found = mine(await allEvents(t)).filter((e) => e.type === 'IncidentOpened').map((e) => e.data);
+        return found.length > 0 ? found : null;
+      });
+      expect(incident.endpoint_ids).toEqual([parent]);
+      const before = (await failingChecks()).length;
+      await eventually('two more failures of the dependent', async () => (await failingChecks()).length >= before + 2);
+      expect((await failingChecks()).every((c) => c.alert_suppressed)).toBe(true);
+      expect(await alertStatus(dependent)).toMatchObject({ suppressed_by: [parent], suppressed_by_maintenance: [] });
+      expect(await opened()).toEqual([[parent]]);
+      await eventually('the parent’s incident to name the dependent', async () => {
+        const response = await t.request('GET', `/api/public/v2/incidents/${incident.incident_id}`, { token });
+        return response.json().data.metadata?.suppressed_endpoint_ids?.[0] === dependent;
+      });
+
+      // The parent recovers; the dependent still fails and now pages on its own.
+      router.mode = { status: 200, delayMs: 0 };
+      await eventually('an incident for the dependent', async () => (await opened()).some((ids) => ids.includes(dependent)));
+      expect((await alertStatus(dependent)).suppressed_by).toEqual([]);
+    } finally {
+      await router.close();
+      await backend.close();
+    }
   });
 });

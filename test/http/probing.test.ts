@@ -91,6 +91,7 @@ describe('manual checks, destination verification and alert status', () => {
         { type: 'latency', state: 'ok', since: null, incident_id: null },
       ],
       suppressed_by: [],
+      suppressed_by_maintenance: [],
       flapping: false,
     });
   });

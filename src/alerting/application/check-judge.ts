@@ -3,7 +3,8 @@
  * - before the append: the latency threshold in force and whether the check exceeds it, judged
  *   on the endpoint-alerts state folded from the check stream's tail (endpoint-alerts-fold.ts);
  * - after it: the signal transitions the check causes, appended to `alerts-<endpointId>`
- *   through runStreamCommand, decided on the state that includes the check. Each names the check
+ *   through runStreamCommand, decided on the state that includes the check (a check its
+ *   maintenance hid moves no signal, but may start or end failing during maintenance). Each names the check
  *   revision it was decided on, so a check already overtaken by a later judged one decides
  *   nothing. A crash between the two appends leaves the transition to the next counted check:
  *   the rules look at windows of checks, which still hold the condition.
@@ -18,6 +19,7 @@ import {
   alertsStream,
   countsForAlerting,
   evolve,
+  hiddenByMaintenance,
   judgeLatency,
   signalTransitions,
   type EndpointAlertsState,
@@ -53,14 +55,17 @@ export class AlertingCheckJudge implements CheckJudge<EndpointSnapshot, Endpoint
     endpoint: EndpointSnapshot,
     context: CommandContext,
   ): Promise<{ events: RecordedEffect[]; append: AppendResult | null }> {
-    if (!countsForAlerting(check)) return { events: [], append: null };
+    const counted = countsForAlerting(check);
+    // A check its maintenance hid moves no signal, but may start or end failing during maintenance.
+    if (!counted && !hiddenByMaintenance(check)) return { events: [], append: null };
     // The check stream's fold already holds the state after this check (runStreamCommand's
     // foldOwnAppends): folding it again would copy every window a second time.
     const folded = this.folds.checks.peek(checksStream(endpoint.endpoint_id));
     const after = folded !== undefined && folded.revision === revision ? folded.state : evolve(state, { type: CHECK_RECORDED, data: check });
     const stream = alertsStream(endpoint.endpoint_id);
     const known = await this.folds.alerts.load(stream);
-    if (known.revision !== -1 && signalTransitions(withSignals(after, known.state), check, endpoint.configuration).length === 0) return { events: [], append: null };
+    // A hidden check deciding nothing does not start an alerts stream either (carrying over old signals cannot make it decide: it starts nothing on a triggered signal).
+    if ((known.revision !== -1 || !counted) && signalTransitions(withSignals(after, known.state), check, endpoint.configuration).length === 0) return { events: [], append: null };
     const signalled = await runStreamCommand(
       this.events,
       stream,

@@ -50,6 +50,8 @@ export interface SignalsState {
   flap: FlapState;
   /** An endpoint with regions: each region's signals. */
   regionSignals?: EndpointAlertsState['regionSignals'];
+  /** Failing by its availability rule on the checks its maintenance hid, since then (absent: not). */
+  maintenanceFailingSince?: string;
   /** Highest check revision a signal event was decided on (-1: none). */
   judgedThrough: number;
 }
@@ -58,9 +60,9 @@ export interface SignalsState {
 export const signalsAggregate: Aggregate<SignalsState> = {
   initial: () => ({ signals: initialState().signals, flap: flapOf(initialState()), judgedThrough: -1 }),
   evolve: (state, event) => {
-    const next = evolve({ ...initialState(), signals: state.signals, flap: state.flap, regionSignals: state.regionSignals }, event as unknown as EndpointAlertsEvent);
+    const next = evolve(withSignals(initialState(), state), event as unknown as EndpointAlertsEvent);
     const checkRevision = (event.data as { check_revision?: number }).check_revision;
-    return { signals: next.signals, flap: flapOf(next), ...(next.regionSignals === undefined ? {} : { regionSignals: next.regionSignals }), judgedThrough: Math.max(state.judgedThrough, checkRevision ?? -1) };
+    return { ...signalsOf(next), judgedThrough: Math.max(state.judgedThrough, checkRevision ?? -1) };
   },
 };
 
@@ -136,6 +138,15 @@ export class EndpointAlertsFold {
   }
 }
 
-export function withSignals(checks: EndpointAlertsState, alerts: SignalsState): EndpointAlertsState {
-  return { ...checks, signals: alerts.signals, flap: alerts.flap, ...(alerts.regionSignals === undefined ? {} : { regionSignals: alerts.regionSignals }) };
+/** The check half's state (which never holds a failing-during-maintenance state: only the alerts stream does) with the alerts stream's signals in place of its own. */
+export function withSignals(checks: EndpointAlertsState, alerts: Omit<SignalsState, 'judgedThrough'>): EndpointAlertsState {
+  return { ...checks, ...signalsOf(alerts) };
+}
+
+/** What the alerts stream decides of a state: the signals, flapping, the regions' signals and failing during maintenance. */
+function signalsOf(state: Pick<EndpointAlertsState, 'signals' | 'flap' | 'regionSignals' | 'maintenanceFailingSince'>): Omit<SignalsState, 'judgedThrough'> {
+  const signals: Omit<SignalsState, 'judgedThrough'> = { signals: state.signals, flap: flapOf(state) };
+  if (state.regionSignals !== undefined) signals.regionSignals = state.regionSignals;
+  if (state.maintenanceFailingSince !== undefined) signals.maintenanceFailingSince = state.maintenanceFailingSince;
+  return signals;
 }

@@ -1,9 +1,11 @@
 /**
  * The state of the endpoints an endpoint depends on (domain/dependencies.ts), for the check
- * recorder (which failing checks are suppressed) and the alert status (`suppressed_by`).
+ * recorder (which failing checks are suppressed) and the alert status (`suppressed_by`,
+ * `suppressed_by_maintenance`).
  *
  * Read from the parents' own streams, not from a view: `endpoint-<id>` (does it still exist in
- * the team, is it enabled) and alerting's `alerts-<id>` (its availability signal). So there is
+ * the team, is it enabled) and alerting's `alerts-<id>` (its availability signal, and whether it
+ * fails during maintenance). So there is
  * no projection lag, and every process sharing the store answers alike: each read goes on from
  * the revision this process last folded, and on SQLite a read past a stream's known end costs no
  * query while no other connection has committed (architecture: known stream heads). A check is
@@ -15,7 +17,7 @@ import { endpointSnapshotAggregate, type EndpointSnapshot, type EndpointSnapshot
 import { endpointStream } from '../../monitoring/domain/events.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
 import type { EventStore } from '../../platform/event-store/event-store.port.js';
-import { suppressingParents, type ParentState } from '../domain/dependencies.js';
+import { suppressingInMaintenance, suppressingParents, type ParentState } from '../domain/dependencies.js';
 import { alertsStream } from '../domain/endpoint-alerts.js';
 import { signalsAggregate, type SignalsState } from './endpoint-alerts-fold.js';
 
@@ -31,16 +33,17 @@ export class ParentSignals {
     this.alerts = folds.alerts ?? new StreamCache(events, signalsAggregate.initial, signalsAggregate.evolve);
   }
 
-  /** The parents whose triggered availability suppresses a check of `dependent` with this outcome. */
+  /** The parents whose triggered availability, or failing during maintenance, suppresses a check of `dependent` with this outcome. */
   async suppressing(dependent: Dependent, success: boolean): Promise<number[]> {
     if (success) return [];
     return suppressingParents(false, await this.parents(dependent));
   }
 
-  /** The parents whose outage suppresses the endpoint's failing checks now (alert status `suppressed_by`). */
-  async suppressingNow(endpointId: number): Promise<number[]> {
+  /** The parents whose outage suppresses the endpoint's failing checks now, and those of them failing during maintenance (alert status `suppressed_by`, `suppressed_by_maintenance`). */
+  async suppressingNow(endpointId: number): Promise<{ suppressed_by: number[]; suppressed_by_maintenance: number[] }> {
     const endpoint = (await this.endpoints.load(endpointStream(endpointId))).state;
-    return endpoint === null ? [] : suppressingParents(false, await this.parents(endpoint));
+    const parents = endpoint === null ? [] : await this.parents(endpoint);
+    return { suppressed_by: suppressingParents(false, parents), suppressed_by_maintenance: suppressingInMaintenance(parents) };
   }
 
   /** Every parent named in the dependent's depends_on, as the rule sees it. */
@@ -50,9 +53,9 @@ export class ParentSignals {
       ids.map(async (id): Promise<ParentState> => {
         const parent = (await this.endpoints.load(endpointStream(id))).state;
         const probed = parent !== null && parent.team_id === dependent.team_id && parent.enabled;
-        if (!probed) return { endpoint_id: id, probed, availability: 'ok' };
+        if (!probed) return { endpoint_id: id, probed, availability: 'ok', failing_in_maintenance: false };
         const { state } = await this.alerts.load(alertsStream(id));
-        return { endpoint_id: id, probed, availability: state.signals.availability.state };
+        return { endpoint_id: id, probed, availability: state.signals.availability.state, failing_in_maintenance: state.maintenanceFailingSince !== undefined };
       }),
     );
   }

@@ -5,6 +5,12 @@
  * counts toward none of its signals and opens no incident, and the parent's incident lists the
  * dependent. A success is never suppressed this way, so a dependent recovers as usual, and once
  * every parent has recovered its failures count again.
+ *
+ * A parent failing during its maintenance window (session 25) suppresses the same way: its own
+ * signal cannot trigger (maintenance hides its checks), but it fails by the same rule on the
+ * checks maintenance hid (endpoint-alerts.ts, AlertMaintenanceFailureStarted), and the planned
+ * work explains its dependents' failures. It keeps doing so after the window until its own
+ * signal takes over (triggers) or it recovers.
  */
 import type { SignalStateName } from './endpoint-alerts.js';
 
@@ -14,10 +20,21 @@ export interface ParentState {
   /** Exists, belongs to the dependent's team and is enabled: a deleted or disabled parent's signal no longer moves, so it suppresses nothing. */
   probed: boolean;
   availability: SignalStateName;
+  /** Failing by its availability rule on the checks its maintenance window hid (its own signal stays ok meanwhile). */
+  failing_in_maintenance: boolean;
 }
 
 /** The parents whose outage suppresses a check with this outcome, in `depends_on` order; none for a success. */
 export function suppressingParents(success: boolean, parents: readonly ParentState[]): number[] {
   if (success) return [];
-  return parents.filter((parent) => parent.probed && parent.availability === 'triggered').map((parent) => parent.endpoint_id);
+  return parents.filter(suppresses).map((parent) => parent.endpoint_id);
+}
+
+/** Of the parents suppressing failures now, those that do because they fail during maintenance, in `depends_on` order. */
+export function suppressingInMaintenance(parents: readonly ParentState[]): number[] {
+  return parents.filter((parent) => suppresses(parent) && parent.availability !== 'triggered').map((parent) => parent.endpoint_id);
+}
+
+function suppresses(parent: ParentState): boolean {
+  return parent.probed && (parent.availability === 'triggered' || parent.failing_in_maintenance);
 }

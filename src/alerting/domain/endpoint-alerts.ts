@@ -52,6 +52,18 @@
  *   change while flapping carries `flapping: true` (the automatic incident stays open through
  *   recoveries). Flapping stops (AlertSignalFlappingStopped) on the first counted check that
  *   finds the signal recovered for a whole window. Change times are the checks' `checked_at`.
+ * - Failing during maintenance (session 25; dependencies.ts says what it is for): the checks a
+ *   maintenance window hid (scheduled, `alert_suppressed` without `suppressed_by`, not
+ *   imported) since the endpoint's last counted check are kept in a window of their own
+ *   (`maintenanceChecks`), and the availability rule runs on them: AlertMaintenanceFailureStarted
+ *   when a hidden failure makes trigger_count of the last trigger_window hidden checks failures
+ *   while the availability signal is ok; AlertMaintenanceFailureEnded (`ended_by: recovered`)
+ *   after recovery_count hidden successes in a row. It opens, pages and counts nothing. Once the
+ *   window is over the endpoint's own signal takes over: the state ends with the counted check
+ *   that triggers availability (`ended_by: triggered`, after the trigger in the same append) or
+ *   a counted success with recovery_count counted successes in a row; a counted failure that
+ *   does not yet trigger leaves it as it is. Endpoints with regions are left out (their
+ *   availability is the quorum's).
  *
  * Regions (an endpoint with `regions`; see regions.ts for the quorum decision):
  * - A regional check (taken for one of the endpoint's regions, `regional: true`) joins its
@@ -91,6 +103,8 @@ export const ALERT_SIGNAL_FLAPPING_STARTED = 'AlertSignalFlappingStarted';
 export const ALERT_SIGNAL_FLAPPING_STOPPED = 'AlertSignalFlappingStopped';
 export const REGION_SIGNAL_TRIGGERED = 'RegionSignalTriggered';
 export const REGION_SIGNAL_RECOVERED = 'RegionSignalRecovered';
+export const ALERT_MAINTENANCE_FAILURE_STARTED = 'AlertMaintenanceFailureStarted';
+export const ALERT_MAINTENANCE_FAILURE_ENDED = 'AlertMaintenanceFailureEnded';
 
 /** Signal events and incident links of one endpoint (the checks are on `checks-<endpointId>`). */
 export const alertsStream = (endpointId: number) => `alerts-${endpointId}`;
@@ -166,6 +180,21 @@ export interface AlertSignalFlappingData {
   check_revision?: number;
 }
 
+/**
+ * The endpoint started or stopped failing by its availability rule on the checks its maintenance
+ * window hid: while it is, it suppresses its dependents' failing checks as a triggered parent does.
+ */
+export interface AlertMaintenanceFailureData {
+  endpoint_id: number;
+  team_id: number;
+  project_id: number;
+  check_id: number;
+  at: string;
+  /** Ended only: `recovered` by successes, or `triggered` when the availability signal took over. */
+  ended_by?: 'recovered' | 'triggered';
+  check_revision?: number;
+}
+
 /** First event of `alerts-<endpoint_id>`: the signals as the events before the stream left them. */
 export interface AlertSignalsCarriedOverData {
   endpoint_id: number;
@@ -189,7 +218,9 @@ export type EndpointAlertsEvent =
   | { type: typeof ALERT_SIGNAL_FLAPPING_STARTED; data: AlertSignalFlappingData }
   | { type: typeof ALERT_SIGNAL_FLAPPING_STOPPED; data: AlertSignalFlappingData }
   | { type: typeof REGION_SIGNAL_TRIGGERED; data: RegionSignalData }
-  | { type: typeof REGION_SIGNAL_RECOVERED; data: RegionSignalData };
+  | { type: typeof REGION_SIGNAL_RECOVERED; data: RegionSignalData }
+  | { type: typeof ALERT_MAINTENANCE_FAILURE_STARTED; data: AlertMaintenanceFailureData }
+  | { type: typeof ALERT_MAINTENANCE_FAILURE_ENDED; data: AlertMaintenanceFailureData };
 
 export interface SignalState {
   type: SignalType;
@@ -230,7 +261,19 @@ export interface EndpointAlertsState extends CheckWindows {
   regionWindows?: Readonly<Record<string, RegionWindows>>;
   /** Per region, its availability and latency signals (absent until the first region signal event). */
   regionSignals?: Readonly<Record<string, Readonly<Record<QuorumSignal, SignalState>>>>;
+  /**
+   * The checks a maintenance window hid since the last counted check, as the availability rule
+   * reads them (absent when there are none). In the command side's fold only, never in a view.
+   */
+  maintenanceChecks?: MaintenanceChecks;
+  /** Since when the endpoint fails by its availability rule on the checks its maintenance hid (absent: it does not). */
+  maintenanceFailingSince?: string;
 }
+
+/** The availability window of the checks a maintenance window hid. */
+export type MaintenanceChecks = Pick<CheckWindows, 'availabilityFailures' | 'consecutiveSuccesses'>;
+
+const NO_MAINTENANCE_CHECKS: MaintenanceChecks = { availabilityFailures: RecentValues.empty(), consecutiveSuccesses: 0 };
 
 const EMPTY_WINDOWS: CheckWindows = {
   baselineSamples: RecentValues.empty(),
@@ -365,6 +408,11 @@ export function alertRulesFrom(settings: LatencySettings): AlertRules {
   };
 }
 
+/** A scheduled check a maintenance window hid (suppressed, but not by a parent), not imported: the failing-during-maintenance rule reads these. */
+export function hiddenByMaintenance(check: Pick<CheckRecordedData, 'source' | 'alert_suppressed' | 'suppressed_by' | 'imported'>): boolean {
+  return check.source === 'scheduled' && check.alert_suppressed && check.suppressed_by === undefined && !check.imported;
+}
+
 /** Scheduled, unsuppressed and not imported: the checks that move signals and the baseline. */
 export function countsForAlerting(
   check: Pick<CheckRecordedData, 'source' | 'alert_suppressed' | 'imported'>,
@@ -405,14 +453,43 @@ export function judge(state: EndpointAlertsState, command: RecordCheckCommand): 
 
 /** The signal events a recorded check causes, judged on the state that includes it. */
 export function signalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: AlertSettings): EndpointAlertsEvent[] {
-  if (!countsForAlerting(check)) return [];
   const regions = settings.regions ?? [];
-  if (regions.length > 0 || check.regional === true) {
+  const regional = regions.length > 0 || check.regional === true;
+  if (!countsForAlerting(check)) return !regional && hiddenByMaintenance(check) ? maintenanceFailureTransition(after, check, alertRulesFrom(settings)) : [];
+  if (regional) {
     if (regions.length === 0 || check.regional !== true) return [];
     return [...regionalTransitions(after, check, settings, regions), ...certificateTransition(after, check, settings)];
   }
   const rules = alertRulesFrom(settings);
-  return [...flapping(after, check, availabilityTransition(after, check, rules), settings), ...latencyTransition(after, check, rules), ...certificateTransition(after, check, settings)];
+  const availability = flapping(after, check, availabilityTransition(after, check, rules), settings);
+  return [...availability, ...maintenanceFailureHandover(after, check, availability, rules), ...latencyTransition(after, check, rules), ...certificateTransition(after, check, settings)];
+}
+
+/**
+ * A check its maintenance hid: the availability rule on the hidden checks starts the failing
+ * state (while the endpoint's own signal is ok: a triggered signal already suppresses) or ends it.
+ */
+function maintenanceFailureTransition(after: EndpointAlertsState, check: CheckRecordedData, rules: AlertRules): EndpointAlertsEvent[] {
+  const failing = after.maintenanceFailingSince !== undefined;
+  const availability = after.signals.availability;
+  if (!failing && availability.state === 'triggered') return [];
+  // The same rule as the availability signal's, read on the hidden checks' window as its own.
+  const view: EndpointAlertsState = { ...after, ...(after.maintenanceChecks ?? NO_MAINTENANCE_CHECKS), signals: { ...after.signals, availability: { ...availability, state: failing ? 'triggered' : 'ok' } } };
+  return availabilityTransition(view, check, rules).map((event) => (event.type === ALERT_SIGNAL_TRIGGERED ? maintenanceFailure(check) : maintenanceFailure(check, 'recovered')));
+}
+
+/** A counted check (the maintenance is over) ends the failing state once the endpoint's own rule answers: its availability triggers, or it recovered by successes. */
+function maintenanceFailureHandover(after: EndpointAlertsState, check: CheckRecordedData, availability: EndpointAlertsEvent[], rules: AlertRules): EndpointAlertsEvent[] {
+  if (after.maintenanceFailingSince === undefined) return [];
+  if (availability.some((event) => event.type === ALERT_SIGNAL_TRIGGERED)) return [maintenanceFailure(check, 'triggered')];
+  return check.success && after.consecutiveSuccesses >= rules.recovery_count ? [maintenanceFailure(check, 'recovered')] : [];
+}
+
+function maintenanceFailure(check: CheckRecordedData, endedBy?: AlertMaintenanceFailureData['ended_by']): EndpointAlertsEvent {
+  const data: AlertMaintenanceFailureData = { ...signalIds(check), check_id: check.check_id, at: check.checked_at };
+  if (endedBy === undefined) return { type: ALERT_MAINTENANCE_FAILURE_STARTED, data };
+  data.ended_by = endedBy;
+  return { type: ALERT_MAINTENANCE_FAILURE_ENDED, data };
 }
 
 export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): EndpointAlertsState {
@@ -435,6 +512,12 @@ export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): 
     }
     case ALERT_SIGNALS_CARRIED_OVER:
       return event.data.signals.reduce((next, signal) => withSignal(next, { ...signal }), state);
+    case ALERT_MAINTENANCE_FAILURE_STARTED:
+      return { ...state, maintenanceFailingSince: event.data.at };
+    case ALERT_MAINTENANCE_FAILURE_ENDED: {
+      const { maintenanceFailingSince: _ended, ...rest } = state;
+      return rest;
+    }
     case REGION_SIGNAL_TRIGGERED:
     case REGION_SIGNAL_RECOVERED: {
       const { region, signal, at } = event.data;
@@ -533,7 +616,15 @@ export function judgeCheck(state: EndpointAlertsState, command: RecordCheckComma
 
 function evolveCheckRecorded(state: EndpointAlertsState, check: CheckRecordedData): EndpointAlertsState {
   const recentJobIds = check.job_id === null ? state.recentJobIds : state.recentJobIds.with(check.job_id, RECENT_JOB_IDS);
-  if (!countsForAlerting(check)) return { ...state, recentJobIds };
+  if (!countsForAlerting(check)) {
+    if (check.regional === true || !hiddenByMaintenance(check)) return { ...state, recentJobIds };
+    return { ...state, maintenanceChecks: availabilityAfter(state.maintenanceChecks ?? NO_MAINTENANCE_CHECKS, check), recentJobIds };
+  }
+  // A counted check: the maintenance is over, its hidden checks count for nothing more.
+  if (state.maintenanceChecks !== undefined) {
+    const { maintenanceChecks: _over, ...rest } = state;
+    state = rest;
+  }
   if (check.regional === true) {
     const region = check.region ?? DEFAULT_REGION;
     const view = regionView(state, region);
@@ -551,7 +642,7 @@ function evolveCheckRecorded(state: EndpointAlertsState, check: CheckRecordedDat
   };
 }
 
-function availabilityAfter(state: EndpointAlertsState, check: CheckRecordedData) {
+function availabilityAfter(state: MaintenanceChecks, check: CheckRecordedData): MaintenanceChecks {
   return {
     availabilityFailures: state.availabilityFailures.with(!check.success, MAX_SIGNAL_WINDOW),
     consecutiveSuccesses: check.success ? state.consecutiveSuccesses + 1 : 0,

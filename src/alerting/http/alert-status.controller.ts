@@ -36,7 +36,7 @@ export class AlertStatusController {
     // The view keeps no recent job ids and no windows of the endpoint's own (the status uses neither).
     const state = doc.state ? stateFromStored({ recentJobIds: [], availabilityFailures: [], latencyExceeded: [], ...doc.state }) : initialState();
     const settings = doc.settings ?? DEFAULT_LATENCY_SETTINGS;
-    const suppressedBy = await this.parents.suppressingNow(endpointId);
-    return { data: { ...alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings), suppressed_by: suppressedBy } };
+    const suppression = await this.parents.suppressingNow(endpointId);
+    return { data: { ...alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings), ...suppression } };
   }
 }

@@ -51,9 +51,16 @@ export class AlertStatusDto {
   @ApiProperty({
     type: 'array',
     items: { type: 'integer' },
-    description: 'Endpoints in depends_on whose availability signal is triggered now: failing checks are recorded with alert_suppressed true meanwhile. Empty when none.',
+    description: 'Endpoints in depends_on whose availability signal is triggered now, or that fail during their maintenance window (suppressed_by_maintenance): failing checks are recorded with alert_suppressed true meanwhile. Empty when none.',
   })
   suppressed_by!: number[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'integer' },
+    description:
+      'Those of suppressed_by that suppress because they fail during their maintenance window: their own availability signal stays ok (maintenance hides their checks), but the checks it hid fail by the same rule. They stay here after the window until their signal triggers or they recover. Empty when none.',
+  })
+  suppressed_by_maintenance!: number[];
   @ApiProperty({
     type: Boolean,
     description: 'The availability signal changed state at least flap_threshold times within flap_window_seconds and has not stayed recovered for a whole window since: its automatic incident stays open through recoveries.',

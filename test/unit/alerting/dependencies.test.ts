@@ -3,7 +3,7 @@
  * dependent is recorded, then the events on the dependent's streams.
  */
 import { join } from 'node:path';
-import { suppressingParents } from '../../../src/alerting/domain/dependencies.js';
+import { suppressingInMaintenance, suppressingParents } from '../../../src/alerting/domain/dependencies.js';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite-event-store.js';
 import { makeTempDir } from '../../support/event-store-fixtures.js';
 import { DependencyWorld } from './dependency-support.js';
@@ -111,14 +111,114 @@ describe('dependencies across recorders sharing a store', () => {
   });
 });
 
+describe('dependencies: a parent failing during its maintenance window', () => {
+  // The parent's rule (RULES): 2 failures of the last 3 trigger, 2 successes in a row recover.
+  let world: DependencyWorld;
+  beforeEach(async () => {
+    world = new DependencyWorld();
+    await world.endpoint(PARENT, { configuration: RULES });
+    await world.endpoint(DEPENDENT, { configuration: { ...RULES, depends_on: [PARENT] } });
+  });
+  afterEach(() => world.close());
+
+  const failingDependent = async () => world.check(DEPENDENT, false);
+  /** The parent fails by its rule on two checks its window hides, then the window ends. */
+  const failedThroughWindow = async () => {
+    await world.maintenance(PARENT, true);
+    await world.check(PARENT, false);
+    await world.check(PARENT, false);
+    await world.maintenance(PARENT, false);
+  };
+
+  it('given the checks its maintenance hid failing by its rule, it suppresses a failing dependent; its own signal stays ok, and its hidden successes end it', async () => {
+    await world.maintenance(PARENT, true);
+    await world.check(PARENT, false);
+    // One hidden failure of three is not yet the rule.
+    expect((await failingDependent()).alert_suppressed).toBe(false);
+    const second = await world.check(PARENT, false);
+    expect(await failingDependent()).toMatchObject({ alert_suppressed: true, suppressed_by: [PARENT] });
+    await world.check(PARENT, true);
+    expect(await failingDependent()).toMatchObject({ alert_suppressed: true, suppressed_by: [PARENT] });
+    const recovery = await world.check(PARENT, true);
+    expect((await failingDependent()).alert_suppressed).toBe(false);
+    expect(await world.alertEvents(PARENT)).toEqual([
+      'AlertSignalsCarriedOver@undefined',
+      `AlertMaintenanceFailureStarted@${second.check_id}`,
+      `AlertMaintenanceFailureEnded:recovered@${recovery.check_id}`,
+    ]);
+    expect(await world.signals(PARENT)).toEqual([]);
+    expect((await world.checks(PARENT)).every((check) => check.alert_suppressed)).toBe(true);
+  });
+
+  it('given the window over while it still fails, it suppresses until its own signal triggers, which takes over', async () => {
+    await failedThroughWindow();
+    // Nothing new of the parent since the window: it still fails by its rule.
+    expect((await failingDependent()).suppressed_by).toEqual([PARENT]);
+    // One counted failure is not yet 2 of the last 3 counted: still failing by the hidden checks.
+    await world.check(PARENT, false);
+    expect((await failingDependent()).suppressed_by).toEqual([PARENT]);
+    const trigger = await world.check(PARENT, false);
+    expect((await world.alertEvents(PARENT)).slice(-2)).toEqual([`AlertSignalTriggered@${trigger.check_id}`, `AlertMaintenanceFailureEnded:triggered@${trigger.check_id}`]);
+    expect((await failingDependent()).suppressed_by).toEqual([PARENT]);
+    expect(await world.signals(DEPENDENT)).toEqual([]);
+  });
+
+  it('given the window over while it still fails, counted successes by its recovery rule end it', async () => {
+    await failedThroughWindow();
+    await world.check(PARENT, true);
+    expect((await failingDependent()).suppressed_by).toEqual([PARENT]);
+    const recovery = await world.check(PARENT, true);
+    expect((await world.alertEvents(PARENT)).at(-1)).toBe(`AlertMaintenanceFailureEnded:recovered@${recovery.check_id}`);
+    expect((await failingDependent()).alert_suppressed).toBe(false);
+    expect(await world.signals(PARENT)).toEqual([]);
+  });
+
+  it('given its signal triggered before the window, failing during it starts nothing: the trigger suppresses already', async () => {
+    await world.check(PARENT, false);
+    await world.check(PARENT, false);
+    await world.maintenance(PARENT, true);
+    await world.check(PARENT, false);
+    await world.check(PARENT, false);
+    expect((await world.alertEvents(PARENT)).filter((e) => e.startsWith('AlertMaintenance'))).toEqual([]);
+    expect((await failingDependent()).suppressed_by).toEqual([PARENT]);
+  });
+
+  it('given a counted check between two windows, the first window’s hidden failures do not count in the second', async () => {
+    await world.maintenance(PARENT, true);
+    await world.check(PARENT, false);
+    await world.maintenance(PARENT, false);
+    await world.check(PARENT, true);
+    await world.maintenance(PARENT, true);
+    await world.check(PARENT, false);
+    expect((await failingDependent()).alert_suppressed).toBe(false);
+    expect(await world.alertEvents(PARENT)).not.toContainEqual(expect.stringMatching(/^AlertMaintenance/));
+  });
+
+  it('given a parent with regions, failing during maintenance starts nothing (its availability is the quorum’s)', async () => {
+    await world.endpoint(40, { configuration: { ...RULES, regions: ['eu', 'us'] } });
+    await world.endpoint(41, { configuration: { ...RULES, depends_on: [40] } });
+    await world.maintenance(40, true);
+    await world.check(40, false);
+    await world.check(40, false);
+    expect((await world.check(41, false)).alert_suppressed).toBe(false);
+  });
+});
+
 describe('suppressingParents', () => {
-  it('names the probed parents whose availability is triggered, for failures only', () => {
-    const parents = [
-      { endpoint_id: 1, probed: true, availability: 'triggered' as const },
-      { endpoint_id: 2, probed: true, availability: 'ok' as const },
-      { endpoint_id: 3, probed: false, availability: 'triggered' as const },
-    ];
-    expect(suppressingParents(false, parents)).toEqual([1]);
+  const parents = [
+    { endpoint_id: 1, probed: true, availability: 'triggered' as const, failing_in_maintenance: false },
+    { endpoint_id: 2, probed: true, availability: 'ok' as const, failing_in_maintenance: false },
+    { endpoint_id: 3, probed: false, availability: 'triggered' as const, failing_in_maintenance: false },
+    { endpoint_id: 4, probed: true, availability: 'ok' as const, failing_in_maintenance: true },
+    { endpoint_id: 5, probed: false, availability: 'ok' as const, failing_in_maintenance: true },
+  ];
+
+  it('names the probed parents whose availability is triggered or that fail during maintenance, for failures only', () => {
+    expect(suppressingParents(false, parents)).toEqual([1, 4]);
     expect(suppressingParents(true, parents)).toEqual([]);
+  });
+
+  it('says which of them suppress because they fail during maintenance', () => {
+    expect(suppressingInMaintenance(parents)).toEqual([4]);
   });
 });

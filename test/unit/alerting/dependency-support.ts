@@ -49,6 +49,12 @@ export class DependencyWorld {
     await this.store.append(alertsStream(endpointId), [{ type, data }], { expectedRevision: 'any' });
   }
 
+  /** Given: the endpoint's legacy maintenance covering every check from now on (true) or none (false). */
+  async maintenance(endpointId: number, covered: boolean): Promise<void> {
+    const data = { endpoint_id: endpointId, team_id: TEAM, maintenance_until: covered ? '2030-01-01T00:00:00.000Z' : null, at: this.at() };
+    await this.store.append(endpointStream(endpointId), [{ type: 'EndpointMaintenanceUntilSet', data }], { expectedRevision: 'any' });
+  }
+
   /** When: a scheduled check of the endpoint is recorded. */
   check(endpointId: number, success: boolean): Promise<CheckRecordedData> {
     return this.record(endpointId, {
@@ -81,6 +87,15 @@ export class DependencyWorld {
     return events
       .filter((e) => e.type === 'AlertSignalTriggered' || e.type === 'AlertSignalRecovered')
       .map((e) => ({ type: e.type, check_id: (e.data as { check_id: number }).check_id }));
+  }
+
+  /** Then: the alerts stream's events, as `type[:ended_by]@check_id`. */
+  async alertEvents(endpointId: number): Promise<string[]> {
+    const events: RecordedEvent[] = await this.store.readStream(alertsStream(endpointId));
+    return events.map((e) => {
+      const data = e.data as { check_id?: number; ended_by?: string };
+      return `${e.type}${data.ended_by === undefined ? '' : `:${data.ended_by}`}@${data.check_id}`;
+    });
   }
 
   close(): Promise<void> {

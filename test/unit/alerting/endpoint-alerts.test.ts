@@ -189,7 +189,9 @@ describe('checks that never move signals or the baseline', () => {
   it.each(ignored)('%s failures and slow checks raise no signal', (_name, flags) => {
     const specs = [...Array.from({ length: 5 }, () => ({ ...fail, ...flags })), ...Array.from({ length: 5 }, () => ({ ...ok(900), ...flags }))];
     const steps = run(specs.map((spec) => command(spec, FIXED_500)));
-    expect(signalEvents(steps)).toEqual([]);
+    // Failures a maintenance window hid may make the endpoint fail during maintenance (which
+    // suppresses its dependents: dependencies.test.ts), never move a signal.
+    expect(signalEvents(steps).filter((event) => !event.includes(':AlertMaintenanceFailure'))).toEqual([]);
     // still judged for display
     expect(recorded(last(steps))).toMatchObject({ latency_threshold_ms: 500, latency_anomaly: true });
   });

@@ -43,7 +43,8 @@ async function current(views: ViewTransaction, endpointId: number, teamId: numbe
 
 /**
  * The state as the view keeps it: without the aggregate's recent job ids, nor the endpoint's own
- * availability and latency windows. The job ids are what a command checks a redelivered probe
+ * availability and latency windows (nor that of the checks a maintenance window hid). The job
+ * ids are what a command checks a redelivered probe
  * job against, and the windows what the judge decides signal transitions on: both are folded
  * from the log by the command side, never from this view, and no read of the view uses them (the
  * signals themselves come from the signal events; a region's windows, which the status shows,
@@ -52,7 +53,7 @@ async function current(views: ViewTransaction, endpointId: number, teamId: numbe
  * reads the same. The windows kept are stored as arrays (`storedState`).
  */
 function viewState(state: EndpointAlertsState): AlertStatusDoc['state'] {
-  const { recentJobIds: _jobs, availabilityFailures: _failures, latencyExceeded: _exceeded, ...kept } = storedState(state);
+  const { recentJobIds: _jobs, availabilityFailures: _failures, latencyExceeded: _exceeded, maintenanceChecks: _hidden, ...kept } = storedState(state);
   return kept;
 }
 
