@@ -50,6 +50,7 @@ export interface SloEndpointDeletedData {
   team_id: number;
   endpoint_id: number;
   endpoint_ids: number[];
+  /** The endpoint's deletion; for an endpoint already deleted when the SLO was given it, that change's time. */
   deleted_at: string;
 }
 

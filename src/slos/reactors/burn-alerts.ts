@@ -19,7 +19,12 @@
  * - EndpointDeleted takes the endpoint out of each of the team's SLOs that list it
  *   (SloEndpointDeleted); the one that leaves an SLO no endpoint ends its alerts, and each
  *   incident they hold open resolves as on a recovery, its history naming the deleted endpoint
- *   (as alerting's endpoint signals do: the incident stops waiting for it).
+ *   (as alerting's endpoint signals do: the incident stops waiting for it). The SLOs are read
+ *   from the `slos` view once it applied the deletion, so an SLO created just before it is
+ *   found; an SLO created or given endpoints after it (its command checked the endpoints
+ *   against a view that did not show the deletion yet) loses them when the reactor takes its
+ *   SloCreated or SloUpdated, the endpoints' own streams saying they are gone. Whichever order
+ *   the two land in the log, one of the two steps sees both.
  * - EndpointDeleted, and EndpointReconfigured moving an endpoint to another project, leave the
  *   project they took it from with no endpoint at all, maybe: the team's SLOs of that project
  *   then end their active alerts (SloProjectEmptied), and the incidents they hold open resolve
@@ -33,7 +38,7 @@ import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../chec
 import { AutomaticIncidentWriter } from '../../incidents/application/automatic-incidents.js';
 import type { IncidentCommand } from '../../incidents/domain/incident.js';
 import { evolveEndpoint, type EndpointSnapshotState } from '../../monitoring/domain/endpoint-snapshot.js';
-import { ENDPOINT_DELETED, ENDPOINT_RECONFIGURED, type EndpointDeletedData, type EndpointReconfiguredData } from '../../monitoring/domain/events.js';
+import { ENDPOINT_DELETED, ENDPOINT_RECONFIGURED, endpointStream, type EndpointDeletedData, type EndpointReconfiguredData } from '../../monitoring/domain/events.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
@@ -46,16 +51,20 @@ import {
   BURN_SEVERITIES,
   SLO_BURN_ALERT_RECOVERED,
   SLO_BURN_ALERT_TRIGGERED,
+  SLO_CREATED,
   SLO_DELETED,
   SLO_ENDPOINT_DELETED,
   SLO_PROJECT_EMPTIED,
+  SLO_UPDATED,
   sloStream,
   type BurnSeverity,
   type SloBurnAlertRecoveredData,
   type SloBurnAlertTriggeredData,
+  type SloCreatedData,
   type SloDeletedData,
   type SloEndpointDeletedData,
   type SloProjectEmptiedData,
+  type SloUpdatedData,
 } from '../domain/events.js';
 import { decideEndpointDeleted, decideProjectEmptied, sloAggregate, type SloEvent, type SloState } from '../domain/slo.js';
 import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../views/slos/view.js';
@@ -90,6 +99,8 @@ export function sloBurnReactor(platform: Platform): Projection {
       [ENDPOINT_DELETED]: (event, views) => reactor.onEndpointDeleted(event as RecordedEvent<EndpointDeletedData>, views),
       [SLO_ENDPOINT_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onSloEndpointDeleted(event.data as SloEndpointDeletedData, views)),
       [ENDPOINT_RECONFIGURED]: (event, views) => reactor.onEndpointReconfigured(event as RecordedEvent<EndpointReconfiguredData>, views),
+      [SLO_CREATED]: (event) => reactor.dropDeletedEndpoints(event, (event.data as SloCreatedData).endpoint_ids, (event.data as SloCreatedData).created_at),
+      [SLO_UPDATED]: (event) => reactor.dropDeletedEndpoints(event, (event.data as SloUpdatedData).changes.endpoint_ids, (event.data as SloUpdatedData).updated_at),
       [SLO_PROJECT_EMPTIED]: (event, views) => reactor.passOverRefused(event, () => reactor.onProjectEmptied(event.data as SloProjectEmptiedData, views)),
     },
   });
@@ -193,6 +204,20 @@ class BurnAlerts {
     await this.endAlertsIfProjectEmpty(event, teamId, slos, { project_id: projectId, endpoint_id: endpointId, left_by: 'deleted', emptied_at: event.data.deleted_at });
   }
 
+  /**
+   * The SLO was given `endpointIds` (created or updated): those whose stream says they are
+   * deleted leave it. Its command checked them against the monitoring view, which may not have
+   * shown a deletion made just before; the reactor takes that deletion first (the log's order),
+   * when the view could not list the SLO yet.
+   */
+  async dropDeletedEndpoints(event: RecordedEvent, endpointIds: number[] | null | undefined, at: string): Promise<void> {
+    for (const endpointId of endpointIds ?? []) {
+      if ((await this.endpoints.load(endpointStream(endpointId))).state !== null) continue;
+      const sloId = (event.data as { slo_id: number }).slo_id;
+      await this.decideOn(sloId, event, (state) => decideEndpointDeleted(state, endpointId, at));
+    }
+  }
+
   /** An endpoint moved to another project: the SLOs of the project it left end their alerts if it was that project's last. */
   async onEndpointReconfigured(event: RecordedEvent<EndpointReconfiguredData>, batch: object): Promise<void> {
     if (event.data.changes.project_id === undefined) return;
@@ -213,12 +238,15 @@ class BurnAlerts {
   }
 
   /**
-   * The monitoring view, which says whether a project has an endpoint left, has applied this
-   * endpoint's deletion or move (a later position is as good: an endpoint added since measures
-   * the project again). A view that far behind fails the batch, which is handled again.
+   * The views an endpoint's deletion or move is read through have applied it: `slos` (which
+   * SLOs list the endpoint or select its project: the reactor may run ahead of it, and an SLO
+   * created just before would be missed) and monitoring (whether the project has an endpoint
+   * left). A later position is as good: an SLO created since loses the endpoint at its own
+   * event, and an endpoint added since measures the project again. A view that far behind fails
+   * the batch, which is handled again.
    */
   private async viewsAt(event: RecordedEvent): Promise<void> {
-    const views = [MONITORING_VIEW];
+    const views = [SLOS_PROJECTION, MONITORING_VIEW];
     if (!(await this.platform.freshness.waitFor(event.position, views, VIEWS_WAIT_MS))) {
       throw new Error(`${views.join(', ')} did not reach position ${event.position} within ${VIEWS_WAIT_MS} ms: the batch is handled again`);
     }
