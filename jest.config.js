@@ -19,6 +19,10 @@ export default {
       { useESM: false, tsconfig: { allowJs: true, module: 'commonjs', moduleResolution: 'node10', isolatedModules: true, verbatimModuleSyntax: false } },
     ],
   },
-  testTimeout: 30000,
+  // A test's (and a hook's) outer deadline. Each file loads the service's modules afresh in its
+  // own VM context (ESM mode), and a test app's start or a 2 MiB import took over 30 s with the
+  // 2 cores at load 3-13 (session 25's runs): a deadline, not a window, so a passing test costs
+  // nothing more and a hung one fails 30 s later.
+  testTimeout: 60000,
   maxWorkers: 2,
 };
