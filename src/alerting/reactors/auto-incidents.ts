@@ -29,6 +29,7 @@
  *   one recovers; an endpoint that triggers again while it is open joins it again.
  * - A failing check suppressed by the endpoints it depends on (`suppressed_by`) adds its
  *   endpoint to each such parent's open availability incident, `metadata.suppressed_endpoint_ids`.
+ *   A merge (IncidentsAbsorbed) lists the sources' suppressed dependents on the target too.
  *
  * The open incident per endpoint+signal is the reactor's state (collection `open`), committed
  * with its checkpoint. Effects on the log are idempotent, so a batch handled again (after a crash,
@@ -39,7 +40,7 @@
  * a no-op.
  */
 import { regionReason } from '../domain/regions.js';
-import { toLinkedCheck } from '../../incidents/domain/events.js';
+import { INCIDENTS_ABSORBED, toLinkedCheck, type IncidentsAbsorbedData } from '../../incidents/domain/events.js';
 import type { Incident, IncidentCommand } from '../../incidents/domain/incident.js';
 import { AutomaticIncidentWriter, isOpen } from '../../incidents/application/automatic-incidents.js';
 import { CHECK_RECORDED, checksStream, type CheckRecordedData } from '../../checks/domain/check.js';
@@ -111,6 +112,20 @@ function detectionReason(data: AlertSignalTriggeredData, trigger: CheckRecordedD
   }
 }
 
+/** The dependents an incident lists as suppressed by its endpoint's outage (`metadata.suppressed_endpoint_ids`). */
+function suppressedListOf(incident: Pick<Incident, 'metadata'> | null): number[] {
+  const listed = incident?.metadata.suppressed_endpoint_ids;
+  return Array.isArray(listed) ? (listed as number[]) : [];
+}
+
+/** The change listing `dependentIds` too (ascending, each once); null when every one is listed already. */
+function listingSuppressed(incident: Incident, dependentIds: readonly number[]): IncidentCommand | null {
+  const listed = suppressedListOf(incident);
+  const added = dependentIds.filter((id) => !listed.includes(id));
+  if (added.length === 0) return null;
+  return { kind: 'update_details', changes: { metadata: { ...incident.metadata, suppressed_endpoint_ids: [...listed, ...added].sort((a, b) => a - b) } } };
+}
+
 /** The automatic-incident reactor of this process; started by the alerting context. */
 export function autoIncidentsReactor(platform: Platform): Projection {
   const reactor = new AutoIncidents(platform);
@@ -130,6 +145,7 @@ export function autoIncidentsReactor(platform: Platform): Projection {
       [ALERT_SIGNAL_FLAPPING_STARTED]: (event, views) => reactor.passOverRefused(event, () => reactor.onFlappingStarted(event.data as AlertSignalFlappingData, views)),
       [ALERT_SIGNAL_FLAPPING_STOPPED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event as RecordedEvent<AlertSignalFlappingData>, views)),
       [ENDPOINT_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onEndpointDeleted(event.data as EndpointDeletedData, views)),
+      [INCIDENTS_ABSORBED]: (event) => reactor.passOverRefused(event, () => reactor.onAbsorbed(event.data as IncidentsAbsorbedData)),
     },
   });
 }
@@ -289,12 +305,24 @@ class AutoIncidents {
     if (open === null) return;
     const kept = await this.incidents.load(open);
     const holder = kept ? (await this.outageHolder(kept)).id : open;
-    await this.incidents.change(holder, systemContext('alerting'), (state) => {
-      if (!isOpen(state)) return null;
-      const listed = Array.isArray(state.metadata.suppressed_endpoint_ids) ? (state.metadata.suppressed_endpoint_ids as number[]) : [];
-      if (listed.includes(dependentId)) return null;
-      return { kind: 'update_details', changes: { metadata: { ...state.metadata, suppressed_endpoint_ids: [...listed, dependentId].sort((a, b) => a - b) } } };
-    });
+    await this.incidents.change(holder, systemContext('alerting'), (state) => (isOpen(state) ? listingSuppressed(state, [dependentId]) : null));
+  }
+
+  /**
+   * A merge moved its sources' content into the target (IncidentsAbsorbed): the dependents a
+   * source listed in `metadata.suppressed_endpoint_ids` are listed on the target too (the union;
+   * the incidents domain's merge leaves metadata alone, an alerting field). Merged on since, the
+   * incident the target went to lists them. Read from the sources' own streams: a merged-away
+   * incident takes no more writes, so each still holds what it listed at the merge.
+   */
+  async onAbsorbed(data: IncidentsAbsorbedData): Promise<void> {
+    const listed = new Set<number>();
+    for (const source of data.sources) for (const id of suppressedListOf(await this.incidents.load(source.id))) listed.add(id);
+    if (listed.size === 0) return;
+    const target = await this.incidents.load(data.incident_id);
+    if (target === null) return;
+    const holder = await this.outageHolder(target);
+    await this.incidents.change(holder.id, systemContext('alerting'), (state) => listingSuppressed(state, [...listed]));
   }
 
   async onTriggered(event: RecordedEvent<AlertSignalTriggeredData>, views: ViewTransaction): Promise<void> {
