@@ -58,7 +58,9 @@ export class AckedPublisher {
     const hdrs = headers();
     hdrs.set('Nats-Msg-Id', msgId);
     this.nc.publish(subject, data, { reply: `${this.inbox}.${token}`, headers: hdrs });
-    this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
+    // The sweep runs in the loop's check phase, after its I/O poll: timers run before sockets
+    // are read, so a sweep in the timers phase after a long task failed acks already received.
+    this.sweeper ??= setInterval(() => setImmediate(() => this.sweep()), SWEEP_MS).unref();
     return new Promise<void>((resolve, reject) => this.pending.set(token, { resolve, reject, deadline: Date.now() + this.timeoutMs, what }));
   }
 
