@@ -1,9 +1,15 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Gauge } from 'prom-client';
+import { PeriodicTask } from '../../platform/periodic-task.js';
 import { PLATFORM, type Platform } from '../../platform/platform.js';
 import { BURN_WINDOWS } from '../domain/events.js';
 import { sloBurnReactor } from '../reactors/burn-alerts.js';
 import { SloReads } from '../views/slos/queries.js';
+import { repairSlos, type SloRepairResult } from './slo-repair.js';
+
+/** The repair's first pass waits this long after start: a starting service first catches up its views (and short-lived test services never repair). */
+const REPAIR_FIRST_DELAY_MS = 5 * 60_000;
+const DAY_MS = 86_400_000;
 
 export interface SloGaugeReading {
   slo: string;
@@ -28,11 +34,15 @@ export async function readSloGauges(reads: Pick<SloReads, 'all' | 'present'>, no
 
 /**
  * Starts the burn-rate alert reactor on this process's processor runner (roles all and
- * projector have one), and, on the roles that serve the APIs (all, api), the SLO gauges of
- * `/metrics`, computed at scrape time (one reading per scrape for both gauges).
+ * projector have one) with the SLO repair pass (`repairSlos`: five minutes after start, then
+ * daily; it appends nothing unless an earlier version left an SLO to repair, and says so at
+ * warn), and, on the roles that serve the APIs (all, api), the SLO gauges of `/metrics`,
+ * computed at scrape time (one reading per scrape for both gauges).
  */
 @Injectable()
-export class SloWorkers implements OnApplicationBootstrap {
+export class SloWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly repairTask = new PeriodicTask(async () => void (await this.repair()), { firstDelayMs: REPAIR_FIRST_DELAY_MS, everyMs: DAY_MS });
+
   constructor(
     @Inject(PLATFORM) private readonly platform: Platform,
     private readonly reads: SloReads,
@@ -40,7 +50,25 @@ export class SloWorkers implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.platform.config.role === 'all' || this.platform.config.role === 'api') this.watchSlos();
-    await this.platform.runner?.run(sloBurnReactor(this.platform));
+    if (!this.platform.runner) return;
+    await this.platform.runner.run(sloBurnReactor(this.platform));
+    this.repairTask.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.repairTask.stop();
+  }
+
+  /** One repair pass over every live SLO; failures are logged and retried at the next pass. */
+  async repair(): Promise<SloRepairResult | null> {
+    try {
+      const result = await repairSlos(this.platform, await this.reads.all(), this.repairTask.stopping);
+      if (result.endpointsDropped > 0 || result.projectsEmptied > 0) this.platform.logger.warn(result, 'SLOs repaired: deleted endpoints or empty projects an earlier version left');
+      return result;
+    } catch (error) {
+      this.platform.logger.warn({ err: error }, 'SLO repair failed; next attempt in a day');
+      return null;
+    }
   }
 
   private watchSlos(): void {

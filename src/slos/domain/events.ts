@@ -64,9 +64,10 @@ export interface SloProjectEmptiedData {
   slo_id: number;
   team_id: number;
   project_id: number;
-  /** The endpoint whose deletion or move left the project empty. */
-  endpoint_id: number;
-  left_by: 'deleted' | 'moved';
+  /** The endpoint whose deletion or move left the project empty; null when found empty by the repair (`found_empty`). */
+  endpoint_id: number | null;
+  /** `found_empty`: the repair pass found the project empty with the SLO's alert active (left by a version before this step). */
+  left_by: 'deleted' | 'moved' | 'found_empty';
   emptied_at: string;
 }
 

@@ -271,7 +271,7 @@ class BurnAlerts {
 
   /** The SLO's project was left without an endpoint: its alerts ended, and each incident one of them holds open resolves as on a recovery. */
   async onProjectEmptied(data: SloProjectEmptiedData, views: ViewTransaction): Promise<void> {
-    const deletedEndpointId = data.left_by === 'deleted' ? data.endpoint_id : undefined;
+    const deletedEndpointId = data.left_by === 'deleted' ? (data.endpoint_id ?? undefined) : undefined;
     for (const severity of BURN_SEVERITIES) await this.resolveOpen(data.slo_id, severity, views, deletedEndpointId);
   }
 
