@@ -14,7 +14,7 @@ import { endpointStream, maintenanceStream, projectStream } from '../domain/even
 import { checksStream } from '../../checks/domain/check.js';
 import { checkWindow, decideMaintenance, maintenanceScheduleAggregate, type MaintenanceCommand, type WindowRequest } from '../domain/maintenance-schedule.js';
 import { checkProjectCreation, decideProject, isProjectOf, projectAggregate, type ProjectCommand } from '../domain/project.js';
-import { ENDPOINTS, MONITORING_VIEW } from '../views/monitoring/view.js';
+import { projectHasEndpoints } from '../views/monitoring/queries.js';
 import { teamExists as tenancyHasTeam } from '../../tenancy/views/tenancy/queries.js';
 
 export const IMPORT_CHUNK = 500;
@@ -202,8 +202,8 @@ export class DeleteProjectHandler implements ICommandHandler<DeleteProject> {
   async execute({ teamId, projectId, context }: DeleteProject): Promise<void> {
     // Every write waits for the monitoring view before answering, so the view lists every
     // endpoint an earlier request registered or moved into this project.
-    const remaining = await this.platform.reader.find(MONITORING_VIEW, ENDPOINTS, { filter: { team_id: teamId, project_id: projectId }, limit: 1 });
-    const command: ProjectCommand = { kind: 'delete_project', project_id: projectId, team_id: teamId, has_endpoints: remaining.length > 0, deleted_at: new Date().toISOString() };
+    const hasEndpoints = await projectHasEndpoints(this.platform.reader, teamId, projectId);
+    const command: ProjectCommand = { kind: 'delete_project', project_id: projectId, team_id: teamId, has_endpoints: hasEndpoints, deleted_at: new Date().toISOString() };
     await this.platform.freshness.require(await runProjectCommand(this.platform, projectId, command, context));
   }
 }

@@ -1,14 +1,14 @@
 import { endpointSnapshotAggregate } from '../../monitoring/domain/endpoint-snapshot.js';
 import { endpointStream } from '../../monitoring/domain/events.js';
+import { projectHasEndpoints } from '../../monitoring/views/monitoring/queries.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { systemContext } from '../../platform/es/command-context.js';
-import { loadStream, runStreamCommand } from '../../platform/es/stream-command.js';
-import type { NewEvent } from '../../platform/event-store/event-store.port.js';
+import { loadStream } from '../../platform/es/stream-command.js';
 import type { Platform } from '../../platform/platform.js';
-import { sloStream } from '../domain/events.js';
-import { decideEndpointDeleted, decideProjectEmptied, sloAggregate, type SloEvent, type SloState } from '../domain/slo.js';
+import { decideEndpointDeleted, decideProjectEmptied } from '../domain/slo.js';
 import type { SloDoc } from '../views/slos/view.js';
 import { activeAlerts } from '../views/slos/queries.js';
+import { decideOnSlo } from './slo-stream.js';
 
 export interface SloRepairResult {
   /** Deleted endpoints taken out of SLO lists. */
@@ -33,14 +33,15 @@ export interface SloRepairResult {
 export async function repairSlos(platform: Platform, slos: SloDoc[], shouldStop: () => boolean = () => false): Promise<SloRepairResult> {
   const result: SloRepairResult = { endpointsDropped: 0, projectsEmptied: 0 };
   const at = new Date().toISOString();
+  const repairContext = systemContext('slos');
   for (const slo of slos) {
     if (shouldStop()) break;
     for (const endpointId of await deletedEndpointsOf(platform, slo)) {
-      if (await decideOnSlo(platform, slo.slo_id, (state) => decideEndpointDeleted(state, endpointId, at))) result.endpointsDropped++;
+      if (await decideOnSlo(platform.events, slo.slo_id, repairContext, (state) => decideEndpointDeleted(state, endpointId, at))) result.endpointsDropped++;
     }
-    if (slo.project_id !== null && activeAlerts(slo).length > 0 && !(await projectHasEndpoints(platform, slo.team_id, slo.project_id))) {
+    if (slo.project_id !== null && activeAlerts(slo).length > 0 && !(await projectHasEndpoints(platform.reader, slo.team_id, slo.project_id))) {
       const fact = { project_id: slo.project_id, endpoint_id: null, left_by: 'found_empty' as const, emptied_at: at };
-      if (await decideOnSlo(platform, slo.slo_id, (state) => decideProjectEmptied(state, fact))) result.projectsEmptied++;
+      if (await decideOnSlo(platform.events, slo.slo_id, repairContext, (state) => decideProjectEmptied(state, fact))) result.projectsEmptied++;
     }
   }
   return result;
@@ -56,17 +57,4 @@ async function deletedEndpointsOf(platform: Platform, slo: SloDoc): Promise<numb
     if ((await loadStream(platform.events, endpointStream(endpointId), endpointSnapshotAggregate)).state === null) deleted.push(endpointId);
   }
   return deleted;
-}
-
-async function projectHasEndpoints(platform: Platform, teamId: number, projectId: number): Promise<boolean> {
-  return (await platform.reader.find(MONITORING_VIEW, ENDPOINTS, { filter: { team_id: teamId, project_id: projectId }, limit: 1 })).length > 0;
-}
-
-/** Whether the decision appended anything. */
-async function decideOnSlo(platform: Platform, sloId: number, decide: (state: SloState) => SloEvent[]): Promise<boolean> {
-  const written = await runStreamCommand(platform.events, sloStream(sloId), sloAggregate, systemContext('slos'), (state) => {
-    const events = decide(state);
-    return { events: events as NewEvent[], result: events.length > 0 };
-  });
-  return written.result;
 }

@@ -39,6 +39,7 @@ import { AutomaticIncidentWriter } from '../../incidents/application/automatic-i
 import type { IncidentCommand } from '../../incidents/domain/incident.js';
 import { evolveEndpoint, type EndpointSnapshotState } from '../../monitoring/domain/endpoint-snapshot.js';
 import { ENDPOINT_DELETED, ENDPOINT_RECONFIGURED, endpointStream, type EndpointDeletedData, type EndpointReconfiguredData } from '../../monitoring/domain/events.js';
+import { projectHasEndpoints } from '../../monitoring/views/monitoring/queries.js';
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
@@ -67,6 +68,7 @@ import {
   type SloUpdatedData,
 } from '../domain/events.js';
 import { decideEndpointDeleted, decideProjectEmptied, sloAggregate, type SloEvent, type SloState } from '../domain/slo.js';
+import { decideOnSlo } from '../application/slo-stream.js';
 import { SLOS_COLLECTION, SLOS_PROJECTION, type SloDoc } from '../views/slos/view.js';
 import { SloCounter } from '../application/slo-figures.js';
 
@@ -232,8 +234,7 @@ class BurnAlerts {
   private async endAlertsIfProjectEmpty(event: RecordedEvent, teamId: number, teamSlos: SloDoc[], fact: Omit<SloProjectEmptiedData, 'slo_id' | 'team_id'>): Promise<void> {
     const ofProject = teamSlos.filter((slo) => slo.project_id === fact.project_id);
     if (ofProject.length === 0) return;
-    const left = await this.platform.reader.find(MONITORING_VIEW, ENDPOINTS, { filter: { team_id: teamId, project_id: fact.project_id }, limit: 1 });
-    if (left.length > 0) return;
+    if (await projectHasEndpoints(this.platform.reader, teamId, fact.project_id)) return;
     for (const slo of ofProject) await this.decideOn(slo.slo_id, event, (state) => decideProjectEmptied(state, fact));
   }
 
@@ -253,14 +254,7 @@ class BurnAlerts {
   }
 
   private async decideOn(sloId: number, event: RecordedEvent, decideEvents: (state: SloState) => SloEvent[]): Promise<void> {
-    await runStreamCommand(
-      this.platform.events,
-      sloStream(sloId),
-      sloAggregate,
-      systemContext('slos', event.id, event.id),
-      (state) => ({ events: decideEvents(state) as NewEvent[], result: null }),
-      { fold: this.slos, attempts: COMMAND_ATTEMPTS },
-    );
+    await decideOnSlo(this.platform.events, sloId, systemContext('slos', event.id, event.id), decideEvents, { fold: this.slos, attempts: COMMAND_ATTEMPTS });
   }
 
   /** The SLO's last endpoint was deleted: its alerts ended, and each incident one of them holds open resolves as on a recovery. */

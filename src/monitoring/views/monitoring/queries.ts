@@ -39,6 +39,15 @@ function monitoringRows<C extends RowCollection>(reader: ViewReader, collection:
 }
 
 /**
+ * Whether the team's project holds an endpoint, as the monitoring view has applied its
+ * endpoints (one row read): a project deletion's refusal, and the SLOs whose project is left
+ * without one.
+ */
+export async function projectHasEndpoints(reader: ViewReader, teamId: number, projectId: number): Promise<boolean> {
+  return (await reader.find(MONITORING_VIEW, ENDPOINTS, { filter: { team_id: teamId, project_id: projectId }, limit: 1 })).length > 0;
+}
+
+/**
  * A project or endpoint row by id, through the shared cache (valid while the collection's stamp
  * holds; rows are shared, so callers copy and never mutate them). `scope`: see `ReadStore.stamps`.
  */
