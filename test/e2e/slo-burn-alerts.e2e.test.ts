@@ -23,6 +23,10 @@
  *   alerts end and the incident resolves, its history saying the endpoint was deleted.
  * - the same burn on an SLO of the endpoint's project, then the endpoint deleted, or moved to
  *   another project: the project has no endpoint left, so the alert ends and the incident resolves.
+ * - the same burn with the incident's auto_resolve turned off: the ticket's end is recorded and
+ *   the incident stays open; the ticket triggering again is awaited in the same incident (no
+ *   second one); auto_resolve turned on then leaves it open, and turned on once the alert ended
+ *   resolves it at once (docs/decisions.md).
  */
 import { jest } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
@@ -36,6 +40,9 @@ jest.setTimeout(300_000);
 const MINUTE_MS = 60_000;
 /** Long enough that no second live check lands while the ticket's trigger is compared with the SLO. */
 const SLOW_INTERVAL_S = 30;
+const TICKET = 'SLO burn alert (ticket)';
+/** The history entry of a burn alert's end while auto_resolve is off. */
+const ALERT_ENDED = `${TICKET} ended; kept open: automatic resolution is off`;
 
 describe('SLO burn-rate alerts end to end', () => {
   let t: TestApp;
@@ -269,5 +276,47 @@ describe('SLO burn-rate alerts end to end', () => {
     });
     // The moved endpoint took its checks with it: the project measures nothing.
     expect(after).toMatchObject({ id: sloId, endpoint_ids: null, project_id: projectId, total: 0, alerts: [], status: 'ok' });
+  });
+
+  it('a burn incident kept open by auto_resolve off records its alert ending, awaits it again, and resolves when turned on with nothing burning', async () => {
+    const { team, endpoint, sloId, incident, verified } = await activeTicket('/ticket-kept-open');
+    const { token } = await t.issueToken(team.id, ['incidents:read', 'incidents:write'], 'editor');
+    const read = async () => (await t.request('GET', `/api/public/v2/incidents/${incident.id}`, { token })).json().data;
+    const setAutoResolve = async (on: boolean) => {
+      const response = await t.request('PATCH', `/api/public/v2/incidents/${incident.id}/status`, { token, body: { auto_resolve: on } });
+      expect(response.statusCode).toBe(200);
+      return response.json().data;
+    };
+    const summaries = async () =>
+      ((await t.admin('GET', `/api/v2/teams/${team.id}/incidents/${incident.id}/history`)).json().data.events as Array<{ summary: string }>).map((event) => event.summary);
+    const count = async (type: string) => (await allEvents(t)).filter((e) => e.type === type && e.data.slo_id === sloId).length;
+    expect((await setAutoResolve(false)).auto_resolve).toBe(false);
+
+    // The ticket ends (good checks every second dilute the 30m window): kept open, and the history says so.
+    expect((await t.admin('PATCH', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}`, { interval_seconds: 1, timeout_seconds: 1 })).statusCode).toBe(200);
+    await eventually('the ticket to recover', async () => (await count('SloBurnAlertRecovered')) === 1, { timeoutMs: 150_000 });
+    await eventually('the history to say the alert ended', async () => (await summaries()).includes(ALERT_ENDED), 20_000);
+    expect(await read()).toMatchObject({ auto_resolve: false, resolved_at: null });
+
+    // Burning again: 20 bad checks imported 20 to 10 minutes ago (none in the 5m window: no page).
+    const now = Date.now();
+    const bad = Array.from({ length: 20 }, (_, i) => ({ checked_at: new Date(now - 20 * MINUTE_MS + i * 30_000).toISOString(), success: false, status_code: 503, latency_ms: 40 }));
+    expect((await t.admin('POST', `/api/v2/teams/${team.id}/endpoints/${endpoint.id}/checks/import`, { checks: bad })).statusCode).toBe(201);
+    await eventually('the ticket to trigger again', async () => (await count('SloBurnAlertTriggered')) === 2, { timeoutMs: 60_000 });
+    await eventually('the history to say it triggered again', async () => (await summaries()).some((summary) => summary.startsWith(`${TICKET} triggered again: SLO "Checkout"`)), 20_000);
+    const burnIncidents = (await allEvents(t)).filter((e) => e.type === 'IncidentOpened' && e.data.metadata?.slo_id === sloId);
+    expect(burnIncidents.map((e) => e.data.incident_id)).toEqual([incident.id]);
+    // Awaited again: turning auto_resolve on resolves nothing while the ticket burns.
+    expect(await setAutoResolve(true)).toMatchObject({ auto_resolve: true, resolved_at: null });
+
+    // Off again, and the alert ends with its SLO: recorded, still open; turned on, it resolves at once.
+    await setAutoResolve(false);
+    expect((await t.admin('DELETE', `/api/v2/teams/${team.id}/slos/${sloId}`)).statusCode).toBe(204);
+    await eventually('the history to say the alert ended again', async () => (await summaries()).filter((summary) => summary === ALERT_ENDED).length === 2, 20_000);
+    expect((await read()).resolved_at).toBeNull();
+    expect(await setAutoResolve(true)).toMatchObject({ auto_resolve: true, resolved_at: expect.any(String) });
+    expect((await summaries()).slice(-2)).toEqual(['Automatic resolution turned on', 'Resolved (automatic): automatic resolution turned on after its alert had ended']);
+    await eventually('incident.resolved delivered once', async () => verified('incident.resolved').filter((payload) => payload.data.incident.id === incident.id).length === 1);
+    expect((await allEvents(t)).filter((e) => e.type === 'IncidentResolved' && e.data.incident_id === incident.id).map((e) => e.data.by)).toEqual(['automatic']);
   });
 });

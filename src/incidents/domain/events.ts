@@ -26,6 +26,10 @@ export const INCIDENT_MERGE_RELEASED = 'IncidentMergeReleased';
 export const INCIDENT_ENDPOINT_JOINED = 'IncidentEndpointJoined';
 /** Grouping: one endpoint of a grouped automatic incident recovered. */
 export const INCIDENT_ENDPOINT_RECOVERED = 'IncidentEndpointRecovered';
+/** An alert awaited as a whole (an SLO burn alert: no endpoint of it recovers) ended while auto_resolve was off. */
+export const INCIDENT_ALERT_ENDED = 'IncidentAlertEnded';
+/** That alert triggered again: the incident kept open awaits it again instead of a second one opening. */
+export const INCIDENT_ALERT_TRIGGERED_AGAIN = 'IncidentAlertTriggeredAgain';
 
 export const INCIDENT_EVENT_TYPES = [
   INCIDENT_OPENED,
@@ -45,6 +49,8 @@ export const INCIDENT_EVENT_TYPES = [
   INCIDENT_MERGE_RELEASED,
   INCIDENT_ENDPOINT_JOINED,
   INCIDENT_ENDPOINT_RECOVERED,
+  INCIDENT_ALERT_ENDED,
+  INCIDENT_ALERT_TRIGGERED_AGAIN,
 ] as const;
 
 export function incidentStreamId(incidentId: number): string {
@@ -245,6 +251,27 @@ export interface IncidentEndpointRecoveredData {
   endpoint_deleted?: true;
 }
 
+/**
+ * `alert`: its name as the history shows it. `sequence`: the transition's place in the alert's
+ * own order at its source (a later transition has a greater one), so a transition handled again
+ * after a later one was recorded changes nothing.
+ */
+export interface IncidentAlertEndedData {
+  incident_id: number;
+  alert: string;
+  sequence: number;
+  ended_at: string;
+}
+
+export interface IncidentAlertTriggeredAgainData {
+  incident_id: number;
+  alert: string;
+  sequence: number;
+  /** Why it triggered, as the incident it would have opened would say. */
+  reason: string;
+  triggered_at: string;
+}
+
 export interface IncidentCheckLinkedData {
   incident_id: number;
   check: LinkedCheck;
@@ -366,6 +393,8 @@ export type IncidentEvent =
   | Ev<typeof INCIDENT_CHECK_LINKED, IncidentCheckLinkedData>
   | Ev<typeof INCIDENT_ENDPOINT_JOINED, IncidentEndpointJoinedData>
   | Ev<typeof INCIDENT_ENDPOINT_RECOVERED, IncidentEndpointRecoveredData>
+  | Ev<typeof INCIDENT_ALERT_ENDED, IncidentAlertEndedData>
+  | Ev<typeof INCIDENT_ALERT_TRIGGERED_AGAIN, IncidentAlertTriggeredAgainData>
   | Ev<typeof COMMENT_ADDED, CommentAddedData>
   | Ev<typeof COMMENT_UPDATED, CommentUpdatedData>
   | Ev<typeof COMMENT_DELETED, CommentDeletedData>

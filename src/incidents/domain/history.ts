@@ -14,6 +14,8 @@ import {
   COMMENT_ADDED,
   COMMENT_DELETED,
   COMMENT_UPDATED,
+  INCIDENT_ALERT_ENDED,
+  INCIDENT_ALERT_TRIGGERED_AGAIN,
   INCIDENT_AUTO_RESOLVE_CHANGED,
   INCIDENT_CHECK_LINKED,
   INCIDENT_DETAILS_UPDATED,
@@ -122,6 +124,10 @@ function describe(event: IncidentEvent): Description {
         summary: `Endpoint ${event.data.endpoint_id} ${event.data.endpoint_deleted ? 'deleted: no longer awaited' : 'recovered'}`,
         changes: { recovered_endpoint_ids: { to: event.data.endpoint_id } },
       };
+    case INCIDENT_ALERT_ENDED:
+      return { summary: `${event.data.alert} ended; kept open: automatic resolution is off`, changes: { alert_ended: { from: false, to: true } } };
+    case INCIDENT_ALERT_TRIGGERED_AGAIN:
+      return { summary: `${event.data.alert} triggered again: ${event.data.reason}`, changes: { alert_ended: { from: true, to: false } } };
     case COMMENT_ADDED: {
       const { comment_id: id, body, pinned } = event.data;
       return { summary: `Comment ${id} added`, changes: { [`comments[${id}]`]: { to: { body, pinned } } } };

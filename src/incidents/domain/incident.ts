@@ -29,6 +29,8 @@ import {
   INCIDENT_DETAILS_UPDATED,
   INCIDENT_ENDPOINT_JOINED,
   INCIDENT_ENDPOINT_RECOVERED,
+  INCIDENT_ALERT_ENDED,
+  INCIDENT_ALERT_TRIGGERED_AGAIN,
   INCIDENT_MERGE_RELEASED,
   INCIDENT_MERGED_INTO,
   INCIDENT_OPENED,
@@ -89,6 +91,12 @@ export interface Incident extends IncidentDetails {
    * has not recovered yet; the incident auto-resolves when none is left.
    */
   awaiting_recovery?: readonly number[];
+  /**
+   * An incident that awaits an alert as a whole (an SLO burn alert; absent until the alert's
+   * first transition after the opening is recorded): whether it has ended, and the sequence of
+   * its last recorded transition.
+   */
+  alert?: { ended: boolean; sequence: number };
 }
 
 /** null until the IncidentOpened event. */
@@ -180,6 +188,24 @@ export interface ResolveOnRecovery {
   kind: 'resolve_on_recovery';
   endpoint_id?: number;
   endpoint_deleted?: true;
+  /**
+   * The alert the incident awaits as a whole ended (no endpoint: an SLO burn alert). With
+   * auto_resolve off the end is recorded, so turning auto_resolve on later resolves it.
+   */
+  alert?: AlertTransition;
+}
+
+/** An alert awaited as a whole, and one transition's place in its own order (a later transition has a greater `sequence`). */
+export interface AlertTransition {
+  name: string;
+  sequence: number;
+}
+
+/** The alert a kept-open incident awaits (its end recorded) triggered again: the incident awaits it again. */
+export interface AlertTriggeredAgain {
+  kind: 'alert_triggered_again';
+  alert: AlertTransition;
+  reason: string;
 }
 
 /**
@@ -265,6 +291,7 @@ export type IncidentCommand =
   | UpdateStatus
   | LinkFailingCheck
   | ResolveOnRecovery
+  | AlertTriggeredAgain
   | JoinAutomatic
   | AddComment
   | UpdateComment
@@ -310,6 +337,8 @@ function decideOnExisting(incident: Incident, command: ExistingCommand, now: str
       return decideLinkCheck(incident, command.check, now);
     case 'resolve_on_recovery':
       return decideResolveOnRecovery(incident, command, now);
+    case 'alert_triggered_again':
+      return decideAlertTriggeredAgain(incident, command, now);
     case 'join_automatic':
       return decideJoinAutomatic(incident, command, now);
     case 'add_comment':
@@ -415,6 +444,7 @@ function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticInciden
 }
 
 function decideResolveOnRecovery(incident: Incident, command: ResolveOnRecovery, now: string): IncidentEvent[] {
+  if (command.alert !== undefined) return decideAlertEnded(incident, command.alert, now);
   const resolve = automaticResolution(incident, now);
   if (command.endpoint_id === undefined) return resolve;
   // Only an endpoint the incident waits for resolves it: a merge's source endpoint, whose outage
@@ -432,6 +462,31 @@ function decideResolveOnRecovery(incident: Incident, command: ResolveOnRecovery,
   return awaitingRecovery(incident).length === 1 ? [recovered, ...resolve] : [recovered];
 }
 
+/**
+ * The awaited alert ended: resolved with auto_resolve on, else the end is recorded. An alert
+ * already ended changes nothing, nor does an end older than the last transition recorded (a
+ * batch handled again after the alert triggered again).
+ */
+function decideAlertEnded(incident: Incident, alert: AlertTransition, now: string): IncidentEvent[] {
+  if (incident.alert !== undefined && (incident.alert.ended || alert.sequence <= incident.alert.sequence)) return [];
+  const resolve = automaticResolution(incident, now);
+  if (resolve.length > 0 || incident.resolved_at !== null) return resolve;
+  return [{ type: INCIDENT_ALERT_ENDED, data: { incident_id: incident.id, alert: alert.name, sequence: alert.sequence, ended_at: now } }];
+}
+
+/** Only an alert whose end was recorded, and only by a later transition, is awaited again. */
+function decideAlertTriggeredAgain(incident: Incident, command: AlertTriggeredAgain, now: string): IncidentEvent[] {
+  const awaitedAlert = incident.alert;
+  if (awaitedAlert === undefined || !awaitedAlert.ended || command.alert.sequence <= awaitedAlert.sequence) return [];
+  if (incident.resolved_at !== null) return [];
+  return [
+    {
+      type: INCIDENT_ALERT_TRIGGERED_AGAIN,
+      data: { incident_id: incident.id, alert: command.alert.name, sequence: command.alert.sequence, reason: command.reason, triggered_at: now },
+    },
+  ];
+}
+
 /** The resolution a recovery gives: only with auto_resolve on, once (`reason` says why when it is not the recovery itself). */
 function automaticResolution(incident: Incident, now: string, reason?: string): IncidentEvent[] {
   if (!incident.auto_resolve || incident.resolved_at !== null) return [];
@@ -439,12 +494,15 @@ function automaticResolution(incident: Incident, now: string, reason?: string): 
 }
 
 /**
- * Every endpoint the incident waited for has recovered (recorded while auto_resolve was off):
- * nothing keeps it open once auto_resolve is on. Never true of an incident whose recoveries
- * are not recorded (manual ones, or an open one that no endpoint recovered from).
+ * Why nothing keeps the incident open once auto_resolve is on (null: something does): every
+ * endpoint it waited for has recovered, or the alert it awaits as a whole has ended (recorded
+ * while auto_resolve was off). Never true of an incident whose recoveries are not recorded
+ * (manual ones, or an open one that nothing recovered from).
  */
-function nothingStillFailing(incident: Incident): boolean {
-  return incident.awaiting_recovery !== undefined && incident.awaiting_recovery.length === 0;
+function nothingStillFailing(incident: Incident): string | null {
+  if (incident.alert !== undefined) return incident.alert.ended ? 'automatic resolution turned on after its alert had ended' : null;
+  const allRecovered = incident.awaiting_recovery !== undefined && incident.awaiting_recovery.length === 0;
+  return allRecovered ? 'automatic resolution turned on after every endpoint had recovered' : null;
 }
 
 function decideJoinAutomatic(incident: Incident, command: JoinAutomatic, now: string): IncidentEvent[] {
@@ -537,14 +595,11 @@ function decideUpdateStatus(incident: Incident, command: UpdateStatus, now: stri
   if (command.auto_resolve !== undefined && command.auto_resolve !== incident.auto_resolve) {
     events.push({ type: INCIDENT_AUTO_RESOLVE_CHANGED, data: { incident_id: incident.id, auto_resolve: command.auto_resolve, changed_at: now } });
     // Turned back on after the recoveries it waited for: resolved as the last recovery would have.
-    if (command.auto_resolve && command.resolved === undefined && nothingStillFailing(incident)) {
-      events.push(...automaticResolution({ ...incident, auto_resolve: true }, now, AUTO_RESOLVE_TURNED_ON));
-    }
+    const why = command.auto_resolve && command.resolved === undefined ? nothingStillFailing(incident) : null;
+    if (why !== null) events.push(...automaticResolution({ ...incident, auto_resolve: true }, now, why));
   }
   return events;
 }
-
-const AUTO_RESOLVE_TURNED_ON = 'automatic resolution turned on after every endpoint had recovered';
 
 function resolved(incident: Incident, now: string, by: 'manual' | 'automatic' | 'merge', reason?: string): IncidentEvent {
   return { type: INCIDENT_RESOLVED, data: { incident_id: incident.id, resolved_at: now, by, ...(reason === undefined ? {} : { reason }) } };
@@ -723,6 +778,10 @@ export function eventTime(event: IncidentEvent): string {
       return event.data.joined_at;
     case INCIDENT_ENDPOINT_RECOVERED:
       return event.data.recovered_at;
+    case INCIDENT_ALERT_ENDED:
+      return event.data.ended_at;
+    case INCIDENT_ALERT_TRIGGERED_AGAIN:
+      return event.data.triggered_at;
     case COMMENT_ADDED:
     case CHECKPOINT_ADDED:
       return event.data.created_at;
@@ -805,6 +864,10 @@ function apply(s: Incident, event: Exclude<IncidentEvent, { type: typeof INCIDEN
     }
     case INCIDENT_ENDPOINT_RECOVERED:
       return { ...s, awaiting_recovery: awaitingRecovery(s).filter((id) => id !== event.data.endpoint_id) };
+    case INCIDENT_ALERT_ENDED:
+      return { ...s, alert: { ended: true, sequence: event.data.sequence } };
+    case INCIDENT_ALERT_TRIGGERED_AGAIN:
+      return { ...s, alert: { ended: false, sequence: event.data.sequence } };
     case COMMENT_ADDED: {
       const { comment_id: id, body, pinned, created_at } = event.data;
       return { ...s, comments: s.comments.with({ id, body, pinned, created_at, updated_at: created_at }) };

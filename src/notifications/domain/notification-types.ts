@@ -14,6 +14,7 @@ import {
   CHECKPOINT_ADDED,
   INCIDENT_DETAILS_UPDATED,
   INCIDENT_ENDPOINT_JOINED,
+  INCIDENT_ALERT_TRIGGERED_AGAIN,
   INCIDENT_OPENED,
   INCIDENT_REOPENED,
   INCIDENT_RESOLVED,
@@ -43,6 +44,8 @@ const INCIDENT_TYPES: Record<string, NotificationType> = {
   [INCIDENT_STATUS_CHANGED]: 'incident.updated',
   // Grouping: an endpoint joining is an update of the one incident, never a second opened.
   [INCIDENT_ENDPOINT_JOINED]: 'incident.updated',
+  // An SLO burn alert awaited again by the incident it kept open: an update, not a second opened.
+  [INCIDENT_ALERT_TRIGGERED_AGAIN]: 'incident.updated',
   [INCIDENTS_ABSORBED]: 'incident.merged',
   [CHECKPOINT_ADDED]: 'incident.checkpoint_added',
 };

@@ -15,7 +15,12 @@
  *   `slo-burn-trigger-<event id>`, and the incident is opened only while its stream is empty.
  * - SloBurnAlertRecovered resolves it (as an endpoint signal's recovery does), and so does
  *   SloDeleted for each alert still open: a deleted SLO's alerts end with it, and nothing would
- *   ever recover them, so an auto-resolving incident would stay open for good.
+ *   ever recover them, so an auto-resolving incident would stay open for good. With its
+ *   auto_resolve turned off the incident records the alert's end and stays open; the reactor
+ *   keeps it, and the same alert triggering again is awaited in it again
+ *   (IncidentAlertTriggeredAgain) rather than opening a second incident. Each transition carries
+ *   its revision in the SLO's stream, so a batch handled again changes nothing the incident
+ *   recorded since.
  * - EndpointDeleted takes the endpoint out of each of the team's SLOs that list it
  *   (SloEndpointDeleted); the one that leaves an SLO no endpoint ends its alerts, and each
  *   incident they hold open resolves as on a recovery, its history naming the deleted endpoint
@@ -35,8 +40,8 @@
  */
 import { ROLLUPS_PROJECTION } from '../../analytics/views/rollups/view.js';
 import { CHECK_RECORDED, isApplicable, type CheckRecordedData } from '../../checks/domain/check.js';
-import { AutomaticIncidentWriter } from '../../incidents/application/automatic-incidents.js';
-import type { IncidentCommand } from '../../incidents/domain/incident.js';
+import { AutomaticIncidentWriter, isOpen } from '../../incidents/application/automatic-incidents.js';
+import type { AlertTransition, IncidentCommand } from '../../incidents/domain/incident.js';
 import { evolveEndpoint, type EndpointSnapshotState } from '../../monitoring/domain/endpoint-snapshot.js';
 import { ENDPOINT_DELETED, ENDPOINT_RECONFIGURED, endpointStream, type EndpointDeletedData, type EndpointReconfiguredData } from '../../monitoring/domain/events.js';
 import { projectHasEndpoints } from '../../monitoring/views/monitoring/queries.js';
@@ -96,14 +101,14 @@ export function sloBurnReactor(platform: Platform): Projection {
     handlers: {
       [CHECK_RECORDED]: (event, views) => reactor.onCheck(event as RecordedEvent<CheckRecordedData>, views),
       [SLO_BURN_ALERT_TRIGGERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onTriggered(event as RecordedEvent<SloBurnAlertTriggeredData>, views)),
-      [SLO_BURN_ALERT_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event.data as SloBurnAlertRecoveredData, views)),
-      [SLO_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onDeleted(event.data as SloDeletedData, views)),
+      [SLO_BURN_ALERT_RECOVERED]: (event, views) => reactor.passOverRefused(event, () => reactor.onRecovered(event as RecordedEvent<SloBurnAlertRecoveredData>, views)),
+      [SLO_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onDeleted(event, views)),
       [ENDPOINT_DELETED]: (event, views) => reactor.onEndpointDeleted(event as RecordedEvent<EndpointDeletedData>, views),
-      [SLO_ENDPOINT_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onSloEndpointDeleted(event.data as SloEndpointDeletedData, views)),
+      [SLO_ENDPOINT_DELETED]: (event, views) => reactor.passOverRefused(event, () => reactor.onSloEndpointDeleted(event as RecordedEvent<SloEndpointDeletedData>, views)),
       [ENDPOINT_RECONFIGURED]: (event, views) => reactor.onEndpointReconfigured(event as RecordedEvent<EndpointReconfiguredData>, views),
       [SLO_CREATED]: (event) => reactor.dropDeletedEndpoints(event, (event.data as SloCreatedData).endpoint_ids, (event.data as SloCreatedData).created_at),
       [SLO_UPDATED]: (event) => reactor.dropDeletedEndpoints(event, (event.data as SloUpdatedData).changes.endpoint_ids, (event.data as SloUpdatedData).updated_at),
-      [SLO_PROJECT_EMPTIED]: (event, views) => reactor.passOverRefused(event, () => reactor.onProjectEmptied(event.data as SloProjectEmptiedData, views)),
+      [SLO_PROJECT_EMPTIED]: (event, views) => reactor.passOverRefused(event, () => reactor.onProjectEmptied(event as RecordedEvent<SloProjectEmptiedData>, views)),
     },
   });
 }
@@ -168,27 +173,36 @@ class BurnAlerts {
     return slos;
   }
 
+  /**
+   * Opens the trigger's incident, or awaits the alert again in the one its last end left open
+   * (auto_resolve off). An alert that ended before the incident was linked ends it through the
+   * ending event, later in the log, which finds the incident in `open`.
+   */
   async onTriggered(event: RecordedEvent<SloBurnAlertTriggeredData>, views: ViewTransaction): Promise<void> {
     const data = event.data;
     const context = systemContext('slos', event.id, event.id);
-    const incidentId = await this.incidents.claimIncidentId(`slo-burn-trigger-${event.id}`, event.id, context);
+    const keptOpen = await this.keptOpenIncident(data.slo_id, data.severity, views);
+    const incidentId = await this.incidents.claimIncidentId(`slo-burn-trigger-${event.id}`, event.id, context, keptOpen);
     const slo = (await this.slos.load(sloStream(data.slo_id))).state;
-    await this.openIncident(incidentId, data, slo, context);
+    if ((await this.incidents.load(incidentId)) === null) await this.openIncident(incidentId, data, slo, context);
+    else await this.incidents.command(incidentId, { kind: 'alert_triggered_again', alert: burnAlert(data.severity, event), reason: burnReason(data, slo) }, context);
     views.put(OPEN, { id: openKey(data.slo_id, data.severity), incident_id: incidentId });
-    const linked = await runStreamCommand(this.platform.events, sloStream(data.slo_id), sloAggregate, context, (state) => ({
+    await runStreamCommand(this.platform.events, sloStream(data.slo_id), sloAggregate, context, (state) => ({
       events: decideIncidentLink(state, data.severity, data.triggered_at, incidentId) as NewEvent[],
       result: null,
     }), { fold: this.slos, attempts: COMMAND_ATTEMPTS });
-    // Recovered (or deleted) before the incident was opened: it ends at once.
-    const after = linked.state.alerts[data.severity];
-    if (!after || after.since !== data.triggered_at) {
-      await this.incidents.command(incidentId, { kind: 'resolve_on_recovery' }, context);
-      views.delete(OPEN, openKey(data.slo_id, data.severity));
-    }
   }
 
-  async onRecovered(data: SloBurnAlertRecoveredData, views: ViewTransaction): Promise<void> {
-    await this.resolveOpen(data.slo_id, data.severity, views);
+  /** The incident the alert's last end left open (`open` keeps it only then), if it still is. */
+  private async keptOpenIncident(sloId: number, severity: BurnSeverity, views: ViewTransaction): Promise<number | null> {
+    const open = await views.get(OPEN, openKey(sloId, severity));
+    if (!open) return null;
+    const incident = await this.incidents.load(Number(open.incident_id));
+    return incident !== null && isOpen(incident) ? incident.id : null;
+  }
+
+  async onRecovered(event: RecordedEvent<SloBurnAlertRecoveredData>, views: ViewTransaction): Promise<void> {
+    await this.resolveOpen(event, event.data.severity, views);
   }
 
   /**
@@ -258,36 +272,41 @@ class BurnAlerts {
   }
 
   /** The SLO's last endpoint was deleted: its alerts ended, and each incident one of them holds open resolves as on a recovery. */
-  async onSloEndpointDeleted(data: SloEndpointDeletedData, views: ViewTransaction): Promise<void> {
-    if (data.endpoint_ids.length > 0) return;
-    for (const severity of BURN_SEVERITIES) await this.resolveOpen(data.slo_id, severity, views, data.endpoint_id);
+  async onSloEndpointDeleted(event: RecordedEvent<SloEndpointDeletedData>, views: ViewTransaction): Promise<void> {
+    if (event.data.endpoint_ids.length > 0) return;
+    for (const severity of BURN_SEVERITIES) await this.resolveOpen(event, severity, views, event.data.endpoint_id);
   }
 
   /** The SLO's project was left without an endpoint: its alerts ended, and each incident one of them holds open resolves as on a recovery. */
-  async onProjectEmptied(data: SloProjectEmptiedData, views: ViewTransaction): Promise<void> {
+  async onProjectEmptied(event: RecordedEvent<SloProjectEmptiedData>, views: ViewTransaction): Promise<void> {
+    const data = event.data;
     const deletedEndpointId = data.left_by === 'deleted' ? (data.endpoint_id ?? undefined) : undefined;
-    for (const severity of BURN_SEVERITIES) await this.resolveOpen(data.slo_id, severity, views, deletedEndpointId);
+    for (const severity of BURN_SEVERITIES) await this.resolveOpen(event, severity, views, deletedEndpointId);
   }
 
   /** The SLO's alerts ended with it: each incident one of them holds open resolves as on a recovery. */
-  async onDeleted(data: SloDeletedData, views: ViewTransaction): Promise<void> {
-    for (const severity of BURN_SEVERITIES) await this.resolveOpen(data.slo_id, severity, views);
+  async onDeleted(event: RecordedEvent<SloDeletedData>, views: ViewTransaction): Promise<void> {
+    for (const severity of BURN_SEVERITIES) await this.resolveOpen(event, severity, views);
   }
 
   /**
-   * `deletedEndpointId`: the alert ended because that endpoint, the SLO's last, was deleted. The
-   * incident records it as alerting's deleted endpoints are (it stops waiting for it, and its
-   * history says so) when it awaits that endpoint; it resolves either way.
+   * The alert of `severity` ended with `ending` (an event of the SLO's stream): the incident it
+   * holds open resolves, or with auto_resolve off records the end and stays in `open`, so the
+   * alert triggering again is awaited in it. `deletedEndpointId`: the alert ended because that
+   * endpoint, the SLO's last, was deleted. The incident records it as alerting's deleted
+   * endpoints are (it stops waiting for it, and its history says so) when it awaits that
+   * endpoint.
    */
-  private async resolveOpen(sloId: number, severity: BurnSeverity, views: ViewTransaction, deletedEndpointId?: number): Promise<void> {
-    const open = await views.get(OPEN, openKey(sloId, severity));
+  private async resolveOpen(ending: RecordedEvent, severity: BurnSeverity, views: ViewTransaction, deletedEndpointId?: number): Promise<void> {
+    const key = openKey((ending.data as { slo_id: number }).slo_id, severity);
+    const open = await views.get(OPEN, key);
     if (!open) return;
     const incidentId = Number(open.incident_id);
     if (deletedEndpointId !== undefined) {
       await this.incidents.command(incidentId, { kind: 'resolve_on_recovery', endpoint_id: deletedEndpointId, endpoint_deleted: true }, systemContext('slos'));
     }
-    await this.incidents.command(incidentId, { kind: 'resolve_on_recovery' }, systemContext('slos'));
-    views.delete(OPEN, openKey(sloId, severity));
+    const after = await this.incidents.command(incidentId, { kind: 'resolve_on_recovery', alert: burnAlert(severity, ending) }, systemContext('slos'));
+    if (after === null || !isOpen(after)) views.delete(OPEN, key);
   }
 
   /** The SLO's endpoints now: its list, or its project's current endpoints (the first one's project otherwise). */
@@ -302,13 +321,9 @@ class BurnAlerts {
   }
 
   private async openIncident(incidentId: number, data: SloBurnAlertTriggeredData, slo: SloState, context: CommandContext): Promise<void> {
-    const rule = BURN_RULES.find((r) => r.severity === data.severity)!;
     const { projectId, endpointIds } = await this.endpointsOf(slo);
     const ids = endpointIds.length > 0 ? endpointIds : [data.endpoint_id];
-    const name = slo.name || `SLO ${data.slo_id}`;
-    const reason =
-      `SLO "${name}" (id ${data.slo_id}, objective ${slo.objective_percent} % over ${slo.window_days} days) is burning its error budget: ` +
-      `burn rate ${data.long_burn_rate} over ${data.long_window} and ${data.short_burn_rate} over ${data.short_window}, both above ${rule.factorTenths / 10} (${data.severity}).`;
+    const name = sloName(slo, data.slo_id);
     await this.incidents.open(incidentId, data.team_id, context, (status): IncidentCommand => ({
       kind: 'open_automatic',
       incident_id: incidentId,
@@ -320,10 +335,28 @@ class BurnAlerts {
       severity: INCIDENT_SEVERITY[data.severity],
       metadata: { slo_id: data.slo_id, burn_alert: data.severity },
       title: `SLO ${name} is burning its error budget`,
-      detection_reason: reason,
+      detection_reason: burnReason(data, slo),
       status,
     }));
   }
+}
+
+function sloName(slo: SloState, sloId: number): string {
+  return slo.name || `SLO ${sloId}`;
+}
+
+/** Why the alert triggered, as its incident's detection reason (and a trigger awaited again) says. */
+function burnReason(data: SloBurnAlertTriggeredData, slo: SloState): string {
+  const rule = BURN_RULES.find((r) => r.severity === data.severity)!;
+  return (
+    `SLO "${sloName(slo, data.slo_id)}" (id ${data.slo_id}, objective ${slo.objective_percent} % over ${slo.window_days} days) is burning its error budget: ` +
+    `burn rate ${data.long_burn_rate} over ${data.long_window} and ${data.short_burn_rate} over ${data.short_window}, both above ${rule.factorTenths / 10} (${data.severity}).`
+  );
+}
+
+/** The burn alert as the incident awaits it: each transition ordered by its revision in the SLO's stream. */
+function burnAlert(severity: BurnSeverity, transition: RecordedEvent): AlertTransition {
+  return { name: `SLO burn alert (${severity})`, sequence: transition.revision };
 }
 
 function openKey(sloId: number, severity: BurnSeverity): string {

@@ -152,6 +152,51 @@ describe('automatic open, failing checks and recovery', () => {
   });
 });
 
+describe('an alert awaited as a whole (SLO burn alerts)', () => {
+  const ticket = (sequence: number) => ({ name: 'SLO burn alert (ticket)', sequence });
+  const keptOpen = () => {
+    const opened = run(null, { kind: 'open_automatic', incident_id: 30, team_id: 1, project_id: 5, endpoint_id: 101, signal: 'slo_burn', title: 'SLO burning', status: INVESTIGATING }).state;
+    return run(opened, { kind: 'update_status', auto_resolve: false }).state;
+  };
+  const ended = () => run(keptOpen(), { kind: 'resolve_on_recovery', alert: ticket(4) }, at(5)).state;
+
+  it('resolves when the alert ends with auto_resolve on, recording no end', () => {
+    const opened = run(null, { kind: 'open_automatic', incident_id: 30, team_id: 1, project_id: 5, endpoint_id: 101, signal: 'slo_burn', title: 'SLO burning', status: INVESTIGATING }).state;
+    const { events } = run(opened, { kind: 'resolve_on_recovery', alert: ticket(4) }, at(5));
+    expect(events.map((event) => event.type)).toEqual(['IncidentResolved']);
+  });
+
+  it('records the end once with auto_resolve off, and stays open', () => {
+    const { state, events } = run(keptOpen(), { kind: 'resolve_on_recovery', alert: ticket(4) }, at(5));
+    expect(events).toEqual([{ type: 'IncidentAlertEnded', data: { incident_id: 30, alert: 'SLO burn alert (ticket)', sequence: 4, ended_at: at(5) } }]);
+    expect(state?.resolved_at).toBeNull();
+    expect(run(state, { kind: 'resolve_on_recovery', alert: ticket(6) }, at(6)).events).toEqual([]);
+  });
+
+  it('resolves when auto_resolve is turned on after the end, saying why', () => {
+    const { events } = run(ended(), { kind: 'update_status', auto_resolve: true }, at(6));
+    expect(events.map((event) => event.type)).toEqual(['IncidentAutoResolveChanged', 'IncidentResolved']);
+    expect(events[1].data).toMatchObject({ by: 'automatic', reason: 'automatic resolution turned on after its alert had ended' });
+  });
+
+  it('awaits the alert again when it triggers again, so turning auto_resolve on leaves it open', () => {
+    const again = run(ended(), { kind: 'alert_triggered_again', alert: ticket(7), reason: 'burning again' }, at(6));
+    expect(again.events).toEqual([
+      { type: 'IncidentAlertTriggeredAgain', data: { incident_id: 30, alert: 'SLO burn alert (ticket)', sequence: 7, reason: 'burning again', triggered_at: at(6) } },
+    ]);
+    expect(run(again.state, { kind: 'update_status', auto_resolve: true }, at(7)).events.map((event) => event.type)).toEqual(['IncidentAutoResolveChanged']);
+  });
+
+  it('changes nothing for a transition handled again after a later one was recorded', () => {
+    const again = run(ended(), { kind: 'alert_triggered_again', alert: ticket(7), reason: 'burning again' }, at(6)).state;
+    // The end (sequence 4) and the trigger (7) handled again: neither is recorded twice.
+    expect(run(again, { kind: 'resolve_on_recovery', alert: ticket(4) }, at(8)).events).toEqual([]);
+    expect(run(again, { kind: 'alert_triggered_again', alert: ticket(7), reason: 'burning again' }, at(8)).events).toEqual([]);
+    // Nor is the trigger that opened it, which found no end to await again.
+    expect(run(keptOpen(), { kind: 'alert_triggered_again', alert: ticket(2), reason: 'opened' }, at(8)).events).toEqual([]);
+  });
+});
+
 describe('update details', () => {
   it('records only the fields that changed, with their previous values', () => {
     const { events } = run(created(), { kind: 'update_details', changes: { title: 'Checkout is slow', severity: 'warning', type: 'manual' } }, at(1));
