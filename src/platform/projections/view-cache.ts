@@ -186,10 +186,26 @@ export class DerivedViewCache<V> {
    * views are unchanged). `scope`: see `ViewCache.get`.
    */
   async get(key: string, load: () => Promise<{ value: V; validUntil: number } | null>, scope?: object, now = Date.now()): Promise<V | null> {
+    return (await this.getServed(key, load, scope, now))?.value ?? null;
+  }
+
+  /**
+   * As `get`, with the instant until which the value may be served (`until`): its `validUntil`,
+   * or sooner when it is served within a source's lag (that source has changed since it was
+   * loaded). A value derived from it must not outlive that instant: cached under newer stamps
+   * it would otherwise be served until the next write, not the lag's end.
+   */
+  async getServed(key: string, load: () => Promise<{ value: V; validUntil: number } | null>, scope?: object, now = Date.now()): Promise<{ value: V; until: number } | null> {
     const stamps = await this.stamps(scope);
-    if (stamps === null) return (await load())?.value ?? null;
+    if (stamps === null) {
+      const loaded = await load();
+      return loaded && { value: loaded.value, until: loaded.validUntil };
+    }
     const cached = this.entries.get(key);
-    if (cached && now < cached.validUntil && this.stillValid(cached, stamps, now)) return cached.value;
+    if (cached && now < cached.validUntil) {
+      const until = this.servedUntil(cached, stamps, now);
+      if (until !== null) return { value: cached.value, until };
+    }
     const flight = `${key}\u0000${stamps.join('|')}`;
     let pending = this.loading.get(flight);
     if (!pending) {
@@ -201,17 +217,22 @@ export class DerivedViewCache<V> {
     this.entries.delete(key);
     this.entries.set(key, { ...loaded, stamps, loadedAt: now });
     trimOldest(this.entries, this.capacity);
-    return loaded.value;
+    return { value: loaded.value, until: loaded.validUntil };
   }
 
-  /** Every source unchanged, or changed only where its lag still covers the entry. */
-  private stillValid(entry: DerivedEntry<V>, stamps: string[], now: number): boolean {
+  /**
+   * Until when the entry may be served: every source unchanged (its `validUntil`), or changed
+   * only where its lag still covers the entry (the earliest lag's end); null when it may not.
+   */
+  private servedUntil(entry: DerivedEntry<V>, stamps: string[], now: number): number | null {
+    let until = entry.validUntil;
     for (let i = 0; i < stamps.length; i++) {
       if (stamps[i] === entry.stamps[i]) continue;
       const lagMs = this.sources[i].lagMs;
-      if (lagMs === undefined || now - entry.loadedAt >= lagMs) return false;
+      if (lagMs === undefined || now - entry.loadedAt >= lagMs) return null;
+      until = Math.min(until, entry.loadedAt + lagMs);
     }
-    return true;
+    return until;
   }
 
   /** Each source's physical name and stamp; null when the store has no stamps. */

@@ -155,20 +155,22 @@ export class PublicStatusReads {
     return cache.get(
       `${kind}:${slug}`,
       async () => {
-        const model = await this.model(slug, scope);
-        if (!model) return null;
+        const served = await this.model(slug, scope);
+        if (!served) return null;
+        const model = served.value;
         // Only the HTML page shows the uptime bars: the other representations do not read the rollups.
         const uptime = kind === 'html' ? await this.uptime(model) : new Map<string, UptimeDay[]>();
         const { body, contentType } = renderer({ model, uptime });
         const bytes = Buffer.from(body);
-        return { value: { body: bytes, etag: etagOf(bytes), contentType }, validUntil: model.validUntil };
+        // A model served within its alert states' lag ends this rendering with the lag.
+        return { value: { body: bytes, etag: etagOf(bytes), contentType }, validUntil: served.until };
       },
       scope,
     );
   }
 
-  private model(slug: string, scope?: object): Promise<StatusModel | null> {
-    return this.models.get(
+  private model(slug: string, scope?: object): Promise<{ value: StatusModel; until: number } | null> {
+    return this.models.getServed(
       slug,
       async () => {
         const model = await this.loadModel(slug, scope);

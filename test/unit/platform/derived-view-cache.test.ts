@@ -38,6 +38,27 @@ describe('DerivedViewCache', () => {
     expect(await cache.get('k', load, undefined, T + 2001)).toBe(3);
   });
 
+  test('a value derived from one served within its lag expires with that lag, not at the next write', async () => {
+    const changed = { pages: 1, busy: 1 };
+    const sources = [{ projection: 'p', collection: 'pages' }, { projection: 'p', collection: 'busy', lagMs: 2000 }];
+    const models = new DerivedViewCache<number>(fakeReader(changed), sources);
+    const pages = new DerivedViewCache<string>(fakeReader(changed), sources);
+    let loads = 0;
+    const loadModel = async () => ({ value: ++loads, validUntil: T + 60_000 });
+    const renderAt = (now: number) =>
+      pages.get('page', async () => {
+        const model = (await models.getServed('model', loadModel, undefined, now))!;
+        return { value: `model ${model.value}`, validUntil: model.until };
+      }, undefined, now);
+    expect(await models.getServed('model', loadModel, undefined, T)).toEqual({ value: 1, until: T + 60_000 });
+    changed.busy = 2;
+    // Rendered first after the write, from the model within its lag: kept only until the lag's end.
+    expect(await models.getServed('model', loadModel, undefined, T + 500)).toEqual({ value: 1, until: T + 2000 });
+    expect(await renderAt(T + 500)).toBe('model 1');
+    expect(await renderAt(T + 1999)).toBe('model 1');
+    expect(await renderAt(T + 2000)).toBe('model 2');
+  });
+
   test('requests that miss together share one load; a null load is not kept', async () => {
     const cache = new DerivedViewCache<string>(fakeReader({ pages: 1 }), [{ projection: 'p', collection: 'pages' }]);
     let loads = 0;
