@@ -3,7 +3,8 @@
  * goes down and opens its incident; its three dependents then fail too, and their failures are
  * recorded suppressed and named on the parent's incident instead of opening three more. When the
  * parent comes back, the dependents that still fail open incidents of their own. A parent failing
- * during its maintenance window suppresses its dependent the same way, without paging itself.
+ * during its maintenance window suppresses its dependent the same way, without paging itself;
+ * one that was down before its window and recovers inside it stops suppressing.
  */
 import { jest } from '@jest/globals';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
@@ -144,6 +145,42 @@ describe('dependencies end to end', () => {
       router.mode = { status: 200, delayMs: 0 };
       await eventually('an incident for the dependent', async () => (await opened()).some((ids) => ids.includes(dependent)));
       expect((await alertStatus(dependent)).suppressed_by).toEqual([]);
+    } finally {
+      await router.close();
+      await backend.close();
+    }
+  });
+  it('a parent down before its window that recovers inside it stops suppressing: its dependent’s own outage pages during the window', async () => {
+    const team = await t.createTeam('Fixing the router');
+    const { token } = await t.issueToken(team.id, ALL_SCOPES);
+    const router = await startTarget();
+    const backend = await startTarget();
+    try {
+      const parent = (await monitorTarget(t, team.id, router, 'router', PARENT_RULES)).id;
+      const dependent = (await monitorTarget(t, team.id, backend, 'api', { ...DEPENDENT_RULES, depends_on: [parent] })).id;
+      const alertStatus = async (endpointId: number) => (await t.request('GET', `/api/public/v2/endpoints/${endpointId}/alert-status`, { token })).json().data;
+      const incidentOf = async (endpointId: number) => {
+        const incidents = (await t.request('GET', '/api/public/v2/incidents', { token })).json().data;
+        return incidents.find((incident: any) => incident.endpoint_ids.includes(endpointId)) ?? null;
+      };
+
+      router.mode = { status: 503, delayMs: 0 };
+      await eventually('the parent’s incident', () => incidentOf(parent));
+      await eventually('the parent’s outage to show on the dependent', async () => (await alertStatus(dependent)).suppressed_by?.[0] === parent);
+      // The operator opens a window to fix it; the fix works.
+      const now = Date.now();
+      const window = await t.admin('POST', `/api/v2/teams/${team.id}/maintenance-windows`, { endpoint_id: parent, starts_at: new Date(now - 1_000).toISOString(), ends_at: new Date(now + 3_600_000).toISOString(), reason: 'router repair' });
+      expect(window.statusCode).toBe(201);
+      router.mode = { status: 200, delayMs: 0 };
+      await eventually('the dependent to stop naming the recovered parent', async () => (await alertStatus(dependent)).suppressed_by?.length === 0);
+      // Maintenance holds the parent's signal still: it stays triggered, its incident open, until the window ends.
+      expect((await alertStatus(parent)).signals[0].state).toBe('triggered');
+
+      // The dependent then fails on its own, inside the parent's window: it pages.
+      backend.mode = { status: 503, delayMs: 0 };
+      const own = await eventually('the dependent’s own incident', () => incidentOf(dependent));
+      expect(own.endpoint_ids).toEqual([dependent]);
+      expect((await t.request('GET', `/api/public/v2/incidents/${(await incidentOf(parent)).id}`, { token })).json().data.metadata?.suppressed_endpoint_ids ?? []).toEqual([]);
     } finally {
       await router.close();
       await backend.close();

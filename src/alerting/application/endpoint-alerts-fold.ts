@@ -52,6 +52,8 @@ export interface SignalsState {
   regionSignals?: EndpointAlertsState['regionSignals'];
   /** Failing by its availability rule on the checks its maintenance hid, since then (absent: not). */
   maintenanceFailingSince?: string;
+  /** Its availability triggered, recovered by its rule on the checks its maintenance hid, since then (absent: not). */
+  maintenanceRecoveredSince?: string;
   /** Highest check revision a signal event was decided on (-1: none). */
   judgedThrough: number;
 }
@@ -144,9 +146,10 @@ export function withSignals(checks: EndpointAlertsState, alerts: Omit<SignalsSta
 }
 
 /** What the alerts stream decides of a state: the signals, flapping, the regions' signals and failing during maintenance. */
-function signalsOf(state: Pick<EndpointAlertsState, 'signals' | 'flap' | 'regionSignals' | 'maintenanceFailingSince'>): Omit<SignalsState, 'judgedThrough'> {
+function signalsOf(state: Pick<EndpointAlertsState, 'signals' | 'flap' | 'regionSignals' | 'maintenanceFailingSince' | 'maintenanceRecoveredSince'>): Omit<SignalsState, 'judgedThrough'> {
   const signals: Omit<SignalsState, 'judgedThrough'> = { signals: state.signals, flap: flapOf(state) };
   if (state.regionSignals !== undefined) signals.regionSignals = state.regionSignals;
   if (state.maintenanceFailingSince !== undefined) signals.maintenanceFailingSince = state.maintenanceFailingSince;
+  if (state.maintenanceRecoveredSince !== undefined) signals.maintenanceRecoveredSince = state.maintenanceRecoveredSince;
   return signals;
 }

@@ -53,9 +53,15 @@ export class ParentSignals {
       ids.map(async (id): Promise<ParentState> => {
         const parent = (await this.endpoints.load(endpointStream(id))).state;
         const probed = parent !== null && parent.team_id === dependent.team_id && parent.enabled;
-        if (!probed) return { endpoint_id: id, probed, availability: 'ok', failing_in_maintenance: false };
+        if (!probed) return { endpoint_id: id, probed, availability: 'ok', failing_in_maintenance: false, recovered_in_maintenance: false };
         const { state } = await this.alerts.load(alertsStream(id));
-        return { endpoint_id: id, probed, availability: state.signals.availability.state, failing_in_maintenance: state.maintenanceFailingSince !== undefined };
+        return {
+          endpoint_id: id,
+          probed,
+          availability: state.signals.availability.state,
+          failing_in_maintenance: state.maintenanceFailingSince !== undefined,
+          recovered_in_maintenance: state.maintenanceRecoveredSince !== undefined,
+        };
       }),
     );
   }

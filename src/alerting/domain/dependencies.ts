@@ -11,6 +11,10 @@
  * checks maintenance hid (endpoint-alerts.ts, AlertMaintenanceFailureStarted), and the planned
  * work explains its dependents' failures. It keeps doing so after the window until its own
  * signal takes over (triggers) or it recovers.
+ *
+ * The mirror image (session 26): a parent triggered before its window whose hidden checks
+ * recover by its rule (AlertMaintenanceRecovered) stops suppressing, though maintenance keeps
+ * its signal triggered: it is up again, so its dependents' failures are their own.
  */
 import type { SignalStateName } from './endpoint-alerts.js';
 
@@ -22,6 +26,8 @@ export interface ParentState {
   availability: SignalStateName;
   /** Failing by its availability rule on the checks its maintenance window hid (its own signal stays ok meanwhile). */
   failing_in_maintenance: boolean;
+  /** Its availability triggered, but recovered by its rule on the checks its maintenance window hid (its signal stays triggered meanwhile). */
+  recovered_in_maintenance: boolean;
 }
 
 /** The parents whose outage suppresses a check with this outcome, in `depends_on` order; none for a success. */
@@ -36,5 +42,5 @@ export function suppressingInMaintenance(parents: readonly ParentState[]): numbe
 }
 
 function suppresses(parent: ParentState): boolean {
-  return parent.probed && (parent.availability === 'triggered' || parent.failing_in_maintenance);
+  return parent.probed && ((parent.availability === 'triggered' && !parent.recovered_in_maintenance) || parent.failing_in_maintenance);
 }

@@ -64,6 +64,15 @@
  *   a counted success with recovery_count counted successes in a row; a counted failure that
  *   does not yet trigger leaves it as it is. Endpoints with regions are left out (their
  *   availability is the quorum's).
+ * - Recovered during maintenance (session 26), the mirror image: an endpoint whose availability
+ *   was already triggered when its window began and whose hidden checks recover by its rule
+ *   (recovery_count hidden successes in a row) gets AlertMaintenanceRecovered: its signal stays
+ *   triggered (its incident stays open, maintenance moves no signal), but it no longer
+ *   suppresses its dependents. Hidden failures by the trigger rule end it
+ *   (AlertMaintenanceRecoveryEnded, `ended_by: failing`). After the window it ends with the
+ *   counted check that recovers the signal (`ended_by: recovered`, same append) or a counted
+ *   failure that makes trigger_count of the last trigger_window counted checks failures
+ *   (`failing`).
  *
  * Regions (an endpoint with `regions`; see regions.ts for the quorum decision):
  * - A regional check (taken for one of the endpoint's regions, `regional: true`) joins its
@@ -105,6 +114,8 @@ export const REGION_SIGNAL_TRIGGERED = 'RegionSignalTriggered';
 export const REGION_SIGNAL_RECOVERED = 'RegionSignalRecovered';
 export const ALERT_MAINTENANCE_FAILURE_STARTED = 'AlertMaintenanceFailureStarted';
 export const ALERT_MAINTENANCE_FAILURE_ENDED = 'AlertMaintenanceFailureEnded';
+export const ALERT_MAINTENANCE_RECOVERED = 'AlertMaintenanceRecovered';
+export const ALERT_MAINTENANCE_RECOVERY_ENDED = 'AlertMaintenanceRecoveryEnded';
 
 /** Signal events and incident links of one endpoint (the checks are on `checks-<endpointId>`). */
 export const alertsStream = (endpointId: number) => `alerts-${endpointId}`;
@@ -195,6 +206,15 @@ export interface AlertMaintenanceFailureData {
   check_revision?: number;
 }
 
+/**
+ * The endpoint, its availability triggered, recovered by its rule on the checks its maintenance
+ * window hid, or stopped being so: while it is, it suppresses nothing.
+ */
+export interface AlertMaintenanceRecoveryData extends Omit<AlertMaintenanceFailureData, 'ended_by'> {
+  /** Ended only: `failing` by the trigger rule again, or `recovered` when the availability signal took over. */
+  ended_by?: 'failing' | 'recovered';
+}
+
 /** First event of `alerts-<endpoint_id>`: the signals as the events before the stream left them. */
 export interface AlertSignalsCarriedOverData {
   endpoint_id: number;
@@ -220,7 +240,9 @@ export type EndpointAlertsEvent =
   | { type: typeof REGION_SIGNAL_TRIGGERED; data: RegionSignalData }
   | { type: typeof REGION_SIGNAL_RECOVERED; data: RegionSignalData }
   | { type: typeof ALERT_MAINTENANCE_FAILURE_STARTED; data: AlertMaintenanceFailureData }
-  | { type: typeof ALERT_MAINTENANCE_FAILURE_ENDED; data: AlertMaintenanceFailureData };
+  | { type: typeof ALERT_MAINTENANCE_FAILURE_ENDED; data: AlertMaintenanceFailureData }
+  | { type: typeof ALERT_MAINTENANCE_RECOVERED; data: AlertMaintenanceRecoveryData }
+  | { type: typeof ALERT_MAINTENANCE_RECOVERY_ENDED; data: AlertMaintenanceRecoveryData };
 
 export interface SignalState {
   type: SignalType;
@@ -268,6 +290,8 @@ export interface EndpointAlertsState extends CheckWindows {
   maintenanceChecks?: MaintenanceChecks;
   /** Since when the endpoint fails by its availability rule on the checks its maintenance hid (absent: it does not). */
   maintenanceFailingSince?: string;
+  /** Since when the endpoint, its availability triggered, has recovered by its rule on the checks its maintenance hid (absent: it has not). */
+  maintenanceRecoveredSince?: string;
 }
 
 /** The availability window of the checks a maintenance window hid. */
@@ -455,34 +479,60 @@ export function judge(state: EndpointAlertsState, command: RecordCheckCommand): 
 export function signalTransitions(after: EndpointAlertsState, check: CheckRecordedData, settings: AlertSettings): EndpointAlertsEvent[] {
   const regions = settings.regions ?? [];
   const regional = regions.length > 0 || check.regional === true;
-  if (!countsForAlerting(check)) return !regional && hiddenByMaintenance(check) ? maintenanceFailureTransition(after, check, alertRulesFrom(settings)) : [];
+  if (!countsForAlerting(check)) return !regional && hiddenByMaintenance(check) ? maintenanceTransition(after, check, alertRulesFrom(settings)) : [];
   if (regional) {
     if (regions.length === 0 || check.regional !== true) return [];
     return [...regionalTransitions(after, check, settings, regions), ...certificateTransition(after, check, settings)];
   }
   const rules = alertRulesFrom(settings);
   const availability = flapping(after, check, availabilityTransition(after, check, rules), settings);
-  return [...availability, ...maintenanceFailureHandover(after, check, availability, rules), ...latencyTransition(after, check, rules), ...certificateTransition(after, check, settings)];
+  return [...availability, ...maintenanceHandover(after, check, availability, rules), ...latencyTransition(after, check, rules), ...certificateTransition(after, check, settings)];
 }
 
 /**
- * A check its maintenance hid: the availability rule on the hidden checks starts the failing
- * state (while the endpoint's own signal is ok: a triggered signal already suppresses) or ends it.
+ * A check its maintenance hid: the availability rule run on the hidden checks, from the verdict
+ * they gave so far (the signal's state until they gave one), records where that verdict differs
+ * from the signal maintenance holds still: failing while the signal is ok, recovered while it is
+ * triggered.
  */
-function maintenanceFailureTransition(after: EndpointAlertsState, check: CheckRecordedData, rules: AlertRules): EndpointAlertsEvent[] {
-  const failing = after.maintenanceFailingSince !== undefined;
-  const availability = after.signals.availability;
-  if (!failing && availability.state === 'triggered') return [];
+function maintenanceTransition(after: EndpointAlertsState, check: CheckRecordedData, rules: AlertRules): EndpointAlertsEvent[] {
+  const signalTriggered = after.signals.availability.state === 'triggered';
   // The same rule as the availability signal's, read on the hidden checks' window as its own.
-  const view: EndpointAlertsState = { ...after, ...(after.maintenanceChecks ?? NO_MAINTENANCE_CHECKS), signals: { ...after.signals, availability: { ...availability, state: failing ? 'triggered' : 'ok' } } };
-  return availabilityTransition(view, check, rules).map((event) => (event.type === ALERT_SIGNAL_TRIGGERED ? maintenanceFailure(check) : maintenanceFailure(check, 'recovered')));
+  const hidden: EndpointAlertsState = { ...after, ...(after.maintenanceChecks ?? NO_MAINTENANCE_CHECKS) };
+  return verdictChange(hidden, check, rules, maintenanceVerdict(after)).map((change) => {
+    if (signalTriggered) return change === 'fails' ? maintenanceRecovery(check, 'failing') : maintenanceRecovery(check);
+    return change === 'fails' ? maintenanceFailure(check) : maintenanceFailure(check, 'recovered');
+  });
 }
 
-/** A counted check (the maintenance is over) ends the failing state once the endpoint's own rule answers: its availability triggers, or it recovered by successes. */
-function maintenanceFailureHandover(after: EndpointAlertsState, check: CheckRecordedData, availability: EndpointAlertsEvent[], rules: AlertRules): EndpointAlertsEvent[] {
-  if (after.maintenanceFailingSince === undefined) return [];
-  if (availability.some((event) => event.type === ALERT_SIGNAL_TRIGGERED)) return [maintenanceFailure(check, 'triggered')];
-  return check.success && after.consecutiveSuccesses >= rules.recovery_count ? [maintenanceFailure(check, 'recovered')] : [];
+/** What the checks a maintenance window hid say of the endpoint's availability: their own verdict where they gave one, else its signal's. */
+function maintenanceVerdict(state: EndpointAlertsState): SignalStateName {
+  if (state.maintenanceFailingSince !== undefined) return 'triggered';
+  if (state.maintenanceRecoveredSince !== undefined) return 'ok';
+  return state.signals.availability.state;
+}
+
+/** Whether the availability rule on `windows` turns a verdict of `from` around with this check. */
+function verdictChange(windows: EndpointAlertsState, check: CheckRecordedData, rules: AlertRules, from: SignalStateName): Array<'fails' | 'recovers'> {
+  const view: EndpointAlertsState = { ...windows, signals: { ...windows.signals, availability: { ...windows.signals.availability, state: from } } };
+  return availabilityTransition(view, check, rules).map((event) => (event.type === ALERT_SIGNAL_TRIGGERED ? 'fails' : 'recovers'));
+}
+
+/**
+ * A counted check (the maintenance is over) ends the hidden checks' verdict once the endpoint's
+ * own rule answers: its signal comes round to the verdict (in the same append), or the counted
+ * checks turn the verdict around by the same rule.
+ */
+function maintenanceHandover(after: EndpointAlertsState, check: CheckRecordedData, availability: EndpointAlertsEvent[], rules: AlertRules): EndpointAlertsEvent[] {
+  if (after.maintenanceFailingSince !== undefined) {
+    if (availability.some((event) => event.type === ALERT_SIGNAL_TRIGGERED)) return [maintenanceFailure(check, 'triggered')];
+    return verdictChange(after, check, rules, 'triggered').length > 0 ? [maintenanceFailure(check, 'recovered')] : [];
+  }
+  if (after.maintenanceRecoveredSince !== undefined) {
+    if (availability.some((event) => event.type === ALERT_SIGNAL_RECOVERED)) return [maintenanceRecovery(check, 'recovered')];
+    return verdictChange(after, check, rules, 'ok').length > 0 ? [maintenanceRecovery(check, 'failing')] : [];
+  }
+  return [];
 }
 
 function maintenanceFailure(check: CheckRecordedData, endedBy?: AlertMaintenanceFailureData['ended_by']): EndpointAlertsEvent {
@@ -490,6 +540,13 @@ function maintenanceFailure(check: CheckRecordedData, endedBy?: AlertMaintenance
   if (endedBy === undefined) return { type: ALERT_MAINTENANCE_FAILURE_STARTED, data };
   data.ended_by = endedBy;
   return { type: ALERT_MAINTENANCE_FAILURE_ENDED, data };
+}
+
+function maintenanceRecovery(check: CheckRecordedData, endedBy?: AlertMaintenanceRecoveryData['ended_by']): EndpointAlertsEvent {
+  const data: AlertMaintenanceRecoveryData = { ...signalIds(check), check_id: check.check_id, at: check.checked_at };
+  if (endedBy === undefined) return { type: ALERT_MAINTENANCE_RECOVERED, data };
+  data.ended_by = endedBy;
+  return { type: ALERT_MAINTENANCE_RECOVERY_ENDED, data };
 }
 
 export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): EndpointAlertsState {
@@ -516,6 +573,12 @@ export function evolve(state: EndpointAlertsState, event: EndpointAlertsEvent): 
       return { ...state, maintenanceFailingSince: event.data.at };
     case ALERT_MAINTENANCE_FAILURE_ENDED: {
       const { maintenanceFailingSince: _ended, ...rest } = state;
+      return rest;
+    }
+    case ALERT_MAINTENANCE_RECOVERED:
+      return { ...state, maintenanceRecoveredSince: event.data.at };
+    case ALERT_MAINTENANCE_RECOVERY_ENDED: {
+      const { maintenanceRecoveredSince: _ended, ...rest } = state;
       return rest;
     }
     case REGION_SIGNAL_TRIGGERED:

@@ -51,7 +51,7 @@ export class AlertStatusDto {
   @ApiProperty({
     type: 'array',
     items: { type: 'integer' },
-    description: 'Endpoints in depends_on whose availability signal is triggered now, or that fail during their maintenance window (suppressed_by_maintenance): failing checks are recorded with alert_suppressed true meanwhile. Empty when none.',
+    description: 'Endpoints in depends_on whose availability signal is triggered now (unless the checks their maintenance window hid have recovered by their rule since), or that fail during their maintenance window (suppressed_by_maintenance): failing checks are recorded with alert_suppressed true meanwhile. Empty when none.',
   })
   suppressed_by!: number[];
   @ApiProperty({

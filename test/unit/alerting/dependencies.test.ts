@@ -183,6 +183,61 @@ describe('dependencies: a parent failing during its maintenance window', () => {
     expect((await failingDependent()).suppressed_by).toEqual([PARENT]);
   });
 
+  /** The parent triggers by its rule, then a window hides its checks. */
+  const triggeredBeforeWindow = async () => {
+    await world.check(PARENT, false);
+    await world.check(PARENT, false);
+    await world.maintenance(PARENT, true);
+  };
+
+  it('given its signal triggered before the window, hidden successes by its recovery rule end its suppression; its signal stays triggered', async () => {
+    await triggeredBeforeWindow();
+    await world.check(PARENT, true);
+    // One hidden success of the two its rule needs: still down as far as the dependent knows.
+    expect((await failingDependent()).suppressed_by).toEqual([PARENT]);
+    const recovery = await world.check(PARENT, true);
+    const own = await failingDependent();
+    expect(own.alert_suppressed).toBe(false);
+    expect(own.suppressed_by).toBeUndefined();
+    expect((await world.alertEvents(PARENT)).at(-1)).toBe(`AlertMaintenanceRecovered@${recovery.check_id}`);
+    expect((await world.signals(PARENT)).map((s) => s.type)).toEqual(['AlertSignalTriggered']);
+  });
+
+  it('given it recovered during the window, hidden failures by its trigger rule make it suppress again', async () => {
+    await triggeredBeforeWindow();
+    await world.check(PARENT, true);
+    await world.check(PARENT, true);
+    await world.check(PARENT, false);
+    expect((await failingDependent()).alert_suppressed).toBe(false);
+    const failing = await world.check(PARENT, false);
+    expect((await world.alertEvents(PARENT)).at(-1)).toBe(`AlertMaintenanceRecoveryEnded:failing@${failing.check_id}`);
+    expect((await failingDependent()).suppressed_by).toEqual([PARENT]);
+  });
+
+  it('given it recovered during the window, after it its signal recovering or a counted failure by its trigger rule takes over', async () => {
+    await triggeredBeforeWindow();
+    await world.check(PARENT, true);
+    await world.check(PARENT, true);
+    await world.maintenance(PARENT, false);
+    // One counted success of two: the signal is still triggered, the hidden checks' verdict stands.
+    await world.check(PARENT, true);
+    expect((await failingDependent()).alert_suppressed).toBe(false);
+    const recovery = await world.check(PARENT, true);
+    expect((await world.alertEvents(PARENT)).slice(-2)).toEqual([`AlertSignalRecovered@${recovery.check_id}`, `AlertMaintenanceRecoveryEnded:recovered@${recovery.check_id}`]);
+    expect((await failingDependent()).alert_suppressed).toBe(false);
+
+    await world.check(PARENT, false);
+    await world.check(PARENT, false);
+    await world.maintenance(PARENT, true);
+    await world.check(PARENT, true);
+    await world.check(PARENT, true);
+    await world.maintenance(PARENT, false);
+    // Counted checks F, F, (hidden), F: 2 of the last 3 counted failed, the parent is down again.
+    const failing = await world.check(PARENT, false);
+    expect((await world.alertEvents(PARENT)).at(-1)).toBe(`AlertMaintenanceRecoveryEnded:failing@${failing.check_id}`);
+    expect((await failingDependent()).suppressed_by).toEqual([PARENT]);
+  });
+
   it('given a counted check between two windows, the first window’s hidden failures do not count in the second', async () => {
     await world.maintenance(PARENT, true);
     await world.check(PARENT, false);
@@ -205,15 +260,17 @@ describe('dependencies: a parent failing during its maintenance window', () => {
 });
 
 describe('suppressingParents', () => {
+  const parent = { probed: true, availability: 'ok' as const, failing_in_maintenance: false, recovered_in_maintenance: false };
   const parents = [
-    { endpoint_id: 1, probed: true, availability: 'triggered' as const, failing_in_maintenance: false },
-    { endpoint_id: 2, probed: true, availability: 'ok' as const, failing_in_maintenance: false },
-    { endpoint_id: 3, probed: false, availability: 'triggered' as const, failing_in_maintenance: false },
-    { endpoint_id: 4, probed: true, availability: 'ok' as const, failing_in_maintenance: true },
-    { endpoint_id: 5, probed: false, availability: 'ok' as const, failing_in_maintenance: true },
+    { ...parent, endpoint_id: 1, availability: 'triggered' as const },
+    { ...parent, endpoint_id: 2 },
+    { ...parent, endpoint_id: 3, probed: false, availability: 'triggered' as const },
+    { ...parent, endpoint_id: 4, failing_in_maintenance: true },
+    { ...parent, endpoint_id: 5, probed: false, failing_in_maintenance: true },
+    { ...parent, endpoint_id: 6, availability: 'triggered' as const, recovered_in_maintenance: true },
   ];
 
-  it('names the probed parents whose availability is triggered or that fail during maintenance, for failures only', () => {
+  it('names the probed parents whose availability is triggered (unless recovered during maintenance) or that fail during maintenance, for failures only', () => {
     expect(suppressingParents(false, parents)).toEqual([1, 4]);
     expect(suppressingParents(true, parents)).toEqual([]);
   });
