@@ -5,7 +5,8 @@
  * goes through the API.
  * - The page and the ticket alert of one SLO kept open at once: each incident records its own
  *   alert's end and awaits its own alert again; no third incident; the incident.updated of each
- *   trigger-again names the incident as GET shows it.
+ *   trigger-again names the incident as GET shows it; each trigger-again moves `last_error_at`
+ *   (the list `from` then finds both).
  * - Resolved by a person while its alert had ended: the next trigger opens a new incident.
  * - Merged into another incident while its alert had ended: the next trigger opens a new
  *   incident (as an endpoint signal's does); the merge target is left alone.
@@ -103,6 +104,9 @@ describe('SLO burn incidents kept open, through the API', () => {
       expect(await slo.incident(id)).toMatchObject({ resolved_at: null, auto_resolve: false });
     }
 
+    const lastOpened = (await slo.incident(ticket)).last_error_at;
+    await eventually('the clock past the openings', () => new Date().toISOString() > lastOpened);
+    const burningAgainFrom = new Date().toISOString();
     await slo.trigger('page');
     await slo.trigger('ticket');
     expect([await slo.linkedIncident('page', 2), await slo.linkedIncident('ticket', 2)]).toEqual([page, ticket]);
@@ -115,6 +119,11 @@ describe('SLO burn incidents kept open, through the API', () => {
       expect(summaries.filter((s) => s.startsWith('SLO burn alert')).map((s) => s.slice(0, `SLO burn alert (${severity})`.length))).toEqual([`SLO burn alert (${severity})`, `SLO burn alert (${severity})`]);
     }
     expect(await slo.opened()).toEqual([page, ticket]);
+    // Burning again is an error as the opening trigger was: `last_error_at` moves, so a list from then finds both.
+    const listedFrom = async () =>
+      ((await t.request('GET', `/api/public/v2/incidents?from=${encodeURIComponent(burningAgainFrom)}`, { token: slo.token })).json().data as Array<{ id: number }>).map((i) => i.id);
+    await eventually('both listed from the trigger again', async () => (await listedFrom()).length === 2);
+    expect((await listedFrom()).sort((a, b) => a - b)).toEqual([page, ticket].sort((a, b) => a - b));
 
     // Each trigger-again is an incident.updated naming the incident as GET shows it.
     for (const id of [page, ticket]) {

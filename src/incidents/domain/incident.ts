@@ -867,7 +867,8 @@ function apply(s: Incident, event: Exclude<IncidentEvent, { type: typeof INCIDEN
     case INCIDENT_ALERT_ENDED:
       return { ...s, alert: { ended: true, sequence: event.data.sequence } };
     case INCIDENT_ALERT_TRIGGERED_AGAIN:
-      return { ...s, alert: { ended: false, sequence: event.data.sequence } };
+      // Burning again is an error as the opening trigger was (an alert links no checks to move it).
+      return { ...s, alert: { ended: false, sequence: event.data.sequence }, last_error_at: latest(s.last_error_at, event.data.triggered_at) };
     case COMMENT_ADDED: {
       const { comment_id: id, body, pinned, created_at } = event.data;
       return { ...s, comments: s.comments.with({ id, body, pinned, created_at, updated_at: created_at }) };
