@@ -7,7 +7,8 @@
  *   alert's end and awaits its own alert again; no third incident; the incident.updated of each
  *   trigger-again names the incident as GET shows it; each trigger-again moves `last_error_at`
  *   (the list `from` then finds both).
- * - Resolved by a person while its alert had ended: the next trigger opens a new incident.
+ * - Resolved by a person while its alert had ended: the next trigger opens a new incident; its
+ *   SLO's last endpoint deleted later leaves its history alone.
  * - Merged into another incident while its alert had ended: the next trigger opens a new
  *   incident (as an endpoint signal's does); the merge target is left alone.
  */
@@ -62,6 +63,7 @@ describe('SLO burn incidents kept open, through the API', () => {
     return {
       team,
       projectId,
+      endpoint,
       sloId,
       trigger: (severity: BurnSeverity) =>
         append(SLO_BURN_ALERT_TRIGGERED, { ...base(severity), long_window: RULES[severity].long_window, long_burn_rate: 20, short_window: RULES[severity].short_window, short_burn_rate: 30, endpoint_id: endpoint.id, triggered_at: now() }),
@@ -165,6 +167,25 @@ describe('SLO burn incidents kept open, through the API', () => {
     await slo.recover('ticket');
     await eventually('the new incident resolved', async () => (await slo.incident(second)).resolved_at !== null);
     expect((await slo.incident(first)).resolved_at).toBe(firstResolvedAt);
+  });
+
+  it('a kept-open burn incident resolved by a person is left alone when its SLO loses its last endpoint', async () => {
+    const slo = await sloTeam('/resolved-then-endpoint-deleted');
+    await slo.trigger('page');
+    await slo.trigger('ticket');
+    const page = await slo.linkedIncident('page', 1);
+    const ticket = await slo.linkedIncident('ticket', 1);
+    for (const id of [page, ticket]) await slo.patchStatus(id, { auto_resolve: false });
+    await slo.recover('page');
+    await eventually('the page end recorded', async () => (await slo.summaries(page)).includes(ended('page')));
+    await slo.patchStatus(page, { resolved: true });
+    const resolvedPage = { incident: await slo.incident(page), history: await slo.summaries(page) };
+
+    // The ticket, still burning and kept open, is the witness: its end is handled after the page's.
+    expect((await t.admin('DELETE', `/api/v2/teams/${slo.team.id}/endpoints/${slo.endpoint.id}`)).statusCode).toBe(204);
+    await eventually('the ticket end recorded', async () => (await slo.summaries(ticket)).includes(ended('ticket')));
+    expect(await slo.summaries(page)).toEqual(resolvedPage.history);
+    expect(await slo.incident(page)).toEqual(resolvedPage.incident);
   });
 
   it('a kept-open burn incident merged into another while its alert had ended: the next trigger opens a new incident, the target is left alone', async () => {

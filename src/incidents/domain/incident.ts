@@ -444,6 +444,10 @@ function decideOpenAutomatic(state: IncidentState, command: OpenAutomaticInciden
 }
 
 function decideResolveOnRecovery(incident: Incident, command: ResolveOnRecovery, now: string): IncidentEvent[] {
+  // A resolved incident records no more recoveries or alert ends: a reactor may still hold it as
+  // its alert's incident after a person resolved it (kept open, then closed by hand), and an
+  // endpoint deleted days later is no part of its history.
+  if (incident.resolved_at !== null) return [];
   if (command.alert !== undefined) return decideAlertEnded(incident, command.alert, now);
   const resolve = automaticResolution(incident, now);
   if (command.endpoint_id === undefined) return resolve;
@@ -470,7 +474,7 @@ function decideResolveOnRecovery(incident: Incident, command: ResolveOnRecovery,
 function decideAlertEnded(incident: Incident, alert: AlertTransition, now: string): IncidentEvent[] {
   if (incident.alert !== undefined && (incident.alert.ended || alert.sequence <= incident.alert.sequence)) return [];
   const resolve = automaticResolution(incident, now);
-  if (resolve.length > 0 || incident.resolved_at !== null) return resolve;
+  if (resolve.length > 0) return resolve;
   return [{ type: INCIDENT_ALERT_ENDED, data: { incident_id: incident.id, alert: alert.name, sequence: alert.sequence, ended_at: now } }];
 }
 
