@@ -48,8 +48,7 @@ import { projectHasEndpoints } from '../../monitoring/views/monitoring/queries.j
 import { ENDPOINTS, MONITORING_VIEW } from '../../monitoring/views/monitoring/view.js';
 import { systemContext, type CommandContext } from '../../platform/es/command-context.js';
 import { StreamCache } from '../../platform/es/stream-cache.js';
-import { runStreamCommand } from '../../platform/es/stream-command.js';
-import type { NewEvent, RecordedEvent } from '../../platform/event-store/event-store.port.js';
+import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { defineProjection, type Projection, type ViewTransaction } from '../../platform/projections/projection.js';
 import { ALERT_WINDOWS, BURN_RULES, decideBurn, decideIncidentLink } from '../domain/budget.js';
@@ -187,10 +186,7 @@ class BurnAlerts {
     if ((await this.incidents.load(incidentId)) === null) await this.openIncident(incidentId, data, slo, context);
     else await this.incidents.command(incidentId, { kind: 'alert_triggered_again', alert: burnAlert(data.severity, event), reason: burnReason(data, slo) }, context);
     views.put(OPEN, { id: openKey(data.slo_id, data.severity), incident_id: incidentId });
-    await runStreamCommand(this.platform.events, sloStream(data.slo_id), sloAggregate, context, (state) => ({
-      events: decideIncidentLink(state, data.severity, data.triggered_at, incidentId) as NewEvent[],
-      result: null,
-    }), { fold: this.slos, attempts: COMMAND_ATTEMPTS });
+    await this.decideOn(data.slo_id, event, (state) => decideIncidentLink(state, data.severity, data.triggered_at, incidentId));
   }
 
   /** The incident the alert's last end left open (`open` keeps it only then), if it still is. */
