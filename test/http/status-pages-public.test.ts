@@ -316,6 +316,43 @@ describe('status pages: public routes', () => {
       expect(html).toContain('Project upgrade');
       expect(html).not.toContain('Too far');
     });
+
+    test('an incident listed as active raises the indicator to its impact though its component is under maintenance; one not listed does not', async () => {
+      const team = await statusTeam(t, 2, 'Planned work beside an incident');
+      await createPage(t, team.teamId, { slug: 'maintenance-incident', title: 'Gateway', components: [{ endpoint_id: team.endpoints[0], name: 'Gateway' }, { endpoint_id: team.endpoints[1], name: 'Search' }] });
+      // Opened before the window began, as an outage that planned work then came to fix.
+      const outage = await openIncident(t, team, { endpoint_ids: [team.endpoints[0]], severity: 'critical', title: 'Gateway is unavailable' });
+      const slow = await openIncident(t, team, { endpoint_ids: [team.endpoints[1]], severity: 'warning', title: 'Search is slow' });
+      const now = Date.now();
+      for (const endpoint_id of team.endpoints) {
+        expect((await t.admin('POST', `/api/v2/teams/${team.teamId}/maintenance-windows`, { endpoint_id, starts_at: iso(now - HOUR), ends_at: iso(now + HOUR), reason: 'Gateway repair' })).statusCode).toBe(201);
+      }
+      let summary = await summaryOf('maintenance-incident');
+      // Neither incident is published: the page lists none, and all is well by its components.
+      expect(statuses(summary)).toEqual({ Gateway: 'under_maintenance', Search: 'under_maintenance' });
+      expect(summary.incidents).toEqual([]);
+      expect(summary.status).toEqual({ indicator: 'none', description: 'All Systems Operational' });
+
+      await addCheckpoint(t, team, slow.id, { title: 'Looking', body: 'Search answers slowly.', status_label: 'investigating' });
+      summary = await summaryOf('maintenance-incident');
+      expect(summary.incidents.map((i: any) => [i.name, i.impact])).toEqual([['Search is slow', 'minor']]);
+      expect(summary.status).toEqual({ indicator: 'minor', description: 'Degraded Performance' });
+
+      await addCheckpoint(t, team, outage.id, { title: 'Down', body: 'The gateway does not answer.', status_label: 'identified' });
+      summary = await summaryOf('maintenance-incident');
+      expect(statuses(summary)).toEqual({ Gateway: 'under_maintenance', Search: 'under_maintenance' });
+      expect(summary.incidents.map((i: any) => [i.name, i.impact])).toEqual([['Search is slow', 'minor'], ['Gateway is unavailable', 'major']]);
+      expect(summary.status).toEqual({ indicator: 'major', description: 'Partial System Outage' });
+      const html = (await t.request('GET', '/status/maintenance-incident')).body;
+      expect(html).toContain('<p class="overall indicator-major">Partial System Outage</p>');
+      expect(html).not.toContain('All Systems Operational');
+
+      await resolveIncident(t, team, outage.id);
+      await resolveIncident(t, team, slow.id);
+      summary = await summaryOf('maintenance-incident');
+      expect(summary.incidents).toEqual([]);
+      expect(summary.status.indicator).toBe('none');
+    });
   });
 
   describe('daily uptime from the analytics rollups', () => {

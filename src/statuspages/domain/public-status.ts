@@ -250,8 +250,27 @@ export function flappingHoldSince(incident: IncidentInput, signals: Map<number, 
   return recoveredAt;
 }
 
-/** none: all operational or in maintenance; minor: worst is degraded; major: an outage; critical: more than half out. */
-export function pageIndicator(statuses: ComponentStatus[]): Indicator {
+export type IncidentImpact = SpIncident['impact'];
+
+/** An incident's Statuspage impact: `major` for a critical incident, `minor` for a warning. */
+export function impactOf(severity: 'warning' | 'critical'): IncidentImpact {
+  return severity === 'critical' ? 'major' : 'minor';
+}
+
+const INDICATOR_ORDER: readonly Indicator[] = ['none', 'minor', 'major', 'critical'];
+
+/**
+ * From the components: none when all are operational or in maintenance, minor when the worst is
+ * degraded, major with an outage, critical when more than half are out. Then at least the impact
+ * of the worst active incident the page lists (as Statuspage counts unresolved incidents), so the
+ * page never says all is well above an incident it shows, e.g. one opened before its component's
+ * maintenance window began.
+ */
+export function pageIndicator(statuses: ComponentStatus[], listedImpacts: IncidentImpact[]): Indicator {
+  return listedImpacts.reduce<Indicator>((worst, impact) => (INDICATOR_ORDER.indexOf(impact) > INDICATOR_ORDER.indexOf(worst) ? impact : worst), componentsIndicator(statuses));
+}
+
+function componentsIndicator(statuses: ComponentStatus[]): Indicator {
   const outages = statuses.filter((s) => s === 'major_outage').length;
   if (outages > 0) return outages * 2 > statuses.length ? 'critical' : 'major';
   if (statuses.some((s) => s === 'degraded_performance' || s === 'partial_outage')) return 'minor';
@@ -424,7 +443,7 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
       name: incident.title,
       // An open incident's status is its newest update's (a checkpoint, a reopening, a recovery being watched).
       status: incident.resolved_at !== null ? 'resolved' : (updates[0]?.status ?? 'investigating'),
-      impact: incident.severity === 'critical' ? 'major' : 'minor',
+      impact: impactOf(incident.severity),
       created_at: incident.created_at,
       // Public changes only: a private comment must not move it.
       updated_at: latestOf([incident.created_at, ...updates.map((u) => u.updated_at)]),
@@ -479,8 +498,10 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
       }),
     );
 
-  const indicator = pageIndicator(components.map((c) => c.status));
   const open = visible.filter((i) => i.resolved_at === null);
+  // A listed incident held open only by flapping counts as its component does: watched, minor.
+  const listedImpacts = affecting.filter((i) => i.resolved_at === null && published(i)).map((i) => impactOf(pageSeverity(i)));
+  const indicator = pageIndicator(components.map((c) => c.status), listedImpacts);
   const updatedAt = latestOf([page.updated_at, ...components.map((c) => c.updated_at), ...visible.slice(0, MAX_LISTED_INCIDENTS).map((i) => i.updated_at)]) || nowIso;
   return {
     summary: {

@@ -77,11 +77,19 @@ describe('state rules', () => {
   });
 
   test('indicator: none, minor, major, critical only when more than half are out', () => {
-    expect(pageIndicator([])).toBe('none');
-    expect(pageIndicator(['operational', 'under_maintenance'])).toBe('none');
-    expect(pageIndicator(['operational', 'degraded_performance'])).toBe('minor');
-    expect(pageIndicator(['major_outage', 'operational'])).toBe('major');
-    expect(pageIndicator(['major_outage', 'major_outage', 'operational'])).toBe('critical');
+    expect(pageIndicator([], [])).toBe('none');
+    expect(pageIndicator(['operational', 'under_maintenance'], [])).toBe('none');
+    expect(pageIndicator(['operational', 'degraded_performance'], [])).toBe('minor');
+    expect(pageIndicator(['major_outage', 'operational'], [])).toBe('major');
+    expect(pageIndicator(['major_outage', 'major_outage', 'operational'], [])).toBe('critical');
+  });
+
+  test('indicator: at least the impact of the worst incident listed, never lowered by one', () => {
+    expect(pageIndicator(['under_maintenance'], ['major'])).toBe('major');
+    expect(pageIndicator(['under_maintenance', 'operational'], ['minor', 'major', 'minor'])).toBe('major');
+    expect(pageIndicator([], ['minor'])).toBe('minor');
+    expect(pageIndicator(['major_outage', 'major_outage', 'operational'], ['minor'])).toBe('critical');
+    expect(pageIndicator(['degraded_performance'], ['minor'])).toBe('minor');
   });
 });
 
