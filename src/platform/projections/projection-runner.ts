@@ -9,6 +9,7 @@ import { LogFanout } from './log-fanout.js';
 import { isReactor, type Projection, type Worker, type WorkerHost } from './projection.js';
 import { ProjectionRegistry, parsePhysicalCollection, physicalCollection, type Checkpoint, type ProjectionPointer } from './registry.js';
 import { SharedCommits } from './shared-commits.js';
+import { ViewsBehindError } from './views.js';
 import { BatchViewTransaction, KeptDocuments, wantedBy } from './view-transaction.js';
 import { nextTurn } from '../next-turn.js';
 
@@ -334,6 +335,14 @@ export class ProjectionRunner {
           this.options.logger.warn({ projection: name, checkpoint: error.actual }, 'projection applied elsewhere; batch dropped');
           continue;
         }
+        if (error instanceof ViewsBehindError) {
+          // A handler that reads views at its event's position waited for them, bounded
+          // (`ReadYourWrites.waitFor`), and they are not there yet: an on-start rebuild, or views
+          // started after this processor. Not a failure: the batch is handled again at once,
+          // and its handler waits again.
+          this.options.logger.info({ projection: name, position: error.position, waited_ms: error.waitedMs, views: this.progressOf(error.projections) }, 'processor waits for views to reach its event');
+          continue;
+        }
         this.states.set(name, 'failed');
         this.progress.emit(`ready:${name}`);
         this.options.logger.error({ err: error, projection: name }, 'projection failed; retrying');
@@ -342,6 +351,17 @@ export class ProjectionRunner {
     }
     this.states.set(name, 'stopped');
     await this.leases?.release(`projection:${name}`).catch(() => undefined);
+  }
+
+  /** How far each of `names` has got here, for a line saying what a processor waits for. */
+  private progressOf(names: readonly string[]): Array<{ name: string; state: string; applied: Position | null; rebuild_remaining?: number }> {
+    const rebuilds = new Map(this.rebuildsRunning().map(({ name, remaining }) => [name, remaining]));
+    return names.map((name) => ({
+      name,
+      state: this.byName.has(name) ? whyBehind(this.states.get(name)) : 'applied by another process',
+      applied: this.appliedPosition(name),
+      ...(rebuilds.has(name) ? { rebuild_remaining: rebuilds.get(name) } : {}),
+    }));
   }
 
   /** A reactor's first checkpoint: adopted state, the log's head (`startFrom: 'end'`), or nothing. */

@@ -53,6 +53,12 @@ export interface Projection {
   /** Bump when the handlers or the view shape change: the runner rebuilds on start. */
   version: number;
   collections: CollectionSpec[];
+  /**
+   * A handler that reads views at its event's position waits for them (`ReadYourWrites.waitFor`,
+   * bounded) and, when they are not there yet, throws `ViewsBehindError`: the runner then handles
+   * the batch again at once, logging at info that the processor waits and how far the views got,
+   * where any other error is a failure (error, then a pause).
+   */
   handlers: Record<string, ProjectionHandler>;
   /**
    * The documents the handlers will read by id for an event, as `[collection, id]`: the runner

@@ -51,6 +51,7 @@ import { StreamCache } from '../../platform/es/stream-cache.js';
 import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { defineProjection, type Projection, type ViewTransaction } from '../../platform/projections/projection.js';
+import { ViewsBehindError } from '../../platform/projections/views.js';
 import { ALERT_WINDOWS, BURN_RULES, decideBurn, decideIncidentLink } from '../domain/budget.js';
 import {
   BURN_SEVERITIES,
@@ -84,7 +85,7 @@ const COMMAND_ATTEMPTS = 20;
 export const EVALUATION_SPACING_MS = 1_000;
 /** How long an evaluation waits for the rollups to apply the check it was started by. */
 const ROLLUPS_WAIT_MS = 2_000;
-/** How long an endpoint's deletion or move waits for the views it is read through (then the batch fails and is handled again). */
+/** How long an endpoint's deletion or move waits for the views it is read through before its batch is handled again (see `viewsAt`). */
 const VIEWS_WAIT_MS = 10_000;
 
 const INCIDENT_SEVERITY: Record<BurnSeverity, 'critical' | 'warning'> = { page: 'critical', ticket: 'warning' };
@@ -253,14 +254,14 @@ class BurnAlerts {
    * SLOs list the endpoint or select its project: the reactor may run ahead of it, and an SLO
    * created just before would be missed) and monitoring (whether the project has an endpoint
    * left). A later position is as good: an SLO created since loses the endpoint at its own
-   * event, and an endpoint added since measures the project again. A view that far behind fails
-   * the batch, which is handled again.
+   * event, and an endpoint added since measures the project again. Views still behind after
+   * VIEWS_WAIT_MS (an on-start rebuild) end the batch with ViewsBehindError: the runner logs
+   * that the reactor waits, with the views' progress, and handles the batch again at once, so
+   * the wait goes on in bounded pieces and ends as soon as the views reach the event.
    */
   private async viewsAt(event: RecordedEvent): Promise<void> {
     const views = [SLOS_PROJECTION, MONITORING_VIEW];
-    if (!(await this.platform.freshness.waitFor(event.position, views, VIEWS_WAIT_MS))) {
-      throw new Error(`${views.join(', ')} did not reach position ${event.position} within ${VIEWS_WAIT_MS} ms: the batch is handled again`);
-    }
+    if (!(await this.platform.freshness.waitFor(event.position, views, VIEWS_WAIT_MS))) throw new ViewsBehindError(event.position, views, VIEWS_WAIT_MS);
   }
 
   private async decideOn(sloId: number, event: RecordedEvent, decideEvents: (state: SloState) => SloEvent[]): Promise<void> {
