@@ -11,6 +11,8 @@
  *   SLO's last endpoint deleted later leaves its history alone.
  * - Merged into another incident while its alert had ended: the next trigger opens a new
  *   incident (as an endpoint signal's does); the merge target is left alone.
+ * - Its SLO deleted, one alert ended and one active: both incidents stay open (auto_resolve on
+ *   resolves them) and the reactor keeps neither (read through the read store).
  */
 import { jest } from '@jest/globals';
 import { systemContext } from '../../src/platform/es/command-context.js';
@@ -18,6 +20,7 @@ import { runStreamCommand } from '../../src/platform/es/stream-command.js';
 import type { NewEvent } from '../../src/platform/event-store/event-store.port.js';
 import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, SLO_BURN_INCIDENT_LINKED, sloStream, type BurnSeverity, type SloBurnIncidentLinkedData } from '../../src/slos/domain/events.js';
 import { sloAggregate } from '../../src/slos/domain/slo.js';
+import { SLO_BURN_REACTOR } from '../../src/slos/reactors/burn-alerts.js';
 import { eventually } from '../support/eventually.js';
 import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
@@ -169,8 +172,9 @@ describe('SLO burn incidents kept open, through the API', () => {
     expect((await slo.incident(first)).resolved_at).toBe(firstResolvedAt);
   });
 
-  it('a kept-open burn incident resolved by a person is left alone when its SLO loses its last endpoint', async () => {
-    const slo = await sloTeam('/resolved-then-endpoint-deleted');
+  /** An SLO's page and ticket incidents kept open by auto_resolve off: the page's alert has ended (its end recorded), the ticket's burns on. */
+  async function pageEndedTicketBurning(path: string) {
+    const slo = await sloTeam(path);
     await slo.trigger('page');
     await slo.trigger('ticket');
     const page = await slo.linkedIncident('page', 1);
@@ -178,6 +182,11 @@ describe('SLO burn incidents kept open, through the API', () => {
     for (const id of [page, ticket]) await slo.patchStatus(id, { auto_resolve: false });
     await slo.recover('page');
     await eventually('the page end recorded', async () => (await slo.summaries(page)).includes(ended('page')));
+    return { slo, page, ticket };
+  }
+
+  it('a kept-open burn incident resolved by a person is left alone when its SLO loses its last endpoint', async () => {
+    const { slo, page, ticket } = await pageEndedTicketBurning('/resolved-then-endpoint-deleted');
     await slo.patchStatus(page, { resolved: true });
     const resolvedPage = { incident: await slo.incident(page), history: await slo.summaries(page) };
 
@@ -186,6 +195,32 @@ describe('SLO burn incidents kept open, through the API', () => {
     await eventually('the ticket end recorded', async () => (await slo.summaries(ticket)).includes(ended('ticket')));
     expect(await slo.summaries(page)).toEqual(resolvedPage.history);
     expect(await slo.incident(page)).toEqual(resolvedPage.incident);
+  });
+
+  /**
+   * What the burn reactor keeps of each incident its alerts hold (its collection `open`, committed
+   * with its checkpoint): read through the read store, since no public surface shows it. An
+   * entry left for a deleted SLO would never be used again (nothing triggers its alerts).
+   */
+  async function heldByReactor(incidentIds: number[]): Promise<number[]> {
+    const rows = await t.platform.reader.find(SLO_BURN_REACTOR, 'open', {});
+    return rows.map((row) => Number(row.incident_id)).filter((id) => incidentIds.includes(id)).sort((a, b) => a - b);
+  }
+
+  it('a deleted SLO leaves nothing in the reactor for the incidents it kept open', async () => {
+    // The page's alert has ended (kept open, awaited again); the ticket's is active at the deletion.
+    const { slo, page, ticket } = await pageEndedTicketBurning('/deleted');
+    const both = [page, ticket].sort((a, b) => a - b);
+    await eventually('both incidents held by the reactor', async () => (await heldByReactor(both)).length === 2);
+
+    expect((await t.admin('DELETE', `/api/v2/teams/${slo.team.id}/slos/${slo.sloId}`)).statusCode).toBe(204);
+    await eventually('the ticket end recorded', async () => (await slo.summaries(ticket)).includes(ended('ticket')));
+    await eventually('neither incident held by the reactor any more', async () => (await heldByReactor(both)).length === 0);
+    // Both stay open as auto_resolve off asks; turned on, each resolves (its alert has ended).
+    for (const id of [page, ticket]) {
+      expect(await slo.incident(id)).toMatchObject({ resolved_at: null });
+      expect(await slo.patchStatus(id, { auto_resolve: true })).toMatchObject({ resolved_at: expect.any(String) });
+    }
   });
 
   it('a kept-open burn incident merged into another while its alert had ended: the next trigger opens a new incident, the target is left alone', async () => {

@@ -17,7 +17,7 @@
  *   SloDeleted for each alert still open: a deleted SLO's alerts end with it, and nothing would
  *   ever recover them, so an auto-resolving incident would stay open for good. With its
  *   auto_resolve turned off the incident records the alert's end and stays open; the reactor
- *   keeps it, and the same alert triggering again is awaited in it again
+ *   keeps it (unless the SLO was deleted), and the same alert triggering again is awaited in it again
  *   (IncidentAlertTriggeredAgain) rather than opening a second incident. Each transition carries
  *   its revision in the SLO's stream, so a batch handled again changes nothing the incident
  *   recorded since.
@@ -281,9 +281,15 @@ class BurnAlerts {
     for (const severity of BURN_SEVERITIES) await this.resolveOpen(event, severity, views, deletedEndpointId);
   }
 
-  /** The SLO's alerts ended with it: each incident one of them holds open resolves as on a recovery. */
+  /**
+   * The SLO's alerts ended with it: each incident one of them holds open resolves as on a
+   * recovery. One that auto_resolve off keeps open is forgotten all the same: no alert of a
+   * deleted SLO triggers again, so nothing would ever claim it.
+   */
   async onDeleted(event: RecordedEvent<SloDeletedData>, views: ViewTransaction): Promise<void> {
-    for (const severity of BURN_SEVERITIES) await this.resolveOpen(event, severity, views);
+    for (const severity of BURN_SEVERITIES) {
+      if (await this.resolveOpen(event, severity, views)) views.delete(OPEN, openKey(event.data.slo_id, severity));
+    }
   }
 
   /**
@@ -292,18 +298,20 @@ class BurnAlerts {
    * alert triggering again is awaited in it. `deletedEndpointId`: the alert ended because that
    * endpoint, the SLO's last, was deleted. The incident records it as alerting's deleted
    * endpoints are (it stops waiting for it, and its history says so) when it awaits that
-   * endpoint.
+   * endpoint. Returns whether `open` keeps the incident.
    */
-  private async resolveOpen(ending: RecordedEvent, severity: BurnSeverity, views: ViewTransaction, deletedEndpointId?: number): Promise<void> {
+  private async resolveOpen(ending: RecordedEvent, severity: BurnSeverity, views: ViewTransaction, deletedEndpointId?: number): Promise<boolean> {
     const key = openKey((ending.data as { slo_id: number }).slo_id, severity);
     const open = await views.get(OPEN, key);
-    if (!open) return;
+    if (!open) return false;
     const incidentId = Number(open.incident_id);
     if (deletedEndpointId !== undefined) {
       await this.incidents.command(incidentId, { kind: 'resolve_on_recovery', endpoint_id: deletedEndpointId, endpoint_deleted: true }, systemContext('slos'));
     }
     const after = await this.incidents.command(incidentId, { kind: 'resolve_on_recovery', alert: burnAlert(severity, ending) }, systemContext('slos'));
-    if (after === null || !isOpen(after)) views.delete(OPEN, key);
+    if (after !== null && isOpen(after)) return true;
+    views.delete(OPEN, key);
+    return false;
   }
 
   /** The SLO's endpoints now: its list, or its project's current endpoints (the first one's project otherwise). */
