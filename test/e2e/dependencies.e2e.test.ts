@@ -3,11 +3,13 @@
  * goes down and opens its incident; its three dependents then fail too, and their failures are
  * recorded suppressed and named on the parent's incident instead of opening three more. When the
  * parent comes back, the dependents that still fail open incidents of their own. A parent failing
- * during its maintenance window suppresses its dependent the same way, without paging itself;
- * one that was down before its window and recovers inside it stops suppressing.
+ * during its maintenance window suppresses its dependent the same way, without paging itself
+ * (and its status page shows the dependent under maintenance meanwhile); one that was down
+ * before its window and recovers inside it stops suppressing.
  */
 import { jest } from '@jest/globals';
 import { startReceiver, type Receiver } from '../support/notification-receiver.js';
+import { createPage } from '../support/status-page-fixtures.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 import { allEvents, enableEndpoint, eventually, monitorTarget, startTarget, type Target } from './support.js';
 
@@ -98,6 +100,8 @@ describe('dependencies end to end', () => {
       const window = await t.admin('POST', `/api/v2/teams/${team.id}/maintenance-windows`, { endpoint_id: parent, starts_at: new Date(now - 60_000).toISOString(), ends_at: new Date(now + 3_600_000).toISOString(), reason: 'router upgrade' });
       expect(window.statusCode).toBe(201);
       await enableEndpoint(t, team.id, parent);
+      await createPage(t, team.id, { slug: 'planned-router-work', title: 'Planned', components: [{ endpoint_id: parent, name: 'Router' }, { endpoint_id: dependent, name: 'API' }] });
+      const pageStates = async () => Object.fromEntries((await t.request('GET', '/status/planned-router-work/summary.json')).json().components.map((c: any) => [c.name, c.status]));
       const alertStatus = async (endpointId: number) => (await t.request('GET', `/api/public/v2/endpoints/${endpointId}/alert-status`, { token })).json().data;
       const mine = (events: Array<{ type: string; data: any }>) => events.filter((e) => [parent, dependent].includes(e.data.endpoint_id) || e.data.endpoint_ids?.some((id: number) => [parent, dependent].includes(id)));
       const opened = async () => mine(await allEvents(t)).filter((e) => e.type === 'IncidentOpened').map((e) => e.data.endpoint_ids);
@@ -111,6 +115,11 @@ describe('dependencies end to end', () => {
       // Three suppressed failures: more than the dependent's rule (2 of 3) needs to trigger.
       await eventually('suppressed failures of the dependent', async () => (await failingChecks()).filter((c) => c.alert_suppressed).length >= 3);
       expect((await failingChecks()).every((c) => c.alert_suppressed && c.suppressed_by?.[0] === parent)).toBe(true);
+      // The status page says what the alert status says: the API is in the router's planned work.
+      expect(await eventually('the API under maintenance on the status page', async () => ((await pageStates()).API === 'under_maintenance' ? await pageStates() : null))).toEqual({
+        Router: 'under_maintenance',
+        API: 'under_maintenance',
+      });
       const parentChecks = (await t.request('GET', `/api/public/v2/endpoints/${parent}/checks`, { token })).json().data;
       expect(parentChecks.length).toBeGreaterThan(0);
       expect(parentChecks.every((c: any) => !c.success && c.alert_suppressed)).toBe(true);
@@ -131,6 +140,11 @@ describe('dependencies end to end', () => {
         return found.length > 0 ? found : null;
       });
       expect(incident.endpoint_ids).toEqual([parent]);
+      // An unplanned outage now: the router carries it, the API is its own (suppressed, its signals still).
+      expect(await eventually('the router down on the status page', async () => ((await pageStates()).Router === 'major_outage' ? await pageStates() : null))).toEqual({
+        Router: 'major_outage',
+        API: 'operational',
+      });
       const before = (await failingChecks()).length;
       await eventually('two more failures of the dependent', async () => (await failingChecks()).length >= before + 2);
       expect((await failingChecks()).every((c) => c.alert_suppressed)).toBe(true);

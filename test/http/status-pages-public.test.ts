@@ -13,10 +13,18 @@ import {
   type StatusTeam,
 } from '../support/status-page-fixtures.js';
 import { BUSY_VIEW_LAG_MS } from '../../src/statuspages/application/public-status.js';
+import { markVerified } from '../support/monitoring-fixtures.js';
 import { startedBeforeAll } from '../support/started-before-all.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { settled } from '../support/eventually.js';
-import { ALERT_SIGNAL_FLAPPING_STARTED, ALERT_SIGNAL_RECOVERED, ALERT_SIGNAL_TRIGGERED } from '../../src/alerting/domain/endpoint-alerts.js';
+import {
+  ALERT_MAINTENANCE_FAILURE_ENDED,
+  ALERT_MAINTENANCE_FAILURE_STARTED,
+  ALERT_SIGNAL_FLAPPING_STARTED,
+  ALERT_SIGNAL_RECOVERED,
+  ALERT_SIGNAL_TRIGGERED,
+  alertsStream,
+} from '../../src/alerting/domain/endpoint-alerts.js';
 
 const BASE = 'https://status.example.com';
 const HOUR = 3_600_000;
@@ -352,6 +360,64 @@ describe('status pages: public routes', () => {
       summary = await summaryOf('maintenance-incident');
       expect(summary.incidents).toEqual([]);
       expect(summary.status.indicator).toBe('none');
+    });
+  });
+
+  describe('dependencies and planned work', () => {
+    /**
+     * Failing during maintenance, as alerting records it on the parent's alerts stream when the
+     * checks its window hid fail by its rule (driving it through real probes is the e2e test's).
+     * Returns once the alerting view has it.
+     */
+    const maintenanceEvent = async (team: StatusTeam, endpointId: number, type: string, extra: Record<string, unknown> = {}) => {
+      const data = { endpoint_id: endpointId, team_id: team.teamId, project_id: team.projectId, check_id: 0, at: new Date().toISOString(), ...extra };
+      const append = await t.platform.events.append(alertsStream(endpointId), [{ type, data }], { expectedRevision: 'any' });
+      await t.platform.freshness.waitFor(append.position, ['alerting']);
+    };
+    const suppressedInMaintenance = async (team: StatusTeam, endpointId: number) =>
+      (await t.request('GET', `/api/public/v2/endpoints/${endpointId}/alert-status`, { token: team.token })).json().data.suppressed_by_maintenance;
+
+    test('a dependent is under maintenance while planned work on its parent fails, as its alert status says; the parent’s window lists it, also on a page without the parent', async () => {
+      const team = await statusTeam(t, 3, 'Planned gateway work');
+      const [gateway, api] = team.endpoints;
+      // A parent suppresses only while probed (enabled); once a day, so no probe of this test's own lands meanwhile.
+      await markVerified(t, team.teamId, gateway);
+      expect((await t.admin('PATCH', `/api/v2/teams/${team.teamId}/endpoints/${gateway}`, { enabled: true, interval_seconds: 86_400 })).statusCode).toBe(200);
+      expect((await t.admin('PATCH', `/api/v2/teams/${team.teamId}/endpoints/${api}`, { depends_on: [gateway] })).statusCode).toBe(200);
+      await createPage(t, team.teamId, { slug: 'planned-all', title: 'All', components: team.endpoints.map((endpoint_id, i) => ({ endpoint_id, name: ['Gateway', 'API', 'Search'][i] })) });
+      await createPage(t, team.teamId, { slug: 'planned-api', title: 'API only', components: [{ endpoint_id: api, name: 'API' }] });
+      const now = Date.now();
+      const window = await t.admin('POST', `/api/v2/teams/${team.teamId}/maintenance-windows`, { endpoint_id: gateway, starts_at: iso(now - HOUR), ends_at: iso(now + HOUR), reason: 'Gateway upgrade' });
+      expect(window.statusCode).toBe(201);
+      const listed = (summary: any) => summary.scheduled_maintenances.map((m: any) => [m.name, m.status, m.components.map((c: any) => c.name)]);
+
+      // Planned work that does not fail explains nothing: the dependent is its own.
+      let all = await summaryOf('planned-all');
+      expect(statuses(all)).toEqual({ Gateway: 'under_maintenance', API: 'operational', Search: 'operational' });
+      expect(listed(all)).toEqual([['Gateway upgrade', 'in_progress', ['Gateway']]]);
+      expect(statuses(await summaryOf('planned-api'))).toEqual({ API: 'operational' });
+
+      await maintenanceEvent(team, gateway, ALERT_MAINTENANCE_FAILURE_STARTED);
+      expect(await suppressedInMaintenance(team, api)).toEqual([gateway]);
+      all = await eventually(() => summaryOf('planned-all'), (s) => statuses(s).API !== 'operational');
+      expect(statuses(all)).toEqual({ Gateway: 'under_maintenance', API: 'under_maintenance', Search: 'operational' });
+      expect(listed(all)).toEqual([['Gateway upgrade', 'in_progress', ['Gateway', 'API']]]);
+      expect(all.status).toEqual({ indicator: 'none', description: 'All Systems Operational' });
+      const alone = await eventually(() => summaryOf('planned-api'), (s) => statuses(s).API !== 'operational');
+      expect(statuses(alone)).toEqual({ API: 'under_maintenance' });
+      expect(listed(alone)).toEqual([['Gateway upgrade', 'in_progress', ['API']]]);
+      const html = await eventually(async () => (await t.request('GET', '/status/planned-api')).body, (body) => body.includes('Gateway upgrade'));
+      expect(html).toContain('<h3>API</h3><span class="state state-under_maintenance">Under maintenance</span>');
+      expect(html).not.toContain('Gateway</');
+
+      // The planned work stops failing: the dependent is its own again.
+      await maintenanceEvent(team, gateway, ALERT_MAINTENANCE_FAILURE_ENDED, { ended_by: 'recovered' });
+      expect(await suppressedInMaintenance(team, api)).toEqual([]);
+      all = await eventually(() => summaryOf('planned-all'), (s) => statuses(s).API !== 'under_maintenance');
+      expect(statuses(all)).toEqual({ Gateway: 'under_maintenance', API: 'operational', Search: 'operational' });
+      expect(listed(all)).toEqual([['Gateway upgrade', 'in_progress', ['Gateway']]]);
+      const after = await eventually(() => summaryOf('planned-api'), (s) => statuses(s).API !== 'under_maintenance');
+      expect(listed(after)).toEqual([]);
     });
   });
 

@@ -123,6 +123,31 @@ function recoveredSince(doc: Doc | undefined, signal: 'availability'): string | 
   return state?.state === 'ok' ? state.since : null;
 }
 
+/** What a page reads of one endpoint's alert state: its triggered signals, its last recovery and its state during maintenance. */
+function signalsInput(doc: Doc | undefined): SignalsInput {
+  const maintenance = doc?.state as { maintenanceFailingSince?: string; maintenanceRecoveredSince?: string } | undefined;
+  return {
+    availability: triggeredSince(doc, 'availability'),
+    latency: triggeredSince(doc, 'latency'),
+    availability_recovered_at: recoveredSince(doc, 'availability'),
+    failing_in_maintenance_since: maintenance?.maintenanceFailingSince ?? null,
+    recovered_in_maintenance: maintenance?.maintenanceRecoveredSince !== undefined,
+  };
+}
+
+/** The public fields of an endpoint document a page reads. */
+function endpointInput(row: Doc): EndpointInput {
+  return {
+    endpoint_id: Number(row.endpoint_id),
+    team_id: Number(row.team_id),
+    project_id: Number(row.project_id),
+    name: String(row.name),
+    maintenance_until: (row.maintenance_until as string | null) ?? null,
+    enabled: row.enabled !== false,
+    depends_on: (row.depends_on as number[] | undefined) ?? [],
+  };
+}
+
 /**
  * The public side of status pages: the model read from the views and each representation
  * rendered from it, both kept while their views are unchanged (stamps) and the model's clock
@@ -230,33 +255,23 @@ export class PublicStatusReads {
       this.platform.reader.find(INCIDENTS_VIEW, INCIDENTS, { filter: { team_id: doc.team_id }, sort: [['incident_num', 'desc']], limit: RECENT_INCIDENTS }),
       this.platform.reader.getMany(ALERTING_VIEW, ALERT_STATUS, endpointIds),
     ]);
-    const endpoints = new Map<number, EndpointInput>(
-      endpointRows.map((row) => [
-        Number(row.endpoint_id),
-        {
-          endpoint_id: Number(row.endpoint_id),
-          team_id: Number(row.team_id),
-          project_id: Number(row.project_id),
-          name: String(row.name),
-          maintenance_until: (row.maintenance_until as string | null) ?? null,
-        },
-      ]),
-    );
     // Only incidents that can appear need their checkpoints: of the team, not merged away, on the page.
     const onPage = new Set(endpointIds);
+    // The endpoints the page's depend on: planned work on them can put a page endpoint under maintenance.
+    const parentIds = [...new Set(endpointRows.flatMap((row) => endpointInput(row).depends_on))].filter((id) => !onPage.has(id));
+    const [parentRows, parentAlerts] =
+      parentIds.length === 0
+        ? [[], []]
+        : await Promise.all([this.platform.reader.getMany(MONITORING_VIEW, ENDPOINTS, parentIds), this.platform.reader.getMany(ALERTING_VIEW, ALERT_STATUS, parentIds)]);
+    const endpoints = new Map([...endpointRows, ...parentRows].map((row) => [Number(row.endpoint_id), endpointInput(row)]));
     const heads = new Map<number, IncidentDoc>();
     for (const row of [...open, ...recent] as unknown as IncidentDoc[]) {
       if (row.team_id === doc.team_id && row.merged_into_id === null && row.endpoint_ids.some((id) => onPage.has(id))) heads.set(row.incident_num, row);
     }
     const checkpoints = await this.checkpointsOf([...heads.values()]);
     const incidents = [...heads.values()].map((head) => incidentInput(head, checkpoints.get(head.incident_num) ?? []));
-    const alertsById = new Map(alerts.map((row) => [Number(row.endpoint_id), row]));
-    const signals = new Map<number, SignalsInput>(
-      endpointIds.map((id) => {
-        const alerts = alertsById.get(id);
-        return [id, { availability: triggeredSince(alerts, 'availability'), latency: triggeredSince(alerts, 'latency'), availability_recovered_at: recoveredSince(alerts, 'availability') }];
-      }),
-    );
+    const alertsById = new Map([...alerts, ...parentAlerts].map((row) => [Number(row.endpoint_id), row]));
+    const signals = new Map([...endpointIds, ...parentIds].map((id) => [id, signalsInput(alertsById.get(id))]));
     return buildStatusModel({
       page: doc,
       url: statusPageUrl(this.platform.config.publicBaseUrl, doc.slug),

@@ -5,10 +5,11 @@
  *
  * Privacy by construction: the only incident fields read are id, title, severity, endpoint ids,
  * checkpoints, created/resolved/reopened times, the merge pointer and whether it flaps; the only endpoint fields are id,
- * team, project, name and `maintenance_until`. Comments, detection reasons, metadata, URLs and
+ * team, project, name, `maintenance_until`, `enabled` and `depends_on`. Comments, detection reasons, metadata, URLs and
  * hidden values are never copied into the model, so no representation can show them.
  */
-import { coverage, windowCoversEndpoint, type MaintenanceWindow } from '../../monitoring/domain/maintenance.js';
+import { suppressingInMaintenance, type ParentState } from '../../alerting/domain/dependencies.js';
+import { coverage, windowCoversEndpoint, type Coverage, type MaintenanceWindow } from '../../monitoring/domain/maintenance.js';
 import type { StatusPageComponent } from './events.js';
 import type { StatusPageDoc } from '../views/status-pages/view.js';
 
@@ -54,6 +55,10 @@ export interface EndpointInput {
   project_id: number;
   name: string;
   maintenance_until: string | null;
+  /** A disabled endpoint is not probed: as a parent it suppresses nothing. */
+  enabled: boolean;
+  /** The endpoints it depends on (`depends_on`). */
+  depends_on: number[];
 }
 
 export interface CheckpointInput {
@@ -91,18 +96,23 @@ export interface SignalsInput {
   latency: string | null;
   /** When the availability signal last recovered (null: triggered, or never changed). */
   availability_recovered_at?: string | null;
+  /** Since when it fails by its availability rule on the checks its maintenance window hid (alerting's state; null: it does not). */
+  failing_in_maintenance_since?: string | null;
+  /** Triggered before its window, it recovered by its rule on the checks the window hid (it then suppresses nothing). */
+  recovered_in_maintenance?: boolean;
 }
 
 export interface StatusInputs {
   page: PageInput;
   /** The page's absolute URL. */
   url: string;
-  /** Endpoints by id (only the page's; others are ignored anyway). */
+  /** Endpoints by id: the page's, and those they depend on (others are ignored anyway). */
   endpoints: Map<number, EndpointInput>;
   /** The team's windows (cancelled and ended ones are skipped here). */
   windows: MaintenanceWindow[];
   /** Candidate incidents of the team; filtered here. */
   incidents: IncidentInput[];
+  /** By endpoint id: the page's endpoints and those they depend on. */
   signals: Map<number, SignalsInput>;
   now: number;
 }
@@ -252,6 +262,38 @@ export function flappingHoldSince(incident: IncidentInput, signals: Map<number, 
 
 export type IncidentImpact = SpIncident['impact'];
 
+/**
+ * The endpoints `endpoint` depends on whose planned work explains its failures now: each is
+ * under maintenance now and fails during it, so alerting suppresses the endpoint's failing checks
+ * (what its alert status lists in `suppressed_by_maintenance`; one rule,
+ * `suppressingInMaintenance`), with the maintenance that covers it. After its window a parent
+ * still failing keeps suppressing until its own signal takes over, but its planned work is over:
+ * it counts no more here.
+ */
+export function parentsInPlannedWork(
+  endpoint: EndpointInput,
+  endpoints: Map<number, EndpointInput>,
+  signals: Map<number, SignalsInput>,
+  windows: MaintenanceWindow[],
+  now: number,
+): Array<{ endpoint: EndpointInput; cover: Coverage; since: string }> {
+  const parents = endpoint.depends_on.map((id): ParentState => {
+    const parent = endpoints.get(id);
+    const signal = signals.get(id);
+    return {
+      endpoint_id: id,
+      probed: parent !== undefined && parent.team_id === endpoint.team_id && parent.enabled,
+      availability: signal?.availability ? 'triggered' : 'ok',
+      failing_in_maintenance: (signal?.failing_in_maintenance_since ?? null) !== null,
+      recovered_in_maintenance: signal?.recovered_in_maintenance === true,
+    };
+  });
+  return suppressingInMaintenance(parents)
+    .map((id) => ({ endpoint: endpoints.get(id)!, since: signals.get(id)!.failing_in_maintenance_since! }))
+    .map((parent) => ({ ...parent, cover: coverage(now, { ...parent.endpoint }, windows) }))
+    .filter((parent) => parent.cover.under_maintenance);
+}
+
 /** An incident's Statuspage impact: `major` for a critical incident, `minor` for a warning. */
 export function impactOf(severity: 'warning' | 'critical'): IncidentImpact {
   return severity === 'critical' ? 'major' : 'minor';
@@ -336,12 +378,18 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
     .filter((m): m is { component: StatusPageComponent; endpoint: EndpointInput } => m.endpoint !== undefined && m.endpoint.team_id === page.team_id);
   const onPage = new Set(members.map((m) => m.endpoint.endpoint_id));
 
-  const windows = inputs.windows.filter((w) => !w.cancelled_at && w.team_id === page.team_id && members.some((m) => windowCoversEndpoint(w, m.endpoint)));
+  const teamWindows = inputs.windows.filter((w) => !w.cancelled_at && w.team_id === page.team_id);
+  // A page endpoint is also under maintenance while planned work on an endpoint it depends on explains its failures.
+  const plannedWork = new Map(members.map((m) => [m.endpoint.endpoint_id, parentsInPlannedWork(m.endpoint, inputs.endpoints, inputs.signals, teamWindows, now)]));
+  const plannedWindowIds = (endpointId: number) => (plannedWork.get(endpointId) ?? []).flatMap((p) => p.cover.maintenance_window_ids);
+  const windows = teamWindows.filter((w) => members.some((m) => windowCoversEndpoint(w, m.endpoint) || plannedWindowIds(m.endpoint.endpoint_id).includes(w.window_id)));
   for (const w of windows) {
     later(w.starts_at);
     later(w.ends_at);
     later(Date.parse(w.starts_at) - UPCOMING_MAINTENANCE_MS);
   }
+  // Planned work on a parent ends with its windows (or its legacy maintenance).
+  for (const parent of [...plannedWork.values()].flat()) later(parent.endpoint.maintenance_until);
 
   // A certificate about to expire is a warning to renew it; the service still works.
   const affecting = inputs.incidents.filter(
@@ -362,16 +410,18 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
   const components: SpComponent[] = members.map(({ component, endpoint }, index) => {
     const cover = coverage(now, { ...endpoint }, windows);
     later(endpoint.maintenance_until);
+    const planned = plannedWork.get(endpoint.endpoint_id) ?? [];
     const open = openByEndpoint.get(endpoint.endpoint_id) ?? [];
     const signals = inputs.signals.get(endpoint.endpoint_id);
-    const status = componentStatus({ underMaintenance: cover.under_maintenance, openSeverities: open.map(pageSeverity), signals });
-    const activeWindows = windows.filter((w) => cover.maintenance_window_ids.includes(w.window_id));
+    const status = componentStatus({ underMaintenance: cover.under_maintenance || planned.length > 0, openSeverities: open.map(pageSeverity), signals });
+    const activeWindowIds = [...cover.maintenance_window_ids, ...plannedWindowIds(endpoint.endpoint_id)];
+    const activeWindows = windows.filter((w) => activeWindowIds.includes(w.window_id));
     return {
       id: String(endpoint.endpoint_id),
       name: component.name ?? endpoint.name,
       status,
       created_at: page.created_at,
-      updated_at: latestOf([page.updated_at, signals?.availability, signals?.latency, ...open.map((i) => i.created_at), ...open.map((i) => holds.get(i.id)), ...activeWindows.map((w) => w.starts_at)]),
+      updated_at: latestOf([page.updated_at, signals?.availability, signals?.latency, ...open.map((i) => i.created_at), ...open.map((i) => holds.get(i.id)), ...activeWindows.map((w) => w.starts_at), ...planned.map((p) => p.since)]),
       position: index + 1,
       description: null,
       group_id: null,
@@ -493,7 +543,7 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
         status: Date.parse(w.starts_at) <= now ? 'in_progress' : 'scheduled',
         scheduled_for: w.starts_at,
         scheduled_until: w.ends_at,
-        components: components.filter((c) => windowCoversEndpoint(w, members.find((m) => m.endpoint.endpoint_id === Number(c.id))!.endpoint)),
+        components: components.filter((c) => windowCoversEndpoint(w, members.find((m) => m.endpoint.endpoint_id === Number(c.id))!.endpoint) || plannedWindowIds(Number(c.id)).includes(w.window_id)),
         incident_updates: [],
       }),
     );

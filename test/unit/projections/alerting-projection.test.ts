@@ -2,7 +2,18 @@ import { alertingProjection } from '../../../src/alerting/views/alerting/project
 import fc from 'fast-check';
 import { ALERT_SAMPLES, ALERT_STATUS, decodeSamples, encodeSamples, type AlertSampleChunkDoc, type AlertStatusDoc } from '../../../src/alerting/views/alerting/view.js';
 import { sampleChunkIds, withSampleChunks } from '../../../src/alerting/views/alerting/queries.js';
-import { alertStatusView, stateFromStored, storedState, type AlertSettings, type EndpointAlertsState, type RecordCheckCommand } from '../../../src/alerting/domain/endpoint-alerts.js';
+import {
+  ALERT_MAINTENANCE_FAILURE_ENDED,
+  ALERT_MAINTENANCE_FAILURE_STARTED,
+  ALERT_MAINTENANCE_RECOVERED,
+  ALERT_MAINTENANCE_RECOVERY_ENDED,
+  alertStatusView,
+  stateFromStored,
+  storedState,
+  type AlertSettings,
+  type EndpointAlertsState,
+  type RecordCheckCommand,
+} from '../../../src/alerting/domain/endpoint-alerts.js';
 import { DEFAULT_CONFIGURATION } from '../../../src/monitoring/domain/endpoint.js';
 import { BatchViewTransaction } from '../../../src/platform/projections/view-transaction.js';
 import type { Doc } from '../../../src/platform/read-store/read-store.port.js';
@@ -52,6 +63,16 @@ describe('alerting projection (alert status)', () => {
     const ids = { team_id: 1, endpoint_id: 7 };
     expect(alertStatusView(viewedState(read.state), ids, doc.settings, now)).toEqual(alertStatusView(folded, ids, doc.settings, now));
     expect(alertStatusView(folded, ids, doc.settings, now).latency_baseline).not.toBeNull();
+  });
+
+  it('keeps the failing and recovered states during maintenance, which status pages read', async () => {
+    const at = (minute: number) => `2026-11-23T10:0${minute}:00.000Z`;
+    const event = (type: string, minute: number, extra: Record<string, unknown> = {}): GivenEvent => ({ type, data: { endpoint_id: 7, team_id: 1, project_id: 3, check_id: minute, at: at(minute), ...extra }, streamId: 'alerts-7' });
+    const state = async (events: GivenEvent[]) => ((await given(alertingProjection, [registered(), ...events])).document(ALERT_STATUS, '7') as any).state;
+    expect(await state([event(ALERT_MAINTENANCE_FAILURE_STARTED, 1)])).toMatchObject({ maintenanceFailingSince: at(1) });
+    expect(await state([event(ALERT_MAINTENANCE_FAILURE_STARTED, 1), event(ALERT_MAINTENANCE_FAILURE_ENDED, 2, { ended_by: 'recovered' })])).not.toHaveProperty('maintenanceFailingSince');
+    expect(await state([event(ALERT_MAINTENANCE_RECOVERED, 3)])).toMatchObject({ maintenanceRecoveredSince: at(3) });
+    expect(await state([event(ALERT_MAINTENANCE_RECOVERED, 3), event(ALERT_MAINTENANCE_RECOVERY_ENDED, 4, { ended_by: 'failing' })])).not.toHaveProperty('maintenanceRecoveredSince');
   });
 });
 

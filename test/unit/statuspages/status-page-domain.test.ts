@@ -1,6 +1,6 @@
 import { STATUS_PAGE_SLUG_CLAIMED } from '../../../src/statuspages/domain/events.js';
 import { renderAtom, renderRss } from '../../../src/statuspages/http/render-feeds.js';
-import { buildStatusModel, componentStatus, pageIndicator, updateStatus, type StatusInputs } from '../../../src/statuspages/domain/public-status.js';
+import { buildStatusModel, componentStatus, pageIndicator, updateStatus, type EndpointInput, type StatusInputs } from '../../../src/statuspages/domain/public-status.js';
 import { decideClaim, decideRelease, evolveSlug, initialSlugState, STALE_CLAIM_MS } from '../../../src/statuspages/domain/slug.js';
 import { decide, evolve, initialState } from '../../../src/statuspages/domain/status-page.js';
 
@@ -97,7 +97,7 @@ describe('the model says until when it is exact', () => {
   const inputs = (now: number, windows: StatusInputs['windows']): StatusInputs => ({
     page: { page_id: 1, team_id: 1, slug: 's', title: 'S', description: '', components: [{ endpoint_id: 1, name: null }], history_days: 90, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' },
     url: 'https://x/status/s',
-    endpoints: new Map([[1, { endpoint_id: 1, team_id: 1, project_id: 1, name: 'E', maintenance_until: null }]]),
+    endpoints: new Map([[1, { endpoint_id: 1, team_id: 1, project_id: 1, name: 'E', maintenance_until: null, enabled: true, depends_on: [] }]]),
     windows,
     incidents: [],
     signals: new Map(),
@@ -211,6 +211,54 @@ describe('the model says until when it is exact', () => {
     const again = buildStatusModel({ ...inputs(Date.parse('2026-11-20T12:00:00.000Z'), []), incidents: [{ ...incident, resolved_at: '2026-11-20T11:30:00.000Z' }] }).incidents[0];
     expect(again.incident_updates.map((u) => u.id)).toEqual(['resolved-7-2', 'reopened-7-1', 'resolved-7', '1']);
     expect(again.status).toBe('resolved');
+  });
+});
+
+describe('a dependent during planned work on its parent', () => {
+  const now = Date.parse('2026-11-20T10:00:00.000Z');
+  const endpoint = (endpoint_id: number, extra: Partial<EndpointInput> = {}): EndpointInput => ({
+    endpoint_id,
+    team_id: 1,
+    project_id: 1,
+    name: `E${endpoint_id}`,
+    maintenance_until: null,
+    enabled: true,
+    depends_on: [],
+    ...extra,
+  });
+  const window = { window_id: 9, team_id: 1, project_id: null, endpoint_id: 2, starts_at: '2026-11-20T09:00:00.000Z', ends_at: '2026-11-20T11:00:00.000Z' };
+  const failing = { availability: null, latency: null, failing_in_maintenance_since: '2026-11-20T09:30:00.000Z' };
+  // The page shows only the dependent (1); its parent (2) is off the page.
+  const inputs = (parent: EndpointInput, windows = [window], at = now): StatusInputs => ({
+    page: { page_id: 1, team_id: 1, slug: 's', title: 'S', description: '', components: [{ endpoint_id: 1, name: null }], history_days: 90, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' },
+    url: 'https://x/status/s',
+    endpoints: new Map([[1, endpoint(1, { depends_on: [2] })], [2, parent]]),
+    windows,
+    incidents: [],
+    signals: new Map([[2, failing]]),
+    now: at,
+  });
+
+  test('under maintenance while its parent is and fails during it; the window is listed with it and bounds the model', () => {
+    const model = buildStatusModel(inputs(endpoint(2)));
+    expect(model.summary.components[0]).toMatchObject({ status: 'under_maintenance', updated_at: failing.failing_in_maintenance_since });
+    expect(model.summary.scheduled_maintenances.map((m) => [m.id, m.status, m.components.map((c) => c.id)])).toEqual([['9', 'in_progress', ['1']]]);
+    expect(model.validUntil).toBe(Date.parse(window.ends_at));
+  });
+
+  test('operational once the window is over (the parent still failing), and when the parent is disabled, of another team or recovered', () => {
+    const after = Date.parse(window.ends_at) + 1;
+    expect(buildStatusModel(inputs(endpoint(2), [window], after)).summary.components[0].status).toBe('operational');
+    expect(buildStatusModel(inputs(endpoint(2), [window], after)).summary.scheduled_maintenances).toEqual([]);
+    expect(buildStatusModel(inputs(endpoint(2, { enabled: false }))).summary.components[0].status).toBe('operational');
+    expect(buildStatusModel(inputs(endpoint(2, { team_id: 5 }))).summary.components[0].status).toBe('operational');
+    const recovered = { ...inputs(endpoint(2)), signals: new Map([[2, { ...failing, failing_in_maintenance_since: null }]]) };
+    expect(buildStatusModel(recovered).summary.components[0].status).toBe('operational');
+  });
+
+  test('a parent triggered before its window suppresses as a down parent does, not as planned work: the dependent stays its own', () => {
+    const triggered = { ...inputs(endpoint(2)), signals: new Map([[2, { availability: '2026-11-20T08:00:00.000Z', latency: null, failing_in_maintenance_since: null }]]) };
+    expect(buildStatusModel(triggered).summary.components[0].status).toBe('operational');
   });
 });
 

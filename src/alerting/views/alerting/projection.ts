@@ -5,6 +5,10 @@ import {
   ALERT_SIGNALS_CARRIED_OVER,
   ALERT_SIGNAL_FLAPPING_STARTED,
   ALERT_SIGNAL_FLAPPING_STOPPED,
+  ALERT_MAINTENANCE_FAILURE_ENDED,
+  ALERT_MAINTENANCE_FAILURE_STARTED,
+  ALERT_MAINTENANCE_RECOVERED,
+  ALERT_MAINTENANCE_RECOVERY_ENDED,
   CHECK_RECORDED,
   REGION_SIGNAL_RECOVERED,
   REGION_SIGNAL_TRIGGERED,
@@ -115,7 +119,8 @@ function appendedCode(hadCode: string, had: readonly number[], samples: readonly
 /** Alert status per endpoint (names and document type: view.ts). */
 export const alertingProjection = defineProjection({
   name: ALERTING_VIEW,
-  version: 1,
+  // 2: the failing and recovered states during maintenance (status pages read them).
+  version: 2,
   collections: [
     { name: ALERT_STATUS, indexes: [{ fields: ['team_id'] }] },
     // Read and written by id only.
@@ -151,5 +156,9 @@ export const alertingProjection = defineProjection({
     [ALERT_SIGNAL_FLAPPING_STOPPED]: onSignalEvent,
     [REGION_SIGNAL_TRIGGERED]: onSignalEvent,
     [REGION_SIGNAL_RECOVERED]: onSignalEvent,
+    [ALERT_MAINTENANCE_FAILURE_STARTED]: onSignalEvent,
+    [ALERT_MAINTENANCE_FAILURE_ENDED]: onSignalEvent,
+    [ALERT_MAINTENANCE_RECOVERED]: onSignalEvent,
+    [ALERT_MAINTENANCE_RECOVERY_ENDED]: onSignalEvent,
   },
 });
