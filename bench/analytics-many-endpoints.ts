@@ -8,7 +8,7 @@ import { Slices } from '../src/analytics/application/slices.js';
 import { ViewAnalyticsFacts } from '../src/analytics/views/endpoints/queries.js';
 import { bucketRange, makeWindow, type AnalyticsWindow } from '../src/analytics/domain/window.js';
 import { rawCheckRow, rollupId, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, storedTeamId, teamDocId, type RollupRow, type TeamDoc } from '../src/analytics/views/rollups/view.js';
+import { CHECK_MINUTES_COLLECTION, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, checkMinuteOf, storedTeamId, teamDocId, widenedCheckMinute, type CheckMinuteRow, type RollupRow, type TeamDoc } from '../src/analytics/views/rollups/view.js';
 import {
   ANALYTICS_ENDPOINTS_COLLECTION,
   ANALYTICS_PROJECT_HEALTH_COLLECTION,
@@ -101,11 +101,13 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
   };
   for (const p of projectIds) await put(endpointsName(ANALYTICS_PROJECTS_COLLECTION), { id: String(p), project_id: p, team_id: TEAM, name: `Many ${p}` });
   // As the projection keeps them: the team's primary project (its first endpoint's, project 1's)
-  // has its rows without their team id (read through the project index), the others with it.
+  // has its rows without their team id (read by key range, `RawSpans`), the others with it.
   const team: TeamDoc = { id: teamDocId(TEAM), team_id: TEAM, primary_project_id: PROJECT };
   await put(rollupsName(ROLLUP_MEMBERS_COLLECTION), team);
   const total = endpoints * CHECKS_PER_ENDPOINT;
   const rollups = new Map<string, RollupRow>();
+  /** The raw rows' time -> key map (rollups v15), as the projection widens it. */
+  const minutes = new Map<number, CheckMinuteRow>();
   const latest = new Map<number, CheckRecordedData>();
   /** Per endpoint, the `n` of its checks before the horizon, in stream order. */
   const old: number[][] = Array.from({ length: endpoints + 1 }, () => []);
@@ -116,10 +118,14 @@ export async function build(store: SqliteReadStore, endpoints: number, to: numbe
     if (horizon !== null && Date.parse(data.checked_at) < horizon) old[data.endpoint_id].push(n);
     const row = rawCheckRow(data, data.project_id, storedTeamId(team, data.project_id));
     await put(rollupsName(RAW_CHECKS_COLLECTION), row);
+    const minute = checkMinuteOf(row.checked_at_ms);
+    const widened = widenedCheckMinute(minutes.get(minute) ?? null, row);
+    if (widened) minutes.set(minute, widened);
     for (const key of rollupKeysOf({ ...row, team_id: data.team_id })) rollups.set(key.id, withCheck(rollups.get(key.id) ?? null, key.id, row, key.scope));
     latest.set(data.endpoint_id, data);
   }
   for (const row of rollups.values()) await put(rollupsName(ROLLUPS_COLLECTION), row);
+  for (const row of minutes.values()) await put(rollupsName(CHECK_MINUTES_COLLECTION), row);
   const health = new Map<number, AnalyticsProjectHealthDoc | null>();
   for (let e = 1; e <= endpoints; e++) {
     const last = latest.get(e)!;

@@ -1,6 +1,7 @@
 import type { Filter, ReadStore } from '../../platform/read-store/read-store.port.js';
-import { SCOPE_FIELD, rollupRange } from '../domain/rollup.js';
-import { OUTCOME_FAILURE, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../views/rollups/view.js';
+import { rollupRange } from '../domain/rollup.js';
+import { CHECK_MINUTES_COLLECTION, OUTCOME_FAILURE, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION } from '../views/rollups/view.js';
+import { RawSpans } from '../views/rollups/raw-spans.js';
 import { planRange, rollupRuns, type RangePiece } from '../domain/range-plan.js';
 import { addPackedHours, chunk, endpointDayId, packedReads, type AnalyticsCollections, type TimeRange } from '../views/rollups/queries.js';
 import { Slices } from './slices.js';
@@ -56,9 +57,12 @@ export class GoodChecks {
     const horizon = this.options.rawHorizon?.() ?? -Infinity;
     const names = typeof this.collections === 'function' ? await this.collections() : this.collections;
     const pieces = planRange(range.from, range.to, horizon);
-    const field = SCOPE_FIELD[scope.kind];
-    const chunks = chunk(scope.ids, IN_CHUNK);
-    const scopeFilter = (ids: number[]): Filter => ({ [field]: ids.length === 1 ? ids[0] : { in: ids } });
+    // Endpoints: an `in` list of their index ranges, whatever the span. Projects: each one's
+    // rows of the span (`RawSpans`: a key range, no project index), as analytics read them.
+    const endpointParts = chunk(scope.ids, IN_CHUNK).map((ids): Filter => ({ endpoint_id: ids.length === 1 ? ids[0] : { in: ids } }));
+    const spans = new RawSpans(this.store, this.slices, { checks: names.checks, members: names.members ?? ROLLUP_MEMBERS_COLLECTION, checkMinutes: names.checkMinutes === undefined ? CHECK_MINUTES_COLLECTION : (names.checkMinutes ?? undefined) });
+    const partsOf = async (span: TimeRange): Promise<Filter[]> =>
+      scope.kind === 'endpoint' ? endpointParts : (await Promise.all(scope.ids.map(async (id) => (await spans.partsOf('project', id, [span]))[0].map((part) => part.filter)))).flat();
 
     let total = 0;
     let failures = 0;
@@ -82,10 +86,11 @@ export class GoodChecks {
     // Raw edges (shorter than a minute, always inside the horizon): failed and successful
     // checks apart, one index range each.
     const edges = pieces.filter((p): p is Extract<RangePiece, { kind: 'raw' }> => p.kind === 'raw' && p.from >= horizon);
+    const edgeParts = await Promise.all(edges.map((piece) => partsOf(piece)));
     await this.slices.map(
-      edges.flatMap((piece) => chunks.flatMap((ids) => [false, true].map((success) => ({ piece, ids, success })))),
-      async ({ piece, ids, success }) => {
-        const n = await this.store.count(names.checks, { ...scopeFilter(ids), outcome: success ? OUTCOME_SUCCESS : OUTCOME_FAILURE, checked_at_ms: { gte: piece.from, lt: piece.to } });
+      edges.flatMap((piece, i) => edgeParts[i].flatMap((part) => [false, true].map((success) => ({ piece, part, success })))),
+      async ({ piece, part, success }) => {
+        const n = await this.store.count(names.checks, { ...part, outcome: success ? OUTCOME_SUCCESS : OUTCOME_FAILURE, checked_at_ms: { gte: piece.from, lt: piece.to } });
         total += n;
         if (!success) failures += n;
       },
@@ -97,10 +102,10 @@ export class GoodChecks {
       // in spans of SLOW_SPAN_MS, with a turn of the event loop between them when one is due.
       for (let spanFrom = exactFrom; spanFrom < range.to; spanFrom += SLOW_SPAN_MS) {
         const spanTo = Math.min(range.to, spanFrom + SLOW_SPAN_MS);
-        for (const ids of chunks) {
+        for (const part of await partsOf({ from: spanFrom, to: spanTo })) {
           await this.slices.pause();
           slow += await this.store.count(names.checks, {
-            ...scopeFilter(ids),
+            ...part,
             outcome: OUTCOME_SUCCESS,
             checked_at_ms: { gte: spanFrom, lt: spanTo },
             latency_ms: { gt: latencyThresholdMs },

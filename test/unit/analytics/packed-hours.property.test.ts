@@ -8,7 +8,7 @@ import { ceilTo, floorTo } from '../../../src/analytics/domain/range-plan.js';
 import { makeWindow } from '../../../src/analytics/domain/window.js';
 import { addPackedSums, packHours, unpackHours, type PackedHours } from '../../../src/analytics/domain/rollup.js';
 import { addAccumulator, emptyAccumulator, type Accumulator } from '../../../src/analytics/domain/aggregate.js';
-import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION, type RollupMemberDoc, type RollupRow } from '../../../src/analytics/views/rollups/view.js';
+import { CHECK_MINUTES_COLLECTION, RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION, type RollupMemberDoc, type RollupRow } from '../../../src/analytics/views/rollups/view.js';
 import { upcasters } from '../../../src/app/contexts.js';
 import { CheckRetention } from '../../../src/checks/application/retention.js';
 import { CHECK_RECORDED, checksStream, isApplicable, type CheckRecordedData } from '../../../src/checks/domain/check.js';
@@ -125,6 +125,8 @@ describe('packed hours (rollups v12) answer as hour rows did', () => {
       const collections = async (): Promise<AnalyticsCollections> => ({
         rollups: await reader.collection(ROLLUPS_PROJECTION, ROLLUPS_COLLECTION),
         checks: await reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION),
+        members: await reader.collection(ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION),
+        checkMinutes: await reader.collection(ROLLUPS_PROJECTION, CHECK_MINUTES_COLLECTION),
       });
       const packed = ((await views.find((await collections()).rollups, {})) as unknown as RollupRow[]).filter((row) => row.hours !== undefined);
       expect(packed.length).toBe(endpoints);
@@ -175,6 +177,7 @@ describe('packed hours (rollups v12) answer as hour rows did', () => {
             checks: await reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION),
             regionChecks: await reader.collection(ROLLUPS_PROJECTION, REGION_CHECKS_COLLECTION),
             members: await reader.collection(ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION),
+            checkMinutes: await reader.collection(ROLLUPS_PROJECTION, CHECK_MINUTES_COLLECTION),
           });
           const rollupDocs = (await views.find((await collections()).rollups, {})) as unknown as RollupRow[];
           packedDays += rollupDocs.filter((row) => row.hours !== undefined).length;

@@ -1,6 +1,6 @@
 import type { Doc, Filter } from '../../../platform/read-store/read-store.port.js';
 import type { ReadStore } from '../../../platform/read-store/read-store.port.js';
-import type { ViewReader } from '../../../platform/projections/views.js';
+import { ViewRebuildingError, type ViewReader } from '../../../platform/projections/views.js';
 import {
   ANALYTICS_ENDPOINTS_COLLECTION,
   ANALYTICS_ENDPOINTS_PROJECTION,
@@ -10,7 +10,7 @@ import {
   type AnalyticsProjectDoc,
   type AnalyticsProjectHealthDoc,
 } from './view.js';
-import { RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION } from '../rollups/view.js';
+import { CHECK_MINUTES_COLLECTION, RAW_CHECKS_COLLECTION, REGION_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION } from '../rollups/view.js';
 import { RAW_OUTCOMES, consecutiveFailuresIn } from '../../application/consecutive-failures.js';
 import { INCIDENTS, INCIDENTS_VIEW } from '../../../incidents/views/incidents/view.js';
 import type { AnalyticsCollections } from '../rollups/queries.js';
@@ -52,13 +52,19 @@ export class ViewAnalyticsFacts implements AnalyticsFacts {
 
   /** Physical names of the rollup collections for AnalyticsQuery (active generation). */
   async collections(): Promise<AnalyticsCollections> {
-    const [rollups, checks, regionChecks, members] = await Promise.all([
+    const [rollups, checks, regionChecks, members, checkMinutes] = await Promise.all([
       this.reader.collection(ROLLUPS_PROJECTION, ROLLUPS_COLLECTION),
       this.reader.collection(ROLLUPS_PROJECTION, RAW_CHECKS_COLLECTION),
       this.reader.collection(ROLLUPS_PROJECTION, REGION_CHECKS_COLLECTION),
       this.reader.collection(ROLLUPS_PROJECTION, ROLLUP_MEMBERS_COLLECTION),
+      // A generation from before the time -> key map (v14, while 15 is rebuilt) has none: its
+      // project index is read instead (`RawSpans`).
+      this.reader.collection(ROLLUPS_PROJECTION, CHECK_MINUTES_COLLECTION).catch((error: unknown) => {
+        if (error instanceof ViewRebuildingError) return null;
+        throw error;
+      }),
     ]);
-    return { rollups, checks, regionChecks, members };
+    return { rollups, checks, regionChecks, members, checkMinutes };
   }
 
   async projects(teamId: number): Promise<ProjectFact[]> {

@@ -11,6 +11,8 @@ import { GRANULARITY_MS, floorTo, type Granularity } from '../../domain/range-pl
 import {
   APPLICABLE_OUTCOMES,
   OUTCOME_SUCCESS,
+  CHECK_MINUTES_COLLECTION,
+  CHECK_MINUTE_COLUMNS,
   RAW_CHECKS_COLLECTION,
   RAW_CHECK_COLUMNS,
   REGION_CHECKS_COLLECTION,
@@ -20,13 +22,16 @@ import {
   ROLLUP_COLUMNS,
   ROLLUP_MEMBERS_COLLECTION,
   rawStatusCode,
+  type CheckMinuteRow,
   type RawCheckRow,
   type RegionCheckRow,
   type RollupMemberDoc,
   type RollupRow,
   type SummarizedRegion,
   type TeamDoc,
+  checkMinuteOf,
   storedTeamId,
+  widenedCheckMinute,
   teamDocId,
 } from './view.js';
 
@@ -48,7 +53,9 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
     // relabel every row of the endpoint), without making a member (only counted checks do).
     const member = (await views.get(ROLLUP_MEMBERS_COLLECTION, String(event.data.endpoint_id))) as RollupMemberDoc | null;
     const projectId = member?.project_id ?? event.data.project_id;
-    views.put(RAW_CHECKS_COLLECTION, rawCheckRow(event.data, projectId, await rowTeamId(views, event.data.team_id, projectId)) as unknown as Doc);
+    const listed = rawCheckRow(event.data, projectId, await rowTeamId(views, event.data.team_id, projectId));
+    views.put(RAW_CHECKS_COLLECTION, listed as unknown as Doc);
+    await widenCheckMinute(views, listed);
     return;
   }
   const member = await memberOf(views, event.data.endpoint_id, event.data.project_id);
@@ -58,6 +65,7 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
   // Before this check's sums are added: a split copies the endpoint's rows as they were.
   const perRegion = await addRegions(views, member, [region]);
   views.put(RAW_CHECKS_COLLECTION, row as unknown as Doc);
+  await widenCheckMinute(views, row);
   // Nine ids, no key object each: the ids and their scope by place are all the handler needs.
   const ids = rollupIdsOf({ team_id: event.data.team_id, project_id: row.project_id, endpoint_id: row.endpoint_id, checked_at_ms: row.checked_at_ms });
   for (let i = 0; i < ids.length; i++) {
@@ -75,6 +83,13 @@ export async function onCheckRecorded(event: RecordedEvent<CheckRecordedData>, v
       views.put(ROLLUPS_COLLECTION, withCheck(existing, id, row) as unknown as Doc);
     }
   }
+}
+
+/** The raw row's minute in the time -> key map (`CHECK_MINUTES_COLLECTION`) takes in its key. */
+async function widenCheckMinute(views: ViewTransaction, row: RawCheckRow): Promise<void> {
+  const existing = (await views.get(CHECK_MINUTES_COLLECTION, String(checkMinuteOf(row.checked_at_ms)))) as CheckMinuteRow | null;
+  const widened = widenedCheckMinute(existing, row);
+  if (widened) views.put(CHECK_MINUTES_COLLECTION, widened as unknown as Doc);
 }
 
 /**
@@ -381,6 +396,7 @@ function readsOfCheck(event: RecordedEvent): Array<[string, string]> {
     [RAW_CHECKS_COLLECTION, String(check.check_id)],
     [ROLLUP_MEMBERS_COLLECTION, String(check.endpoint_id)],
     [ROLLUP_MEMBERS_COLLECTION, teamDocId(check.team_id)],
+    [CHECK_MINUTES_COLLECTION, String(checkMinuteOf(Date.parse(check.checked_at)))],
   ];
   if (!isApplicable(check)) return reads;
   for (const id of rollupIdsOf({ team_id: check.team_id, project_id: check.project_id, endpoint_id: check.endpoint_id, checked_at_ms: Date.parse(check.checked_at) })) reads.push([ROLLUPS_COLLECTION, id]);
@@ -423,12 +439,20 @@ export const analyticsRollupsProjection = defineProjection({
   // 14 (issue 31): those three in one column, `status_and_timings`, NULL when all hold their
   // default and packed otherwise (`packStatusAndTimings`): each column cost its header byte even
   // when NULL (2 B a check less). Its readers read 13's columns as before: 13 serves while 14 is rebuilt.
-  version: 14,
+  // 15 (issue 31): no project index on the raw rows (about 19 B a check). A project's rows of a
+  // time span are read as a key range of the raw table from the time -> key map
+  // (`CHECK_MINUTES_COLLECTION`, new), or through the endpoint index over its endpoints when
+  // that is cheaper (`RawSpans` in queries.ts); p95 reads spans back from the range's end. Its
+  // readers read 14's generation through 14's project index (no map there), so 14 serves
+  // while 15 is rebuilt.
+  version: 15,
   // v8's raw rows have `success`, not `outcome`, and no manual or suppressed checks: this code
   // cannot read them, so until v9 swaps in, what reads them answers 503 (the rollups still serve).
   // v9's raw rows all carry their team id and v9 has no team documents, so 11's reads take the
   // team index alone for them (`rawScopesOf`): they stay readable while 11 is rebuilt.
-  readableFrom: { [RAW_CHECKS_COLLECTION]: 9 },
+  // The time -> key map exists from v15: the readers take a generation without it (v14, while
+  // 15 is rebuilt) through that generation's project index.
+  readableFrom: { [RAW_CHECKS_COLLECTION]: 9, [CHECK_MINUTES_COLLECTION]: 15 },
   collections: [
     // Read and written by id only (see RollupKey).
     { name: ROLLUPS_COLLECTION, indexes: [], columns: ROLLUP_COLUMNS },
@@ -441,15 +465,20 @@ export const analyticsRollupsProjection = defineProjection({
         // in ranges no analytics read touches. An endpoint's rows are found by this one on a
         // move, and its checks list walks it as one range per outcome, merged.
         // Sparse: no entry for the rows of a team's primary project (`TeamDoc`).
+        // No project index (v15): a project's rows are a key range of the time -> key map's, or
+        // its endpoints' ranges of the endpoint index (`RawSpans` in queries.ts).
         { fields: ['team_id', 'outcome', 'checked_at_ms', 'check_id'], sparse: true },
-        { fields: ['project_id', 'outcome', 'checked_at_ms', 'check_id'] },
         { fields: ['endpoint_id', 'outcome', 'checked_at_ms', 'check_id'] },
       ],
       idField: 'check_id',
       columns: RAW_CHECK_COLUMNS,
     },
-    // Members by endpoint id, and each team's primary project (`TeamDoc`).
-    { name: ROLLUP_MEMBERS_COLLECTION, indexes: [] },
+    // Members by endpoint id, and each team's primary project (`TeamDoc`). A project's members
+    // by its index (v15: `RawSpans` reads a project's rows through its endpoints' ranges of the
+    // endpoint index when that is cheaper than a key range); team documents have no project.
+    { name: ROLLUP_MEMBERS_COLLECTION, indexes: [{ fields: ['project_id', 'endpoint_id'], sparse: true }] },
+    // Read by key range (minutes) only.
+    { name: CHECK_MINUTES_COLLECTION, indexes: [], idField: 'minute', columns: CHECK_MINUTE_COLUMNS },
     {
       name: REGION_CHECKS_COLLECTION,
       // A region's edges, p95 and consecutive failures, as the endpoint's raw rows are read.

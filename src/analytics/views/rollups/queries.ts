@@ -1,4 +1,4 @@
-import type { AggregateRow, Doc, Filter, ReadStore, Scalar, SortDirection } from '../../../platform/read-store/read-store.port.js';
+import type { AggregateRow, Filter, ReadStore, SortDirection } from '../../../platform/read-store/read-store.port.js';
 import type { CheckListFilters, CheckListSource, ListedCheck } from '../../../monitoring/application/check-list-source.js';
 import { DEFAULT_REGION } from '../../../platform/config/region.js';
 import { ViewListCache } from '../../../platform/projections/view-cache.js';
@@ -22,6 +22,7 @@ import {
   OUTCOME_OTHER_FAILURE,
   OUTCOME_OTHER_SUCCESS,
   OUTCOME_SUCCESS,
+  CHECK_MINUTES_COLLECTION,
   RAW_CHECKS_COLLECTION,
   REGION_CHECKS_COLLECTION,
   ROLLUPS_COLLECTION,
@@ -34,14 +35,13 @@ import {
   type RollupMemberDoc,
   type RollupRow,
   type RollupScopeKind,
-  type TeamDoc,
-  teamDocId,
 } from './view.js';
 import { GRANULARITY_MS, floorTo, planRange, rollupRuns, type RangePiece, type RollupRun } from '../../domain/range-plan.js';
 import { bucketRange, type AnalyticsWindow } from '../../domain/window.js';
 import { healthOf, sumHealth, type AnalyticsFacts, type AnalyticsScope, type EndpointFact, type Health, type ProjectMember } from '../../application/analytics-facts.js';
 import { Slices } from '../../application/slices.js';
 import { REGION_OUTCOMES, consecutiveFailuresIn } from '../../application/consecutive-failures.js';
+import { RawSpans, chunk, type RawPart } from './raw-spans.js';
 
 /**
  * Analytics figures from time rollups: each range is planned into day/hour/minute rollup rows
@@ -72,6 +72,11 @@ export interface AnalyticsCollections {
   /** Probe regions (endpoint route, `?region=`); by default the logical names. */
   regionChecks?: string;
   members?: string;
+  /**
+   * The raw rows' time -> key map (`CHECK_MINUTES_COLLECTION`, rollups v15); null while the
+   * serving generation has none (v14, read through its project index: `RawSpans`).
+   */
+  checkMinutes?: string | null;
 }
 
 export interface Totals extends RangeFigures {
@@ -154,6 +159,10 @@ export interface EndpointAnalytics extends Common {
 
 /** Each `in` list stays short, so two of them stay well under SQLite's bound-parameter limit. */
 const IN_CHUNK = 250;
+/** The first span back from `to` a project's or team's p95 reads (`newestInSpans`). */
+const FIRST_P95_SPAN_MS = 60_000;
+/** A span of p95 rows is at most this many times the length read before it. */
+const P95_SPAN_GROWTH = 16;
 /**
  * Read sizes: each read runs synchronously on SQLite, so each is kept to a few milliseconds
  * (measured on a loaded machine: 2,500 raw rows took up to 23 ms, 512 rollup ranges up to 11 ms).
@@ -192,6 +201,8 @@ export interface AnalyticsQueryOptions {
    *   happened yet, so a figure never changes because raw checks left.
    */
   rawHorizon?: () => number;
+  /** Keys of the raw table one seek of the endpoint index is worth (`RawSpans`; tests force either way). */
+  keysPerSeek?: number;
 }
 
 export class AnalyticsQuery {
@@ -213,19 +224,20 @@ export class AnalyticsQuery {
 
   /** Figures of one scope over one range, p95 included. */
   async computeTotals(scope: AnalyticsScope, range: TimeRange): Promise<Totals> {
+    const spans = await this.rawSpans();
     const [sums, p95Value, members] = await Promise.all([
-      this.sumPerScope(scope.kind, [scope.id], range),
-      this.p95Of(scope, range.from, range.to),
-      scope.kind === 'project' ? this.memberSums(scope.id, range) : null,
+      this.sumPerScope(scope.kind, [scope.id], range, spans),
+      this.p95Of(scope, range.from, range.to, spans),
+      scope.kind === 'project' ? this.memberSums(scope.id, range, spans) : null,
     ]);
     const total = sums.get(scope.id)!;
     return { ...toFigures(members ? withExtremesOf(total, members) : total), p95_latency_ms: p95Value };
   }
 
   /** Partial sums of each endpoint whose checks count for the project (deleted ones included). */
-  private async memberSums(projectId: number, range: TimeRange, members?: ProjectMember[]): Promise<ScopeSums> {
+  private async memberSums(projectId: number, range: TimeRange, spans: RawSpans, members?: ProjectMember[]): Promise<ScopeSums> {
     const ids = (members ?? (await this.facts.membersOf([projectId]))).map((m) => m.endpoint_id);
-    return this.sumPerScope('endpoint', ids, range, { kind: 'project', id: projectId });
+    return this.sumPerScope('endpoint', ids, range, spans, { kind: 'project', id: projectId });
   }
 
   /** The project's endpoints and members, from one read where the facts can. */
@@ -243,36 +255,69 @@ export class AnalyticsQuery {
     buckets: number,
   ): Promise<SeriesItem[]> {
     const window: AnalyticsWindow = { from, to, bucket_seconds, buckets };
-    const sums = await this.sumBuckets(scope, window);
+    const sums = await this.sumBuckets(scope, window, await this.rawSpans());
     return sums.map((acc, i) => seriesItem(bucketRange(window, i).start, acc));
   }
 
   /** Nearest-rank p95 over the newest P95_SAMPLE_LIMIT successful applicable checks in range. */
   async computeP95(scope: AnalyticsScope, from: number, to: number): Promise<number | null> {
-    return this.p95Of(scope, from, to);
+    return this.p95Of(scope, from, to, await this.rawSpans());
   }
 
   /**
-   * The sample is an indexed walk of the scope's raw rows, newest first (a project's rows carry
-   * its current project; a team's are two walks, merged: `rawScopesOf`), read in pages with a
-   * turn of the event loop between them.
+   * The sample. An endpoint's (or a region's) rows are one range of its index: walked newest
+   * first, in pages with a turn of the event loop between them (`newestOf`). A project's or a
+   * team's rows have no newest-first walk (no project index: `RawSpans`), so they are read in
+   * spans back from `to` (`newestInSpans`).
    */
-  private async p95Of(scope: AnalyticsScope, from: number, to: number): Promise<number | null> {
-    const { checks, regionChecks } = await this.names();
-    const source = scope.region === undefined ? checks : regionChecks;
-    const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
-    const succeeded = outcomeFilter(scope.region, true);
-    const walks = (await this.rawScopesOf(scope.kind, scope.id)).map(
-      (scopeFilter): NewestFirstWalk =>
-        (after, limit) =>
-          this.slices.run(() =>
-            this.store.find(source, { filter: { ...scopeFilter, ...regionFilter, ...succeeded, checked_at_ms: { gte: from, lt: to } }, sort: NEWEST_FIRST, after, limit, fields: P95_FIELDS }),
-          ) as unknown as Promise<Placed[]>,
-    );
-    const latencies = (await newestOf(walks, P95_SAMPLE_LIMIT, P95_PAGE)).map((row) => Number(row.latency_ms));
+  private async p95Of(scope: AnalyticsScope, from: number, to: number, spans: RawSpans): Promise<number | null> {
+    const sample = scope.kind === 'endpoint' ? await this.newestOfEndpoint(scope, from, to) : await this.newestInSpans(scope, from, to, spans);
+    const latencies = sample.map((row) => Number(row.latency_ms));
     // The sample would have reached past the horizon, where raw checks may be gone: no figure.
     if (from < this.rawHorizon() && latencies.length < P95_SAMPLE_LIMIT) return null;
     return p95(latencies);
+  }
+
+  private async newestOfEndpoint(scope: AnalyticsScope, from: number, to: number): Promise<Placed[]> {
+    const { checks, regionChecks } = await this.names();
+    const source = scope.region === undefined ? checks : regionChecks;
+    const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
+    const filter: Filter = { endpoint_id: scope.id, ...regionFilter, ...outcomeFilter(scope.region, true), checked_at_ms: { gte: from, lt: to } };
+    const walk: NewestFirstWalk = (after, limit) => this.slices.run(() => this.store.find(source, { filter, sort: NEWEST_FIRST, after, limit, fields: P95_FIELDS })) as unknown as Promise<Placed[]>;
+    return newestOf([walk], P95_SAMPLE_LIMIT, P95_PAGE);
+  }
+
+  /**
+   * The newest P95_SAMPLE_LIMIT successful rows of a project or team in [from, to): every
+   * successful row of spans back from `to`, each span as long as the rate of the rows read so far
+   * says the rest of the sample needs (a fifth more; at least the length read so far, at most
+   * P95_SPAN_GROWTH times it; after a span with none, twice as long), until the sample is
+   * complete or the range is read. Every row of a span is newer than every row of the spans
+   * after it, so the newest rows read, ordered by (checked_at_ms, check_id), are the newest of the
+   * range: the same sample a newest-first walk reads.
+   */
+  private async newestInSpans(scope: AnalyticsScope, from: number, to: number, spans: RawSpans): Promise<Placed[]> {
+    const rows: Placed[] = [];
+    let newer = 0;
+    let cutoff = to;
+    let step = FIRST_P95_SPAN_MS;
+    while (cutoff > from && rows.length < P95_SAMPLE_LIMIT) {
+      const span = { from: Math.max(from, cutoff - step), to: cutoff };
+      newer = rows.length;
+      const [parts] = await spans.partsOf(scope.kind, scope.id, [span]);
+      for (const part of parts) {
+        const found = await spans.readAll(part, { ...outcomeFilter(undefined, true), checked_at_ms: { gte: span.from, lt: span.to } }, P95_FIELDS, P95_PAGE);
+        for (const row of found) rows.push(row as unknown as Placed);
+      }
+      const covered = to - span.from;
+      cutoff = span.from;
+      const wanted = rows.length === 0 ? covered : Math.ceil((covered * (P95_SAMPLE_LIMIT - rows.length) * 6) / (5 * rows.length));
+      step = Math.min(covered * P95_SPAN_GROWTH, Math.max(covered, wanted));
+    }
+    if (rows.length <= P95_SAMPLE_LIMIT) return rows;
+    // The rows of the spans before the last are all in the sample: only the last span's are ordered.
+    const oldest = rows.slice(newer).sort(newestFirst);
+    return [...rows.slice(0, newer), ...oldest.slice(0, P95_SAMPLE_LIMIT - newer)];
   }
 
   /**
@@ -281,15 +326,16 @@ export class AnalyticsQuery {
    */
   async teamAnalytics(teamId: number, window: AnalyticsWindow): Promise<TeamAnalytics> {
     const scope: AnalyticsScope = { kind: 'team', id: teamId };
+    const spans = await this.rawSpans();
     const [common, projects, healthByProject, openByProject] = await Promise.all([
-      this.common(teamId, scope, window),
+      this.common(teamId, scope, window, spans),
       this.facts.projects(teamId),
       this.facts.healthByProject(teamId),
       this.facts.openIncidentsByProject(teamId),
     ]);
     // Each project row counts the endpoints the project holds now, as the project object does:
     // the project rollups follow moves.
-    const perProject = await this.sumPerScope('project', projects.map((p) => p.project_id), window, scope);
+    const perProject = await this.sumPerScope('project', projects.map((p) => p.project_id), window, spans, scope);
     const rows = [...projects]
       .sort((a, b) => a.project_id - b.project_id)
       .map((project): ProjectRow => {
@@ -311,14 +357,15 @@ export class AnalyticsQuery {
 
   async projectAnalytics(teamId: number, projectId: number, window: AnalyticsWindow): Promise<ProjectAnalytics> {
     const scope: AnalyticsScope = { kind: 'project', id: projectId };
+    const spans = await this.rawSpans();
     // The endpoint rows list every endpoint anyway; their sums (deleted members' too) also give
     // the project's minimum and maximum latency.
     const [common, { perEndpoint, endpoints }] = await Promise.all([
-      this.common(teamId, scope, window),
+      this.common(teamId, scope, window, spans),
       this.projectEndpoints(teamId, projectId).then(async ({ endpoints, members }) => {
         // Making thousands of facts may have used the slice: the sums start in a turn of their own.
         await this.slices.pause();
-        return { endpoints, perEndpoint: await this.memberSums(projectId, window, members) };
+        return { endpoints, perEndpoint: await this.memberSums(projectId, window, spans, members) };
       }),
     ]);
     common.totals = { ...toFigures(withExtremesOf(common.total, perEndpoint)), p95_latency_ms: common.totals.p95_latency_ms };
@@ -355,7 +402,7 @@ export class AnalyticsQuery {
     const known = member?.regions ?? [];
     const byRegion = region !== undefined && !(known.length === 1 && known[0] === region);
     const scope: AnalyticsScope = byRegion ? { kind: 'endpoint', id: endpointId, region } : { kind: 'endpoint', id: endpointId };
-    const [common, endpoints] = await Promise.all([this.common(teamId, scope, window), this.facts.endpoints(teamId, { kind: 'endpoint', id: endpointId })]);
+    const [common, endpoints] = await Promise.all([this.common(teamId, scope, window, await this.rawSpans()), this.facts.endpoints(teamId, { kind: 'endpoint', id: endpointId })]);
     const endpoint = endpoints.find((e) => e.endpoint_id === endpointId);
     if (!endpoint) return null;
     const { window: w, totals, incidents, series } = common;
@@ -388,10 +435,10 @@ export class AnalyticsQuery {
   }
 
   /** Window, totals, incidents and series: the part all three objects share. */
-  private async common(teamId: number, scope: AnalyticsScope, window: AnalyticsWindow): Promise<Common & { total: Accumulator }> {
+  private async common(teamId: number, scope: AnalyticsScope, window: AnalyticsWindow, spans: RawSpans): Promise<Common & { total: Accumulator }> {
     const [bucketSums, p95Value, incidents] = await Promise.all([
-      this.sumBuckets(scope, window),
-      this.p95Of(scope, window.from, window.to),
+      this.sumBuckets(scope, window, spans),
+      this.p95Of(scope, window.from, window.to, spans),
       this.facts.incidentCounts(teamId, scope, { from: window.from, to: window.to }),
     ]);
     // The buckets partition [from, to) exactly, so their sums are the totals.
@@ -410,7 +457,7 @@ export class AnalyticsQuery {
    * Partial sums of every bucket of one scope: per bucket, the store sums the rollup rows of its
    * pieces (id ranges) and the raw checks of its sub-minute edges (`sumRawPieces`).
    */
-  private async sumBuckets(scope: AnalyticsScope, window: AnalyticsWindow): Promise<Accumulator[]> {
+  private async sumBuckets(scope: AnalyticsScope, window: AnalyticsWindow, spans: RawSpans): Promise<Accumulator[]> {
     const plans: RangePiece[][] = [];
     for (let i = 0; i < window.buckets; i++) {
       const { start, end } = bucketRange(window, i);
@@ -418,22 +465,22 @@ export class AnalyticsQuery {
     }
     const [rollupSums, rawSums] = await Promise.all([
       this.sumRollupRuns(scope.kind, plans.map((plan) => ({ id: scope.id, runs: rollupRuns(plan) })), scope.region),
-      this.sumRawPieces(scope, plans),
+      this.sumRawPieces(scope, plans, spans),
     ]);
     return rollupSums.map((acc, i) => addAccumulator(acc, rawSums[i]));
   }
 
   /**
    * For each plan (a bucket), the sums of the scope's raw checks in its sub-minute pieces inside
-   * the horizon, summed by the store: failed and successful checks apart (outcome 0 or 1, each
-   * piece one range of the scope's (scope, outcome, checked_at_ms, check_id) index), the pieces
-   * RAW_PIECES_PER_READ to a read (`aggregateRanges` with the scope's filter), so the main thread
-   * gets one row per piece, not a row per check, and a few reads, not one per piece. With `to`
-   * off the minute grid every bucket boundary is such a piece, and a team's boundary minutes hold
-   * every endpoint's checks of those minutes. A team's rows lie in two ranges (`rawScopesOf`):
-   * their sums add.
+   * the horizon, summed by the store: failed and successful checks apart (outcome 0 or 1), the
+   * pieces of each range of the scope's rows (`RawSpans`: an endpoint's or a team's index range
+   * whatever the piece, a project's key range of the piece's minute, or its endpoints' ranges)
+   * RAW_PIECES_PER_READ to a read (`aggregateRanges` with the range's filter), so the main
+   * thread gets one row per piece, not a row per check, and a few reads, not one per piece.
+   * With `to` off the minute grid every bucket boundary is such a piece, and a team's boundary
+   * minutes hold every endpoint's checks of those minutes.
    */
-  private async sumRawPieces(scope: AnalyticsScope, plans: RangePiece[][]): Promise<Accumulator[]> {
+  private async sumRawPieces(scope: AnalyticsScope, plans: RangePiece[][], spans: RawSpans): Promise<Accumulator[]> {
     const sums = plans.map(() => emptyAccumulator());
     const horizon = this.rawHorizon();
     const pieces = plans.flatMap((plan, owner) => plan.flatMap((piece) => (piece.kind === 'raw' && piece.from >= horizon ? [{ owner, piece }] : [])));
@@ -441,24 +488,34 @@ export class AnalyticsQuery {
     const { checks, regionChecks } = await this.names();
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
-    const starts = pieces.flatMap((_, i) => (i % RAW_PIECES_PER_READ === 0 ? [i] : []));
-    const reads = (await this.rawScopesOf(scope.kind, scope.id)).flatMap((scopeFilter) =>
-      [false, true].flatMap((success) => starts.map((start) => ({ filter: { ...scopeFilter, ...regionFilter, ...outcomeFilter(scope.region, success) }, success, start }))),
+    // The pieces each range of rows holds (a range named by its filter): read together.
+    const byRange = new Map<string, { filter: Filter; pieces: typeof pieces }>();
+    const partsOfPieces = await spans.partsOf(scope.kind, scope.id, pieces.map(({ piece }) => piece));
+    partsOfPieces.forEach((parts, i) => {
+      for (const { filter } of parts) {
+        const key = JSON.stringify(filter);
+        const range = byRange.get(key) ?? { filter, pieces: [] };
+        range.pieces.push(pieces[i]);
+        byRange.set(key, range);
+      }
+    });
+    const reads = [...byRange.values()].flatMap(({ filter, pieces: held }) =>
+      [false, true].flatMap((success) => chunk(held, RAW_PIECES_PER_READ).map((group) => ({ filter: { ...filter, ...regionFilter, ...outcomeFilter(scope.region, success) }, success, group }))),
     );
-    const rows = await this.slices.map(reads, ({ filter, start }) =>
+    const rows = await this.slices.map(reads, ({ filter, group }) =>
       this.store.aggregateRanges(source, {
         field: 'checked_at_ms',
-        ranges: pieces.slice(start, start + RAW_PIECES_PER_READ).map(({ piece }) => ({ gte: piece.from, lt: piece.to })),
+        ranges: group.map(({ piece }) => ({ gte: piece.from, lt: piece.to })),
         filter,
         sum: ['latency_ms'],
         min: ['latency_ms'],
         max: ['latency_ms'],
       }),
     );
-    reads.forEach(({ success, start }, i) => {
+    reads.forEach(({ success, group }, i) => {
       for (const row of rows[i]) {
         if (row.count === 0) continue;
-        addAccumulator(sums[pieces[start + (row.group as number)].owner], {
+        addAccumulator(sums[group[row.group as number].owner], {
           checks: row.count,
           failures: success ? 0 : row.count,
           latency_sum: row.sum.latency_ms,
@@ -476,7 +533,7 @@ export class AnalyticsQuery {
    * rows are read once for the range edges and shared out by id, through the parent's own index,
    * instead of an `in` list of every id, which SQLite may answer by scanning every raw row.
    */
-  private async sumPerScope(kind: RollupScopeKind, ids: number[], range: TimeRange, parent?: AnalyticsScope): Promise<ScopeSums> {
+  private async sumPerScope(kind: RollupScopeKind, ids: number[], range: TimeRange, spans: RawSpans, parent?: AnalyticsScope): Promise<ScopeSums> {
     const sums = new ScopeSums(ids);
     if (ids.length === 0) return sums;
     const pieces = planRange(range.from, range.to, this.rawHorizon());
@@ -486,7 +543,7 @@ export class AnalyticsQuery {
     // The rows of a team's primary project leave team_id null (`TeamDoc`): the team owns them all.
     if (kind === 'team' && !parent && ids.length !== 1) throw new Error('Sums of raw rows are per team, one team at a time');
     const owner = kind === 'team' && !parent ? () => ids[0] : (check: EdgeCheck) => check[field] as number;
-    const rawEdges = parent ? this.fetchRawEdges(parent.kind, [parent.id], pieces, undefined, field) : this.fetchRawEdges(kind, ids, pieces);
+    const rawEdges = parent ? this.fetchRawEdges(kind, [parent.id], pieces, spans, parent.kind, field) : this.fetchRawEdges(kind, ids, pieces, spans, kind);
     const edges = rawEdges.then((byMinute) => {
       for (const piece of pieces) {
         if (piece.kind !== 'raw' || piece.from < horizon) continue;
@@ -567,38 +624,27 @@ export class AnalyticsQuery {
   }
 
   /**
-   * Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms). Read by
-   * time range through the (scope, outcome, checked_at_ms, check_id) indexes that p95 uses too
-   * (failed and successful ones apart: one index range each), so the raw rows need no minute
-   * index of their own; adjacent minutes are read as one range. Rows hold `idField` (by default
-   * the scope's id field; the caller's own when it shares a parent's rows out) and EDGE_FIELDS.
+   * Raw checks of the minutes that hold raw edges, grouped by minute start (epoch ms), of the
+   * scopes `ids` of kind `readKind` (a parent's, when the caller shares its rows out). Read by
+   * time range from the ranges of each scope's rows (`RawSpans`: endpoints' and teams' index
+   * ranges, a project's key range of the span; failed and successful ones apart), so the raw rows
+   * need no minute index of their own; adjacent minutes are read as one span. Rows hold `idField`
+   * (by default the scope's id field; the caller's own when it shares a parent's rows out) and
+   * EDGE_FIELDS.
    */
-  private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[], region?: string, idField: string = SCOPE_FIELD[kind]): Promise<Map<number, EdgeChecks>> {
+  private async fetchRawEdges(kind: RollupScopeKind, ids: number[], pieces: RangePiece[], spans: RawSpans, readKind: RollupScopeKind, idField: string = SCOPE_FIELD[kind]): Promise<Map<number, EdgeChecks>> {
     const minutes = [...new Set(pieces.flatMap((p) => (p.kind === 'raw' ? [floorTo(p.from, GRANULARITY_MS.minute)] : [])))];
     const byMinute = new Map<number, EdgeChecks>();
     if (minutes.length === 0 || ids.length === 0) return byMinute;
-    const { checks, regionChecks } = await this.names();
-    const source = region === undefined ? checks : regionChecks;
-    const regionFilter: Filter = region === undefined ? {} : { region };
-    const field = SCOPE_FIELD[kind];
-    const scopes: Filter[] =
-      kind === 'team'
-        ? (await Promise.all(ids.map((id) => this.rawScopesOf(kind, id)))).flat()
-        : chunk(ids, IN_CHUNK).map((idChunk) => ({ [field]: idChunk.length === 1 ? idChunk[0] : { in: idChunk } }));
-    const items = pairs(scopes, minuteSpans(minutes)).flatMap(([scopeFilter, span]) => [false, true].map((success) => ({ scopeFilter, span, success })));
-    const requests = await this.slices.map(
-      items,
-      ({ scopeFilter, span, success }) =>
-        this.findAll(
-          source,
-          {
-            ...scopeFilter,
-            ...regionFilter,
-            ...outcomeFilter(region, success),
-            checked_at_ms: { gte: span.from, lt: span.to },
-          },
-          [idField, ...EDGE_FIELDS],
-        ),
+    const timeSpans = minuteSpans(minutes);
+    // Endpoints' ranges do not depend on the span: an `in` list of them, as many as a read takes.
+    const partsPerSpan: RawPart[][] =
+      readKind === 'endpoint'
+        ? timeSpans.map(() => chunk(ids, IN_CHUNK).map((idChunk) => ({ filter: { endpoint_id: idChunk.length === 1 ? idChunk[0] : { in: idChunk } }, byKey: false })))
+        : (await Promise.all(ids.map((id) => spans.partsOf(readKind, id, timeSpans)))).reduce((all, perSpan) => all.map((parts, i) => [...parts, ...perSpan[i]]));
+    const items = timeSpans.flatMap((span, i) => partsPerSpan[i].flatMap((part) => [false, true].map((success) => ({ part, span, success }))));
+    const requests = await this.slices.map(items, ({ part, span, success }) =>
+      spans.readAll(part, { ...outcomeFilter(undefined, success), checked_at_ms: { gte: span.from, lt: span.to } }, [idField, ...EDGE_FIELDS], PAGE),
     );
     requests.forEach((rows, i) => {
       const succeeded = items[i].success;
@@ -612,54 +658,20 @@ export class AnalyticsQuery {
     return byMinute;
   }
 
-  /** Every matching row, paged by id so that no adapter page limit can cut the result. */
-  /**
-   * Every matching raw row, paged so that no adapter page limit can cut the result. Paged in the
-   * order of the scope's (scope, outcome, checked_at_ms, check_id) index, so each page is one
-   * index range: ordered by id, SQLite may walk the whole table in id order instead (a team's
-   * or a large project's edges took one statement of hundreds of milliseconds).
-   */
-  private async findAll(collection: string, filter: Filter, fields?: string[]): Promise<Doc[]> {
-    const rows: Doc[] = [];
-    let after: Scalar[] | undefined;
-    for (;;) {
-      const page = await this.slices.run(() =>
-        this.store.find(collection, {
-          filter,
-          sort: [
-            ['checked_at_ms', 'asc'],
-            ['check_id', 'asc'],
-          ],
-          after,
-          limit: PAGE,
-          fields,
-        }),
-      );
-      rows.push(...page);
-      if (page.length < PAGE) return rows;
-      const last = page[page.length - 1];
-      after = [last.checked_at_ms as number, last.check_id as number];
-    }
-  }
-
-  /**
-   * Filters of the scope's raw rows, each one index range (with an outcome and a time range),
-   * disjoint, together all of them. A team's are its primary project's rows (`TeamDoc`: they
-   * leave `team_id` null, and the sparse team index skips them) and the rest of its rows, under
-   * its id; a team without a team document (none of its rows written yet, or v9's rows, which
-   * all carry their team id) has the second only.
-   */
-  private async rawScopesOf(kind: RollupScopeKind, id: number): Promise<Filter[]> {
-    const own: Filter = { [SCOPE_FIELD[kind]]: id };
-    if (kind !== 'team') return [own];
-    const { members } = await this.names();
-    const team = (await this.slices.run(() => this.store.get(members, teamDocId(id)))) as TeamDoc | null;
-    return team ? [{ project_id: team.primary_project_id }, own] : [own];
+  /** Where the raw rows of each scope lie, for one request (its projects' members read once). */
+  private async rawSpans(): Promise<RawSpans> {
+    const { checks, members, checkMinutes } = await this.names();
+    return new RawSpans(
+      this.store,
+      this.slices,
+      { checks, members, checkMinutes: checkMinutes ?? undefined },
+      { keysPerSeek: this.options.keysPerSeek },
+    );
   }
 
   private async names(): Promise<Required<AnalyticsCollections>> {
     const names = typeof this.collections === 'function' ? await this.collections() : this.collections;
-    return { regionChecks: REGION_CHECKS_COLLECTION, members: ROLLUP_MEMBERS_COLLECTION, ...names };
+    return { regionChecks: REGION_CHECKS_COLLECTION, members: ROLLUP_MEMBERS_COLLECTION, checkMinutes: CHECK_MINUTES_COLLECTION, ...names };
   }
 }
 
@@ -788,12 +800,7 @@ export async function addPackedHours(
   });
 }
 
-/** `items` in consecutive pieces of at most `size`. */
-export function chunk<T>(items: T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
-}
+export { chunk };
 
 function pairs<A, B>(left: A[], right: B[]): Array<[A, B]> {
   return left.flatMap((a) => right.map((b): [A, B] => [a, b]));

@@ -265,6 +265,50 @@ export const RAW_CHECK_COLUMNS = {
 >;
 
 /**
+ * The raw rows' time -> key map (rollups v15, issue 31): per minute (epoch minutes), the least
+ * and greatest check id among the raw rows checked in that minute. Raw rows are keyed by their
+ * check id, which the recorder hands out in the order checks are recorded, so a minute's rows
+ * lie in a short range of keys, and a project's rows of a short time span are one key range of
+ * the raw table (filtered by `project_id` as SQLite walks it), with no project index (about
+ * 19 B a check). Widened by every raw row written, never narrowed: a row that leaves (retention,
+ * a move's relabelling keeps it) leaves a range that is still a superset, and reads test the
+ * time and project of every row. One small row per minute of the whole service.
+ */
+export const CHECK_MINUTES_COLLECTION = 'analytics_check_minutes';
+
+export interface CheckMinuteRow {
+  id: string;
+  /** Epoch minutes (`floor(checked_at_ms / 60,000)`). */
+  minute: number;
+  first_check_id: number;
+  last_check_id: number;
+}
+
+export const CHECK_MINUTE_COLUMNS = {
+  id: 'integer',
+  minute: 'integer',
+  first_check_id: 'integer',
+  last_check_id: 'integer',
+} as const satisfies Record<keyof CheckMinuteRow, ColumnType>;
+
+/** The minute of the time -> key map that holds a check of `checkedAtMs`. */
+export function checkMinuteOf(checkedAtMs: number): number {
+  return Math.floor(checkedAtMs / 60_000);
+}
+
+/** The map's row of the check's minute once it takes in the check's key; null when `existing` already does. */
+export function widenedCheckMinute(existing: CheckMinuteRow | null, check: { check_id: number; checked_at_ms: number }): CheckMinuteRow | null {
+  if (existing && existing.first_check_id <= check.check_id && check.check_id <= existing.last_check_id) return null;
+  const minute = checkMinuteOf(check.checked_at_ms);
+  return {
+    id: String(minute),
+    minute,
+    first_check_id: existing ? Math.min(existing.first_check_id, check.check_id) : check.check_id,
+    last_check_id: existing ? Math.max(existing.last_check_id, check.check_id) : check.check_id,
+  };
+}
+
+/**
  * Probe regions (issue 25): the endpoint route answers `?region=` from rows of the endpoint's
  * checks of one region. An endpoint whose applicable checks all came from one region needs none
  * (its figures are that region's), so it has no region rows: single-region deployments pay
