@@ -1,9 +1,8 @@
 import type { Filter, ReadStore } from '../../platform/read-store/read-store.port.js';
 import { rollupRange } from '../domain/rollup.js';
 import { CHECK_MINUTES_COLLECTION, OUTCOME_FAILURE, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION } from '../views/rollups/view.js';
-import { RawSpans } from '../views/rollups/raw-spans.js';
 import { planRange, rollupRuns, type RangePiece } from '../domain/range-plan.js';
-import { addPackedHours, chunk, endpointDayId, packedReads, type AnalyticsCollections, type TimeRange } from '../views/rollups/queries.js';
+import { RawSpans, addPackedHours, chunk, endpointDayId, packedReads, type AnalyticsCollections, type TimeRange } from '../views/rollups/queries.js';
 import { Slices } from './slices.js';
 
 /**
@@ -17,7 +16,8 @@ import { Slices } from './slices.js';
  * inward, as analytics do. A project counts the checks of the endpoints it holds now (the
  * rollups follow moves). The latency threshold needs each check's latency, which only raw rows
  * keep: inside the horizon the successful checks slower than the threshold are counted from the
- * raw rows (one index range per scope); before it latencies are gone (retention keeps sums), so
+ * raw rows (an endpoint's index range, a project's rows of each span where `RawSpans` finds
+ * them); before it latencies are gone (retention keeps sums), so
  * a successful check there is good whatever its latency.
  */
 

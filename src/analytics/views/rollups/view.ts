@@ -57,7 +57,8 @@ export interface RollupMemberDoc {
  * raw rows leave `team_id` null for ever, whatever other projects the team has (a row moved into
  * it loses its team id, one moved out gets it, in the move's relabelling): the team index is
  * sparse and has no entry for them (about 19 B a check), and a team read takes the primary
- * project's range of the project index beside the team index's range (`rawScopesOf`). Never
+ * project's rows (by key range or its endpoints' index ranges, `RawSpans`) beside the team
+ * index's range. Never
  * changes, so no step ever rewrites a team's rows. Kept in `ROLLUP_MEMBERS_COLLECTION` under
  * `teamDocId` (no endpoint's id: those are plain numbers).
  */
