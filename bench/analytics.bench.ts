@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { healthByProjectOf, type AnalyticsFacts, type EndpointFact } from '../src/analytics/application/analytics-facts.js';
 import { AnalyticsQuery } from '../src/analytics/views/rollups/queries.js';
 import { rawCheckRow, rollupKeysOf, withCheck } from '../src/analytics/domain/rollup.js';
-import { RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, storedTeamId, teamDocId, type RollupKey, type RollupRow, type TeamDoc } from '../src/analytics/views/rollups/view.js';
+import { CHECK_MINUTES_COLLECTION, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION, checkMinuteOf, storedTeamId, teamDocId, widenedCheckMinute, type CheckMinuteRow, type RollupKey, type RollupRow, type TeamDoc } from '../src/analytics/views/rollups/view.js';
 import { makeWindow } from '../src/analytics/domain/window.js';
 import { GRANULARITY_MS } from '../src/analytics/domain/range-plan.js';
 import { SqliteReadStore } from '../src/platform/read-store/sqlite/sqlite-read-store.js';
@@ -53,10 +53,16 @@ export async function build(dir: string, total: number, to: number): Promise<{ s
       rollups.delete(id);
     }
   };
+  // As the projection keeps them (rollups v15): the raw rows' time -> key map and each endpoint's project.
+  const minutes = new Map<number, CheckMinuteRow>();
+  const projectOf = new Map<number, number>();
   for (let n = 0; n < total; n++) {
     const check = checkAt(n, total, to);
     const row = rawCheckRow(check, check.project_id, storedTeamId(team, check.project_id));
     writes.push({ op: 'put', collection: RAW_CHECKS_COLLECTION, doc: row as unknown as Doc });
+    const widened = widenedCheckMinute(minutes.get(checkMinuteOf(row.checked_at_ms)) ?? null, row);
+    if (widened) minutes.set(widened.minute, widened);
+    projectOf.set(check.endpoint_id, check.project_id);
     for (const key of rollupKeysOf({ ...row, team_id: check.team_id })) rollups.set(key.id, { key, row: withCheck(rollups.get(key.id)?.row ?? null, key.id, row) });
     if (writes.length >= COMMIT_ROWS) {
       await flushEnded(row.checked_at_ms - 1000);
@@ -64,6 +70,8 @@ export async function build(dir: string, total: number, to: number): Promise<{ s
       writes = [];
     }
   }
+  for (const row of minutes.values()) writes.push({ op: 'put', collection: CHECK_MINUTES_COLLECTION, doc: row as unknown as Doc });
+  for (const [endpointId, projectId] of projectOf) writes.push({ op: 'put', collection: ROLLUP_MEMBERS_COLLECTION, doc: { id: String(endpointId), endpoint_id: endpointId, project_id: projectId } });
   for (const { row } of rollups.values()) {
     writes.push({ op: 'put', collection: ROLLUPS_COLLECTION, doc: row as unknown as Doc });
     if (writes.length >= COMMIT_ROWS) {

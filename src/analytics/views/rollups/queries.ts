@@ -766,7 +766,8 @@ export class RawSpans {
         if (walked > keysPerSeek * SEEKS_BEFORE_MEMBERS) {
           const endpoints = await this.membersOf(projectId);
           // The project label too: a row counts where the rollups view put it.
-          if (endpoints.length * keysPerSeek < walked) return chunk(endpoints, IN_CHUNK).map((ids) => ({ filter: { endpoint_id: ids.length === 1 ? ids[0] : { in: ids }, project_id: projectId }, byKey: false }));
+          // None known (a view written without member documents): the key range finds every row.
+          if (endpoints.length > 0 && endpoints.length * keysPerSeek < walked) return chunk(endpoints, IN_CHUNK).map((ids) => ({ filter: { endpoint_id: ids.length === 1 ? ids[0] : { in: ids }, project_id: projectId }, byKey: false }));
         }
         return [{ filter: { project_id: projectId, check_id: { gte: range.first, lte: range.last } }, byKey: true }];
       }),
