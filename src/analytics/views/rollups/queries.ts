@@ -736,6 +736,7 @@ const MEMBERS_PAGE = 2_500;
 /** One request's view of where raw rows lie: each project's members are asked for once. */
 export class RawSpans {
   private readonly members = new Map<number, Promise<number[]>>();
+  private readonly memberCounts = new Map<number, Promise<number>>();
   private readonly teams = new Map<number, Promise<TeamDoc | null>>();
 
   constructor(
@@ -763,11 +764,14 @@ export class RawSpans {
       keys.map(async (range): Promise<RawPart[]> => {
         if (!range) return [];
         const walked = range.last - range.first + 1;
+        // Counted first (an index count): a large project's members are read only when their seeks win.
+        // None known (a view written without member documents): the key range finds every row.
         if (walked > keysPerSeek * SEEKS_BEFORE_MEMBERS) {
-          const endpoints = await this.membersOf(projectId);
-          // The project label too: a row counts where the rollups view put it.
-          // None known (a view written without member documents): the key range finds every row.
-          if (endpoints.length > 0 && endpoints.length * keysPerSeek < walked) return chunk(endpoints, IN_CHUNK).map((ids) => ({ filter: { endpoint_id: ids.length === 1 ? ids[0] : { in: ids }, project_id: projectId }, byKey: false }));
+          const count = await this.memberCount(projectId);
+          if (count > 0 && count * keysPerSeek < walked) {
+            // The project label too: a row counts where the rollups view put it.
+            return chunk(await this.membersOf(projectId), IN_CHUNK).map((ids) => ({ filter: { endpoint_id: ids.length === 1 ? ids[0] : { in: ids }, project_id: projectId }, byKey: false }));
+          }
         }
         return [{ filter: { project_id: projectId, check_id: { gte: range.first, lte: range.last } }, byKey: true }];
       }),
@@ -804,6 +808,12 @@ export class RawSpans {
    * (`ROLLUP_MEMBERS_COLLECTION`, by their project index), written in the same transactions as
    * the rows' labels, so the two never disagree; deleted endpoints' stay.
    */
+  private memberCount(projectId: number): Promise<number> {
+    let count = this.memberCounts.get(projectId);
+    if (!count) this.memberCounts.set(projectId, (count = this.slices.run(() => this.store.count(this.names.members, { project_id: projectId }))));
+    return count;
+  }
+
   private membersOf(projectId: number): Promise<number[]> {
     let members = this.members.get(projectId);
     if (!members) this.members.set(projectId, (members = this.readMembers(projectId)));
