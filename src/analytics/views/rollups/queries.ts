@@ -477,7 +477,8 @@ export class AnalyticsQuery {
 
   /**
    * For each plan (a bucket), the sums of the scope's raw checks in its sub-minute pieces inside
-   * the horizon, summed by the store: failed and successful checks apart (outcome 0 or 1), the
+   * the horizon, summed by the store: failed and successful checks together (outcomes 0 and 1,
+   * failures counted from the sum of outcomes; a region's rows apart), the
    * pieces of each range of the scope's rows (`RawSpans`: an endpoint's or a team's index range
    * whatever the piece, a project's key range of the piece's minute, or its endpoints' ranges)
    * RAW_PIECES_PER_READ to a read (`aggregateRanges` with the range's filter), so the main
@@ -504,15 +505,19 @@ export class AnalyticsQuery {
         byRange.set(key, range);
       }
     });
+    // Raw rows: failures and successes in one read, told apart by the sum of `outcome` (1 a
+    // success, 0 a failure): a project's edges are a read per edge minute (`RawSpans`), so this
+    // halves them. Region rows keep `success`: read apart.
+    const outcomes: Array<boolean | 'both'> = scope.region === undefined ? ['both'] : [false, true];
     const reads = [...byRange.values()].flatMap(({ filter, pieces: held }) =>
-      [false, true].flatMap((success) => chunk(held, RAW_PIECES_PER_READ).map((group) => ({ filter: { ...filter, ...regionFilter, ...outcomeFilter(scope.region, success) }, success, group }))),
+      outcomes.flatMap((success) => chunk(held, RAW_PIECES_PER_READ).map((group) => ({ filter: { ...filter, ...regionFilter, ...outcomeFilter(scope.region, success) }, success, group }))),
     );
-    const rows = await this.slices.map(reads, ({ filter, group }) =>
+    const rows = await this.slices.map(reads, ({ filter, success, group }) =>
       this.store.aggregateRanges(source, {
         field: 'checked_at_ms',
         ranges: group.map(({ piece }) => ({ gte: piece.from, lt: piece.to })),
         filter,
-        sum: ['latency_ms'],
+        sum: success === 'both' ? ['latency_ms', 'outcome'] : ['latency_ms'],
         min: ['latency_ms'],
         max: ['latency_ms'],
       }),
@@ -522,7 +527,7 @@ export class AnalyticsQuery {
         if (row.count === 0) continue;
         addAccumulator(sums[group[row.group as number].owner], {
           checks: row.count,
-          failures: success ? 0 : row.count,
+          failures: success === 'both' ? row.count - row.sum.outcome : success ? 0 : row.count,
           latency_sum: row.sum.latency_ms,
           latency_min: row.min.latency_ms,
           latency_max: row.max.latency_ms,
