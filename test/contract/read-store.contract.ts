@@ -387,6 +387,29 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
         expect(await store.aggregateRanges('ranges', { field: 'id', ranges: ids, filter: withLabel, sum: ['ms'], min: ['ms'], max: ['ms'] })).toEqual(await byFilter('id', ids));
       });
 
+      it('narrows each range by its own filter too, beside the query\'s, and refuses one naming a field twice', async () => {
+        const withLabel: Filter = { label: 'x' };
+        // Each range of `n` narrowed by a window of ids of its own (as a project's edges are by their minute's check ids).
+        const ranges = Array.from({ length: 37 }, (_, i) => ({
+          gte: 100 + (i % 12) * 100,
+          lt: 130 + (i % 12) * 100,
+          filter: { id: { gte: key((i % 12) + 1, i % 7), lt: key((i % 12) + 1, 10 + (i % 13)) } },
+        }));
+        const rows = await store.aggregateRanges('ranges', { field: 'n', ranges, filter: withLabel, sum: ['ms'], min: ['ms'], max: ['ms'] });
+        const expected = [];
+        for (const [i, range] of ranges.entries()) {
+          const [row] = await store.aggregate('ranges', { filter: { ...withLabel, ...range.filter, n: { gte: range.gte, lt: range.lt } }, sum: ['ms'], min: ['ms'], max: ['ms'] });
+          expected.push({ ...row, group: i });
+        }
+        expect(rows).toEqual(expected);
+        expect(rows.reduce((n, r) => n + r.count, 0)).toBeGreaterThan(50);
+        // The ranges' own filters narrowed them: fewer than the same ranges without.
+        const unnarrowed = await store.aggregateRanges('ranges', { field: 'n', ranges: ranges.map(({ gte, lt }) => ({ gte, lt })), filter: withLabel, sum: ['ms'] });
+        expect(rows.reduce((n, r) => n + r.count, 0)).toBeLessThan(unnarrowed.reduce((n, r) => n + r.count, 0));
+        await expect(store.aggregateRanges('ranges', { field: 'n', ranges: [{ gte: 1, lt: 2, filter: { label: 'y' } }], filter: withLabel, sum: ['ms'] })).rejects.toThrow(/label/);
+        await expect(store.aggregateRanges('ranges', { field: 'n', ranges: [{ gte: 1, lt: 2, filter: { n: 5 } }], sum: ['ms'] })).rejects.toThrow(/names n/);
+      });
+
       /** Per-range rows folded by hand: what `prefixes` must answer for one prefix's ranges. */
       function folded(rows: Array<{ count: number; sum: Record<string, number>; min: Record<string, number | null>; max: Record<string, number | null> }>, group: number) {
         const pick = (values: Array<number | null>, better: (a: number, b: number) => boolean) =>

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { MongoReadStore } from '../../src/platform/read-store/mongodb/mongo-read-store.js';
+import { idFieldIndexName, MongoReadStore } from '../../src/platform/read-store/mongodb/mongo-read-store.js';
 import { SqliteReadStore } from '../../src/platform/read-store/sqlite/sqlite-read-store.js';
 import { readStoreContract } from './read-store.contract.js';
 import { MemoryReadStore } from '../unit/analytics/support/memory-store.js';
@@ -50,4 +50,19 @@ describeMongo(mongoUrl ? 'MongoDB read store' : 'MongoDB read store (skipped: MO
   readStoreContract('MongoDB', () =>
     MongoReadStore.connect(mongoUrl!, { dbName, collectionPrefix: `t${++n}_` }),
   );
+
+  it('indexes an id-field collection\'s id field, so its key ranges are index ranges, not a scan', async () => {
+    const store = await MongoReadStore.connect(mongoUrl!, { dbName, collectionPrefix: 'idx_' });
+    const client = await MongoClient.connect(mongoUrl!);
+    try {
+      await store.ensureCollection({ name: 'checks', idField: 'check_id', columns: { id: 'integer', check_id: 'integer' }, indexes: [{ fields: ['endpoint_id', 'checked_at_ms'] }] });
+      const indexes = await client.db(dbName).collection('idx_checks').indexes();
+      expect(indexes.find((index) => index.name === idFieldIndexName('check_id'))?.key).toEqual({ check_id: 1 });
+      const plan = await client.db(dbName).collection('idx_checks').find({ check_id: { $gte: 10, $lte: 20 } }).explain();
+      expect(JSON.stringify(plan.queryPlanner.winningPlan)).toContain('IXSCAN');
+    } finally {
+      await client.close();
+      await store.close();
+    }
+  });
 });

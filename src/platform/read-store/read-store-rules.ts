@@ -1,7 +1,7 @@
 /**
  * Rules both read-store adapters share, so that they agree on names, errors and result order.
  */
-import type { AggregateRow, ColumnType, Doc, RangesAggregateQuery, Scalar } from './read-store.port.js';
+import type { AggregateRow, ColumnType, Doc, Filter, RangesAggregateQuery, Scalar } from './read-store.port.js';
 
 const COLLECTION_NAME = /^[a-z0-9_]+$/;
 /** Top-level field names only: no dots, no `$`, usable unquoted in SQL paths and Mongo keys. */
@@ -59,11 +59,22 @@ export function prefixedRanges(query: RangesAggregateQuery & { prefixes: string[
   return ranges;
 }
 
-/** With prefixes, every bound is a string suffix and every prefix a string. */
+/** With prefixes, every bound is a string suffix and every prefix a string, and no range has a filter of its own. */
 export function assertPrefixedRanges(query: RangesAggregateQuery & { prefixes: string[] }): void {
   if (query.prefixes.some((p) => typeof p !== 'string') || query.ranges.some((r) => typeof r.gte !== 'string' || typeof r.lt !== 'string')) {
     throw new Error('aggregateRanges with prefixes takes string prefixes and string range bounds');
   }
+  if (query.ranges.some((r) => r.filter !== undefined)) throw new Error('aggregateRanges with prefixes takes no filter per range');
+}
+
+/** The whole filter of one of `aggregateRanges`' ranges: the query's, the range's own, and its bounds on `field`. */
+export function rangeFilter(query: RangesAggregateQuery, range: RangesAggregateQuery['ranges'][number]): Filter {
+  for (const field of Object.keys(range.filter ?? {})) {
+    if (field === query.field || (query.filter !== undefined && field in query.filter)) {
+      throw new Error(`aggregateRanges: a range's filter names ${field}, which the query's field or filter already names`);
+    }
+  }
+  return { ...query.filter, ...range.filter, [query.field]: { gte: range.gte, lt: range.lt } };
 }
 
 /** Rows of `prefixedRanges`' ranges (in their order) folded into one row per prefix. */

@@ -103,7 +103,13 @@ export interface AggregateQuery {
 export interface RangesAggregateQuery {
   /** `id` or an indexed field: each range is one index range. */
   field: string;
-  ranges: Array<{ gte: Scalar; lt: Scalar }>;
+  /**
+   * `filter` of a range (optional): only the documents matching it count in that range, besides
+   * the query's `filter`, on fields neither `field` nor the query's filter names. For ranges of
+   * one index each narrowed by a key range of its own (a project's sub-minute edges, each within
+   * its minute's check ids): one read, not one per range. Not with `prefixes`.
+   */
+  ranges: Array<{ gte: Scalar; lt: Scalar; filter?: Filter }>;
   /**
    * Optional: owners of the ranges, by key prefix. With it, every range's bounds are strings
    * and suffixes: prefix `p` owns the ranges [`p + gte`, `p + lt`), and the answer is one row

@@ -494,20 +494,21 @@ export class AnalyticsQuery {
     const { checks, regionChecks } = await this.names();
     const source = scope.region === undefined ? checks : regionChecks;
     const regionFilter: Filter = scope.region === undefined ? {} : { region: scope.region };
-    // The pieces each range of rows holds (a range named by its filter): read together.
-    const byRange = new Map<string, { filter: Filter; pieces: typeof pieces }>();
+    // The pieces each range of rows holds (a range named by its filter, less a key range: a
+    // project's pieces each keep their minute's check ids as the read's range filter): read together.
+    const byRange = new Map<string, { filter: Filter; pieces: Array<(typeof pieces)[number] & { keys?: Filter }> }>();
     const partsOfPieces = await spans.partsOf(scope.kind, scope.id, pieces.map(({ piece }) => piece));
     partsOfPieces.forEach((parts, i) => {
-      for (const { filter } of parts) {
-        const key = JSON.stringify(filter);
-        const range = byRange.get(key) ?? { filter, pieces: [] };
-        range.pieces.push(pieces[i]);
+      for (const part of parts) {
+        const { shared, keys } = keyRangeApart(part);
+        const key = JSON.stringify(shared);
+        const range = byRange.get(key) ?? { filter: shared, pieces: [] };
+        range.pieces.push({ ...pieces[i], keys });
         byRange.set(key, range);
       }
     });
     // Raw rows: failures and successes in one read, told apart by the sum of `outcome` (1 a
-    // success, 0 a failure): a project's edges are a read per edge minute (`RawSpans`), so this
-    // halves them. Region rows keep `success`: read apart.
+    // success, 0 a failure). Region rows keep `success`: read apart.
     const outcomes: Array<boolean | 'both'> = scope.region === undefined ? ['both'] : [false, true];
     const reads = [...byRange.values()].flatMap(({ filter, pieces: held }) =>
       outcomes.flatMap((success) => chunk(held, RAW_PIECES_PER_READ).map((group) => ({ filter: { ...filter, ...regionFilter, ...outcomeFilter(scope.region, success) }, success, group }))),
@@ -515,7 +516,7 @@ export class AnalyticsQuery {
     const rows = await this.slices.map(reads, ({ filter, success, group }) =>
       this.store.aggregateRanges(source, {
         field: 'checked_at_ms',
-        ranges: group.map(({ piece }) => ({ gte: piece.from, lt: piece.to })),
+        ranges: group.map(({ piece, keys }) => (keys ? { gte: piece.from, lt: piece.to, filter: keys } : { gte: piece.from, lt: piece.to })),
         filter,
         sum: success === 'both' ? ['latency_ms', 'outcome'] : ['latency_ms'],
         min: ['latency_ms'],
@@ -708,6 +709,13 @@ export class AnalyticsQuery {
 export interface RawPart {
   filter: Filter;
   byKey: boolean;
+}
+
+/** A part's filter less its key range (`byKey`: the check ids of its span), which one read can give each of its ranges apart. */
+function keyRangeApart(part: RawPart): { shared: Filter; keys?: Filter } {
+  if (!part.byKey) return { shared: part.filter };
+  const { check_id: checkIds, ...shared } = part.filter;
+  return { shared, keys: { check_id: checkIds } };
 }
 
 /** Half-open, epoch milliseconds. */

@@ -28,6 +28,7 @@ import {
   rowsPerPrefix,
   sortAggregateRows,
   UnknownCollectionError,
+  rangeFilter,
 } from '../read-store-rules.js';
 import { mongoClientFor } from './mongo-connection.js';
 import { guardMongo } from './mongo-errors.js';
@@ -68,7 +69,7 @@ export class MongoReadStore implements ReadStore {
   private readonly known = new Set<string>();
   /** Declared columns of the collections ensured here: BSON keeps types itself, they are only checked. */
   private readonly columns = new Map<string, Record<string, ColumnType>>();
-  /** Id fields (`CollectionSpec.idField`) of the collections ensured here: BSON keeps both, they are only checked. */
+  /** Id fields (`CollectionSpec.idField`) of the collections ensured here: BSON keeps both (the field indexed), they are only checked. */
   private readonly idFields = new Map<string, string>();
 
   private constructor(
@@ -107,6 +108,12 @@ export class MongoReadStore implements ReadStore {
           ? { partialFilterExpression: Object.fromEntries(index.fields.map((f) => [mongoField(f), { $exists: true }])) }
           : {};
         await coll.createIndex(keys, { name, unique: index.unique ?? false, ...partial });
+      }
+      // `_id` is the id field's decimal string, ordered as text: a range of the field itself (a
+      // key range of check ids) needs an index of its own, or it scans the collection.
+      const idField = spec.idField;
+      if (idField !== undefined && !spec.indexes.some((index) => index.fields[0] === idField)) {
+        await coll.createIndex({ [mongoField(idField)]: 1 }, { name: idFieldIndexName(idField) });
       }
     });
     this.known.add(spec.name);
@@ -197,11 +204,11 @@ export class MongoReadStore implements ReadStore {
       const { prefixes, ...whole } = query;
       return rowsPerPrefix(await this.aggregateRanges(collection, { ...whole, ranges: prefixedRanges({ ...query, prefixes }) }), { ...query, prefixes });
     }
-    const { ranges, field, prefixes: _, filter, ...figures } = query;
+    const { ranges, field: _field, prefixes: _, filter: _filter, ...figures } = query;
     const rows: AggregateRow[] = [];
     for (let start = 0; start < ranges.length; start += RANGES_IN_FLIGHT) {
       const part = ranges.slice(start, start + RANGES_IN_FLIGHT);
-      const results = await Promise.all(part.map((range) => this.aggregate(collection, { ...figures, filter: { ...filter, [field]: { gte: range.gte, lt: range.lt } } })));
+      const results = await Promise.all(part.map((range) => this.aggregate(collection, { ...figures, filter: rangeFilter(query, range) })));
       results.forEach(([row], i) => rows.push({ ...row, group: start + i }));
     }
     return rows;
@@ -277,4 +284,9 @@ function toBatches(writes: ViewWrite[]): Batch[] {
     else batches.push({ collection: w.collection, ops: [op] });
   }
   return batches;
+}
+
+/** The index an `idField` collection's id field gets (its ranges are read by key). */
+export function idFieldIndexName(idField: string): string {
+  return `ix_${idField}`;
 }

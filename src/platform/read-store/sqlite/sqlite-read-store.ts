@@ -45,6 +45,7 @@ import {
   rowsPerPrefix,
   sortAggregateRows,
   UnknownCollectionError,
+  rangeFilter,
 } from '../read-store-rules.js';
 import { and, filterClause, groupExprs, groupValue, numericExpr, planFind, type SqlFragment, type SqlParam } from './sqlite-query.js';
 import { CollectionLayout, type FieldRef } from './sqlite-layout.js';
@@ -1042,7 +1043,7 @@ function* aggregateRangesBody(layout: CollectionLayout, t: string, query: Ranges
   if (ranges.length === 0) return [];
   // The ranges' subquery names no column of a collection (i, lo, hi), so the columns need no qualifier.
   const columns = aggregateColumns(layout, query).join(', ');
-  if (query.filter === undefined && layout.field(field).kind === 'id' && ranges.every((r) => typeof r.gte === 'string' && typeof r.lt === 'string')) {
+  if (query.filter === undefined && layout.field(field).kind === 'id' && ranges.every((r) => typeof r.gte === 'string' && typeof r.lt === 'string' && r.filter === undefined)) {
     // The ranges come from a subquery ordered by their index, so SQLite groups the joined rows as
     // they arrive, range after range, instead of sorting every joined row in a temporary B-tree
     // first (a project read at 10,000 endpoints: 50,000 ranges, about 200,000 rows). Rows come
@@ -1063,7 +1064,7 @@ function* aggregateRangesBody(layout: CollectionLayout, t: string, query: Ranges
     const arms: string[] = [];
     const params: SqlParam[] = [];
     group.forEach((range, i) => {
-      const where = filterClause(layout, { ...query.filter, [field]: { gte: range.gte, lt: range.lt } });
+      const where = filterClause(layout, rangeFilter(query, range));
       arms.push(`SELECT ${i} AS g, ${columns} FROM ${t} WHERE ${where.sql}`);
       params.push(...where.params);
     });

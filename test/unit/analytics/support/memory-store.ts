@@ -1,5 +1,5 @@
 import { compareBySort, isAfterKeyset, matchesFilter } from '../../../../src/platform/projections/doc-matching.js';
-import { assertCollectionName, assertColumns, assertDeclaredTypes, assertDocId, emptyAggregateRow, pickFields, prefixedRanges, rowsPerPrefix, sortAggregateRows, UnknownCollectionError } from '../../../../src/platform/read-store/read-store-rules.js';
+import { assertCollectionName, assertColumns, assertDeclaredTypes, assertDocId, emptyAggregateRow, pickFields, prefixedRanges, rangeFilter, rowsPerPrefix, sortAggregateRows, UnknownCollectionError } from '../../../../src/platform/read-store/read-store-rules.js';
 import {
   PreconditionFailedError,
   type AggregateQuery,
@@ -106,10 +106,10 @@ export class MemoryReadStore implements ReadStore {
       const { prefixes, ...whole } = query;
       return rowsPerPrefix(await this.aggregateRanges(collection, { ...whole, ranges: prefixedRanges({ ...query, prefixes }) }), { ...query, prefixes });
     }
-    const { ranges, field, prefixes: _, filter, ...figures } = query;
+    const { ranges, field: _field, prefixes: _, filter: _filter, ...figures } = query;
     const rows: AggregateRow[] = [];
     for (const [i, range] of ranges.entries()) {
-      const [row] = await this.aggregate(collection, { ...figures, filter: { ...filter, [field]: { gte: range.gte, lt: range.lt } } });
+      const [row] = await this.aggregate(collection, { ...figures, filter: rangeFilter(query, range) });
       rows.push({ ...row, group: i });
     }
     return rows;
