@@ -21,6 +21,7 @@ import {
   ROLLUPS_PROJECTION,
   ROLLUP_COLUMNS,
   ROLLUP_MEMBERS_COLLECTION,
+  ROLLUP_MEMBER_COLUMNS,
   rawStatusCode,
   type CheckMinuteRow,
   type RawCheckRow,
@@ -476,7 +477,9 @@ export const analyticsRollupsProjection = defineProjection({
     // Members by endpoint id, and each team's primary project (`TeamDoc`). A project's members
     // by its index (v15: `RawSpans` reads a project's rows through its endpoints' ranges of the
     // endpoint index when that is cheaper than a key range); team documents have no project.
-    { name: ROLLUP_MEMBERS_COLLECTION, indexes: [{ fields: ['project_id', 'endpoint_id'], sparse: true }] },
+    // Typed columns: a project's member count is then read from its index alone (a JSON
+    // field's equality also checks each document's type: 2 ms a count at 10,000 members).
+    { name: ROLLUP_MEMBERS_COLLECTION, indexes: [{ fields: ['project_id', 'endpoint_id'], sparse: true }], columns: ROLLUP_MEMBER_COLUMNS },
     // Read by key range (minutes) only.
     { name: CHECK_MINUTES_COLLECTION, indexes: [], idField: 'minute', columns: CHECK_MINUTE_COLUMNS },
     {

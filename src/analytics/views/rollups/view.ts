@@ -62,6 +62,12 @@ export interface RollupMemberDoc {
  * changes, so no step ever rewrites a team's rows. Kept in `ROLLUP_MEMBERS_COLLECTION` under
  * `teamDocId` (no endpoint's id: those are plain numbers).
  */
+/** The typed fields of `ROLLUP_MEMBERS_COLLECTION`; a `TeamDoc` has neither. */
+export const ROLLUP_MEMBER_COLUMNS = {
+  project_id: 'integer',
+  endpoint_id: 'integer',
+} as const satisfies Partial<Record<keyof RollupMemberDoc, ColumnType>>;
+
 export interface TeamDoc {
   id: string;
   team_id: number;
