@@ -109,7 +109,11 @@ describe('dependencies end to end', () => {
 
       // The parent fails inside its window: the dependent's alert status names it, and its maintenance.
       await eventually('the parent failing during maintenance to show on the dependent', async () => (await alertStatus(dependent)).suppressed_by_maintenance?.[0] === parent);
-      expect(await alertStatus(dependent)).toMatchObject({ suppressed_by: [parent], suppressed_by_maintenance: [parent] });
+      expect(await alertStatus(dependent)).toMatchObject({ suppressed_by: [parent], suppressed_by_maintenance: [parent], failing_in_maintenance_since: null });
+      // The parent's own status says it fails during its maintenance, though its signal is ok.
+      const failingSince = (await alertStatus(parent)).failing_in_maintenance_since;
+      expect(Date.parse(failingSince)).toBeGreaterThanOrEqual(now - 60_000);
+      expect(await alertStatus(parent)).toMatchObject({ signals: [{ type: 'availability', state: 'ok' }, expect.anything()], recovered_in_maintenance_since: null });
 
       backend.mode = { status: 503, delayMs: 0 };
       // Three suppressed failures: more than the dependent's rule (2 of 3) needs to trigger.
@@ -149,6 +153,8 @@ describe('dependencies end to end', () => {
       await eventually('two more failures of the dependent', async () => (await failingChecks()).length >= before + 2);
       expect((await failingChecks()).every((c) => c.alert_suppressed)).toBe(true);
       expect(await alertStatus(dependent)).toMatchObject({ suppressed_by: [parent], suppressed_by_maintenance: [] });
+      // Its own signal took over: the maintenance state ended with the trigger.
+      expect(await alertStatus(parent)).toMatchObject({ signals: [{ type: 'availability', state: 'triggered' }, expect.anything()], failing_in_maintenance_since: null });
       expect(await opened()).toEqual([[parent]]);
       await eventually('the parent’s incident to name the dependent', async () => {
         const response = await t.request('GET', `/api/public/v2/incidents/${incident.incident_id}`, { token });
@@ -187,8 +193,10 @@ describe('dependencies end to end', () => {
       expect(window.statusCode).toBe(201);
       router.mode = { status: 200, delayMs: 0 };
       await eventually('the dependent to stop naming the recovered parent', async () => (await alertStatus(dependent)).suppressed_by?.length === 0);
-      // Maintenance holds the parent's signal still: it stays triggered, its incident open, until the window ends.
+      // Maintenance holds the parent's signal still: it stays triggered, its incident open, until the window ends; its status says it recovered.
       expect((await alertStatus(parent)).signals[0].state).toBe('triggered');
+      expect(Date.parse((await alertStatus(parent)).recovered_in_maintenance_since)).toBeGreaterThanOrEqual(now - 1_000);
+      expect((await alertStatus(parent)).failing_in_maintenance_since).toBeNull();
 
       // The dependent then fails on its own, inside the parent's window: it pages.
       backend.mode = { status: 503, delayMs: 0 };

@@ -92,6 +92,8 @@ describe('manual checks, destination verification and alert status', () => {
       ],
       suppressed_by: [],
       suppressed_by_maintenance: [],
+      failing_in_maintenance_since: null,
+      recovered_in_maintenance_since: null,
       flapping: false,
     });
   });

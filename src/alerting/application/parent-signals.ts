@@ -1,7 +1,9 @@
 /**
  * The state of the endpoints an endpoint depends on (domain/dependencies.ts), for the check
  * recorder (which failing checks are suppressed) and the alert status (`suppressed_by`,
- * `suppressed_by_maintenance`).
+ * `suppressed_by_maintenance`, and a parent's own `failing_in_maintenance_since` and
+ * `recovered_in_maintenance_since`, read from the same fold so that a parent and its dependents
+ * never disagree).
  *
  * Read from the parents' own streams, not from a view: `endpoint-<id>` (does it still exist in
  * the team, is it enabled) and alerting's `alerts-<id>` (its availability signal, and whether it
@@ -44,6 +46,12 @@ export class ParentSignals {
     const endpoint = (await this.endpoints.load(endpointStream(endpointId))).state;
     const parents = endpoint === null ? [] : await this.parents(endpoint);
     return { suppressed_by: suppressingParents(false, parents), suppressed_by_maintenance: suppressingInMaintenance(parents) };
+  }
+
+  /** The endpoint's own state during maintenance, as its dependents see it (alert status `failing_in_maintenance_since`, `recovered_in_maintenance_since`). */
+  async maintenanceState(endpointId: number): Promise<{ failing_in_maintenance_since: string | null; recovered_in_maintenance_since: string | null }> {
+    const { state } = await this.alerts.load(alertsStream(endpointId));
+    return { failing_in_maintenance_since: state.maintenanceFailingSince ?? null, recovered_in_maintenance_since: state.maintenanceRecoveredSince ?? null };
   }
 
   /** Every parent named in the dependent's depends_on, as the rule sees it. */

@@ -27,7 +27,7 @@ export class AlertStatusController {
 
   @RequiresScope('monitoring:read')
   @Get(':endpointID/alert-status')
-  @ApiOperation({ summary: "An endpoint's alert status", description: 'Availability and latency signals, the latency baseline, and the endpoints whose outage suppresses its failing checks.' })
+  @ApiOperation({ summary: "An endpoint's alert status", description: 'Availability and latency signals, the latency baseline, the endpoints whose outage suppresses its failing checks, and its own state during maintenance.' })
   @ApiOkResponse({ type: AlertStatusResponse })
   async alertStatus(@Param('endpointID') endpointParam: string, @TokenTeam() teamId: number) {
     const endpointId = pathId(endpointParam, 'The endpoint');
@@ -36,7 +36,7 @@ export class AlertStatusController {
     // The view keeps no recent job ids and no windows of the endpoint's own (the status uses neither).
     const state = doc.state ? stateFromStored({ recentJobIds: [], availabilityFailures: [], latencyExceeded: [], ...doc.state }) : initialState();
     const settings = doc.settings ?? DEFAULT_LATENCY_SETTINGS;
-    const suppression = await this.parents.suppressingNow(endpointId);
-    return { data: { ...alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings), ...suppression } };
+    const [suppression, maintenance] = await Promise.all([this.parents.suppressingNow(endpointId), this.parents.maintenanceState(endpointId)]);
+    return { data: { ...alertStatusView(state, { team_id: Number(doc.team_id), endpoint_id: endpointId }, settings), ...suppression, ...maintenance } };
   }
 }

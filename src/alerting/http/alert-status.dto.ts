@@ -62,6 +62,22 @@ export class AlertStatusDto {
   })
   suppressed_by_maintenance!: number[];
   @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Since when the checks its maintenance window hid fail by its availability rule (its own availability signal stays ok meanwhile): while it is enabled, its dependents list it in suppressed_by_maintenance. It stays set after the window until its signal triggers or it recovers. null when not.',
+  })
+  failing_in_maintenance_since!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Its availability triggered before its maintenance window: since when the checks the window hid have recovered by its rule. It then suppresses nothing, though its signal stays triggered (and its incident open) until the window is over. null when not.',
+  })
+  recovered_in_maintenance_since!: string | null;
+  @ApiProperty({
     type: Boolean,
     description: 'The availability signal changed state at least flap_threshold times within flap_window_seconds and has not stayed recovered for a whole window since: its automatic incident stays open through recoveries.',
   })
