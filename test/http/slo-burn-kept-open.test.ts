@@ -163,7 +163,8 @@ describe('SLO burn incidents kept open, through the API', () => {
     const second = await slo.linkedIncident('ticket', 2);
     expect(second).not.toBe(first);
     expect(await slo.opened()).toEqual([first, second]);
-    expect(await slo.incident(second)).toMatchObject({ resolved_at: null, auto_resolve: true, type: 'slo_burn' });
+    // The reactor opens the incident without waiting for the incidents view: GET shows it once that applied it.
+    expect(await eventually('the new incident shown', () => slo.incident(second))).toMatchObject({ resolved_at: null, auto_resolve: true, type: 'slo_burn' });
     expect((await slo.summaries(first)).some((s) => s.startsWith(againPrefix('ticket')))).toBe(false);
     // The new one resolves on the alert's end; the first is left as the person left it.
     const firstResolvedAt = (await slo.incident(first)).resolved_at;
