@@ -25,48 +25,19 @@ import { MONITORING_VIEW } from '../../src/monitoring/views/monitoring/view.js';
 import { systemContext } from '../../src/platform/es/command-context.js';
 import { runStreamCommand } from '../../src/platform/es/stream-command.js';
 import type { NewEvent } from '../../src/platform/event-store/event-store.port.js';
-import type { Projection, ProjectionHandler } from '../../src/platform/projections/projection.js';
 import { SLO_BURN_ALERT_TRIGGERED, SLO_BURN_INCIDENT_LINKED, SLO_ENDPOINT_DELETED, sloStream } from '../../src/slos/domain/events.js';
 import { sloAggregate } from '../../src/slos/domain/slo.js';
 import { SLO_BURN_REACTOR } from '../../src/slos/reactors/burn-alerts.js';
 import { eventually } from '../support/eventually.js';
+import { ERROR, viewUpgradedAndHeld, type LogLine } from '../support/held-rebuild.js';
 import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 jest.setTimeout(90_000);
 
-/** The monitoring view one version up (so the start rebuilds it), its first event held until `release`. */
-function monitoringUpgradedAndHeld() {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let entered!: () => void;
-  const rebuilding = new Promise<void>((resolve) => (entered = resolve));
-  const hold = (apply: ProjectionHandler): ProjectionHandler => async (event, views) => {
-    entered();
-    await gate;
-    return apply(event, views);
-  };
-  const projections = (list: Projection[]) =>
-    list.map((projection) => {
-      if (projection.name !== MONITORING_VIEW) return projection;
-      const handlers = Object.fromEntries(Object.entries(projection.handlers).map(([type, apply]) => [type, hold(apply)]));
-      return { ...projection, version: projection.version + 1, handlers };
-    });
-  return { projections, release, rebuilding };
-}
-
-interface LogLine {
-  level: number;
-  msg: string;
-  projection?: string;
-  views?: Array<{ name: string; state: string }>;
-}
-
-const ERROR = 50;
-
 describe('the SLO burn reactor while the monitoring view rebuilds on start', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'slo-burn-rebuild-'));
-  const upgrade = monitoringUpgradedAndHeld();
+  const upgrade = viewUpgradedAndHeld(MONITORING_VIEW);
   const logs: LogLine[] = [];
   let t: TestApp | undefined;
   afterAll(async () => {
