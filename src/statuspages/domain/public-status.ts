@@ -493,7 +493,8 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
       name: incident.title,
       // An open incident's status is its newest update's (a checkpoint, a reopening, a recovery being watched).
       status: incident.resolved_at !== null ? 'resolved' : (updates[0]?.status ?? 'investigating'),
-      impact: impactOf(incident.severity),
+      // Held open only by flapping: watched, as its component is (minor), so the indicator agrees.
+      impact: impactOf(pageSeverity(incident)),
       created_at: incident.created_at,
       // Public changes only: a private comment must not move it.
       updated_at: latestOf([incident.created_at, ...updates.map((u) => u.updated_at)]),

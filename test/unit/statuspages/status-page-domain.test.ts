@@ -163,6 +163,8 @@ describe('the model says until when it is exact', () => {
       const model = held(true, recovered);
       expect(model.summary.components[0].status).toBe('degraded_performance');
       expect(model.summary.status.indicator).toBe('minor');
+      // A critical incident held open only by flapping is listed with the impact the indicator counts.
+      expect(model.summary.incidents[0].impact).toBe('minor');
       expect(model.summary.incidents[0].status).toBe('monitoring');
       expect(model.summary.incidents[0].updated_at).toBe(recoveredAt);
       expect(model.summary.incidents[0].incident_updates.map((u) => [u.id, u.status, u.created_at])).toEqual([
@@ -172,6 +174,8 @@ describe('the model says until when it is exact', () => {
       expect(renderAtom(model)).toContain('E is down: Recovered, monitoring');
       const again = held(true, new Map([[1, { availability: '2026-11-20T11:50:00.000Z', latency: null, availability_recovered_at: null }]]));
       expect(again.summary.components[0].status).toBe('major_outage');
+      expect(again.summary.incidents[0].impact).toBe('major');
+      expect(again.summary.status.indicator).toBe('critical');
       expect(again.summary.incidents[0].incident_updates.map((u) => u.id)).toEqual(['auto-9']);
       expect(again.summary.incidents[0].status).toBe('investigating');
     });
