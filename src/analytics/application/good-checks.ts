@@ -1,8 +1,8 @@
 import type { Filter, ReadStore } from '../../platform/read-store/read-store.port.js';
 import { rollupRange } from '../domain/rollup.js';
-import { CHECK_MINUTES_COLLECTION, OUTCOME_FAILURE, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION, ROLLUP_MEMBERS_COLLECTION } from '../views/rollups/view.js';
+import { OUTCOME_FAILURE, OUTCOME_SUCCESS, RAW_CHECKS_COLLECTION, ROLLUPS_COLLECTION } from '../views/rollups/view.js';
 import { planRange, rollupRuns, type RangePiece } from '../domain/range-plan.js';
-import { RawSpans, addPackedHours, chunk, endpointDayId, packedReads, type AnalyticsCollections, type TimeRange } from '../views/rollups/queries.js';
+import { RawSpans, addPackedHours, chunk, endpointDayId, endpointParts, packedReads, rawSpanNames, type AnalyticsCollections, type TimeRange } from '../views/rollups/queries.js';
 import { Slices } from './slices.js';
 
 /**
@@ -36,8 +36,6 @@ export interface GoodChecksOptions {
   rawHorizon?: () => number;
 }
 
-/** Each `in` list stays short (SQLite's bound-parameter limit), as in the analytics queries. */
-const IN_CHUNK = 250;
 /** Successful raw rows are walked for a latency threshold this much of the range at a time. */
 const SLOW_SPAN_MS = 3_600_000;
 /** Rollup id ranges summed per read (one synchronous call on SQLite). */
@@ -59,10 +57,10 @@ export class GoodChecks {
     const pieces = planRange(range.from, range.to, horizon);
     // Endpoints: an `in` list of their index ranges, whatever the span. Projects: each one's
     // rows of the span (`RawSpans`: a key range, no project index), as analytics read them.
-    const endpointParts = chunk(scope.ids, IN_CHUNK).map((ids): Filter => ({ endpoint_id: ids.length === 1 ? ids[0] : { in: ids } }));
-    const spans = new RawSpans(this.store, this.slices, { checks: names.checks, members: names.members ?? ROLLUP_MEMBERS_COLLECTION, checkMinutes: names.checkMinutes === undefined ? CHECK_MINUTES_COLLECTION : (names.checkMinutes ?? undefined) });
+    const endpointFilters = endpointParts(scope.ids).map((part) => part.filter);
+    const spans = new RawSpans(this.store, this.slices, rawSpanNames(names));
     const partsOf = async (span: TimeRange): Promise<Filter[]> =>
-      scope.kind === 'endpoint' ? endpointParts : (await Promise.all(scope.ids.map(async (id) => (await spans.partsOf('project', id, [span]))[0].map((part) => part.filter)))).flat();
+      scope.kind === 'endpoint' ? endpointFilters : (await Promise.all(scope.ids.map(async (id) => (await spans.partsOf('project', id, [span]))[0].map((part) => part.filter)))).flat();
 
     let total = 0;
     let failures = 0;

@@ -648,7 +648,7 @@ export class AnalyticsQuery {
     // Endpoints' ranges do not depend on the span: an `in` list of them, as many as a read takes.
     const partsPerSpan: RawPart[][] =
       readKind === 'endpoint'
-        ? timeSpans.map(() => chunk(ids, IN_CHUNK).map((idChunk) => ({ filter: { endpoint_id: idChunk.length === 1 ? idChunk[0] : { in: idChunk } }, byKey: false })))
+        ? timeSpans.map(() => endpointParts(ids))
         : (await Promise.all(ids.map((id) => spans.partsOf(readKind, id, timeSpans)))).reduce((all, perSpan) => all.map((parts, i) => [...parts, ...perSpan[i]]));
     const items = timeSpans.flatMap((span, i) => partsPerSpan[i].flatMap((part) => [false, true].map((success) => ({ part, span, success }))));
     const requests = await this.slices.map(items, ({ part, span, success }) =>
@@ -668,13 +668,7 @@ export class AnalyticsQuery {
 
   /** Where the raw rows of each scope lie, for one request (its projects' members read once). */
   private async rawSpans(): Promise<RawSpans> {
-    const { checks, members, checkMinutes } = await this.names();
-    return new RawSpans(
-      this.store,
-      this.slices,
-      { checks, members, checkMinutes: checkMinutes ?? undefined },
-      { keysPerSeek: this.options.keysPerSeek },
-    );
+    return new RawSpans(this.store, this.slices, rawSpanNames(await this.names()), { keysPerSeek: this.options.keysPerSeek });
   }
 
   private async names(): Promise<Required<AnalyticsCollections>> {
@@ -715,6 +709,14 @@ function keyRangeApart(part: RawPart): { shared: Filter; keys?: Filter } {
   return { shared, keys: { check_id: checkIds } };
 }
 
+/**
+ * The endpoints' ranges of the endpoint index, as `in` lists of IN_CHUNK (one id alone as an
+ * equality), each with `label` too (a project's, so a row counts where the rollups view put it).
+ */
+export function endpointParts(ids: number[], label: Filter = {}): RawPart[] {
+  return chunk(ids, IN_CHUNK).map((group) => ({ filter: { endpoint_id: group.length === 1 ? group[0] : { in: group }, ...label }, byKey: false }));
+}
+
 /** Half-open, epoch milliseconds. */
 export type RawSpan = TimeRange;
 
@@ -723,6 +725,15 @@ export interface RawSpanNames {
   members: string;
   /** Missing: the generation has no time -> key map (v14): its project index is read. */
   checkMinutes?: string;
+}
+
+/** The collections `RawSpans` reads, the logical names where none is given (null: the generation has no map). */
+export function rawSpanNames(names: AnalyticsCollections): RawSpanNames {
+  return {
+    checks: names.checks,
+    members: names.members ?? ROLLUP_MEMBERS_COLLECTION,
+    checkMinutes: names.checkMinutes === undefined ? CHECK_MINUTES_COLLECTION : (names.checkMinutes ?? undefined),
+  };
 }
 
 /**
@@ -793,7 +804,7 @@ export class RawSpans {
           const count = await this.memberCount(projectId);
           if (count > 0 && membersCost(count, await this.allMembersCount(), walked, keysPerSeek) < walked) {
             // The project label too: a row counts where the rollups view put it.
-            return chunk(await this.membersOf(projectId), IN_CHUNK).map((ids) => ({ filter: { endpoint_id: ids.length === 1 ? ids[0] : { in: ids }, project_id: projectId }, byKey: false }));
+            return endpointParts(await this.membersOf(projectId), { project_id: projectId });
           }
         }
         return [{ filter: { project_id: projectId, check_id: { gte: range.first, lte: range.last } }, byKey: true }];
@@ -826,11 +837,7 @@ export class RawSpans {
     );
   }
 
-  /**
-   * The endpoints whose rows are labelled with the project: this view's own member documents
-   * (`ROLLUP_MEMBERS_COLLECTION`, by their project index), written in the same transactions as
-   * the rows' labels, so the two never disagree; deleted endpoints' stay.
-   */
+  /** How many endpoints the view knows, in every project: a project's share of the raw rows is its members' share of these. */
   private allMembersCount(): Promise<number> {
     // Every member document has a project (team documents have none).
     this.allMembers ??= this.slices.run(() => this.store.count(this.names.members, { project_id: { gte: 0 } }));
@@ -843,6 +850,11 @@ export class RawSpans {
     return count;
   }
 
+  /**
+   * The endpoints whose rows are labelled with the project: this view's own member documents
+   * (`ROLLUP_MEMBERS_COLLECTION`, by their project index), written in the same transactions as
+   * the rows' labels, so the two never disagree; deleted endpoints' stay.
+   */
   private membersOf(projectId: number): Promise<number[]> {
     let members = this.members.get(projectId);
     if (!members) this.members.set(projectId, (members = this.readMembers(projectId)));
@@ -896,11 +908,6 @@ type EdgeCheck = { checked_at_ms: number; check_id: number; latency_ms: number }
 type EdgeChecks = { failed: EdgeCheck[]; succeeded: EdgeCheck[] };
 
 /**
- * The filter of counted checks that succeeded (true), failed (false) or either: raw rows keep
- * `outcome` (counted failures 0, successes 1; the other outcomes are manual or suppressed checks
- * no analytics read asks for), region rows `success` (counted checks only).
- */
-/**
  * How a range's raw rows are summed: failures and successes in one read, told apart by the sum
  * of `outcome` (1 a success, 0 a failure), where the range is a key range (a project's minute,
  * whose rows are walked whatever their outcome: half the reads); apart where an index leads with
@@ -913,6 +920,11 @@ function outcomesApart(scope: AnalyticsScope, byKey: boolean): Array<boolean | '
   return scope.region === undefined && byKey ? ['both'] : [false, true];
 }
 
+/**
+ * The filter of counted checks that succeeded (true), failed (false) or either: raw rows keep
+ * `outcome` (counted failures 0, successes 1; the other outcomes are manual or suppressed checks
+ * no analytics read asks for), region rows `success` (counted checks only).
+ */
 function outcomeFilter(region: string | undefined, success: boolean | 'both'): Filter {
   if (region !== undefined) return { success: success === 'both' ? { in: [false, true] } : success };
   return { outcome: success === 'both' ? { in: APPLICABLE_OUTCOMES } : success ? OUTCOME_SUCCESS : OUTCOME_FAILURE };
