@@ -246,8 +246,16 @@ export class ReadYourWrites {
   async require(write: AppendedWrite, options: WriteWaitOptions = {}): Promise<void> {
     if (!write.append) return;
     const views = this.viewsOf(write, options);
-    const timeoutMs = this.options.timeoutMs + (options.extraMs ?? 0);
-    if (!(await this.waitFor(write.append.position, views, timeoutMs))) throw new ViewsBehindError(write.append.position, views, timeoutMs);
+    await this.requireAt(write.append.position, views, this.options.timeoutMs + (options.extraMs ?? 0));
+  }
+
+  /**
+   * Returns once every named projection reached `position`; throws ViewsBehindError when they did
+   * not within `timeoutMs` (a processor's handler that reads views at its event's position: the
+   * runner then takes the batch again, as a wait, not a failure).
+   */
+  async requireAt(position: Position, projections: string[], timeoutMs: number): Promise<void> {
+    if (!(await this.waitFor(position, projections, timeoutMs))) throw new ViewsBehindError(position, projections, timeoutMs);
   }
 
   /** As `require`, but resolves false instead of throwing when the views did not catch up in time. */

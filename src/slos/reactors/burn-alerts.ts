@@ -51,7 +51,6 @@ import { StreamCache } from '../../platform/es/stream-cache.js';
 import type { RecordedEvent } from '../../platform/event-store/event-store.port.js';
 import type { Platform } from '../../platform/platform.js';
 import { defineProjection, type Projection, type ViewTransaction } from '../../platform/projections/projection.js';
-import { ViewsBehindError } from '../../platform/projections/views.js';
 import { ALERT_WINDOWS, BURN_RULES, decideBurn, decideIncidentLink } from '../domain/budget.js';
 import {
   BURN_SEVERITIES,
@@ -147,7 +146,7 @@ class BurnAlerts {
     // while the rollups rebuild on start (they show nothing since the last stop), an active alert
     // over an endpoint that still fails read a window without checks and recovered: the batch
     // waits for them instead, as an endpoint's deletion waits for its views (`viewsAt`).
-    if (!(await this.platform.freshness.waitFor(event.position, [ROLLUPS_PROJECTION], VIEWS_WAIT_MS))) throw new ViewsBehindError(event.position, [ROLLUPS_PROJECTION], VIEWS_WAIT_MS);
+    await this.platform.freshness.requireAt(event.position, [ROLLUPS_PROJECTION], VIEWS_WAIT_MS);
     for (const slo of due) {
       this.lastEvaluated.set(slo.slo_id, now);
       const at = Date.now();
@@ -264,8 +263,7 @@ class BurnAlerts {
    * the wait goes on in bounded pieces and ends as soon as the views reach the event.
    */
   private async viewsAt(event: RecordedEvent): Promise<void> {
-    const views = [SLOS_PROJECTION, MONITORING_VIEW];
-    if (!(await this.platform.freshness.waitFor(event.position, views, VIEWS_WAIT_MS))) throw new ViewsBehindError(event.position, views, VIEWS_WAIT_MS);
+    await this.platform.freshness.requireAt(event.position, [SLOS_PROJECTION, MONITORING_VIEW], VIEWS_WAIT_MS);
   }
 
   private async decideOn(sloId: number, event: RecordedEvent, decideEvents: (state: SloState) => SloEvent[]): Promise<void> {
