@@ -550,9 +550,8 @@ export function buildStatusModel(inputs: StatusInputs): StatusModel {
     );
 
   const open = visible.filter((i) => i.resolved_at === null);
-  // A listed incident held open only by flapping counts as its component does: watched, minor.
-  const listedImpacts = affecting.filter((i) => i.resolved_at === null && published(i)).map((i) => impactOf(pageSeverity(i)));
-  const indicator = pageIndicator(components.map((c) => c.status), listedImpacts);
+  // The impacts the summary lists (one held open only by flapping listed minor, as its component).
+  const indicator = pageIndicator(components.map((c) => c.status), open.map((i) => i.impact));
   const updatedAt = latestOf([page.updated_at, ...components.map((c) => c.updated_at), ...visible.slice(0, MAX_LISTED_INCIDENTS).map((i) => i.updated_at)]) || nowIso;
   return {
     summary: {
