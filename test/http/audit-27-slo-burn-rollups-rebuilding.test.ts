@@ -18,16 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { ROLLUPS_PROJECTION } from '../../src/analytics/views/rollups/view.js';
-import { systemContext } from '../../src/platform/es/command-context.js';
-import { runStreamCommand } from '../../src/platform/es/stream-command.js';
-import type { NewEvent } from '../../src/platform/event-store/event-store.port.js';
-import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_ALERT_TRIGGERED, SLO_BURN_INCIDENT_LINKED, sloStream } from '../../src/slos/domain/events.js';
-import { sloAggregate } from '../../src/slos/domain/slo.js';
+import { SLO_BURN_ALERT_RECOVERED, SLO_BURN_INCIDENT_LINKED, sloStream } from '../../src/slos/domain/events.js';
 import { SLO_BURN_REACTOR } from '../../src/slos/reactors/burn-alerts.js';
 import { monitorTarget, startTarget, type Target } from '../e2e/support.js';
 import { eventually } from '../support/eventually.js';
 import { ERROR, viewUpgradedAndHeld, type LogLine } from '../support/held-rebuild.js';
 import { createProject } from '../support/monitoring-fixtures.js';
+import { triggerPage } from '../support/slo-fixtures.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../support/test-app.js';
 
 jest.setTimeout(120_000);
@@ -62,15 +59,7 @@ describe('the SLO burn reactor while the rollups rebuild on start', () => {
     expect(created.statusCode).toBe(201);
     const sloId: number = created.json().data.id;
     await caughtUp(before); // the good check evaluated before the alert exists
-    await runStreamCommand(before.platform.events, sloStream(sloId), sloAggregate, systemContext('test'), () => ({
-      events: [
-        {
-          type: SLO_BURN_ALERT_TRIGGERED,
-          data: { slo_id: sloId, team_id: team.id, severity: 'page', check_id: 1, endpoint_id: endpoint.id, long_window: '1h', long_burn_rate: 20, short_window: '5m', short_burn_rate: 30, triggered_at: new Date().toISOString() },
-        },
-      ] as NewEvent[],
-      result: null,
-    }));
+    await triggerPage(before, sloId, team.id, endpoint.id);
     const sloEvents = async (app: TestApp) => (await app.platform.events.readStream(sloStream(sloId))).map((event) => event);
     await eventually('the page alert linked to its incident', async () => (await sloEvents(before)).some((e) => e.type === SLO_BURN_INCIDENT_LINKED), { timeoutMs: 30_000 });
     const incidentId = ((await sloEvents(before)).find((e) => e.type === SLO_BURN_INCIDENT_LINKED)!.data as { incident_id: number }).incident_id;

@@ -11,36 +11,12 @@ import { jest } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEAM_CREATED } from '../../src/tenancy/domain/team.js';
 import { TENANCY_VIEW } from '../../src/tenancy/views/tenancy/view.js';
-import type { Projection } from '../../src/platform/projections/projection.js';
 import { eventually } from '../support/eventually.js';
+import { viewUpgradedAndHeld } from '../support/held-rebuild.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 jest.setTimeout(60_000);
-
-/** The tenancy projection one version up (so the start rebuilds it), its team handler held until `release`. */
-function upgradedAndHeld() {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let entered!: () => void;
-  const rebuilding = new Promise<void>((resolve) => (entered = resolve));
-  const projections = (list: Projection[]) =>
-    list.map((projection) => {
-      if (projection.name !== TENANCY_VIEW) return projection;
-      const apply = projection.handlers[TEAM_CREATED]!;
-      const handlers = {
-        ...projection.handlers,
-        [TEAM_CREATED]: async (...args: Parameters<typeof apply>) => {
-          entered();
-          await gate;
-          return apply(...args);
-        },
-      };
-      return { ...projection, version: projection.version + 1, handlers };
-    });
-  return { projections, release, rebuilding };
-}
 
 /** `monitor_projection_rebuild_remaining_events` of a scrape, by projection. */
 function rebuildRemaining(scrape: { statusCode: number; body: string }): Map<string, number> {
@@ -51,7 +27,7 @@ function rebuildRemaining(scrape: { statusCode: number; body: string }): Map<str
 
 describe('a start that rebuilds a projection', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'on-start-rebuild-'));
-  const upgrade = upgradedAndHeld();
+  const upgrade = viewUpgradedAndHeld(TENANCY_VIEW);
   let t: TestApp | undefined;
   afterAll(async () => {
     upgrade.release();

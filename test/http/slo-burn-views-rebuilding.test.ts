@@ -22,15 +22,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { MONITORING_VIEW } from '../../src/monitoring/views/monitoring/view.js';
-import { systemContext } from '../../src/platform/es/command-context.js';
-import { runStreamCommand } from '../../src/platform/es/stream-command.js';
-import type { NewEvent } from '../../src/platform/event-store/event-store.port.js';
-import { SLO_BURN_ALERT_TRIGGERED, SLO_BURN_INCIDENT_LINKED, SLO_ENDPOINT_DELETED, sloStream } from '../../src/slos/domain/events.js';
-import { sloAggregate } from '../../src/slos/domain/slo.js';
+import { SLO_BURN_INCIDENT_LINKED, SLO_ENDPOINT_DELETED, sloStream } from '../../src/slos/domain/events.js';
 import { SLO_BURN_REACTOR } from '../../src/slos/reactors/burn-alerts.js';
 import { eventually } from '../support/eventually.js';
 import { ERROR, viewUpgradedAndHeld, type LogLine } from '../support/held-rebuild.js';
 import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
+import { triggerPage } from '../support/slo-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 jest.setTimeout(90_000);
@@ -66,15 +63,7 @@ describe('the SLO burn reactor while the monitoring view rebuilds on start', () 
     const deletion = await app.admin('DELETE', `/api/v2/teams/${team.id}/endpoints/${deleted.id}`);
     expect(deletion.statusCode).toBe(202);
     expect(deletion.json().code).toBe('views_behind');
-    await runStreamCommand(app.platform.events, sloStream(sloId), sloAggregate, systemContext('test'), () => ({
-      events: [
-        {
-          type: SLO_BURN_ALERT_TRIGGERED,
-          data: { slo_id: sloId, team_id: team.id, severity: 'page', check_id: 1, endpoint_id: kept.id, long_window: '1h', long_burn_rate: 20, short_window: '5m', short_burn_rate: 30, triggered_at: new Date().toISOString() },
-        },
-      ] as NewEvent[],
-      result: null,
-    }));
+    await triggerPage(app, sloId, team.id, kept.id);
 
     // The reactor has met the views behind for longer than its bound: the runner said what it
     // does about it (before, at error: its batch failed).

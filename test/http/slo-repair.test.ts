@@ -21,20 +21,14 @@ import { runStreamCommand } from '../../src/platform/es/stream-command.js';
 import type { NewEvent } from '../../src/platform/event-store/event-store.port.js';
 import { ProjectionRegistry } from '../../src/platform/projections/registry.js';
 import { SloWorkers } from '../../src/slos/application/slo-workers.js';
-import { SLO_BURN_ALERT_TRIGGERED, SLO_BURN_INCIDENT_LINKED, sloStream } from '../../src/slos/domain/events.js';
-import { sloAggregate } from '../../src/slos/domain/slo.js';
+import { SLO_BURN_INCIDENT_LINKED, sloStream } from '../../src/slos/domain/events.js';
 import { SLO_BURN_REACTOR } from '../../src/slos/reactors/burn-alerts.js';
 import { eventually } from '../support/eventually.js';
 import { createEndpoint, createProject } from '../support/monitoring-fixtures.js';
+import { triggerPage } from '../support/slo-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 jest.setTimeout(60_000);
-
-/** A page alert on the SLO, as the reactor decides one (its check is made up: nothing reads it). */
-async function triggerPage(t: TestApp, sloId: number, teamId: number, endpointId: number): Promise<void> {
-  const data = { slo_id: sloId, team_id: teamId, severity: 'page', long_window: '1h', long_burn_rate: 20, short_window: '5m', short_burn_rate: 30, check_id: 1, endpoint_id: endpointId, triggered_at: new Date().toISOString() };
-  await runStreamCommand(t.platform.events, sloStream(sloId), sloAggregate, systemContext('test'), () => ({ events: [{ type: SLO_BURN_ALERT_TRIGGERED, data }] as NewEvent[], result: null }));
-}
 
 async function deleteBehindTheReactor(t: TestApp, teamId: number, endpointId: number): Promise<void> {
   await runStreamCommand(t.platform.events, endpointStream(endpointId), endpointSnapshotAggregate, systemContext('test'), (state) => ({
